@@ -1,0 +1,115 @@
+"""dsh-fs: the DeepSeek Harness filesystem stack for LLM agents.
+
+``create_context()`` loads the default deployment (local provider, observation policy,
+read/write/edit tools); ``ctx.tools.execute("read", {...}, session=Session(cwd=...))``
+runs a call. See ``dsh_fs.core`` (kernel), ``dsh_fs.fs`` (the seam), ``dsh_fs.fs_local``,
+``dsh_fs.fs_policy`` and ``dsh_fs.tool_fs``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .core import (
+    AbortSignal as AbortSignal,
+    Context as Context,
+    ErrorInfo as ErrorInfo,
+    HarnessError as HarnessError,
+    Profile as Profile,
+    Session as Session,
+    ToolCall as ToolCall,
+    ToolResult as ToolResult,
+)
+from .fs import (
+    CreateIfAbsent as CreateIfAbsent,
+    DirEntry as DirEntry,
+    EditIntent as EditIntent,
+    EditOutcome as EditOutcome,
+    EditRequest as EditRequest,
+    FileSystem as FileSystem,
+    FsError as FsError,
+    FsErrorCode as FsErrorCode,
+    Info as Info,
+    PathInfo as PathInfo,
+    ReplaceIfVersion as ReplaceIfVersion,
+    Target as Target,
+    TargetKey as TargetKey,
+    Version as Version,
+    WriteIntent as WriteIntent,
+    WriteOutcome as WriteOutcome,
+)
+
+__version__ = "0.1.0"
+
+__all__ = (
+    "AbortSignal",
+    "Context",
+    "CreateIfAbsent",
+    "DirEntry",
+    "EditIntent",
+    "EditOutcome",
+    "EditRequest",
+    "ErrorInfo",
+    "FileSystem",
+    "FsError",
+    "FsErrorCode",
+    "HarnessError",
+    "Info",
+    "PathInfo",
+    "Profile",
+    "ReplaceIfVersion",
+    "Session",
+    "Target",
+    "TargetKey",
+    "ToolCall",
+    "ToolResult",
+    "Version",
+    "WriteIntent",
+    "WriteOutcome",
+    "__version__",
+    "create_context",
+)
+
+
+def create_context(
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    profile: Profile | str | None = None,
+    policy: bool = True,
+    provider: FileSystem | None = None,
+    **tool_config: Any,
+) -> Context:
+    """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``.
+
+    :param cwd: the provider's default base for relative paths (default: process cwd)
+    :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
+    :param policy: ``False`` loads the bare deployment (unconditional write/edit)
+    :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one
+    :param tool_config: ``read_limit``, ``read_max_line_length``, ``read_max_bytes``,
+        ``read_stream_min_size``
+    :raises ValueError: for an invalid profile or tool setting
+    """
+    from .fs_local import LocalFileSystem
+    from .fs_policy import FsPolicy
+    from .tool_fs import ToolFs
+
+    ctx = Context(profile=profile)
+    if provider is None:
+        ctx.plugin(LocalFileSystem, cwd=cwd)
+    else:
+        ctx.plugin(_Provided, provider=provider)
+    if policy:
+        ctx.plugin(FsPolicy)
+    ctx.plugin(ToolFs, **tool_config)
+    return ctx
+
+
+class _Provided:
+    """A plugin that provides an existing provider object as ``fs``."""
+
+    name = "fs-provided"
+
+    @staticmethod
+    def apply(scope: Any, /, provider: FileSystem) -> None:
+        scope.provide("fs", provider)

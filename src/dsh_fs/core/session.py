@@ -1,0 +1,53 @@
+"""Sessions (observation owners) and the per-call execution object (REFERENCE-SPEC §3.2, §4.5, §5.1)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field
+
+from .signal import AbortSignal
+
+__all__ = ("Session", "ToolExecution")
+
+
+class Session:
+    """One agent session: its working directory and, by identity, its observations.
+
+    The policy keys what a session has observed by the session *object* (weakly), so two
+    ``Session`` objects never share observations even with equal fields (§3.2).
+
+    :param cwd: the session workspace; relative paths in tool calls resolve against it.
+        Made absolute against the process cwd at creation. ``None``: the provider's default.
+    :param id: a free-form identifier (used by persistent stores and logs); random by default
+    """
+
+    __slots__ = ("cwd", "id", "__weakref__")
+
+    def __init__(self, cwd: str | os.PathLike[str] | None = None, *, id: str | None = None) -> None:
+        self.cwd: str | None = None if cwd is None else os.path.abspath(os.fspath(cwd))
+        self.id: str = id if id is not None else uuid.uuid4().hex
+
+    def __repr__(self) -> str:
+        return f"Session(cwd={self.cwd!r}, id={self.id!r})"
+
+
+@dataclass(eq=False, slots=True, kw_only=True)
+class ToolExecution:
+    """What a tool body receives for one call (the reference's ``exec``).
+
+    Passed as the opaque ``actor`` on every ``fs/*`` dispatch; the policy derives the
+    observation owner from ``session`` (§3.2: no session, no owner).
+    """
+
+    session: Session | None = None
+    """the calling session, or ``None`` for a call with no agent session"""
+    signal: AbortSignal | None = None
+    """cooperative cancellation for this call"""
+    call_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """the model's tool-call id (or a random one)"""
+
+    @property
+    def cwd(self) -> str | None:
+        """The session's cwd, or ``None`` (§4.5 ``sessionCwd``)."""
+        return self.session.cwd if self.session is not None else None

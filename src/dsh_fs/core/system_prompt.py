@@ -1,0 +1,67 @@
+"""System prompt sections (REFERENCE-SPEC §4.2).
+
+Sections sort by ascending ``order`` (ties by registration order), empty texts are dropped
+and the rest are joined by a blank line. ``harness:identity`` (order −100) and
+``deployment:persona`` (order 0) always exist.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ("IDENTITY_TEXT", "PromptSection", "SystemPrompt")
+
+IDENTITY_TEXT = "You are an AI agent powered by the DeepSeek Harness SDK."
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PromptSection:
+    """One named piece of the system prompt."""
+
+    name: str
+    """stable name, e.g. ``tool:read``"""
+    order: int
+    """sort key; lower comes first"""
+    text: str | Callable[[], str]
+    """the text, or a function computing it at render time"""
+    seq: int = field(default=0, compare=False)
+    """registration sequence (tie-breaker)"""
+
+    def render(self) -> str:
+        return self.text() if callable(self.text) else self.text
+
+
+class SystemPrompt:
+    """The ``system_prompt`` service: named sections rendered into one prompt text."""
+
+    def __init__(self, *, persona: str = "") -> None:
+        self._seq = itertools.count()
+        self._sections: dict[str, PromptSection] = {}
+        self.add("harness:identity", IDENTITY_TEXT, order=-100)
+        self.add("deployment:persona", persona, order=0)
+
+    def add(self, name: str, text: str | Callable[[], str], *, order: int) -> Callable[[], None]:
+        """Add (or replace) section ``name``; returns a function that removes it."""
+        section = PromptSection(name=name, order=order, text=text, seq=next(self._seq))
+        self._sections[name] = section
+
+        def remove() -> None:
+            if self._sections.get(name) is section:
+                del self._sections[name]
+
+        return remove
+
+    def names(self) -> list[str]:
+        """Section names, sorted alphabetically (as the reference's tests list them)."""
+        return sorted(self._sections)
+
+    def sections(self) -> list[PromptSection]:
+        """Sections in render order."""
+        return sorted(self._sections.values(), key=lambda s: (s.order, s.seq))
+
+    def render(self) -> str:
+        """The prompt text: non-empty sections in order, joined by ``"\\n\\n"``."""
+        texts = (s.render() for s in self.sections())
+        return "\n\n".join(t for t in texts if t)

@@ -1,0 +1,106 @@
+"""The provider seam: eight primitives every filesystem backend implements (REFERENCE-SPEC §1.3).
+
+A provider is also a plugin: ``ctx.plugin(LocalFileSystem, cwd=...)`` constructs it with the
+context's profile and provides it as the ``fs`` service (exactly one at a time).
+
+The seam has no delete, rename, copy, watch, recursion, search, line windows or observed
+state. Mutations run under the provider's per-target lock whether or not a guard is given.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
+
+if TYPE_CHECKING:
+    from ..core.context import Scope
+    from ..core.signal import AbortSignal
+
+__all__ = ("FileSystem",)
+
+
+class FileSystem(abc.ABC):
+    """Abstract provider: ``resolve`` once, then target-shaped primitives.
+
+    Every primitive takes an optional ``signal``; an abort observed at a checkpoint raises
+    ``FsError(FS_ABORTED)``. Errors are ``FsError`` with the §1.5 messages.
+    """
+
+    name: ClassVar[str] = "fs"
+    """plugin name, shown in diagnostics"""
+
+    @classmethod
+    def apply(cls, scope: "Scope", /, **config: Any) -> None:
+        """Plugin entry: construct with ``config`` and the context's profile, provide as ``fs``."""
+        provider = cls(profile=scope.profile, **config)
+        scope.provide("fs", provider)
+        close = getattr(provider, "close", None)
+        if close is not None:
+            scope.effect(close)
+
+    @abc.abstractmethod
+    async def resolve(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> Target:
+        """Map a model path to a target; relative paths resolve against ``cwd`` (else the
+        provider default). Same file by different paths → same ``key``.
+
+        :raises FsError: FS_NOT_FOUND (blank path, file-valued parent), FS_ABORTED, …
+        """
+
+    @abc.abstractmethod
+    async def stat(self, target: Target, *, signal: "AbortSignal | None" = None) -> Info | None:
+        """Metadata (symlinks followed), never content; ``None`` when absent."""
+
+    @abc.abstractmethod
+    async def lstat(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> PathInfo | None:
+        """Path-shaped metadata of the final component without following it; ``None`` when absent."""
+
+    @abc.abstractmethod
+    async def read_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> str:
+        """The whole regular file decoded as strict UTF-8 (leading BOM stripped).
+
+        :raises FsError: FS_NOT_FOUND, FS_NOT_REGULAR_FILE, FS_NOT_TEXT, FS_ABORTED
+        """
+
+    @abc.abstractmethod
+    def stream_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[str]:
+        """``read_text`` as decoded chunks; nothing runs until iteration starts."""
+
+    @abc.abstractmethod
+    async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
+        """Direct children in a stable name order; never reads contents.
+
+        :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_PERMISSION_DENIED, FS_IO_ERROR, FS_ABORTED
+        """
+
+    @abc.abstractmethod
+    async def write_text(
+        self,
+        target: Target,
+        content: str,
+        expected: WriteIntent | None = None,
+        *,
+        signal: "AbortSignal | None" = None,
+    ) -> WriteOutcome:
+        """Atomically create or replace; guarded iff ``expected`` is given (§2.8).
+
+        :raises FsError: FS_NOT_REGULAR_FILE, FS_STALE_VERSION, FS_NOT_OBSERVED, FS_ABORTED, …
+        """
+
+    @abc.abstractmethod
+    async def edit_text(
+        self,
+        target: Target,
+        edit: EditRequest,
+        expected: EditIntent | None = None,
+        *,
+        signal: "AbortSignal | None" = None,
+    ) -> EditOutcome:
+        """Atomic literal edit; the version guard is checked before matching (§2.11).
+        A missing target is FS_STALE_VERSION, guarded or not.
+
+        :raises FsError: FS_STALE_VERSION, FS_NOT_REGULAR_FILE, FS_NOT_TEXT,
+            FS_EDIT_NOT_FOUND, FS_AMBIGUOUS_EDIT, FS_ABORTED, …
+        """

@@ -1,0 +1,29 @@
+"""Path text rules shared by providers (REFERENCE-SPEC §2.2, §9 items 1 and 7). Pure: no I/O."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+__all__ = ("JS_WHITESPACE", "is_blank", "node_resolve")
+
+JS_WHITESPACE = frozenset(
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+"""the characters JavaScript's ``String.prototype.trim`` strips"""
+
+
+def is_blank(text: str) -> bool:
+    """``True`` when ``text`` is empty or only JS whitespace (``text.trim() === ""``)."""
+    return all(ch in JS_WHITESPACE for ch in text)
+
+
+def node_resolve(base: str, path: str) -> str:
+    """Node's ``path.resolve(base, path)`` on POSIX: absolute, ``.``/``..`` collapsed
+    lexically, no trailing slash, leading ``//`` collapsed to ``/``."""
+    joined = path if path.startswith("/") else posixpath.join(base if base.startswith("/") else posixpath.join(os.getcwd(), base), path)
+    out = posixpath.normpath(joined)
+    if out.startswith("//"):
+        out = "/" + out.lstrip("/")
+    return out

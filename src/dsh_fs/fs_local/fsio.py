@@ -1,0 +1,591 @@
+"""Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12).
+
+Runs in worker threads; checks the abort signal at the reference's checkpoints. Not here:
+locks (``locks``), the async shell (``filesystem``), windows, observations, prompt text.
+OS errors are mapped (A2): EACCES/EPERM → ``FS_PERMISSION_DENIED``
+``cannot <verb> "<path>": permission denied``; others → ``FS_IO_ERROR``
+``cannot <verb> "<path>": <strerror>``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import shutil
+import stat as stat_mod
+import uuid
+from dataclasses import dataclass
+
+from ..core.signal import AbortSignal
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.literal_edit import EditFailure, plan_edit
+from ..fs.paths import is_blank, node_resolve
+from ..fs.text import BOM, NUL_SAMPLE, NotTextError, TextStreamDecoder, decode_text, normalize
+from ..fs.types import (
+    CreateIfAbsent,
+    DirEntry,
+    EditIntent,
+    EditOutcome,
+    EditRequest,
+    FileType,
+    Info,
+    PathInfo,
+    ReplaceIfVersion,
+    Target,
+    TargetKey,
+    Version,
+    WriteIntent,
+    WriteOutcome,
+)
+from . import versions
+
+__all__ = (
+    "LocalRules",
+    "Probe",
+    "check_abort",
+    "edit_file",
+    "encode_text",
+    "list_directory",
+    "map_os_error",
+    "probe",
+    "probe_no_follow",
+    "read_file_bytes",
+    "resolve_target",
+    "StreamReader",
+    "write_file",
+)
+
+READ_CHUNK = 1024 * 1024
+_STAGING_NAME_MAX = 64
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalRules:
+    """Per-profile behaviour of the local provider (the default profile sets all to True)."""
+
+    keep_bom: bool = True
+    """D1/D4: an edit or a rewrite keeps a leading BOM"""
+    keep_line_endings: bool = True
+    """D2/D4: an edit changes only matched spans; a rewrite of a CRLF file stays CRLF"""
+    umask_mode: bool = True
+    """D3: new files get 0o666 & ~umask (else 0o600); existing owner/group kept"""
+    detailed_errors: bool = True
+    """D6: non-text errors say where and why"""
+    follow_dangling: bool = True
+    """D12: writing through a dangling symlink creates its target"""
+    umask: int = 0o022
+
+
+def check_abort(signal: AbortSignal | None, message: str) -> None:
+    """Raise ``FS_ABORTED`` with ``message`` when ``signal`` is aborted."""
+    if signal is not None and signal.aborted:
+        raise FsError(message, FsErrorCode.ABORTED)
+
+
+def map_os_error(exc: OSError, verb: str, display: str) -> FsError:
+    """An ``OSError`` as the coded ``FsError`` of DEVIATIONS A2."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=exc)
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    return FsError(f'cannot {verb} "{display}": {reason}', FsErrorCode.IO_ERROR, cause=exc)
+
+
+def _path_problem(path: str, display: str) -> FsError | None:
+    if "\0" in path:
+        return FsError(f'cannot resolve "{display}": path contains a NUL byte', FsErrorCode.NOT_FOUND)
+    return None
+
+
+def _well_formed(text: str) -> str:
+    """Lone surrogates → U+FFFD, as JavaScript's UTF-8 encoder does (pairs are joined)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes of ``text``; lone surrogates become U+FFFD (REFERENCE-SPEC §2.8 notes)."""
+    return _well_formed(text).encode("utf-8")
+
+
+# -- resolve (§2.2) ----------------------------------------------------------------------
+
+def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: LocalRules) -> Target:
+    """Map ``path`` (relative to ``base``) to a target: display path + realpath key."""
+    check_abort(signal, "resolve aborted")
+    if is_blank(path):
+        raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
+    path = _well_formed(path)
+    display = node_resolve(base, path)
+    problem = _path_problem(path, display)
+    if problem is not None:
+        raise problem
+    try:
+        key = os.path.realpath(display, strict=True)
+    except FileNotFoundError:
+        key = _missing_key(display, rules)
+    except NotADirectoryError:
+        raise FsError(
+            f'cannot resolve "{display}": a parent path segment is not a directory', FsErrorCode.NOT_FOUND
+        ) from None
+    except OSError as exc:
+        raise map_os_error(exc, "resolve", display) from exc
+    check_abort(signal, "resolve aborted")
+    return Target(key=TargetKey(key), display_path=display)
+
+
+def _missing_key(display: str, rules: LocalRules) -> str:
+    if rules.follow_dangling:
+        # D12: follow a dangling final link (and any links above it) as the shell does
+        try:
+            return os.path.realpath(display, strict=False)
+        except OSError as exc:
+            raise map_os_error(exc, "resolve", display) from exc
+    missing = [posixpath.basename(display)]
+    ancestor = posixpath.dirname(display)
+    while True:
+        try:
+            real = os.path.realpath(ancestor, strict=True)
+            return posixpath.join(real, *missing)
+        except FileNotFoundError:
+            if ancestor == "/":
+                return display
+            missing.insert(0, posixpath.basename(ancestor))
+            ancestor = posixpath.dirname(ancestor)
+        except NotADirectoryError:
+            raise FsError(
+                f'cannot resolve "{display}": a parent path segment is not a directory', FsErrorCode.NOT_FOUND
+            ) from None
+        except OSError as exc:
+            raise map_os_error(exc, "resolve", display) from exc
+
+
+# -- probes (§2.3, §2.4) -----------------------------------------------------------------
+
+def _file_type(mode: int) -> FileType:
+    if stat_mod.S_ISREG(mode):
+        return "file"
+    if stat_mod.S_ISDIR(mode):
+        return "directory"
+    return "other"
+
+
+@dataclass(slots=True)
+class Probe:
+    """Metadata of an existing path, with a lazily minted version."""
+
+    path: str
+    st: os.stat_result
+    _version: str | None = None
+
+    @property
+    def type(self) -> FileType:
+        return _file_type(self.st.st_mode)
+
+    @property
+    def mode(self) -> int:
+        """permission bits only (``st_mode & 0o777``, as the reference keeps them)"""
+        return self.st.st_mode & 0o777
+
+    @property
+    def version(self) -> Version:
+        if self._version is None:
+            self._version = versions.mint(self.st, self.path)
+        return Version(self._version)
+
+    def matches(self, expected: str) -> bool:
+        """Is this still version ``expected`` (A5-aware comparison)?"""
+        return versions.same_version(expected, self.st, self.path)
+
+    def info(self) -> Info:
+        return Info(version=self.version, type=self.type, size=self.st.st_size)
+
+
+def probe(path: str, verb: str, display: str) -> Probe | None:
+    """Following stat; ``None`` for ENOENT/ENOTDIR; other errors mapped (A2)."""
+    try:
+        return Probe(path, os.stat(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise map_os_error(exc, verb, display) from exc
+    except ValueError:
+        return None
+
+
+def probe_no_follow(path: str, display: str) -> PathInfo | None:
+    """``lstat`` metadata of ``path`` (type may be ``symlink``)."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise map_os_error(exc, "stat", display) from exc
+    except ValueError:
+        return None
+    kind = "symlink" if stat_mod.S_ISLNK(st.st_mode) else _file_type(st.st_mode)
+    return PathInfo(version=Version(versions.mint(st, path)), type=kind, size=st.st_size)
+
+
+# -- reading (§2.5) ----------------------------------------------------------------------
+
+def _open_regular(path: str, verb: str, display: str) -> int:
+    """Open a regular file for reading without ever blocking on a FIFO."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except (FileNotFoundError, NotADirectoryError):
+        raise FsError(f'cannot {verb} "{display}": not found', FsErrorCode.NOT_FOUND) from None
+    except IsADirectoryError:
+        raise FsError(f'cannot {verb} "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE) from None
+    except OSError as exc:
+        raise map_os_error(exc, verb, display) from exc
+    try:
+        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+            raise FsError(f'cannot {verb} "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str, display: str) -> bytes:
+    chunks: list[bytes] = []
+    try:
+        while True:
+            check_abort(signal, abort_message)
+            chunk = os.read(fd, READ_CHUNK * 8)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    except OSError as exc:
+        raise map_os_error(exc, verb, display) from exc
+    return b"".join(chunks)
+
+
+def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, verb: str = "read",
+                    abort_message: str = "read aborted") -> bytes:
+    """The whole regular file's bytes (abortable between chunks)."""
+    check_abort(signal, abort_message)
+    fd = _open_regular(path, verb, display)
+    try:
+        return _read_fd(fd, signal, abort_message, verb, display)
+    finally:
+        os.close(fd)
+
+
+def not_text(exc: NotTextError, verb: str, display: str, rules: LocalRules) -> FsError:
+    """The ``FS_NOT_TEXT`` error for ``exc`` (detail appended in the default profile, D6)."""
+    return FsError(f'cannot {verb} "{display}": {exc.message(rules.detailed_errors)}', FsErrorCode.NOT_TEXT)
+
+
+def read_text(path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> str:
+    """§2.5 ``readText``: whole file, NUL sample, strict UTF-8, BOM stripped."""
+    raw = read_file_bytes(path, display, signal=signal)
+    check_abort(signal, "read aborted")
+    try:
+        return decode_text(raw, nul_scan=NUL_SAMPLE, foreign_boms=rules.detailed_errors)
+    except NotTextError as exc:
+        raise not_text(exc, "read", display, rules) from None
+
+
+class StreamReader:
+    """§2.5 ``streamText`` mechanics: one call of ``next_chunk`` per chunk, ``None`` at the end."""
+
+    def __init__(self, path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules,
+                 chunk_size: int = READ_CHUNK) -> None:
+        self._path = path
+        self._display = display
+        self._signal = signal
+        self._rules = rules
+        self._chunk_size = chunk_size
+        self._fd: int | None = None
+        self._decoder = TextStreamDecoder(foreign_boms=rules.detailed_errors)
+        self._done = False
+
+    def next_chunk(self) -> str | None:
+        """Decoded text of the next chunk (possibly ``""``), or ``None`` after the flush."""
+        if self._done:
+            return None
+        try:
+            if self._fd is None:
+                check_abort(self._signal, "read aborted")
+                self._fd = _open_regular(self._path, "read", self._display)
+            check_abort(self._signal, "read aborted")
+            try:
+                raw = os.read(self._fd, self._chunk_size)
+            except OSError as exc:
+                raise map_os_error(exc, "read", self._display) from exc
+            try:
+                if raw:
+                    return self._decoder.feed(raw)
+                self._done = True
+                self.close()
+                return self._decoder.finish()
+            except NotTextError as exc:
+                raise not_text(exc, "read", self._display, self._rules) from None
+        except BaseException:
+            self._done = True
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Release the file descriptor (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+# -- atomic write (§2.10; A2, A3, D3) ---------------------------------------------------
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | None, signal: AbortSignal | None,
+                 verb: str, display: str) -> None:
+    """Write ``data`` to ``path`` through a private staging directory and an atomic rename.
+
+    Never leaves staging litter on failure; the parent directory is fsynced after the
+    rename (A3), so a reported write survives a crash.
+    """
+    check_abort(signal, "write aborted")
+    parent = posixpath.dirname(path)
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as exc:
+        raise map_os_error(exc, verb, display) from exc
+    check_abort(signal, "write aborted")
+    base = posixpath.basename(path)[:_STAGING_NAME_MAX]
+    staging = posixpath.join(parent, f".{base}.{os.getpid()}.{uuid.uuid4().hex}.tmpdir")
+    temp = posixpath.join(staging, f"{base}.tmp")
+    staged = False
+    fd: int | None = None
+    try:
+        os.mkdir(staging, 0o700)
+        staged = True
+        os.chmod(staging, 0o700)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        written = 0
+        while written < len(view):
+            check_abort(signal, "write aborted")
+            written += os.write(fd, view[written : written + 8 * READ_CHUNK])
+        os.fsync(fd)
+        if owner is not None:
+            try:
+                os.fchown(fd, *owner)
+            except OSError:
+                pass  # not ours to give away: the new inode keeps our ownership
+        os.fchmod(fd, mode)
+        os.close(fd)
+        fd = None
+        check_abort(signal, "write aborted")
+        os.replace(temp, path)
+    except BaseException as exc:
+        primary = exc if isinstance(exc, FsError) else (
+            map_os_error(exc, verb, display) if isinstance(exc, OSError) else exc
+        )
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError as close_exc:
+                raise FsError(f"write failed ({primary}) and temp close failed ({close_exc})",
+                              FsErrorCode.IO_ERROR, cause=exc) from exc
+        if staged:
+            try:
+                shutil.rmtree(staging)
+            except FileNotFoundError:
+                pass
+            except OSError as rm_exc:
+                raise FsError(f"write failed ({primary}) and temp cleanup failed ({rm_exc})",
+                              FsErrorCode.IO_ERROR, cause=exc) from exc
+        if primary is exc:
+            raise
+        raise primary from exc
+    _fsync_dir(parent)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+# -- write (§2.8; D3, D4) -----------------------------------------------------------------
+
+def _diff_basis(raw: bytes) -> str | None:
+    if b"\0" in raw:
+        return None
+    try:
+        return normalize(decode_text(raw, nul_scan=0))
+    except NotTextError:
+        return None
+
+
+def _crlf_dominant(raw: bytes) -> bool:
+    crlf = raw.count(b"\r\n")
+    return crlf > raw.count(b"\n") - crlf
+
+
+def _new_file_mode(rules: LocalRules) -> int:
+    return (0o666 & ~rules.umask) if rules.umask_mode else 0o600
+
+
+def write_file(target: Target, content: str, expected: WriteIntent | None, *, signal: AbortSignal | None,
+               rules: LocalRules) -> WriteOutcome:
+    """§2.8 ``writeText`` steps 1–7 (call with the target's locks held)."""
+    key, display = target.key, target.display_path
+    existing = probe(key, "write", display)
+    if existing is not None and existing.type != "file":
+        raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+    if isinstance(expected, ReplaceIfVersion):
+        if existing is None:
+            raise FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+        if not existing.matches(expected.version):
+            raise FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+    elif isinstance(expected, CreateIfAbsent) and existing is not None:
+        raise FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
+    before: str | None = None
+    text = _well_formed(content)
+    if existing is not None:
+        old = read_file_bytes(key, display, signal=signal, verb="write")
+        before = _diff_basis(old)
+        if rules.keep_bom and old.startswith(BOM) and not text.startswith("\ufeff"):
+            text = "\ufeff" + text
+        if rules.keep_line_endings and "\n" in text and "\r\n" not in text and _crlf_dominant(old):
+            text = text.replace("\n", "\r\n")
+    data = text.encode("utf-8")
+    mode = existing.mode if existing is not None else _new_file_mode(rules)
+    owner = _owner_to_keep(existing, rules)
+    atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display)
+    return WriteOutcome(
+        operation="update" if existing is not None else "create",
+        version=_post_version(key, data),
+        before=before,
+        after=normalize(_well_formed(content)),
+    )
+
+
+def _owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] | None:
+    if existing is None or not rules.umask_mode:
+        return None
+    uid, gid = existing.st.st_uid, existing.st.st_gid
+    if (uid, gid) == (os.geteuid(), os.getegid()):
+        return None
+    return uid, gid
+
+
+def _post_version(key: str, data: bytes) -> Version:
+    try:
+        st = os.stat(key)
+    except OSError:
+        return Version("missing:" + key)
+    return Version(versions.mint(st, key, content=data if st.st_size == len(data) else None))
+
+
+# -- edit (§2.11; D1, D2) -------------------------------------------------------------------
+
+def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *, signal: AbortSignal | None,
+              rules: LocalRules) -> EditOutcome:
+    """§2.11 ``editText`` steps 1–10 (call with the target's locks held)."""
+    key, display = target.key, target.display_path
+    existing = probe(key, "edit", display)
+    if existing is None:
+        raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+    if existing.type != "file":
+        raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+    if expected is not None and not existing.matches(expected.version):
+        raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+    raw = read_file_bytes(key, display, signal=signal, verb="edit", abort_message="edit aborted")
+    check_abort(signal, "edit aborted")
+    try:
+        text = decode_text(raw, nul_scan=None, foreign_boms=rules.detailed_errors)
+    except NotTextError as exc:
+        raise not_text(exc, "edit", display, rules) from None
+    try:
+        plan = plan_edit(text, edit.old_string, edit.new_string, edit.replace_all, keep_bytes=rules.keep_line_endings)
+    except EditFailure as failure:
+        raise _edit_error(failure, display) from None
+    bom = "\ufeff" if rules.keep_bom and raw.startswith(BOM) else ""
+    data = (bom + _well_formed(plan.text)).encode("utf-8")
+    atomic_write(key, data, mode=existing.mode, owner=_owner_to_keep(existing, rules), signal=signal,
+                 verb="edit", display=display)
+    return EditOutcome(version=_post_version(key, data), before=plan.before, after=plan.after)
+
+
+def _edit_error(failure: EditFailure, display: str) -> FsError:
+    if failure.kind == "empty":
+        return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
+    if failure.kind == "not_found":
+        return FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND,
+                       searched_text=failure.content, needle=failure.needle)
+    return FsError(
+        f'old_string matched {failure.count} times in "{display}"; '
+        "provide a more specific old_string or set replace_all to true",
+        FsErrorCode.AMBIGUOUS_EDIT,
+    )
+
+
+# -- listing (§2.6; A6) ----------------------------------------------------------------------
+
+def _list_error(exc: BaseException, display: str) -> FsError:
+    if isinstance(exc, FsError):
+        return exc
+    if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+        return FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND, cause=exc)
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
+        return FsError(f'cannot list "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=exc)
+    if isinstance(exc, OSError):
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        return FsError(f'cannot list "{display}": {reason}', FsErrorCode.IO_ERROR, cause=exc)
+    return FsError(f'cannot list "{display}": {exc}', FsErrorCode.IO_ERROR, cause=exc)
+
+
+def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRules) -> list[DirEntry]:
+    """§2.6 ``listDir``: direct children in code-point name order (A6), never opened."""
+    check_abort(signal, "list aborted")
+    display = target.display_path
+    try:
+        st = os.stat(target.key)
+    except OSError as exc:
+        if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+            raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND) from None
+        raise _list_error(exc, display) from exc
+    if not stat_mod.S_ISDIR(st.st_mode):
+        raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+    try:
+        names = os.listdir(target.key)
+    except OSError as exc:
+        raise _list_error(exc, display) from exc
+    check_abort(signal, "list aborted")
+    entries: list[DirEntry] = []
+    for name in sorted(names):
+        check_abort(signal, "list aborted")
+        child_display = posixpath.join(display, name)
+        try:
+            child = resolve_target(name, target.key, signal=None, rules=rules)
+            found = probe(child.key, "list", child_display)
+        except FsError as exc:
+            if isinstance(exc.cause, OSError):
+                raise _list_error(exc.cause, child_display) from exc.cause
+            raise
+        kind: FileType = found.type if found is not None else "other"
+        entries.append(
+            DirEntry(
+                name=name,
+                type=kind,
+                target=Target(key=child.key, display_path=child_display),
+                version=found.version if found is not None else None,
+                size=found.st.st_size if found is not None and kind == "file" else None,
+            )
+        )
+        check_abort(signal, "list aborted")
+    return entries

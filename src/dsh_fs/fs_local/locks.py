@@ -1,0 +1,90 @@
+"""Mutation locks: in-process per target, across processes by OS advisory lock (DEVIATIONS A4).
+
+In-process: one FIFO ``anyio.Lock`` per target key, dropped when idle (REFERENCE-SPEC §2.9).
+Across processes: ``fcntl.flock`` on one of a fixed number of lock files (stripes) chosen by
+a hash of the target key, in a per-user lock directory — so every dsh-fs process on the
+machine (MCP servers, CLI runs) serializes mutations of one target, and the lock directory
+never holds more than ``stripes`` files. Two targets that share a stripe merely serialize.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+
+import anyio
+
+__all__ = ("ProcessLocks", "TargetLocks", "default_lock_dir")
+
+DEFAULT_STRIPES = 1024
+
+
+def default_lock_dir() -> str:
+    """``$DSH_FS_LOCK_DIR`` or ``<tmp>/dsh-fs-<uid>/locks``."""
+    configured = os.environ.get("DSH_FS_LOCK_DIR")
+    if configured:
+        return configured
+    return os.path.join(tempfile.gettempdir(), f"dsh-fs-{os.getuid()}", "locks")
+
+
+class ProcessLocks:
+    """Cross-process exclusive locks keyed by target key (blocking; call from a worker thread).
+
+    :param lock_dir: where the stripe files live (created 0700 on first use)
+    :param stripes: number of lock files
+    """
+
+    def __init__(self, lock_dir: str | None = None, *, stripes: int = DEFAULT_STRIPES) -> None:
+        self.lock_dir = lock_dir or default_lock_dir()
+        self.stripes = stripes
+        self._ready = False
+
+    def path_for(self, key: str) -> str:
+        """The lock file that guards ``key``."""
+        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        return os.path.join(self.lock_dir, f"{int.from_bytes(digest, 'big') % self.stripes:04d}.lock")
+
+    @contextlib.contextmanager
+    def hold(self, key: str) -> Iterator[None]:
+        """Hold the lock of ``key`` for the ``with`` body (blocks until it is free)."""
+        if not self._ready:
+            os.makedirs(self.lock_dir, mode=0o700, exist_ok=True)
+            self._ready = True
+        fd = os.open(self.path_for(key), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the flock
+
+
+class TargetLocks:
+    """In-process FIFO locks per target key; an entry exists only while someone holds or waits."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[anyio.Lock, int]] = {}
+
+    def __len__(self) -> int:
+        """Number of keys currently held or awaited (0 when idle)."""
+        return len(self._entries)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        """Hold the lock of ``key``; waiters are served in arrival order."""
+        lock, users = self._entries.get(key, (None, 0))
+        if lock is None:
+            lock = anyio.Lock()
+        self._entries[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._entries[key]
+            if users <= 1:
+                del self._entries[key]
+            else:
+                self._entries[key] = (lock, users - 1)

@@ -1,0 +1,95 @@
+"""Version tokens of the local provider (REFERENCE-SPEC §2.4; DEVIATIONS A5).
+
+A token is ``dev:ino:size:mtimeNs:ctimeNs``. When the file changed within ``RACY_WINDOW_NS``
+of the moment the token is minted, a same-size rewrite inside one timestamp tick could leave
+every field unchanged (the "racily clean" problem git solves for its index), so the token
+also carries a content digest: ``dev:ino:size:mtimeNs:ctimeNs:<digest>``. A guard compares
+the stat fields and, when the expected token carries a digest, the current content's digest.
+
+Files up to ``FULL_DIGEST_MAX`` bytes are digested whole; larger ones by a fixed sample
+(head, tail and evenly spaced blocks), so a racy same-size rewrite of a huge file that only
+touches unsampled bytes inside one tick is not detected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as stat_mod
+import time
+from collections.abc import Callable
+
+__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "digest_bytes", "digest_file", "fields_of", "mint", "same_version")
+
+RACY_WINDOW_NS = 3_000_000_000
+"""a change this recent (ns) may be invisible to the stat fields (covers 2 s FAT granularity)"""
+FULL_DIGEST_MAX = 32 * 1024 * 1024
+_SAMPLE_BLOCK = 64 * 1024
+_SAMPLE_BLOCKS = 32
+
+
+def fields_of(st: os.stat_result) -> str:
+    """The reference's five stat fields."""
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def _is_racy(st: os.stat_result) -> bool:
+    return time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_WINDOW_NS
+
+
+def _digest(read_at: Callable[[int, int], bytes], size: int) -> str:
+    h = hashlib.blake2b(digest_size=12)
+    if size <= FULL_DIGEST_MAX:
+        h.update(read_at(0, size))
+    else:
+        step = (size - _SAMPLE_BLOCK) // (_SAMPLE_BLOCKS - 1)
+        for i in range(_SAMPLE_BLOCKS):
+            h.update(read_at(i * step, _SAMPLE_BLOCK))
+    return h.hexdigest()
+
+
+def digest_bytes(data: bytes) -> str:
+    """Digest of in-memory file content (same value ``digest_file`` gives for those bytes)."""
+    view = memoryview(data)
+    return _digest(lambda off, n: bytes(view[off : off + n]), len(data))
+
+
+def digest_file(path: str, st: os.stat_result) -> str | None:
+    """Digest of the file at ``path``, or ``None`` when it is not the file ``st`` describes
+    any more (replaced, unreadable) — the caller must then treat the version as changed."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        now = os.fstat(fd)
+        if not stat_mod.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            return None
+        return _digest(lambda off, n: os.pread(fd, n, off), now.st_size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def mint(st: os.stat_result, path: str, *, content: bytes | None = None) -> str:
+    """The version token of ``st`` (for ``path``); racy regular files get a digest.
+
+    :param content: the file's bytes when the caller just wrote them (avoids a re-read)
+    """
+    base = fields_of(st)
+    if not stat_mod.S_ISREG(st.st_mode) or not _is_racy(st):
+        return base
+    digest = digest_bytes(content) if content is not None else digest_file(path, st)
+    return f"{base}:{digest if digest is not None else 'unreadable'}"
+
+
+def same_version(expected: str, st: os.stat_result, path: str) -> bool:
+    """Does the file at ``path`` (now ``st``) still have version ``expected``?"""
+    fields, sep, digest = expected.rpartition(":") if expected.count(":") >= 5 else (expected, "", "")
+    if fields != fields_of(st):
+        return False
+    if not sep:
+        return True
+    current = digest_file(path, st)
+    return current is not None and current == digest

@@ -1,0 +1,146 @@
+"""The executors of ``read``, ``write`` and ``edit`` (REFERENCE-SPEC §4.6–§4.12).
+
+They call the provider directly and dispatch the ``fs/*`` events; they never catch a
+failure (the registry turns it into an error result), except to add the default profile's
+remedies and hints (D5, D9). Stat budget: read stats once, write and edit never (§4.11).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.context import Context
+from ..core.session import ToolExecution
+from ..core.tools import ContentBlock, ToolOutput, text_block
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
+from ..fs.filesystem import FileSystem
+from ..fs.types import EditRequest, Target
+from .args import ToolInputError, check_file_path, check_positive_integer, check_unicode, differ_only_in_line_endings
+from .config import ToolFsConfig
+from .diff import compute_hunk_diffs
+from .read_render import ReadWindow, build_window, format_read_output
+from .remedies import with_remedy
+
+__all__ = ("FsTools",)
+
+
+class FsTools:
+    """The three executors bound to one context and configuration."""
+
+    def __init__(self, ctx: Context, config: ToolFsConfig) -> None:
+        self.ctx = ctx
+        self.config = config
+        self.better = config.profile.is_default
+
+    @property
+    def fs(self) -> FileSystem:
+        return self.ctx.fs  # type: ignore[no-any-return]
+
+    async def _resolve(self, file_path: str, execution: ToolExecution) -> Target:
+        return await self.fs.resolve(file_path, cwd=execution.cwd, signal=execution.signal)
+
+    async def _guarded(self, run: Any) -> Any:
+        if not self.better:
+            return await run()
+        try:
+            return await run()
+        except FsError as err:
+            projected = with_remedy(err)
+            if projected is err:
+                raise
+            raise projected from err
+
+    # -- read (§4.6) -----------------------------------------------------------------------
+    async def read(self, args: dict[str, Any], execution: ToolExecution) -> list[ContentBlock]:
+        """Line-numbered window of a UTF-8 file; records the observation on success."""
+        file_path: str = args["file_path"]
+        check_file_path(file_path)
+        offset = check_positive_integer("offset", args["offset"]) if "offset" in args else 1
+        limit = check_positive_integer("limit", args["limit"]) if "limit" in args else self.config.read_limit
+        if limit > self.config.read_limit:
+            raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
+        if self.better:
+            check_unicode("file_path", file_path)
+        return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+
+    async def _read(self, file_path: str, offset: int, limit: int, execution: ToolExecution) -> list[ContentBlock]:
+        fs = self.fs
+        signal = execution.signal
+        target = await self._resolve(file_path, execution)
+        info = await fs.stat(target, signal=signal)
+        if info is None:
+            self.ctx.emit(FS_OBSERVED, target, None, execution)  # absence (D8; the policy decides)
+            raise FsError(f'cannot read "{target.display_path}": not found', FsErrorCode.NOT_FOUND)
+        if info.type != "file":
+            raise FsError(f'cannot read "{target.display_path}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        if info.size is None or info.size >= self.config.read_stream_min_size:
+            chunks: Any = fs.stream_text(target, signal=signal)
+        else:
+            chunks = [await fs.read_text(target, signal=signal)]
+        window = ReadWindow(
+            offset=offset,
+            limit=limit,
+            max_line_length=self.config.read_max_line_length,
+            max_bytes=self.config.read_max_bytes,
+            always_progress=self.better,
+            exact_truncation=self.better,
+        )
+        result = await build_window(chunks, window, target.display_path)
+        self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        return [text_block(format_read_output(target.display_path, result))]
+
+    # -- write (§4.7) ----------------------------------------------------------------------
+    async def write(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        """Create or replace a file under the write intent the policy decides."""
+        file_path: str = args["file_path"]
+        content: str = args["content"]
+        check_file_path(file_path)
+        if self.better:
+            check_unicode("file_path", file_path)
+            check_unicode("content", content)
+        return await self._guarded(lambda: self._write(file_path, content, execution))
+
+    async def _write(self, file_path: str, content: str, execution: ToolExecution) -> ToolOutput:
+        target = await self._resolve(file_path, execution)
+        intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
+        outcome = await self.fs.write_text(target, content, intent, signal=execution.signal)
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        diffs = compute_hunk_diffs(file_path, outcome.before, outcome.after) if outcome.before is not None else []
+        word = "Updated file" if outcome.operation == "update" else "Created file"
+        text = f"<path>{target.display_path}</path>\n<type>file</type>\n<content>\n{word}\n</content>"
+        return ToolOutput(content=[text_block(text)], meta={"diffs": diffs} if diffs else None)
+
+    # -- edit (§4.8) -----------------------------------------------------------------------
+    async def edit(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        """Literal replacement under the edit intent the policy decides."""
+        file_path: str = args["file_path"]
+        old_string: str = args["old_string"]
+        new_string: str = args["new_string"]
+        replace_all: bool = args.get("replace_all", False)
+        check_file_path(file_path)
+        if old_string == "":
+            raise ToolInputError("old_string must be a non-empty string")
+        if old_string == new_string or (self.better and differ_only_in_line_endings(old_string, new_string)):
+            raise ToolInputError("old_string and new_string must differ")
+        if self.better:
+            check_unicode("file_path", file_path)
+            check_unicode("new_string", new_string)
+        request = EditRequest(old_string=old_string, new_string=new_string, replace_all=replace_all)
+        return await self._guarded(lambda: self._edit(file_path, request, execution))
+
+    async def _edit(self, file_path: str, request: EditRequest, execution: ToolExecution) -> ToolOutput:
+        target = await self._resolve(file_path, execution)
+        intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+        outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        diffs = (
+            compute_hunk_diffs(file_path, outcome.before, outcome.after)
+            if outcome.before is not None and outcome.after is not None
+            else []
+        )
+        if request.replace_all:
+            text = f"The file {target.display_path} has been updated. All occurrences were successfully replaced."
+        else:
+            text = f"The file {target.display_path} has been updated successfully."
+        return ToolOutput(content=[text_block(text)], meta={"diffs": diffs})

@@ -1,0 +1,120 @@
+"""The ``tool-fs`` plugin: registers ``read``, ``write``, ``edit`` and their prompt sections
+(REFERENCE-SPEC §4.1–§4.3). Stays pending until ``fs``, ``tools`` and ``system_prompt`` exist."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..core.context import Scope
+from ..core.schema import Param
+from ..core.tools import ToolDefinition
+from . import presenters
+from .config import ToolFsConfig
+from .executors import FsTools
+
+__all__ = ("EDIT_PROMPT", "READ_PROMPT", "ToolFs", "WRITE_PROMPT", "edit_params", "read_params", "write_params")
+
+READ_PROMPT = (
+    "Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. "
+    "Use offset and limit to continue reading large files."
+)
+WRITE_PROMPT = (
+    "Use the write tool to create files or completely replace file contents. Existing files are overwritten, "
+    "so read an existing file first (the default fs-policy requires it) and prefer edit for targeted changes."
+)
+EDIT_PROMPT = (
+    "Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with "
+    "new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide "
+    "a more specific old_string or set replace_all to true. Read the file first (the default fs-policy requires "
+    "it), unless you just created or edited it in this session."
+)
+
+
+def read_params(read_limit: int) -> dict[str, Param]:
+    """The ``read`` parameters (§4.3); ``read_limit`` is named in the ``limit`` description."""
+    return {
+        "file_path": Param(type="string", required=True, description="Path to read, resolved by the filesystem backend."),
+        "offset": Param(type="number", description="1-based first line to return. Defaults to 1."),
+        "limit": Param(type="number", description=f"Maximum number of lines to return. Defaults to {read_limit}."),
+    }
+
+
+def write_params() -> dict[str, Param]:
+    """The ``write`` parameters (§4.3)."""
+    return {
+        "file_path": Param(type="string", required=True, description="Path to write, resolved by the filesystem backend."),
+        "content": Param(type="string", required=True, description="Full UTF-8 text content to write."),
+    }
+
+
+def edit_params() -> dict[str, Param]:
+    """The ``edit`` parameters (§4.3)."""
+    return {
+        "file_path": Param(type="string", required=True, description="Path to edit, resolved by the filesystem backend."),
+        "old_string": Param(type="string", required=True, description="Literal text to replace. Must match exactly."),
+        "new_string": Param(
+            type="string", required=True, description="Literal replacement text. Use an empty string to delete the match."
+        ),
+        "replace_all": Param(
+            type="boolean",
+            description="Replace all matches. Defaults to false; when false, old_string must appear exactly once.",
+        ),
+    }
+
+
+class ToolFs:
+    """``ctx.plugin(ToolFs, read_limit=2000, read_max_line_length=2000, read_max_bytes=51200,
+    read_stream_min_size=10485760)``; the profile comes from the context.
+
+    :raises ValueError: ``tool-fs: <name> must be a positive integer`` at load
+    """
+
+    name: ClassVar[str] = "tool-fs"
+    inject: ClassVar[tuple[str, ...]] = ("fs", "tools", "system_prompt")
+
+    @classmethod
+    def apply(cls, scope: Scope, /, **config: Any) -> None:
+        settings = ToolFsConfig(profile=scope.profile, **config)
+        tools = FsTools(scope.ctx, settings)
+        registry = scope.tools
+        prompt = scope.system_prompt
+        rp, wp, ep = read_params(settings.read_limit), write_params(), edit_params()
+        scope.effect(prompt.add("tool:read", READ_PROMPT, order=100))
+        scope.effect(
+            registry.register(
+                ToolDefinition(
+                    name="read",
+                    description="Read a UTF-8 text file and return line-numbered content.",
+                    parameters=rp,
+                    execute=tools.read,
+                    is_concurrency_safe=lambda args: True,
+                    present_call=lambda args: presenters.read_present_call(args, rp),
+                )
+            )
+        )
+        scope.effect(prompt.add("tool:write", WRITE_PROMPT, order=101))
+        scope.effect(
+            registry.register(
+                ToolDefinition(
+                    name="write",
+                    description="Create or fully replace a UTF-8 text file.",
+                    parameters=wp,
+                    execute=tools.write,
+                    present_call=lambda args: presenters.write_present_call(args, wp),
+                    present_result=lambda args, result: presenters.write_present_result(args, result, wp),
+                )
+            )
+        )
+        scope.effect(prompt.add("tool:edit", EDIT_PROMPT, order=102))
+        scope.effect(
+            registry.register(
+                ToolDefinition(
+                    name="edit",
+                    description="Edit an existing UTF-8 text file by replacing literal text.",
+                    parameters=ep,
+                    execute=tools.edit,
+                    present_call=lambda args: presenters.edit_present_call(args, ep),
+                    present_result=lambda args, result: presenters.edit_present_result(args, result, ep),
+                )
+            )
+        )

@@ -1,0 +1,34 @@
+"""Default-profile additions to provider errors (DEVIATIONS D5, D9).
+
+* D9: ``FS_STALE_VERSION`` messages end with `` — re-read the file, then retry``;
+  ``FS_NOT_OBSERVED`` messages with `` — read the file, then retry``.
+* D5: ``old_string was not found`` gets a second line ``Hint: …`` when a near match exists.
+"""
+
+from __future__ import annotations
+
+from ..fs.errors import FsError, FsErrorCode
+# LAZY-TMP
+
+__all__ = ("STALE_REMEDY", "UNOBSERVED_REMEDY", "with_remedy")
+
+STALE_REMEDY = " — re-read the file, then retry"
+UNOBSERVED_REMEDY = " — read the file, then retry"
+
+
+def with_remedy(err: FsError) -> FsError:
+    """The error the model should see in the default profile (``err`` itself when unchanged)."""
+    code = err.code
+    if code == FsErrorCode.STALE_VERSION:
+        message = err.message + STALE_REMEDY
+    elif code == FsErrorCode.NOT_OBSERVED:
+        message = err.message + UNOBSERVED_REMEDY
+    elif code == FsErrorCode.EDIT_NOT_FOUND and err.searched_text is not None and err.needle:
+        from .hints import near_match_hint  # LAZY-TMP
+        hint = near_match_hint(err.searched_text, err.needle)
+        if hint is None:
+            return err
+        message = err.message + "\n" + hint
+    else:
+        return err
+    return FsError(message, code, cause=err)
