@@ -1,12 +1,11 @@
-"""The ``dsh-fs`` command line (click)."""
+"""The ``dsh-fs`` command line (click). Each command lives in its own module; heavy
+dependencies (the MCP SDK) are imported only when their command runs."""
 
 from __future__ import annotations
 
-import json
-import sys
-
-import anyio
 import click
+
+from .replay_cmd import replay
 
 __all__ = ("main",)
 
@@ -17,21 +16,7 @@ def main() -> None:
     """dsh-fs: read, write and edit files safely, for LLM agents and the people running them."""
 
 
-@main.command()
-@click.argument("scenario", type=click.Path(exists=True, dir_okay=False))
-def replay(scenario: str) -> None:
-    """Run one conformance SCENARIO (a JSON file) and print its output JSON.
-
-    The workspace is a fresh temporary directory (umask 022); see
-    shared/conformance/README.md for the scenario and output formats.
-    """
-    from .replay import replay_scenario
-
-    with open(scenario, encoding="utf-8") as handle:
-        data = json.load(handle)
-    output = anyio.run(replay_scenario, data)
-    json.dump(output, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+main.add_command(replay)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -51,6 +51,10 @@ class LocalFileSystem(FileSystem):
     :param cwd: default base for relative paths (absolute; default: the process cwd at
         construction). A resolution default, not a sandbox.
     :param profile: ``default`` turns on D1–D4, D6, D12; ``reference`` is byte-exact
+    :param root: containment: every path must stay inside this directory, lexically and after
+        resolving symlinks, or the call fails ``FS_PERMISSION_DENIED``; operations walk from
+        the root with ``O_NOFOLLOW`` so a symlink swapped in later cannot escape. ``None``
+        (default): no containment, as in the reference.
     :param lock_dir: directory of the cross-process lock files (A4); default per user
     :param max_threads: worker threads this provider may use at once
     """
@@ -62,10 +66,13 @@ class LocalFileSystem(FileSystem):
         *,
         cwd: str | os.PathLike[str] | None = None,
         profile: Profile | str | None = None,
+        root: str | os.PathLike[str] | None = None,
         lock_dir: str | None = None,
         max_threads: int = 16,
     ) -> None:
-        self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
+        self.root = os.path.abspath(os.fspath(root)) if root is not None else None
+        default_cwd = self.root if self.root is not None else os.getcwd()
+        self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else default_cwd
         self.profile = Profile.parse(profile)
         better = self.profile.is_default
         self.rules = fsio.LocalRules(
@@ -75,6 +82,8 @@ class LocalFileSystem(FileSystem):
             detailed_errors=better,
             follow_dangling=better,
             umask=current_umask(),
+            root=os.path.realpath(self.root) if self.root is not None else None,
+            root_display=self.root,
         )
         self._limiter = anyio.CapacityLimiter(max_threads)
         self.locks = TargetLocks()
@@ -98,6 +107,8 @@ class LocalFileSystem(FileSystem):
         if is_blank(path):
             raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
         display = node_resolve(cwd or self.cwd, path)
+        if not fsio.contained(display, self.rules):
+            raise fsio.outside_error(display, self.rules)
         found = await self._run(fsio.probe_no_follow, display, display)
         fsio.check_abort(signal, "lstat aborted")
         return found

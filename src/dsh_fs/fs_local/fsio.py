@@ -12,8 +12,10 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
+import re
 import shutil
 import stat as stat_mod
+import threading
 import uuid
 from dataclasses import dataclass
 
@@ -38,7 +40,8 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
-from . import versions
+from . import beneath, versions
+from .beneath import Escape
 
 __all__ = (
     "LocalRules",
@@ -75,6 +78,10 @@ class LocalRules:
     follow_dangling: bool = True
     """D12: writing through a dangling symlink creates its target"""
     umask: int = 0o022
+    root: str | None = None
+    """containment: the real path of the workspace root; ``None`` = no containment (reference)"""
+    root_display: str | None = None
+    """the root as configured (lexically normalized), for messages and the lexical check"""
 
 
 def check_abort(signal: AbortSignal | None, message: str) -> None:
@@ -85,16 +92,35 @@ def check_abort(signal: AbortSignal | None, message: str) -> None:
 
 def map_os_error(exc: OSError, verb: str, display: str) -> FsError:
     """An ``OSError`` as the coded ``FsError`` of DEVIATIONS A2."""
+    if isinstance(exc, Escape):
+        return outside_error(display, None)
     if exc.errno in (errno.EACCES, errno.EPERM):
         return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=exc)
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
     return FsError(f'cannot {verb} "{display}": {reason}', FsErrorCode.IO_ERROR, cause=exc)
 
 
+def outside_error(display: str, rules: LocalRules | None) -> FsError:
+    """``FS_PERMISSION_DENIED``: the path is outside the workspace root (containment)."""
+    root = rules.root_display if rules is not None else None
+    where = f' "{root}"' if root else ""
+    return FsError(f'cannot access "{display}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
+
+
 def _path_problem(path: str, display: str) -> FsError | None:
     if "\0" in path:
-        return FsError(f'cannot resolve "{display}": path contains a NUL byte', FsErrorCode.NOT_FOUND)
+        return FsError(f'cannot resolve "{display}": path contains a NUL byte', FsErrorCode.PERMISSION_DENIED)
     return None
+
+
+def contained(display: str, rules: LocalRules) -> bool:
+    """Is ``display`` (absolute, normalized) inside the root, lexically? Always without a root."""
+    root = rules.root
+    if root is None:
+        return True
+    return beneath.inside(display, root) or (
+        rules.root_display is not None and beneath.inside(display, rules.root_display)
+    )
 
 
 def _well_formed(text: str) -> str:
@@ -123,6 +149,8 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     problem = _path_problem(path, display)
     if problem is not None:
         raise problem
+    if not contained(display, rules):
+        raise outside_error(display, rules)
     try:
         key = os.path.realpath(display, strict=True)
     except FileNotFoundError:
@@ -133,6 +161,8 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
         ) from None
     except OSError as exc:
         raise map_os_error(exc, "resolve", display) from exc
+    if rules.root is not None and not beneath.inside(key, rules.root):
+        raise outside_error(display, rules)
     check_abort(signal, "resolve aborted")
     return Target(key=TargetKey(key), display_path=display)
 
@@ -204,10 +234,11 @@ class Probe:
         return Info(version=self.version, type=self.type, size=self.st.st_size)
 
 
-def probe(path: str, verb: str, display: str) -> Probe | None:
-    """Following stat; ``None`` for ENOENT/ENOTDIR; other errors mapped (A2)."""
+def probe(path: str, verb: str, display: str, *, root: str | None = None) -> Probe | None:
+    """Following stat (beneath ``root``: final component not followed); ``None`` for
+    ENOENT/ENOTDIR; other errors mapped (A2)."""
     try:
-        return Probe(path, os.stat(path))
+        return Probe(path, beneath.stat_in(path, root=root))
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -232,10 +263,10 @@ def probe_no_follow(path: str, display: str) -> PathInfo | None:
 
 # -- reading (§2.5) ----------------------------------------------------------------------
 
-def _open_regular(path: str, verb: str, display: str) -> int:
+def _open_regular(path: str, verb: str, display: str, root: str | None) -> int:
     """Open a regular file for reading without ever blocking on a FIFO."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except (FileNotFoundError, NotADirectoryError):
         raise FsError(f'cannot {verb} "{display}": not found', FsErrorCode.NOT_FOUND) from None
     except IsADirectoryError:
@@ -265,11 +296,11 @@ def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str,
     return b"".join(chunks)
 
 
-def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, verb: str = "read",
+def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: str = "read",
                     abort_message: str = "read aborted") -> bytes:
     """The whole regular file's bytes (abortable between chunks)."""
     check_abort(signal, abort_message)
-    fd = _open_regular(path, verb, display)
+    fd = _open_regular(path, verb, display, root)
     try:
         return _read_fd(fd, signal, abort_message, verb, display)
     finally:
@@ -283,7 +314,7 @@ def not_text(exc: NotTextError, verb: str, display: str, rules: LocalRules) -> F
 
 def read_text(path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> str:
     """§2.5 ``readText``: whole file, NUL sample, strict UTF-8, BOM stripped."""
-    raw = read_file_bytes(path, display, signal=signal)
+    raw = read_file_bytes(path, display, signal=signal, root=rules.root)
     check_abort(signal, "read aborted")
     try:
         return decode_text(raw, nul_scan=NUL_SAMPLE, foreign_boms=rules.detailed_errors)
@@ -312,7 +343,7 @@ class StreamReader:
         try:
             if self._fd is None:
                 check_abort(self._signal, "read aborted")
-                self._fd = _open_regular(self._path, "read", self._display)
+                self._fd = _open_regular(self._path, "read", self._display, self._rules.root)
             check_abort(self._signal, "read aborted")
             try:
                 raw = os.read(self._fd, self._chunk_size)
@@ -340,43 +371,100 @@ class StreamReader:
 
 # -- atomic write (§2.10; A2, A3, D3) ---------------------------------------------------
 
-def _fsync_dir(directory: str) -> None:
+_STAGING = re.compile(r"^\..*\.(\d+)\.[0-9a-f]{32}\.tmpdir$")
+_swept: dict[tuple[int, int], int] = {}  # directory (dev, ino) -> its mtime when last known clean
+_swept_lock = threading.Lock()
+
+
+def _process_alive(pid: int) -> bool:
     try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def sweep_stale_staging(parent_fd: int) -> None:
+    """Remove staging directories left in this directory by writers that no longer run.
+
+    Cheap when nothing changed: the directory is scanned only when its mtime differs from
+    the one recorded after this process's last completed write there. A staging directory
+    is stale when the pid in its name is not a live process (and is not ours).
+    """
+    st = os.fstat(parent_fd)
+    ident = (st.st_dev, st.st_ino)
+    with _swept_lock:
+        if _swept.get(ident) == st.st_mtime_ns:
+            return
+    me = os.getpid()
+    try:
+        with os.scandir(parent_fd) as entries:
+            names = [e.name for e in entries if e.name.endswith(".tmpdir") and e.name.startswith(".")]
     except OSError:
         return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    for name in names:
+        match = _STAGING.match(name)
+        if match is None:
+            continue
+        pid = int(match.group(1))
+        if pid != me and not _process_alive(pid):
+            shutil.rmtree(name, dir_fd=parent_fd, ignore_errors=True)
+
+
+def _remember_clean(parent_fd: int) -> None:
+    st = os.fstat(parent_fd)
+    with _swept_lock:
+        if len(_swept) > 4096:
+            _swept.clear()
+        _swept[(st.st_dev, st.st_ino)] = st.st_mtime_ns
 
 
 def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | None, signal: AbortSignal | None,
-                 verb: str, display: str) -> None:
+                 verb: str, display: str, root: str | None = None) -> None:
     """Write ``data`` to ``path`` through a private staging directory and an atomic rename.
 
-    Never leaves staging litter on failure; the parent directory is fsynced after the
-    rename (A3), so a reported write survives a crash.
+    All steps run relative to a descriptor of the parent directory (opened beneath ``root``
+    when given), so nothing can redirect them elsewhere. Never leaves staging litter on
+    failure; the parent directory is fsynced after the rename (A3), so a reported write
+    survives a crash; stale staging of killed writers is swept first.
     """
     check_abort(signal, "write aborted")
-    parent = posixpath.dirname(path)
+    name = posixpath.basename(path)
     try:
-        os.makedirs(parent, exist_ok=True)
+        parent = beneath.open_dir(posixpath.dirname(path), root=root, create=True)
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
-    check_abort(signal, "write aborted")
-    base = posixpath.basename(path)[:_STAGING_NAME_MAX]
-    staging = posixpath.join(parent, f".{base}.{os.getpid()}.{uuid.uuid4().hex}.tmpdir")
-    temp = posixpath.join(staging, f"{base}.tmp")
+    try:
+        check_abort(signal, "write aborted")
+        sweep_stale_staging(parent)
+        base = name[:_STAGING_NAME_MAX]
+        staging = f".{base}.{os.getpid()}.{uuid.uuid4().hex}.tmpdir"
+        temp = f"{base}.tmp"
+        _stage_and_rename(parent, staging, temp, name, data, mode=mode, owner=owner, signal=signal,
+                          verb=verb, display=display)
+        try:
+            os.fsync(parent)
+        except OSError:
+            pass
+        shutil.rmtree(staging, dir_fd=parent, ignore_errors=True)
+        _remember_clean(parent)
+    finally:
+        os.close(parent)
+
+
+def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: bytes, *, mode: int,
+                      owner: tuple[int, int] | None, signal: AbortSignal | None, verb: str, display: str) -> None:
     staged = False
+    sfd: int | None = None
     fd: int | None = None
     try:
-        os.mkdir(staging, 0o700)
+        os.mkdir(staging, 0o700, dir_fd=parent)
         staged = True
-        os.chmod(staging, 0o700)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        sfd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+        os.fchmod(sfd, 0o700)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=sfd)
         os.fchmod(fd, 0o600)
         view = memoryview(data)
         written = 0
@@ -393,7 +481,7 @@ def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | 
         os.close(fd)
         fd = None
         check_abort(signal, "write aborted")
-        os.replace(temp, path)
+        os.rename(temp, name, src_dir_fd=sfd, dst_dir_fd=parent)
     except BaseException as exc:
         primary = exc if isinstance(exc, FsError) else (
             map_os_error(exc, verb, display) if isinstance(exc, OSError) else exc
@@ -406,7 +494,7 @@ def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | 
                               FsErrorCode.IO_ERROR, cause=exc) from exc
         if staged:
             try:
-                shutil.rmtree(staging)
+                shutil.rmtree(staging, dir_fd=parent)
             except FileNotFoundError:
                 pass
             except OSError as rm_exc:
@@ -415,8 +503,9 @@ def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | 
         if primary is exc:
             raise
         raise primary from exc
-    _fsync_dir(parent)
-    shutil.rmtree(staging, ignore_errors=True)
+    finally:
+        if sfd is not None:
+            os.close(sfd)
 
 
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
@@ -443,7 +532,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
                rules: LocalRules) -> WriteOutcome:
     """§2.8 ``writeText`` steps 1–7 (call with the target's locks held)."""
     key, display = target.key, target.display_path
-    existing = probe(key, "write", display)
+    existing = probe(key, "write", display, root=rules.root)
     if existing is not None and existing.type != "file":
         raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
     if isinstance(expected, ReplaceIfVersion):
@@ -456,7 +545,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     before: str | None = None
     text = _well_formed(content)
     if existing is not None:
-        old = read_file_bytes(key, display, signal=signal, verb="write")
+        old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write")
         before = _diff_basis(old)
         if rules.keep_bom and old.startswith(BOM) and not text.startswith("\ufeff"):
             text = "\ufeff" + text
@@ -465,10 +554,10 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     data = text.encode("utf-8")
     mode = existing.mode if existing is not None else _new_file_mode(rules)
     owner = _owner_to_keep(existing, rules)
-    atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display)
+    atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root)
     return WriteOutcome(
         operation="update" if existing is not None else "create",
-        version=_post_version(key, data),
+        version=_post_version(key, data, rules.root),
         before=before,
         after=normalize(_well_formed(content)),
     )
@@ -483,9 +572,9 @@ def _owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int]
     return uid, gid
 
 
-def _post_version(key: str, data: bytes) -> Version:
+def _post_version(key: str, data: bytes, root: str | None) -> Version:
     try:
-        st = os.stat(key)
+        st = beneath.stat_in(key, root=root)
     except OSError:
         return Version("missing:" + key)
     return Version(versions.mint(st, key, content=data if st.st_size == len(data) else None))
@@ -497,14 +586,14 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
               rules: LocalRules) -> EditOutcome:
     """§2.11 ``editText`` steps 1–10 (call with the target's locks held)."""
     key, display = target.key, target.display_path
-    existing = probe(key, "edit", display)
+    existing = probe(key, "edit", display, root=rules.root)
     if existing is None:
         raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
     if existing.type != "file":
         raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
     if expected is not None and not existing.matches(expected.version):
         raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
-    raw = read_file_bytes(key, display, signal=signal, verb="edit", abort_message="edit aborted")
+    raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit", abort_message="edit aborted")
     check_abort(signal, "edit aborted")
     try:
         text = decode_text(raw, nul_scan=None, foreign_boms=rules.detailed_errors)
@@ -517,8 +606,8 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     bom = "\ufeff" if rules.keep_bom and raw.startswith(BOM) else ""
     data = (bom + _well_formed(plan.text)).encode("utf-8")
     atomic_write(key, data, mode=existing.mode, owner=_owner_to_keep(existing, rules), signal=signal,
-                 verb="edit", display=display)
-    return EditOutcome(version=_post_version(key, data), before=plan.before, after=plan.after)
+                 verb="edit", display=display, root=rules.root)
+    return EditOutcome(version=_post_version(key, data, rules.root), before=plan.before, after=plan.after)
 
 
 def _edit_error(failure: EditFailure, display: str) -> FsError:
@@ -554,7 +643,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
     check_abort(signal, "list aborted")
     display = target.display_path
     try:
-        st = os.stat(target.key)
+        st = beneath.stat_in(target.key, root=rules.root)
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
             raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND) from None
@@ -562,7 +651,11 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
     if not stat_mod.S_ISDIR(st.st_mode):
         raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
     try:
-        names = os.listdir(target.key)
+        fd = beneath.open_dir(target.key, root=rules.root)
+        try:
+            names = os.listdir(fd)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise _list_error(exc, display) from exc
     check_abort(signal, "list aborted")
@@ -572,7 +665,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
         child_display = posixpath.join(display, name)
         try:
             child = resolve_target(name, target.key, signal=None, rules=rules)
-            found = probe(child.key, "list", child_display)
+            found = probe(child.key, "list", child_display, root=rules.root)
         except FsError as exc:
             if isinstance(exc.cause, OSError):
                 raise _list_error(exc.cause, child_display) from exc.cause

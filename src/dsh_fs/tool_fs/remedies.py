@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ..fs.errors import FsError, FsErrorCode
-# LAZY-TMP
+from .hints import near_match_hint
 
 __all__ = ("STALE_REMEDY", "UNOBSERVED_REMEDY", "with_remedy")
 
@@ -24,7 +24,6 @@ def with_remedy(err: FsError) -> FsError:
     elif code == FsErrorCode.NOT_OBSERVED:
         message = err.message + UNOBSERVED_REMEDY
     elif code == FsErrorCode.EDIT_NOT_FOUND and err.searched_text is not None and err.needle:
-        from .hints import near_match_hint  # LAZY-TMP
         hint = near_match_hint(err.searched_text, err.needle)
         if hint is None:
             return err

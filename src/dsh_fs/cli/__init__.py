@@ -1,0 +1,1 @@
+"""The ``dsh-fs`` command line; ``replay`` runs conformance scenarios."""
