@@ -44,8 +44,7 @@ Observation = Version | _Absent
 
 def owner_of(actor: object) -> object | None:
     """The observation owner of a dispatch: ``actor.session`` when present (§3.2)."""
-    session = getattr(actor, "session", None)
-    return session
+    return getattr(actor, "session", None)
 
 
 class ObservationStore:
@@ -83,9 +82,9 @@ class FsPolicy:
     @classmethod
     def apply(cls, scope: Scope, /, store: ObservationStore | None = None) -> None:
         policy = cls(store if store is not None else ObservationStore(), absence=scope.profile.is_default)
-        # decide the slots first, whatever else is loaded (§3.1: it must own them)
-        scope.on(FS_WRITE_INTENT, policy.write_intent, prepend=True)
-        scope.on(FS_EDIT_INTENT, policy.edit_intent, prepend=True)
+        # first-wins by registration order (§3.3): load it before any other decider
+        scope.on(FS_WRITE_INTENT, policy.write_intent)
+        scope.on(FS_EDIT_INTENT, policy.edit_intent)
         scope.on(FS_OBSERVED, policy.observed)
         scope.effect(policy.drop)
 
