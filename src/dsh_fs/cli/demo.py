@@ -1,0 +1,114 @@
+"""A scripted agent session over the real MCP client and server (the README's first command).
+
+It copies the package's own sources to a temporary workspace, starts ``dsh-fs mcp --root``
+on it over stdio, and plays the calls an agent would make, printing each call and exactly
+the text the model sees: a read, an edit refused without a read, a read, a successful edit,
+a change by another process and the resulting stale refusal, a re-read and a successful
+retry, a new file written, and a huge file paged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ("run_demo",)
+
+_RULE = "─" * 78
+
+
+def _show(out: Callable[[str], None], title: str, body: str) -> None:
+    out(f"\n{_RULE}\n{title}\n{_RULE}")
+    out(body)
+
+
+def _prepare_workspace(base: str) -> str:
+    """Copy ``dsh_fs`` sources into ``base/project`` and add a large log file."""
+    import dsh_fs
+
+    source = os.path.dirname(os.path.abspath(dsh_fs.__file__))
+    project = os.path.join(base, "project")
+    shutil.copytree(source, os.path.join(project, "dsh_fs"), ignore=shutil.ignore_patterns("__pycache__"))
+    with open(os.path.join(project, "server.log"), "w", encoding="utf-8") as log:
+        for i in range(1, 300_001):
+            log.write(f"2026-11-29T12:{(i // 60) % 60:02d}:{i % 60:02d}Z INFO request {i} served in {i % 97} ms\n")
+    return project
+
+
+async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) -> int:
+    """Play the scripted session; returns 0 when every step behaved as expected.
+
+    :param out: where to print (one call per line group)
+    :param keep: keep the temporary workspace (its path is printed)
+    """
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    base = tempfile.mkdtemp(prefix="dsh-fs-demo-")
+    project = _prepare_workspace(base)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "dsh_fs.cli.main", "mcp", "--root", project], cwd=project
+    )
+    surprises: list[str] = []
+    try:
+        async with stdio_client(params) as streams:
+            async with ClientSession(*streams) as session:
+                init = await session.initialize()
+                _show(out, f"MCP server started on a copy of the dsh_fs sources: {project}",
+                      f"server: {init.server_info.name}\ninstructions (the system prompt):\n\n"
+                      + textwrap.indent(init.instructions or "", "  "))
+                listed = await session.list_tools()
+                out("\ntools: " + ", ".join(t.name for t in listed.tools))
+
+                async def call(step: str, tool: str, args: dict[str, Any], expect_error: bool) -> str:
+                    shown = {k: (v if not isinstance(v, str) or len(v) < 70 else v[:67] + "...") for k, v in args.items()}
+                    result = await session.call_tool(tool, args)
+                    text = "".join(getattr(block, "text", "") for block in result.content)
+                    verdict = "error result" if result.is_error else "ok"
+                    _show(out, f"{step}\n→ {tool} {json.dumps(shown, ensure_ascii=False)}   [{verdict}]", text)
+                    if bool(result.is_error) != expect_error:
+                        surprises.append(step)
+                    return text
+
+                target = "dsh_fs/core/signal.py"
+                await call("1. The agent reads a file.", "read", {"file_path": "dsh_fs/fs/paths.py", "limit": 12}, False)
+                await call("2. It tries to edit a file it has not read: refused.", "edit",
+                           {"file_path": target, "old_string": "__slots__", "new_string": "__slots__  # demo"}, True)
+                await call("3. It reads that file (a window is enough).", "read",
+                           {"file_path": target, "offset": 1, "limit": 20}, False)
+                await call("4. The edit now succeeds.", "edit",
+                           {"file_path": target, "old_string": '"""A cancellation token',
+                            "new_string": '"""A cooperative cancellation token'}, False)
+                with open(os.path.join(project, target), "a", encoding="utf-8") as other:
+                    other.write("\n# touched by another process\n")
+                out(f"\n{_RULE}\n5. Another process changes {target} behind the agent's back.\n{_RULE}")
+                await call("6. The agent's next edit is refused as stale: nothing is overwritten.", "edit",
+                           {"file_path": target, "old_string": "cooperative cancellation", "new_string": "retried cancellation"}, True)
+                await call("7. It re-reads the file…", "read", {"file_path": target, "offset": 1, "limit": 5}, False)
+                await call("8. …and the retry succeeds on the fresh content.", "edit",
+                           {"file_path": target, "old_string": "cooperative cancellation", "new_string": "retried cancellation"}, False)
+                await call("9. It writes a new file (no read needed to create).", "write",
+                           {"file_path": "notes/DEMO.md", "content": "# Demo\n\nWritten through MCP.\n"}, False)
+                await call("10. It pages through a 300,000-line (20 MB) log: the last lines…", "read",
+                           {"file_path": "server.log", "offset": 299_996, "limit": 5}, False)
+                await call("11. …and a window in the middle.", "read",
+                           {"file_path": "server.log", "offset": 150_000, "limit": 3}, False)
+        with open(os.path.join(project, target), encoding="utf-8") as edited:
+            first = edited.readline().rstrip("\n")
+        _show(out, "On disk afterwards (first line of the edited file):", first)
+    finally:
+        if keep:
+            out(f"\nworkspace kept at {base}")
+        else:
+            shutil.rmtree(base, ignore_errors=True)
+    if surprises:
+        out("\nUNEXPECTED outcomes in steps: " + "; ".join(surprises))
+        return 1
+    out("\nEvery step behaved as expected.")
+    return 0
