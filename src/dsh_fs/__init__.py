@@ -78,6 +78,7 @@ def create_context(
     profile: Profile | str | None = None,
     policy: bool = True,
     provider: FileSystem | None = None,
+    observations: Any = None,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``.
@@ -86,21 +87,23 @@ def create_context(
     :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
     :param policy: ``False`` loads the bare deployment (unconditional write/edit)
     :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one
+    :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param tool_config: ``read_limit``, ``read_max_line_length``, ``read_max_bytes``,
         ``read_stream_min_size``
     :raises ValueError: for an invalid profile or tool setting
     """
-    from .fs_local import LocalFileSystem
     from .fs_policy import FsPolicy
     from .tool_fs import ToolFs
 
     ctx = Context(profile=profile)
     if provider is None:
+        from .fs_local import LocalFileSystem
+
         ctx.plugin(LocalFileSystem, cwd=cwd)
     else:
         ctx.plugin(_Provided, provider=provider)
     if policy:
-        ctx.plugin(FsPolicy)
+        ctx.plugin(FsPolicy, store=observations)
     ctx.plugin(ToolFs, **tool_config)
     return ctx
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import click
 
+from .demo_cmd import demo
+from .mcp_cmd import mcp
 from .replay_cmd import replay
+from .tool_cmds import edit, prompt, read, schema, write
 
 __all__ = ("main",)
 
@@ -17,6 +20,13 @@ def main() -> None:
 
 
 main.add_command(replay)
+main.add_command(mcp)
+main.add_command(read)
+main.add_command(write)
+main.add_command(edit)
+main.add_command(schema)
+main.add_command(prompt)
+main.add_command(demo)
 
 
 if __name__ == "__main__":  # pragma: no cover

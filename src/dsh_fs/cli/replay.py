@@ -11,15 +11,18 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Mapping
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+
+import anyio
 
 from .. import create_context
 from ..core.session import Session
 from ..core.tools import ToolCall, ToolResult
 from ..tool_fs.config import CONFIG_KEYS
 
-__all__ = ("ScenarioError", "replay_scenario", "run_scenario")
+__all__ = ("ScenarioError", "external_step", "replay_scenario", "run_scenario", "run_scenario_s3")
 
 _CAMEL_TO_SNAKE = {camel: snake for snake, camel in CONFIG_KEYS.items()}
 _UNSET = object()
@@ -75,7 +78,12 @@ def build_workspace(ws: str, files: Mapping[str, Any]) -> None:
         os.chmod(path, int(spec.get("mode", "0644"), 8))
 
 
-def _external(ws: str, step: Mapping[str, Any]) -> None:
+def external_step(ws: str, step: Mapping[str, Any]) -> None:
+    """Apply one external step (another process acting on the workspace ``ws``): ``external_write``,
+    ``external_delete``, ``external_mkdir``, ``external_symlink`` or ``sleep_ms``.
+
+    :raises ScenarioError: for an unknown step
+    """
     if "external_write" in step:
         spec = step["external_write"]
         path = _inside(ws, spec["path"])
@@ -151,15 +159,19 @@ def _args(args: Any, ws: str) -> Any:
     return args
 
 
-async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
-    """Run ``scenario`` in the existing empty directory ``ws`` (a real path)."""
-    build_workspace(ws, scenario.get("files", {}))
-    config = {_CAMEL_TO_SNAKE.get(k, k): v for k, v in (scenario.get("config") or {}).items()}
-    ctx = create_context(
-        cwd=ws, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False, **config
-    )
+def _session_cwd(scenario: Mapping[str, Any], ws: str) -> str | None:
     session_cwd = scenario.get("session_cwd", True)
-    cwd = ws if session_cwd is True else None if session_cwd is False else os.path.join(ws, session_cwd)
+    return ws if session_cwd is True else None if session_cwd is False else os.path.join(ws, session_cwd)
+
+
+def _config(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    return {_CAMEL_TO_SNAKE.get(k, k): v for k, v in (scenario.get("config") or {}).items()}
+
+
+async def _run_calls(
+    ctx: Any, scenario: Mapping[str, Any], ws: str, cwd: str | None, external: Callable[[Mapping[str, Any]], Awaitable[None]]
+) -> list[dict[str, Any]]:
+    """Run the scenario's calls and external steps in order; one result row per tool call."""
     sessions: dict[str, Session] = {}
 
     def session_for(actor: Any) -> Session | None:
@@ -176,7 +188,7 @@ async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
     results: list[dict[str, Any]] = []
     for index, call in enumerate(calls):
         for step in before.pop(index, []):
-            _external(ws, step)
+            await external(step)
         if "batch" in call:
             batch = [
                 ToolCall(name=c["tool"], arguments=_args(c.get("args"), ws), session=session_for(c.get("actor", "a")))
@@ -190,15 +202,41 @@ async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
             outcome = await ctx.tools.execute(call["tool"], _args(call.get("args"), ws), session=session_for(actor))
             results.append(_result_row(call["tool"], actor, outcome))
         else:
-            _external(ws, call)
+            await external(call)
     for index in sorted(before):
         for step in before[index]:
-            _external(ws, step)
+            await external(step)
+    return results
+
+
+async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
+    """Run ``scenario`` in the existing empty directory ``ws`` (a real path)."""
+    build_workspace(ws, scenario.get("files", {}))
+    ctx = create_context(
+        cwd=ws, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False, **_config(scenario)
+    )
+
+    async def external(step: Mapping[str, Any]) -> None:
+        external_step(ws, step)
+
+    results = await _run_calls(ctx, scenario, ws, _session_cwd(scenario, ws), external)
     return _scrub({"results": results, **snapshot(ws)}, ws)
 
 
-async def replay_scenario(scenario: Mapping[str, Any]) -> dict[str, Any]:
-    """Run ``scenario`` in a fresh temporary workspace (umask 022), then remove it."""
+async def replay_scenario(
+    scenario: Mapping[str, Any], *, provider: str = "local", endpoint_url: str | None = None
+) -> dict[str, Any]:
+    """Run ``scenario`` in a fresh workspace, then remove it.
+
+    :param provider: ``local`` — a temporary directory (umask 022); ``s3`` — a fresh
+        versioned bucket on ``endpoint_url`` (see ``run_scenario_s3``)
+    :param endpoint_url: the S3 endpoint (``None``: AWS)
+    :raises ScenarioError: for an unknown provider, or a scenario feature S3 cannot hold
+    """
+    if provider == "s3":
+        return await run_scenario_s3(scenario, endpoint_url=endpoint_url)
+    if provider != "local":
+        raise ScenarioError(f"unknown provider {provider!r} (local or s3)")
     previous = os.umask(0o022)
     ws = os.path.realpath(tempfile.mkdtemp(prefix="dsh-fs-replay-"))
     try:
@@ -206,3 +244,78 @@ async def replay_scenario(scenario: Mapping[str, Any]) -> dict[str, Any]:
     finally:
         os.umask(previous)
         shutil.rmtree(ws, ignore_errors=True)
+
+
+# -- S3 ----------------------------------------------------------------------------------
+
+_S3_UNSUPPORTED = ("symlink", "fifo")
+
+
+async def _build_s3_workspace(workspace: Any, files: Mapping[str, Any]) -> None:
+    for name, spec in files.items():
+        if isinstance(spec, str):
+            spec = {"text": spec}
+        if not isinstance(spec, dict):
+            raise ScenarioError(f"file {name!r}: unsupported spec {spec!r}")
+        unsupported = [k for k in _S3_UNSUPPORTED if k in spec]
+        if unsupported:
+            raise ScenarioError(f"file {name!r}: S3 has no {unsupported[0]}s")
+        if os.path.isabs(name):
+            raise ScenarioError(f"file {name!r}: S3 replay holds only workspace-relative files")
+        if spec.get("dir"):
+            await workspace.mkdir(name)
+        else:
+            await workspace.put(name, _file_bytes(spec))  # "mode" has no meaning for an object
+
+
+async def _s3_external(workspace: Any, step: Mapping[str, Any]) -> None:
+    if "external_write" in step:
+        spec = step["external_write"]
+        await workspace.put(spec["path"], _file_bytes(spec))
+    elif "external_delete" in step:
+        await workspace.delete(step["external_delete"]["path"])
+    elif "external_mkdir" in step:
+        await workspace.mkdir(step["external_mkdir"]["path"])
+    elif "external_symlink" in step:
+        raise ScenarioError("S3 has no symlinks")
+    elif "sleep_ms" in step:
+        await anyio.sleep(float(step["sleep_ms"]) / 1000)
+    else:
+        raise ScenarioError(f"unknown step {sorted(step)!r}")
+
+
+async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | None) -> dict[str, Any]:
+    """Run ``scenario`` through ``S3FileSystem`` on a fresh versioned bucket, then delete nothing.
+
+    The workspace is the prefix ``ws/`` of a new bucket ``dsh-fs-replay-<random>``; the
+    provider's display root is ``/dsh-fs-replay-<random>``, which stands for ``<ws>`` (so the
+    output scrubs exactly like the local replay's). Versioning is on, so an external rewrite
+    always changes the version token, as the scenario format requires. Credentials and
+    region come from the standard AWS chain. ``files`` lists the final objects; ``dirs`` the
+    key prefixes; ``symlinks`` and ``modes`` are empty. Symlinks and FIFOs are refused.
+    """
+    from ..fs_s3 import S3FileSystem
+    from ..testing.workspaces import S3Workspace
+
+    token = uuid.uuid4().hex[:12]
+    ws = f"/dsh-fs-replay-{token}"
+    workspace = S3Workspace(
+        endpoint_url=endpoint_url, bucket=f"dsh-fs-replay-{token}", root=ws, versioned=True, client_options={}
+    )
+    profile = scenario.get("profile")
+    try:
+        await workspace.create()
+        await _build_s3_workspace(workspace, scenario.get("files", {}))
+        provider = await workspace.provider(profile=profile)
+        assert isinstance(provider, S3FileSystem)
+        ctx = create_context(
+            profile=profile, policy=scenario.get("policy", True) is not False, provider=provider, **_config(scenario)
+        )
+        results = await _run_calls(
+            ctx, scenario, ws, _session_cwd(scenario, ws), lambda step: _s3_external(workspace, step)
+        )
+        files = {rel: base64.b64encode(data).decode("ascii") for rel, data in (await workspace.files()).items()}
+        output = {"results": results, "files": files, "dirs": await workspace.dirs(), "symlinks": {}, "modes": {}}
+    finally:
+        await workspace.aclose()
+    return _scrub(output, ws)

@@ -1,7 +1,8 @@
-"""``dsh-fs replay SCENARIO.json``."""
+"""``dsh-fs replay [--provider local|s3] [--endpoint-url URL] SCENARIO.json``."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 
@@ -12,18 +13,38 @@ __all__ = ("replay",)
 
 
 @click.command()
+@click.option(
+    "--provider",
+    type=click.Choice(["local", "s3"]),
+    default="local",
+    show_default=True,
+    help="Where the workspace lives: a temporary directory, or a fresh S3 bucket.",
+)
+@click.option(
+    "--endpoint-url",
+    default=None,
+    metavar="URL",
+    help="S3-compatible endpoint for --provider s3 (default: AWS). Credentials: the standard AWS chain.",
+)
 @click.argument("scenario", type=click.Path(exists=True, dir_okay=False))
-def replay(scenario: str) -> None:
+def replay(scenario: str, provider: str, endpoint_url: str | None) -> None:
     """Run one conformance SCENARIO (a JSON file) and print its output JSON.
 
     The workspace is a fresh temporary directory (umask 022); files, calls, actors and
     external steps are as shared/conformance/README.md describes. Also a way to reproduce
     a recorded sequence of tool calls.
+
+    With --provider s3 the files are uploaded to a fresh versioned bucket (prefix ws/), the
+    calls run through the S3 provider with <ws> standing for its display root, and "files"
+    lists the final objects. Symlinks and FIFOs cannot be replayed there.
     """
-    from .replay import replay_scenario
+    from .replay import ScenarioError, replay_scenario
 
     with open(scenario, encoding="utf-8") as handle:
         data = json.load(handle)
-    output = anyio.run(replay_scenario, data)
+    try:
+        output = anyio.run(functools.partial(replay_scenario, data, provider=provider, endpoint_url=endpoint_url))
+    except ScenarioError as err:
+        raise click.ClickException(str(err)) from err
     json.dump(output, sys.stdout, indent=1)
     sys.stdout.write("\n")

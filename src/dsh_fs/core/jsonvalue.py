@@ -73,7 +73,7 @@ def js_number_str(value: int | float) -> str:
         return "Infinity" if f > 0 else "-Infinity"
     if f == 0:
         return "0"
-    if f.is_integer() and abs(f) < 1e21:
+    if f.is_integer() and abs(f) < 2**53:  # exact; beyond, JS prints shortest digits + zeros
         return str(int(f))
     sign = "-" if f < 0 else ""
     r = repr(abs(f))

@@ -92,7 +92,17 @@ class ToolResult:
         except Exception:
             message = "<unprintable thrown value>"
         error = ErrorInfo(exc.name, exc.code) if isinstance(exc, HarnessError) else None
-        return cls(content=[text_block("Error: " + message)], is_error=True, error=error)
+        return cls(content=[text_block("Error: " + _well_formed(message))], is_error=True, error=error)
+
+
+def _well_formed(text: str) -> str:
+    """Lone surrogates (e.g. echoed from a hostile tool name) → U+FFFD, so every error text
+    encodes as UTF-8 (DEVIATIONS A1: no lone surrogate ever reaches the model)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 Executor = Callable[[dict[str, Any], ToolExecution], Awaitable["list[ContentBlock] | ToolOutput"]]

@@ -3,8 +3,16 @@
 A provider is also a plugin: ``ctx.plugin(LocalFileSystem, cwd=...)`` constructs it with the
 context's profile and provides it as the ``fs`` service (exactly one at a time).
 
-The seam has no delete, rename, copy, watch, recursion, search, line windows or observed
-state. Mutations run under the provider's per-target lock whether or not a guard is given.
+The seam has no delete, rename, copy, watch, recursion, search or observed state.
+Mutations run under the provider's per-target lock whether or not a guard is given.
+
+Optional capability (not one of the eight; a provider may leave it out):
+
+* ``read_window`` — the provider windows a file itself (for instance on raw bytes, decoding
+  only the selected lines, or with a line index) and returns the same ``WindowResult`` and
+  the same errors that windowing ``read_text`` / ``stream_text`` would give. The default
+  returns ``None``, which tells the caller to window the text primitives itself. It never
+  stats through the seam (the caller passes the ``Info`` of its one stat, §4.11).
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from .types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInf
 if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
+    from .window import ReadWindow, WindowResult
 
 __all__ = ("FileSystem",)
 
@@ -67,6 +76,34 @@ class FileSystem(abc.ABC):
     @abc.abstractmethod
     def stream_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[str]:
         """``read_text`` as decoded chunks; nothing runs until iteration starts."""
+
+    async def read_window(
+        self,
+        target: Target,
+        window: "ReadWindow",
+        *,
+        info: Info,
+        streamed: bool = False,
+        signal: "AbortSignal | None" = None,
+    ) -> "WindowResult | None":
+        """Optional: the lines ``window`` selects from the file, windowed by the provider.
+
+        The result, and every error, must equal what ``WindowBuilder`` gives over
+        ``[await read_text(target)]`` (``streamed=False``) or over ``stream_text(target)``,
+        abandoned once the window stops (``streamed=True``) — REFERENCE-SPEC §2.5, §4.6.2–§4.6.4.
+
+        :param window: offset, limit, caps and profile flags (``dsh_fs.fs.window.ReadWindow``)
+        :param info: the caller's own ``stat`` of ``target`` (type ``file``); a provider may use
+            its version (e.g. to key a line index) and size, and must not stat through the seam
+        :param streamed: which of the two validation contracts applies (the tool streams files
+            of at least ``readStreamMinSize`` bytes, §4.6.1 step 5)
+        :param signal: checked as ``read_text``/``stream_text`` would (``read aborted``)
+        :return: the window, or ``None`` when the provider does not window files itself
+            (the default): the caller then uses ``read_text``/``stream_text``
+        :raises FsError: as ``read_text``/``stream_text``, and FS_NOT_FOUND
+            ``offset <n> is out of range for "<path>" (<total> lines)`` (§4.6.4)
+        """
+        return None
 
     @abc.abstractmethod
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:

@@ -100,7 +100,9 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
     if "\r\n" not in raw:
         text = raw.replace(old, new)
         return EditPlan(text=text, before=content, after=text)
-    replacement = restore(new, dominant_style(raw))
+    # ``new`` is already LF-normalized: re-normalizing (as ``restore`` does) would eat a lone CR
+    # that precedes a line break of new_string ("\r\r\n" must stay a CR plus a line break)
+    replacement = new.replace("\n", "\r\n") if dominant_style(raw) == "CRLF" else new
     pieces: list[str] = []
     raw_cursor = 0
     norm_cursor = 0

@@ -8,8 +8,10 @@ Without a root, paths are opened as they are (the reference's behaviour).
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
+import stat as stat_mod
 
 __all__ = ("Escape", "inside", "open_dir", "open_in", "stat_in")
 
@@ -25,11 +27,25 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root if root.endswith("/") else root + "/")
 
 
+_PATH_MAX = 4096
+"""Linux ``PATH_MAX`` (bytes, NUL included): descriptor walks could go deeper, but a path no
+other program can open is refused, as it is without a root (``ENAMETOOLONG``)"""
+
+
 def _parts(path: str, root: str) -> list[str]:
     if not inside(path, root):
         raise Escape(13, "outside the workspace", path)
+    if len(path.encode("utf-8", "surrogateescape")) >= _PATH_MAX:
+        raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), path)
     rel = path[len(root):].lstrip("/")
     return [p for p in rel.split("/") if p]
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat_mod.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def _walk(parts: list[str], root: str, *, create: bool) -> int:
@@ -49,7 +65,8 @@ def _walk(parts: list[str], root: str, *, create: bool) -> int:
                     pass
                 nxt = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
             except OSError as exc:
-                if exc.errno == 40:  # ELOOP: the component is a symlink now
+                # a symlink now: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
+                if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
                     raise Escape(13, "outside the workspace", part) from exc
                 raise
             os.close(fd)
@@ -81,7 +98,7 @@ def open_in(path: str, flags: int, mode: int = 0o777, *, root: str | None) -> in
     try:
         return os.open(posixpath.basename(path), flags | os.O_NOFOLLOW, mode, dir_fd=parent)
     except OSError as exc:
-        if exc.errno == 40:
+        if exc.errno == errno.ELOOP:
             raise Escape(13, "outside the workspace", path) from exc
         raise
     finally:

@@ -4,12 +4,25 @@ Blocking I/O runs in worker threads under a dedicated capacity limiter. A mutati
 the target's in-process lock and its cross-process lock (A4) for the whole critical
 section, which runs in one worker thread; once started it is never abandoned (a cancelled
 caller waits for it), so an abort never hides a half-done write.
+
+Cheap calls (tracker issue 5): a worker-thread hop costs far more than a metadata system
+call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
+version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
+a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes. Set
+``inline_probes=False`` and ``inline_read_max=0`` to run everything in threads (for slow or
+network filesystems whose metadata calls may block).
+
+Windowed reads (``read_window``) scan bytes (``scan``) and keep a small LRU of line indexes
+(``line_index``) for files of at least ``index_min_size`` bytes, so paging through a huge
+unchanged file costs about one scan in total.
 """
 
 from __future__ import annotations
 
 import os
+import stat as stat_mod
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import ClassVar
 
@@ -22,8 +35,12 @@ from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank, node_resolve
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
-from . import fsio
+from ..fs.window import ReadWindow, WindowResult
+from . import fsio, versions
+from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import ProcessLocks, TargetLocks
+from .reads import read_window_file
+from .scan import DEFAULT_CHUNK
 
 __all__ = ("LocalFileSystem", "current_umask")
 
@@ -57,6 +74,15 @@ class LocalFileSystem(FileSystem):
         (default): no containment, as in the reference.
     :param lock_dir: directory of the cross-process lock files (A4); default per user
     :param max_threads: worker threads this provider may use at once
+    :param inline_probes: run ``resolve`` and ``stat`` on the event loop thread
+        (metadata system calls only; see the module docstring)
+    :param inline_read_max: ``read_window`` of a file of at most this many bytes (by the
+        caller's stat) runs on the event loop thread; 0: always in a worker thread
+    :param index_min_size: files of at least this many bytes get a line index
+    :param index_files: how many files' line indexes are kept (LRU; 0 disables indexing)
+    :param stream_edit_min_size: edits of files of at least this many bytes stream through
+        the matcher in bounded memory and return no diff basis (``before``/``after`` are
+        ``None``)
     """
 
     name: ClassVar[str] = "fs-local"
@@ -69,6 +95,11 @@ class LocalFileSystem(FileSystem):
         root: str | os.PathLike[str] | None = None,
         lock_dir: str | None = None,
         max_threads: int = 16,
+        inline_probes: bool = True,
+        inline_read_max: int = 128 * 1024,
+        index_min_size: int = DEFAULT_CHUNK,
+        index_files: int = DEFAULT_CACHED_FILES,
+        stream_edit_min_size: int = fsio.STREAM_EDIT_MIN_SIZE,
     ) -> None:
         self.root = os.path.abspath(os.fspath(root)) if root is not None else None
         default_cwd = self.root if self.root is not None else os.getcwd()
@@ -84,23 +115,48 @@ class LocalFileSystem(FileSystem):
             umask=current_umask(),
             root=os.path.realpath(self.root) if self.root is not None else None,
             root_display=self.root,
+            stream_edit_min_size=stream_edit_min_size,
         )
         self._limiter = anyio.CapacityLimiter(max_threads)
         self.locks = TargetLocks()
         self.process_locks = ProcessLocks(lock_dir)
+        self.inline_probes = inline_probes
+        self.inline_read_max = max(0, inline_read_max)
+        self.index_min_size = index_min_size
+        self.indexes = IndexCache(index_files)
 
     async def _run(self, func, *args, **kwargs):  # type: ignore[no-untyped-def]
         return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs), limiter=self._limiter)
 
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
         fsio.check_abort(signal, "resolve aborted")
+        if self.inline_probes:
+            return fsio.resolve_target(path, cwd or self.cwd, signal=signal, rules=self.rules)
         return await self._run(fsio.resolve_target, path, cwd or self.cwd, signal=signal, rules=self.rules)
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
         fsio.check_abort(signal, "stat aborted")
-        found = await self._run(lambda: _info(fsio.probe(target.key, "stat", target.display_path)))
+        if self.inline_probes:
+            probed = fsio.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            if probed is not None and self._digest_is_costly(probed.st):
+                found = await self._run(probed.info)
+            else:
+                found = _info(probed)
+        else:
+            found = await self._run(
+                lambda: _info(fsio.probe(target.key, "stat", target.display_path, root=self.rules.root))
+            )
         fsio.check_abort(signal, "stat aborted")
         return found
+
+    def _digest_is_costly(self, st: os.stat_result) -> bool:
+        """Would minting this file's version read more than ``inline_read_max`` bytes (a
+        racily-clean version carries a content digest, DEVIATIONS A5)?"""
+        return (
+            stat_mod.S_ISREG(st.st_mode)
+            and st.st_size > self.inline_read_max
+            and time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < versions.RACY_WINDOW_NS
+        )
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         fsio.check_abort(signal, "lstat aborted")
@@ -126,6 +182,25 @@ class LocalFileSystem(FileSystem):
                 yield chunk
         finally:
             reader.close()
+
+    async def read_window(
+        self,
+        target: Target,
+        window: ReadWindow,
+        *,
+        info: Info,
+        streamed: bool = False,
+        signal: AbortSignal | None = None,
+    ) -> WindowResult:
+        """Window the file on bytes (``scan``), with a line index for big files; on the event
+        loop thread for files of at most ``inline_read_max`` bytes. See ``FileSystem.read_window``."""
+        indexes = self.indexes if self.indexes.capacity > 0 else None
+        size = info.size if info.size is not None else -1
+        if 0 <= size <= self.inline_read_max:
+            return read_window_file(target, window, info, streamed=streamed, signal=signal, rules=self.rules,
+                                    indexes=indexes, index_min_size=self.index_min_size)
+        return await self._run(read_window_file, target, window, info, streamed=streamed,  # type: ignore[no-any-return]
+                               signal=signal, rules=self.rules, indexes=indexes, index_min_size=self.index_min_size)
 
     async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
         return await self._run(fsio.list_directory, target, signal=signal, rules=self.rules)

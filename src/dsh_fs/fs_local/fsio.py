@@ -17,12 +17,13 @@ import shutil
 import stat as stat_mod
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.signal import AbortSignal
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.literal_edit import EditFailure, plan_edit
-from ..fs.paths import is_blank, node_resolve
+from ..fs.paths import is_blank, node_resolve, nul_path_error
 from ..fs.text import BOM, NUL_SAMPLE, NotTextError, TextStreamDecoder, decode_text, normalize
 from ..fs.types import (
     CreateIfAbsent,
@@ -60,6 +61,8 @@ __all__ = (
 )
 
 READ_CHUNK = 1024 * 1024
+STREAM_EDIT_MIN_SIZE = 32 * 1024 * 1024
+"""edits of files at least this big stream in bounded memory (``stream_edit``; tracker issue 5)"""
 _STAGING_NAME_MAX = 64
 
 
@@ -81,6 +84,8 @@ class LocalRules:
     root: str | None = None
     """containment: the real path of the workspace root; ``None`` = no containment (reference)"""
     root_display: str | None = None
+    stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE
+    """edits of files of at least this many bytes stream (``stream_edit``), without a diff basis"""
     """the root as configured (lexically normalized), for messages and the lexical check"""
 
 
@@ -109,7 +114,7 @@ def outside_error(display: str, rules: LocalRules | None) -> FsError:
 
 def _path_problem(path: str, display: str) -> FsError | None:
     if "\0" in path:
-        return FsError(f'cannot resolve "{display}": path contains a NUL byte', FsErrorCode.PERMISSION_DENIED)
+        return nul_path_error(display)
     return None
 
 
@@ -258,7 +263,7 @@ def probe_no_follow(path: str, display: str) -> PathInfo | None:
     except ValueError:
         return None
     kind = "symlink" if stat_mod.S_ISLNK(st.st_mode) else _file_type(st.st_mode)
-    return PathInfo(version=Version(versions.mint(st, path)), type=kind, size=st.st_size)
+    return PathInfo(version=Version(versions.mint(st, path, read=False)), type=kind, size=st.st_size)
 
 
 # -- reading (§2.5) ----------------------------------------------------------------------
@@ -421,7 +426,7 @@ def _remember_clean(parent_fd: int) -> None:
         _swept[(st.st_dev, st.st_ino)] = st.st_mtime_ns
 
 
-def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | None, signal: AbortSignal | None,
+def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None, signal: AbortSignal | None,
                  verb: str, display: str, root: str | None = None) -> None:
     """Write ``data`` to ``path`` through a private staging directory and an atomic rename.
 
@@ -429,11 +434,17 @@ def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | 
     when given), so nothing can redirect them elsewhere. Never leaves staging litter on
     failure; the parent directory is fsynced after the rename (A3), so a reported write
     survives a crash; stale staging of killed writers is swept first.
+
+    :param data: the content, or a function that writes it to the descriptor it is given
+        (checking ``signal`` as it goes: ``write aborted``) — for content streamed from elsewhere
     """
     check_abort(signal, "write aborted")
     name = posixpath.basename(path)
     try:
-        parent = beneath.open_dir(posixpath.dirname(path), root=root, create=True)
+        try:  # the parent almost always exists: open it without the mkdir probes
+            parent = beneath.open_dir(posixpath.dirname(path), root=root)
+        except FileNotFoundError:
+            parent = beneath.open_dir(posixpath.dirname(path), root=root, create=True)
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     try:
@@ -448,13 +459,16 @@ def atomic_write(path: str, data: bytes, *, mode: int, owner: tuple[int, int] | 
             os.fsync(parent)
         except OSError:
             pass
-        shutil.rmtree(staging, dir_fd=parent, ignore_errors=True)
+        try:  # empty once the rename moved the temp file out
+            os.rmdir(staging, dir_fd=parent)
+        except OSError:
+            shutil.rmtree(staging, dir_fd=parent, ignore_errors=True)
         _remember_clean(parent)
     finally:
         os.close(parent)
 
 
-def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: bytes, *, mode: int,
+def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: bytes | Callable[[int], None], *, mode: int,
                       owner: tuple[int, int] | None, signal: AbortSignal | None, verb: str, display: str) -> None:
     staged = False
     sfd: int | None = None
@@ -466,11 +480,14 @@ def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: byt
         os.fchmod(sfd, 0o700)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=sfd)
         os.fchmod(fd, 0o600)
-        view = memoryview(data)
-        written = 0
-        while written < len(view):
-            check_abort(signal, "write aborted")
-            written += os.write(fd, view[written : written + 8 * READ_CHUNK])
+        if callable(data):
+            data(fd)
+        else:
+            view = memoryview(data)
+            written = 0
+            while written < len(view):
+                check_abort(signal, "write aborted")
+                written += os.write(fd, view[written : written + 8 * READ_CHUNK])
         os.fsync(fd)
         if owner is not None:
             try:
@@ -572,12 +589,13 @@ def _owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int]
     return uid, gid
 
 
-def _post_version(key: str, data: bytes, root: str | None) -> Version:
+def _post_version(key: str, data: bytes | None, root: str | None) -> Version:
+    """The version after a write of ``data`` (``None``: content not in memory, re-read if needed)."""
     try:
         st = beneath.stat_in(key, root=root)
     except OSError:
         return Version("missing:" + key)
-    return Version(versions.mint(st, key, content=data if st.st_size == len(data) else None))
+    return Version(versions.mint(st, key, content=data if data is not None and st.st_size == len(data) else None))
 
 
 # -- edit (§2.11; D1, D2) -------------------------------------------------------------------
@@ -593,6 +611,10 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
     if expected is not None and not existing.matches(expected.version):
         raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+    if existing.st.st_size >= rules.stream_edit_min_size:
+        from .stream_edit import stream_edit_file  # (imports this module)
+
+        return stream_edit_file(target, edit, existing, signal=signal, rules=rules)
     raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit", abort_message="edit aborted")
     check_abort(signal, "edit aborted")
     try:
@@ -676,7 +698,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
                 name=name,
                 type=kind,
                 target=Target(key=child.key, display_path=child_display),
-                version=found.version if found is not None else None,
+                version=Version(versions.mint(found.st, found.path, read=False)) if found is not None else None,
                 size=found.st.st_size if found is not None and kind == "file" else None,
             )
         )

@@ -72,16 +72,24 @@ def digest_file(path: str, st: os.stat_result) -> str | None:
         os.close(fd)
 
 
-def mint(st: os.stat_result, path: str, *, content: bytes | None = None) -> str:
+UNVERIFIED = "unverified"
+"""digest placeholder of a racy token minted without reading; it never matches (fail closed)"""
+
+
+def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: bool = True) -> str:
     """The version token of ``st`` (for ``path``); racy regular files get a digest.
 
     :param content: the file's bytes when the caller just wrote them (avoids a re-read)
+    :param read: ``False`` never opens the file (listings, §2.6 step 7): a racy token then
+        carries ``UNVERIFIED`` and a guard on it fails as stale rather than risk A5
     """
     base = fields_of(st)
     if not stat_mod.S_ISREG(st.st_mode) or not _is_racy(st):
         return base
-    digest = digest_bytes(content) if content is not None else digest_file(path, st)
-    return f"{base}:{digest if digest is not None else 'unreadable'}"
+    if content is not None:
+        return f"{base}:{digest_bytes(content)}"
+    digest = digest_file(path, st) if read else None
+    return f"{base}:{digest if digest is not None else UNVERIFIED}"
 
 
 def same_version(expected: str, st: os.stat_result, path: str) -> bool:

@@ -3,6 +3,15 @@
 They call the provider directly and dispatch the ``fs/*`` events; they never catch a
 failure (the registry turns it into an error result), except to add the default profile's
 remedies and hints (D5, D9). Stat budget: read stats once, write and edit never (§4.11).
+
+Read windows: the provider windows the file itself when it can (``FileSystem.read_window``,
+e.g. the local provider on bytes with a line index); otherwise the executor windows
+``read_text`` (files below ``read_stream_min_size``) or ``stream_text``. Same result either way.
+
+Diff metadata is bounded (tracker issue 5): hunks are computed only when both sides of the
+diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
+``{"diffs": []}`` and ``write`` no ``meta``. The local provider already returns no diff basis
+for an edit it streamed (files of at least ``stream_edit_min_size`` bytes, 32 MiB by default).
 """
 
 from __future__ import annotations
@@ -22,7 +31,17 @@ from .diff import compute_hunk_diffs
 from .read_render import ReadWindow, build_window, format_read_output
 from .remedies import with_remedy
 
-__all__ = ("FsTools",)
+__all__ = ("DIFF_META_MAX_CHARS", "FsTools")
+
+DIFF_META_MAX_CHARS = 32 * 1024 * 1024
+"""largest diff basis (characters per side) for which hunk metadata is computed"""
+
+
+def _diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
+    """§4.9 hunks of ``before`` → ``after``; none when either side is missing or too big."""
+    if before is None or after is None or len(before) > DIFF_META_MAX_CHARS or len(after) > DIFF_META_MAX_CHARS:
+        return []
+    return compute_hunk_diffs(file_path, before, after)
 
 
 class FsTools:
@@ -70,14 +89,12 @@ class FsTools:
         target = await self._resolve(file_path, execution)
         info = await fs.stat(target, signal=signal)
         if info is None:
-            self.ctx.emit(FS_OBSERVED, target, None, execution)  # absence (D8; the policy decides)
+            if self.better:  # absence (D8); the reference never emits on a failure (§4.10)
+                self.ctx.emit(FS_OBSERVED, target, None, execution)
             raise FsError(f'cannot read "{target.display_path}": not found', FsErrorCode.NOT_FOUND)
         if info.type != "file":
             raise FsError(f'cannot read "{target.display_path}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
-        if info.size is None or info.size >= self.config.read_stream_min_size:
-            chunks: Any = fs.stream_text(target, signal=signal)
-        else:
-            chunks = [await fs.read_text(target, signal=signal)]
+        streamed = info.size is None or info.size >= self.config.read_stream_min_size
         window = ReadWindow(
             offset=offset,
             limit=limit,
@@ -86,13 +103,23 @@ class FsTools:
             always_progress=self.better,
             exact_truncation=self.better,
         )
-        result = await build_window(chunks, window, target.display_path)
+        result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
+        if result is None:
+            if streamed:
+                chunks: Any = fs.stream_text(target, signal=signal)
+            else:
+                chunks = [await fs.read_text(target, signal=signal)]
+            result = await build_window(chunks, window, target.display_path)
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
         return [text_block(format_read_output(target.display_path, result))]
 
     # -- write (§4.7) ----------------------------------------------------------------------
     async def write(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
-        """Create or replace a file under the write intent the policy decides."""
+        """Create or replace a file under the write intent the policy decides.
+
+        ``meta`` carries the hunk diffs of an update; none when a side of the diff basis
+        exceeds ``DIFF_META_MAX_CHARS``.
+        """
         file_path: str = args["file_path"]
         content: str = args["content"]
         check_file_path(file_path)
@@ -106,14 +133,19 @@ class FsTools:
         intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
         outcome = await self.fs.write_text(target, content, intent, signal=execution.signal)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        diffs = compute_hunk_diffs(file_path, outcome.before, outcome.after) if outcome.before is not None else []
+        diffs = _diffs(file_path, outcome.before, outcome.after)
         word = "Updated file" if outcome.operation == "update" else "Created file"
         text = f"<path>{target.display_path}</path>\n<type>file</type>\n<content>\n{word}\n</content>"
         return ToolOutput(content=[text_block(text)], meta={"diffs": diffs} if diffs else None)
 
     # -- edit (§4.8) -----------------------------------------------------------------------
     async def edit(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
-        """Literal replacement under the edit intent the policy decides."""
+        """Literal replacement under the edit intent the policy decides.
+
+        ``meta`` is always ``{"diffs": [...]}`` (§4.8); the list is empty when the provider
+        returned no diff basis (the local provider's streamed edits of huge files) or a side
+        exceeds ``DIFF_META_MAX_CHARS``.
+        """
         file_path: str = args["file_path"]
         old_string: str = args["old_string"]
         new_string: str = args["new_string"]
@@ -134,11 +166,7 @@ class FsTools:
         intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
         outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        diffs = (
-            compute_hunk_diffs(file_path, outcome.before, outcome.after)
-            if outcome.before is not None and outcome.after is not None
-            else []
-        )
+        diffs = _diffs(file_path, outcome.before, outcome.after)
         if request.replace_all:
             text = f"The file {target.display_path} has been updated. All occurrences were successfully replaced."
         else:

@@ -1,0 +1,659 @@
+#!/usr/bin/env python3
+"""dsh-fs benchmark (tracker issue 5): our time and peak memory next to a baseline, side by side.
+
+usage::
+
+    python bench/run.py                 # full run: 1 GiB log, 100 MB edit (a few minutes)
+    python bench/run.py --quick         # smoke run: 64 MiB log, 40 MB edit
+    python bench/run.py --big-gib 2 --edit-mb 200 --tmp /mnt/scratch --no-write
+
+It builds its own inputs in a fresh temporary directory (``--tmp`` picks where; removed at
+the end), runs every workload, prints one table and writes it with the machine description
+to ``bench/RESULTS.md`` (``--results PATH``; ``--no-write`` to skip).
+
+Workloads (ours → baseline):
+
+* small-file ``read`` / ``edit`` through the registry (``ctx.tools.execute``) → the raw stdlib
+  calls the same result needs: stat + read + decode + render the same text (asserted equal);
+  read + replace + write a temp file + fsync + rename + fsync the directory (the durable
+  atomic replace an edit needs, DEVIATIONS A3). Interleaved batches; the best batch mean of
+  each side is reported (the usual way to take noise out of microbenchmarks).
+* the last 100 lines of a 1 GiB log, first read on a fresh provider → ``wc -l`` on the file;
+  then a second read of another window (line index) and paging 20 windows spread over the
+  whole file on another fresh provider → ``wc -l`` again (a ratio near 1 means one scan).
+* an edit near the end of a 100 MB file → copying that file (``shutil.copyfile`` + fsync of
+  the copy: the durable copy an edit must at least make); medians of 3.
+* MCP round trip per ``read`` call (``dsh-fs mcp`` over stdio, driven by the MCP SDK client)
+  → the same call in process; skipped with a note when the command is not available.
+* ``bench/s3_bench.py`` rows (S3 provider over a loopback moto server), when the file exists.
+
+Every big-file workload runs in its own child process, so its peak memory is honest: the
+growth of the child's peak RSS (``ru_maxrss``) over the workload. ``wc -l`` reports its own
+peak RSS. Files are written, then left alone for the version "racy window" (3 s, DEVIATIONS
+A5) so versions are plain stat tokens, and read once so timings are from the page cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MiB = 1024 * 1024
+RACY_WAIT = 3.2
+"""seconds to leave a new file alone so its version carries no content digest (A5)"""
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+def peak_rss_mib() -> float:
+    """This process's peak resident set so far (MiB; ``ru_maxrss`` is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def write_log(path: str, size: int) -> int:
+    """A log of numbered lines (~100 bytes each, ASCII) of about ``size`` bytes; returns its line count."""
+    block_lines = 10_000
+    lines = 0
+    with open(path, "wb") as handle:
+        while True:
+            block = b"".join(
+                b"%09d 2024-05-01T12:00:00.000Z INFO api request_id=%016x latency_ms=%04d path=/v1/items\n"
+                % (lines + i, (lines + i) * 2654435761 % (1 << 64), (lines + i) % 9973)
+                for i in range(block_lines)
+            )
+            if handle.tell() + len(block) > size:
+                break
+            handle.write(block)
+            lines += block_lines
+    return lines
+
+
+def settle(*paths: str) -> None:
+    """Wait out the racy window of the newest path, then read each once (page cache)."""
+    newest = max(os.stat(p).st_mtime for p in paths)
+    wait = newest + RACY_WAIT - time.time()
+    if wait > 0:
+        time.sleep(wait)
+    for path in paths:
+        with open(path, "rb") as handle:
+            while handle.read(8 * MiB):
+                pass
+
+
+def child(name: str, **params: Any) -> dict[str, Any]:
+    """Run workload ``name`` in a fresh interpreter; returns its JSON result."""
+    proc = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--child", name, "--params", json.dumps(params)],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"child {name} failed:\n{proc.stdout}\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+def fmt_mem(mib: float | None) -> str:
+    return "—" if mib is None else f"{mib:.1f} MiB"
+
+
+# -- child workloads ------------------------------------------------------------------------------------
+
+async def _best_of(batches: int, calls: int, ours: Callable[[], Any], raw: Callable[[], Any]) -> dict[str, float]:
+    """Interleaved batches (``ours`` awaited, ``raw`` called); the best batch mean per call
+    of each side (seconds)."""
+    best = {"ours": float("inf"), "raw": float("inf")}
+    for _ in range(batches):
+        start = time.perf_counter()
+        for _ in range(calls):
+            await ours()
+        best["ours"] = min(best["ours"], (time.perf_counter() - start) / calls)
+        start = time.perf_counter()
+        for _ in range(calls):
+            raw()
+        best["raw"] = min(best["raw"], (time.perf_counter() - start) / calls)
+    return best
+
+
+def work_small_read(path: str, batches: int, calls: int) -> dict[str, Any]:
+    import anyio
+
+    import dsh_fs
+
+    folder, name = os.path.split(path)
+
+    def raw() -> str:
+        st = os.stat(path)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = os.read(fd, st.st_size + 1)
+        finally:
+            os.close(fd)
+        lines = data.decode("utf-8").split("\n")
+        if not lines[-1]:
+            lines.pop()
+        body = "\n".join([f"{number}: {text}" for number, text in enumerate(lines, 1)])
+        return f"<path>{path}</path>\n<type>file</type>\n<content>\n{body}\n\n(End of file - total {len(lines)} lines)\n</content>"
+
+    async def main() -> dict[str, Any]:
+        ctx = dsh_fs.create_context(cwd=folder)
+        session = dsh_fs.Session(cwd=folder)
+        args = {"file_path": name}
+        result = await ctx.tools.execute("read", args, session=session)
+        assert result.text == raw(), "the baseline must render the same text"
+
+        async def ours() -> None:
+            if (await ctx.tools.execute("read", args, session=session)).is_error:
+                raise RuntimeError("read failed")
+
+        before = peak_rss_mib()
+        best = await _best_of(batches, calls, ours, raw)
+        return {"ours": best["ours"], "base": best["raw"], "ours_mem": peak_rss_mib() - before,
+                "bytes": os.path.getsize(path), "lines": result.text.count("\n") - 5}
+
+    return anyio.run(main)
+
+
+def work_small_edit(ours_path: str, raw_path: str, batches: int, calls: int) -> dict[str, Any]:
+    import anyio
+
+    import dsh_fs
+
+    folder, name = os.path.split(ours_path)
+    state = {"raw": 0}
+
+    def raw() -> None:
+        with open(raw_path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+        old, new = ("# step 100\n", "# STEP 100\n") if state["raw"] % 2 == 0 else ("# STEP 100\n", "# step 100\n")
+        state["raw"] += 1
+        data = text.replace(old, new, 1).encode("utf-8")
+        directory = os.path.dirname(raw_path)
+        temp = raw_path + ".tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, raw_path)
+        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+    async def main() -> dict[str, Any]:
+        ctx = dsh_fs.create_context(cwd=folder)
+        session = dsh_fs.Session(cwd=folder)
+        assert not (await ctx.tools.execute("read", {"file_path": name}, session=session)).is_error
+        count = [0]
+
+        async def ours() -> None:
+            old, new = ("# step 100\n", "# STEP 100\n") if count[0] % 2 == 0 else ("# STEP 100\n", "# step 100\n")
+            count[0] += 1
+            result = await ctx.tools.execute("edit", {"file_path": name, "old_string": old, "new_string": new},
+                                             session=session)
+            if result.is_error:
+                raise RuntimeError(result.text)
+
+        before = peak_rss_mib()
+        best = await _best_of(batches, calls, ours, raw)
+        return {"ours": best["ours"], "base": best["raw"], "ours_mem": peak_rss_mib() - before,
+                "bytes": os.path.getsize(ours_path)}
+
+    return anyio.run(main)
+
+
+def work_wc(path: str) -> dict[str, Any]:
+    start = time.perf_counter()
+    out = subprocess.run(["wc", "-l", path], capture_output=True, text=True, check=True).stdout
+    elapsed = time.perf_counter() - start
+    # wc's own peak RSS: GNU time forks it from a small process (a child forked from this
+    # interpreter would inherit the interpreter's high-water mark)
+    mem = None
+    if os.path.exists("/usr/bin/time"):
+        timed = subprocess.run(["/usr/bin/time", "-f", "%M", "wc", "-l", path], capture_output=True, text=True)
+        if timed.returncode == 0:
+            mem = int(timed.stderr.strip().splitlines()[-1]) / 1024
+    return {"time": elapsed, "mem": mem, "lines": int(out.split()[0])}
+
+
+def work_tail(path: str, lines: int) -> dict[str, Any]:
+    import anyio
+
+    import dsh_fs
+
+    folder, name = os.path.split(path)
+
+    async def main() -> dict[str, Any]:
+        ctx = dsh_fs.create_context(cwd=folder)
+        session = dsh_fs.Session(cwd=folder)
+        before = peak_rss_mib()
+        start = time.perf_counter()
+        tail = await ctx.tools.execute("read", {"file_path": name, "offset": lines - 99, "limit": 100}, session=session)
+        first = time.perf_counter() - start
+        grew = peak_rss_mib() - before
+        if tail.is_error or f"(End of file - total {lines} lines)" not in tail.text:
+            raise RuntimeError(tail.text[-300:])
+        start = time.perf_counter()
+        second = await ctx.tools.execute("read", {"file_path": name, "offset": lines // 3, "limit": 100},
+                                         session=session)
+        again = time.perf_counter() - start
+        if second.is_error or f"{lines // 3}: " not in second.text:
+            raise RuntimeError(second.text[-300:])
+        return {"first": first, "first_mem": grew, "second": again, "second_mem": peak_rss_mib() - before}
+
+    return anyio.run(main)
+
+
+def work_paging(path: str, lines: int, pages: int) -> dict[str, Any]:
+    import anyio
+
+    import dsh_fs
+
+    folder, name = os.path.split(path)
+
+    async def main() -> dict[str, Any]:
+        ctx = dsh_fs.create_context(cwd=folder)
+        session = dsh_fs.Session(cwd=folder)
+        before = peak_rss_mib()
+        times = []
+        for page in range(pages):
+            offset = 1 + page * (lines // pages)
+            start = time.perf_counter()
+            result = await ctx.tools.execute("read", {"file_path": name, "offset": offset}, session=session)
+            times.append(time.perf_counter() - start)
+            if result.is_error or f"\n{offset}: " not in result.text:
+                raise RuntimeError(result.text[-300:])
+        return {"total": sum(times), "max_page": max(times), "mem": peak_rss_mib() - before}
+
+    return anyio.run(main)
+
+
+def work_edit_big(path: str, old: str, new: str) -> dict[str, Any]:
+    import anyio
+
+    import dsh_fs
+
+    folder, name = os.path.split(path)
+
+    async def main() -> dict[str, Any]:
+        ctx = dsh_fs.create_context(cwd=folder, policy=False)  # unguarded: measure the edit alone
+        session = dsh_fs.Session(cwd=folder)
+        before = peak_rss_mib()
+        start = time.perf_counter()
+        result = await ctx.tools.execute("edit", {"file_path": name, "old_string": old, "new_string": new},
+                                         session=session)
+        elapsed = time.perf_counter() - start
+        if result.is_error:
+            raise RuntimeError(result.text)
+        return {"time": elapsed, "mem": peak_rss_mib() - before}
+
+    return anyio.run(main)
+
+
+def work_copy(src: str, dst: str) -> dict[str, Any]:
+    before = peak_rss_mib()
+    start = time.perf_counter()
+    shutil.copyfile(src, dst)
+    plain = time.perf_counter() - start
+    fd = os.open(dst, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    durable = time.perf_counter() - start
+    os.unlink(dst)
+    return {"time": durable, "plain": plain, "mem": peak_rss_mib() - before}
+
+
+WORKLOADS: dict[str, Callable[..., dict[str, Any]]] = {
+    "small_read": work_small_read,
+    "small_edit": work_small_edit,
+    "wc": work_wc,
+    "tail": work_tail,
+    "paging": work_paging,
+    "edit_big": work_edit_big,
+    "copy": work_copy,
+}
+
+
+# -- MCP and S3 -------------------------------------------------------------------------------------------
+
+def mcp_available() -> str | None:
+    """Why ``dsh-fs mcp`` cannot be benchmarked, or ``None`` when it can."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        return "the MCP SDK is not installed"
+    proc = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--help"], capture_output=True, text=True)
+    return None if proc.returncode == 0 else "`dsh-fs mcp` is not available yet"
+
+
+def bench_mcp(path: str, calls: int) -> dict[str, Any]:
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    import dsh_fs
+
+    folder, name = os.path.split(path)
+
+    async def main() -> dict[str, Any]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "dsh_fs.cli.main", "mcp", "--root", folder],
+                                       cwd=folder)
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    for _ in range(20):
+                        await session.call_tool("read", {"file_path": name})
+                    start = time.perf_counter()
+                    for _ in range(calls):
+                        result = await session.call_tool("read", {"file_path": name})
+                        if result.is_error:
+                            raise RuntimeError(str(result.content))
+                    over_mcp = (time.perf_counter() - start) / calls
+        ctx = dsh_fs.create_context(cwd=folder)
+        agent = dsh_fs.Session(cwd=folder)
+        for _ in range(20):
+            await ctx.tools.execute("read", {"file_path": name}, session=agent)
+        start = time.perf_counter()
+        for _ in range(calls):
+            await ctx.tools.execute("read", {"file_path": name}, session=agent)
+        in_process = (time.perf_counter() - start) / calls
+        return {"ours": over_mcp, "base": in_process}
+
+    return anyio.run(main)
+
+
+def bench_s3(quick: bool) -> dict[str, Any] | str:
+    script = os.path.join(HERE, "s3_bench.py")
+    if not os.path.exists(script):
+        return "bench/s3_bench.py is not there"
+    proc = subprocess.run([sys.executable, script, "--json", "--iterations", "10" if quick else "50"],
+                          capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        return f"bench/s3_bench.py failed: {tail[0]}"
+    return json.loads(proc.stdout)
+
+
+# -- machine ------------------------------------------------------------------------------------------
+
+def describe_machine(work: str) -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    memory = "?"
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("MemTotal:"):
+                    memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    filesystem = "?"
+    proc = subprocess.run(["findmnt", "-T", work, "-n", "-o", "TARGET,FSTYPE,SOURCE,OPTIONS"], capture_output=True,
+                          text=True)
+    if proc.returncode == 0 and proc.stdout.strip():
+        target, fstype, source, options = (proc.stdout.split() + ["", "", "", ""])[:4]
+        filesystem = f"{fstype} on {source} (mounted at {target}; {options})"
+        device = os.path.basename(source)
+        rotational = f"/sys/block/{device}/queue/rotational"
+        if os.path.exists(rotational):
+            with open(rotational, encoding="ascii") as handle:
+                filesystem += "; rotational" if handle.read().strip() == "1" else "; non-rotational"
+    free = shutil.disk_usage(work)
+    try:
+        load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        load = "?"
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    return {
+        "CPU": cpu,
+        "cores": str(os.cpu_count()),
+        "memory": memory,
+        "temp dir": f"{work} — {filesystem}; {free.free / 2**30:.0f} GiB free",
+        "Python": f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})",
+        "OS": platform.platform(),
+        "load average at start": load,
+        "dsh-fs": f"commit {commit.stdout.strip() or '?'} (working tree, uncommitted changes included)",
+    }
+
+
+# -- main ---------------------------------------------------------------------------------------------
+
+Row = dict[str, Any]
+
+
+def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
+    rows: list[Row] = []
+    notes: list[str] = []
+    quick = args.quick
+    batches, calls = (5, 200) if quick else (15, 1000)
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    # small files
+    small = os.path.join(work, "small", "module.py")
+    os.makedirs(os.path.dirname(small))
+    source = "".join(f"    value_{i} = compute(alpha, beta, gamma)  # step {i}\n" for i in range(200))
+    tiny = os.path.join(work, "small", "tiny.py")
+    with open(small, "w", encoding="utf-8") as handle:
+        handle.write(source)
+    with open(tiny, "w", encoding="utf-8") as handle:
+        handle.write(source[: source.index("\n", 1000) + 1])
+    edit_ours = os.path.join(work, "small", "edit_ours.py")
+    edit_raw = os.path.join(work, "small", "edit_raw.py")
+    for path in (edit_ours, edit_raw):
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+    settle(small, tiny, edit_ours, edit_raw)
+    for label, path in (("small-file read call", small), ("tiny-file read call", tiny)):
+        say(f"{label} …")
+        r = child("small_read", path=path, batches=batches, calls=calls)
+        rows.append({"workload": f"{label} ({r['bytes'] // 1024 or r['bytes']} {'KiB' if r['bytes'] >= 1024 else 'B'}, "
+                                 f"{r['lines']} lines)",
+                     "ours": r["ours"], "ours_mem": r["ours_mem"],
+                     "baseline": "stat + read + decode + render (same text)", "base": r["base"], "base_mem": None,
+                     "ratio": r["ours"] / r["base"], "target": "≤ 3×" if path == small else "(info)",
+                     "met": (r["ours"] / r["base"] <= 3) if path == small else None})
+    say("small-file edit call …")
+    r = child("small_edit", ours_path=edit_ours, raw_path=edit_raw, batches=3 if quick else 8, calls=10 if quick else 25)
+    rows.append({"workload": f"small-file edit call ({r['bytes'] // 1024} KiB)", "ours": r["ours"],
+                 "ours_mem": r["ours_mem"],
+                 "baseline": "read + replace + write tmp + fsync + rename + fsync dir", "base": r["base"],
+                 "base_mem": None, "ratio": r["ours"] / r["base"], "target": "≤ 2×", "met": r["ours"] / r["base"] <= 2})
+
+    # the big log
+    size = int((64 * MiB) if quick and args.big_gib is None else (args.big_gib or 1) * 1024 * MiB)
+    log = os.path.join(work, "big", "app.log")
+    os.makedirs(os.path.dirname(log))
+    say(f"writing a {size / MiB:.0f} MiB log …")
+    lines = write_log(log, size)
+    settle(log)
+    wc = [child("wc", path=log) for _ in range(3)]
+    assert all(w["lines"] == lines for w in wc)
+    wc_time = statistics.median(w["time"] for w in wc)
+    wc_mem = max((w["mem"] for w in wc if w["mem"] is not None), default=None)
+    label = f"{os.path.getsize(log) / 2**30:.2f} GiB" if size >= 1024 * MiB else f"{os.path.getsize(log) / MiB:.0f} MiB"
+    say("tail read …")
+    tails = [child("tail", path=log, lines=lines) for _ in range(3)]
+    first = statistics.median(t["first"] for t in tails)
+    first_mem = max(t["first_mem"] for t in tails)
+    rows.append({"workload": f"last 100 lines of a {label} log, first read", "ours": first, "ours_mem": first_mem,
+                 "baseline": "`wc -l` on it", "base": wc_time, "base_mem": wc_mem, "ratio": first / wc_time,
+                 "target": "≤ 5×, ≤ 64 MiB", "met": first / wc_time <= 5 and first_mem <= 64})
+    second = statistics.median(t["second"] for t in tails)
+    rows.append({"workload": "second read, another window of the same file", "ours": second,
+                 "ours_mem": max(t["second_mem"] for t in tails), "baseline": "`wc -l` on it", "base": wc_time,
+                 "base_mem": wc_mem, "ratio": second / wc_time, "target": "≤ 20 ms", "met": second <= 0.020})
+    say("paging …")
+    pages = [child("paging", path=log, lines=lines, pages=20) for _ in range(3)]
+    paging = statistics.median(p["total"] for p in pages)
+    rows.append({"workload": f"paging 20 windows spread over the {label} log (fresh provider)", "ours": paging,
+                 "ours_mem": max(p["mem"] for p in pages), "baseline": "`wc -l` on it (one scan)", "base": wc_time,
+                 "base_mem": wc_mem, "ratio": paging / wc_time, "target": "≈ one scan", "met": None})
+    notes.append(f"Paging: slowest single page {fmt_time(max(p['max_page'] for p in pages))} (the first ones pay for "
+                 f"the scan up to their offset; the index makes the later ones cheap).")
+    os.unlink(log)
+
+    # the big edit
+    edit_size = int((args.edit_mb or (40 if quick else 100)) * 1_000_000)
+    big = os.path.join(work, "edit", "generated.txt")
+    os.makedirs(os.path.dirname(big))
+    say(f"writing a {edit_size / 1e6:.0f} MB file to edit …")
+    edit_lines = write_log(big, edit_size)
+    marker = "%09d 2024" % (edit_lines - 50)
+    settle(big)
+    edits, copies = [], []
+    for i in range(3):
+        old, new = (marker, marker.upper() + "!") if i % 2 == 0 else (marker.upper() + "!", marker)
+        copies.append(child("copy", src=big, dst=big + ".copy"))
+        settle(big)
+        edits.append(child("edit_big", path=big, old=old, new=new))
+        settle(big)
+    edit_time = statistics.median(e["time"] for e in edits)
+    edit_mem = max(e["mem"] for e in edits)
+    copy_time = statistics.median(c["time"] for c in copies)
+    rows.append({"workload": f"edit near the end of a {os.path.getsize(big) / 1e6:.0f} MB file", "ours": edit_time,
+                 "ours_mem": edit_mem, "baseline": "copy it (`shutil.copyfile` + fsync)", "base": copy_time,
+                 "base_mem": max(c["mem"] for c in copies), "ratio": edit_time / copy_time, "target": "≤ 3×, ≤ 64 MiB",
+                 "met": edit_time / copy_time <= 3 and edit_mem <= 64})
+    notes.append(f"Copy without the fsync: {fmt_time(statistics.median(c['plain'] for c in copies))} "
+                 f"(edit / plain copy = {edit_time / statistics.median(c['plain'] for c in copies):.2f}×).")
+    os.unlink(big)
+
+    # MCP
+    if args.skip_mcp:
+        notes.append("MCP round trip: skipped (--skip-mcp).")
+    else:
+        why = mcp_available()
+        if why is not None:
+            notes.append(f"MCP round trip: skipped — {why}.")
+        else:
+            say("MCP round trip …")
+            r = bench_mcp(small, 100 if quick else 500)
+            rows.append({"workload": "MCP round trip per read call (stdio, small file)", "ours": r["ours"],
+                         "ours_mem": None, "baseline": "the same call in process", "base": r["base"], "base_mem": None,
+                         "ratio": r["ours"] / r["base"], "target": "(info)", "met": None})
+
+    # S3
+    if args.skip_s3:
+        notes.append("S3 rows: skipped (--skip-s3).")
+    else:
+        say("S3 (bench/s3_bench.py) …")
+        s3 = bench_s3(quick)
+        if isinstance(s3, str):
+            notes.append(f"S3 rows: skipped — {s3}.")
+        else:
+            for tool, stats in s3["calls"].items():
+                rows.append({"workload": f"S3 `{tool}` call ({s3['file_bytes'] // 1024} KiB, loopback moto), "
+                                         f"{stats['round_trips']} round trips", "ours": stats["p50_ms"] / 1000,
+                             "ours_mem": None, "baseline": "—", "base": None, "base_mem": None, "ratio": None,
+                             "target": "(info)", "met": None})
+            notes.append("S3 rows come from bench/s3_bench.py (median latency per call; see that script).")
+    return rows, notes
+
+
+def table(rows: list[Row]) -> str:
+    head = "| workload | ours | ours peak mem | baseline | baseline time | baseline peak mem | ratio | target | met |"
+    lines = [head, "|" + "---|" * 9]
+    for r in rows:
+        met = "—" if r["met"] is None else ("yes" if r["met"] else "**no**")
+        base = "—" if r["base"] is None else fmt_time(r["base"])
+        ratio = "—" if r["ratio"] is None else f"{r['ratio']:.2f}×"
+        lines.append(
+            f"| {r['workload']} | {fmt_time(r['ours'])} | {fmt_mem(r['ours_mem'])} | {r['baseline']} | {base} | "
+            f"{fmt_mem(r['base_mem'])} | {ratio} | {r['target']} | {met} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="dsh-fs benchmark: our time and memory next to a baseline")
+    parser.add_argument("--quick", action="store_true", help="small smoke run (64 MiB log, 40 MB edit, fewer calls)")
+    parser.add_argument("--big-gib", type=float, default=None, help="size of the big log in GiB (default 1)")
+    parser.add_argument("--edit-mb", type=float, default=None, help="size of the edited file in MB (default 100)")
+    parser.add_argument("--tmp", default=None, help="where to build the inputs (default: the system temp dir)")
+    parser.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"), help="where to write the results")
+    parser.add_argument("--no-write", action="store_true", help="print only; do not write the results file")
+    parser.add_argument("--skip-mcp", action="store_true")
+    parser.add_argument("--skip-s3", action="store_true")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--params", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        sys.path.insert(0, os.path.join(ROOT, "src"))
+        print(json.dumps(WORKLOADS[args.child](**json.loads(args.params))))
+        return 0
+    work = tempfile.mkdtemp(prefix="dsh-fs-bench-", dir=args.tmp)
+    try:
+        machine = describe_machine(work)
+        started = time.time()
+        rows, notes = run_all(args, work)
+        took = time.time() - started
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    command = "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    text = table(rows)
+    print(text)
+    for note in notes:
+        print("- " + note)
+    if not args.no_write:
+        report = [
+            "# dsh-fs benchmark results",
+            "",
+            f"Produced by `{command.strip()}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} "
+            f"({took:.0f} s). Ratios are ours / baseline, measured side by side in the same invocation; "
+            "see the docstring of `bench/run.py` for what each baseline is and how memory is measured.",
+            "",
+            "## Machine",
+            "",
+            *[f"- **{key}**: {value}" for key, value in machine.items()],
+            "",
+            "## Results",
+            "",
+            text,
+            "",
+            "## Notes",
+            "",
+            *[f"- {note}" for note in notes],
+            "",
+        ]
+        with open(args.results, "w", encoding="utf-8") as handle:
+            handle.write("\n".join(report))
+        print(f"written to {args.results}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

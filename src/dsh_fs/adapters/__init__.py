@@ -1,0 +1,48 @@
+"""Framework adapters: the tools as LLM APIs and agent frameworks expect them.
+
+| module | API | definitions | results |
+|---|---|---|---|
+| ``openai_chat`` | Chat Completions (OpenAI, DeepSeek, any compatible server) | ``chat_tools`` | ``run_chat_tool_calls`` → ``{"role": "tool", …}`` |
+| ``openai_responses`` | OpenAI Responses | ``responses_tools`` | ``run_responses_function_calls`` → ``function_call_output`` |
+| ``anthropic_messages`` | Anthropic Messages | ``anthropic_tools`` | ``run_anthropic_tool_uses`` → ``tool_result`` |
+| ``pydantic_ai`` (optional extra, import it explicitly) | pydantic-ai agents | ``DshFsToolset`` | |
+| ``definitions`` | ``dsh-fs schema --format`` | ``tool_definitions`` | |
+
+None of them imports an SDK: they build and read plain JSON shapes and also accept the SDKs'
+objects. Every result carries exactly the text the model must see (REFERENCE-SPEC §4, §5.2).
+Arguments are parsed as the reference's agent loop does (§5.5: ``""`` → ``{}``, unparseable →
+the raw string, reported as ``"arguments" must be an object``), and one message's calls run
+through ``execute_batch`` (reads in parallel, write/edit as barriers, results in model order).
+"""
+
+from __future__ import annotations
+
+from .anthropic_messages import anthropic_tools as anthropic_tools
+from .anthropic_messages import run_anthropic_tool_uses as run_anthropic_tool_uses
+from .anthropic_messages import tool_result_block as tool_result_block
+from .calls import parse_arguments as parse_arguments
+from .definitions import FORMATS as FORMATS
+from .definitions import mcp_tools as mcp_tools
+from .definitions import tool_definitions as tool_definitions
+from .openai_chat import chat_tool_message as chat_tool_message
+from .openai_chat import chat_tools as chat_tools
+from .openai_chat import run_chat_tool_calls as run_chat_tool_calls
+from .openai_responses import function_call_output as function_call_output
+from .openai_responses import responses_tools as responses_tools
+from .openai_responses import run_responses_function_calls as run_responses_function_calls
+
+__all__ = (
+    "FORMATS",
+    "anthropic_tools",
+    "chat_tool_message",
+    "chat_tools",
+    "function_call_output",
+    "mcp_tools",
+    "parse_arguments",
+    "responses_tools",
+    "run_anthropic_tool_uses",
+    "run_chat_tool_calls",
+    "run_responses_function_calls",
+    "tool_definitions",
+    "tool_result_block",
+)

@@ -1,0 +1,141 @@
+"""A pydantic-ai toolset serving the tools (optional extra: ``pip install pydantic-ai-slim``).
+
+``DshFsToolset(ctx)`` is an ``AbstractToolset`` (pydantic-ai's toolset API: ``get_tools`` +
+``call_tool``) over any context's registry::
+
+    from pydantic_ai import Agent
+    from dsh_fs import create_context
+    from dsh_fs.adapters.pydantic_ai import DshFsToolset
+
+    agent = Agent("deepseek:deepseek-chat", toolsets=[DshFsToolset(create_context(cwd="."))])
+
+What the model gets, exactly as from the other adapters:
+
+* the §4.3 schemas unchanged (``strict=False``, so no provider rewrites them for strict mode);
+  ``read`` may run in parallel, ``write``/``edit`` are ``sequential`` barriers (§5.5);
+* arguments parsed as the reference does (§5.5) and validated by the registry itself (its
+  exact ``INVALID_ARGS`` texts), never by pydantic;
+* the result text byte for byte. A failed call returns its ``Error: …`` text as the tool's
+  return value by default (``errors="text"``), as Chat Completions shows it. With
+  ``errors="tool_failed"`` it raises ``ToolFailed`` instead: providers with a native error
+  flag (Anthropic) then mark the result as an error, but pydantic-ai wraps the text in
+  ``{"error": …}`` JSON for providers without one.
+* the tools' system prompt sections (§4.2 ``tool:*``, not the harness identity line) as the
+  toolset's static instructions (``instructions=False`` leaves them out).
+
+pydantic-ai is imported by this module only; ``import dsh_fs.adapters`` never needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.messages import InstructionPart
+from pydantic_ai.tools import RunContext, ToolDefinition
+from pydantic_ai.toolsets import AbstractToolset
+from pydantic_ai.toolsets.abstract import ToolsetTool
+
+from ..core.session import Session
+from .calls import parse_arguments, registry_of
+
+__all__ = ("DshFsToolset", "ReferenceArgsValidator")
+
+
+class ReferenceArgsValidator:
+    """pydantic-ai's ``args_validator`` protocol, parsing as the reference's agent loop does.
+
+    ``validate_json`` → :func:`dsh_fs.adapters.parse_arguments` (unparseable JSON is passed on
+    as the raw string); ``validate_python`` → the value unchanged. Never raises: the registry
+    reports bad arguments with the spec's texts.
+    """
+
+    def validate_json(self, input: str | bytes | bytearray, *, allow_partial: Any = False, **kwargs: Any) -> Any:
+        text = input if isinstance(input, str) else bytes(input).decode("utf-8", "surrogateescape")
+        return parse_arguments(text)
+
+    def validate_python(self, input: Any, *, allow_partial: Any = False, **kwargs: Any) -> Any:
+        return input
+
+
+class DshFsToolset(AbstractToolset[Any]):
+    """The registry's tools as a pydantic-ai toolset.
+
+    :param ctx: a ``Context`` with the tools loaded (e.g. ``dsh_fs.create_context(...)``)
+    :param session: the agent session: observation owner, cwd for relative paths. Default: a
+        new ``Session(cwd=cwd)``, shared by every run of this toolset (one toolset = one
+        agent's conversation; pass another session per conversation otherwise)
+    :param cwd: the default session's cwd (ignored when ``session`` is given)
+    :param id: the toolset id (needed for durable execution)
+    :param errors: ``"text"`` (default) or ``"tool_failed"``, see the module docstring
+    :param instructions: add the tools' prompt sections as instructions
+    :param max_retries: pydantic-ai's retry budget per tool (the tools never ask for a retry)
+    :raises ValueError: for an unknown ``errors`` mode
+    """
+
+    def __init__(
+        self,
+        ctx: Any,
+        *,
+        session: Session | None = None,
+        cwd: str | None = None,
+        id: str | None = None,
+        errors: Literal["text", "tool_failed"] = "text",
+        instructions: bool = True,
+        max_retries: int = 1,
+    ) -> None:
+        if errors not in ("text", "tool_failed"):
+            raise ValueError(f'errors must be "text" or "tool_failed", not {errors!r}')
+        self.ctx = ctx
+        self.registry = registry_of(ctx)
+        self.session = session if session is not None else Session(cwd=cwd)
+        self._id = id
+        self.errors = errors
+        self.instructions = instructions
+        self.max_retries = max_retries
+        self._validator = ReferenceArgsValidator()
+
+    @property
+    def id(self) -> str | None:
+        return self._id
+
+    async def get_instructions(self, ctx: RunContext[Any]) -> InstructionPart | None:
+        """The ``tool:*`` prompt sections of the context, joined as the prompt joins them."""
+        if not self.instructions:
+            return None
+        prompt = getattr(self.ctx, "system_prompt", None)
+        if prompt is None:
+            return None
+        texts = [s.render() for s in prompt.sections() if s.name.startswith("tool:")]
+        text = "\n\n".join(t for t in texts if t)
+        return InstructionPart(content=text, dynamic=False) if text else None
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        tools: dict[str, ToolsetTool[Any]] = {}
+        for schema in self.registry.schemas():
+            name = schema["name"]
+            definition = self.registry.get(name)
+            parallel = definition is not None and definition.is_concurrency_safe is not None
+            tools[name] = ToolsetTool(
+                toolset=self,
+                tool_def=ToolDefinition(
+                    name=name,
+                    description=schema["description"],
+                    parameters_json_schema=schema["parameters"],
+                    strict=False,
+                    sequential=not parallel,
+                ),
+                max_retries=self.max_retries,
+                args_validator=self._validator,
+            )
+        return tools
+
+    async def call_tool(self, name: str, tool_args: Any, ctx: RunContext[Any], tool: ToolsetTool[Any]) -> str:
+        """Run one call through the registry; returns the result text (see ``errors``).
+
+        :raises ToolFailed: for a failed call when ``errors="tool_failed"``
+        """
+        result = await self.registry.execute(name, tool_args, session=self.session, call_id=ctx.tool_call_id)
+        if result.is_error and self.errors == "tool_failed":
+            raise ToolFailed(result.text)
+        return result.text

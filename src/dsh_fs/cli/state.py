@@ -1,0 +1,201 @@
+"""Persistent observations for ``dsh-fs … --session NAME`` (tracker "Serve the tools to real
+agents", part 2): an ``ObservationStore`` whose one bound session is backed by SQLite.
+
+The reference keeps observations in memory only, so a resumed session must re-read
+(REFERENCE-SPEC §3.1). The CLI runs one tool call per process; to let ``read`` in one command
+authorize ``edit`` in the next, the observations of a *named* session live in a small SQLite
+database under the user's state directory (:func:`state_dir`).
+
+Guarantees:
+
+* **Durable.** Every observation is written (per key, one UPSERT in an ``IMMEDIATE``
+  transaction, ``synchronous=FULL`` in WAL mode) before the tool call that made it returns.
+* **Concurrency-safe across processes.** Writers upsert only their own key, so two commands of
+  one session that finish together never drop each other's observation; lock contention
+  waits up to ``busy_timeout`` seconds.
+* **Fail-closed.** If saving fails (disk full, database locked for too long), the tool call
+  still succeeds (its mutation already happened) and the failure is kept in
+  :attr:`SqliteObservationStore.errors` for the caller to report. A lost observation can only
+  make a later guarded write/edit fail (``FS_NOT_OBSERVED`` / ``FS_STALE_VERSION``), never
+  authorize one.
+
+Both kinds of observation persist: a version, and ``ABSENT`` (a default-profile read found no
+file, DEVIATIONS D8), stored as a NULL version. Session names, target keys and versions are
+opaque strings; they are stored as UTF-8 BLOBs (``surrogatepass``) so any Python ``str``
+(e.g. a path with undecodable bytes) round-trips exactly.
+
+Not here: what an observation authorizes (``fs_policy``), command-line parsing (``tool_cmds``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from typing import Final
+
+from ..fs.types import Version
+from ..fs_policy import ABSENT, ObservationStore
+
+__all__ = ("DB_FILENAME", "SqliteObservationStore", "state_dir")
+
+DB_FILENAME: Final = "observations.sqlite3"
+"""the database file inside :func:`state_dir`"""
+
+SCHEMA_VERSION: Final = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS observations (
+    session    BLOB NOT NULL,
+    target_key BLOB NOT NULL,
+    version    BLOB,            -- NULL: ABSENT (a read found no file, D8)
+    updated_at REAL NOT NULL,   -- seconds since the epoch (for housekeeping only)
+    PRIMARY KEY (session, target_key)
+) WITHOUT ROWID
+"""
+
+_UPSERT = """
+INSERT INTO observations (session, target_key, version, updated_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (session, target_key) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at
+"""
+
+
+def state_dir() -> str:
+    """The dsh-fs state directory: ``$DSH_FS_STATE_DIR``, else ``$XDG_STATE_HOME/dsh-fs``, else
+    ``~/.local/state/dsh-fs`` (the XDG Base Directory default).
+
+    An empty or relative ``$XDG_STATE_HOME`` is ignored, as the XDG specification requires.
+    Nothing is created here.
+    """
+    configured = os.environ.get("DSH_FS_STATE_DIR")
+    if configured:
+        return os.path.abspath(configured)
+    xdg = os.environ.get("XDG_STATE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "dsh-fs")
+    return os.path.join(os.path.expanduser("~"), ".local", "state", "dsh-fs")
+
+
+def _blob(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _text(blob: bytes) -> str:
+    return bytes(blob).decode("utf-8", "surrogatepass")
+
+
+class SqliteObservationStore(ObservationStore):
+    """An ``ObservationStore`` whose observations for one owner persist under a session name.
+
+    Load it into the policy with ``ctx.plugin(FsPolicy, store=store)`` and pass ``owner`` as the
+    calling session of every tool call. Observations of ``owner`` are loaded at construction
+    (only the rows of ``name``) and written through on every :meth:`record`; observations of
+    any other owner stay in memory, exactly as in the base class.
+
+    Reads are served from memory: a store sees what other processes recorded for ``name``
+    up to its construction (or the last :meth:`reload`), plus its own records.
+
+    :param path: the SQLite database file (its directory is created ``0700`` if missing)
+    :param name: the session name (any string; the key of the persisted rows)
+    :param owner: the ``Session`` object whose observations persist
+    :param busy_timeout: seconds to wait for another process's write lock
+    :raises sqlite3.Error: when the database cannot be opened, created or read
+    :raises OSError: when its directory cannot be created
+    """
+
+    def __init__(self, path: str | os.PathLike[str], name: str, *, owner: object, busy_timeout: float = 10.0) -> None:
+        super().__init__()
+        self.path = os.fspath(path)
+        self.name = name
+        self.owner = owner
+        self.errors: list[sqlite3.Error] = []
+        """failures to save an observation (the observation was kept in memory only)"""
+        directory = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        try:
+            self._setup()
+            self.reload()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _setup(self) -> None:
+        conn = self._conn
+        # WAL: readers never block the writer; a filesystem that cannot do it (no shared
+        # memory) keeps the rollback journal, which is just as correct, only slower
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")  # a committed observation survives a power cut
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(_SCHEMA)
+                if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        elif version != SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(
+                f"{self.path}: observation store schema {version} is not supported (expected {SCHEMA_VERSION})"
+            )
+
+    @property
+    def journal_mode(self) -> str:
+        """The database's journal mode (``wal`` unless the filesystem cannot do it)."""
+        return str(self._conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+
+    def reload(self) -> None:
+        """Replace the owner's in-memory observations with the rows of ``name``.
+
+        :raises sqlite3.Error: when the database cannot be read
+        """
+        rows = self._conn.execute(
+            "SELECT target_key, version FROM observations WHERE session = ?", (_blob(self.name),)
+        ).fetchall()
+        loaded = {_text(key): (ABSENT if version is None else Version(_text(version))) for key, version in rows}
+        self._by_owner[self.owner] = loaded
+
+    def record(self, owner: object | None, key: str, observation: Version | object) -> None:
+        """Record (overwrite) an observation; the bound owner's is also saved to disk.
+
+        Never raises for a database failure: it is appended to :attr:`errors` instead
+        (fail-closed, see the module docstring).
+        """
+        super().record(owner, key, observation)  # type: ignore[arg-type]
+        if owner is None or owner is not self.owner:
+            return
+        version = None if observation is ABSENT else _blob(str(observation))
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(_UPSERT, (_blob(self.name), _blob(key), version, time.time()))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            self.errors.append(exc)
+
+    def forget(self) -> int:
+        """Delete every saved observation of ``name`` (and the owner's in-memory ones).
+
+        :return: the number of rows deleted
+        :raises sqlite3.Error: when the database cannot be written
+        """
+        cursor = self._conn.execute("DELETE FROM observations WHERE session = ?", (_blob(self.name),))
+        self._by_owner[self.owner] = {}
+        return cursor.rowcount
+
+    def close(self) -> None:
+        """Close the database connection (idempotent). Later records stay in memory only."""
+        self._conn.close()
+
+    def __enter__(self) -> "SqliteObservationStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

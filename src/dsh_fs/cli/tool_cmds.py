@@ -1,0 +1,309 @@
+"""``dsh-fs read|write|edit|schema|prompt``: the tools for people and shell-only agents
+(tracker "Serve the tools to real agents", part 2).
+
+Each tool command makes exactly one registry call and prints exactly what the model would
+see: the result text, byte for byte (UTF-8), then one newline, on stdout, for successes and
+failures alike. Exit status:
+
+* ``0`` the call succeeded;
+* ``1`` the call failed: stdout holds the ``Error: …`` text the model would see;
+* ``2`` the command itself is wrong or cannot run (bad option, bad setting, no content for
+  ``write``, unusable session store); the message goes to stderr and no call is made.
+
+Command-line values become tool arguments unchanged (numbers as ints), so they pass the tools'
+own validation and produce the spec's texts (``--offset 0`` → ``Error: offset must be a positive
+integer``). Observations last for one command unless ``--session NAME`` keeps them in the
+persistent store (``state.py``). Tool logic lives in the tools, never here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import anyio
+import click
+
+from ..adapters.definitions import FORMATS, tool_definitions
+
+__all__ = ("edit", "prompt", "read", "schema", "write")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_TOOL_ERROR = 1
+EXIT_USAGE = 2
+
+_CAPS = (
+    ("read_limit", "--read-limit", "Default and maximum lines per read (default 2000)."),
+    ("read_max_line_length", "--read-max-line-length", "Characters kept per line (default 2000)."),
+    ("read_max_bytes", "--read-max-bytes", "Byte cap on one read's lines (default 51200)."),
+    ("read_stream_min_size", "--read-stream-min-size", "Files of at least this many bytes are streamed (default 10485760)."),
+)
+
+_EPILOG = (
+    "Prints exactly the text the model would see, then a newline. "
+    "Exit status: 0 success; 1 the call failed (its 'Error: ...' text is on stdout, as the model would see it); "
+    "2 bad usage or an unusable session store (message on stderr, nothing done)."
+)
+
+_SESSION_HELP = (
+    "Keep what this command observes under session NAME, so a read authorizes a later write/edit of the "
+    "same session, in later commands too (stored in SQLite under $DSH_FS_STATE_DIR, else "
+    "$XDG_STATE_HOME/dsh-fs, else ~/.local/state/dsh-fs). Without it, observations last for this one "
+    "command: overwriting or editing an existing file then needs --session (read it first with the same "
+    "NAME) or --no-policy."
+)
+
+
+class CliFailure(click.ClickException):
+    """The command cannot run (exit status 2, message on stderr)."""
+
+    exit_code = EXIT_USAGE
+
+
+def _deployment_options(func: F) -> F:
+    """``--profile`` and the read caps (every command)."""
+    for key, flag, text in reversed(_CAPS):
+        func = click.option(flag, key, type=int, default=None, metavar="N", help=text)(func)
+    return click.option(
+        "--profile",
+        type=click.Choice(["default", "reference"]),
+        default="default",
+        show_default=True,
+        envvar="DSH_FS_PROFILE",
+        show_envvar=True,
+        help="'default': dsh-fs behaviour; 'reference': byte-exact with the TypeScript reference.",
+    )(func)
+
+
+def _call_options(func: F) -> F:
+    """``--cwd``, ``--no-policy`` and ``--session`` (the tool commands)."""
+    func = click.option(
+        "--session", "session_name", metavar="NAME", default=None, envvar="DSH_FS_SESSION", show_envvar=True,
+        help=_SESSION_HELP,
+    )(func)
+    func = click.option(
+        "--no-policy", "no_policy", is_flag=True,
+        help="Run without the observation policy: write and edit are unconditional (still atomic and locked).",
+    )(func)
+    func = click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3.")(func)
+    func = click.option(
+        "--s3", metavar="s3://BUCKET/PREFIX", default=None,
+        help="Work on an S3-compatible bucket prefix instead of the local disk (standard AWS credential chain).",
+    )(func)
+    return click.option(
+        "--cwd", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
+        help="Directory that relative paths resolve against (default: the current directory).",
+    )(func)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Options:
+    profile: str
+    caps: dict[str, int]
+    cwd: str | None = None
+    policy: bool = True
+    session_name: str | None = None
+    s3: str | None = None
+    endpoint_url: str | None = None
+
+
+def _options(kwargs: dict[str, Any]) -> _Options:
+    caps = {key: kwargs.pop(key) for key, _, _ in _CAPS}
+    return _Options(
+        profile=kwargs.pop("profile"),
+        caps={k: v for k, v in caps.items() if v is not None},
+        cwd=kwargs.pop("cwd", None),
+        policy=not kwargs.pop("no_policy", False),
+        session_name=kwargs.pop("session_name", None),
+        s3=kwargs.pop("s3", None),
+        endpoint_url=kwargs.pop("endpoint_url", None),
+    )
+
+
+def _context(options: _Options, *, store: Any = None) -> Any:
+    """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store.
+
+    :raises CliFailure: for an invalid read cap
+    """
+    from .. import create_context
+
+    provider = None
+    if options.s3 is not None:
+        from ..fs_s3 import from_url
+
+        provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
+    try:
+        return create_context(
+            cwd=options.cwd, profile=options.profile, policy=options.policy, provider=provider,
+            observations=store, **options.caps,
+        )
+    except ValueError as exc:
+        raise CliFailure(str(exc)) from None
+
+
+def _open_store(name: str, owner: object) -> Any:
+    from .state import DB_FILENAME, SqliteObservationStore, state_dir
+
+    path = os.path.join(state_dir(), DB_FILENAME)
+    try:
+        return SqliteObservationStore(path, name, owner=owner)
+    except Exception as exc:  # sqlite3.Error, OSError
+        raise CliFailure(f"cannot open the session store {path}: {exc}") from None
+
+
+def _emit(text: str) -> None:
+    """Write ``text`` and one newline to stdout as UTF-8, whatever the locale."""
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # a path given as raw bytes prints as those bytes
+    except UnicodeEncodeError:
+        data = text.encode("utf-8", "backslashreplace")
+    out = sys.stdout.buffer
+    out.write(data + b"\n")
+    out.flush()
+
+
+def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
+    """Make the one call, print its text, exit 1 on an error result."""
+    from ..core.session import Session
+
+    session = Session(cwd=None if options.s3 else options.cwd, id=options.session_name)
+    store = None
+    if options.policy and options.session_name is not None:
+        store = _open_store(options.session_name, session)
+    try:
+        ctx = _context(options, store=store)
+
+        async def call() -> Any:
+            try:
+                return await ctx.tools.execute(name, arguments, session=session)
+            finally:
+                close = getattr(ctx.fs, "aclose", None)  # remote providers hold a client
+                if close is not None:
+                    await close()
+
+        result = anyio.run(call)
+    finally:
+        if store is not None:
+            store.close()
+    _emit(result.text)
+    if store is not None:
+        for exc in store.errors:
+            click.echo(
+                f"dsh-fs: warning: session {options.session_name!r} could not save an observation ({exc}); "
+                "read the file again before changing it",
+                err=True,
+            )
+    if result.is_error:
+        sys.exit(EXIT_TOOL_ERROR)
+
+
+def _stdin_content() -> str:
+    """The content piped on stdin (a pipe, file or socket), decoded as UTF-8.
+
+    Undecodable bytes become lone surrogates, so the ``write`` tool reports them with its own
+    text (DEVIATIONS D11) instead of writing something else. A terminal, ``/dev/null`` or a
+    closed stdin is refused: forgetting ``--content`` must never empty a file.
+
+    :raises CliFailure: when stdin is not a pipe, a file or a socket
+    """
+    stream = sys.stdin
+    try:
+        mode = os.fstat(stream.fileno()).st_mode if stream is not None else None
+    except (OSError, ValueError):
+        mode = None
+    if mode is None or not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)):
+        raise CliFailure("no content: pass --content TEXT or pipe the content on stdin")
+    return stream.buffer.read().decode("utf-8", "surrogateescape")
+
+
+@click.command(epilog=_EPILOG)
+@click.argument("file")
+@click.option("--offset", type=int, default=None, metavar="N", help="1-based first line to return (default 1).")
+@click.option("--limit", type=int, default=None, metavar="N", help="Maximum number of lines to return (default: --read-limit).")
+@_call_options
+@_deployment_options
+def read(file: str, offset: int | None, limit: int | None, **kwargs: Any) -> None:
+    """Read a UTF-8 text FILE and print its line-numbered content.
+
+    A successful read lets the same --session overwrite or edit FILE while it is unchanged.
+    """
+    arguments: dict[str, Any] = {"file_path": file}
+    if offset is not None:
+        arguments["offset"] = offset
+    if limit is not None:
+        arguments["limit"] = limit
+    _run_tool("read", arguments, _options(kwargs))
+
+
+@click.command(epilog=_EPILOG)
+@click.argument("file")
+@click.option("--content", default=None, metavar="TEXT", help="The full new content (default: read from stdin).")
+@_call_options
+@_deployment_options
+def write(file: str, content: str | None, **kwargs: Any) -> None:
+    """Create FILE or fully replace its content.
+
+    The content is --content TEXT or, without it, everything piped on stdin (bytes as given;
+    a terminal or /dev/null is refused: use --content '' for an empty file). Replacing an
+    existing file requires reading it first in the same --session (or --no-policy).
+    """
+    options = _options(kwargs)
+    text = content if content is not None else _stdin_content()
+    _run_tool("write", {"file_path": file, "content": text}, options)
+
+
+@click.command(epilog=_EPILOG)
+@click.argument("file")
+@click.option("--old", "old", required=True, metavar="TEXT", help="Literal text to replace; must match exactly.")
+@click.option("--new", "new", required=True, metavar="TEXT", help="Literal replacement text ('' deletes the match).")
+@click.option("--replace-all", is_flag=True, help="Replace every match (default: --old must appear exactly once).")
+@_call_options
+@_deployment_options
+def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> None:
+    """Replace literal text in an existing UTF-8 text FILE.
+
+    FILE must have been read (or written) before in the same --session, and be unchanged since;
+    without --session use --no-policy.
+    """
+    arguments: dict[str, Any] = {"file_path": file, "old_string": old, "new_string": new}
+    if replace_all:
+        arguments["replace_all"] = True
+    _run_tool("edit", arguments, _options(kwargs))
+
+
+@click.command()
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(list(FORMATS)),
+    default="mcp",
+    show_default=True,
+    help=(
+        "mcp: MCP tool list [{name, description, inputSchema}]; openai: Chat Completions tools "
+        '[{"type": "function", "function": {...}}]; openai-responses: Responses API function tools; '
+        "anthropic: [{name, description, input_schema}]; native: [{name, description, parameters}]."
+    ),
+)
+@_deployment_options
+def schema(format_: str, **kwargs: Any) -> None:
+    """Print the tool definitions as JSON.
+
+    The tools are ordered by name (edit, read, write); --read-limit changes the limit
+    description, as it does for the model.
+    """
+    ctx = _context(_options(kwargs))
+    _emit(json.dumps(tool_definitions(ctx, format_), indent=2, ensure_ascii=False))
+
+
+@click.command()
+@_deployment_options
+def prompt(**kwargs: Any) -> None:
+    """Print the system prompt that goes with the tools."""
+    ctx = _context(_options(kwargs))
+    _emit(ctx.system_prompt.render())

@@ -1,0 +1,185 @@
+"""Whole-object text rules shared by providers that hold a file as one blob (memory, S3).
+
+Pure: no I/O. Each function turns bytes already fetched into what to store or report, with
+the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, D2, D4, D6:
+
+* ``TextRules.for_profile`` — the four switches (BOM kept, line endings kept, detailed
+  non-text errors) for ``default`` or ``reference``.
+* ``decode_for_read`` / ``not_text_error`` — §2.5 read decoding and its FS_NOT_TEXT error.
+* ``rewrite`` — §2.8 steps 4–5: the diff basis of the prior bytes and the bytes to store
+  (D4 keeps a BOM and CRLF style when replacing an existing file).
+* ``apply_edit`` / ``edit_failure_error`` — §2.11 steps 5–7 (D1 keeps the BOM, D2 changes
+  only the matched spans).
+
+The local provider has twins of the two error builders in ``fs_local/fsio.py`` (``not_text``,
+``_edit_error``); they produce identical messages and can be switched to these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.profile import Profile
+from .errors import FsError, FsErrorCode
+from .literal_edit import EditFailure, EditPlan, plan_edit
+from .text import BOM, NUL_SAMPLE, NotTextError, decode_text, normalize
+from .types import EditRequest
+
+__all__ = (
+    "EditedBytes",
+    "Rewrite",
+    "TextRules",
+    "apply_edit",
+    "decode_for_read",
+    "diff_basis",
+    "edit_failure_error",
+    "encode_text",
+    "not_text_error",
+    "rewrite",
+    "well_formed",
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextRules:
+    """Profile-dependent text behaviour of a provider (all ``True`` in the default profile)."""
+
+    keep_bom: bool = True
+    """D1/D4: an edit or a rewrite keeps a leading BOM"""
+    keep_line_endings: bool = True
+    """D2/D4: an edit changes only matched spans; a rewrite of a CRLF file stays CRLF"""
+    detailed_errors: bool = True
+    """D6: non-text errors say where and why"""
+
+    @classmethod
+    def for_profile(cls, profile: Profile | str | None) -> "TextRules":
+        """The rules of ``profile`` (``None`` = default). :raises ValueError: unknown profile"""
+        better = Profile.parse(profile).is_default
+        return cls(keep_bom=better, keep_line_endings=better, detailed_errors=better)
+
+
+def well_formed(text: str) -> str:
+    """Lone surrogates → U+FFFD, as JavaScript's UTF-8 encoder does (pairs are joined)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def encode_text(text: str) -> bytes:
+    """UTF-8 bytes of ``text``; lone surrogates become U+FFFD (REFERENCE-SPEC §2.8 notes)."""
+    return well_formed(text).encode("utf-8")
+
+
+def not_text_error(exc: NotTextError, verb: str, display: str, rules: TextRules) -> FsError:
+    """``FS_NOT_TEXT`` ``cannot <verb> "<display>": <reason>[ (<detail>)]`` (§1.5 #8, #9, #25, #26; D6)."""
+    return FsError(f'cannot {verb} "{display}": {exc.message(rules.detailed_errors)}', FsErrorCode.NOT_TEXT)
+
+
+def edit_failure_error(failure: EditFailure, display: str) -> FsError:
+    """The coded error of a literal-edit failure (§1.5 #28, #29, #30).
+
+    ``FS_EDIT_NOT_FOUND`` for a missing match keeps the searched text and needle so the tool
+    layer can look for a near match (D5).
+    """
+    if failure.kind == "empty":
+        return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
+    if failure.kind == "not_found":
+        return FsError(
+            f'old_string was not found in "{display}"',
+            FsErrorCode.EDIT_NOT_FOUND,
+            searched_text=failure.content,
+            needle=failure.needle,
+        )
+    return FsError(
+        f'old_string matched {failure.count} times in "{display}"; '
+        "provide a more specific old_string or set replace_all to true",
+        FsErrorCode.AMBIGUOUS_EDIT,
+    )
+
+
+def decode_for_read(raw: bytes, display: str, rules: TextRules) -> str:
+    """§2.5 ``readText`` decoding: NUL in the first 8192 bytes = binary, strict UTF-8, BOM stripped.
+
+    :raises FsError: ``FS_NOT_TEXT`` ``cannot read "<display>": …``
+    """
+    try:
+        return decode_text(raw, nul_scan=NUL_SAMPLE, foreign_boms=rules.detailed_errors)
+    except NotTextError as exc:
+        raise not_text_error(exc, "read", display, rules) from None
+
+
+def diff_basis(raw: bytes) -> str | None:
+    """The prior text for a write's diff: LF-normalized, BOM stripped; ``None`` when the bytes
+    hold a NUL anywhere or are not UTF-8 (§2.8 step 4)."""
+    if b"\0" in raw:
+        return None
+    try:
+        return normalize(decode_text(raw, nul_scan=0))
+    except NotTextError:
+        return None
+
+
+def _crlf_dominant(raw: bytes) -> bool:
+    crlf = raw.count(b"\r\n")
+    return crlf > raw.count(b"\n") - crlf
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rewrite:
+    """What a ``write_text`` stores and reports."""
+
+    data: bytes
+    """the bytes to store"""
+    before: str | None
+    """diff basis of the prior bytes (``None``: no prior file, or undiffable)"""
+    after: str
+    """``content`` LF-normalized (the diff basis, not necessarily the stored bytes)"""
+
+
+def rewrite(old: bytes | None, content: str, rules: TextRules) -> Rewrite:
+    """§2.8 steps 4–7 on bytes: ``old`` is the prior file (``None`` when creating).
+
+    New files are stored verbatim. Replacing an existing file (D4, default profile): a BOM
+    is kept unless ``content`` starts with one; if the old file is CRLF-dominant and
+    ``content`` has only bare LF line breaks, they are written as CRLF.
+    """
+    text = well_formed(content)
+    before: str | None = None
+    if old is not None:
+        before = diff_basis(old)
+        if rules.keep_bom and old.startswith(BOM) and not text.startswith("\ufeff"):
+            text = "\ufeff" + text
+        if rules.keep_line_endings and "\n" in text and "\r\n" not in text and _crlf_dominant(old):
+            text = text.replace("\n", "\r\n")
+    return Rewrite(data=text.encode("utf-8"), before=before, after=normalize(well_formed(content)))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EditedBytes:
+    """What an ``edit_text`` stores and reports."""
+
+    data: bytes
+    """the bytes to store"""
+    plan: EditPlan
+    """the literal edit (``before``/``after`` are the LF-normalized diff basis)"""
+
+
+def apply_edit(raw: bytes, edit: EditRequest, display: str, rules: TextRules) -> EditedBytes:
+    """§2.11 steps 5–7 on the current bytes ``raw``: decode (a NUL anywhere is binary), match,
+    re-encode (D1: the BOM is kept in the default profile; D2: only matched spans change).
+
+    :raises FsError: ``FS_NOT_TEXT`` ``cannot edit "<display>": …``; ``FS_EDIT_NOT_FOUND``;
+        ``FS_AMBIGUOUS_EDIT``
+    """
+    try:
+        text = decode_text(raw, nul_scan=None, foreign_boms=rules.detailed_errors)
+    except NotTextError as exc:
+        raise not_text_error(exc, "edit", display, rules) from None
+    try:
+        plan = plan_edit(text, edit.old_string, edit.new_string, edit.replace_all, keep_bytes=rules.keep_line_endings)
+    except EditFailure as failure:
+        raise edit_failure_error(failure, display) from None
+    bom = "\ufeff" if rules.keep_bom and raw.startswith(BOM) else ""
+    return EditedBytes(data=(bom + well_formed(plan.text)).encode("utf-8"), plan=plan)

@@ -1,0 +1,92 @@
+"""Model paths inside a rooted namespace (providers whose files live under one workspace root:
+the in-memory provider, S3 under a key prefix). Pure: no I/O.
+
+The model sees absolute POSIX display paths under a *display root* (``/`` by default). A
+path resolves lexically (``.``/``..`` collapsed, duplicate and trailing slashes dropped) against
+the session cwd; the result must stay inside the root. ``..`` never climbs above it: that,
+and an absolute path elsewhere, is ``FS_PERMISSION_DENIED``
+``cannot resolve "<path>": outside the workspace "<root>"`` (``<path>`` as the model wrote it).
+
+The *relative key* of a display path is the part below the root (``""`` for the root itself),
+segments joined by ``/``. The display path of a relative key is ``root + "/" + key``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import FsError, FsErrorCode
+from .paths import is_blank, nul_path_error
+
+__all__ = ("RootedPath", "check_root", "display_of", "resolve_rooted")
+
+
+@dataclass(frozen=True, slots=True)
+class RootedPath:
+    """A resolved path inside the root."""
+
+    display: str
+    """absolute display path (``root`` itself for the workspace root)"""
+    rel: str
+    """the path below the root, ``/``-separated, no leading or trailing slash; ``""`` = root"""
+
+
+def check_root(root: str) -> str:
+    """Normalize a display root: absolute, no trailing slash except for ``/`` itself.
+
+    :raises ValueError: when ``root`` is not absolute or has ``.``/``..`` segments
+    """
+    if not isinstance(root, str) or not root.startswith("/"):
+        raise ValueError(f"display root must be an absolute path, not {root!r}")
+    parts = [p for p in root.split("/") if p]
+    if any(p in (".", "..") for p in parts):
+        raise ValueError(f"display root must be normalized, not {root!r}")
+    return "/" + "/".join(parts)
+
+
+def display_of(root: str, rel: str) -> str:
+    """The display path of relative key ``rel`` under ``root``."""
+    if not rel:
+        return root
+    return ("" if root == "/" else root) + "/" + rel
+
+
+def _segments(path: str) -> list[str] | None:
+    """Lexical segments of an absolute path; ``None`` when ``..`` climbs above ``/``."""
+    out: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not out:
+                return None
+            out.pop()
+        else:
+            out.append(part)
+    return out
+
+
+def resolve_rooted(path: str, base: str, root: str) -> RootedPath:
+    """Resolve the model path ``path`` against ``base`` (an absolute display path) inside ``root``.
+
+    :param path: the model's path (relative or absolute); never trimmed
+    :param base: the session cwd (absolute); ignored for an absolute ``path``
+    :param root: a display root as returned by :func:`check_root`
+    :raises FsError: ``FS_NOT_FOUND`` ``file_path must be a non-empty string`` for a blank
+        path (JS ``trim`` semantics, §2.2 step 3); ``FS_PERMISSION_DENIED`` ``cannot resolve
+        "<dp>": path contains a NUL byte`` and outside the root
+    """
+    if is_blank(path):
+        raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
+    joined = path if path.startswith("/") else base.rstrip("/") + "/" + path
+    if not joined.startswith("/"):
+        joined = "/" + joined
+    segments = _segments(joined)
+    root_parts = [p for p in root.split("/") if p]
+    if segments is None or segments[: len(root_parts)] != root_parts:
+        raise FsError(f'cannot resolve "{path}": outside the workspace "{root}"', FsErrorCode.PERMISSION_DENIED)
+    rel = "/".join(segments[len(root_parts) :])
+    display = display_of(root, rel)
+    if "\0" in path:
+        raise nul_path_error(display)
+    return RootedPath(display=display, rel=rel)

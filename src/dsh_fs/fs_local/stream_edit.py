@@ -1,0 +1,210 @@
+"""Edits of huge files in bounded memory (REFERENCE-SPEC §2.11; DEVIATIONS D1, D2, D6; tracker issue 5).
+
+``fsio.edit_file`` hands an edit here, after its probe and version guard and still under the
+target's locks, when the file has at least ``LocalRules.stream_edit_min_size`` bytes. Two
+passes over one open descriptor, each holding one piece (``READ_CHUNK`` bytes) at a time:
+
+1. Read and check: the text rules of an edit (a UTF-16/32 byte-order mark in the default
+   profile, then a NUL byte *anywhere*, then strict UTF-8 — the same errors, in the same
+   order of precedence, as decoding the whole file), while ``EditScan`` counts the matches.
+   Then the not-found / ambiguous decisions, exactly as ``plan_edit`` makes them.
+2. Write: ``EditRewriter`` streams the edited content into the staging file of
+   ``fsio.atomic_write`` (the same fsyncs, rename and cleanup as any write). If the file
+   changed behind the locks between the passes (another program writing in place), the
+   edit fails ``FS_STALE_VERSION`` and nothing is replaced.
+
+Differences from an in-memory edit, by design: the outcome carries no diff basis (``before``
+and ``after`` are ``None``, so the tool attaches no hunks), and a not-found error carries no
+searched text (no D5 hint).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..core.signal import AbortSignal
+from ..fs.byte_text import Utf8Validator
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.stream_edit import EditRewriter, EditScan
+from ..fs.text import BOM, NotTextError, _foreign_bom_error, _nul_error, normalize
+from ..fs.types import EditOutcome, EditRequest, Target
+from . import fsio
+
+__all__ = ("stream_edit_file",)
+
+
+_IOV_MAX = 1024
+
+
+def _write_all(fd: int, buffers: list[bytes | memoryview]) -> None:
+    """Write ``buffers`` in order (``writev``, resuming after partial writes)."""
+    views = [memoryview(b) for b in buffers if len(b)]
+    i = 0
+    while i < len(views):
+        written = os.writev(fd, views[i : i + _IOV_MAX])
+        while written:
+            size = len(views[i])
+            if written >= size:
+                written -= size
+                i += 1
+            else:
+                views[i] = views[i][written:]
+                written = 0
+
+
+class _Recheck(Exception):
+    """The fast check found something wrong: the exact check must name it."""
+
+
+def _fingerprint(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
+def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *, signal: AbortSignal | None,
+                     rules: fsio.LocalRules, chunk: int = fsio.READ_CHUNK) -> EditOutcome:
+    """§2.11 steps 5–10 for a big file, streamed (call with the target's locks held, after
+    the probe and the version guard).
+
+    :param existing: the probe ``edit_file`` made (mode, owner)
+    :param chunk: bytes per read (tests use small values)
+    :return: the new version; ``before``/``after`` are ``None`` (no diff basis)
+    :raises FsError: FS_NOT_TEXT, FS_EDIT_NOT_FOUND (no searched text), FS_AMBIGUOUS_EDIT,
+        FS_ABORTED (``edit aborted`` while checking, ``write aborted`` while writing),
+        FS_STALE_VERSION if the file changed between the passes, mapped OS errors (A2)
+    """
+    key, display = target.key, target.display_path
+    old = normalize(edit.old_string)
+    new = normalize(edit.new_string)
+    fsio.check_abort(signal, "edit aborted")
+    fd = fsio._open_regular(key, "edit", display, rules.root)
+    try:
+        if hasattr(os, "posix_fadvise"):
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+            except OSError:  # pragma: no cover - advisory only
+                pass
+        fingerprint = _fingerprint(os.fstat(fd))
+        try:
+            try:
+                scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=True)
+            except _Recheck:
+                scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=False)
+            if scan is not None and scan.crlf and scan.uncounted:  # the dominant style needs every line
+                scan.newlines += _count_lines(fd, content_start, scan.uncounted, chunk, signal)
+                scan.uncounted = 0
+        except NotTextError as exc:
+            raise fsio.not_text(exc, "edit", display, rules) from None
+        except OSError as exc:
+            raise fsio.map_os_error(exc, "edit", display) from exc
+        fsio.check_abort(signal, "edit aborted")
+        if scan is None:
+            raise FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
+        if scan.matches == 0:
+            raise FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND, needle=old)
+        if scan.matches > 1 and not edit.replace_all:
+            raise FsError(
+                f'old_string matched {scan.matches} times in "{display}"; '
+                "provide a more specific old_string or set replace_all to true",
+                FsErrorCode.AMBIGUOUS_EDIT,
+            )
+        keep = rules.keep_line_endings
+        rewriter = EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0)
+
+        def produce(out: int) -> None:
+            if content_start and rules.keep_bom:
+                _write_all(out, [BOM])
+            pos = content_start
+            while True:
+                fsio.check_abort(signal, "write aborted")
+                piece = os.pread(fd, chunk, pos)
+                if not piece:
+                    break
+                pos += len(piece)
+                _write_all(out, rewriter.feed(piece))
+            _write_all(out, rewriter.finish())
+            if rewriter.matches != scan.matches or _fingerprint(os.fstat(fd)) != fingerprint:
+                raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+
+        fsio.atomic_write(key, produce, mode=existing.mode, owner=fsio._owner_to_keep(existing, rules),
+                          signal=signal, verb="edit", display=display, root=rules.root)
+    finally:
+        os.close(fd)
+    return EditOutcome(version=fsio._post_version(key, None, rules.root), before=None, after=None)
+
+
+def _count_lines(fd: int, start: int, length: int, chunk: int, signal: AbortSignal | None) -> int:
+    """Line feeds in ``length`` bytes of the file from ``start``."""
+    count = 0
+    end = start + length
+    while start < end:
+        fsio.check_abort(signal, "edit aborted")
+        piece = os.pread(fd, min(chunk, end - start), start)
+        if not piece:
+            break
+        count += piece.count(b"\n")
+        start += len(piece)
+    return count
+
+
+def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: fsio.LocalRules,
+                     chunk: int, fast: bool) -> tuple[EditScan | None, int]:
+    """Pass 1: the text rules of an edit over the whole file, and the match count.
+
+    :param fast: count no line feeds (they only locate errors, and matter to the dominant
+        style only in a file with CRLF pairs); raise ``_Recheck`` at the first problem, for
+        the exact pass (``fast=False``) to report it with its line
+    :return: the scan (``None`` when ``old`` is empty) and the content start (3 after a BOM)
+    :raises NotTextError: foreign byte-order mark (D6), NUL anywhere, invalid UTF-8 — in
+        that order of precedence, each at its first occurrence
+    """
+    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=not fast) if old else None
+    validator = Utf8Validator()
+    invalid: NotTextError | None = None
+    newlines = 0
+    pos = 0
+    content_start = 0
+    while True:
+        fsio.check_abort(signal, "edit aborted")
+        piece = os.pread(fd, chunk, pos)
+        if not piece:
+            break
+        if pos == 0:
+            if rules.detailed_errors:
+                err = _foreign_bom_error(piece[:4] if len(piece) >= 4 else _head(fd, piece))
+                if err is not None:
+                    raise err
+            content_start = 3 if (piece if len(piece) >= 3 else _head(fd, piece)).startswith(BOM) else 0
+        nul = piece.find(b"\0")
+        if nul >= 0:
+            if fast:
+                raise _Recheck
+            raise _nul_error(pos + nul, newlines + piece.count(b"\n", 0, nul))
+        if invalid is None:
+            try:
+                validator.feed(piece, newlines)
+            except NotTextError as exc:
+                if fast:
+                    raise _Recheck from None
+                invalid = exc  # a NUL further on still takes precedence
+        if invalid is None and scan is not None:
+            skip = max(0, content_start - pos)
+            scan.feed(piece[skip:] if skip else piece)
+            newlines = scan.newlines
+        elif not fast:
+            newlines += piece.count(b"\n")
+        pos += len(piece)
+    if invalid is None:
+        if fast and validator.pending:
+            raise _Recheck
+        validator.finish(newlines)
+    else:
+        raise invalid
+    if scan is not None:
+        scan.finish()
+    return scan, content_start
+
+
+def _head(fd: int, first: bytes) -> bytes:
+    """The first 4 bytes of the file when the first piece was shorter."""
+    more = os.pread(fd, 4, 0)
+    return more if len(more) > len(first) else first

@@ -1,0 +1,325 @@
+"""``MemoryFileSystem``: an in-memory provider, the fake that ships with the library.
+
+Files are byte blobs keyed by their path below a display root (``/`` by default); there are
+no symlinks, modes or owners. Directories are path prefixes of stored files plus explicitly
+created empty ones (``mkdir``); a stored file wins over a prefix of the same name. This is
+the object-store model the S3 provider uses, so tests written against this fake carry over.
+
+Text rules are the shared ones (``fs.text``, ``fs.literal_edit``, ``fs.provider_rules``), so
+reads, writes and edits produce exactly the local provider's bytes and messages. Every
+mutation checks its guard and stores without yielding to the event loop in between, so it is
+atomic with respect to every other task (the per-target lock of §2.9 is implicit).
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import ClassVar
+
+import anyio.lowlevel
+
+from ..core.profile import Profile
+from ..core.signal import AbortSignal
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.filesystem import FileSystem
+from ..fs.provider_rules import TextRules, apply_edit, decode_for_read, not_text_error, rewrite
+from ..fs.rooted import check_root, display_of, resolve_rooted
+from ..fs.text import NotTextError, TextStreamDecoder
+from ..fs.types import (
+    CreateIfAbsent,
+    DirEntry,
+    EditIntent,
+    EditOutcome,
+    EditRequest,
+    Info,
+    PathInfo,
+    ReplaceIfVersion,
+    Target,
+    TargetKey,
+    Version,
+    WriteIntent,
+    WriteOutcome,
+)
+
+__all__ = ("MemoryFileSystem",)
+
+STREAM_CHUNK = 64 * 1024
+
+
+def _check(signal: AbortSignal | None, message: str) -> None:
+    if signal is not None and signal.aborted:
+        raise FsError(message, FsErrorCode.ABORTED)
+
+
+def _rel_of(path: str) -> str:
+    return "/".join(p for p in path.split("/") if p not in ("", "."))
+
+
+class MemoryFileSystem(FileSystem):
+    """Files held in a dict, served through the seam.
+
+    :param files: initial files, relative path → text (stored as UTF-8) or bytes
+    :param cwd: default base for relative paths (an absolute display path; default: ``root``)
+    :param root: the display path of the workspace root; paths outside it are refused with
+        ``FS_PERMISSION_DENIED``
+    :param profile: ``default`` (DEVIATIONS D1, D2, D4, D6 on) or ``reference``
+    :param name: identity used in target keys (``mem://<name>/<path>``); random by default
+    """
+
+    name: ClassVar[str] = "fs-memory"
+
+    def __init__(
+        self,
+        files: Mapping[str, str | bytes] | None = None,
+        *,
+        cwd: str | None = None,
+        root: str = "/",
+        profile: Profile | str | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.root = check_root(root)
+        self.cwd = cwd if cwd is not None else self.root
+        self.profile = Profile.parse(profile)
+        self.rules = TextRules.for_profile(self.profile)
+        self._id = name or uuid.uuid4().hex[:12]
+        self._files: dict[str, tuple[bytes, Version]] = {}
+        self._dirs: set[str] = set()
+        self._counter = itertools.count(1)
+        for path, content in (files or {}).items():
+            self.put(path, content)
+
+    def with_profile(self, profile: Profile | str | None) -> "MemoryFileSystem":
+        """Another provider over the same files (and version counter) with ``profile``."""
+        twin = MemoryFileSystem(cwd=self.cwd, root=self.root, profile=profile, name=self._id)
+        twin._files, twin._dirs, twin._counter = self._files, self._dirs, self._counter
+        return twin
+
+    # -- direct access (tests, fixtures, "another process") --------------------------------
+    def _version(self) -> Version:
+        return Version(f"m{next(self._counter)}")
+
+    def put(self, path: str, content: str | bytes) -> Version:
+        """Store ``content`` at ``path`` (relative to the root) as another writer would; returns
+        the new version. Parent directories come into being implicitly."""
+        data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else bytes(content)
+        version = self._version()
+        self._files[_rel_of(path)] = (data, version)
+        return version
+
+    def get(self, path: str) -> bytes | None:
+        """The bytes stored at ``path`` (relative to the root), or ``None``."""
+        found = self._files.get(_rel_of(path))
+        return None if found is None else found[0]
+
+    def delete(self, path: str) -> None:
+        """Remove the file at ``path``, or everything under it when it is a directory."""
+        rel = _rel_of(path)
+        self._files.pop(rel, None)
+        self._dirs.discard(rel)
+        for key in [k for k in self._files if k.startswith(rel + "/")]:
+            del self._files[key]
+        self._dirs.difference_update([d for d in self._dirs if d.startswith(rel + "/")])
+
+    def mkdir(self, path: str) -> None:
+        """Create an (empty) directory at ``path``."""
+        rel = _rel_of(path)
+        if rel:
+            self._dirs.add(rel)
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every stored file, relative path → bytes, sorted by path."""
+        return {k: v[0] for k, v in sorted(self._files.items())}
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _key(self, rel: str) -> TargetKey:
+        return TargetKey(f"mem://{self._id}/{rel}")
+
+    def _rel(self, target: Target) -> str:
+        prefix = f"mem://{self._id}/"
+        if not target.key.startswith(prefix):
+            raise FsError(f'cannot resolve "{target.display_path}": not a target of this provider', FsErrorCode.NOT_FOUND)
+        return target.key[len(prefix) :]
+
+    def _is_dir(self, rel: str) -> bool:
+        if rel == "":
+            return True
+        if rel in self._files:
+            return False
+        if rel in self._dirs:
+            return True
+        prefix = rel + "/"
+        return any(k.startswith(prefix) for k in self._files) or any(d.startswith(prefix) for d in self._dirs)
+
+    def _info(self, rel: str) -> Info | None:
+        found = self._files.get(rel)
+        if found is not None:
+            return Info(version=found[1], type="file", size=len(found[0]))
+        if self._is_dir(rel):
+            return Info(version=Version(f"dir:{rel}"), type="directory")
+        return None
+
+    def _read_bytes(self, target: Target, verb: str) -> bytes:
+        rel = self._rel(target)
+        found = self._files.get(rel)
+        if found is not None:
+            return found[0]
+        if self._is_dir(rel):
+            raise FsError(f'cannot {verb} "{target.display_path}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        raise FsError(f'cannot {verb} "{target.display_path}": not found', FsErrorCode.NOT_FOUND)
+
+    # -- the eight primitives --------------------------------------------------------------
+    async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
+        """Lexical resolution inside the root (``fs.rooted``); key ``mem://<name>/<path>``.
+
+        :raises FsError: FS_ABORTED ``resolve aborted``; FS_NOT_FOUND for a blank path;
+            FS_PERMISSION_DENIED outside the root
+        """
+        _check(signal, "resolve aborted")
+        await anyio.lowlevel.checkpoint()
+        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        _check(signal, "resolve aborted")
+        return Target(key=self._key(found.rel), display_path=found.display)
+
+    async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
+        """A file (size in bytes), a directory (no size) or ``None``."""
+        _check(signal, "stat aborted")
+        await anyio.lowlevel.checkpoint()
+        info = self._info(self._rel(target))
+        _check(signal, "stat aborted")
+        return info
+
+    async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
+        """As ``stat`` of the resolved path (there are no symlinks here)."""
+        _check(signal, "lstat aborted")
+        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        await anyio.lowlevel.checkpoint()
+        info = self._info(found.rel)
+        _check(signal, "lstat aborted")
+        return None if info is None else PathInfo(version=info.version, type=info.type, size=info.size)
+
+    async def read_text(self, target: Target, *, signal: AbortSignal | None = None) -> str:
+        """§2.5 ``readText``. :raises FsError: FS_NOT_FOUND, FS_NOT_REGULAR_FILE, FS_NOT_TEXT, FS_ABORTED"""
+        _check(signal, "read aborted")
+        await anyio.lowlevel.checkpoint()
+        raw = self._read_bytes(target, "read")
+        _check(signal, "read aborted")
+        return decode_for_read(raw, target.display_path, self.rules)
+
+    async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
+        """§2.5 ``streamText`` in chunks of 64 KiB of the bytes as they were when iteration began."""
+        _check(signal, "read aborted")
+        raw = self._read_bytes(target, "read")
+        decoder = TextStreamDecoder(foreign_boms=self.rules.detailed_errors)
+        try:
+            for start in range(0, len(raw), STREAM_CHUNK):
+                await anyio.lowlevel.checkpoint()
+                _check(signal, "read aborted")
+                yield decoder.feed(raw[start : start + STREAM_CHUNK])
+            yield decoder.finish()
+        except NotTextError as exc:
+            raise not_text_error(exc, "read", target.display_path, self.rules) from None
+
+    async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
+        """Direct children in code-point name order (DEVIATIONS A6)."""
+        _check(signal, "list aborted")
+        await anyio.lowlevel.checkpoint()
+        rel = self._rel(target)
+        display = target.display_path
+        info = self._info(rel)
+        if info is None:
+            raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
+        if info.type != "directory":
+            raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+        prefix = rel + "/" if rel else ""
+        names: set[str] = set()
+        for path in itertools.chain(self._files, self._dirs):
+            if path.startswith(prefix) and len(path) > len(prefix):
+                names.add(path[len(prefix) :].split("/", 1)[0])
+        entries: list[DirEntry] = []
+        for name in sorted(names):
+            _check(signal, "list aborted")
+            child = prefix + name
+            child_info = self._info(child)
+            assert child_info is not None
+            entries.append(
+                DirEntry(
+                    name=name,
+                    type=child_info.type,
+                    target=Target(key=self._key(child), display_path=display_of(self.root, child)),
+                    version=child_info.version,
+                    size=child_info.size if child_info.type == "file" else None,
+                )
+            )
+        return entries
+
+    async def write_text(
+        self,
+        target: Target,
+        content: str,
+        expected: WriteIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> WriteOutcome:
+        """§2.8 ``writeText``; stores and answers without yielding in between (atomic).
+
+        :raises FsError: FS_NOT_REGULAR_FILE (a directory), FS_STALE_VERSION
+            (``replaceIfVersion`` on a missing or changed file), FS_NOT_OBSERVED
+            (``createIfAbsent`` over a file), FS_ABORTED ``read aborted``/``write aborted``
+        """
+        await anyio.lowlevel.checkpoint()
+        rel = self._rel(target)
+        display = target.display_path
+        existing = self._files.get(rel)
+        if existing is None and self._is_dir(rel):
+            raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        if isinstance(expected, ReplaceIfVersion):
+            if existing is None:
+                raise FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+            if existing[1] != expected.version:
+                raise FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        elif isinstance(expected, CreateIfAbsent) and existing is not None:
+            raise FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
+        if existing is not None:
+            _check(signal, "read aborted")
+        planned = rewrite(existing[0] if existing is not None else None, content, self.rules)
+        _check(signal, "write aborted")
+        version = self._version()
+        self._files[rel] = (planned.data, version)
+        return WriteOutcome(
+            operation="update" if existing is not None else "create",
+            version=version,
+            before=planned.before,
+            after=planned.after,
+        )
+
+    async def edit_text(
+        self,
+        target: Target,
+        edit: EditRequest,
+        expected: EditIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> EditOutcome:
+        """§2.11 ``editText``; the guard is checked before matching, the store is atomic.
+
+        :raises FsError: FS_STALE_VERSION (missing, or guarded and changed),
+            FS_NOT_REGULAR_FILE, FS_NOT_TEXT, FS_EDIT_NOT_FOUND, FS_AMBIGUOUS_EDIT, FS_ABORTED
+        """
+        await anyio.lowlevel.checkpoint()
+        rel = self._rel(target)
+        display = target.display_path
+        existing = self._files.get(rel)
+        if existing is None:
+            if self._is_dir(rel):
+                raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        if expected is not None and existing[1] != expected.version:
+            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        _check(signal, "edit aborted")
+        edited = apply_edit(existing[0], edit, display, self.rules)
+        _check(signal, "write aborted")
+        version = self._version()
+        self._files[rel] = (edited.data, version)
+        return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after)

@@ -1,0 +1,483 @@
+"""``S3FileSystem``: the seam's eight primitives on an S3-compatible bucket under a key prefix.
+
+Paths: the model sees absolute display paths under a display root (``/`` by default);
+``<root>/<rel>`` is the object ``<prefix><rel>`` and its target key is
+``s3://<bucket>/<prefix><rel>``. ``..`` never leaves the root (``FS_PERMISSION_DENIED``).
+Directories are key prefixes: a path is a *file* when an object has exactly its key, else a
+*directory* when some key starts with ``<key>/`` (or it is the root), else absent.
+
+Versions: the ETag, plus ``@<VersionId>`` in a versioned bucket. Opaque; compared only.
+
+Freshness across processes and machines is the service's job: every mutation is one
+conditional PutObject (or CompleteMultipartUpload) — ``If-None-Match: *`` to create,
+``If-Match: <ETag just read>`` to replace — so a concurrent writer anywhere is detected by
+S3 itself and no update is lost. Inside one process, mutations of a target also serialize on
+an in-process lock. Text rules are the local provider's (shared pure code in ``dsh_fs.fs``).
+
+Round trips (a request each): stat 1 (HEAD; +1 LIST when there is no object); read_text 1
+(GET); write 2 (GET or LIST, then PUT); edit 2 (GET, PUT), +2 per retry of an unguarded
+edit that lost a race; list_dir 1–2 (+ pages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, ClassVar
+
+from ..core.profile import Profile
+from ..core.signal import AbortSignal
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.filesystem import FileSystem
+from ..fs.provider_rules import TextRules, apply_edit, decode_for_read, not_text_error, rewrite
+from ..fs.rooted import check_root, display_of, resolve_rooted
+from ..fs.text import NotTextError, TextStreamDecoder
+from ..fs.types import (
+    CreateIfAbsent,
+    DirEntry,
+    EditIntent,
+    EditOutcome,
+    EditRequest,
+    Info,
+    PathInfo,
+    ReplaceIfVersion,
+    Target,
+    TargetKey,
+    Version,
+    WriteIntent,
+    WriteOutcome,
+)
+from .errors import S3Failure, fs_error
+from .location import S3Location, parse_url
+from .locks import TargetLocks
+from .store import ObjectMeta, ObjectStore, read_chunk
+
+__all__ = ("S3FileSystem", "from_url")
+
+DEFAULT_MULTIPART_THRESHOLD = 64 * 1024 * 1024
+DEFAULT_PART_SIZE = 16 * 1024 * 1024
+MIN_PART_SIZE = 5 * 1024 * 1024
+STREAM_CHUNK = 64 * 1024
+DEFAULT_EDIT_RETRIES = 8
+
+
+def _check(signal: AbortSignal | None, message: str) -> None:
+    if signal is not None and signal.aborted:
+        raise FsError(message, FsErrorCode.ABORTED)
+
+
+def _checker(signal: AbortSignal | None, message: str) -> Any:
+    return None if signal is None else (lambda: _check(signal, message))
+
+
+def _mid_read_checker(signal: AbortSignal | None, message: str) -> Any:
+    """Abort checks during a mutation's read. A signal aborted before the call is reported
+    only after the existence, type and version checks, as the local provider does (§2.12)."""
+    return None if signal is None or signal.aborted else _checker(signal, message)
+
+
+class S3FileSystem(FileSystem):
+    """An S3 bucket (or any S3-compatible service with conditional writes) as a provider.
+
+    :param bucket: the bucket; it must exist
+    :param prefix: the workspace's key prefix (``""``: the whole bucket); ``"team/ws"`` and
+        ``"team/ws/"`` are the same
+    :param endpoint_url: an S3-compatible endpoint (MinIO, R2, Ceph RGW, moto); ``None``: AWS
+    :param profile: ``default`` (DEVIATIONS D1, D2, D4, D6 on) or ``reference``
+    :param cwd: default base for relative paths, an absolute display path (default: ``root``)
+    :param root: the display path of the prefix (default ``/``: ``/src/app.py`` is the object
+        ``<prefix>src/app.py``)
+    :param client_options: extra aiobotocore ``create_client`` keywords (``region_name``,
+        ``aws_access_key_id`` …); by default the standard AWS credential chain applies
+    :param multipart_threshold: content of at least this many bytes is uploaded in parts
+    :param part_size: bytes per part (at least 5 MiB, the S3 minimum)
+    :param edit_retries: how often an *unguarded* edit or write re-reads and retries after
+        losing a race to another writer before it reports ``FS_STALE_VERSION``
+    :param store: an ``ObjectStore`` to use instead of building one (tests, instrumentation)
+    :raises ValueError: for an invalid bucket, prefix, root, profile or part size
+    """
+
+    name: ClassVar[str] = "fs-s3"
+
+    def __init__(
+        self,
+        *,
+        bucket: str,
+        prefix: str = "",
+        endpoint_url: str | None = None,
+        profile: Profile | str | None = None,
+        cwd: str | None = None,
+        root: str = "/",
+        client_options: Mapping[str, Any] | None = None,
+        multipart_threshold: int = DEFAULT_MULTIPART_THRESHOLD,
+        part_size: int = DEFAULT_PART_SIZE,
+        edit_retries: int = DEFAULT_EDIT_RETRIES,
+        store: ObjectStore | None = None,
+    ) -> None:
+        self.location = S3Location(bucket, prefix)
+        self.root = check_root(root)
+        self.cwd = cwd if cwd is not None else self.root
+        self.profile = Profile.parse(profile)
+        self.rules = TextRules.for_profile(self.profile)
+        if part_size < MIN_PART_SIZE:
+            raise ValueError(f"part_size must be at least {MIN_PART_SIZE} bytes (the S3 minimum)")
+        self.multipart_threshold = multipart_threshold
+        self.part_size = part_size
+        self.edit_retries = max(0, int(edit_retries))
+        self.store = store or ObjectStore(bucket, endpoint_url=endpoint_url, client_options=client_options)
+        self.locks = TargetLocks()
+        self._versioned: bool | None = None
+
+    async def __aenter__(self) -> "S3FileSystem":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running event loop (idempotent)."""
+        await self.store.aclose()
+
+    def __repr__(self) -> str:
+        return f"S3FileSystem({self.location.url!r}, root={self.root!r})"
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _rel(self, target: Target) -> str:
+        rel = self.location.rel_of_target_key(target.key)
+        if rel is None:
+            raise FsError(f'cannot resolve "{target.display_path}": not in {self.location.url}', FsErrorCode.NOT_FOUND)
+        return rel
+
+    def _target(self, rel: str) -> Target:
+        return Target(key=TargetKey(self.location.target_key(rel)), display_path=display_of(self.root, rel))
+
+    async def _is_dir(self, rel: str) -> bool:
+        return rel == "" or await self.store.has_children(self.location.dir_prefix(rel))
+
+    async def _info(self, rel: str) -> Info | None:
+        if rel == "":
+            return Info(version=Version("dir:"), type="directory")
+        meta = await self.store.head(self.location.object_key(rel))
+        if meta is not None:
+            return Info(version=Version(meta.token), type="file", size=meta.size)
+        if await self._is_dir(rel):
+            return Info(version=Version(f"dir:{rel}"), type="directory")
+        return None
+
+    async def _bucket_versioned(self) -> bool:
+        """Whether listed objects need a HEAD for their VersionId (asked once; assumed when the
+        bucket's versioning status cannot be read)."""
+        if self._versioned is None:
+            try:
+                self._versioned = await self.store.versioning_enabled()
+            except S3Failure:
+                self._versioned = True
+        return self._versioned
+
+    async def _absent(self, rel: str, verb: str, display: str, missing: FsError) -> FsError:
+        """The error for a GET that found no object: a directory, or ``missing``."""
+        if await self._is_dir(rel):
+            return FsError(f'cannot {verb} "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        return missing
+
+    async def _put(
+        self, rel: str, data: bytes, *, if_match: str | None, if_none_match: bool, signal: AbortSignal | None
+    ) -> ObjectMeta:
+        key = self.location.object_key(rel)
+        _check(signal, "write aborted")
+        if len(data) >= self.multipart_threshold:
+            return await self.store.put_multipart(
+                key, data, part_size=self.part_size, if_match=if_match, if_none_match=if_none_match,
+                check=_checker(signal, "write aborted"),
+            )
+        return await self.store.put(key, data, if_match=if_match, if_none_match=if_none_match)
+
+    # -- the eight primitives --------------------------------------------------------------
+    async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
+        """Lexical resolution inside the root; no request is made.
+
+        :raises FsError: FS_ABORTED ``resolve aborted``; FS_NOT_FOUND
+            ``file_path must be a non-empty string``; FS_PERMISSION_DENIED
+            ``cannot resolve "<path>": outside the workspace "<root>"``
+        """
+        _check(signal, "resolve aborted")
+        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        _check(signal, "resolve aborted")
+        return self._target(found.rel)
+
+    async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
+        """HeadObject (and ListObjectsV2 when there is no object): a file with its size in
+        bytes, a directory (no size), or ``None``.
+
+        :raises FsError: FS_ABORTED ``stat aborted``; FS_PERMISSION_DENIED; FS_IO_ERROR
+        """
+        _check(signal, "stat aborted")
+        try:
+            info = await self._info(self._rel(target))
+        except S3Failure as failure:
+            raise fs_error(failure, "stat", target.display_path) from failure
+        _check(signal, "stat aborted")
+        return info
+
+    async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
+        """``stat`` of the resolved path (S3 has no symlinks)."""
+        _check(signal, "lstat aborted")
+        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        try:
+            info = await self._info(found.rel)
+        except S3Failure as failure:
+            raise fs_error(failure, "stat", found.display) from failure
+        _check(signal, "lstat aborted")
+        return None if info is None else PathInfo(version=info.version, type=info.type, size=info.size)
+
+    async def read_text(self, target: Target, *, signal: AbortSignal | None = None) -> str:
+        """GetObject, decoded with the local rules (§2.5).
+
+        :raises FsError: FS_NOT_FOUND, FS_NOT_REGULAR_FILE (a directory), FS_NOT_TEXT,
+            FS_ABORTED ``read aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        _check(signal, "read aborted")
+        rel = self._rel(target)
+        display = target.display_path
+        try:
+            got = None if rel == "" else await self.store.get(
+                self.location.object_key(rel), check=_checker(signal, "read aborted")
+            )
+            if got is None:
+                raise await self._absent(
+                    rel, "read", display, FsError(f'cannot read "{display}": not found', FsErrorCode.NOT_FOUND)
+                )
+        except S3Failure as failure:
+            raise fs_error(failure, "read", display) from failure
+        _check(signal, "read aborted")
+        return decode_for_read(got[1], display, self.rules)
+
+    async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
+        """GetObject streamed in 64 KiB chunks through one incremental decoder (§2.5).
+        Nothing is requested until iteration starts."""
+        _check(signal, "read aborted")
+        rel = self._rel(target)
+        display = target.display_path
+        decoder = TextStreamDecoder(foreign_boms=self.rules.detailed_errors)
+        if rel == "":
+            raise FsError(f'cannot read "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        try:
+            async with self.store.open(self.location.object_key(rel)) as opened:
+                if opened is None:
+                    raise await self._absent(
+                        rel, "read", display, FsError(f'cannot read "{display}": not found', FsErrorCode.NOT_FOUND)
+                    )
+                body = opened[1]
+                while True:
+                    _check(signal, "read aborted")
+                    chunk = await read_chunk(body, STREAM_CHUNK)
+                    if not chunk:
+                        break
+                    yield decoder.feed(chunk)
+                yield decoder.finish()
+        except NotTextError as exc:
+            raise not_text_error(exc, "read", display, self.rules) from None
+        except S3Failure as failure:
+            raise fs_error(failure, "read", display) from failure
+
+    async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
+        """ListObjectsV2 with delimiter ``/``: direct children in code-point order (A6); files
+        carry size and version, directories neither size nor object version.
+
+        :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_ABORTED ``list aborted``,
+            FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        _check(signal, "list aborted")
+        rel = self._rel(target)
+        display = target.display_path
+        try:
+            info = await self._info(rel)
+            if info is None:
+                raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
+            if info.type != "directory":
+                raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+            prefix = self.location.dir_prefix(rel)
+            objects, prefixes = await self.store.list_children(prefix, check=_checker(signal, "list aborted"))
+            versioned = await self._bucket_versioned()
+            base = rel + "/" if rel else ""
+            files: dict[str, ObjectMeta] = {}
+            for key, meta in objects:
+                name = key[len(prefix) :]
+                if name:
+                    files[name] = meta
+            entries: list[DirEntry] = []
+            for name in sorted(set(files) | {p[len(prefix) : -1] for p in prefixes} - {""}):
+                _check(signal, "list aborted")
+                child = base + name
+                meta = files.get(name)
+                if meta is None:
+                    entries.append(DirEntry(name=name, type="directory", target=self._target(child),
+                                            version=Version(f"dir:{child}")))
+                    continue
+                if versioned:
+                    fresh = await self.store.head(self.location.object_key(child))
+                    if fresh is None:
+                        entries.append(DirEntry(name=name, type="other", target=self._target(child)))
+                        continue
+                    meta = fresh
+                entries.append(DirEntry(name=name, type="file", target=self._target(child),
+                                        version=Version(meta.token), size=meta.size))
+        except S3Failure as failure:
+            raise fs_error(failure, "list", display) from failure
+        _check(signal, "list aborted")
+        return entries
+
+    async def write_text(
+        self,
+        target: Target,
+        content: str,
+        expected: WriteIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> WriteOutcome:
+        """Create or replace the object with one conditional PUT (§2.8; D4).
+
+        * ``CreateIfAbsent`` → PutObject ``If-None-Match: *``; an existing object (412) is
+          ``FS_NOT_OBSERVED``.
+        * ``ReplaceIfVersion(V)`` → GetObject (diff basis, version check) → PutObject
+          ``If-Match: <ETag read>``; a missing object or another version, before or during
+          the PUT, is ``FS_STALE_VERSION``.
+        * ``None`` → the same read-then-conditional-PUT, retried on fresh content when another
+          writer wins (up to ``edit_retries`` times), so before/after and D4 always describe
+          the bytes actually replaced.
+
+        :raises FsError: FS_NOT_REGULAR_FILE (a directory), FS_STALE_VERSION, FS_NOT_OBSERVED,
+            FS_ABORTED ``read aborted``/``write aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        rel = self._rel(target)
+        display = target.display_path
+        async with self.locks.hold(target.key):
+            try:
+                if rel == "":
+                    raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+                if isinstance(expected, CreateIfAbsent):
+                    return await self._create(rel, content, display, signal)
+                return await self._replace(rel, content, expected, display, signal)
+            except S3Failure as failure:
+                raise fs_error(failure, "write", display) from failure
+
+    async def _create(self, rel: str, content: str, display: str, signal: AbortSignal | None) -> WriteOutcome:
+        exists = FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
+        if await self.store.has_children(self.location.dir_prefix(rel)):
+            if await self.store.head(self.location.object_key(rel)) is not None:
+                raise exists
+            raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        if signal is not None and signal.aborted and await self.store.head(self.location.object_key(rel)) is not None:
+            raise exists  # the guard wins over an abort (§2.8 notes), as on the local disk
+        planned = rewrite(None, content, self.rules)
+        try:
+            meta = await self._put(rel, planned.data, if_match=None, if_none_match=True, signal=signal)
+        except S3Failure as failure:
+            if failure.precondition_failed:
+                raise exists from failure
+            raise
+        return WriteOutcome(operation="create", version=Version(meta.token), before=None, after=planned.after)
+
+    async def _replace(
+        self, rel: str, content: str, expected: ReplaceIfVersion | None, display: str, signal: AbortSignal | None
+    ) -> WriteOutcome:
+        gone = FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+        changed = FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        attempts = 1 if expected is not None else 1 + self.edit_retries
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            got = await self.store.get(self.location.object_key(rel), check=_mid_read_checker(signal, "read aborted"))
+            if got is None:
+                if expected is not None:
+                    raise await self._absent(rel, "write", display, gone)
+                if await self._is_dir(rel):
+                    raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+                planned = rewrite(None, content, self.rules)
+                try:
+                    meta = await self._put(rel, planned.data, if_match=None, if_none_match=True, signal=signal)
+                except S3Failure as failure:
+                    if failure.precondition_failed and not last:
+                        continue  # created meanwhile: replace that instead
+                    if failure.precondition_failed:
+                        raise changed from failure
+                    raise
+                return WriteOutcome(operation="create", version=Version(meta.token), before=None, after=planned.after)
+            meta, old = got
+            if expected is not None and meta.token != expected.version:
+                raise changed
+            _check(signal, "read aborted")
+            planned = rewrite(old, content, self.rules)
+            try:
+                written = await self._put(rel, planned.data, if_match=meta.etag, if_none_match=False, signal=signal)
+            except S3Failure as failure:
+                if failure.precondition_failed or failure.not_found:
+                    if expected is None and not last:
+                        continue
+                    raise (gone if failure.not_found else changed) from failure
+                raise
+            return WriteOutcome(operation="update", version=Version(written.token), before=planned.before,
+                                after=planned.after)
+        raise changed  # pragma: no cover - the loop always returns or raises
+
+    async def edit_text(
+        self,
+        target: Target,
+        edit: EditRequest,
+        expected: EditIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> EditOutcome:
+        """GetObject → the shared literal matcher → PutObject ``If-Match: <ETag just read>`` (§2.11).
+
+        A guarded edit whose object changed — before the GET or between GET and PUT (412) — is
+        ``FS_STALE_VERSION``; an unguarded one re-reads and retries on the fresh content (up
+        to ``edit_retries`` times). A missing object is ``FS_STALE_VERSION`` either way.
+
+        :raises FsError: FS_STALE_VERSION, FS_NOT_REGULAR_FILE (a directory), FS_NOT_TEXT,
+            FS_EDIT_NOT_FOUND, FS_AMBIGUOUS_EDIT, FS_ABORTED ``edit aborted``/``write aborted``,
+            FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        rel = self._rel(target)
+        display = target.display_path
+        stale = FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        attempts = 1 if expected is not None else 1 + self.edit_retries
+        async with self.locks.hold(target.key):
+            try:
+                if rel == "":
+                    raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+                for attempt in range(attempts):
+                    got = await self.store.get(
+                        self.location.object_key(rel), check=_mid_read_checker(signal, "edit aborted")
+                    )
+                    if got is None:
+                        raise await self._absent(rel, "edit", display, stale)
+                    meta, raw = got
+                    if expected is not None and meta.token != expected.version:
+                        raise stale
+                    _check(signal, "edit aborted")
+                    edited = apply_edit(raw, edit, display, self.rules)
+                    try:
+                        written = await self._put(rel, edited.data, if_match=meta.etag, if_none_match=False,
+                                                  signal=signal)
+                    except S3Failure as failure:
+                        if failure.precondition_failed or failure.not_found:
+                            if attempt < attempts - 1:
+                                continue
+                            raise stale from failure
+                        raise
+                    return EditOutcome(version=Version(written.token), before=edited.plan.before,
+                                       after=edited.plan.after)
+            except S3Failure as failure:
+                raise fs_error(failure, "edit", display) from failure
+        raise stale  # pragma: no cover - the loop always returns or raises
+
+
+def from_url(url: str, *, endpoint_url: str | None = None, **options: Any) -> S3FileSystem:
+    """An ``S3FileSystem`` for ``s3://bucket/prefix`` (the CLI's and MCP server's ``--s3``).
+
+    :param url: ``s3://bucket`` or ``s3://bucket/key/prefix``
+    :param endpoint_url: an S3-compatible endpoint; ``None``: AWS
+    :param options: the other ``S3FileSystem`` keywords (``profile``, ``root``, …)
+    :raises ValueError: for a malformed URL
+    """
+    location = parse_url(url)
+    return S3FileSystem(bucket=location.bucket, prefix=location.prefix, endpoint_url=endpoint_url, **options)

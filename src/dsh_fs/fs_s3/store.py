@@ -1,0 +1,300 @@
+"""The S3 wire calls the provider makes, over one lazily created aiobotocore client.
+
+One method per request shape, each one round trip (``requests`` counts them): HeadObject,
+GetObject (whole or streamed), PutObject (plain, ``If-None-Match: *`` or ``If-Match``),
+multipart upload (the same conditions on CompleteMultipartUpload), ListObjectsV2 and
+GetBucketVersioning. Failures raise ``S3Failure``; a 404 on HEAD/GET becomes ``None``.
+
+aiobotocore (the ``[s3]`` extra) is imported when the first request is made, so importing
+``dsh_fs.fs_s3`` needs nothing beyond dsh-fs itself. Credentials, region and profile come from
+the standard AWS chain unless ``client_options`` gives them. aiobotocore runs on asyncio only.
+
+Not here: paths, text rules, intents, locks (``filesystem``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from .errors import S3Failure, failure_of
+
+__all__ = ("ObjectMeta", "ObjectStore", "client_config", "read_chunk")
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectMeta:
+    """What a HEAD, GET or PUT tells about one object."""
+
+    etag: str
+    """the ETag exactly as the service sent it (quotes included)"""
+    version_id: str | None = None
+    """the VersionId in a versioned bucket; ``None`` otherwise (and for the ``null`` version)"""
+    size: int | None = None
+    """content length in bytes (HEAD/GET)"""
+
+    @property
+    def token(self) -> str:
+        """The provider's version token: the ETag, plus ``@<VersionId>`` when versioned."""
+        return self.etag if self.version_id is None else f"{self.etag}@{self.version_id}"
+
+
+def _meta(response: Mapping[str, Any], size: int | None = None) -> ObjectMeta:
+    version = response.get("VersionId")
+    return ObjectMeta(
+        etag=str(response.get("ETag") or ""),
+        version_id=None if version in (None, "", "null") else str(version),
+        size=response.get("ContentLength", size),
+    )
+
+
+async def read_chunk(body: Any, size: int) -> bytes:
+    """Up to ``size`` bytes of a streaming body (``b""`` at the end).
+
+    :raises S3Failure: when the connection fails mid-body
+    """
+    try:
+        return bytes(await body.read(size))
+    except Exception as exc:
+        raise failure_of(exc) from exc
+
+
+_SESSION: Any = None
+
+
+def _session() -> Any:
+    """One aiobotocore session per process: it caches the service model and the credential
+    chain's answer, so later clients are cheap to create."""
+    global _SESSION
+    if _SESSION is None:
+        from aiobotocore.session import get_session
+
+        _SESSION = get_session()
+    return _SESSION
+
+
+def client_config(endpoint_url: str | None, max_pool_connections: int) -> Any:
+    """The ``AioConfig`` used for the client (imports aiobotocore).
+
+    Path-style addressing when an endpoint is given (MinIO, Ceph RGW, moto); checksums only
+    where an operation requires them, which every S3-compatible service accepts.
+    """
+    from aiobotocore.config import AioConfig
+
+    return AioConfig(
+        s3={"addressing_style": "path"} if endpoint_url else {},
+        retries={"max_attempts": 3, "mode": "standard"},
+        request_checksum_calculation="when_required",
+        response_checksum_validation="when_required",
+        max_pool_connections=max_pool_connections,
+    )
+
+
+class ObjectStore:
+    """Async S3 requests against one bucket.
+
+    :param bucket: the bucket name
+    :param endpoint_url: an S3-compatible endpoint (``None``: AWS)
+    :param client_options: extra ``create_client`` keywords (``region_name``,
+        ``aws_access_key_id``, ``aws_secret_access_key``, ``aws_session_token``, ``config`` …)
+    :param max_pool_connections: HTTP connections kept per event loop
+    """
+
+    def __init__(
+        self,
+        bucket: str,
+        *,
+        endpoint_url: str | None = None,
+        client_options: Mapping[str, Any] | None = None,
+        max_pool_connections: int = 32,
+    ) -> None:
+        self.bucket = bucket
+        self.endpoint_url = endpoint_url
+        self.client_options = dict(client_options or {})
+        self.max_pool_connections = max_pool_connections
+        self.requests = 0
+        """round trips made so far (every request, including failed ones)"""
+        self._clients: dict[asyncio.AbstractEventLoop, tuple[contextlib.AsyncExitStack, Any]] = {}
+        self._opening: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
+    # -- lifecycle -------------------------------------------------------------------------
+    async def client(self) -> Any:
+        """The client of the running event loop (created on first use)."""
+        loop = asyncio.get_running_loop()
+        found = self._clients.get(loop)
+        if found is not None:
+            return found[1]
+        lock = self._opening.setdefault(loop, asyncio.Lock())
+        async with lock:
+            found = self._clients.get(loop)
+            if found is not None:
+                return found[1]
+            options = dict(self.client_options)
+            options.setdefault("config", client_config(self.endpoint_url, self.max_pool_connections))
+            if self.endpoint_url is not None:
+                options.setdefault("endpoint_url", self.endpoint_url)
+            stack = contextlib.AsyncExitStack()
+            client = await stack.enter_async_context(_session().create_client("s3", **options))
+            self._clients[loop] = (stack, client)
+            return client
+
+    async def aclose(self) -> None:
+        """Close the client of the running event loop (idempotent); clients of finished loops
+        are forgotten."""
+        loop = asyncio.get_running_loop()
+        for other in [lp for lp in self._clients if lp is not loop and lp.is_closed()]:
+            self._clients.pop(other, None)
+            self._opening.pop(other, None)
+        found = self._clients.pop(loop, None)
+        self._opening.pop(loop, None)
+        if found is not None:
+            with anyio.CancelScope(shield=True):
+                await found[0].aclose()
+
+    async def _call(self, operation: str, **params: Any) -> Any:
+        client = await self.client()
+        self.requests += 1
+        try:
+            return await getattr(client, operation)(Bucket=self.bucket, **params)
+        except Exception as exc:  # botocore ClientError, connection and credential errors
+            raise failure_of(exc) from exc
+
+    # -- objects ---------------------------------------------------------------------------
+    async def head(self, key: str) -> ObjectMeta | None:
+        """HeadObject; ``None`` when there is no object at ``key``."""
+        try:
+            return _meta(await self._call("head_object", Key=key))
+        except S3Failure as failure:
+            if failure.not_found:
+                return None
+            raise
+
+    async def get(self, key: str, *, check: Callable[[], None] | None = None, chunk_size: int = 1 << 20) -> tuple[ObjectMeta, bytes] | None:
+        """GetObject, the whole body; ``None`` when absent.
+
+        :param check: called between body chunks (raises to abandon the read)
+        """
+        try:
+            response = await self._call("get_object", Key=key)
+        except S3Failure as failure:
+            if failure.not_found:
+                return None
+            raise
+        chunks: list[bytes] = []
+        async with response["Body"] as body:
+            while True:
+                if check is not None:
+                    check()
+                chunk = await read_chunk(body, chunk_size)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        return _meta(response), b"".join(chunks)
+
+    @contextlib.asynccontextmanager
+    async def open(self, key: str) -> AsyncIterator[tuple[ObjectMeta, Any] | None]:
+        """GetObject with the body left open for streaming (``None`` when absent)."""
+        try:
+            response = await self._call("get_object", Key=key)
+        except S3Failure as failure:
+            if failure.not_found:
+                yield None
+                return
+            raise
+        async with response["Body"] as body:
+            yield _meta(response), body
+
+    async def put(self, key: str, data: bytes, *, if_match: str | None = None, if_none_match: bool = False) -> ObjectMeta:
+        """PutObject; ``if_match`` sends ``If-Match: <etag>``, ``if_none_match`` ``If-None-Match: *``.
+
+        The request is shielded from cancellation: once sent it is never abandoned.
+        :raises S3Failure: ``precondition_failed`` when the condition does not hold
+        """
+        params: dict[str, Any] = {"Key": key, "Body": data}
+        if if_match is not None:
+            params["IfMatch"] = if_match
+        if if_none_match:
+            params["IfNoneMatch"] = "*"
+        with anyio.CancelScope(shield=True):
+            response = await self._call("put_object", **params)
+        return _meta(response, size=len(data))
+
+    async def put_multipart(
+        self,
+        key: str,
+        data: bytes,
+        *,
+        part_size: int,
+        if_match: str | None = None,
+        if_none_match: bool = False,
+        check: Callable[[], None] | None = None,
+    ) -> ObjectMeta:
+        """A multipart upload of ``data``; the condition goes on CompleteMultipartUpload, so the
+        object appears atomically or not at all. Any failure aborts the upload.
+
+        :param check: called before each part (raises to abandon the upload before completion)
+        """
+        created = await self._call("create_multipart_upload", Key=key)
+        upload_id = created["UploadId"]
+        try:
+            parts = []
+            for number, start in enumerate(range(0, len(data), part_size), start=1):
+                if check is not None:
+                    check()
+                part = await self._call(
+                    "upload_part", Key=key, UploadId=upload_id, PartNumber=number, Body=data[start : start + part_size]
+                )
+                parts.append({"ETag": part["ETag"], "PartNumber": number})
+            if check is not None:
+                check()
+            params: dict[str, Any] = {"Key": key, "UploadId": upload_id, "MultipartUpload": {"Parts": parts}}
+            if if_match is not None:
+                params["IfMatch"] = if_match
+            if if_none_match:
+                params["IfNoneMatch"] = "*"
+            with anyio.CancelScope(shield=True):
+                response = await self._call("complete_multipart_upload", **params)
+        except BaseException:
+            with anyio.CancelScope(shield=True), contextlib.suppress(Exception):
+                await self._call("abort_multipart_upload", Key=key, UploadId=upload_id)
+            raise
+        return _meta(response, size=len(data))
+
+    # -- listing ---------------------------------------------------------------------------
+    async def has_children(self, prefix: str) -> bool:
+        """Is there at least one object whose key starts with ``prefix``? (ListObjectsV2, 1 key)"""
+        response = await self._call("list_objects_v2", Prefix=prefix, MaxKeys=1)
+        return bool(response.get("KeyCount") or response.get("Contents") or response.get("CommonPrefixes"))
+
+    async def list_children(
+        self, prefix: str, *, check: Callable[[], None] | None = None
+    ) -> tuple[list[tuple[str, ObjectMeta]], list[str]]:
+        """ListObjectsV2 with delimiter ``/`` over every page: ``(objects, common prefixes)``,
+        objects as ``(key, meta)`` (ETag and size; no VersionId — the listing has none)."""
+        objects: list[tuple[str, ObjectMeta]] = []
+        prefixes: list[str] = []
+        token: str | None = None
+        while True:
+            if check is not None:
+                check()
+            params: dict[str, Any] = {"Prefix": prefix, "Delimiter": "/"}
+            if token:
+                params["ContinuationToken"] = token
+            response = await self._call("list_objects_v2", **params)
+            for item in response.get("Contents") or ():
+                objects.append((item["Key"], ObjectMeta(etag=str(item.get("ETag") or ""), size=item.get("Size"))))
+            for item in response.get("CommonPrefixes") or ():
+                prefixes.append(item["Prefix"])
+            if not response.get("IsTruncated"):
+                return objects, prefixes
+            token = response.get("NextContinuationToken")
+
+    async def versioning_enabled(self) -> bool:
+        """Has the bucket ever had versioning on (``Enabled`` or ``Suspended``)?"""
+        response = await self._call("get_bucket_versioning")
+        return response.get("Status") in ("Enabled", "Suspended")

@@ -1,0 +1,37 @@
+"""The MCP face: serve a ``Context``'s tools to MCP clients (``dsh-fs mcp``).
+
+| module | owns |
+|---|---|
+| ``options`` | ``ServeOptions``; the one place the provider is built (``build_provider``: the root is also its containment root) |
+| ``wire`` | pure: tool listings and call results as wire dicts (schemas verbatim, ``_meta``) |
+| ``owners`` | pure: one observation owner (``Session``) per MCP session |
+| ``server`` | the SDK low-level ``Server`` (``build_server``) and stdio serving |
+| ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
+| ``http`` | streamable HTTP on a loopback address (uvicorn) |
+
+Importing this package imports the ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``);
+``import dsh_fs`` and the ``dsh-fs`` command line never import it until ``dsh-fs mcp`` runs.
+No tool logic lives here.
+"""
+
+from __future__ import annotations
+
+from .http import parse_listen as parse_listen, serve_http as serve_http
+from .options import ServeOptions as ServeOptions, build_context as build_context, build_provider as build_provider
+from .owners import SessionOwners as SessionOwners
+from .server import build_server as build_server, serve_stdio as serve_stdio
+from .wire import TOOL_ANNOTATIONS as TOOL_ANNOTATIONS, call_result as call_result, tool_entries as tool_entries
+
+__all__ = (
+    "ServeOptions",
+    "SessionOwners",
+    "TOOL_ANNOTATIONS",
+    "build_context",
+    "build_provider",
+    "build_server",
+    "call_result",
+    "parse_listen",
+    "serve_http",
+    "serve_stdio",
+    "tool_entries",
+)

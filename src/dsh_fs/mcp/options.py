@@ -1,0 +1,74 @@
+"""How ``dsh-fs mcp`` builds the deployment it serves: the provider and the ``Context``.
+
+No SDK import. The provider is built in exactly one place, ``build_provider``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.context import Context
+from ..core.profile import Profile
+from ..fs.filesystem import FileSystem
+
+__all__ = ("ServeOptions", "build_context", "build_provider")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServeOptions:
+    """What ``dsh-fs mcp`` serves.
+
+    :raises ValueError: for an unknown profile
+    """
+
+    root: str = field(default_factory=os.getcwd)
+    """the served directory: the provider's default cwd and every session's cwd (absolute)"""
+    profile: Profile | str = Profile.DEFAULT
+    """``default`` (DEVIATIONS on) or ``reference`` (byte-exact); a ``Profile`` after construction"""
+    policy: bool = True
+    """``False``: the bare deployment without the observation policy"""
+    tool_config: dict[str, Any] = field(default_factory=dict)
+    """``read_limit``, ``read_max_line_length``, ``read_max_bytes``, ``read_stream_min_size``"""
+    s3: str | None = None
+    """``s3://bucket/prefix``: serve that bucket prefix instead of a local directory; the
+    sessions' cwd is then the provider's display root ``/``"""
+    endpoint_url: str | None = None
+    """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", "/" if self.s3 is not None else os.path.abspath(self.root))
+        object.__setattr__(self, "profile", Profile.parse(self.profile))
+
+
+def build_provider(options: ServeOptions) -> FileSystem:
+    """The local provider for ``options.root``: relative paths resolve against the root, and
+    paths resolving outside it are refused (``FS_PERMISSION_DENIED``, containment).
+
+    The single place the MCP server constructs its provider.
+    """
+    if options.s3 is not None:
+        from ..fs_s3 import from_url
+
+        return from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
+    from ..fs_local import LocalFileSystem
+
+    # containment (tracker issue 4): paths resolving outside the served root are refused
+    return LocalFileSystem(cwd=options.root, profile=options.profile, root=options.root)
+
+
+def build_context(options: ServeOptions) -> Context:
+    """The default deployment over ``build_provider(options)``.
+
+    :raises ValueError: for an invalid tool setting (``tool-fs: <name> must be a positive integer``)
+    """
+    from .. import create_context
+
+    return create_context(
+        cwd=options.root,
+        profile=options.profile,
+        policy=options.policy,
+        provider=build_provider(options),
+        **options.tool_config,
+    )

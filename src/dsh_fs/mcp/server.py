@@ -1,0 +1,174 @@
+"""The MCP server over a ``Context``'s tool registry (mcp ≥ 2.3 low-level ``Server``).
+
+* ``tools/list`` → ``wire.tool_entries(ctx.tools.schemas())``: our schemas verbatim.
+* ``tools/call`` → ``ctx.tools.execute(name, arguments, session=<the connection's owner>,
+  signal=…)`` → ``wire.call_result``: a tool failure (unknown tool and invalid arguments
+  included) is an ``isError`` result with our exact ``Error: …`` text, never a protocol error.
+  ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
+  reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
+  text; absent ``arguments`` mean ``{}``.
+* ``instructions`` = ``ctx.system_prompt.render()`` (rendered once, at construction).
+
+Requests run concurrently (the SDK runs each in its own task); there is no server-wide lock:
+reads overlap, mutations of one target are serialized by the provider's lock and checked
+against the caller's observed version.
+
+Cancellation (``notifications/cancelled``, or the connection closing): the call's
+``AbortSignal`` is aborted at once, and the handler waits for the call to finish; the call
+itself runs shielded, so a mutation is never cut off between two syscalls by a cancellation
+(the provider's §2.12 checkpoints decide where it stops).
+
+Not here: the stdio transport (``stdio.py``), streamable HTTP (``http.py``), per-session owners
+(``owners.py``), tool logic.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, TypeVar
+
+import anyio
+import mcp.types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
+
+from .. import __version__
+from ..core.context import Context
+from ..core.session import Session
+from ..core.signal import AbortSignal
+from .wire import call_result, tool_entries
+
+__all__ = ("OwnerLookup", "SERVER_NAME", "build_server", "keep_raw_arguments", "run_abortable", "serve_stdio")
+
+SERVER_NAME = "dsh-fs"
+
+OwnerLookup = Callable[[ServerRequestContext[Any, Any]], Session]
+"""Maps a request to its connection's observation owner (may raise ``MCPError``)."""
+
+T = TypeVar("T")
+
+_UNSET: Any = object()
+_RAW_ARGUMENTS: contextvars.ContextVar[Any] = contextvars.ContextVar("dsh_fs_mcp_raw_arguments", default=_UNSET)
+
+
+async def keep_raw_arguments(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """Server middleware: carry a ``tools/call`` whose ``arguments`` is not an object past
+    the SDK's params validation, to the handler, unchanged (for the registry's own error).
+
+    The value travels in a context variable (the middleware chain and the handler run in
+    one task); the params the SDK validates lose their ``arguments`` member.
+    """
+    params = ctx.params
+    if (
+        ctx.method != "tools/call"
+        or not isinstance(params, Mapping)
+        or "arguments" not in params
+        or isinstance(params["arguments"], dict)
+    ):
+        return await call_next(ctx)
+    token = _RAW_ARGUMENTS.set(params["arguments"])
+    try:
+        return await call_next(replace(ctx, params={k: v for k, v in params.items() if k != "arguments"}))
+    finally:
+        _RAW_ARGUMENTS.reset(token)
+
+
+async def run_abortable(work: Callable[[AbortSignal], Awaitable[T]]) -> T:
+    """Run ``work(signal)`` shielded; if the caller is cancelled meanwhile, abort ``signal``
+    at once, wait for ``work`` to return, then let the cancellation propagate.
+
+    :param work: the call; it must honour the signal (the registry and providers do)
+    :return: what ``work`` returned
+    :raises Exception: whatever ``work`` raised
+    """
+    signal = AbortSignal()
+    done = anyio.Event()
+    outcome: list[T] = []
+    failure: list[Exception] = []
+
+    async def worker() -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                outcome.append(await work(signal))
+            except Exception as exc:  # re-raised below, outside the task group
+                failure.append(exc)
+            finally:
+                done.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(worker)
+        try:
+            await done.wait()
+        except anyio.get_cancelled_exc_class():
+            signal.abort("the client cancelled the request")
+            raise
+    if failure:
+        raise failure[0]
+    return outcome[0]
+
+
+def build_server(
+    ctx: Context,
+    *,
+    owner_for: OwnerLookup,
+    middleware: Sequence[ServerMiddleware[Any]] = (),
+    name: str = SERVER_NAME,
+) -> Server[Any]:
+    """An MCP ``Server`` serving ``ctx.tools`` with ``ctx.system_prompt`` as instructions.
+
+    :param ctx: a loaded deployment (``ctx.tools`` and ``ctx.system_prompt`` are used)
+    :param owner_for: the observation owner of a request's connection
+    :param middleware: extra SDK server middleware, outermost first (run before ours)
+    :param name: the server name announced to clients
+    """
+    tools = ctx.tools
+
+    async def list_tools(
+        rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
+
+    async def call_tool(
+        rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        raw = _RAW_ARGUMENTS.get()
+        if raw is _UNSET:
+            raw = params.arguments if params.arguments is not None else {}
+        session = owner_for(rctx)
+        result = await run_abortable(
+            lambda signal: tools.execute(params.name, raw, session=session, signal=signal)
+        )
+        return types.CallToolResult.model_validate(call_result(result))
+
+    def input_schema(tool_name: str) -> Mapping[str, Any] | None:
+        definition = tools.get(tool_name)
+        return definition.schema()["parameters"] if definition is not None else None
+
+    server: Server[Any] = Server(
+        name,
+        version=__version__,
+        instructions=ctx.system_prompt.render(),
+        get_tool_input_schema=input_schema,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+    server.middleware.extend([*middleware, keep_raw_arguments])
+    return server
+
+
+async def serve_stdio(ctx: Context, *, root: str) -> None:
+    """Serve ``ctx`` on stdin/stdout until the client closes the connection.
+
+    One process serves one client: every call's observation owner is one
+    ``Session(cwd=root)`` for the process's lifetime. The transport is ours
+    (``stdio.stdio_transport``), not the SDK's: every request line is answered, even one the
+    SDK's parser would drop (lone surrogate escapes, deep nesting, malformed JSON-RPC).
+    """
+    from .stdio import stdio_transport
+
+    session = Session(root)
+    server = build_server(ctx, owner_for=lambda _rctx: session)
+    async with stdio_transport() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,418 @@
+"""Our stdio transport for the MCP server: one JSON-RPC message per line, every request answered.
+
+It replaces the SDK's ``mcp.server.stdio.stdio_server``. That transport parses each line with
+pydantic's JSON parser and silently *drops* a line the parser rejects. The parser rejects JSON
+that Python's parser accepts: lone surrogate escapes (``"\\ud800"``) and nesting deeper than
+about 190 levels. The client then waits forever for the answer. ``stdio_transport`` yields the
+same pair of streams to ``Server.run``, with these differences:
+
+* **Reading.** A line goes through the SDK's parser first, so every line the SDK accepts is
+  handled as before (but see the invalid ``id`` below). A line it rejects is parsed again with
+  ``json.loads`` and modelled with ``validate_python``. So lone surrogates reach the tools
+  (in the default profile, the tools reject them with their own error texts), and validation
+  ignores a deep value under a key no schema declares. Blank lines are skipped. Lines end at ``\\n`` only.
+* **Lines that are not a message.** The transport answers these itself, through the same
+  writer as the server's replies (one line each, never interleaved). The code is ``-32700``
+  for a line that is not JSON, or that is nested too deep for Python's parser. The code is
+  ``-32600`` for JSON that is not a JSON-RPC message, and for a request whose ``id`` is not a
+  string, an integer or ``null`` (the SDK would take it for a notification and never answer
+  it). The reply carries the request's ``id`` when one can be recovered (``recover_id`` finds
+  it even past a value nested too deep to parse), and ``null`` otherwise. The transport never
+  answers a notification or a response, as JSON-RPC forbids that.
+* **Writing.** Every outgoing message is one line of valid UTF-8 JSON. A lone surrogate in a
+  text becomes U+FFFD, as the registry does for its error texts. An ``id`` keeps its lone
+  surrogates, ASCII-escaped, so the client can still match the reply. A reply that cannot be
+  serialized at all becomes a ``-32603`` error for its ``id``.
+* **The standard descriptors.** As with the SDK, while serving, fd 0 reads the null device
+  and fd 1 goes to stderr. The wire is served from private duplicates, so stray output of a
+  handler or a child process never corrupts it. Both descriptors are restored on exit.
+* **Threads.** stdin is read by a daemon thread of its own, and stdout is written through a
+  thread limiter of its own. Tool calls that hold every default worker thread cannot stall
+  the wire, so a ``notifications/cancelled`` still gets through. A pending read of stdin never
+  keeps the process alive.
+
+If stdout breaks (the client has gone), replies are discarded until stdin ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import re
+import sys
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from typing import IO, Any, BinaryIO, Final
+
+import anyio
+import mcp.types as types
+import pydantic_core
+from anyio.from_thread import BlockingPortal
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+
+__all__ = ("IncomingStream", "OutgoingStream", "encode_message", "parse_line", "recover_id", "stdio_transport")
+
+logger = logging.getLogger(__name__)
+
+_WHITESPACE: Final = " \t\n\r"
+_NESTING: Final = re.compile(r'[\[\]{}"]')
+_SKIPPED: Final[Any] = object()
+_MISSING: Final[Any] = object()
+_BAD_ID: Final = "Invalid request: id must be a string or an integer"
+_UNREADABLE: Final = "Internal error: the line could not be read"
+
+IncomingStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+"""what ``Server.run`` reads: the client's messages"""
+OutgoingStream = MemoryObjectSendStream[SessionMessage]
+"""what ``Server.run`` writes to: the server's messages"""
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def parse_line(line: str) -> SessionMessage | types.JSONRPCError | None:
+    """One stdin line as a message to dispatch, an error reply to write, or ``None`` (no reply).
+
+    * ``SessionMessage``: a JSON-RPC message. The SDK's parser is tried first; Python's
+      ``json.loads`` handles what it refuses (lone surrogate escapes, deep nesting).
+    * ``JSONRPCError``: ``-32700`` (not JSON, or nested too deep to parse) or ``-32600`` (JSON
+      that is not a JSON-RPC message; or a request whose ``id`` is neither a string, an integer
+      nor ``null``, which the SDK would take for a notification), with the request's ``id`` if
+      one can be recovered. (A notification with ``"id": null`` is served as a notification.)
+    * ``None``: a blank line, or an invalid notification or response (never answered).
+
+    :param line: one line of text (its line end, if any, is ignored)
+    """
+    if not line.strip(_WHITESPACE):
+        return None
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:
+        pass  # refused by pydantic: try Python's parser
+    else:
+        found = _scan_id(line) if isinstance(message, types.JSONRPCNotification) else None
+        if found is not None and found is not _MISSING:
+            return _error_reply(types.INVALID_REQUEST, _BAD_ID, None)
+        return SessionMessage(message)
+    try:
+        value = json.loads(line)
+    except RecursionError:
+        return _error_reply(types.PARSE_ERROR, "Parse error: JSON nested too deeply", recover_id(line))
+    except ValueError as exc:  # JSONDecodeError; an integer with too many digits
+        return _error_reply(types.PARSE_ERROR, f"Parse error: {exc}", recover_id(line))
+    try:
+        message = types.jsonrpc_message_adapter.validate_python(value, by_name=False)
+    except Exception:  # ValidationError; RecursionError
+        pass
+    else:
+        if isinstance(message, types.JSONRPCNotification) and value.get("id") is not None:
+            return _error_reply(types.INVALID_REQUEST, _BAD_ID, None)
+        return SessionMessage(message)
+    if isinstance(value, dict) and (
+        ("method" in value and value.get("id") is None)  # a notification
+        or ("method" not in value and ("result" in value or "error" in value))  # a response
+    ):
+        logger.debug("ignoring an invalid JSON-RPC notification or response")
+        return None
+    request_id = value.get("id") if isinstance(value, dict) else None
+    return _error_reply(
+        types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message", request_id if _is_id(request_id) else None
+    )
+
+
+def recover_id(text: str) -> types.RequestId | None:
+    """The ``id`` member of the JSON object ``text`` if it is a string or an integer, found
+    without parsing nested values (so even past a value too deep to parse). Returns ``None``
+    when there is no such member, or when it comes after a syntax error.
+
+    :param text: one JSON-RPC line, possibly malformed
+    """
+    value = _scan_id(text)
+    return value if _is_id(value) else None
+
+
+def _scan_id(text: str) -> Any:
+    """The value of the last top-level ``id`` member of the JSON object ``text`` (``_SKIPPED``
+    for an array or an object) before the end or a syntax error; ``_MISSING`` if there is none."""
+    found: Any = _MISSING
+    decoder = json.JSONDecoder()
+    try:
+        at = _skip_space(text, 0)
+        if text[at] != "{":
+            return found
+        at = _skip_space(text, at + 1)
+        while text[at] == '"':
+            key, at = json.decoder.scanstring(text, at + 1)
+            at = _skip_space(text, at)
+            if text[at] != ":":
+                return found
+            at = _skip_space(text, at + 1)
+            if text[at] in "[{":
+                value, at = _SKIPPED, _skip_nested(text, at)
+            else:
+                value, at = decoder.raw_decode(text, at)
+            if key == "id":
+                found = value  # the last one wins, as in json.loads
+            at = _skip_space(text, at)
+            if text[at] != ",":
+                return found
+            at = _skip_space(text, at + 1)
+    except (ValueError, IndexError):
+        pass
+    return found
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in _WHITESPACE:
+        at += 1
+    return at
+
+
+def _skip_nested(text: str, at: int) -> int:
+    """The index after the array or object that starts at ``text[at]`` (iterative: any depth).
+
+    :raises ValueError: it does not end (or a string in it does not)
+    """
+    depth = 0
+    while True:
+        match = _NESTING.search(text, at)
+        if match is None:
+            raise ValueError("unterminated array or object")
+        char, at = match.group(), match.end()
+        if char == '"':
+            at = json.decoder.scanstring(text, at, False)[1]
+        elif char in "[{":
+            depth += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return at
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _error_reply(code: int, message: str, request_id: types.RequestId | None) -> types.JSONRPCError:
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+# -- writing ---------------------------------------------------------------------------------------
+
+
+def encode_message(message: types.JSONRPCMessage) -> str:
+    """One outgoing message as one line of JSON (no line end) that encodes as valid UTF-8.
+
+    The SDK's serialization is used as is whenever it succeeds. Otherwise lone surrogates in texts
+    become U+FFFD, and an ``id`` keeps its lone surrogates, ASCII-escaped. A reply that cannot be
+    serialized at all becomes a ``-32603`` error for its ``id``.
+
+    :raises ValueError: a notification or a server request that cannot be serialized
+    """
+    try:
+        return message.model_dump_json(by_alias=True, exclude_unset=True)
+    except Exception:
+        pass  # a lone surrogate, or a value nested too deep for pydantic
+    try:
+        # python mode: pydantic's JSON mode would garble a key's lone surrogate into three U+FFFD
+        data = message.model_dump(by_alias=True, exclude_unset=True)
+        wire = {key: value if key == "id" else _well_formed(value) for key, value in data.items()}
+        text = _dumps(wire, escape=not _is_clean(wire.get("id")))
+        text.encode("utf-8")  # a value that to_jsonable_python rendered with a lone surrogate
+        return text
+    except Exception as exc:  # ValueError, TypeError, RecursionError
+        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            raise ValueError(f"cannot serialize a {type(message).__name__}") from exc
+    reply = {
+        "jsonrpc": "2.0",
+        "id": message.id,
+        "error": {"code": types.INTERNAL_ERROR, "message": "Internal error: the reply could not be serialized"},
+    }
+    return _dumps(reply, escape=True)
+
+
+def _dumps(value: Any, *, escape: bool) -> str:
+    return json.dumps(
+        value, ensure_ascii=escape, allow_nan=False, separators=(",", ":"), default=pydantic_core.to_jsonable_python
+    )
+
+
+def _is_clean(value: Any) -> bool:
+    if not isinstance(value, str):
+        return True
+    try:
+        value.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def _well_formed(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, and
+    non-finite floats as ``None`` (what pydantic writes for them)."""
+    if isinstance(value, str):
+        return value if _is_clean(value) else value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list | tuple):
+        return [_well_formed(item) for item in value]
+    if isinstance(value, dict):
+        return {_well_formed(key): _well_formed(item) for key, item in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+# -- the transport -----------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def stdio_transport(
+    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> AsyncIterator[tuple[IncomingStream, OutgoingStream]]:
+    """Serve MCP over stdin and stdout: yields ``(read_stream, write_stream)`` for ``Server.run``.
+
+    Without explicit streams, fd 0 and fd 1 are claimed: the wire is served from private
+    duplicates, and the descriptors point at the null device and at stderr until exit.
+
+    :param stdin: read JSON-RPC lines from this binary stream instead of fd 0
+    :param stdout: write JSON-RPC lines to this binary stream instead of fd 1
+    """
+    restores: list[Callable[[], None]] = []
+    try:
+        if stdin is None:
+            stdin, restore = _claim(0, sys.stdin, "rb")
+            restores.append(restore)
+        if stdout is None:
+            stdout, restore = _claim(1, sys.stdout, "wb")
+            restores.append(restore)
+
+        read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        replies = write_send.clone()  # our own error replies, through the server's writer
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_pump_out, write_receive, stdout)
+            # the portal's cancel scope must not enclose the writer: stopping the portal cancels it
+            async with BlockingPortal() as portal:
+                threading.Thread(
+                    target=_pump_in, args=(stdin, portal, read_send, replies), name="dsh-fs mcp stdin", daemon=True
+                ).start()
+                try:
+                    yield read_receive, write_send
+                finally:
+                    # normally all closed already (stdin ended, then the server); if not, stop
+                    # reading; the writer drains what it was given, then ends
+                    read_send.close()
+                    replies.close()
+                    write_send.close()
+                    await portal.stop(cancel_remaining=True)
+    finally:
+        for restore in reversed(restores):
+            restore()
+
+
+def _pump_in(
+    stdin: IO[bytes],
+    portal: BlockingPortal,
+    messages: MemoryObjectSendStream[SessionMessage | Exception],
+    replies: MemoryObjectSendStream[SessionMessage],
+) -> None:
+    """The stdin thread: parse each line; hand messages to the server and error replies to the
+    writer (through ``portal``, waiting for each to be taken); close both at the end of input."""
+    try:
+        while raw := stdin.readline():
+            text = raw.decode("utf-8", "replace")
+            try:
+                item = parse_line(text)
+            except Exception:  # a bug: still answer the request
+                logger.warning("could not read a line", exc_info=True)
+                item = _error_reply(types.INTERNAL_ERROR, _UNREADABLE, recover_id(text))
+            if isinstance(item, SessionMessage):
+                portal.call(messages.send, item)
+            elif item is not None:
+                portal.call(replies.send, SessionMessage(item))
+    except BaseException:  # the portal stopped, the server closed its stream, stdin failed
+        logger.debug("stopped reading stdin", exc_info=True)
+    finally:
+        with suppress(BaseException):
+            portal.call(_close, messages, replies)
+
+
+async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
+    for stream in streams:
+        stream.close()
+
+
+async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes]) -> None:
+    """The writer: each message as one line, in order, until every sender has closed."""
+    limiter = anyio.CapacityLimiter(1)  # never waits for threads busy with tool calls
+    broken = False
+    async with receive:
+        async for session_message in receive:
+            try:
+                data = encode_message(session_message.message).encode("utf-8") + b"\n"
+            except ValueError:
+                logger.debug("dropping an outgoing message that cannot be serialized", exc_info=True)
+                continue
+            if broken:
+                continue
+            try:
+                await anyio.to_thread.run_sync(_write, stdout, data, abandon_on_cancel=True, limiter=limiter)
+            except OSError:  # the client has gone: discard replies until stdin ends
+                logger.debug("stdout is broken", exc_info=True)
+                broken = True
+
+
+def _write(stdout: IO[bytes], data: bytes) -> None:
+    stdout.write(data)
+    stdout.flush()
+
+
+def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None]]:
+    """The wire of standard descriptor ``fd``, served from a private duplicate, with ``fd``
+    pointed at the null device (stdin) or at stderr (stdout). Returns the binary stream and a
+    function that restores ``fd``. Best effort: when anything fails, the wire is served in place.
+    """
+    buffer = getattr(stream, "buffer", None)
+    try:
+        backed = buffer is not None and buffer.fileno() == fd
+    except (AttributeError, OSError, ValueError):
+        backed = False
+    if not backed:
+        in_place = buffer if buffer is not None else os.fdopen(fd, mode, closefd=False)
+        return in_place, lambda: None
+    try:
+        import fcntl  # POSIX only
+
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    except (ImportError, OSError):
+        return buffer, lambda: None
+    try:
+        diversion = _diversion(fd)
+        try:
+            os.dup2(diversion, fd)
+        finally:
+            os.close(diversion)
+    except OSError:
+        with suppress(OSError):
+            os.dup2(private, fd)  # a failed dup2 may have closed fd
+        os.close(private)
+        return buffer, lambda: None
+
+    def restore() -> None:
+        with suppress(OSError):
+            os.dup2(private, fd)
+
+    # never closed: the stdin thread may still be blocked on it after exit
+    return os.fdopen(private, mode, closefd=False), restore
+
+
+def _diversion(fd: int) -> int:
+    if fd == 0:
+        return os.open(os.devnull, os.O_RDONLY)
+    try:
+        return os.dup(2)
+    except OSError:
+        return os.open(os.devnull, os.O_WRONLY)

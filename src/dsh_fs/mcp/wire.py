@@ -1,0 +1,81 @@
+"""What goes on the MCP wire for our tools: listings and call results, as plain JSON dicts.
+
+Pure: no SDK import, no I/O. ``server.py`` turns these dicts into SDK models.
+
+* ``tools/list``: each entry is ``{name, description, inputSchema, annotations?}`` where
+  ``name``/``description`` are the registry's and ``inputSchema`` is exactly
+  ``ctx.tools.schemas()[i]["parameters"]`` (no titles added, nothing rewritten).
+* ``tools/call``: the model sees only our content blocks (the ``Error: …`` text for a
+  failure) and ``isError``. What is not for the model goes under ``_meta`` as
+  ``{"dsh_fs": {"diffs": …, "error": {"name": …, "code": …}}}`` (each key only when present);
+  never ``structuredContent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from ..core.tools import ToolResult
+
+__all__ = ("META_KEY", "TOOL_ANNOTATIONS", "call_result", "tool_entries")
+
+META_KEY: Final = "dsh_fs"
+"""our key inside a result's ``_meta``"""
+
+_MUTATION: Final[Mapping[str, bool]] = {
+    "readOnlyHint": False,
+    "destructiveHint": True,  # write overwrites; edit replaces text in place
+    "idempotentHint": False,
+    "openWorldHint": False,
+}
+
+TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
+    "read": {"readOnlyHint": True, "openWorldHint": False},
+    "write": _MUTATION,
+    "edit": _MUTATION,
+}
+"""MCP ``ToolAnnotations`` (wire names) per tool; a tool not listed here gets none"""
+
+
+def tool_entries(schemas: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Wire ``Tool`` objects for ``schemas`` (``ctx.tools.schemas()``), in the same order.
+
+    :param schemas: ``[{name, description, parameters}]`` as the registry returns them
+    :return: ``[{name, description, inputSchema, annotations?}]``; ``inputSchema`` is the
+        ``parameters`` object itself (not copied, not rewritten)
+    """
+    entries = []
+    for schema in schemas:
+        entry: dict[str, Any] = {
+            "name": schema["name"],
+            "description": schema["description"],
+            "inputSchema": schema["parameters"],
+        }
+        hints = TOOL_ANNOTATIONS.get(schema["name"])
+        if hints is not None:
+            entry["annotations"] = dict(hints)
+        entries.append(entry)
+    return entries
+
+
+def call_result(result: ToolResult) -> dict[str, Any]:
+    """The wire ``CallToolResult`` for one registry result.
+
+    A tool failure stays a result (``isError: true`` with our ``Error: …`` text), never a
+    protocol error. ``_meta`` carries the diff metadata and the error ``{name, code}``.
+
+    :param result: what ``ctx.tools.execute`` returned
+    :return: ``{content, isError, _meta?}`` with camelCase wire keys
+    """
+    wire: dict[str, Any] = {"content": [dict(block) for block in result.content], "isError": result.is_error}
+    ours: dict[str, Any] = {}
+    if isinstance(result.meta, Mapping):
+        ours.update(result.meta)
+    elif result.meta is not None:
+        ours["meta"] = result.meta
+    if result.error is not None:
+        ours["error"] = result.error.as_dict()
+    if ours:
+        wire["_meta"] = {META_KEY: ours}
+    return wire

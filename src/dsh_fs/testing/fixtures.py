@@ -1,0 +1,80 @@
+"""pytest fixtures for provider tests: an S3 endpoint and ready-made ``workspace`` mixins.
+
+Import what a ``conftest.py`` needs (importing a fixture registers it)::
+
+    from dsh_fs.testing.fixtures import s3_endpoint  # noqa: F401
+
+* ``s3_endpoint`` (session): ``$DSH_FS_S3_ENDPOINT`` when set (``.ci/run`` starts one
+  server for the whole run), else a serialized moto server on a free loopback port, stopped
+  at the end of the session. Skips with the reason when moto or aiobotocore is missing.
+* ``LocalFixtures``, ``MemoryFixtures``, ``S3Fixtures``, ``S3VersionedFixtures``: classes
+  with a ``workspace`` fixture, to mix into a ``ProviderContract`` subclass.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from .moto_server import ENDPOINT_ENV, MotoServer, moto_available
+from .workspaces import LocalWorkspace, MemoryWorkspace, S3Workspace, Workspace
+
+__all__ = ("LocalFixtures", "MemoryFixtures", "S3Fixtures", "S3VersionedFixtures", "s3_endpoint")
+
+SKIP_REASON = "moto[server] and aiobotocore are needed for the S3 tests (pip install 'moto[server]' aiobotocore)"
+
+
+@pytest.fixture(scope="session")
+def s3_endpoint() -> Iterator[str]:
+    """The URL of an S3 endpoint for this test session (see the module docstring)."""
+    configured = os.environ.get(ENDPOINT_ENV)
+    if configured:
+        yield configured
+        return
+    if not moto_available():
+        pytest.skip(SKIP_REASON)
+    with MotoServer() as server:
+        assert server.endpoint_url is not None
+        yield server.endpoint_url
+
+
+class LocalFixtures:
+    """``workspace``: an empty temporary directory served by ``LocalFileSystem``."""
+
+    @pytest.fixture
+    async def workspace(self, tmp_path: os.PathLike[str]) -> AsyncIterator[Workspace]:
+        directory = os.path.join(os.fspath(tmp_path), "ws")
+        os.mkdir(directory)
+        ws = LocalWorkspace(directory, lock_dir=os.path.join(os.fspath(tmp_path), "locks"))
+        yield ws
+        await ws.aclose()
+
+
+class MemoryFixtures:
+    """``workspace``: an empty ``MemoryFileSystem``."""
+
+    @pytest.fixture
+    async def workspace(self) -> AsyncIterator[Workspace]:
+        ws = MemoryWorkspace()
+        yield ws
+        await ws.aclose()
+
+
+class S3Fixtures:
+    """``workspace``: a fresh unversioned bucket on ``s3_endpoint``, prefix ``ws/``."""
+
+    versioned = False
+
+    @pytest.fixture
+    async def workspace(self, s3_endpoint: str) -> AsyncIterator[Workspace]:
+        ws = await S3Workspace(endpoint_url=s3_endpoint, versioned=self.versioned).create()
+        yield ws
+        await ws.aclose()
+
+
+class S3VersionedFixtures(S3Fixtures):
+    """``workspace``: a fresh bucket with versioning enabled."""
+
+    versioned = True

@@ -1,0 +1,360 @@
+"""Helpers for the MCP end-to-end tests (kept out of the ``test_*`` glob).
+
+Every server here is the real ``dsh-fs mcp`` command in a subprocess, driven by the official
+SDK's ``ClientSession``: over stdio (``stdio_client``) or streamable HTTP on 127.0.0.1 with
+a port the server picks (it announces its URL on stderr). Servers are always terminated.
+
+Also: raw ``tools/call`` (any JSON value as ``arguments``, raw JSON result), raw JSON-RPC
+over a stdio pipe (to see the wire bytes), and a conformance scenario runner that sends a
+scenario's calls through one HTTP server, one MCP session per actor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from pydantic import TypeAdapter
+
+from dsh_fs.cli.replay import build_workspace, external_step, snapshot
+
+__all__ = (
+    "CONFIG_FLAGS",
+    "RawStdio",
+    "Unsupported",
+    "call_raw",
+    "http_server",
+    "http_server_async",
+    "http_session",
+    "list_raw",
+    "row",
+    "run_scenario_over_mcp",
+    "scenario_flags",
+    "server_argv",
+    "stdio_session",
+)
+
+STARTUP_TIMEOUT = 30.0
+"""seconds a server may take to start (generous: a loaded CI machine)"""
+STOP_TIMEOUT = 10.0
+
+CONFIG_FLAGS = {
+    "readLimit": "--read-limit",
+    "readMaxLineLength": "--read-max-line-length",
+    "readMaxBytes": "--read-max-bytes",
+    "readStreamMinSize": "--read-stream-min-size",
+}
+"""scenario config key (the reference's name) → ``dsh-fs mcp`` flag"""
+
+_RAW = TypeAdapter(dict[str, Any])
+
+
+class Unsupported(Exception):
+    """The scenario cannot be expressed over MCP (the message says why)."""
+
+
+class _RawRequest(types.Request[dict[str, Any] | None, str]):
+    """A request whose params go on the wire as given (no client-side validation)."""
+
+
+def server_argv(root: str, *flags: str) -> list[str]:
+    """The ``dsh-fs mcp`` command line, run with this interpreter."""
+    return [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", root, *flags]
+
+
+# --- calls -------------------------------------------------------------------------------
+
+
+async def call_raw(session: ClientSession, name: str, arguments: Any) -> dict[str, Any]:
+    """``tools/call`` with ``arguments`` exactly as given (any JSON value); the raw result."""
+    request = _RawRequest(method="tools/call", params={"name": name, "arguments": arguments})
+    return await session.send_request(request, _RAW)
+
+
+async def list_raw(session: ClientSession) -> dict[str, Any]:
+    """The raw ``tools/list`` result."""
+    return await session.send_request(_RawRequest(method="tools/list", params=None), _RAW)
+
+
+def row(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A wire ``CallToolResult`` as a replay result row: ``is_error``, ``text`` (the text
+    blocks, concatenated), ``code``/``error_name`` and ``meta`` (from ``_meta.dsh_fs``)."""
+    ours = dict((raw.get("_meta") or {}).get("dsh_fs") or {})
+    error = ours.pop("error", None)
+    return {
+        "is_error": raw.get("isError", False),
+        "text": "".join(b.get("text", "") for b in raw["content"] if b.get("type") == "text"),
+        "code": error["code"] if error else None,
+        "error_name": error["name"] if error else None,
+        "meta": ours or None,
+    }
+
+
+# --- stdio -------------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def stdio_session(root: str, *flags: str, modern: bool = False) -> AsyncIterator[ClientSession]:
+    """An initialized ``ClientSession`` to a fresh ``dsh-fs mcp`` over stdio (one process,
+    stopped by ``stdio_client`` on exit). The server's stderr is echoed if anything fails.
+
+    :param modern: open the 2026-07-28 era (``server/discover``, per-request envelopes)
+        instead of the ``initialize`` handshake
+    """
+    params = StdioServerParameters(command=sys.executable, args=server_argv(root, *flags)[1:], cwd=root)
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=STARTUP_TIMEOUT) as session:
+                    with anyio.fail_after(STARTUP_TIMEOUT):
+                        if modern:
+                            await session.discover()
+                            assert session.protocol_version == "2026-07-28", session.protocol_version
+                        else:
+                            await session.initialize()
+                    yield session
+        except BaseException:
+            errlog.seek(0)
+            sys.stderr.write(errlog.read()[-3000:])
+            raise
+
+
+class RawStdio:
+    """JSON-RPC lines over a ``dsh-fs mcp`` stdio pipe, to inspect the exact wire JSON."""
+
+    def __init__(self, root: str, *flags: str) -> None:
+        self._errlog = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(
+            server_argv(root, *flags), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._errlog
+        )
+        self._next_id = 0
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: Any = None) -> dict[str, Any]:
+        """Send one request and return the raw response message (the next line)."""
+        self._next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()  # the pytest-timeout bounds a hung server
+        assert line, self.stderr()
+        response = json.loads(line)
+        assert response.get("id") == self._next_id, response
+        return response
+
+    def initialize(self) -> dict[str, Any]:
+        response = self.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return response
+
+    def stderr(self) -> str:
+        self._errlog.seek(0)
+        return self._errlog.read()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        _stop(self.proc, already_closing=True)
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        self._errlog.close()
+
+    def __enter__(self) -> "RawStdio":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --- HTTP --------------------------------------------------------------------------------
+
+
+def _stop(proc: subprocess.Popen[Any], *, already_closing: bool = False) -> None:
+    if proc.poll() is None and not already_closing:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=STOP_TIMEOUT)
+
+
+class _HttpServer:
+    """A ``dsh-fs mcp --http 127.0.0.1:0`` subprocess (umask 022) and its announced URL."""
+
+    def __init__(self, root: str, *flags: str) -> None:
+        self.errlog = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(
+            server_argv(root, *flags, "--http", "127.0.0.1:0"),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.errlog,
+            umask=0o022,
+        )
+        self.deadline = time.monotonic() + STARTUP_TIMEOUT
+
+    def url(self) -> str | None:
+        """The endpoint once announced, ``None`` while starting.
+
+        :raises AssertionError: if the server died or did not start in time
+        """
+        self.errlog.seek(0)
+        log = self.errlog.read()
+        found = re.search(r" at (http://127\.0\.0\.1:\d+/mcp)\n", log)
+        if found:
+            return found.group(1)
+        if self.proc.poll() is not None or time.monotonic() > self.deadline:
+            raise AssertionError(f"dsh-fs mcp --http did not start: {log[-3000:]}")
+        return None
+
+    def stop(self) -> None:
+        try:
+            _stop(self.proc)
+        finally:
+            self.errlog.close()
+
+
+@contextlib.contextmanager
+def http_server(root: str, *flags: str) -> Iterator[str]:
+    """Start ``dsh-fs mcp --http 127.0.0.1:0`` (umask 022); yield its endpoint URL; stop it."""
+    server = _HttpServer(root, *flags)
+    try:
+        while (url := server.url()) is None:
+            time.sleep(0.02)
+        yield url
+    finally:
+        server.stop()
+
+
+@contextlib.asynccontextmanager
+async def http_server_async(root: str, *flags: str) -> AsyncIterator[str]:
+    """``http_server`` for async code (waits without blocking the event loop)."""
+    server = _HttpServer(root, *flags)
+    try:
+        while (url := server.url()) is None:
+            await anyio.sleep(0.02)
+        yield url
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(server.stop)
+
+
+@contextlib.asynccontextmanager
+async def http_session(url: str) -> AsyncIterator[ClientSession]:
+    """An initialized ``ClientSession`` (its own MCP session) to the server at ``url``."""
+    async with streamable_http_client(url) as (read, write):
+        async with ClientSession(read, write, read_timeout_seconds=STARTUP_TIMEOUT) as session:
+            with anyio.fail_after(STARTUP_TIMEOUT):
+                await session.initialize()
+            yield session
+
+
+# --- conformance scenarios over MCP ------------------------------------------------------
+
+
+def scenario_flags(scenario: Mapping[str, Any]) -> list[str]:
+    """``dsh-fs mcp`` flags for a scenario's ``profile``, ``policy`` and ``config``.
+
+    :raises Unsupported: for a config key the command has no flag for
+    """
+    flags = ["--profile", scenario.get("profile") or "default"]
+    if scenario.get("policy", True) is False:
+        flags.append("--no-policy")
+    for key, value in (scenario.get("config") or {}).items():
+        if key not in CONFIG_FLAGS or not isinstance(value, int) or isinstance(value, bool):
+            raise Unsupported(f"config {key}={value!r} has no dsh-fs mcp flag")
+        flags += [CONFIG_FLAGS[key], str(value)]
+    return flags
+
+
+def _check_expressible(scenario: Mapping[str, Any]) -> None:
+    for call in scenario.get("calls", []):
+        if "batch" in call:
+            raise Unsupported("a batch is one assistant message for the registry's scheduler; MCP has no batch call")
+        if "tool" in call and call.get("actor", "a") is None:
+            raise Unsupported("a call with actor null has no session, but every MCP connection is an owner")
+
+
+def _scrub(value: Any, ws: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(ws, "<ws>")
+    if isinstance(value, list):
+        return [_scrub(v, ws) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub(v, ws) for k, v in value.items()}
+    return value
+
+
+def _args(args: Any, ws: str) -> Any:
+    if isinstance(args, dict) and isinstance(args.get("file_path"), str):
+        return {**args, "file_path": args["file_path"].replace("<ws>", ws)}
+    return args
+
+
+async def run_scenario_over_mcp(scenario: Mapping[str, Any], ws: str, *, transport: str = "http") -> dict[str, Any]:
+    """Run ``scenario`` in the empty real directory ``ws`` through ``dsh-fs mcp`` (root = the
+    workspace), one MCP connection per actor; the output is what ``dsh-fs replay`` prints.
+
+    :param transport: ``"http"``: one server, one MCP session per actor; ``"stdio"``: one
+        server process per actor, all on the same workspace; ``"stdio-2026"``: the same in
+        the 2026-07-28 era
+    :raises Unsupported: for what MCP cannot express (``actor: null`` calls, batches)
+    """
+    _check_expressible(scenario)
+    flags = scenario_flags(scenario)
+    session_cwd = scenario.get("session_cwd", True)
+    if session_cwd is True or session_cwd is False:
+        root = ws  # no session cwd: the provider's cwd, which is the workspace too
+    else:
+        root = os.path.join(ws, session_cwd)
+    build_workspace(ws, scenario.get("files", {}))
+    steps: dict[int, list[Mapping[str, Any]]] = {}
+    for step in scenario.get("external", []):
+        steps.setdefault(int(step["before"]), []).append(step)
+    results: list[dict[str, Any]] = []
+    async with contextlib.AsyncExitStack() as stack:  # sessions close before their server
+        url = await stack.enter_async_context(http_server_async(root, *flags)) if transport == "http" else None
+        sessions: dict[str, ClientSession] = {}
+        for index, call in enumerate(scenario.get("calls", [])):
+            for step in steps.pop(index, []):
+                external_step(ws, step)
+            if "tool" not in call:
+                external_step(ws, call)
+                continue
+            actor = call.get("actor", "a")
+            if actor not in sessions:
+                if url is not None:
+                    connect = http_session(url)
+                else:
+                    connect = stdio_session(root, *flags, modern=transport == "stdio-2026")
+                sessions[actor] = await stack.enter_async_context(connect)
+            with anyio.fail_after(STARTUP_TIMEOUT):
+                raw = await call_raw(sessions[actor], call["tool"], _args(call.get("args"), ws))
+            results.append({"tool": call["tool"], "actor": actor, **row(raw)})
+    for index in sorted(steps):
+        for step in steps[index]:
+            external_step(ws, step)
+    return _scrub({"results": results, **snapshot(ws)}, ws)

@@ -1,0 +1,363 @@
+"""End-to-end tests of ``dsh-fs read|write|edit|schema|prompt`` in real subprocesses.
+
+Covers: exact stdout (the model's text + one newline) and exit codes through both
+``python -m dsh_fs.cli.main`` and the installed ``dsh-fs`` script; the tools' own argument
+validation for command-line numbers; ``--session`` persistence across processes (read in one,
+edit in another; another session or no session is refused with the exact NOT_OBSERVED text; a
+change by another process in between is stale; absence persists, D8); concurrent commands of
+one session; ``write`` content from stdin (bytes exact, and /dev/null refused); ``schema`` in
+every format; ``prompt`` (REFERENCE-SPEC §4.2 verbatim); ``--help``.
+
+Every test runs with ``DSH_FS_STATE_DIR`` and ``DSH_FS_LOCK_DIR`` in its own tmp dir. Not
+covered here: the store's internals (``tests/unit/test_state.py``), adapters' wire shapes
+(``tests/unit/test_adapters.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sys.executable).with_name("dsh-fs")
+RUNNERS = {
+    "module": [sys.executable, "-m", "dsh_fs.cli.main"],
+    "script": [str(SCRIPT)],
+}
+TIMEOUT = 120
+
+PROMPT = (
+    "You are an AI agent powered by the DeepSeek Harness SDK.\n\n"
+    "Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. "
+    "Use offset and limit to continue reading large files.\n\n"
+    "Use the write tool to create files or completely replace file contents. Existing files are overwritten, so "
+    "read an existing file first (the default fs-policy requires it) and prefer edit for targeted changes.\n\n"
+    "Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with "
+    "new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a "
+    "more specific old_string or set replace_all to true. Read the file first (the default fs-policy requires it), "
+    "unless you just created or edited it in this session."
+)
+
+READ_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "file_path": {"type": "string", "description": "Path to read, resolved by the filesystem backend."},
+        "offset": {"type": "number", "description": "1-based first line to return. Defaults to 1."},
+        "limit": {"type": "number", "description": "Maximum number of lines to return. Defaults to 2000."},
+    },
+    "required": ["file_path"],
+}
+READ_DESCRIPTION = "Read a UTF-8 text file and return line-numbered content."
+
+
+@pytest.fixture
+def ws(tmp_path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\nbeta\n")
+    return root
+
+
+@pytest.fixture
+def env(tmp_path) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DSH_FS_")}
+    clean["DSH_FS_STATE_DIR"] = str(tmp_path / "state")
+    clean["DSH_FS_LOCK_DIR"] = str(tmp_path / "locks")
+    return clean
+
+
+@pytest.fixture(params=sorted(RUNNERS))
+def runner(request) -> list[str]:
+    if request.param == "script" and not SCRIPT.exists():
+        pytest.skip("the dsh-fs script is not installed next to this interpreter")
+    return RUNNERS[request.param]
+
+
+class Cli:
+    """Runs ``dsh-fs`` in ``ws`` with the test's environment."""
+
+    def __init__(self, prefix: list[str], ws: Path, env: dict[str, str]) -> None:
+        self.prefix, self.ws, self.env = prefix, ws, env
+
+    def __call__(self, *args: str, stdin: bytes | int | None = None) -> subprocess.CompletedProcess[bytes]:
+        kwargs: dict = {"input": stdin} if isinstance(stdin, bytes) else {"stdin": stdin if stdin is not None else subprocess.DEVNULL}
+        return subprocess.run(
+            [*self.prefix, *args], cwd=self.ws, env=self.env, capture_output=True, timeout=TIMEOUT, **kwargs
+        )
+
+    def popen(self, *args: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [*self.prefix, *args], cwd=self.ws, env=self.env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+
+
+@pytest.fixture
+def cli(runner, ws, env) -> Cli:
+    return Cli(runner, ws, env)
+
+
+@pytest.fixture
+def fast(ws, env) -> Cli:
+    """The module runner only, for tests that are about behaviour rather than the entry point."""
+    return Cli(RUNNERS["module"], ws, env)
+
+
+def out(text: str) -> bytes:
+    return text.encode("utf-8") + b"\n"
+
+
+def read_text(path: Path, *lines: str) -> str:
+    body = "\n".join(f"{i}: {line}" for i, line in enumerate(lines, 1))
+    return f"<path>{path}</path>\n<type>file</type>\n<content>\n{body}\n\n(End of file - total {len(lines)} lines)\n</content>"
+
+
+# -- read -----------------------------------------------------------------------------------------
+
+
+def test_read_prints_the_model_text_and_exits_0(cli, ws):
+    done = cli("read", "a.txt")
+    assert (done.returncode, done.stdout, done.stderr) == (0, out(read_text(ws / "a.txt", "alpha", "beta")), b"")
+
+
+def test_read_window_options(fast, ws):
+    done = fast("read", "a.txt", "--offset", "2", "--limit", "1")
+    assert done.stdout == out(f"<path>{ws / 'a.txt'}</path>\n<type>file</type>\n<content>\n2: beta\n\n(End of file - total 2 lines)\n</content>")
+    done = fast("read", "a.txt", "--limit", "1", "--read-limit", "5")
+    assert done.stdout == out(
+        f"<path>{ws / 'a.txt'}</path>\n<type>file</type>\n<content>\n1: alpha\n\n"
+        "(Showing lines 1-1 of 2. Use offset=2 to continue.)\n</content>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["--offset", "0"], "Error: offset must be a positive integer"),
+        (["--limit", "-3"], "Error: limit must be a positive integer"),
+        (["--limit", "2001"], "Error: limit must be less than or equal to 2000"),
+        (["--limit", "6", "--read-limit", "5"], "Error: limit must be less than or equal to 5"),
+        (["--offset", "9"], 'Error: offset 9 is out of range for "{a}" (2 lines)'),
+    ],
+)
+def test_read_numbers_go_through_the_tool_validation(fast, ws, args, text):
+    done = fast("read", "a.txt", *args)
+    assert (done.returncode, done.stdout) == (1, out(text.format(a=ws / "a.txt")))
+
+
+def test_read_errors_exit_1_with_the_text_on_stdout(cli, ws):
+    done = cli("read", "missing.txt")
+    assert (done.returncode, done.stdout, done.stderr) == (1, out(f'Error: cannot read "{ws / "missing.txt"}": not found'), b"")
+    done = cli("read", "  ")
+    assert (done.returncode, done.stdout) == (1, out("Error: file_path must be a non-empty string"))
+
+
+def test_cwd_option_resolves_relative_paths(fast, ws, tmp_path):
+    (ws / "sub").mkdir()
+    (ws / "sub" / "s.txt").write_text("inside\n")
+    done = subprocess.run(
+        [*RUNNERS["module"], "read", "s.txt", "--cwd", str(ws / "sub")],
+        cwd=tmp_path, env=fast.env, capture_output=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
+    )
+    assert done.stdout == out(read_text(ws / "sub" / "s.txt", "inside"))
+
+
+# -- sessions ---------------------------------------------------------------------------------------
+
+
+def test_edit_without_session_is_refused_with_the_not_observed_text(cli, ws):
+    path = ws / "a.txt"
+    cli("read", "a.txt")
+    done = cli("edit", "a.txt", "--old", "beta", "--new", "gamma")
+    assert (done.returncode, done.stdout) == (1, out(f'Error: edit requires reading "{path}" first — read the file, then retry'))
+    done = cli("edit", "a.txt", "--old", "beta", "--new", "gamma", "--profile", "reference")
+    assert (done.returncode, done.stdout) == (1, out(f'Error: edit requires reading "{path}" first'))
+    assert path.read_text() == "alpha\nbeta\n"
+
+
+def test_read_in_one_process_authorizes_edit_in_another(cli, ws):
+    path = ws / "a.txt"
+    assert cli("read", "a.txt", "--session", "s1").returncode == 0
+    done = cli("edit", "a.txt", "--old", "beta", "--new", "gamma", "--session", "s1")
+    assert (done.returncode, done.stdout, done.stderr) == (0, out(f"The file {path} has been updated successfully."), b"")
+    assert path.read_text() == "alpha\ngamma\n"
+    # the edit's own new version is remembered: edit again, then overwrite, without reading
+    done = cli("edit", "a.txt", "--old", "a", "--new", "A", "--replace-all", "--session", "s1")
+    assert done.stdout == out(f"The file {path} has been updated. All occurrences were successfully replaced.")
+    done = cli("write", "a.txt", "--content", "replaced\n", "--session", "s1")
+    assert done.stdout == out(f"<path>{path}</path>\n<type>file</type>\n<content>\nUpdated file\n</content>")
+    assert path.read_text() == "replaced\n"
+    # another session has observed nothing
+    done = cli("edit", "a.txt", "--old", "replaced", "--new", "x", "--session", "s2")
+    assert (done.returncode, done.stdout) == (1, out(f'Error: edit requires reading "{path}" first — read the file, then retry'))
+
+
+def test_session_from_the_environment(fast, ws):
+    env = dict(fast.env, DSH_FS_SESSION="from-env")
+    session_cli = Cli(fast.prefix, ws, env)
+    assert session_cli("read", "a.txt").returncode == 0
+    assert session_cli("edit", "a.txt", "--old", "beta", "--new", "b").returncode == 0
+    assert (ws / "a.txt").read_text() == "alpha\nb\n"
+
+
+def test_a_change_by_another_process_in_between_is_stale(cli, ws):
+    path = ws / "a.txt"
+    assert cli("read", "a.txt", "--session", "s1").returncode == 0
+    path.write_text("alpha\nbeta\nchanged elsewhere\n")
+    done = cli("edit", "a.txt", "--old", "beta", "--new", "gamma", "--session", "s1")
+    assert (done.returncode, done.stdout) == (
+        1,
+        out(f'Error: cannot edit "{path}": file changed since it was read — re-read the file, then retry'),
+    )
+    assert path.read_text() == "alpha\nbeta\nchanged elsewhere\n"
+    # re-reading refreshes the observation
+    assert cli("read", "a.txt", "--session", "s1").returncode == 0
+    assert cli("edit", "a.txt", "--old", "beta", "--new", "gamma", "--session", "s1").returncode == 0
+
+
+def test_absence_persists_between_commands(fast, ws):
+    path = ws / "new.txt"
+    done = fast("read", "new.txt", "--session", "s1")
+    assert (done.returncode, done.stdout) == (1, out(f'Error: cannot read "{path}": not found'))
+    done = fast("edit", "new.txt", "--old", "x", "--new", "y", "--session", "s1")
+    assert (done.returncode, done.stdout) == (1, out(f'Error: cannot edit "{path}": not found'))
+
+
+def test_no_policy_edits_unconditionally(fast, ws):
+    done = fast("edit", "a.txt", "--old", "alpha", "--new", "omega", "--no-policy")
+    assert done.returncode == 0
+    assert (ws / "a.txt").read_text() == "omega\nbeta\n"
+
+
+def test_concurrent_commands_of_one_session_keep_every_observation(fast, ws):
+    names = [f"f{i}.txt" for i in range(6)]
+    for name in names:
+        (ws / name).write_text(f"{name}\n")
+    procs = [fast.popen("read", name, "--session", "many") for name in names]
+    for proc in procs:
+        proc.communicate(timeout=TIMEOUT)
+        assert proc.returncode == 0
+    for name in names:
+        done = fast("edit", name, "--old", name, "--new", "edited", "--session", "many")
+        assert done.returncode == 0, done.stdout
+        assert (ws / name).read_text() == "edited\n"
+
+
+def test_unusable_state_dir_exits_2_and_changes_nothing(fast, ws, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    env = dict(fast.env, DSH_FS_STATE_DIR=str(blocker / "state"))
+    done = Cli(fast.prefix, ws, env)("write", "x.txt", "--content", "x", "--session", "s")
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"cannot open the session store" in done.stderr
+    assert not (ws / "x.txt").exists()
+
+
+# -- write ------------------------------------------------------------------------------------------
+
+
+def test_write_takes_exact_bytes_from_stdin(cli, ws):
+    data = "première ligne\r\nzweite 😀\nno final newline".encode()
+    done = cli("write", "new.txt", stdin=data)
+    assert (done.returncode, done.stdout) == (0, out(f"<path>{ws / 'new.txt'}</path>\n<type>file</type>\n<content>\nCreated file\n</content>"))
+    assert (ws / "new.txt").read_bytes() == data
+
+
+def test_write_refuses_a_stdin_that_is_not_a_pipe_or_file(fast, ws):
+    done = fast("write", "a.txt", "--no-policy")  # stdin is /dev/null
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"no content: pass --content TEXT or pipe the content on stdin" in done.stderr
+    assert (ws / "a.txt").read_text() == "alpha\nbeta\n"
+
+
+def test_write_empty_content_explicitly(fast, ws):
+    assert fast("write", "empty.txt", "--content", "").returncode == 0
+    assert (ws / "empty.txt").read_bytes() == b""
+
+
+def test_write_over_an_unread_file_is_refused(cli, ws):
+    done = cli("write", "a.txt", "--content", "x")
+    assert (done.returncode, done.stdout) == (
+        1,
+        out(f'Error: cannot overwrite existing "{ws / "a.txt"}" without reading it first — read the file, then retry'),
+    )
+    assert (ws / "a.txt").read_text() == "alpha\nbeta\n"
+
+
+def test_write_invalid_utf8_from_stdin_is_reported_by_the_tool(fast, ws):
+    done = fast("write", "bad.txt", stdin=b"ab\x99c")
+    assert (done.returncode, done.stdout) == (1, out("Error: content must be valid Unicode text (lone surrogate U+DC99 at index 2)"))
+    assert not (ws / "bad.txt").exists()
+
+
+# -- edit --------------------------------------------------------------------------------------------
+
+
+def test_edit_argument_checks_come_from_the_tool(fast):
+    done = fast("edit", "a.txt", "--old", "", "--new", "x", "--no-policy")
+    assert (done.returncode, done.stdout) == (1, out("Error: old_string must be a non-empty string"))
+    done = fast("edit", "a.txt", "--old", "x", "--new", "x", "--no-policy")
+    assert (done.returncode, done.stdout) == (1, out("Error: old_string and new_string must differ"))
+
+
+def test_edit_requires_old_and_new(fast):
+    done = fast("edit", "a.txt", "--new", "x")
+    assert done.returncode == 2 and b"--old" in done.stderr and done.stdout == b""
+
+
+# -- schema and prompt --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "entry"),
+    [
+        ("mcp", {"name": "read", "description": READ_DESCRIPTION, "inputSchema": READ_SCHEMA}),
+        ("openai", {"type": "function", "function": {"name": "read", "description": READ_DESCRIPTION, "parameters": READ_SCHEMA}}),
+        ("openai-responses", {"type": "function", "name": "read", "description": READ_DESCRIPTION, "parameters": READ_SCHEMA, "strict": False}),
+        ("anthropic", {"name": "read", "description": READ_DESCRIPTION, "input_schema": READ_SCHEMA}),
+        ("native", {"name": "read", "description": READ_DESCRIPTION, "parameters": READ_SCHEMA}),
+    ],
+)
+def test_schema_formats(fast, fmt, entry):
+    import dsh_fs
+    from dsh_fs.adapters import tool_definitions
+
+    done = fast("schema", "--format", fmt)
+    assert done.returncode == 0 and done.stdout.endswith(b"]\n")
+    printed = json.loads(done.stdout)
+    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "read", "write"]
+    assert printed[1] == entry
+    assert printed == tool_definitions(dsh_fs.create_context(), fmt)
+
+
+def test_schema_default_format_is_mcp_and_follows_read_limit(cli):
+    done = cli("schema", "--read-limit", "7")
+    read = json.loads(done.stdout)[1]
+    assert read["inputSchema"]["properties"]["limit"]["description"] == "Maximum number of lines to return. Defaults to 7."
+
+
+def test_prompt_prints_the_spec_text(cli):
+    done = cli("prompt")
+    assert (done.returncode, done.stdout, done.stderr) == (0, out(PROMPT), b"")
+
+
+def test_invalid_read_cap_is_a_usage_error(fast):
+    done = fast("read", "a.txt", "--read-limit", "0")
+    assert done.returncode == 2 and done.stdout == b""
+    assert b"tool-fs: readLimit must be a positive integer" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["read", "write", "edit", "schema", "prompt"])
+def test_every_command_has_help(cli, command):
+    done = cli(command, "--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith(f"Usage: ".encode())
+    if command in ("read", "write", "edit"):
+        text = b" ".join(done.stdout.split())
+        assert b"--session NAME" in text and b"--no-policy" in text and b"Exit status" in text

@@ -1,0 +1,272 @@
+"""Shared helpers of the robustness tests (tracker issue 4). Not a test module.
+
+* deterministic file contents per (name, generation, size), so a test can tell "old",
+  "new" and "anything else" (a mix, a truncation) apart byte for byte;
+* ``call`` — one registry call with a hard timeout;
+* ``staging_entries`` / ``snapshot`` — what a failed or killed mutation may have left behind;
+* ``Lines`` — a line-oriented JSON pipe to a helper process, with deadlines (no hang);
+* ``mcp_clients`` / ``mcp_call`` — ``dsh-fs mcp --root`` stdio servers driven by the MCP
+  SDK's ``ClientSession`` (``needs_mcp`` skips when the server package is absent);
+  ``RawMcp`` — the same server spoken to in raw JSON-RPC lines, for messages no SDK sends.
+
+Imported by the test modules (pytest puts this directory on ``sys.path``) and by the helper
+scripts run as child processes (``child_env`` puts this directory on ``PYTHONPATH``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import importlib.util
+import json
+import os
+import select
+import stat as stat_mod
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
+
+__all__ = (
+    "HERE",
+    "Lines",
+    "call",
+    "child_env",
+    "edit_content",
+    "edit_head",
+    "mcp_call",
+    "mcp_clients",
+    "needs_mcp",
+    "python_argv",
+    "RawMcp",
+    "snapshot",
+    "staging_entries",
+    "write_content",
+)
+
+
+# -- deterministic contents -------------------------------------------------------------
+
+def write_content(name: str, gen: int, size: int) -> str:
+    """The text a ``write`` of generation ``gen`` puts in ``name``: ``size`` characters
+    (``size == 0`` alternates between empty and one line). Every line, even a cut one,
+    starts with a letter that differs between consecutive generations, so any mix of two
+    generations differs from both (and the result-time diff takes its linear path)."""
+    if size == 0:
+        return "" if gen % 2 == 0 else f"{name} g{gen}\n"
+    line = f"{'ABCDEFGHIJ'[gen % 10]}{gen:06d} {name} ĀéЖ€😀 lorem ipsum dolor\n"
+    return (line * (size // len(line) + 1))[:size]
+
+
+def edit_head(gen: int) -> str:
+    """The unique head line of an edited file at generation ``gen`` (length varies with ``gen``)."""
+    return f"HEAD {gen:06d}\n" + "+" * (gen % 5) + "\n"
+
+
+def edit_content(name: str, gen: int, size: int) -> str:
+    """The text of an edited file at generation ``gen``: ``edit_head(gen)`` then a fixed body
+    of about ``size`` characters. An ``edit`` of ``edit_head(gen)`` → ``edit_head(gen + 1)``
+    moves it to the next generation."""
+    line = f"{name} body ÄÖÜ ßẞ line\n"
+    return edit_head(gen) + (line * (size // len(line) + 1))[:size]
+
+
+# -- calls and snapshots ----------------------------------------------------------------
+
+async def call(ctx: Any, tool: str, args: Any, session: Any, *, timeout: float = 30.0) -> Any:
+    """``ctx.tools.execute(tool, args, session=session)`` that fails the test after ``timeout`` s."""
+    with anyio.fail_after(timeout):
+        return await ctx.tools.execute(tool, args, session=session)
+
+
+def staging_entries(directory: str) -> list[str]:
+    """Names in ``directory`` that look like staging litter (``*.tmpdir`` or ``*.tmp``)."""
+    return sorted(n for n in os.listdir(directory) if n.endswith(".tmpdir") or n.endswith(".tmp"))
+
+
+def snapshot(root: str, *, dir_times: bool = True) -> dict[str, tuple[Any, ...]]:
+    """Every entry below ``root`` (``root`` itself included) with its kind, bytes, mode,
+    inode and mtime: two equal snapshots mean nothing was created, removed or changed.
+
+    :param dir_times: include directories' mtimes (a failed write that made and removed its
+        staging directory changes its parent's mtime, and nothing else)
+    """
+    out: dict[str, tuple[Any, ...]] = {}
+    st = os.lstat(root)
+    out["."] = ("dir", stat_mod.S_IMODE(st.st_mode), st.st_ino, st.st_mtime_ns if dir_times else None)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            st = os.lstat(path)
+            if stat_mod.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(path))
+            elif stat_mod.S_ISDIR(st.st_mode):
+                out[rel] = ("dir", stat_mod.S_IMODE(st.st_mode), st.st_ino, st.st_mtime_ns if dir_times else None)
+            elif stat_mod.S_ISREG(st.st_mode):
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                out[rel] = ("file", data, stat_mod.S_IMODE(st.st_mode), st.st_ino, st.st_mtime_ns)
+            else:
+                out[rel] = ("other", stat_mod.S_IFMT(st.st_mode), st.st_ino)
+    return out
+
+
+# -- child processes --------------------------------------------------------------------
+
+def child_env() -> dict[str, str]:
+    """The environment for helper processes: this one's (incl. ``DSH_FS_LOCK_DIR``), with the
+    package sources and this directory importable."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (SRC, HERE, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class Lines:
+    """A helper process spoken to in JSON lines over its stdin/stdout, with deadlines.
+
+    :param argv: the command (``[sys.executable, script, ...]``)
+    :raises TimeoutError: (from ``recv``) when no line arrives in time
+    """
+
+    def __init__(self, argv: list[str], *, cwd: str | None = None) -> None:
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=cwd, env=child_env(), text=True, bufsize=1,
+        )
+        self._buffer = ""
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def send(self, message: Any) -> None:
+        """Write one JSON line."""
+        self.send_text(json.dumps(message))
+
+    def send_text(self, text: str) -> None:
+        """Write one line of raw text (need not be valid JSON)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def recv(self, timeout: float = 30.0) -> Any:
+        """The next JSON line (waits at most ``timeout`` seconds)."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout
+        while "\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no answer from {self.proc.args!r} within {timeout} s")
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                raw = os.read(fd, 65536)
+                chunk = self._decoder.decode(raw)
+                if not raw:
+                    err = self.proc.stderr.read() if self.proc.stderr is not None else ""
+                    raise EOFError(f"helper {self.proc.args!r} exited: {err[-4000:]}")
+                self._buffer += chunk
+        line, self._buffer = self._buffer.split("\n", 1)
+        return json.loads(line)
+
+    def close(self) -> None:
+        """Close stdin, wait briefly, then kill (idempotent)."""
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def python_argv(script: str, *args: str) -> list[str]:
+    """``[sys.executable, <this dir>/script, *args]``."""
+    return [sys.executable, os.path.join(HERE, script), *args]
+
+
+# -- MCP servers ----------------------------------------------------------------------------
+
+def _mcp_available() -> bool:
+    return importlib.util.find_spec("dsh_fs.mcp") is not None and importlib.util.find_spec("mcp") is not None
+
+
+needs_mcp = pytest.mark.skipif(not _mcp_available(), reason="dsh_fs.mcp (the MCP server) is not available")
+
+
+@contextlib.asynccontextmanager
+async def mcp_clients(root: str, count: int) -> AsyncIterator[list[Any]]:
+    """``count`` ``dsh-fs mcp --root ROOT`` stdio servers, each with an initialized ClientSession."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "dsh_fs.cli.main", "mcp", "--root", root], cwd=root, env=child_env()
+    )
+    async with contextlib.AsyncExitStack() as stack:
+        sessions = []
+        for _ in range(count):
+            streams = await stack.enter_async_context(stdio_client(params))
+            session = await stack.enter_async_context(ClientSession(*streams))
+            with anyio.fail_after(60):
+                await session.initialize()
+            sessions.append(session)
+        yield sessions
+
+
+def mcp_reply(result: Any) -> dict[str, Any]:
+    """A ``CallToolResult`` as ``{"ok", "code", "text"}`` (the code from ``_meta.dsh_fs.error``)."""
+    text = "".join(getattr(block, "text", "") for block in result.content)
+    meta = (result.meta or {}).get("dsh_fs", {})
+    code = meta.get("error", {}).get("code") if isinstance(meta, dict) else None
+    return {"ok": not result.is_error, "code": code, "text": text}
+
+
+async def mcp_call(session: Any, tool: str, args: Any, *, timeout: float = 60.0) -> dict[str, Any]:
+    """One ``tools/call`` with a hard timeout, as ``mcp_reply``."""
+    with anyio.fail_after(timeout):
+        return mcp_reply(await session.call_tool(tool, args))
+
+
+class RawMcp(Lines):
+    """A ``dsh-fs mcp --root ROOT`` stdio server driven with raw JSON-RPC lines (initialized)."""
+
+    PROTOCOL = "2025-06-18"
+
+    def __init__(self, root: str) -> None:
+        super().__init__([sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", root], cwd=root)
+        self._id = 0
+        params = {"protocolVersion": self.PROTOCOL, "capabilities": {},
+                  "clientInfo": {"name": "robustness", "version": "0"}}
+        reply = self.request("initialize", json.dumps(params))
+        assert "result" in reply, reply
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def request(self, method: str, params_json: str, *, timeout: float = 30.0) -> dict[str, Any]:
+        """Send one request whose ``params`` is the raw JSON text ``params_json``; return the
+        response with its id (notifications in between are skipped).
+
+        :raises TimeoutError: when the server does not answer in time
+        """
+        self._id += 1
+        self.send_text(f'{{"jsonrpc":"2.0","id":{self._id},"method":{json.dumps(method)},"params":{params_json}}}')
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.recv(max(0.01, deadline - time.monotonic()))
+            if isinstance(reply, dict) and reply.get("id") == self._id:
+                return reply
+
+    def call(self, name_json: str, arguments_json: str | None, *, timeout: float = 30.0) -> dict[str, Any]:
+        """``tools/call`` with raw JSON for the name and the arguments (``None``: left out)."""
+        args = "" if arguments_json is None else f',"arguments":{arguments_json}'
+        return self.request("tools/call", f'{{"name":{name_json}{args}}}', timeout=timeout)
