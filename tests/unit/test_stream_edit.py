@@ -49,14 +49,14 @@ def pieces(data: bytes, sizes: list[int]) -> list[bytes]:
 
 
 def streamed(text: str, old_string: str, new_string: str, replace_all: bool, keep_bytes: bool,
-             sizes: list[int], count_lines: bool = True) -> tuple[Any, ...]:
+             sizes: list[int], count_lines: bool = True, record: int = 0) -> tuple[Any, ...]:
     """The provider's decisions, made from the two passes (as ``stream_edit_file`` does)."""
     old, new = normalize(old_string), normalize(new_string)
     if old == "":
         return ("fail", "empty", 0)
     raw = text.encode("utf-8")
     chunks = pieces(raw, sizes)
-    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=count_lines)
+    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=count_lines, record=record)
     for chunk in chunks:
         scan.feed(chunk)
     scan.finish()
@@ -66,7 +66,10 @@ def streamed(text: str, old_string: str, new_string: str, replace_all: bool, kee
         return ("fail", "not_found", 0)
     if scan.matches > 1 and not replace_all:
         return ("fail", "ambiguous", scan.matches)
-    rewriter = EditRewriter(old, new, keep_bytes=keep_bytes, style=scan.style(keep_bytes), has_crlf=scan.crlf > 0)
+    if scan.positions is not None:
+        assert len(scan.positions) == scan.matches
+    rewriter = EditRewriter(old, new, keep_bytes=keep_bytes, style=scan.style(keep_bytes), has_crlf=scan.crlf > 0,
+                            positions=scan.positions)
     out = b"".join(buffer for chunk in chunks for buffer in rewriter.feed(chunk)) + b"".join(rewriter.finish())
     assert rewriter.matches == scan.matches
     return ("ok", out)
@@ -92,11 +95,13 @@ def edits(draw: st.DrawFn) -> tuple[str, str, str]:
 
 @PROPS
 @given(case=edits(), replace_all=st.booleans(), keep_bytes=st.booleans(),
-       sizes=st.lists(st.integers(1, 7), min_size=1, max_size=4), count_lines=st.booleans())
+       sizes=st.lists(st.integers(1, 7), min_size=1, max_size=4), count_lines=st.booleans(),
+       record=st.sampled_from([0, 1, 3, 1000]))
 def test_streamed_edit_writes_exactly_what_plan_edit_writes(case: tuple[str, str, str], replace_all: bool,
-                                                            keep_bytes: bool, sizes: list[int], count_lines: bool) -> None:
+                                                            keep_bytes: bool, sizes: list[int], count_lines: bool,
+                                                            record: int) -> None:
     text, old, new = case
-    got = streamed(text, old, new, replace_all, keep_bytes, sizes, count_lines)
+    got = streamed(text, old, new, replace_all, keep_bytes, sizes, count_lines, record)
     assert got == in_memory(text, old, new, replace_all, keep_bytes)
 
 
@@ -104,15 +109,16 @@ def test_streamed_edit_writes_exactly_what_plan_edit_writes(case: tuple[str, str
 def test_every_occurrence_across_piece_boundaries_is_replaced(keep_bytes: bool) -> None:
     text = "ab\r\n" * 1000 + "tail"
     for size in (1, 2, 3, 5, 4096):
-        for count_lines in (True, False):
-            assert streamed(text, "b\nab", "X\nY", True, keep_bytes, [size], count_lines) == in_memory(
+        for count_lines, record in ((True, 0), (False, 10), (True, 5000)):
+            assert streamed(text, "b\nab", "X\nY", True, keep_bytes, [size], count_lines, record) == in_memory(
                 text, "b\nab", "X\nY", True, keep_bytes)
 
 
 def test_overlapping_needles_count_left_to_right() -> None:
     for size in (1, 2, 3):
-        assert streamed("aaaa", "aa", "b", False, True, [size]) == ("fail", "ambiguous", 2)
-        assert streamed("aaaaa", "aa", "b", True, True, [size]) == ("ok", b"bba")
+        for record in (0, 1, 10):
+            assert streamed("aaaa", "aa", "b", False, True, [size], record=record) == ("fail", "ambiguous", 2)
+            assert streamed("aaaaa", "aa", "b", True, True, [size], record=record) == ("ok", b"bba")
 
 
 def test_reference_style_comes_from_the_first_4096_units() -> None:

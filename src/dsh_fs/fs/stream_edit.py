@@ -112,6 +112,25 @@ class _Matcher:
             found += 1
             pos = at + size
 
+    def scan(self, buf: bytes, start: int, want: int) -> tuple[int, int, list[int] | None]:
+        """(matches in ``buf[start:]``, index after the last one or ``start``, their start
+        indexes — or ``None`` when there are more than ``want``). ``find`` is faster than
+        ``count`` in CPython, so a piece with few matches is scanned once with ``find``."""
+        needle, size = self.needle, self.size
+        at = buf.find(needle, start)
+        if at < 0:
+            return 0, start, []
+        found: list[int] = []
+        pos = start
+        while at >= 0 and len(found) <= want:
+            found.append(at)
+            pos = at + size
+            at = buf.find(needle, pos)
+        if at < 0:
+            return len(found), pos, found
+        more, pos = self.count(buf, at)  # many matches: count the rest without positions
+        return len(found) + more, pos, None
+
     def positions(self, buf: bytes, start: int) -> list[int]:
         """Start indexes of the matches in ``buf[start:]``."""
         out: list[int] = []
@@ -135,9 +154,11 @@ class EditScan:
     :param count_lines: count line feeds from the start; ``False`` counts them only from the
         first segment holding a CR on (the count matters only to a file with CRLF pairs):
         the caller adds the line feeds of the first ``uncounted`` content bytes if it needs them
+    :param record: remember the positions of up to this many matches (``positions``), so the
+        rewrite need not search again
     """
 
-    def __init__(self, old: bytes, *, count_lines: bool = True) -> None:
+    def __init__(self, old: bytes, *, count_lines: bool = True, record: int = 0) -> None:
         if not old:
             raise ValueError("old must not be empty")
         self._matcher = _Matcher(old)
@@ -154,6 +175,11 @@ class EditScan:
         """leading content bytes whose line feeds were not counted (``count_lines=False``)"""
         self.head = bytearray()
         """the first ``DETECT_HEAD_BYTES`` content bytes"""
+        self.positions: list[int] | None = [] if record > 0 else None
+        """offsets of the matches in the normalized content (for ``EditRewriter``); ``None``
+        when not recorded or more than ``record``"""
+        self._record = record
+        self._offset = 0  # normalized bytes before the current segment
 
     def feed(self, piece: bytes) -> None:
         """Account for the next raw content bytes."""
@@ -181,20 +207,38 @@ class EditScan:
             self.uncounted += len(seg)
         matcher = self._matcher
         tail = self._tail
+        base = self._offset - len(tail)  # normalized offset of tail[0]
+        self._offset += len(norm)
         if len(norm) < matcher.size:  # too short to settle anything on its own
             buf = tail + norm
-            found, resume = matcher.count(buf, 0)
-            self.matches += found
-            self._tail = buf[matcher.keep_from(buf, resume):]
+            self._found(buf, 0, base)
             return
         start = 0
         at = matcher.boundary(tail, norm)
         if at >= 0:
             self.matches += 1
+            self._note([base + at])
             start = at + matcher.size - len(tail)
-        found, resume = matcher.count(norm, start)
+        self._found(norm, start, base + len(tail))
+
+    def _found(self, buf: bytes, start: int, base: int) -> None:
+        """Count (and note) the matches in ``buf[start:]``; keep its unsettled tail."""
+        matcher = self._matcher
+        if self.positions is None:
+            found, resume = matcher.count(buf, start)
+        else:
+            found, resume, where = matcher.scan(buf, start, self._record - len(self.positions))
+            self._note(None if where is None else [base + at for at in where])
         self.matches += found
-        self._tail = norm[matcher.keep_from(norm, resume):]
+        self._tail = buf[matcher.keep_from(buf, resume):]
+
+    def _note(self, where: list[int] | None) -> None:
+        if self.positions is None:
+            return
+        if where is None or len(self.positions) + len(where) > self._record:
+            self.positions = None
+        else:
+            self.positions.extend(where)
 
     def style(self, keep_bytes: bool) -> LineStyle:
         """The line-ending style of the rewrite: the reference's ``detect`` over the first
@@ -243,9 +287,12 @@ class EditRewriter:
         reference's whole-text rewrite
     :param style: from ``EditScan.style(keep_bytes)``
     :param has_crlf: the content holds at least one CRLF pair (``EditScan.crlf > 0``)
+    :param positions: ``EditScan.positions`` of the same content: the matches are taken from
+        it instead of being searched for again
     """
 
-    def __init__(self, old: str, new: str, *, keep_bytes: bool, style: LineStyle, has_crlf: bool) -> None:
+    def __init__(self, old: str, new: str, *, keep_bytes: bool, style: LineStyle, has_crlf: bool,
+                 positions: list[int] | None = None) -> None:
         self._matcher = _Matcher(old.encode("utf-8", "surrogatepass"))
         self._keep_bytes = keep_bytes
         if keep_bytes:
@@ -260,6 +307,9 @@ class EditRewriter:
         self._raw = b""  # keep_bytes: raw bytes not yet written (never ends with a held CR)
         self._norm = b""  # the normalized form of ``_raw`` (or, for the reference, the tail)
         self._out_cr = False  # reference CRLF output: a CR held back
+        self._known = positions
+        self._next = 0  # index of the next known position
+        self._base = 0  # normalized offset of ``_norm[0]``
         self.matches = 0
         """replacements made so far"""
 
@@ -284,13 +334,22 @@ class EditRewriter:
         keep_bytes = self._keep_bytes
         norm = _normalize(seg)
         raw_tail, norm_tail = self._raw, self._norm
+        base = self._base  # normalized offset of norm_tail[0]
         if len(norm) < size:  # too short to settle anything on its own: join with the tail
             seg = raw_tail + seg if keep_bytes else b""
             norm = norm_tail + norm
             raw_tail = norm_tail = b""
+        seg_base = base + len(norm_tail)  # normalized offset of norm[0]
+        known = self._known
         # a match that starts in the tail and ends in this segment
         norm_cursor = raw_cursor = 0
-        at = matcher.boundary(norm_tail, norm)
+        if known is None:
+            at = matcher.boundary(norm_tail, norm)
+        elif self._next < len(known) and known[self._next] < seg_base:
+            at = known[self._next] - base
+            self._next += 1
+        else:
+            at = -1
         if at >= 0:
             out.append(raw_tail[: _raw_span(raw_tail, 0, at)] if keep_bytes else norm_tail[:at])
             out.append(self._replacement)
@@ -300,7 +359,15 @@ class EditRewriter:
         elif norm_tail:
             out.append(raw_tail if keep_bytes else norm_tail)
         source = memoryview(seg) if keep_bytes else memoryview(norm)
-        for at in matcher.positions(norm, norm_cursor):
+        if known is None:
+            starts = matcher.positions(norm, norm_cursor)
+        else:
+            limit = seg_base + len(norm) - size
+            first = self._next
+            while self._next < len(known) and known[self._next] <= limit:
+                self._next += 1
+            starts = [p - seg_base for p in known[first : self._next]]
+        for at in starts:
             if keep_bytes:
                 raw_start = _raw_span(seg, raw_cursor, at - norm_cursor)
                 raw_end = _raw_span(seg, raw_start, size)
@@ -315,6 +382,7 @@ class EditRewriter:
         out.append(source[raw_cursor:raw_keep])
         self._raw = seg[raw_keep:] if keep_bytes else b""
         self._norm = norm[keep:]
+        self._base = seg_base + keep
         return out
 
     def _emit(self, pieces: list[bytes | memoryview], *, final: bool) -> list[bytes | memoryview]:

@@ -52,6 +52,10 @@ def _write_all(fd: int, buffers: list[bytes | memoryview]) -> None:
                 written = 0
 
 
+_RECORD = 4096
+"""match positions remembered by the first pass (the second then needs no search)"""
+
+
 class _Recheck(Exception):
     """The fast check found something wrong: the exact check must name it."""
 
@@ -108,7 +112,8 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
                 FsErrorCode.AMBIGUOUS_EDIT,
             )
         keep = rules.keep_line_endings
-        rewriter = EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0)
+        rewriter = EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0,
+                                positions=scan.positions)
 
         def produce(out: int) -> None:
             if content_start and rules.keep_bom:
@@ -157,7 +162,7 @@ def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: fs
     :raises NotTextError: foreign byte-order mark (D6), NUL anywhere, invalid UTF-8 — in
         that order of precedence, each at its first occurrence
     """
-    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=not fast) if old else None
+    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=not fast, record=_RECORD) if old else None
     validator = Utf8Validator()
     invalid: NotTextError | None = None
     newlines = 0

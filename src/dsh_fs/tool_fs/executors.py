@@ -51,6 +51,23 @@ class FsTools:
         self.ctx = ctx
         self.config = config
         self.better = config.profile.is_default
+        self._windows: dict[tuple[int, int], ReadWindow] = {}  # (offset, limit) → window
+
+    def _window(self, offset: int, limit: int) -> ReadWindow:
+        """The read window of these arguments (immutable, so shared between calls)."""
+        window = self._windows.get((offset, limit))
+        if window is None:
+            if len(self._windows) >= 256:
+                self._windows.clear()
+            window = self._windows[(offset, limit)] = ReadWindow(
+                offset=offset,
+                limit=limit,
+                max_line_length=self.config.read_max_line_length,
+                max_bytes=self.config.read_max_bytes,
+                always_progress=self.better,
+                exact_truncation=self.better,
+            )
+        return window
 
     @property
     def fs(self) -> FileSystem:
@@ -95,14 +112,7 @@ class FsTools:
         if info.type != "file":
             raise FsError(f'cannot read "{target.display_path}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
-        window = ReadWindow(
-            offset=offset,
-            limit=limit,
-            max_line_length=self.config.read_max_line_length,
-            max_bytes=self.config.read_max_bytes,
-            always_progress=self.better,
-            exact_truncation=self.better,
-        )
+        window = self._window(offset, limit)
         result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
         if result is None:
             if streamed:
