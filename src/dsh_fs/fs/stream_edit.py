@@ -169,6 +169,9 @@ class EditScan:
         """non-overlapping occurrences in the normalized content so far"""
         self.crlf = 0
         """CRLF pairs in the raw content"""
+        self.has_cr = False
+        """the raw content holds a CR (paired or lone): without one, raw and normalized
+        content are the same bytes and ``positions`` are raw offsets too"""
         self.newlines = 0
         """LF bytes in the raw content (bare and in pairs), after the first ``uncounted`` bytes"""
         self.uncounted = 0
@@ -198,7 +201,7 @@ class EditScan:
         if b"\r" in seg:
             norm = seg.replace(b"\r\n", b"\n")
             self.crlf += len(seg) - len(norm)
-            self._counting = True
+            self.has_cr = self._counting = True
         else:
             norm = seg
         if self._counting:

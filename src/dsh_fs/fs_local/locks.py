@@ -1,6 +1,6 @@
 """Mutation locks: in-process per target, across processes by OS advisory lock (DEVIATIONS A4).
 
-In-process: one FIFO ``anyio.Lock`` per target key, dropped when idle (REFERENCE-SPEC §2.9).
+In-process: ``dsh_fs.fs.locks.TargetLocks`` (REFERENCE-SPEC §2.9), shared with other providers.
 Across processes: ``fcntl.flock`` on one of a fixed number of lock files (stripes) chosen by
 a hash of the target key, in a per-user lock directory — so every dsh-fs process on the
 machine (MCP servers, CLI runs) serializes mutations of one target, and the lock directory
@@ -14,9 +14,9 @@ import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
-import anyio
+from ..fs.locks import TargetLocks as TargetLocks  # re-exported: the in-process half
 
 __all__ = ("ProcessLocks", "TargetLocks", "default_lock_dir")
 
@@ -60,31 +60,3 @@ class ProcessLocks:
             yield
         finally:
             os.close(fd)  # closing releases the flock
-
-
-class TargetLocks:
-    """In-process FIFO locks per target key; an entry exists only while someone holds or waits."""
-
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[anyio.Lock, int]] = {}
-
-    def __len__(self) -> int:
-        """Number of keys currently held or awaited (0 when idle)."""
-        return len(self._entries)
-
-    @contextlib.asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        """Hold the lock of ``key``; waiters are served in arrival order."""
-        lock, users = self._entries.get(key, (None, 0))
-        if lock is None:
-            lock = anyio.Lock()
-        self._entries[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._entries[key]
-            if users <= 1:
-                del self._entries[key]
-            else:
-                self._entries[key] = (lock, users - 1)

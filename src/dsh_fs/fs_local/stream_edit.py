@@ -20,6 +20,7 @@ searched text (no D5 hint).
 
 from __future__ import annotations
 
+import errno
 import os
 
 from ..core.signal import AbortSignal
@@ -114,10 +115,26 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
         keep = rules.keep_line_endings
         rewriter = EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0,
                                 positions=scan.positions)
+        spans = scan.positions if not scan.has_cr and _encodable(new) else None
 
         def produce(out: int) -> None:
             if content_start and rules.keep_bom:
                 _write_all(out, [BOM])
+            if spans is not None:
+                # no CR anywhere: the output is the raw content with each match replaced, and
+                # the unchanged stretches can be copied by the kernel (no trip through Python)
+                replacement = new.encode("utf-8")
+                size = len(old.encode("utf-8"))
+                pos = content_start
+                for at in spans:
+                    start = content_start + at
+                    _copy_range(fd, out, pos, start - pos, signal)
+                    _write_all(out, [replacement])
+                    pos = start + size
+                _copy_range(fd, out, pos, None, signal)
+                if _fingerprint(os.fstat(fd)) != fingerprint:
+                    raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+                return
             pos = content_start
             while True:
                 fsio.check_abort(signal, "write aborted")
@@ -135,6 +152,42 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
     finally:
         os.close(fd)
     return EditOutcome(version=fsio._post_version(key, None, rules.root), before=None, after=None)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_COPY_STEP = 64 * 1024 * 1024
+
+
+def _copy_range(src: int, dst: int, offset: int, length: int | None, signal: AbortSignal | None) -> None:
+    """Append ``length`` bytes of ``src`` from ``offset`` (``None``: to its end) to ``dst``:
+    ``copy_file_range`` (in-kernel, a reflink where the filesystem can), else read + write."""
+    remaining = length
+    while remaining is None or remaining > 0:
+        fsio.check_abort(signal, "write aborted")
+        step = _COPY_STEP if remaining is None else min(_COPY_STEP, remaining)
+        try:
+            copied = os.copy_file_range(src, dst, step, offset)
+        except (AttributeError, OSError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+            data = os.pread(src, step, offset)
+            if data:
+                _write_all(dst, [data])
+            copied = len(data)
+        if copied == 0:
+            if remaining is None:
+                return
+            raise FsError("file changed since it was read", FsErrorCode.STALE_VERSION)
+        offset += copied
+        if remaining is not None:
+            remaining -= copied
 
 
 def _count_lines(fd: int, start: int, length: int, chunk: int, signal: AbortSignal | None) -> int:

@@ -48,7 +48,7 @@ from ..fs.types import (
 )
 from .errors import S3Failure, fs_error
 from .location import S3Location, parse_url
-from .locks import TargetLocks
+from ..fs.locks import TargetLocks
 from .store import ObjectMeta, ObjectStore, read_chunk
 
 __all__ = ("S3FileSystem", "from_url")

@@ -1,10 +1,9 @@
-"""In-process per-target mutation locks (REFERENCE-SPEC §2.9) for the S3 provider.
+"""In-process per-target mutation locks every provider shares (REFERENCE-SPEC §2.9).
 
-One FIFO ``anyio.Lock`` per target key, dropped when idle, so one process's mutations of a
-target serialize without a wasted conditional request. Across processes and machines the
-service's conditional writes decide (``If-Match`` / ``If-None-Match``); there is no lock file.
-(The same shape as ``fs_local.locks.TargetLocks``; kept here so providers do not import each
-other.)
+One FIFO ``anyio.Lock`` per target key, dropped when idle (the reference's tests assert the
+map is empty after every outcome). Across processes each provider adds its own mechanism:
+the local provider an OS advisory lock (A4), the S3 provider the service's conditional writes.
+No I/O here.
 """
 
 from __future__ import annotations
