@@ -17,6 +17,7 @@ tests/unit/test_stream_edit.py); speed (``bench/run.py``).
 
 from __future__ import annotations
 
+import errno
 import os
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -33,7 +34,6 @@ from dsh_fs.fs.types import Info, Target
 from dsh_fs.fs.window import ReadWindow, WindowResult
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_local import fsio, versions
-from dsh_fs.fs_local import stream_edit as stream_edit_module
 from dsh_fs.tool_fs import executors
 
 pytestmark = pytest.mark.anyio
@@ -328,22 +328,47 @@ async def test_streamed_edits_equal_in_memory_edits(tmp_path: Any, profile: str)
             assert outcome["streamed"] == outcome["memory"], (name, args)
 
 
-async def test_a_file_changed_between_the_passes_is_not_replaced(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = put(os.path.join(ws, "big.txt"), numbered(1000))
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])  # kernel copy of the unchanged stretches, or the rewriter
+async def test_a_file_changed_between_the_passes_is_not_replaced(ws: str, monkeypatch: pytest.MonkeyPatch,
+                                                                 eol: bytes) -> None:
+    original = numbered(1000, eol=eol)
+    path = put(os.path.join(ws, "big.txt"), original)
     ctx = deployment(ws, LocalFileSystem(cwd=ws, stream_edit_min_size=1), policy=False)
-    real_feed = stream_edit_module.EditRewriter.feed
+    real_write = fsio.atomic_write
 
-    def meddling(self: Any, piece: bytes) -> bytes:
+    def meddling(*args: Any, **kwargs: Any) -> None:
         with open(path, "r+b") as handle:  # another program writes in place, ignoring our locks
             handle.write(b"LINE")
-        return real_feed(self, piece)
+            handle.seek(0, os.SEEK_END)
+            handle.write(b"!\n")  # (a new size: visible even within one timestamp tick)
+        real_write(*args, **kwargs)
 
-    monkeypatch.setattr(stream_edit_module.EditRewriter, "feed", meddling)
+    monkeypatch.setattr(fsio, "atomic_write", meddling)
     result = await ctx.tools.execute("edit", {"file_path": "big.txt", "old_string": "line 0000500", "new_string": "x"},
                                      session=Session(cwd=ws))
-    assert result.is_error and result.error is not None and result.error.code == "FS_STALE_VERSION"
-    assert get(path) == b"LINE" + numbered(1000)[4:]
+    assert result.is_error and result.error is not None and result.error.code == "FS_STALE_VERSION", result.text
+    assert get(path) == b"LINE" + original[4:] + b"!\n"
     assert os.listdir(ws) == ["big.txt"]
+
+
+async def test_a_streamed_edit_without_copy_file_range_writes_the_same_bytes(ws: str,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    data = b"\xef\xbb\xbf" + numbered(50_000)
+    path = put(os.path.join(ws, "big.txt"), data)
+    ctx = deployment(ws, LocalFileSystem(cwd=ws, stream_edit_min_size=1), policy=False)
+
+    tried: list[int] = []
+
+    def unsupported(*args: Any, **kwargs: Any) -> int:
+        tried.append(1)
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "copy_file_range", unsupported)
+    edit = {"file_path": "big.txt", "old_string": "x\nline 00200", "new_string": "y\nLINE 00200", "replace_all": True}
+    result = await ctx.tools.execute("edit", edit, session=Session(cwd=ws))
+    assert not result.is_error, result.text
+    assert tried  # the kernel copy was attempted (no CR in the file, 100 matches)
+    assert get(path) == data.replace(b"x\nline 00200", b"y\nLINE 00200")
 
 
 async def test_diff_meta_is_skipped_above_the_bound(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:

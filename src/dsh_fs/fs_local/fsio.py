@@ -84,9 +84,9 @@ class LocalRules:
     root: str | None = None
     """containment: the real path of the workspace root; ``None`` = no containment (reference)"""
     root_display: str | None = None
+    """the root as configured (lexically normalized), for messages and the lexical check"""
     stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE
     """edits of files of at least this many bytes stream (``stream_edit``), without a diff basis"""
-    """the root as configured (lexically normalized), for messages and the lexical check"""
 
 
 def check_abort(signal: AbortSignal | None, message: str) -> None:
@@ -426,8 +426,8 @@ def _remember_clean(parent_fd: int) -> None:
         _swept[(st.st_dev, st.st_ino)] = st.st_mtime_ns
 
 
-def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None, signal: AbortSignal | None,
-                 verb: str, display: str, root: str | None = None) -> None:
+def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None,
+                 signal: AbortSignal | None, verb: str, display: str, root: str | None = None) -> None:
     """Write ``data`` to ``path`` through a private staging directory and an atomic rename.
 
     All steps run relative to a descriptor of the parent directory (opened beneath ``root``
@@ -468,8 +468,9 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, o
         os.close(parent)
 
 
-def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: bytes | Callable[[int], None], *, mode: int,
-                      owner: tuple[int, int] | None, signal: AbortSignal | None, verb: str, display: str) -> None:
+def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: bytes | Callable[[int], None], *,
+                      mode: int, owner: tuple[int, int] | None, signal: AbortSignal | None, verb: str,
+                      display: str) -> None:
     staged = False
     sfd: int | None = None
     fd: int | None = None

@@ -8,10 +8,13 @@ passes over one open descriptor, each holding one piece (``READ_CHUNK`` bytes) a
    profile, then a NUL byte *anywhere*, then strict UTF-8 — the same errors, in the same
    order of precedence, as decoding the whole file), while ``EditScan`` counts the matches.
    Then the not-found / ambiguous decisions, exactly as ``plan_edit`` makes them.
-2. Write: ``EditRewriter`` streams the edited content into the staging file of
-   ``fsio.atomic_write`` (the same fsyncs, rename and cleanup as any write). If the file
-   changed behind the locks between the passes (another program writing in place), the
-   edit fails ``FS_STALE_VERSION`` and nothing is replaced.
+2. Write, into the staging file of ``fsio.atomic_write`` (the same fsyncs, rename and cleanup
+   as any write): when the content holds no CR and pass 1 noted the matches (at most
+   ``_RECORD``), the unchanged stretches are copied by the kernel (``copy_file_range``; a
+   reflink where the filesystem supports it) around the replacements; otherwise
+   ``EditRewriter`` streams the edited content through Python. If the file changed behind
+   the locks between the passes (another program writing in place), the edit fails
+   ``FS_STALE_VERSION`` and nothing is replaced.
 
 Differences from an in-memory edit, by design: the outcome carries no diff basis (``before``
 and ``after`` are ``None``, so the tool attaches no hunks), and a not-found error carries no
@@ -126,13 +129,14 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
                 replacement = new.encode("utf-8")
                 size = len(old.encode("utf-8"))
                 pos = content_start
+                whole = True
                 for at in spans:
                     start = content_start + at
-                    _copy_range(fd, out, pos, start - pos, signal)
+                    whole = whole and _copy_range(fd, out, pos, start - pos, signal)
                     _write_all(out, [replacement])
                     pos = start + size
-                _copy_range(fd, out, pos, None, signal)
-                if _fingerprint(os.fstat(fd)) != fingerprint:
+                whole = whole and _copy_range(fd, out, pos, None, signal)
+                if not whole or _fingerprint(os.fstat(fd)) != fingerprint:
                     raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
                 return
             pos = content_start
@@ -165,9 +169,10 @@ def _encodable(text: str) -> bool:
 _COPY_STEP = 64 * 1024 * 1024
 
 
-def _copy_range(src: int, dst: int, offset: int, length: int | None, signal: AbortSignal | None) -> None:
+def _copy_range(src: int, dst: int, offset: int, length: int | None, signal: AbortSignal | None) -> bool:
     """Append ``length`` bytes of ``src`` from ``offset`` (``None``: to its end) to ``dst``:
-    ``copy_file_range`` (in-kernel, a reflink where the filesystem can), else read + write."""
+    ``copy_file_range`` (in-kernel, a reflink where the filesystem can), else read + write.
+    Returns ``False`` when ``src`` ended first (it changed)."""
     remaining = length
     while remaining is None or remaining > 0:
         fsio.check_abort(signal, "write aborted")
@@ -182,12 +187,11 @@ def _copy_range(src: int, dst: int, offset: int, length: int | None, signal: Abo
                 _write_all(dst, [data])
             copied = len(data)
         if copied == 0:
-            if remaining is None:
-                return
-            raise FsError("file changed since it was read", FsErrorCode.STALE_VERSION)
+            return remaining is None
         offset += copied
         if remaining is not None:
             remaining -= copied
+    return True
 
 
 def _count_lines(fd: int, start: int, length: int, chunk: int, signal: AbortSignal | None) -> int:
