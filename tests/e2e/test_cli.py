@@ -357,7 +357,7 @@ def test_invalid_read_cap_is_a_usage_error(fast):
 def test_every_command_has_help(cli, command):
     done = cli(command, "--help")
     assert done.returncode == 0
-    assert done.stdout.startswith(f"Usage: ".encode())
+    assert done.stdout.startswith(b"Usage: ")
     if command in ("read", "write", "edit"):
         text = b" ".join(done.stdout.split())
         assert b"--session NAME" in text and b"--no-policy" in text and b"Exit status" in text

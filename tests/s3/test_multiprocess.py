@@ -14,7 +14,6 @@ import subprocess
 import sys
 
 import anyio
-import pytest
 
 from dsh_fs.testing.workspaces import S3Workspace
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import codecs
 
-from .text import NUL_SAMPLE, NotTextError, _foreign_bom_error, _invalid_error, _nul_error
+from .text import NUL_SAMPLE, foreign_bom_error, invalid_error, nul_error
 
 __all__ = ("Utf8Validator", "check_head")
 
@@ -27,12 +27,12 @@ def check_head(head: bytes, *, foreign_boms: bool) -> None:
     :raises NotTextError: ``binary file`` (with its D6 detail)
     """
     if foreign_boms:
-        err = _foreign_bom_error(head[:4])
+        err = foreign_bom_error(head[:4])
         if err is not None:
             raise err
     nul = head.find(b"\0", 0, NUL_SAMPLE)
     if nul >= 0:
-        raise _nul_error(nul, head.count(b"\n", 0, nul))
+        raise nul_error(nul, head.count(b"\n", 0, nul))
 
 
 class Utf8Validator:
@@ -66,7 +66,7 @@ class Utf8Validator:
             _, consumed = _decode(data, "strict", False)
         except UnicodeDecodeError as exc:
             base = self.offset - len(pending)
-            raise _invalid_error(data, exc.start, base, newlines_before + data.count(b"\n", 0, exc.start), False) from None
+            raise invalid_error(data, exc.start, base, newlines_before + data.count(b"\n", 0, exc.start), False) from None
         self.pending = data[consumed:]
         self.offset += len(piece)
 
@@ -83,5 +83,5 @@ class Utf8Validator:
             _decode(pending, "strict", True)
         except UnicodeDecodeError as exc:
             at_eof = exc.reason.startswith("unexpected end")
-            raise _invalid_error(pending, exc.start, self.offset - len(pending), newlines_before, at_eof) from None
+            raise invalid_error(pending, exc.start, self.offset - len(pending), newlines_before, at_eof) from None
         self.pending = b""  # pragma: no cover - a carried sequence is always incomplete

@@ -24,7 +24,10 @@ __all__ = (
     "detect",
     "dominant_style",
     "foreign_bom",
+    "foreign_bom_error",
+    "invalid_error",
     "normalize",
+    "nul_error",
     "restore",
 )
 
@@ -70,18 +73,21 @@ def foreign_bom(head: bytes) -> str | None:
     return None
 
 
-def _foreign_bom_error(head: bytes) -> NotTextError | None:
+def foreign_bom_error(head: bytes) -> NotTextError | None:
+    """``binary file`` (D6 detail: the byte-order mark) when ``head`` starts with a UTF-16/32 BOM."""
     name = foreign_bom(head)
     if name is None:
         return None
     return NotTextError(BINARY, f"{name} byte-order mark; only UTF-8 is supported")
 
 
-def _nul_error(offset: int, newlines_before: int) -> NotTextError:
+def nul_error(offset: int, newlines_before: int) -> NotTextError:
+    """``binary file`` for a NUL at byte ``offset`` (D6 detail names offset and line)."""
     return NotTextError(BINARY, f"NUL byte at offset {offset}, line {newlines_before + 1}")
 
 
-def _invalid_error(raw: bytes, start: int, base: int, newlines_before: int, at_eof: bool) -> NotTextError:
+def invalid_error(raw: bytes, start: int, base: int, newlines_before: int, at_eof: bool) -> NotTextError:
+    """``invalid UTF-8 text`` for the bad byte ``raw[start]`` at file offset ``base + start``."""
     byte = raw[start] if start < len(raw) else 0
     where = f"byte 0x{byte:02X} at offset {base + start}, line {newlines_before + 1}"
     if at_eof:
@@ -99,19 +105,19 @@ def decode_text(raw: bytes, *, nul_scan: int | None = NUL_SAMPLE, foreign_boms: 
     :raises NotTextError: ``binary file`` or ``invalid UTF-8 text``
     """
     if foreign_boms:
-        err = _foreign_bom_error(raw[:4])
+        err = foreign_bom_error(raw[:4])
         if err is not None:
             raise err
     nul = raw.find(b"\0") if nul_scan is None else raw.find(b"\0", 0, nul_scan)
     if nul >= 0:
-        raise _nul_error(nul, raw.count(b"\n", 0, nul))
+        raise nul_error(nul, raw.count(b"\n", 0, nul))
     start = 3 if raw.startswith(BOM) else 0
     try:
         return raw[start:].decode("utf-8") if start else raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         bad = start + exc.start
         at_eof = exc.end >= len(raw) - start and exc.reason.startswith("unexpected end")
-        raise _invalid_error(raw, bad, 0, raw.count(b"\n", 0, bad), at_eof) from None
+        raise invalid_error(raw, bad, 0, raw.count(b"\n", 0, bad), at_eof) from None
 
 
 class TextStreamDecoder:
@@ -150,7 +156,7 @@ class TextStreamDecoder:
 
     def _first(self, chunk: bytes, *, final: bool) -> str:
         if self._foreign_boms:
-            err = _foreign_bom_error(chunk[:4])
+            err = foreign_bom_error(chunk[:4])
             if err is not None:
                 raise err
         if chunk.startswith(BOM):
@@ -162,7 +168,7 @@ class TextStreamDecoder:
         if self._offset < NUL_SAMPLE and chunk:
             nul = chunk.find(b"\0", 0, NUL_SAMPLE - self._offset)
             if nul >= 0:
-                raise _nul_error(self._offset + nul, self._newlines + chunk.count(b"\n", 0, nul))
+                raise nul_error(self._offset + nul, self._newlines + chunk.count(b"\n", 0, nul))
         pending = self._decoder.getstate()[0]
         try:
             text = self._decoder.decode(chunk, final)
@@ -171,7 +177,7 @@ class TextStreamDecoder:
             base = self._offset - len(pending)
             newlines = self._newlines + data.count(b"\n", 0, exc.start) - pending.count(b"\n")
             at_eof = final and exc.reason.startswith("unexpected end")
-            raise _invalid_error(data, exc.start, base, newlines, at_eof) from None
+            raise invalid_error(data, exc.start, base, newlines, at_eof) from None
         self._offset += len(chunk)
         self._newlines += chunk.count(b"\n")
         return text

@@ -22,9 +22,17 @@ from dataclasses import dataclass
 
 from ..core.signal import AbortSignal
 from ..fs.errors import FsError, FsErrorCode
-from ..fs.literal_edit import EditFailure, plan_edit
+from ..fs.provider_rules import (
+    TextRules,
+    apply_edit,
+    decode_for_read,
+    encode_text,
+    not_text_error,
+    rewrite,
+    well_formed,
+)
 from ..fs.paths import is_blank, node_resolve, nul_path_error
-from ..fs.text import BOM, NUL_SAMPLE, NotTextError, TextStreamDecoder, decode_text, normalize
+from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
     DirEntry,
@@ -67,17 +75,12 @@ _STAGING_NAME_MAX = 64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LocalRules:
-    """Per-profile behaviour of the local provider (the default profile sets all to True)."""
+class LocalRules(TextRules):
+    """Per-profile behaviour of the local provider (the default profile sets all flags to
+    True): the shared text rules (D1, D2, D4, D6) plus the local ones below."""
 
-    keep_bom: bool = True
-    """D1/D4: an edit or a rewrite keeps a leading BOM"""
-    keep_line_endings: bool = True
-    """D2/D4: an edit changes only matched spans; a rewrite of a CRLF file stays CRLF"""
     umask_mode: bool = True
     """D3: new files get 0o666 & ~umask (else 0o600); existing owner/group kept"""
-    detailed_errors: bool = True
-    """D6: non-text errors say where and why"""
     follow_dangling: bool = True
     """D12: writing through a dangling symlink creates its target"""
     umask: int = 0o022
@@ -128,20 +131,6 @@ def contained(display: str, rules: LocalRules) -> bool:
     )
 
 
-def _well_formed(text: str) -> str:
-    """Lone surrogates → U+FFFD, as JavaScript's UTF-8 encoder does (pairs are joined)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def encode_text(text: str) -> bytes:
-    """UTF-8 bytes of ``text``; lone surrogates become U+FFFD (REFERENCE-SPEC §2.8 notes)."""
-    return _well_formed(text).encode("utf-8")
-
-
 # -- resolve (§2.2) ----------------------------------------------------------------------
 
 def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: LocalRules) -> Target:
@@ -149,7 +138,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     check_abort(signal, "resolve aborted")
     if is_blank(path):
         raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
-    path = _well_formed(path)
+    path = well_formed(path)
     display = node_resolve(base, path)
     problem = _path_problem(path, display)
     if problem is not None:
@@ -290,9 +279,13 @@ def _open_regular(path: str, verb: str, display: str, root: str | None) -> int:
 def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str, display: str) -> bytes:
     chunks: list[bytes] = []
     try:
+        # the first request fits the whole file when its size is known (one read, no
+        # oversized buffer); /proc files report 0 and grow past it, so keep reading to EOF
+        want = min(max(os.fstat(fd).st_size + 1, 4096), READ_CHUNK * 8)
         while True:
             check_abort(signal, abort_message)
-            chunk = os.read(fd, READ_CHUNK * 8)
+            chunk = os.read(fd, want)
+            want = READ_CHUNK * 8
             if not chunk:
                 break
             chunks.append(chunk)
@@ -312,19 +305,11 @@ def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root
         os.close(fd)
 
 
-def not_text(exc: NotTextError, verb: str, display: str, rules: LocalRules) -> FsError:
-    """The ``FS_NOT_TEXT`` error for ``exc`` (detail appended in the default profile, D6)."""
-    return FsError(f'cannot {verb} "{display}": {exc.message(rules.detailed_errors)}', FsErrorCode.NOT_TEXT)
-
-
 def read_text(path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> str:
     """§2.5 ``readText``: whole file, NUL sample, strict UTF-8, BOM stripped."""
     raw = read_file_bytes(path, display, signal=signal, root=rules.root)
     check_abort(signal, "read aborted")
-    try:
-        return decode_text(raw, nul_scan=NUL_SAMPLE, foreign_boms=rules.detailed_errors)
-    except NotTextError as exc:
-        raise not_text(exc, "read", display, rules) from None
+    return decode_for_read(raw, display, rules)
 
 
 class StreamReader:
@@ -361,7 +346,7 @@ class StreamReader:
                 self.close()
                 return self._decoder.finish()
             except NotTextError as exc:
-                raise not_text(exc, "read", self._display, self._rules) from None
+                raise not_text_error(exc, "read", self._display, self._rules) from None
         except BaseException:
             self._done = True
             self.close()
@@ -528,20 +513,6 @@ def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: byt
 
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
 
-def _diff_basis(raw: bytes) -> str | None:
-    if b"\0" in raw:
-        return None
-    try:
-        return normalize(decode_text(raw, nul_scan=0))
-    except NotTextError:
-        return None
-
-
-def _crlf_dominant(raw: bytes) -> bool:
-    crlf = raw.count(b"\r\n")
-    return crlf > raw.count(b"\n") - crlf
-
-
 def _new_file_mode(rules: LocalRules) -> int:
     return (0o666 & ~rules.umask) if rules.umask_mode else 0o600
 
@@ -560,24 +531,17 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             raise FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
-    before: str | None = None
-    text = _well_formed(content)
-    if existing is not None:
-        old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write")
-        before = _diff_basis(old)
-        if rules.keep_bom and old.startswith(BOM) and not text.startswith("\ufeff"):
-            text = "\ufeff" + text
-        if rules.keep_line_endings and "\n" in text and "\r\n" not in text and _crlf_dominant(old):
-            text = text.replace("\n", "\r\n")
-    data = text.encode("utf-8")
+    old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write") if existing else None
+    planned = rewrite(old, content, rules)
+    data = planned.data
     mode = existing.mode if existing is not None else _new_file_mode(rules)
     owner = _owner_to_keep(existing, rules)
     atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root)
     return WriteOutcome(
         operation="update" if existing is not None else "create",
         version=_post_version(key, data, rules.root),
-        before=before,
-        after=normalize(_well_formed(content)),
+        before=planned.before,
+        after=planned.after,
     )
 
 
@@ -618,32 +582,12 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         return stream_edit_file(target, edit, existing, signal=signal, rules=rules)
     raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit", abort_message="edit aborted")
     check_abort(signal, "edit aborted")
-    try:
-        text = decode_text(raw, nul_scan=None, foreign_boms=rules.detailed_errors)
-    except NotTextError as exc:
-        raise not_text(exc, "edit", display, rules) from None
-    try:
-        plan = plan_edit(text, edit.old_string, edit.new_string, edit.replace_all, keep_bytes=rules.keep_line_endings)
-    except EditFailure as failure:
-        raise _edit_error(failure, display) from None
-    bom = "\ufeff" if rules.keep_bom and raw.startswith(BOM) else ""
-    data = (bom + _well_formed(plan.text)).encode("utf-8")
+    edited = apply_edit(raw, edit, display, rules)
+    data = edited.data
     atomic_write(key, data, mode=existing.mode, owner=_owner_to_keep(existing, rules), signal=signal,
                  verb="edit", display=display, root=rules.root)
-    return EditOutcome(version=_post_version(key, data, rules.root), before=plan.before, after=plan.after)
-
-
-def _edit_error(failure: EditFailure, display: str) -> FsError:
-    if failure.kind == "empty":
-        return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
-    if failure.kind == "not_found":
-        return FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND,
-                       searched_text=failure.content, needle=failure.needle)
-    return FsError(
-        f'old_string matched {failure.count} times in "{display}"; '
-        "provide a more specific old_string or set replace_all to true",
-        FsErrorCode.AMBIGUOUS_EDIT,
-    )
+    return EditOutcome(version=_post_version(key, data, rules.root), before=edited.plan.before,
+                       after=edited.plan.after)
 
 
 # -- listing (§2.6; A6) ----------------------------------------------------------------------

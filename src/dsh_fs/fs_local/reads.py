@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from ..core.signal import AbortSignal
+from ..fs.provider_rules import not_text_error
 from ..fs.text import NotTextError
 from ..fs.types import Info, Target
 from ..fs.window import ReadWindow, WindowResult
@@ -74,7 +75,7 @@ def read_window_file(
                 chunk=chunk,
             )
         except NotTextError as exc:
-            raise fsio.not_text(exc, "read", display, rules) from None
+            raise not_text_error(exc, "read", display, rules) from None
         except OSError as exc:
             raise fsio.map_os_error(exc, "read", display) from exc
         if trusted and outcome.index is not None and indexes is not None:

@@ -29,8 +29,9 @@ import os
 from ..core.signal import AbortSignal
 from ..fs.byte_text import Utf8Validator
 from ..fs.errors import FsError, FsErrorCode
+from ..fs.provider_rules import not_text_error
 from ..fs.stream_edit import EditRewriter, EditScan
-from ..fs.text import BOM, NotTextError, _foreign_bom_error, _nul_error, normalize
+from ..fs.text import BOM, NotTextError, foreign_bom_error, nul_error, normalize
 from ..fs.types import EditOutcome, EditRequest, Target
 from . import fsio
 
@@ -101,7 +102,7 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
                 scan.newlines += _count_lines(fd, content_start, scan.uncounted, chunk, signal)
                 scan.uncounted = 0
         except NotTextError as exc:
-            raise fsio.not_text(exc, "edit", display, rules) from None
+            raise not_text_error(exc, "edit", display, rules) from None
         except OSError as exc:
             raise fsio.map_os_error(exc, "edit", display) from exc
         fsio.check_abort(signal, "edit aborted")
@@ -232,7 +233,7 @@ def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: fs
             break
         if pos == 0:
             if rules.detailed_errors:
-                err = _foreign_bom_error(piece[:4] if len(piece) >= 4 else _head(fd, piece))
+                err = foreign_bom_error(piece[:4] if len(piece) >= 4 else _head(fd, piece))
                 if err is not None:
                     raise err
             content_start = 3 if (piece if len(piece) >= 3 else _head(fd, piece)).startswith(BOM) else 0
@@ -240,7 +241,7 @@ def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: fs
         if nul >= 0:
             if fast:
                 raise _Recheck
-            raise _nul_error(pos + nul, newlines + piece.count(b"\n", 0, nul))
+            raise nul_error(pos + nul, newlines + piece.count(b"\n", 0, nul))
         if invalid is None:
             try:
                 validator.feed(piece, newlines)

@@ -26,6 +26,7 @@ RACY_WINDOW_NS = 3_000_000_000
 FULL_DIGEST_MAX = 32 * 1024 * 1024
 _SAMPLE_BLOCK = 64 * 1024
 _SAMPLE_BLOCKS = 32
+_PIECE = 1024 * 1024
 
 
 def fields_of(st: os.stat_result) -> str:
@@ -40,7 +41,8 @@ def _is_racy(st: os.stat_result) -> bool:
 def _digest(read_at: Callable[[int, int], bytes], size: int) -> str:
     h = hashlib.blake2b(digest_size=12)
     if size <= FULL_DIGEST_MAX:
-        h.update(read_at(0, size))
+        for offset in range(0, size, _PIECE):  # bounded memory: one piece at a time
+            h.update(read_at(offset, min(_PIECE, size - offset)))
     else:
         step = (size - _SAMPLE_BLOCK) // (_SAMPLE_BLOCKS - 1)
         for i in range(_SAMPLE_BLOCKS):
