@@ -23,4 +23,4 @@ def test_demo_runs_the_scripted_session_end_to_end() -> None:
     assert "Created file" in out
     assert "(End of file - total 300000 lines)" in out
     assert "(Showing lines 150000-150002 of 300000. Use offset=150003 to continue.)" in out
-    assert '"""A retried cancellation token' in out  # the retry landed on disk
+    assert '"""A thread-safe, abortable cancellation token' in out  # the retry landed on disk

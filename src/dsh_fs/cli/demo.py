@@ -84,15 +84,18 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
                            {"file_path": target, "offset": 1, "limit": 20}, False)
                 await call("4. The edit now succeeds.", "edit",
                            {"file_path": target, "old_string": '"""A cancellation token',
-                            "new_string": '"""A cooperative cancellation token'}, False)
+                            "new_string": '"""A thread-safe cancellation token'}, False)
                 with open(os.path.join(project, target), "a", encoding="utf-8") as other:
                     other.write("\n# touched by another process\n")
-                out(f"\n{_RULE}\n5. Another process changes {target} behind the agent's back.\n{_RULE}")
+                _show(out, f"5. Another process changes {target} behind the agent's back:",
+                      "it appends the line '# touched by another process'")
                 await call("6. The agent's next edit is refused as stale: nothing is overwritten.", "edit",
-                           {"file_path": target, "old_string": "cooperative cancellation", "new_string": "retried cancellation"}, True)
+                           {"file_path": target, "old_string": "thread-safe cancellation token",
+                            "new_string": "thread-safe, abortable cancellation token"}, True)
                 await call("7. It re-reads the file…", "read", {"file_path": target, "offset": 1, "limit": 5}, False)
                 await call("8. …and the retry succeeds on the fresh content.", "edit",
-                           {"file_path": target, "old_string": "cooperative cancellation", "new_string": "retried cancellation"}, False)
+                           {"file_path": target, "old_string": "thread-safe cancellation token",
+                            "new_string": "thread-safe, abortable cancellation token"}, False)
                 await call("9. It writes a new file (no read needed to create).", "write",
                            {"file_path": "notes/DEMO.md", "content": "# Demo\n\nWritten through MCP.\n"}, False)
                 await call("10. It pages through a 300,000-line (20 MB) log: the last lines…", "read",
