@@ -26,7 +26,7 @@ from typing import Literal
 
 from .text import detect
 
-__all__ = ("DETECT_HEAD_BYTES", "EditRewriter", "EditScan")
+__all__ = ("DETECT_HEAD_BYTES", "EditRewriter", "EditScan", "encodable")
 
 DETECT_HEAD_BYTES = 4 * 4096 + 4
 """content bytes enough for the reference's 4096-UTF-16-unit ``detect`` sample"""
@@ -253,7 +253,8 @@ class EditScan:
         return "CRLF" if self.crlf > self.newlines - self.crlf else "LF"
 
 
-def _encodable(text: str) -> bool:
+def encodable(text: str) -> bool:
+    """``True`` when ``text`` encodes to UTF-8 as is (no lone surrogates to replace)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -305,7 +306,7 @@ class EditRewriter:
             replacement = new
             self._crlf_out = style == "CRLF"
         self._replacement = replacement.encode("utf-8", "surrogatepass")
-        self._fix = None if _encodable(new) else _SurrogateFix()
+        self._fix = None if encodable(new) else _SurrogateFix()
         self._hold = _CrHold()
         self._raw = b""  # keep_bytes: raw bytes not yet written (never ends with a held CR)
         self._norm = b""  # the normalized form of ``_raw`` (or, for the reference, the tail)

@@ -30,7 +30,7 @@ from ..core.signal import AbortSignal
 from ..fs.byte_text import Utf8Validator
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.provider_rules import not_text_error
-from ..fs.stream_edit import EditRewriter, EditScan
+from ..fs.stream_edit import EditRewriter, EditScan, encodable
 from ..fs.text import BOM, NotTextError, foreign_bom_error, nul_error, normalize
 from ..fs.types import EditOutcome, EditRequest, Target
 from . import fsio
@@ -119,7 +119,7 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
         keep = rules.keep_line_endings
         rewriter = EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0,
                                 positions=scan.positions)
-        spans = scan.positions if not scan.has_cr and _encodable(new) else None
+        spans = scan.positions if not scan.has_cr and encodable(new) else None
 
         def produce(out: int) -> None:
             if content_start and rules.keep_bom:
@@ -157,14 +157,6 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
     finally:
         os.close(fd)
     return EditOutcome(version=fsio._post_version(key, None, rules.root), before=None, after=None)
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 _COPY_STEP = 64 * 1024 * 1024
