@@ -3,7 +3,7 @@
 Every path that resolves outside the root — ``..``, absolute paths, symlinks pointing out
 (final component or a parent, dangling or not), prefix tricks (``proj-evil`` beside
 ``proj``), ``/proc/self/root/...`` — fails with ``FS_PERMISSION_DENIED``
-``cannot access "<path>": outside the workspace "<root>"``; a NUL byte fails with
+``cannot resolve "<path>": outside the workspace "<root>"``; a NUL byte fails with
 ``FS_PERMISSION_DENIED`` ``cannot resolve "<path>": path contains a NUL byte``. Nothing is
 read (no outside file is opened) and nothing is created or changed anywhere. Symlinks that
 stay inside work as in the reference. A symlink swapped in between the check and the open
@@ -195,7 +195,7 @@ async def test_outside_paths_are_refused_without_touching_anything(
     for tool, args in _calls(path):
         result = await call(ctx, tool, args, session)
         assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", (tool, result.text)
-        assert result.text == f'Error: cannot access "{display}": outside the workspace "{world.root}"', tool
+        assert result.text == f'Error: cannot resolve "{display}": outside the workspace "{world.root}"', tool
     assert recorder.files_opened() == [] and recorder.reads == []
     assert snapshot(world.base) == before
 
@@ -262,7 +262,7 @@ async def test_root_given_through_a_symlink(world: World) -> None:
     assert read.text.startswith(f"<path>{alias}/real.txt</path>\n")
     assert not (await call(ctx, "read", {"file_path": f"{world.root}/real.txt"}, session)).is_error
     denied = await call(ctx, "read", {"file_path": "../outside/secret.txt"}, session)
-    assert denied.text == f'Error: cannot access "{world.outside}/secret.txt": outside the workspace "{alias}"'
+    assert denied.text == f'Error: cannot resolve "{world.outside}/secret.txt": outside the workspace "{alias}"'
 
 
 async def test_no_root_is_the_reference_behaviour(world: World) -> None:
@@ -323,7 +323,7 @@ async def test_parent_swapped_for_a_symlink_after_resolve(
     assert result.is_error, result.text
     assert "TOP SECRET" not in result.text
     assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", result.text
-    assert result.text.startswith(f'Error: cannot access "{world.root}/{args["file_path"]}": outside the workspace')
+    assert result.text.startswith(f'Error: cannot resolve "{world.root}/{args["file_path"]}": outside the workspace')
     assert recorder.reads == [], "read an outside file"
     assert recorder.files_opened() == [], "opened an outside file"
     assert snapshot(world.outside) == outside_before
@@ -414,7 +414,7 @@ async def test_mcp_server_is_contained_to_its_root(world: World) -> None:
             for tool, args in _calls(path):
                 reply = await mcp_call(client, tool, args)
                 assert reply["code"] == "FS_PERMISSION_DENIED", (tool, path, reply)
-                assert reply["text"] == f'Error: cannot access "{display}": outside the workspace "{world.root}"'
+                assert reply["text"] == f'Error: cannot resolve "{display}": outside the workspace "{world.root}"'
         inside = await mcp_call(client, "read", {"file_path": "in-file"})
         assert inside["ok"] and "1: real one" in inside["text"]
     assert snapshot(world.base) == before

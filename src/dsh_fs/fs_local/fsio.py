@@ -112,7 +112,7 @@ def outside_error(display: str, rules: LocalRules | None) -> FsError:
     """``FS_PERMISSION_DENIED``: the path is outside the workspace root (containment)."""
     root = rules.root_display if rules is not None else None
     where = f' "{root}"' if root else ""
-    return FsError(f'cannot access "{display}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
+    return FsError(f'cannot resolve "{display}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
 
 
 def _path_problem(path: str, display: str) -> FsError | None:
@@ -276,12 +276,14 @@ def _open_regular(path: str, verb: str, display: str, root: str | None) -> int:
     return fd
 
 
-def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str, display: str) -> bytes:
+def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str, display: str,
+             size: int | None = None) -> bytes:
+    """The bytes of ``fd`` to EOF; ``size``: its size by an ``fstat`` just made (else one is made)."""
     chunks: list[bytes] = []
     try:
         # the first request fits the whole file when its size is known (one read, no
         # oversized buffer); /proc files report 0 and grow past it, so keep reading to EOF
-        want = min(max(os.fstat(fd).st_size + 1, 4096), READ_CHUNK * 8)
+        want = min(max((os.fstat(fd).st_size if size is None else size) + 1, 4096), READ_CHUNK * 8)
         while True:
             check_abort(signal, abort_message)
             chunk = os.read(fd, want)
@@ -301,6 +303,21 @@ def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root
     fd = _open_regular(path, verb, display, root)
     try:
         return _read_fd(fd, signal, abort_message, verb, display)
+    finally:
+        os.close(fd)
+
+
+def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: str,
+                  abort_message: str) -> tuple[bytes, os.stat_result]:
+    """``read_file_bytes``, with the ``fstat`` of the descriptor the bytes were read from."""
+    check_abort(signal, abort_message)
+    fd = _open_regular(path, verb, display, root)
+    try:
+        try:
+            st = os.fstat(fd)
+        except OSError as exc:
+            raise map_os_error(exc, verb, display) from exc
+        return _read_fd(fd, signal, abort_message, verb, display, st.st_size), st
     finally:
         os.close(fd)
 
@@ -574,13 +591,24 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
     if existing.type != "file":
         raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
-    if expected is not None and not existing.matches(expected.version):
-        raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+    # the version guard (A5): the stat fields first; a content digest, when the expected token
+    # carries one, is checked on the bytes the edit reads anyway (one read instead of two)
+    digest: str | None = None
+    if expected is not None:
+        fields, digest = versions.split_token(expected.version)
+        if fields != versions.fields_of(existing.st):
+            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
     if existing.st.st_size >= rules.stream_edit_min_size:
+        if expected is not None and digest is not None and not existing.matches(expected.version):
+            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
         from .stream_edit import stream_edit_file  # (imports this module)
 
         return stream_edit_file(target, edit, existing, signal=signal, rules=rules)
-    raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit", abort_message="edit aborted")
+    if expected is None or digest is None:
+        raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit",
+                              abort_message="edit aborted")
+    else:
+        raw = _read_if_digest(existing, expected.version, digest, display, signal=signal, rules=rules)
     check_abort(signal, "edit aborted")
     edited = apply_edit(raw, edit, display, rules)
     data = edited.data
@@ -588,6 +616,25 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
                  verb="edit", display=display, root=rules.root)
     return EditOutcome(version=_post_version(key, data, rules.root), before=edited.plan.before,
                        after=edited.plan.after)
+
+
+def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *, signal: AbortSignal | None,
+                    rules: LocalRules) -> bytes:
+    """The file's bytes for an edit whose expected version carries a content digest (A5),
+    failing ``FS_STALE_VERSION`` unless they are the bytes of the probed file (same device and
+    inode) with that digest. Same outcomes as checking ``existing.matches(expected)`` and then
+    reading: when the read fails, the separate check decides between stale and that failure."""
+    stale = FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+    try:
+        raw, st = _read_file_st(existing.path, display, signal=signal, root=rules.root, verb="edit",
+                                abort_message="edit aborted")
+    except FsError:
+        if not existing.matches(expected):
+            raise stale from None
+        raise
+    if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino) or versions.digest_bytes(raw) != digest:
+        raise stale
+    return raw
 
 
 # -- listing (§2.6; A6) ----------------------------------------------------------------------

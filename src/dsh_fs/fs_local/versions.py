@@ -19,7 +19,7 @@ import stat as stat_mod
 import time
 from collections.abc import Callable
 
-__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "digest_bytes", "digest_file", "fields_of", "mint", "same_version")
+__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "digest_bytes", "digest_file", "fields_of", "mint", "same_version", "split_token")
 
 RACY_WINDOW_NS = 3_000_000_000
 """a change this recent (ns) may be invisible to the stat fields (covers 2 s FAT granularity)"""
@@ -94,12 +94,20 @@ def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: b
     return f"{base}:{digest if digest is not None else UNVERIFIED}"
 
 
+def split_token(expected: str) -> tuple[str, str | None]:
+    """``expected`` as (stat fields, content digest or ``None`` when it carries none)."""
+    if expected.count(":") >= 5:
+        fields, _, digest = expected.rpartition(":")
+        return fields, digest
+    return expected, None
+
+
 def same_version(expected: str, st: os.stat_result, path: str) -> bool:
     """Does the file at ``path`` (now ``st``) still have version ``expected``?"""
-    fields, sep, digest = expected.rpartition(":") if expected.count(":") >= 5 else (expected, "", "")
+    fields, digest = split_token(expected)
     if fields != fields_of(st):
         return False
-    if not sep:
+    if digest is None:
         return True
     current = digest_file(path, st)
     return current is not None and current == digest

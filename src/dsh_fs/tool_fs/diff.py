@@ -66,6 +66,13 @@ def _tokenize(text: str) -> list[str]:
     """
     if not text:
         return []
+    # ``str.splitlines`` (fast) also splits at "\r", "\v", "\f", "\x1c".."\x1e", "\x85",
+    # "\u2028" and "\u2029"; each "\n" (alone or in "\r\n") ends exactly one of its lines, so
+    # when it returns no more lines than there are "\n"s (plus an unterminated last line) it
+    # split at "\n" only and its lines are the tokens
+    lines = text.splitlines(True)
+    if len(lines) == text.count("\n") + (not text.endswith("\n")):
+        return lines
     parts = text.split("\n")
     tokens = [part + "\n" for part in parts[:-1]]
     if parts[-1]:
@@ -277,18 +284,55 @@ def _diff_lines(
         max_edit_length = _MAX_EDIT_LENGTH
     if max_work is None:
         max_work = _MAX_WORK
-    old = _tokenize(before)
-    new = _tokenize(after)
+    # The lines both texts share at the start are found on characters and not tokenized: jsdiff's
+    # first snake consumes exactly them, and the search past them only ever looks further on (its
+    # positions merely shift), so diffing the rest and putting the shared lines in front as one
+    # equal run gives the same components, budget included.
+    start = before.rfind("\n", 0, _common_prefix_length(before, after)) + 1
+    shared = _tokenize(before[:start])
+    old = _tokenize(before[start:])
+    new = _tokenize(after[start:])
     prefix = _snake(old, new, 0, 0)
     if set(new[prefix:]).isdisjoint(old[prefix:]):
         # Past the common prefix no line can match: jsdiff's path is the prefix, then every old
         # line removed, then every new line added -- exactly the one-block components, without
         # the O(N * M) search (a whole-file rewrite with unrelated content stays exact and fast).
-        return _fallback_components(old, new)
-    try:
-        return _myers(old, new, max_edit_length=max_edit_length, max_work=max_work)
-    except _BudgetExceeded:
-        return _fallback_components(old, new)
+        components = _fallback_components(old, new)
+    else:
+        try:
+            components = _myers(old, new, max_edit_length=max_edit_length, max_work=max_work)
+        except _BudgetExceeded:
+            components = _fallback_components(old, new)
+    if not shared:
+        return components
+    if components and not components[0][0] and not components[0][1]:
+        return [(False, False, shared + components[0][2]), *components[1:]]
+    return [(False, False, shared), *components]
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    """Length of the longest common prefix of ``a`` and ``b`` (C-speed slice comparisons in
+    growing blocks, then a bisection inside the first differing block)."""
+    n = min(len(a), len(b))
+    i = 0
+    step = 1024
+    while i < n:
+        j = min(i + step, n)
+        if a[i:j] != b[i:j]:
+            break
+        i = j
+        if step < 1 << 20:
+            step *= 2
+    else:
+        return n
+    hi = j
+    while hi - i > 1:
+        mid = (i + hi) // 2
+        if a[i:mid] == b[i:mid]:
+            i = mid
+        else:
+            hi = mid
+    return i
 
 
 # --------------------------------------------------------------------------------------------
