@@ -203,6 +203,8 @@ class Probe:
 
     path: str
     st: os.stat_result
+    root: str | None = None
+    """containment root: digests are read beneath it"""
     _version: str | None = None
 
     @property
@@ -217,12 +219,12 @@ class Probe:
     @property
     def version(self) -> Version:
         if self._version is None:
-            self._version = versions.mint(self.st, self.path)
+            self._version = versions.mint(self.st, self.path, root=self.root)
         return Version(self._version)
 
     def matches(self, expected: str) -> bool:
         """Is this still version ``expected`` (A5-aware comparison)?"""
-        return versions.same_version(expected, self.st, self.path)
+        return versions.same_version(expected, self.st, self.path, root=self.root)
 
     def info(self) -> Info:
         return Info(version=self.version, type=self.type, size=self.st.st_size)
@@ -232,7 +234,7 @@ def probe(path: str, verb: str, display: str, *, root: str | None = None) -> Pro
     """Following stat (beneath ``root``: final component not followed); ``None`` for
     ENOENT/ENOTDIR; other errors mapped (A2)."""
     try:
-        return Probe(path, beneath.stat_in(path, root=root))
+        return Probe(path, beneath.stat_in(path, root=root), root)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:

@@ -19,6 +19,8 @@ import stat as stat_mod
 import time
 from collections.abc import Callable
 
+from . import beneath
+
 __all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "digest_bytes", "digest_file", "fields_of", "mint", "same_version", "split_token")
 
 RACY_WINDOW_NS = 3_000_000_000
@@ -56,11 +58,12 @@ def digest_bytes(data: bytes) -> str:
     return _digest(lambda off, n: bytes(view[off : off + n]), len(data))
 
 
-def digest_file(path: str, st: os.stat_result) -> str | None:
-    """Digest of the file at ``path``, or ``None`` when it is not the file ``st`` describes
-    any more (replaced, unreadable) — the caller must then treat the version as changed."""
+def digest_file(path: str, st: os.stat_result, *, root: str | None = None) -> str | None:
+    """Digest of the file at ``path`` (opened beneath ``root`` when given, never outside it),
+    or ``None`` when it is not the file ``st`` describes any more (replaced, unreadable) — the
+    caller must then treat the version as changed."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except OSError:
         return None
     try:
@@ -78,7 +81,8 @@ UNVERIFIED = "unverified"
 """digest placeholder of a racy token minted without reading; it never matches (fail closed)"""
 
 
-def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: bool = True) -> str:
+def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: bool = True,
+         root: str | None = None) -> str:
     """The version token of ``st`` (for ``path``); racy regular files get a digest.
 
     :param content: the file's bytes when the caller just wrote them (avoids a re-read)
@@ -90,7 +94,7 @@ def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: b
         return base
     if content is not None:
         return f"{base}:{digest_bytes(content)}"
-    digest = digest_file(path, st) if read else None
+    digest = digest_file(path, st, root=root) if read else None
     return f"{base}:{digest if digest is not None else UNVERIFIED}"
 
 
@@ -102,12 +106,12 @@ def split_token(expected: str) -> tuple[str, str | None]:
     return expected, None
 
 
-def same_version(expected: str, st: os.stat_result, path: str) -> bool:
+def same_version(expected: str, st: os.stat_result, path: str, *, root: str | None = None) -> bool:
     """Does the file at ``path`` (now ``st``) still have version ``expected``?"""
     fields, digest = split_token(expected)
     if fields != fields_of(st):
         return False
     if digest is None:
         return True
-    current = digest_file(path, st)
+    current = digest_file(path, st, root=root)
     return current is not None and current == digest
