@@ -30,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from pydantic import TypeAdapter
 
-from dsh_fs.cli.replay import build_workspace, external_step, snapshot
+from dsh_fs.cli.replay import build_workspace, external_step, scenario_args, scrub_workspace, snapshot
 
 __all__ = (
     "CONFIG_FLAGS",
@@ -298,22 +298,6 @@ def _check_expressible(scenario: Mapping[str, Any]) -> None:
             raise Unsupported("a call with actor null has no session, but every MCP connection is an owner")
 
 
-def _scrub(value: Any, ws: str) -> Any:
-    if isinstance(value, str):
-        return value.replace(ws, "<ws>")
-    if isinstance(value, list):
-        return [_scrub(v, ws) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub(v, ws) for k, v in value.items()}
-    return value
-
-
-def _args(args: Any, ws: str) -> Any:
-    if isinstance(args, dict) and isinstance(args.get("file_path"), str):
-        return {**args, "file_path": args["file_path"].replace("<ws>", ws)}
-    return args
-
-
 async def run_scenario_over_mcp(scenario: Mapping[str, Any], ws: str, *, transport: str = "http") -> dict[str, Any]:
     """Run ``scenario`` in the empty real directory ``ws`` through ``dsh-fs mcp`` (root = the
     workspace), one MCP connection per actor; the output is what ``dsh-fs replay`` prints.
@@ -352,9 +336,9 @@ async def run_scenario_over_mcp(scenario: Mapping[str, Any], ws: str, *, transpo
                     connect = stdio_session(root, *flags, modern=transport == "stdio-2026")
                 sessions[actor] = await stack.enter_async_context(connect)
             with anyio.fail_after(STARTUP_TIMEOUT):
-                raw = await call_raw(sessions[actor], call["tool"], _args(call.get("args"), ws))
+                raw = await call_raw(sessions[actor], call["tool"], scenario_args(call.get("args"), ws))
             results.append({"tool": call["tool"], "actor": actor, **row(raw)})
     for index in sorted(steps):
         for step in steps[index]:
             external_step(ws, step)
-    return _scrub({"results": results, **snapshot(ws)}, ws)
+    return scrub_workspace({"results": results, **snapshot(ws)}, ws)

@@ -22,24 +22,33 @@ from ..core.session import Session
 from ..core.tools import ToolCall, ToolResult
 from ..tool_fs.config import CONFIG_KEYS
 
-__all__ = ("ScenarioError", "external_step", "replay_scenario", "run_scenario", "run_scenario_s3")
+__all__ = (
+    "ScenarioError",
+    "build_workspace",
+    "external_step",
+    "replay_scenario",
+    "run_scenario",
+    "run_scenario_s3",
+    "scenario_args",
+    "scrub_workspace",
+    "snapshot",
+)
 
 _CAMEL_TO_SNAKE = {camel: snake for snake, camel in CONFIG_KEYS.items()}
-_UNSET = object()
 
 
 class ScenarioError(ValueError):
     """The scenario file is malformed."""
 
 
-def _scrub(value: Any, ws: str) -> Any:
+def scrub_workspace(value: Any, ws: str) -> Any:
     """Replace the workspace path by ``<ws>`` in every string of ``value``."""
     if isinstance(value, str):
         return value.replace(ws, "<ws>")
     if isinstance(value, list):
-        return [_scrub(v, ws) for v in value]
+        return [scrub_workspace(v, ws) for v in value]
     if isinstance(value, dict):
-        return {k: _scrub(v, ws) for k, v in value.items()}
+        return {k: scrub_workspace(v, ws) for k, v in value.items()}
     return value
 
 
@@ -153,7 +162,8 @@ def _result_row(tool: Any, actor: Any, result: ToolResult) -> dict[str, Any]:
     }
 
 
-def _args(args: Any, ws: str) -> Any:
+def scenario_args(args: Any, ws: str) -> Any:
+    """A call's ``args`` with ``<ws>`` in ``file_path`` replaced by the workspace path."""
     if isinstance(args, dict) and isinstance(args.get("file_path"), str):
         return {**args, "file_path": args["file_path"].replace("<ws>", ws)}
     return args
@@ -191,7 +201,7 @@ async def _run_calls(
             await external(step)
         if "batch" in call:
             batch = [
-                ToolCall(name=c["tool"], arguments=_args(c.get("args"), ws), session=session_for(c.get("actor", "a")))
+                ToolCall(name=c["tool"], arguments=scenario_args(c.get("args"), ws), session=session_for(c.get("actor", "a")))
                 for c in call["batch"]
             ]
             outcomes = await ctx.tools.execute_batch(batch)
@@ -199,7 +209,7 @@ async def _run_calls(
                 results.append(_result_row(c["tool"], c.get("actor", "a"), outcome))
         elif "tool" in call:
             actor = call.get("actor", "a")
-            outcome = await ctx.tools.execute(call["tool"], _args(call.get("args"), ws), session=session_for(actor))
+            outcome = await ctx.tools.execute(call["tool"], scenario_args(call.get("args"), ws), session=session_for(actor))
             results.append(_result_row(call["tool"], actor, outcome))
         else:
             await external(call)
@@ -220,7 +230,7 @@ async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
         external_step(ws, step)
 
     results = await _run_calls(ctx, scenario, ws, _session_cwd(scenario, ws), external)
-    return _scrub({"results": results, **snapshot(ws)}, ws)
+    return scrub_workspace({"results": results, **snapshot(ws)}, ws)
 
 
 async def replay_scenario(
@@ -318,4 +328,4 @@ async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | No
         output = {"results": results, "files": files, "dirs": await workspace.dirs(), "symlinks": {}, "modes": {}}
     finally:
         await workspace.aclose()
-    return _scrub(output, ws)
+    return scrub_workspace(output, ws)

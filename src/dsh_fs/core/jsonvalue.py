@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ("is_lossless_json", "js_number_str", "JSON_ARGS_ERROR")
+__all__ = ("is_lossless_json", "js_number_str", "JSON_ARGS_ERROR", "well_formed")
 
 JSON_ARGS_ERROR = "tool execution arguments must be losslessly JSON-serializable"
 
@@ -98,3 +98,14 @@ def js_number_str(value: int | float) -> str:
     if k == 1:
         return sign + digits + "e" + exp_str
     return sign + digits[0] + "." + digits[1:] + "e" + exp_str
+
+
+def well_formed(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD (valid pairs are joined), as
+    JavaScript's UTF-8 encoder does — so it always encodes as UTF-8 (REFERENCE-SPEC §2.8 notes,
+    §9 item 5). Returns ``text`` itself when it is already well formed."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 
 from .errors import HarnessError, ToolArgsError, ToolNotFoundError
-from .jsonvalue import JSON_ARGS_ERROR, is_lossless_json
+from .jsonvalue import JSON_ARGS_ERROR, is_lossless_json, well_formed
 from .schema import Param, json_schema, validate
 from .session import Session, ToolExecution
 from .signal import AbortSignal
@@ -92,17 +92,8 @@ class ToolResult:
         except Exception:
             message = "<unprintable thrown value>"
         error = ErrorInfo(exc.name, exc.code) if isinstance(exc, HarnessError) else None
-        return cls(content=[text_block("Error: " + _well_formed(message))], is_error=True, error=error)
-
-
-def _well_formed(text: str) -> str:
-    """Lone surrogates (e.g. echoed from a hostile tool name) → U+FFFD, so every error text
-    encodes as UTF-8 (DEVIATIONS A1: no lone surrogate ever reaches the model)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        # well_formed: a lone surrogate (e.g. from an echoed hostile tool name) never reaches the wire
+        return cls(content=[text_block("Error: " + well_formed(message))], is_error=True, error=error)
 
 
 Executor = Callable[[dict[str, Any], ToolExecution], Awaitable["list[ContentBlock] | ToolOutput"]]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core.jsonvalue import well_formed as well_formed  # re-exported for providers
 from ..core.profile import Profile
 from .errors import FsError, FsErrorCode
 from .literal_edit import EditFailure, EditPlan, plan_edit
@@ -56,15 +57,6 @@ class TextRules:
         """The rules of ``profile`` (``None`` = default). :raises ValueError: unknown profile"""
         better = Profile.parse(profile).is_default
         return cls(keep_bom=better, keep_line_endings=better, detailed_errors=better)
-
-
-def well_formed(text: str) -> str:
-    """Lone surrogates → U+FFFD, as JavaScript's UTF-8 encoder does (pairs are joined)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def encode_text(text: str) -> bytes:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 from typing import Literal
 
+from ..core.jsonvalue import well_formed
 from .text import detect
 
 __all__ = ("DETECT_HEAD_BYTES", "EditRewriter", "EditScan", "encodable")
@@ -279,7 +280,7 @@ class _SurrogateFix:
         self._high = ""
         if not final and text and "\ud800" <= text[-1] <= "\udbff":
             self._high, text = text[-1], text[:-1]
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+        return well_formed(text).encode("utf-8")
 
 
 class EditRewriter:

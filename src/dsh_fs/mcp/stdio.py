@@ -54,6 +54,8 @@ from anyio.from_thread import BlockingPortal
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
+from ..core.jsonvalue import well_formed
+
 __all__ = ("IncomingStream", "OutgoingStream", "encode_message", "parse_line", "recover_id", "stdio_transport")
 
 logger = logging.getLogger(__name__)
@@ -255,7 +257,7 @@ def _well_formed(value: Any) -> Any:
     """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, and
     non-finite floats as ``None`` (what pydantic writes for them)."""
     if isinstance(value, str):
-        return value if _is_clean(value) else value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return well_formed(value)
     if isinstance(value, list | tuple):
         return [_well_formed(item) for item in value]
     if isinstance(value, dict):
