@@ -492,10 +492,10 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
     say("small-file edit call …")
     r = child("small_edit", ours_path=edit_ours, raw_path=edit_raw, batches=3 if quick else 8, calls=10 if quick else 25)
     notes.append("Small edit: besides the write + fsync + rename + directory fsync of the baseline, an edit "
-                 "call makes and removes a private staging directory, takes the cross-process lock, checks "
-                 "the version guard (a content digest while the file is freshly written, A5), hops to a "
-                 "worker thread and computes the hunk diff for the UI: about 0.5–0.7 ms of fixed work, so "
-                 "the ratio depends on how long this disk takes to fsync.")
+                 "call resolves the path, takes the cross-process lock, checks the version guard (a content "
+                 "digest while the file is freshly written, A5), matches the literal and computes the hunk "
+                 "diff for the UI: about 0.3 ms of fixed work, so the ratio depends on how long this disk "
+                 "takes to fsync. It runs on the event-loop thread (a small mutation on a fast disk).")
     rows.append({"workload": f"small-file edit call ({r['bytes'] // 1024} KiB)", "ours": r["ours"],
                  "ours_mem": r["ours_mem"],
                  "baseline": "read + replace + write tmp + fsync + rename + fsync dir", "base": r["base"],

@@ -2,7 +2,7 @@
 
 For every call: ``execute`` returns (never raises), within a timeout (FIFOs and sockets are
 never opened for reading), the result is an error whose text is valid Unicode, and the
-workspace is byte-identical afterwards (files, modes, inodes, links, no staging litter).
+workspace is byte-identical afterwards (files, modes, inodes, links, no temp-file litter).
 Exact texts are asserted wherever REFERENCE-SPEC (§1.5, §4.4, §5.2–§5.4, §9 item 10) or
 DEVIATIONS (A2, D9, D11) define them.
 

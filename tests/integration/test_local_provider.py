@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import socket
 import stat as stat_mod
 import subprocess
@@ -33,7 +32,7 @@ from dsh_fs import AbortSignal, Context
 from dsh_fs.fs import FsError
 from dsh_fs.fs.text import detect
 from dsh_fs.fs.types import CreateIfAbsent, EditIntent, EditRequest, ReplaceIfVersion, Target, TargetKey
-from dsh_fs.fs_local import LocalFileSystem, fsio, versions
+from dsh_fs.fs_local import LocalFileSystem, atomic, fsio, versions
 
 pytestmark = pytest.mark.anyio
 
@@ -461,25 +460,70 @@ def test_stream_whole_text_translates_a_mid_stream_abort(ws: str) -> None:
 # §7.2 writeFileAtomic
 # ==========================================================================================
 
-def test_writes_through_a_private_staging_dir_and_owner_only_temp_file(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """writeFileAtomic: writes through a private staging dir and owner-only temp file"""
-    seen: list[tuple[int, int]] = []
+@pytest.fixture(params=["anonymous", "named"])
+def temp_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both temp-file paths of ``atomic_write``: an ``O_TMPFILE`` inode, or a named temp file."""
+    if request.param == "anonymous" and not atomic.ANONYMOUS_TEMP:
+        pytest.skip("O_TMPFILE is not available here")
+    monkeypatch.setattr(atomic, "ANONYMOUS_TEMP", request.param == "anonymous")
+    return str(request.param)
+
+
+def test_writes_through_an_owner_only_temp_file_in_the_target_directory(ws: str, temp_kind: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """writeFileAtomic: writes through an owner-only temp file (our mechanics: no staging dir,
+    the temp file is anonymous while it is written where the file system allows it)"""
+    seen: list[tuple[int, int, list[str]]] = []
     real_fsync = os.fsync
 
     def inspect(fd: int) -> None:
         st = os.fstat(fd)
         if stat_mod.S_ISREG(st.st_mode) and not seen:
-            staging = [n for n in os.listdir(ws) if n.endswith(".tmpdir")]
-            assert len(staging) == 1 and staging[0].startswith(".out.txt.")
-            seen.append((stat_mod.S_IMODE(st.st_mode), stat_mod.S_IMODE(os.stat(f"{ws}/{staging[0]}").st_mode)))
+            seen.append((stat_mod.S_IMODE(st.st_mode), st.st_nlink, sorted(os.listdir(ws))))
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", inspect)
     fsio.atomic_write(f"{ws}/out.txt", b"data", mode=0o640, owner=None, signal=None, verb="write", display="/o")
-    assert seen == [(0o600, 0o700)]
+    [(mode, links, names)] = seen
+    assert mode == 0o600
+    if temp_kind == "anonymous":
+        assert (links, names) == (0, [])
+    else:
+        assert links == 1 and len(names) == 1 and atomic.TEMP_NAME.match(names[0]), names
+        assert names[0].startswith(f".out.txt.{os.getpid()}.")
     assert get(f"{ws}/out.txt") == b"data"
     assert stat_mod.S_IMODE(os.stat(f"{ws}/out.txt").st_mode) == 0o640
     assert os.listdir(ws) == ["out.txt"]
+
+
+def test_falls_back_to_a_named_temp_file_where_o_tmpfile_is_unsupported(ws: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system without ``O_TMPFILE`` (EOPNOTSUPP) gets the named temp file instead."""
+    if not hasattr(os, "O_TMPFILE"):
+        pytest.skip("no O_TMPFILE on this platform")
+    monkeypatch.setattr(atomic, "ANONYMOUS_TEMP", True)
+    real_open = os.open
+    created: list[str] = []
+
+    def no_tmpfile(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if flags & os.O_TMPFILE == os.O_TMPFILE:
+            raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP))
+        if flags & os.O_CREAT:
+            created.append(os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", no_tmpfile)
+    fsio.atomic_write(f"{ws}/a.txt", b"named", mode=0o644, owner=None, signal=None, verb="write", display="/a")
+    assert get(f"{ws}/a.txt") == b"named" and os.listdir(ws) == ["a.txt"]
+    assert len(created) == 1 and atomic.TEMP_NAME.match(created[0]), created
+
+
+def test_temp_names_fit_the_name_limit_for_long_non_ascii_names(ws: str, temp_kind: str) -> None:
+    """A target name of 63 four-byte characters (252 bytes, near NAME_MAX) is still written:
+    the temp name keeps at most 64 bytes of it, cut between characters."""
+    name = "\U0001F600" * 63
+    fsio.atomic_write(f"{ws}/{name}", b"x", mode=0o644, owner=None, signal=None, verb="write", display="/e")
+    assert os.listdir(ws) == [name] and get(f"{ws}/{name}") == b"x"
 
 
 def test_creates_new_files_owner_only_by_default(ws: str) -> None:
@@ -489,20 +533,17 @@ def test_creates_new_files_owner_only_by_default(ws: str) -> None:
     assert stat_mod.S_IMODE(os.stat(f"{ws}/new.txt").st_mode) == 0o600
 
 
-def test_opens_staging_paths_exclusively(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """writeFileAtomic: opens staging paths exclusively — a pre-existing path is never clobbered"""
+def test_never_reuses_an_existing_temp_path(ws: str, temp_kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """writeFileAtomic: opens staging paths exclusively — a pre-existing path is never clobbered
+    (the named temp file is created ``O_EXCL``; an anonymous one is linked, never over a name)"""
 
-    class Pinned:
-        hex = "pinned"
-
-    monkeypatch.setattr(fsio.uuid, "uuid4", lambda: Pinned())
-    staging = f"{ws}/.a.txt.{os.getpid()}.pinned.tmpdir"
-    put(f"{staging}/keep.me", "precious")
+    monkeypatch.setattr(atomic, "_unique", lambda: "pinned")
+    temp = f"{ws}/.a.txt.{os.getpid()}.pinned.tmp"
+    put(temp, "precious", mode=0o644)
     err = sync_raises("FS_IO_ERROR", fsio.atomic_write, f"{ws}/a.txt", b"new", mode=0o644, owner=None, signal=None,
                       verb="write", display="/a", message='cannot write "/a": File exists')  # raw EEXIST, coded (A2)
     assert isinstance(err.cause, FileExistsError)
-    assert os.listdir(staging) == ["keep.me"] and get(f"{staging}/keep.me") == b"precious"
-    assert not os.path.exists(f"{ws}/a.txt")
+    assert get(temp) == b"precious" and sorted(os.listdir(ws)) == [os.path.basename(temp)]
 
 
 def test_creates_parent_directories_as_needed(ws: str) -> None:
@@ -524,7 +565,21 @@ def test_aborts_before_writing_when_the_signal_is_already_aborted(ws: str) -> No
     assert os.listdir(ws) == []
 
 
-def test_cleans_up_the_temp_file_when_the_final_rename_fails(ws: str) -> None:
+def test_an_abort_after_the_content_is_written_leaves_no_temp_file(ws: str, temp_kind: str) -> None:
+    """The last abort checkpoint before the rename (§2.10 step 12) removes the temp file."""
+    put(f"{ws}/a.txt", "old")
+    signal = AbortSignal()
+
+    def produce(fd: int) -> None:
+        os.write(fd, b"new content")
+        signal.abort()
+
+    sync_raises("FS_ABORTED", fsio.atomic_write, f"{ws}/a.txt", produce, mode=0o644, owner=None, signal=signal,
+                verb="write", display="/a", message="write aborted")
+    assert os.listdir(ws) == ["a.txt"] and get(f"{ws}/a.txt") == b"old"
+
+
+def test_cleans_up_the_temp_file_when_the_final_rename_fails(ws: str, temp_kind: str) -> None:
     """writeFileAtomic: cleans up the temp file when the final rename fails"""
     put(f"{ws}/dir/inside.txt", "x")
     err = sync_raises("FS_IO_ERROR", fsio.atomic_write, f"{ws}/dir", b"x", mode=0o644, owner=None, signal=None,
@@ -1192,14 +1247,14 @@ async def test_A2_os_errors_are_coded(ws: str, profile: str, monkeypatch: pytest
     await raises("FS_IO_ERROR", fs.resolve("loop/x.txt"),
                  f'cannot resolve "{ws}/loop/x.txt": Too many levels of symbolic links')
     await raises("FS_IO_ERROR", fs.resolve("n" * 300), f'cannot resolve "{ws}/{"n" * 300}": File name too long')
-    real_mkdir = os.mkdir
+    real_open = os.open
 
-    def denied(path: Any, *args: Any, **kwargs: Any) -> None:
-        if ".tmpdir" in str(path):
-            raise PermissionError(errno.EACCES, "Permission denied", path)
-        real_mkdir(path, *args, **kwargs)
+    def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if atomic.TEMP_NAME.match(os.fspath(path)) or (hasattr(os, "O_TMPFILE") and flags & os.O_TMPFILE == os.O_TMPFILE):
+            raise PermissionError(errno.EACCES, "Permission denied", path)  # the temp file in an unwritable dir
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(os, "mkdir", denied)
+    monkeypatch.setattr(os, "open", denied)
     await raises("FS_PERMISSION_DENIED", fs.write_text(await fs.resolve("w.txt"), "x"),
                  f'cannot write "{ws}/w.txt": permission denied')
     put(f"{ws}/e.txt", "abc")
@@ -1218,7 +1273,7 @@ async def test_A2_os_errors_are_coded(ws: str, profile: str, monkeypatch: pytest
 
 @pytest.mark.parametrize("profile", ["reference", "default"])
 async def test_A2_double_fault_cleanup_errors_use_fs_io_error(ws: str, profile: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A2: a failed write whose staging cleanup also fails is FS_IO_ERROR (not FS_NOT_FOUND)"""
+    """A2: a failed write whose temp-file cleanup also fails is FS_IO_ERROR (not FS_NOT_FOUND)"""
     fs = LocalFileSystem(cwd=ws, profile=profile)
 
     def full(src: Any, dst: Any, **kwargs: Any) -> None:
@@ -1229,7 +1284,7 @@ async def test_A2_double_fault_cleanup_errors_use_fs_io_error(ws: str, profile: 
 
     monkeypatch.setattr(os, "replace", full)  # the final rename, whichever call makes it
     monkeypatch.setattr(os, "rename", full)
-    monkeypatch.setattr(shutil, "rmtree", stuck)
+    monkeypatch.setattr(os, "unlink", stuck)
     err = await raises("FS_IO_ERROR", fs.write_text(await fs.resolve("a.txt"), "x"))
     assert str(err) == (
         f'write failed (cannot write "{ws}/a.txt": No space left on device) '

@@ -1,11 +1,13 @@
 """Fork server for ``test_crash_safety`` (run as a child process; not a test module).
 
 It imports ``dsh_fs`` once, then for every JSON line on stdin
-``{"dir": ..., "progress": ..., "jobs": [{"tool", "name", "gen", "size"}, ...]}`` it forks a
-child that runs the jobs through the local provider's ``write_text``/``edit_text`` (the
-layer that owns atomicity; unguarded, as in the bare deployment — the tool layer only adds
-result-time diffs, whose CPU cost for multi-MB rewrites would slow the rounds), appending ``done <i>`` to the progress file after each reported
-success, then ``finished``, and then waits to be killed. The server answers
+``{"dir": ..., "progress": ..., "named_temp": bool, "jobs": [{"tool", "name", "gen", "size"}, ...]}``
+it forks a child that runs the jobs through the local provider's ``write_text``/``edit_text``
+(the layer that owns atomicity; unguarded, as in the bare deployment — the tool layer only
+adds result-time diffs, whose CPU cost for multi-MB rewrites would slow the rounds), with
+named temp files instead of ``O_TMPFILE`` ones when ``named_temp``, appending ``start <i>``
+to the progress file before each job and ``done <i>`` after each reported success, then
+``finished``, and then waits to be killed. The server answers
 ``{"pid": pid}`` at once and ``{"pid": pid, "status": status}`` when the child is gone.
 
 Children never exit on their own (not even after an exception: they report ``crashed``),
@@ -24,7 +26,7 @@ import anyio
 
 import dsh_fs
 from dsh_fs.fs.types import EditRequest
-from dsh_fs.fs_local import LocalFileSystem
+from dsh_fs.fs_local import LocalFileSystem, atomic
 from robustkit import edit_head, write_content
 
 
@@ -40,11 +42,14 @@ async def _run_job(fs: LocalFileSystem, job: dict) -> None:
 def _child(spec: dict) -> None:
     progress = os.open(spec["progress"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
+        if spec.get("named_temp"):
+            atomic.ANONYMOUS_TEMP = False
         # edits of 1 MiB and more take the streaming path (``stream_edit``), smaller ones not
         fs = LocalFileSystem(cwd=spec["dir"], stream_edit_min_size=1 << 20)
 
         async def run() -> None:
             for index, job in enumerate(spec["jobs"]):
+                os.write(progress, f"start {index}\n".encode())
                 try:
                     await _run_job(fs, job)
                 except dsh_fs.FsError as exc:

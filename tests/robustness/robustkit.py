@@ -3,7 +3,7 @@
 * deterministic file contents per (name, generation, size), so a test can tell "old",
   "new" and "anything else" (a mix, a truncation) apart byte for byte;
 * ``call`` — one registry call with a hard timeout;
-* ``staging_entries`` / ``snapshot`` — what a failed or killed mutation may have left behind;
+* ``temp_entries`` / ``snapshot`` — what a failed or killed mutation may have left behind;
 * ``Lines`` — a line-oriented JSON pipe to a helper process, with deadlines (no hang);
 * ``mcp_clients`` / ``mcp_call`` — ``dsh-fs mcp --root`` stdio servers driven by the MCP
   SDK's ``ClientSession`` (``needs_mcp`` skips when the server package is absent);
@@ -47,7 +47,7 @@ __all__ = (
     "python_argv",
     "RawMcp",
     "snapshot",
-    "staging_entries",
+    "temp_entries",
     "write_content",
 )
 
@@ -86,8 +86,9 @@ async def call(ctx: Any, tool: str, args: Any, session: Any, *, timeout: float =
         return await ctx.tools.execute(tool, args, session=session)
 
 
-def staging_entries(directory: str) -> list[str]:
-    """Names in ``directory`` that look like staging litter (``*.tmpdir`` or ``*.tmp``)."""
+def temp_entries(directory: str) -> list[str]:
+    """Names in ``directory`` that look like temp-file litter (``*.tmp``; ``*.tmpdir`` too: the
+    reference's staging directories)."""
     return sorted(n for n in os.listdir(directory) if n.endswith(".tmpdir") or n.endswith(".tmp"))
 
 
@@ -96,7 +97,7 @@ def snapshot(root: str, *, dir_times: bool = True) -> dict[str, tuple[Any, ...]]
     inode and mtime: two equal snapshots mean nothing was created, removed or changed.
 
     :param dir_times: include directories' mtimes (a failed write that made and removed its
-        staging directory changes its parent's mtime, and nothing else)
+        named temp file changes its parent's mtime, and nothing else)
     """
     out: dict[str, tuple[Any, ...]] = {}
     st = os.lstat(root)

@@ -3,12 +3,13 @@
 * A child process runs writes and edits of files from 0 B to a few MB and is killed with
   ``SIGKILL`` at random moments, hundreds of times: every target then holds exactly its old
   or its new bytes (never a mix, never a truncation), every mutation the child reported as
-  done is on disk, and after one more mutation by a live process no staging directory is
-  left in the directory.
+  done is on disk, and after one more mutation by a live process no temp file is left in
+  the directory. Half the rounds write through ``O_TMPFILE`` inodes (a kill leaves nothing
+  behind), half through named temp files (the fallback: a kill leaves litter, swept later).
 * A reported write is durable: the temp file is fsynced before the rename and the parent
   directory after it (checked in-process by recording the calls, and with ``strace`` when
   available).
-* The stale-staging sweep removes exactly the staging directories of dead writers.
+* The stale-temp sweep removes exactly the temp files of dead writers.
 """
 
 from __future__ import annotations
@@ -22,19 +23,20 @@ import stat as stat_mod
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 import dsh_fs
 from dsh_fs import Session
+from dsh_fs.fs_local import atomic
 from robustkit import (
     Lines,
     call,
     child_env,
     edit_content,
     python_argv,
-    staging_entries,
+    temp_entries,
     write_content,
 )
 
@@ -93,24 +95,32 @@ def _describe(data: bytes | None, old: bytes | None, new: bytes | None) -> str:
     return detail
 
 
-def _progress(path: str) -> tuple[set[int], bool]:
-    """Indices the child reported done, and whether it finished; fails on errors/crashes."""
-    done: set[int] = set()
-    finished = False
+class Progress(NamedTuple):
+    started: set[int]
+    done: set[int]
+    finished: bool
+
+
+def _progress(path: str) -> Progress:
+    """Indices of the jobs the child started and reported done, and whether it finished;
+    fails on errors/crashes."""
+    progress = Progress(set(), set(), False)
     try:
         with open(path, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
     except FileNotFoundError:
-        return done, finished
+        return progress
     for line in lines:
         word, _, rest = line.partition(" ")
-        if word == "done":
-            done.add(int(rest))
+        if word == "start":
+            progress.started.add(int(rest))
+        elif word == "done":
+            progress.done.add(int(rest))
         elif word == "finished":
-            finished = True
+            progress = progress._replace(finished=True)
         else:
             pytest.fail(f"child reported {line}")
-    return done, finished
+    return progress
 
 
 def _wait_for(predicate: Any, timeout: float, what: str) -> None:
@@ -141,8 +151,10 @@ class Rounds:
         self.gen: dict[str, int] = {name: 0 for name in [*WRITES, *EDITS]}
         self.created: list[str] = []
         self.count = 0
-        self.litter_seen = 0
-        self.partial_rounds = 0
+        self.litter_seen = {False: 0, True: 0}  # kills that left a temp file, by named_temp
+        self.inside_kills = 0
+        self.named_temp = False  # the running round's temp-file kind
+        self.killed = 0  # the last child killed
         for name in self.gen:
             with open(os.path.join(ws, name), "wb") as handle:
                 handle.write(self.expect.bytes_of(name, 0) or b"")
@@ -159,26 +171,28 @@ class Rounds:
             out.append({"tool": tool, "name": name, "gen": self.gen[name], "size": size})
         return out
 
-    def start(self, order: list[str]) -> tuple[int, list[dict[str, Any]], str]:
+    def start(self, order: list[str], *, named_temp: bool = False) -> tuple[int, list[dict[str, Any]], str]:
         jobs = self.jobs(order)
         progress = os.path.join(self.logs, f"progress-{self.count:04d}.log")
         self.count += 1
-        self.zygote.send({"dir": self.ws, "progress": progress, "jobs": jobs})
+        self.zygote.send({"dir": self.ws, "progress": progress, "jobs": jobs, "named_temp": named_temp})
+        self.named_temp = named_temp
         pid = self.zygote.recv()["pid"]
         return pid, jobs, progress
 
     def kill(self, pid: int) -> None:
+        self.killed = pid
         os.kill(pid, signal.SIGKILL)
         status = self.zygote.recv()["status"]
         assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
 
     def check(self, jobs: list[dict[str, Any]], progress: str) -> None:
         """Every target holds its old or its new bytes; reported successes hold the new."""
-        done, finished = _progress(progress)
-        if done and not finished:
-            self.partial_rounds += 1
-        if any(n.endswith(".tmpdir") for n in os.listdir(self.ws)):
-            self.litter_seen += 1
+        started, done, _ = _progress(progress)
+        if started - done:
+            self.inside_kills += 1
+        if any(atomic.TEMP_NAME.match(n) and f".{self.killed}." in n for n in os.listdir(self.ws)):
+            self.litter_seen[self.named_temp] += 1
         for index, job in enumerate(jobs):
             name, gen = job["name"], job["gen"]
             data = _read(os.path.join(self.ws, name))
@@ -209,45 +223,46 @@ async def test_sigkill_at_random_moments_never_tears_a_file(zygote: Lines, tmp_p
     for _ in range(2):
         pid, jobs, progress = rounds.start(ORDER)
         began = time.monotonic()
-        _wait_for(lambda: _progress(progress)[1], 60, "an uninterrupted round")
+        _wait_for(lambda: _progress(progress).finished, 60, "an uninterrupted round")
         span = time.monotonic() - began
         rounds.kill(pid)
         rounds.check(jobs, progress)
-        assert all(i in _progress(progress)[0] for i in range(len(jobs)))
+        assert _progress(progress).done == set(range(len(jobs)))
 
     started = time.monotonic()
-    for _ in range(KILLS):
+    for round_number in range(KILLS):
         order = ORDER[:]
         rng.shuffle(order)  # every job is early in some rounds, so short delays reach all of them
-        pid, jobs, progress = rounds.start(order)
+        pid, jobs, progress = rounds.start(order, named_temp=round_number % 2 == 1)
         time.sleep(rng.uniform(0, span * 0.6))
         rounds.kill(pid)
         rounds.check(jobs, progress)
     elapsed = time.monotonic() - started
 
     # sanity: the kills really landed inside mutations (seed for reproduction in the message)
-    assert rounds.partial_rounds > 0, f"seed {seed}: no kill landed between two mutations"
-    assert rounds.litter_seen > 0, f"seed {seed}: no kill landed inside an atomic write"
+    assert rounds.inside_kills > 0, f"seed {seed}: no kill landed inside a mutation"
+    assert rounds.litter_seen[True] > 0, f"seed {seed}: no kill landed inside a named temp file's life"
 
-    # one more deterministic kill inside a staging phase, so litter is certainly present
+    # one more deterministic kill while a named temp file exists, so litter is certainly present
     for _attempt in range(50):
-        pid, jobs, progress = rounds.start(["w-3m.txt"])
-        _wait_for(lambda: any(n.endswith(".tmpdir") for n in os.listdir(ws)), 30, "a staging directory")
+        pid, jobs, progress = rounds.start(["w-3m.txt"], named_temp=True)
+        _wait_for(lambda: any(f".{pid}." in n for n in temp_entries(ws)), 30, "a temp file")
         rounds.kill(pid)
         rounds.check(jobs, progress)
-        if any(n.endswith(".tmpdir") for n in os.listdir(ws)):
+        if temp_entries(ws):
             break
-    litter = staging_entries(ws)
-    assert litter and all(re.fullmatch(r"\..+\.\d+\.[0-9a-f]{32}\.tmpdir", n) for n in litter), litter
+    litter = temp_entries(ws)
+    assert litter and all(atomic.TEMP_NAME.match(n) for n in litter), litter
 
-    # one more mutation in that directory by a live process sweeps every stale staging dir
+    # one more mutation in that directory by a live process sweeps every stale temp file
     ctx = dsh_fs.create_context(cwd=ws, policy=False)
     result = await call(ctx, "write", {"file_path": "after.txt", "content": "live\n"}, Session(cwd=ws))
     assert not result.is_error, result.text
-    assert staging_entries(ws) == []
+    assert temp_entries(ws) == []
     assert set(os.listdir(ws)) == rounds.expected_names() | {"after.txt"}
     print(f"seed {seed}: {KILLS} kills in {elapsed:.1f} s, round span {span * 1000:.0f} ms, "
-          f"{rounds.partial_rounds} partial rounds, litter after {rounds.litter_seen} kills")
+          f"{rounds.inside_kills} kills inside a mutation, litter after {rounds.litter_seen[True]} kills "
+          f"(named temp files) and {rounds.litter_seen[False]} (O_TMPFILE)")
 
 
 # -- durability (A3) ---------------------------------------------------------------------
@@ -334,8 +349,10 @@ def test_fsync_order_seen_by_strace(ws: str) -> None:
     assert "RESULT write False" in proc.stdout and "RESULT edit False" in proc.stdout
     calls = [re.sub(r"^\[pid\s+\d+\] ", "", line) for line in proc.stderr.splitlines()]
     calls = [c for c in calls if c.startswith(("fsync", "fdatasync", "rename"))]
-    temp = re.compile(r"^fsync\(\d+<" + re.escape(ws) + r"/\.f\.txt\.\d+\.[0-9a-f]{32}\.tmpdir/f\.txt\.tmp>\) = 0")
-    rename = re.compile(r"^renameat2?\(\d+<[^>]*\.tmpdir>, \"f\.txt\.tmp\", \d+<" + re.escape(ws) + r">, \"f\.txt\"")
+    # the temp file: an O_TMPFILE inode ("/#<ino> (deleted)") or, without one, a named temp file
+    temp = re.compile(r"^fsync\(\d+<" + re.escape(ws) + r"/(#\d+(>\(deleted\)| \(deleted\)>)|\.f\.txt\.\d+\.[0-9a-f]{32}\.tmp>)\) = 0")
+    rename = re.compile(r"^renameat2?\(\d+<" + re.escape(ws) + r">, \"\.f\.txt\.\d+\.[0-9a-f]{32}\.tmp\", \d+<"
+                        + re.escape(ws) + r">, \"f\.txt\"")
     directory = re.compile(r"^fsync\(\d+<" + re.escape(ws) + r">\) = 0")
     sequence = []
     for c in calls:
@@ -345,7 +362,7 @@ def test_fsync_order_seen_by_strace(ws: str) -> None:
     assert sequence == ["temp", "rename", "dir"] * 2, "\n".join(calls)
 
 
-# -- the stale staging sweep ---------------------------------------------------------------
+# -- the stale temp-file sweep ---------------------------------------------------------------
 
 def _dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -353,28 +370,31 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-async def test_sweep_removes_only_dead_writers_staging(ws: str, tmp_path: Any) -> None:
+async def test_sweep_removes_only_dead_writers_temp_files(ws: str, tmp_path: Any) -> None:
     dead = _dead_pid()
     hexid = "0123456789abcdef" * 2
-    stale = f".a.txt.{dead}.{hexid}.tmpdir"
-    alive = f".a.txt.1.{hexid}.tmpdir"  # pid 1 always exists
-    ours = f".a.txt.{os.getpid()}.{hexid}.tmpdir"  # an in-flight write of this process
-    lookalikes = [".notes.tmpdir", f".a.txt.{dead}.{hexid[:-1]}.tmpdir", f"a.txt.{dead}.{hexid}.tmpdir"]
+    stale = f".a.txt.{dead}.{hexid}.tmp"
+    alive = f".a.txt.1.{hexid}.tmp"  # pid 1 always exists
+    ours = f".a.txt.{os.getpid()}.{hexid}.tmp"  # an in-flight write of this process
+    lookalikes = [".notes.tmp", f".a.txt.{dead}.{hexid[:-1]}.tmp", f"a.txt.{dead}.{hexid}.tmp",
+                  f".a.txt.{dead}.{hexid}.tmpdir"]
     for name in [stale, alive, ours, *lookalikes]:
-        os.mkdir(os.path.join(ws, name))
-        with open(os.path.join(ws, name, "a.txt.tmp"), "w") as handle:
+        with open(os.path.join(ws, name), "w") as handle:
             handle.write("partial")
+    not_a_file = f".b.txt.{dead}.{hexid}.tmp"  # the right name, but a directory: never ours
+    os.mkdir(os.path.join(ws, not_a_file))
     os.mkdir(os.path.join(ws, "other"))
     elsewhere = os.path.join(ws, "other", stale)
-    os.mkdir(elsewhere)
+    with open(elsewhere, "w") as handle:
+        handle.write("partial")
 
     ctx = dsh_fs.create_context(cwd=ws, policy=False)
     result = await call(ctx, "write", {"file_path": "b.txt", "content": "x"}, Session(cwd=ws))
     assert not result.is_error, result.text
     left = set(os.listdir(ws))
     assert stale not in left
-    assert {alive, ours, *lookalikes, "b.txt", "other"} == left
-    assert os.path.isdir(elsewhere), "a mutation sweeps only its own directory"
+    assert {alive, ours, *lookalikes, not_a_file, "b.txt", "other"} == left
+    assert os.path.isfile(elsewhere), "a mutation sweeps only its own directory"
 
     result = await call(ctx, "write", {"file_path": "other/c.txt", "content": "x"}, Session(cwd=ws))
     assert not result.is_error, result.text

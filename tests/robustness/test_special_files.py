@@ -27,7 +27,7 @@ import pytest
 import dsh_fs
 from dsh_fs import Session
 from dsh_fs.fs_local import LocalFileSystem, fsio
-from robustkit import call, child_env, snapshot, staging_entries
+from robustkit import call, child_env, snapshot, temp_entries
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -221,7 +221,7 @@ async def test_unreadable_file_as_a_regular_user(ws: str) -> None:
         for tool, args in _all_tools("secret.txt"):
             result = await call(ctx, tool, args, Session(cwd=ws))
             _expect(result, "FS_PERMISSION_DENIED", f'Error: cannot {tool} "{path}": permission denied')
-        assert staging_entries(ws) == []
+        assert temp_entries(ws) == []
     finally:
         os.chmod(path, 0o600)
 
@@ -285,7 +285,7 @@ def test_permission_errors_for_an_unprivileged_user() -> None:
         assert out["read secret.txt"] == [denied, f'Error: cannot read "{ws}/secret.txt": permission denied']
         assert out["write secret.txt"] == [denied, f'Error: cannot write "{ws}/secret.txt": permission denied']
         assert out["edit secret.txt"] == [denied, f'Error: cannot edit "{ws}/secret.txt": permission denied']
-        # a readable file in a directory we may not write: the staging directory cannot be made
+        # a readable file in a directory we may not write: the temp file cannot be made
         assert out["write public.txt"] == [denied, f'Error: cannot write "{ws}/public.txt": permission denied']
         assert out["write new.txt"] == [denied, f'Error: cannot write "{ws}/new.txt": permission denied']
         assert out["read closed/inside.txt"][0] == denied
@@ -388,8 +388,8 @@ async def test_full_disk_write_and_edit_keep_the_old_file(tiny_disk: str, stream
 
     result = await call(ctx, "write", {"file_path": "sub/fresh.txt", "content": huge}, session)
     _expect(result, "FS_IO_ERROR", f'Error: cannot write "{ws}/sub/fresh.txt": {enospc}')
-    assert staging_entries(ws) == [] and not os.path.exists(os.path.join(ws, "sub", "fresh.txt"))
-    assert staging_entries(os.path.join(ws, "sub")) == []
+    assert temp_entries(ws) == [] and not os.path.exists(os.path.join(ws, "sub", "fresh.txt"))
+    assert temp_entries(os.path.join(ws, "sub")) == []
 
     # an edit that fits succeeds: the failures left nothing in the way
     result = await call(ctx, "edit", {"file_path": "big.txt", "old_string": "MARKER", "new_string": "DONE"}, session)

@@ -496,3 +496,74 @@ def test_never_raises_on_a_hostile_mapping() -> None:
 
     assert diffs_from_meta(Hostile(diffs=[_GOOD])) is None
     assert diffs_from_meta({"diffs": [Hostile(_GOOD)]}) is None
+
+
+_repetitive = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "a\r\n", "a"]), max_size=24)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_repetitive, _repetitive, st.integers(0, 4))
+def test_property_setting_the_common_suffix_aside_changes_no_hunk(
+    before_items: list[str], after_items: list[str], context: int
+) -> None:
+    """The suffix shortcut (taken only when its first line is in neither changed middle) gives
+    the hunks of the search through the whole text, line for line (tiny alphabets make the
+    slides that an unconditional trim would get wrong likely)."""
+    before, after = "".join(before_items), "".join(after_items)
+    trimmed = diff_mod._diff_lines(before, after)
+    whole = diff_mod._diff_lines(before, after, trim_suffix=False)
+    assert diff_mod._structured_hunks(trimmed, context) == diff_mod._structured_hunks(whole, context)
+    assert [(a, r, list(t)) for a, r, t in _merged(trimmed)] == [(a, r, list(t)) for a, r, t in _merged(whole)]
+
+
+def _merged(components: list[Any]) -> list[Any]:
+    """Adjacent components of one kind joined (jsdiff never emits two in a row; the check is
+    on token lists)."""
+    out: list[Any] = []
+    for added, removed, tokens in components:
+        if out and out[-1][0] == added and out[-1][1] == removed:
+            out[-1] = (added, removed, [*out[-1][2], *tokens])
+        else:
+            out.append((added, removed, list(tokens)))
+    return out
+
+
+def test_an_unsafe_suffix_is_not_set_aside() -> None:
+    """``x a a a a`` → ``y a a a a b a``: the shared last ``a`` also occurs in the changed
+    middle, so trimming it could slide a change; the search runs through it, and a shared
+    suffix whose first line is new to both middles is set aside."""
+    before, after = "x\n" + "a\n" * 4, "y\n" + "a\n" * 4 + "b\na\n"
+    assert diff_mod._suffix_start(before, after, 0) == (len(before), len(after))
+    [hunk] = diff_mod._structured_hunks(diff_mod._diff_lines(before, after), 3)
+    assert hunk["lines"] == ["-x", "+y", " a", " a", " a", " a", "+b", "+a"]
+    before, after = "x\na\nz\nz\n", "y\na\nz\nz\n"
+    assert diff_mod._suffix_start(before, after, 0) == (2, 2)
+
+
+def test_a_small_edit_of_a_big_text_splits_only_its_middle(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = [f"line {i}\n" for i in range(5000)]
+    before = "".join(body)
+    after = "".join(body[:2500] + ["changed\n"] + body[2501:])
+    split: list[int] = []
+    real = diff_mod._tokenize
+
+    def counting(text: str) -> list[str]:
+        tokens = real(text)
+        split.append(len(tokens))
+        return tokens
+
+    monkeypatch.setattr(diff_mod, "_tokenize", counting)
+    [entry] = compute_hunk_diffs("f", before, after)
+    assert entry["oldText"] == "".join(body[2497:2504]).removesuffix("\n")
+    assert entry["newText"] == "".join(body[2497:2500] + ["changed\n"] + body[2501:2504]).removesuffix("\n")
+    assert sum(split) <= 20, split  # the changed line and a few context lines, not 10 000
+
+
+@pytest.mark.parametrize("text", ["x", "x\n", "a\nb", "a\nb\n", "a\nb\nc\nd\n", "a\r\nb\n\nc", "\n\n"])
+def test_runs_slice_like_token_lists(text: str) -> None:
+    run, tokens = diff_mod._Run(text), diff_mod._tokenize(text)
+    assert len(run) == len(tokens) and list(run) == tokens
+    for n in range(0, 6):
+        assert run[:n] == tokens[:n]
+        if n:
+            assert run[-n:] == tokens[-n:]

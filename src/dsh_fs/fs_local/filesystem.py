@@ -2,15 +2,20 @@
 
 Blocking I/O runs in worker threads under a dedicated capacity limiter. A mutation holds
 the target's in-process lock and its cross-process lock (A4) for the whole critical
-section, which runs in one worker thread; once started it is never abandoned (a cancelled
-caller waits for it), so an abort never hides a half-done write.
+section, which runs in one go; once started it is never abandoned (a cancelled caller
+waits for it), so an abort never hides a half-done write.
 
 Cheap calls (tracker issue 5): a worker-thread hop costs far more than a metadata system
 call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
-a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes. Set
-``inline_probes=False`` and ``inline_read_max=0`` to run everything in threads (for slow or
-network filesystems whose metadata calls may block).
+a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.
+Mutations of files of at most ``inline_write_max`` bytes run there too, while the disk is
+fast: the critical section of one is two ``fsync`` s and a rename, and the hop would add
+about a third to it. Never at the price of a stall: a mutation whose cross-process lock is
+held elsewhere, or that follows one that took ``SLOW_MUTATION_S`` or longer (a slow or busy
+disk), goes to a worker thread, and the next fast one brings the inline path back. Set
+``inline_probes=False``, ``inline_read_max=0`` and ``inline_write_max=0`` to run
+everything in threads (for slow or network filesystems whose metadata calls may block).
 
 Windowed reads (``read_window``) scan bytes (``scan``) and keep a small LRU of line indexes
 (``line_index``) for files of at least ``index_min_size`` bytes, so paging through a huge
@@ -27,6 +32,7 @@ from collections.abc import AsyncIterator
 from typing import ClassVar
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 
 from ..core.profile import Profile
@@ -42,7 +48,10 @@ from .locks import ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .scan import DEFAULT_CHUNK
 
-__all__ = ("LocalFileSystem", "current_umask")
+__all__ = ("SLOW_MUTATION_S", "LocalFileSystem", "current_umask")
+
+SLOW_MUTATION_S = 0.005
+"""a mutation that took at least this long (seconds) sends the next ones to worker threads"""
 
 _umask_lock = threading.Lock()
 
@@ -78,6 +87,9 @@ class LocalFileSystem(FileSystem):
         (metadata system calls only; see the module docstring)
     :param inline_read_max: ``read_window`` of a file of at most this many bytes (by the
         caller's stat) runs on the event loop thread; 0: always in a worker thread
+    :param inline_write_max: a write or edit of a file of at most this many bytes (old
+        size, and the new content's length) runs on the event loop thread while the disk is
+        fast (see the module docstring); 0: always in a worker thread
     :param index_min_size: files of at least this many bytes get a line index
     :param index_files: how many files' line indexes are kept (LRU; 0 disables indexing)
     :param stream_edit_min_size: edits of files of at least this many bytes stream through
@@ -97,6 +109,7 @@ class LocalFileSystem(FileSystem):
         max_threads: int = 16,
         inline_probes: bool = True,
         inline_read_max: int = 128 * 1024,
+        inline_write_max: int = 128 * 1024,
         index_min_size: int = DEFAULT_CHUNK,
         index_files: int = DEFAULT_CACHED_FILES,
         stream_edit_min_size: int = fsio.STREAM_EDIT_MIN_SIZE,
@@ -122,6 +135,8 @@ class LocalFileSystem(FileSystem):
         self.process_locks = ProcessLocks(lock_dir)
         self.inline_probes = inline_probes
         self.inline_read_max = max(0, inline_read_max)
+        self.inline_write_max = max(0, inline_write_max)
+        self._fast_disk = True  # did the last mutation take less than SLOW_MUTATION_S?
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
 
@@ -164,7 +179,7 @@ class LocalFileSystem(FileSystem):
             raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
         display = node_resolve(cwd or self.cwd, path)
         if not fsio.contained(display, self.rules):
-            raise fsio.outside_error(display, self.rules)
+            raise fsio.outside_error(display, self.rules.root_display)
         found = await self._run(fsio.probe_no_follow, display, display)
         fsio.check_abort(signal, "lstat aborted")
         return found
@@ -214,7 +229,7 @@ class LocalFileSystem(FileSystem):
         signal: AbortSignal | None = None,
     ) -> WriteOutcome:
         async with self.locks.hold(target.key):
-            return await self._run(self._locked, fsio.write_file, target, content, expected, signal)
+            return await self._mutate(fsio.write_file, target, content, expected, signal, new_size=len(content))
 
     async def edit_text(
         self,
@@ -225,7 +240,36 @@ class LocalFileSystem(FileSystem):
         signal: AbortSignal | None = None,
     ) -> EditOutcome:
         async with self.locks.hold(target.key):
-            return await self._run(self._locked, fsio.edit_file, target, edit, expected, signal)
+            return await self._mutate(fsio.edit_file, target, edit, expected, signal, new_size=0)
+
+    async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
+                      new_size: int):
+        """Run ``operation`` (``fsio.write_file`` / ``edit_file``) under the cross-process
+        lock: on this thread when small, the disk fast and the lock free; else in a worker."""
+        started = time.monotonic()
+        try:
+            if self._fast_disk and self._small(target, new_size):
+                # Calls started together must all reach their intent before one of them mutates,
+                # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
+                await anyio.lowlevel.checkpoint()
+                with self.process_locks.hold(target.key, blocking=False) as held:
+                    if held:
+                        return operation(target, payload, expected, signal=signal, rules=self.rules)
+            return await self._run(self._locked, operation, target, payload, expected, signal)
+        finally:
+            self._fast_disk = time.monotonic() - started < SLOW_MUTATION_S
+
+    def _small(self, target: Target, new_size: int) -> bool:
+        """Is this mutation small enough for the event loop thread (``inline_write_max``)?
+        The size is a hint from ``stat`` (the operation itself checks the file)."""
+        if new_size > self.inline_write_max:
+            return False
+        try:
+            return os.stat(target.key).st_size <= self.inline_write_max
+        except FileNotFoundError:
+            return True  # a new file
+        except OSError:
+            return False  # the operation will say what is wrong, from a worker thread
 
     def _locked(self, operation, target: Target, payload, expected, signal):  # type: ignore[no-untyped-def]
         with self.process_locks.hold(target.key):

@@ -1,10 +1,8 @@
 """Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12).
 
-Runs in worker threads; checks the abort signal at the reference's checkpoints. Not here:
-locks (``locks``), the async shell (``filesystem``), windows, observations, prompt text.
-OS errors are mapped (A2): EACCES/EPERM → ``FS_PERMISSION_DENIED``
-``cannot <verb> "<path>": permission denied``; others → ``FS_IO_ERROR``
-``cannot <verb> "<path>": <strerror>``.
+Runs in worker threads; checks the abort signal at the reference's checkpoints; OS errors
+are mapped by ``oserrors`` (A2). Not here: the atomic replace (``atomic``), locks
+(``locks``), the async shell (``filesystem``), windows, observations, prompt text.
 """
 
 from __future__ import annotations
@@ -12,12 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
-import re
-import shutil
 import stat as stat_mod
-import threading
-import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.signal import AbortSignal
@@ -50,7 +43,8 @@ from ..fs.types import (
     WriteOutcome,
 )
 from . import beneath, versions
-from .beneath import Escape
+from .atomic import atomic_write
+from .oserrors import check_abort, map_os_error, outside_error
 
 __all__ = (
     "LocalRules",
@@ -71,7 +65,6 @@ __all__ = (
 READ_CHUNK = 1024 * 1024
 STREAM_EDIT_MIN_SIZE = 32 * 1024 * 1024
 """edits of files at least this big stream in bounded memory (``stream_edit``; tracker issue 5)"""
-_STAGING_NAME_MAX = 64
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,29 +83,6 @@ class LocalRules(TextRules):
     """the root as configured (lexically normalized), for messages and the lexical check"""
     stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE
     """edits of files of at least this many bytes stream (``stream_edit``), without a diff basis"""
-
-
-def check_abort(signal: AbortSignal | None, message: str) -> None:
-    """Raise ``FS_ABORTED`` with ``message`` when ``signal`` is aborted."""
-    if signal is not None and signal.aborted:
-        raise FsError(message, FsErrorCode.ABORTED)
-
-
-def map_os_error(exc: OSError, verb: str, display: str) -> FsError:
-    """An ``OSError`` as the coded ``FsError`` of DEVIATIONS A2."""
-    if isinstance(exc, Escape):
-        return outside_error(display, None)
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=exc)
-    reason = os.strerror(exc.errno) if exc.errno else str(exc)
-    return FsError(f'cannot {verb} "{display}": {reason}', FsErrorCode.IO_ERROR, cause=exc)
-
-
-def outside_error(display: str, rules: LocalRules | None) -> FsError:
-    """``FS_PERMISSION_DENIED``: the path is outside the workspace root (containment)."""
-    root = rules.root_display if rules is not None else None
-    where = f' "{root}"' if root else ""
-    return FsError(f'cannot resolve "{display}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
 
 
 def _path_problem(path: str, display: str) -> FsError | None:
@@ -144,7 +114,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     if problem is not None:
         raise problem
     if not contained(display, rules):
-        raise outside_error(display, rules)
+        raise outside_error(display, rules.root_display)
     try:
         key = os.path.realpath(display, strict=True)
     except FileNotFoundError:
@@ -156,7 +126,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     except OSError as exc:
         raise map_os_error(exc, "resolve", display) from exc
     if rules.root is not None and not beneath.inside(key, rules.root):
-        raise outside_error(display, rules)
+        raise outside_error(display, rules.root_display)
     check_abort(signal, "resolve aborted")
     return Target(key=TargetKey(key), display_path=display)
 
@@ -378,158 +348,6 @@ class StreamReader:
             self._fd = None
 
 
-# -- atomic write (§2.10; A2, A3, D3) ---------------------------------------------------
-
-_STAGING = re.compile(r"^\..*\.(\d+)\.[0-9a-f]{32}\.tmpdir$")
-_swept: dict[tuple[int, int], int] = {}  # directory (dev, ino) -> its mtime when last known clean
-_swept_lock = threading.Lock()
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
-
-
-def sweep_stale_staging(parent_fd: int) -> None:
-    """Remove staging directories left in this directory by writers that no longer run.
-
-    Cheap when nothing changed: the directory is scanned only when its mtime differs from
-    the one recorded after this process's last completed write there. A staging directory
-    is stale when the pid in its name is not a live process (and is not ours).
-    """
-    st = os.fstat(parent_fd)
-    ident = (st.st_dev, st.st_ino)
-    with _swept_lock:
-        if _swept.get(ident) == st.st_mtime_ns:
-            return
-    me = os.getpid()
-    try:
-        with os.scandir(parent_fd) as entries:
-            names = [e.name for e in entries if e.name.endswith(".tmpdir") and e.name.startswith(".")]
-    except OSError:
-        return
-    for name in names:
-        match = _STAGING.match(name)
-        if match is None:
-            continue
-        pid = int(match.group(1))
-        if pid != me and not _process_alive(pid):
-            shutil.rmtree(name, dir_fd=parent_fd, ignore_errors=True)
-
-
-def _remember_clean(parent_fd: int) -> None:
-    st = os.fstat(parent_fd)
-    with _swept_lock:
-        if len(_swept) > 4096:
-            _swept.clear()
-        _swept[(st.st_dev, st.st_ino)] = st.st_mtime_ns
-
-
-def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None,
-                 signal: AbortSignal | None, verb: str, display: str, root: str | None = None) -> None:
-    """Write ``data`` to ``path`` through a private staging directory and an atomic rename.
-
-    All steps run relative to a descriptor of the parent directory (opened beneath ``root``
-    when given), so nothing can redirect them elsewhere. Never leaves staging litter on
-    failure; the parent directory is fsynced after the rename (A3), so a reported write
-    survives a crash; stale staging of killed writers is swept first.
-
-    :param data: the content, or a function that writes it to the descriptor it is given
-        (checking ``signal`` as it goes: ``write aborted``) — for content streamed from elsewhere
-    """
-    check_abort(signal, "write aborted")
-    name = posixpath.basename(path)
-    try:
-        try:  # the parent almost always exists: open it without the mkdir probes
-            parent = beneath.open_dir(posixpath.dirname(path), root=root)
-        except FileNotFoundError:
-            parent = beneath.open_dir(posixpath.dirname(path), root=root, create=True)
-    except OSError as exc:
-        raise map_os_error(exc, verb, display) from exc
-    try:
-        check_abort(signal, "write aborted")
-        sweep_stale_staging(parent)
-        base = name[:_STAGING_NAME_MAX]
-        staging = f".{base}.{os.getpid()}.{uuid.uuid4().hex}.tmpdir"
-        temp = f"{base}.tmp"
-        _stage_and_rename(parent, staging, temp, name, data, mode=mode, owner=owner, signal=signal,
-                          verb=verb, display=display)
-        try:
-            os.fsync(parent)
-        except OSError:
-            pass
-        try:  # empty once the rename moved the temp file out
-            os.rmdir(staging, dir_fd=parent)
-        except OSError:
-            shutil.rmtree(staging, dir_fd=parent, ignore_errors=True)
-        _remember_clean(parent)
-    finally:
-        os.close(parent)
-
-
-def _stage_and_rename(parent: int, staging: str, temp: str, name: str, data: bytes | Callable[[int], None], *,
-                      mode: int, owner: tuple[int, int] | None, signal: AbortSignal | None, verb: str,
-                      display: str) -> None:
-    staged = False
-    sfd: int | None = None
-    fd: int | None = None
-    try:
-        os.mkdir(staging, 0o700, dir_fd=parent)
-        staged = True
-        sfd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
-        os.fchmod(sfd, 0o700)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600, dir_fd=sfd)
-        os.fchmod(fd, 0o600)
-        if callable(data):
-            data(fd)
-        else:
-            view = memoryview(data)
-            written = 0
-            while written < len(view):
-                check_abort(signal, "write aborted")
-                written += os.write(fd, view[written : written + 8 * READ_CHUNK])
-        os.fsync(fd)
-        if owner is not None:
-            try:
-                os.fchown(fd, *owner)
-            except OSError:
-                pass  # not ours to give away: the new inode keeps our ownership
-        os.fchmod(fd, mode)
-        os.close(fd)
-        fd = None
-        check_abort(signal, "write aborted")
-        os.rename(temp, name, src_dir_fd=sfd, dst_dir_fd=parent)
-    except BaseException as exc:
-        primary = exc if isinstance(exc, FsError) else (
-            map_os_error(exc, verb, display) if isinstance(exc, OSError) else exc
-        )
-        if fd is not None:
-            try:
-                os.close(fd)
-            except OSError as close_exc:
-                raise FsError(f"write failed ({primary}) and temp close failed ({close_exc})",
-                              FsErrorCode.IO_ERROR, cause=exc) from exc
-        if staged:
-            try:
-                shutil.rmtree(staging, dir_fd=parent)
-            except FileNotFoundError:
-                pass
-            except OSError as rm_exc:
-                raise FsError(f"write failed ({primary}) and temp cleanup failed ({rm_exc})",
-                              FsErrorCode.IO_ERROR, cause=exc) from exc
-        if primary is exc:
-            raise
-        raise primary from exc
-    finally:
-        if sfd is not None:
-            os.close(sfd)
-
-
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
 
 def _new_file_mode(rules: LocalRules) -> int:
@@ -626,16 +444,18 @@ def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *
     failing ``FS_STALE_VERSION`` unless they are the bytes of the probed file (same device and
     inode) with that digest. Same outcomes as checking ``existing.matches(expected)`` and then
     reading: when the read fails, the separate check decides between stale and that failure."""
-    stale = FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+    def stale() -> FsError:
+        return FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+
     try:
         raw, st = _read_file_st(existing.path, display, signal=signal, root=rules.root, verb="edit",
                                 abort_message="edit aborted")
     except FsError:
         if not existing.matches(expected):
-            raise stale from None
+            raise stale() from None
         raise
     if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino) or versions.digest_bytes(raw) != digest:
-        raise stale
+        raise stale()
     return raw
 
 

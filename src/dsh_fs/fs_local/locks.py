@@ -49,14 +49,22 @@ class ProcessLocks:
         return os.path.join(self.lock_dir, f"{int.from_bytes(digest, 'big') % self.stripes:04d}.lock")
 
     @contextlib.contextmanager
-    def hold(self, key: str) -> Iterator[None]:
-        """Hold the lock of ``key`` for the ``with`` body (blocks until it is free)."""
+    def hold(self, key: str, *, blocking: bool = True) -> Iterator[bool]:
+        """Hold the lock of ``key`` for the ``with`` body, which receives True.
+
+        :param blocking: False: never wait; when another holder has it, the body receives
+            False and runs without the lock (the caller must then not mutate)
+        """
         if not self._ready:
             os.makedirs(self.lock_dir, mode=0o700, exist_ok=True)
             self._ready = True
         fd = os.open(self.path_for(key), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+            except BlockingIOError:
+                held = False
+            yield held
         finally:
             os.close(fd)  # closing releases the flock

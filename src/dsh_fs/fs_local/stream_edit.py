@@ -8,7 +8,7 @@ passes over one open descriptor, each holding one piece (``READ_CHUNK`` bytes) a
    profile, then a NUL byte *anywhere*, then strict UTF-8 — the same errors, in the same
    order of precedence, as decoding the whole file), while ``EditScan`` counts the matches.
    Then the not-found / ambiguous decisions, exactly as ``plan_edit`` makes them.
-2. Write, into the staging file of ``fsio.atomic_write`` (the same fsyncs, rename and cleanup
+2. Write, into the temp file of ``atomic.atomic_write`` (the same fsyncs, rename and cleanup
    as any write): when the content holds no CR and pass 1 noted the matches (at most
    ``_RECORD``), the unchanged stretches are copied by the kernel (``copy_file_range``; a
    reflink where the filesystem supports it) around the replacements; otherwise

@@ -19,9 +19,11 @@ Cost bound (a deliberate addition; jsdiff has none when no ``maxEditLength``/``t
 Myers costs O((N + M) * D). Exact shortcuts first: the common prefix is consumed before the search
 (exactly what jsdiff's first snake does), long equal runs are compared in C-speed slices, and when
 nothing past the prefix can match (a rewrite with unrelated content) the result is built directly.
-The common SUFFIX is deliberately not trimmed before the search: that can move a change inside a
-run of repeated lines and so change the hunk extents relative to jsdiff (the greedy snake eats it
-in O(length) anyway). Otherwise the search gives up once the edit distance exceeds
+The common suffix is set aside too, but only when its first line occurs nowhere in the changed
+middle of either side: otherwise trimming it could slide a change along a run of repeated lines
+and move the hunk extents away from jsdiff's (a property test checks the trimmed search against
+the untrimmed one). Both set-aside runs stay text (``_Run``): a small edit of a big file splits
+only its changed middle into lines. Otherwise the search gives up once the edit distance exceeds
 ``_MAX_EDIT_LENGTH`` or its step counter exceeds ``_MAX_WORK`` (about a second of CPU), and falls
 back to ONE hunk spanning from the first to the last differing line (common prefix and suffix
 trimmed), with the usual context around it, where jsdiff might report several hunks.
@@ -29,7 +31,7 @@ trimmed), with the usual context around it, where jsdiff might report several hu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 __all__ = ["DIFF_CONTEXT", "compute_hunk_diffs", "diffs_from_meta"]
@@ -45,9 +47,46 @@ _MAX_WORK = 1_000_000
 
 _NO_NEWLINE_MARKER = "\\ No newline at end of file"
 
+class _Run:
+    """An equal run of whole lines kept as text: what the hunk builder reads of a token list
+    (its length, its first or last few lines, iteration) without splitting all of it."""
+
+    __slots__ = ("count", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.count = text.count("\n") + (not text.endswith("\n"))
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_tokenize(self.text))
+
+    def __getitem__(self, index: slice) -> list[str]:
+        """``[:n]`` (the first ``n`` lines) and ``[-n:]`` (the last ``n``) split only those."""
+        start, stop = index.start, index.stop
+        if index.step is None and start is None and stop is not None and stop >= 0:
+            cut = 0
+            for _ in range(stop):
+                cut = self.text.find("\n", cut) + 1
+                if cut == 0:
+                    return _tokenize(self.text)
+            return _tokenize(self.text[:cut])
+        if index.step is None and stop is None and start is not None and start < 0:
+            cut = len(self.text) - 1  # the last line's own terminator is not a boundary
+            for _ in range(-start):
+                cut = self.text.rfind("\n", 0, cut)
+                if cut < 0:
+                    return _tokenize(self.text)
+            return _tokenize(self.text[cut + 1 :])
+        return _tokenize(self.text)[index]
+
+
 # A change component, as jsdiff's ``ChangeObject`` restricted to what the patch builder reads:
-# (added, removed, tokens). Equal runs have added == removed == False.
-_Component = tuple[bool, bool, list[str]]
+# (added, removed, tokens). Equal runs have added == removed == False; the set-aside common
+# prefix and suffix are ``_Run`` s.
+_Component = tuple[bool, bool, "list[str] | _Run"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -275,10 +314,12 @@ def _diff_lines(
     *,
     max_edit_length: int | None = None,
     max_work: int | None = None,
+    trim_suffix: bool = True,
 ) -> list[_Component]:
     """jsdiff ``diffLines(before, after)``, or the one-block fallback past the budget.
 
     The budgets default to the module's ``_MAX_EDIT_LENGTH`` / ``_MAX_WORK``, read at call time.
+    ``trim_suffix=False`` searches through the common suffix too (what the tests compare with).
     """
     if max_edit_length is None:
         max_edit_length = _MAX_EDIT_LENGTH
@@ -289,9 +330,11 @@ def _diff_lines(
     # positions merely shift), so diffing the rest and putting the shared lines in front as one
     # equal run gives the same components, budget included.
     start = before.rfind("\n", 0, _common_prefix_length(before, after)) + 1
-    shared = _tokenize(before[:start])
-    old = _tokenize(before[start:])
-    new = _tokenize(after[start:])
+    end_before, end_after = len(before), len(after)
+    if trim_suffix:
+        end_before, end_after = _suffix_start(before, after, start)
+    old = _tokenize(before[start:end_before])
+    new = _tokenize(after[start:end_after])
     prefix = _snake(old, new, 0, 0)
     if set(new[prefix:]).isdisjoint(old[prefix:]):
         # Past the common prefix no line can match: jsdiff's path is the prefix, then every old
@@ -303,11 +346,71 @@ def _diff_lines(
             components = _myers(old, new, max_edit_length=max_edit_length, max_work=max_work)
         except _BudgetExceeded:
             components = _fallback_components(old, new)
+    if start:
+        components = _join_equal(_Run(before[:start]), components, at_end=False)
+    if end_before < len(before):
+        components = _join_equal(_Run(before[end_before:]), components, at_end=True)
+    return components
+
+
+def _join_equal(run: _Run, components: list[_Component], *, at_end: bool) -> list[_Component]:
+    """``components`` with the equal ``run`` in front (or at the end), merged into an equal
+    component already there, as jsdiff's single equal run would be."""
+    edge = -1 if at_end else 0
+    if components and not components[edge][0] and not components[edge][1]:
+        lines = "".join(components[edge][2])
+        merged = _Run(lines + run.text if at_end else run.text + lines)
+        return [*components[:-1], (False, False, merged)] if at_end else [(False, False, merged), *components[1:]]
+    return [*components, (False, False, run)] if at_end else [(False, False, run), *components]
+
+
+def _suffix_start(before: str, after: str, start: int) -> tuple[int, int]:
+    """Where the common suffix that may be set aside starts in ``before`` and in ``after``
+    (their lengths when there is none): whole lines after ``start``, and its first line
+    occurring as no line of either changed middle (then no minimal path can slide a change
+    into it, and jsdiff's search ends with exactly this snake)."""
+    shared = _common_suffix_length(before, after, len(before) - start, len(after) - start)
     if not shared:
-        return components
-    if components and not components[0][0] and not components[0][1]:
-        return [(False, False, shared + components[0][2]), *components[1:]]
-    return [(False, False, shared), *components]
+        return len(before), len(after)
+    at_before, at_after = len(before) - shared, len(after) - shared
+    if not ((at_before == start or before[at_before - 1] == "\n") and (at_after == start or after[at_after - 1] == "\n")):
+        cut = before.find("\n", at_before) + 1  # the next line start (inside the shared text)
+        if cut == 0 or cut == len(before):
+            return len(before), len(after)
+        at_after += cut - at_before
+        at_before = cut
+    line_end = before.find("\n", at_before) + 1
+    first = before[at_before:line_end] if line_end else before[at_before:]
+    if first.endswith("\n") and ("\n" + first in "\n" + before[start:at_before]
+                                  or "\n" + first in "\n" + after[start:at_after]):
+        return len(before), len(after)
+    return at_before, at_after
+
+
+def _common_suffix_length(a: str, b: str, limit_a: int, limit_b: int) -> int:
+    """Length of the longest common suffix of ``a`` and ``b``, at most ``limit_a`` /
+    ``limit_b`` characters (the same block-and-bisection comparisons as the prefix)."""
+    n = min(limit_a, limit_b)
+    la, lb = len(a), len(b)
+    i = 0
+    step = 1024
+    while i < n:
+        j = min(i + step, n)
+        if a[la - j : la - i] != b[lb - j : lb - i]:
+            break
+        i = j
+        if step < 1 << 20:
+            step *= 2
+    else:
+        return n
+    hi = j
+    while hi - i > 1:
+        mid = (i + hi) // 2
+        if a[la - mid : la - i] == b[lb - mid : lb - i]:
+            i = mid
+        else:
+            hi = mid
+    return i
 
 
 def _common_prefix_length(a: str, b: str) -> int:
