@@ -141,3 +141,11 @@ async def test_concurrent_guarded_edits_still_interleave_one_wins(ws: str) -> No
         tg.start_soon(edit, "right", "R")
     assert sorted(outcomes) == ["FS_STALE_VERSION", "ok"]
     assert len(fs.locks) == 0
+
+
+async def test_an_edit_with_a_big_replacement_goes_to_a_worker_thread(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    threads = Threads(monkeypatch)
+    fs = LocalFileSystem(cwd=ws, inline_write_max=1024)
+    put(os.path.join(ws, "a.txt"), b"tiny\n")
+    await fs.edit_text(await fs.resolve("a.txt"), EditRequest(old_string="tiny", new_string="z" * 2000))
+    assert threads.seen == ["worker"]

@@ -87,9 +87,9 @@ class LocalFileSystem(FileSystem):
         (metadata system calls only; see the module docstring)
     :param inline_read_max: ``read_window`` of a file of at most this many bytes (by the
         caller's stat) runs on the event loop thread; 0: always in a worker thread
-    :param inline_write_max: a write or edit of a file of at most this many bytes (old
-        size, and the new content's length) runs on the event loop thread while the disk is
-        fast (see the module docstring); 0: always in a worker thread
+    :param inline_write_max: a write or edit of a file of at most this many bytes (its old
+        size, and the length of the new content or replacement) runs on the event loop
+        thread while the disk is fast (see the module docstring); 0: always in a worker thread
     :param index_min_size: files of at least this many bytes get a line index
     :param index_files: how many files' line indexes are kept (LRU; 0 disables indexing)
     :param stream_edit_min_size: edits of files of at least this many bytes stream through
@@ -240,7 +240,7 @@ class LocalFileSystem(FileSystem):
         signal: AbortSignal | None = None,
     ) -> EditOutcome:
         async with self.locks.hold(target.key):
-            return await self._mutate(fsio.edit_file, target, edit, expected, signal, new_size=0)
+            return await self._mutate(fsio.edit_file, target, edit, expected, signal, new_size=len(edit.new_string))
 
     async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
                       new_size: int):
