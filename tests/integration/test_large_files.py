@@ -283,6 +283,45 @@ def test_memory_of_a_tail_read_and_an_edit_is_bounded(ws: str, settled: None) ->
     assert get(os.path.join(ws, "big.log")) == data.replace(b"line 0399950", b"LINE 0399950")
 
 
+def test_memory_of_an_overwrite_of_a_big_file_is_bounded(ws: str, settled: None) -> None:
+    """A write over a file of at least ``stream_edit_min_size`` bytes never holds it: it reads
+    it in chunks for what D1/D4 need (BOM, CRLF style) and reports no diff basis."""
+    data = b"\xef\xbb\xbf" + numbered(400_000, eol=b"\r\n")  # 24 MB, BOM + CRLF
+    path = put(os.path.join(ws, "big.txt"), data)
+    ctx = deployment(ws, LocalFileSystem(cwd=ws, stream_edit_min_size=MiB), policy=False)
+    results: list[ToolResult] = []
+
+    async def overwrite() -> None:
+        results.append(await ctx.tools.execute("write", {"file_path": "big.txt", "content": "one\ntwo\n"},
+                                               session=Session(cwd=ws)))
+
+    assert peak_during(overwrite) < 4 * MiB
+    [result] = results
+    assert not result.is_error and result.meta is None, result.text
+    assert get(path) == b"\xef\xbb\xbfone\r\ntwo\r\n"  # D1 + D4, as for a small file
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_an_overwrite_of_a_big_file_stores_what_a_small_one_would(ws: str, profile: str) -> None:
+    contents = {"bom-crlf": b"\xef\xbb\xbf" + numbered(3000, eol=b"\r\n"), "lf": numbered(3000),
+                "mixed": numbered(1000, eol=b"\r\n") + numbered(1001, start=1001), "binary": b"\x00" * 70_000,
+                "cr-at-chunk-ends": b"a\r" * 40_000 + b"\n"}
+    stored: dict[str, dict[str, bytes]] = {}
+    for kind, threshold in (("streamed", 1), ("held", 1 << 30)):
+        root = os.path.join(ws, kind)
+        os.mkdir(root)
+        ctx = deployment(root, LocalFileSystem(cwd=root, profile=profile, stream_edit_min_size=threshold),
+                         policy=False)
+        stored[kind] = {}
+        for name, data in contents.items():
+            put(os.path.join(root, name), data)
+            result = await ctx.tools.execute("write", {"file_path": name, "content": "new\nlines\n"},
+                                             session=Session(cwd=root))
+            assert not result.is_error, result.text
+            stored[kind][name] = get(os.path.join(root, name))
+    assert stored["streamed"] == stored["held"]
+
+
 # -- streamed edits: same outcome as in memory ---------------------------------------------------------------
 
 EDIT_FILES: dict[str, bytes] = {

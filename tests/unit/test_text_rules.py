@@ -14,10 +14,13 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsh_fs.fs.literal_edit import EditFailure, plan_edit, raw_span
 from dsh_fs.fs.paths import JS_WHITESPACE, is_blank, node_resolve
-from dsh_fs.fs.text import NotTextError, TextStreamDecoder, decode_text, detect, dominant_style, foreign_bom, normalize, restore
+from dsh_fs.fs.provider_rules import PriorSummary, PriorTally, TextRules, rewrite
+from dsh_fs.fs.text import BOM, NotTextError, TextStreamDecoder, decode_text, detect, dominant_style, foreign_bom, normalize, restore
 
 # ------------------------------------------------------------------------------------------
 # §2.7 line endings
@@ -387,3 +390,28 @@ def test_node_resolve(base: str, path: str, expected: str) -> None:
 
 def test_node_resolve_makes_a_relative_base_absolute_against_the_process_cwd() -> None:
     assert node_resolve("rel", "a") == os.path.join(os.getcwd(), "rel", "a")
+
+
+# -- PriorTally: what an overwrite of a file too big to hold needs of it (D1, D4) ----------------
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64).map(lambda b: b.replace(b"x", b"\r\n")), st.lists(st.integers(0, 64), max_size=6),
+       st.booleans())
+def test_prior_tally_agrees_with_the_whole_bytes(raw: bytes, cuts: list[int], bom: bool) -> None:
+    raw = (BOM if bom else b"") + raw
+    tally = PriorTally()
+    start = 0
+    for cut in sorted(min(c, len(raw)) for c in cuts):
+        tally.feed(raw[start:cut])
+        start = max(start, cut)
+    tally.feed(raw[start:])
+    crlf = raw.count(b"\r\n")
+    assert tally.summary() == PriorSummary(has_bom=raw.startswith(BOM), crlf_dominant=crlf > raw.count(b"\n") - crlf)
+
+
+def test_rewrite_over_a_summary_keeps_bom_and_crlf_without_a_diff_basis() -> None:
+    rules = TextRules.for_profile("default")
+    planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", rules)
+    assert (planned.data, planned.before, planned.after) == (b"\xef\xbb\xbfa\r\nb\r\n", None, "a\nb\n")
+    planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", TextRules.for_profile("reference"))
+    assert planned.data == b"a\nb\n"

@@ -7,7 +7,8 @@ the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, 
   non-text errors) for ``default`` or ``reference``.
 * ``decode_for_read`` / ``not_text_error`` — §2.5 read decoding and its FS_NOT_TEXT error.
 * ``rewrite`` — §2.8 steps 4–5: the diff basis of the prior bytes and the bytes to store
-  (D4 keeps a BOM and CRLF style when replacing an existing file).
+  (D4 keeps a BOM and CRLF style when replacing an existing file); ``PriorTally`` summarizes
+  a prior file too big to hold for it.
 * ``apply_edit`` / ``edit_failure_error`` — §2.11 steps 5–7 (D1 keeps the BOM, D2 changes
   only the matched spans).
 
@@ -28,6 +29,8 @@ from .types import EditRequest
 
 __all__ = (
     "EditedBytes",
+    "PriorSummary",
+    "PriorTally",
     "Rewrite",
     "TextRules",
     "apply_edit",
@@ -119,6 +122,40 @@ def _crlf_dominant(raw: bytes) -> bool:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PriorSummary:
+    """What replacing a file must know of it when it is too big to hold (D1, D4): whether
+    it starts with a BOM and whether CRLF breaks outnumber bare LF ones. It gives no diff
+    basis."""
+
+    has_bom: bool
+    crlf_dominant: bool
+
+
+class PriorTally:
+    """Builds a ``PriorSummary`` from a file's bytes fed in order, in chunks of any size."""
+
+    def __init__(self) -> None:
+        self._head = b""
+        self._lf = 0
+        self._crlf = 0
+        self._cr_last = False  # the previous chunk ended with a CR
+
+    def feed(self, chunk: bytes) -> None:
+        """Count the line breaks of the next ``chunk`` (a CRLF may straddle two chunks)."""
+        if not chunk:
+            return
+        if len(self._head) < len(BOM):
+            self._head = (self._head + chunk)[: len(BOM)]
+        self._lf += chunk.count(b"\n")
+        self._crlf += chunk.count(b"\r\n") + (self._cr_last and chunk.startswith(b"\n"))
+        self._cr_last = chunk.endswith(b"\r")
+
+    def summary(self) -> PriorSummary:
+        """The summary of everything fed (same answers ``rewrite`` derives from the bytes)."""
+        return PriorSummary(has_bom=self._head == BOM, crlf_dominant=self._crlf > self._lf - self._crlf)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rewrite:
     """What a ``write_text`` stores and reports."""
 
@@ -130,8 +167,9 @@ class Rewrite:
     """``content`` LF-normalized (the diff basis, not necessarily the stored bytes)"""
 
 
-def rewrite(old: bytes | None, content: str, rules: TextRules) -> Rewrite:
-    """§2.8 steps 4–7 on bytes: ``old`` is the prior file (``None`` when creating).
+def rewrite(old: bytes | PriorSummary | None, content: str, rules: TextRules) -> Rewrite:
+    """§2.8 steps 4–7 on bytes: ``old`` is the prior file (``None`` when creating; a
+    ``PriorSummary`` when it is too big to hold: then there is no diff basis).
 
     New files are stored verbatim. Replacing an existing file (D4, default profile): a BOM
     is kept unless ``content`` starts with one; if the old file is CRLF-dominant and
@@ -140,10 +178,14 @@ def rewrite(old: bytes | None, content: str, rules: TextRules) -> Rewrite:
     text = well_formed(content)
     before: str | None = None
     if old is not None:
-        before = diff_basis(old)
-        if rules.keep_bom and old.startswith(BOM) and not text.startswith("\ufeff"):
+        if isinstance(old, PriorSummary):
+            has_bom, crlf_dominant = old.has_bom, old.crlf_dominant
+        else:
+            before = diff_basis(old)
+            has_bom, crlf_dominant = old.startswith(BOM), _crlf_dominant(old)
+        if rules.keep_bom and has_bom and not text.startswith("\ufeff"):
             text = "\ufeff" + text
-        if rules.keep_line_endings and "\n" in text and "\r\n" not in text and _crlf_dominant(old):
+        if rules.keep_line_endings and "\n" in text and "\r\n" not in text and crlf_dominant:
             text = text.replace("\n", "\r\n")
     return Rewrite(data=text.encode("utf-8"), before=before, after=normalize(well_formed(content)))
 

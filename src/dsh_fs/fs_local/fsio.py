@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from ..core.signal import AbortSignal
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.provider_rules import (
+    PriorSummary,
+    PriorTally,
     TextRules,
     apply_edit,
     decode_for_read,
@@ -368,7 +370,12 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             raise FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
-    old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write") if existing else None
+    old: bytes | PriorSummary | None = None
+    if existing is not None:
+        if existing.st.st_size < rules.stream_edit_min_size:
+            old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write")
+        else:  # bounded memory: what D1/D4 need of it, and no diff basis
+            old = _summarize(key, display, signal=signal, rules=rules)
     planned = rewrite(old, content, rules)
     data = planned.data
     mode = existing.mode if existing is not None else _new_file_mode(rules)
@@ -380,6 +387,27 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
         before=planned.before,
         after=planned.after,
     )
+
+
+def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> PriorSummary:
+    """The ``PriorSummary`` of a file too big to hold, read in chunks (only when a profile
+    switch needs it: the reference profile keeps neither the BOM nor CRLF)."""
+    tally = PriorTally()
+    check_abort(signal, "read aborted")  # the prior file's read, as in §2.8 step 4
+    if not (rules.keep_bom or rules.keep_line_endings):
+        return tally.summary()
+    fd = _open_regular(key, "write", display, rules.root)
+    try:
+        while True:
+            check_abort(signal, "read aborted")
+            chunk = os.read(fd, READ_CHUNK)
+            if not chunk:
+                return tally.summary()
+            tally.feed(chunk)
+    except OSError as exc:
+        raise map_os_error(exc, "write", display) from exc
+    finally:
+        os.close(fd)
 
 
 def _owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] | None:

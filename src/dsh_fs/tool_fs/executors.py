@@ -11,7 +11,8 @@ e.g. the local provider on bytes with a line index); otherwise the executor wind
 Diff metadata is bounded (tracker issue 5): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
 ``{"diffs": []}`` and ``write`` no ``meta``. The local provider already returns no diff basis
-for an edit it streamed (files of at least ``stream_edit_min_size`` bytes, 32 MiB by default).
+for an edit it streamed, or a write over a file it did not hold (files of at least
+``stream_edit_min_size`` bytes, 32 MiB by default).
 """
 
 from __future__ import annotations
