@@ -31,7 +31,7 @@ trimmed), with the usual context around it, where jsdiff might report several hu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 __all__ = ["DIFF_CONTEXT", "compute_hunk_diffs", "diffs_from_meta"]
@@ -389,39 +389,25 @@ def _suffix_start(before: str, after: str, start: int) -> tuple[int, int]:
 
 def _common_suffix_length(a: str, b: str, limit_a: int, limit_b: int) -> int:
     """Length of the longest common suffix of ``a`` and ``b``, at most ``limit_a`` /
-    ``limit_b`` characters (the same block-and-bisection comparisons as the prefix)."""
-    n = min(limit_a, limit_b)
+    ``limit_b`` characters."""
     la, lb = len(a), len(b)
-    i = 0
-    step = 1024
-    while i < n:
-        j = min(i + step, n)
-        if a[la - j : la - i] != b[lb - j : lb - i]:
-            break
-        i = j
-        if step < 1 << 20:
-            step *= 2
-    else:
-        return n
-    hi = j
-    while hi - i > 1:
-        mid = (i + hi) // 2
-        if a[la - mid : la - i] == b[lb - mid : lb - i]:
-            i = mid
-        else:
-            hi = mid
-    return i
+    return _common_run(min(limit_a, limit_b), lambda i, j: a[la - j : la - i] == b[lb - j : lb - i])
 
 
 def _common_prefix_length(a: str, b: str) -> int:
-    """Length of the longest common prefix of ``a`` and ``b`` (C-speed slice comparisons in
-    growing blocks, then a bisection inside the first differing block)."""
-    n = min(len(a), len(b))
+    """Length of the longest common prefix of ``a`` and ``b``."""
+    return _common_run(min(len(a), len(b)), lambda i, j: a[i:j] == b[i:j])
+
+
+def _common_run(n: int, same: Callable[[int, int], bool]) -> int:
+    """The largest ``k <= n`` with ``same(0, k)``, where ``same(i, j)`` compares characters
+    ``i`` to ``j`` of the run (``same(0, j)`` given ``same(0, i)``): C-speed slice
+    comparisons in growing blocks, then a bisection inside the first differing block."""
     i = 0
     step = 1024
     while i < n:
         j = min(i + step, n)
-        if a[i:j] != b[i:j]:
+        if not same(i, j):
             break
         i = j
         if step < 1 << 20:
@@ -431,7 +417,7 @@ def _common_prefix_length(a: str, b: str) -> int:
     hi = j
     while hi - i > 1:
         mid = (i + hi) // 2
-        if a[i:mid] == b[i:mid]:
+        if same(i, mid):
             i = mid
         else:
             hi = mid
