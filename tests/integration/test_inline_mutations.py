@@ -21,13 +21,9 @@ from dsh_fs.fs import FsError
 from dsh_fs.fs.types import EditIntent, EditRequest
 from dsh_fs.fs_local import LocalFileSystem, fsio
 from dsh_fs.fs_local.filesystem import SLOW_MUTATION_S
+from filekit import put
 
 pytestmark = pytest.mark.anyio
-
-
-def put(path: str, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
 
 
 class Threads:

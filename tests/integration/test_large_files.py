@@ -35,21 +35,11 @@ from dsh_fs.fs.window import ReadWindow, WindowResult
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_local import fsio, versions
 from dsh_fs.tool_fs import executors
+from filekit import get, put
 
 pytestmark = pytest.mark.anyio
 
 MiB = 1024 * 1024
-
-
-def put(path: str, data: bytes) -> str:
-    with open(path, "wb") as handle:
-        handle.write(data)
-    return path
-
-
-def get(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
 
 
 def numbered(count: int, width: int = 60, *, eol: bytes = b"\n", start: int = 1) -> bytes:

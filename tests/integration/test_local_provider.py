@@ -33,25 +33,12 @@ from dsh_fs.fs import FsError
 from dsh_fs.fs.text import detect
 from dsh_fs.fs.types import CreateIfAbsent, EditIntent, EditRequest, ReplaceIfVersion, Target, TargetKey
 from dsh_fs.fs_local import LocalFileSystem, atomic, fsio, versions
+from filekit import get, put
 
 pytestmark = pytest.mark.anyio
 
 REF = LocalFileSystem(profile="reference").rules
 DEF = LocalFileSystem(profile="default").rules
-
-
-def put(path: str, data: bytes | str, mode: int | None = None) -> str:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as handle:
-        handle.write(data.encode() if isinstance(data, str) else data)
-    if mode is not None:
-        os.chmod(path, mode)
-    return path
-
-
-def get(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
 
 
 def rewrite_in_place(path: str, data: bytes, *, keep_mtime: bool = False) -> None:

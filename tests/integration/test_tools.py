@@ -30,24 +30,11 @@ from dsh_fs.fs import FS_OBSERVED, FsError, FsErrorCode
 from dsh_fs.fs.types import CreateIfAbsent, EditIntent, Version
 from dsh_fs.fs_policy import FsPolicy
 from dsh_fs.tool_fs import ToolFs
+from filekit import get, put
 
 pytestmark = pytest.mark.anyio
 
 FS_ERROR = "FsError"
-
-
-def put(path: str, data: bytes | str, mode: int | None = None) -> str:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as handle:
-        handle.write(data.encode() if isinstance(data, str) else data)
-    if mode is not None:
-        os.chmod(path, mode)
-    return path
-
-
-def get(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
 
 
 def rewrite_in_place(path: str, data: bytes) -> None:
