@@ -233,3 +233,67 @@ def test_stray_output_never_reaches_the_wire(tmp_path: Any) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == '{"jsonrpc":"2.0","id":1,"result":{}}\nafter\n'
     assert "stray print" in proc.stderr and "stray write" in proc.stderr and "stray child" in proc.stderr
+
+
+def test_the_end_of_input_waits_for_the_answers_of_requests_in_flight() -> None:
+    """The SDK cancels what is in flight when its input ends; our transport ends the input only
+    once every request handed over is answered, or cancelled by the client (no answer due)."""
+    lines = [
+        _line(1, "{}", method="ping"),
+        _line(2, "{}", method="ping"),
+        _line(3, "{}", method="ping"),
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}',
+    ]
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    with os.fdopen(in_write, "wb") as feed:
+        feed.write("".join(line + "\n" for line in lines).encode("utf-8"))
+
+    async def serve() -> None:
+        with anyio.fail_after(20), os.fdopen(in_read, "rb") as stdin, os.fdopen(out_write, "wb") as stdout:
+            async with stdio_transport(stdin, stdout) as (read_stream, write_stream):
+                async with write_stream, anyio.create_task_group() as tg:
+
+                    async def answer_later(request_id: Any) -> None:
+                        await anyio.sleep(0.2)
+                        await write_stream.send(
+                            SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result={}))
+                        )
+
+                    async for item in read_stream:  # like the SDK: at the end of input, cancel the rest
+                        message = item.message  # type: ignore[union-attr]
+                        if isinstance(message, types.JSONRPCRequest) and message.id != 3:
+                            tg.start_soon(answer_later, message.id)
+                    tg.cancel_scope.cancel()
+
+    anyio.run(serve)
+    with os.fdopen(out_read, "rb") as wire:
+        replies = [json.loads(line) for line in wire.read().decode("utf-8").splitlines()]
+    assert sorted(r["id"] for r in replies) == [1, 2]
+
+
+def test_a_piped_session_gets_every_answer_when_stdin_closes_at_once(tmp_path: Any) -> None:
+    """``printf … | dsh-fs mcp``: initialize and two writes (handled concurrently), then the end
+    of input; both calls are answered (the SDK's shutdown alone often dropped them)."""
+    root = str(tmp_path)
+    calls = [("write", {"file_path": "a.txt", "content": "one\n"}),
+             ("write", {"file_path": "b.txt", "content": "two\n"})]
+    lines = [
+        _line(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
+              method="initialize"),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        *(_line(i, json.dumps({"name": name, "arguments": args})) for i, (name, args) in enumerate(calls, 1)),
+    ]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p))
+    for _ in range(3):
+        for name in os.listdir(root):
+            os.remove(os.path.join(root, name))
+        proc = subprocess.run(
+            [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", root], input="\n".join(lines) + "\n",
+            capture_output=True, text=True, env=env, timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        replies = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines())}
+        assert sorted(replies) == [0, 1, 2], proc.stdout
+        assert not replies[1]["result"]["isError"] and not replies[2]["result"]["isError"], proc.stdout
+        assert sorted(os.listdir(root)) == ["a.txt", "b.txt"]

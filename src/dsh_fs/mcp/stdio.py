@@ -31,6 +31,12 @@ same pair of streams to ``Server.run``, with these differences:
   the wire, so a ``notifications/cancelled`` still gets through. A pending read of stdin never
   keeps the process alive.
 
+* **The end of stdin.** The SDK cancels every request still in flight when its input ends,
+  so a client that sends a request and closes stdin (``echo … | dsh-fs mcp``) would get no
+  answer, or ``Connection closed``, for a call that may have written a file. The transport
+  holds the end back until every request it handed over is answered (or cancelled by the
+  client, or stdout is broken).
+
 If stdout breaks (the client has gone), replies are discarded until stdin ends.
 """
 
@@ -43,6 +49,7 @@ import os
 import re
 import sys
 import threading
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import IO, Any, BinaryIO, Final
@@ -294,12 +301,14 @@ async def stdio_transport(
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         replies = write_send.clone()  # our own error replies, through the server's writer
+        unanswered = _Unanswered()
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_out, write_receive, stdout)
+            tg.start_soon(_pump_out, write_receive, stdout, unanswered)
             # the portal's cancel scope must not enclose the writer: stopping the portal cancels it
             async with BlockingPortal() as portal:
                 threading.Thread(
-                    target=_pump_in, args=(stdin, portal, read_send, replies), name="dsh-fs mcp stdin", daemon=True
+                    target=_pump_in, args=(stdin, portal, read_send, replies, unanswered), name="dsh-fs mcp stdin",
+                    daemon=True,
                 ).start()
                 try:
                     yield read_receive, write_send
@@ -315,14 +324,73 @@ async def stdio_transport(
             restore()
 
 
+class _Unanswered:
+    """The requests handed to the server and not answered yet (nor cancelled by the client).
+    Used on the event loop thread only."""
+
+    def __init__(self) -> None:
+        self._ids: Counter[tuple[bool, Any]] = Counter()
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def asked(self, message: Any) -> None:
+        """Note a message handed to the server: a request waits for its answer; a
+        ``notifications/cancelled`` means its request will get none."""
+        if isinstance(message, types.JSONRPCRequest):
+            self._ids[(isinstance(message.id, str), message.id)] += 1
+            self._idle = anyio.Event() if self._idle.is_set() else self._idle
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            request_id = (message.params or {}).get("requestId")
+            self._settle((isinstance(request_id, str), request_id))
+
+    def answered(self, message: Any) -> None:
+        """Note a message the server wrote: a response or an error settles its request."""
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
+            self._settle((isinstance(message.id, str), message.id))
+
+    def give_up(self) -> None:
+        """Stop waiting for answers (nobody can read them any more)."""
+        self._ids.clear()
+        self._idle.set()
+
+    async def wait(self) -> None:
+        """Return once nothing is left unanswered."""
+        await self._idle.wait()
+
+    def _settle(self, key: tuple[bool, Any]) -> None:
+        try:
+            if self._ids[key] > 1:
+                self._ids[key] -= 1
+            elif self._ids.pop(key, 0):
+                if not self._ids:
+                    self._idle.set()
+        except TypeError:  # an unhashable id in a cancellation: it matches no request
+            pass
+
+
+async def _hand_over(unanswered: _Unanswered, messages: MemoryObjectSendStream[SessionMessage | Exception],
+                     item: SessionMessage) -> None:
+    unanswered.asked(item.message)
+    await messages.send(item)
+
+
+async def _end_of_input(unanswered: _Unanswered, *streams: MemoryObjectSendStream[Any]) -> None:
+    """The end of stdin: once every request handed over is answered, close the server's input
+    (and our error replies)."""
+    await unanswered.wait()
+    await _close(*streams)
+
+
 def _pump_in(
     stdin: IO[bytes],
     portal: BlockingPortal,
     messages: MemoryObjectSendStream[SessionMessage | Exception],
     replies: MemoryObjectSendStream[SessionMessage],
+    unanswered: _Unanswered,
 ) -> None:
     """The stdin thread: parse each line; hand messages to the server and error replies to the
-    writer (through ``portal``, waiting for each to be taken); close both at the end of input."""
+    writer (through ``portal``, waiting for each to be taken); at the end of input, close both
+    once the server has answered every request (``_Unanswered``)."""
     try:
         while raw := stdin.readline():
             text = raw.decode("utf-8", "replace")
@@ -332,14 +400,14 @@ def _pump_in(
                 logger.warning("could not read a line", exc_info=True)
                 item = _error_reply(types.INTERNAL_ERROR, _UNREADABLE, recover_id(text))
             if isinstance(item, SessionMessage):
-                portal.call(messages.send, item)
+                portal.call(_hand_over, unanswered, messages, item)
             elif item is not None:
                 portal.call(replies.send, SessionMessage(item))
     except BaseException:  # the portal stopped, the server closed its stream, stdin failed
         logger.debug("stopped reading stdin", exc_info=True)
     finally:
         with suppress(BaseException):
-            portal.call(_close, messages, replies)
+            portal.call(_end_of_input, unanswered, messages, replies)
 
 
 async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
@@ -347,7 +415,8 @@ async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
         stream.close()
 
 
-async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes]) -> None:
+async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes],
+                    unanswered: _Unanswered) -> None:
     """The writer: each message as one line, in order, until every sender has closed."""
     limiter = anyio.CapacityLimiter(1)  # never waits for threads busy with tool calls
     broken = False
@@ -365,6 +434,9 @@ async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: 
             except OSError:  # the client has gone: discard replies until stdin ends
                 logger.debug("stdout is broken", exc_info=True)
                 broken = True
+                unanswered.give_up()
+            else:
+                unanswered.answered(session_message.message)
 
 
 def _write(stdout: IO[bytes], data: bytes) -> None:
