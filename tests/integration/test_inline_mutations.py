@@ -145,3 +145,46 @@ async def test_an_edit_with_a_big_replacement_goes_to_a_worker_thread(ws: str, m
     put(os.path.join(ws, "a.txt"), b"tiny\n")
     await fs.edit_text(await fs.resolve("a.txt"), EditRequest(old_string="tiny", new_string="z" * 2000))
     assert threads.seen == ["worker"]
+
+
+# -- the cross-process lock directory -----------------------------------------------------------
+
+def test_a_lock_directory_owned_by_someone_else_is_refused(ws: str, tmp_path: Any) -> None:
+    """In a shared /tmp another user could pre-create the lock directory; it is refused with a
+    clear error rather than used (its locks could be held, its files swapped for symlinks)."""
+    from dsh_fs.fs_local.locks import ProcessLocks
+
+    lock_dir = str(tmp_path / "dsh-fs-x" / "locks")
+    os.makedirs(lock_dir)
+    nobody = 65534
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the directory away")
+    os.chown(lock_dir, nobody, nobody)
+    locks = ProcessLocks(lock_dir)
+    with pytest.raises(FsError) as caught:
+        with locks.hold("/some/file"):
+            pass
+    assert caught.value.code == "FS_IO_ERROR"
+    assert str(caught.value).startswith(f"cannot use the lock directory {lock_dir}: ")
+    assert "DSH_FS_LOCK_DIR" in str(caught.value)
+
+
+def test_a_lock_directory_of_ours_is_tightened_and_lock_files_are_never_followed(tmp_path: Any) -> None:
+    from dsh_fs.fs_local.locks import ProcessLocks
+
+    parent = tmp_path / "dsh-fs-me"
+    lock_dir = parent / "locks"
+    os.makedirs(lock_dir)
+    os.chmod(parent, 0o777)
+    os.chmod(lock_dir, 0o777)
+    locks = ProcessLocks(str(lock_dir))
+    with locks.hold("/a") as held:
+        assert held
+    assert os.stat(parent).st_mode & 0o777 == 0o755 and os.stat(lock_dir).st_mode & 0o777 == 0o755
+    planted = locks.path_for("/b")
+    victim = tmp_path / "victim.txt"
+    os.symlink(victim, planted)
+    with pytest.raises(FsError) as caught:
+        with locks.hold("/b"):
+            pass
+    assert caught.value.code == "FS_IO_ERROR" and not victim.exists()
