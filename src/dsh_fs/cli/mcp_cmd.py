@@ -90,15 +90,26 @@ def mcp(
         ctx = build_context(options)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    except ImportError as exc:  # --s3 without the [s3] extra
+        raise click.ClickException(str(exc)) from None
 
     def announce(url: str) -> None:
         click.echo(f"dsh-fs mcp: serving {options.root} at {url}", err=True)
 
+    async def serve() -> None:
+        try:
+            if host is None:
+                await serve_stdio(ctx, root=options.root)
+            else:
+                assert port is not None
+                await serve_http(ctx, root=options.root, host=host, port=port, announce=announce)
+        finally:
+            close = getattr(ctx.fs, "aclose", None)  # remote providers hold a client
+            if close is not None:
+                with anyio.CancelScope(shield=True):
+                    await close()
+
     try:
-        if host is None:
-            anyio.run(lambda: serve_stdio(ctx, root=options.root))
-        else:
-            assert port is not None
-            anyio.run(lambda: serve_http(ctx, root=options.root, host=host, port=port, announce=announce))
+        anyio.run(serve)
     except KeyboardInterrupt:
         sys.exit(130)

@@ -137,7 +137,10 @@ def _context(options: _Options, *, store: Any = None) -> Any:
     if options.s3 is not None:
         from ..fs_s3 import from_url
 
-        provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
+        try:
+            provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
+        except ImportError as exc:
+            raise CliFailure(str(exc)) from None
     try:
         return create_context(
             cwd=options.cwd, profile=options.profile, policy=options.policy, provider=provider,

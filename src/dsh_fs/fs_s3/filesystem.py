@@ -49,7 +49,7 @@ from ..fs.types import (
 from .errors import S3Failure, fs_error
 from .location import S3Location, parse_url
 from ..fs.locks import TargetLocks
-from .store import ObjectMeta, ObjectStore, read_chunk
+from .store import ObjectMeta, ObjectStore, read_chunk, require_client_library
 
 __all__ = ("S3FileSystem", "from_url")
 
@@ -478,6 +478,8 @@ def from_url(url: str, *, endpoint_url: str | None = None, **options: Any) -> S3
     :param endpoint_url: an S3-compatible endpoint; ``None``: AWS
     :param options: the other ``S3FileSystem`` keywords (``profile``, ``root``, …)
     :raises ValueError: for a malformed URL
+    :raises ImportError: when the ``[s3]`` extra (aiobotocore) is not installed
     """
     location = parse_url(url)
+    require_client_library()
     return S3FileSystem(bucket=location.bucket, prefix=location.prefix, endpoint_url=endpoint_url, **options)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,19 @@ async def read_chunk(body: Any, size: int) -> bytes:
 
 
 _SESSION: Any = None
+
+MISSING_EXTRA = "the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'"
+
+
+def require_client_library() -> None:
+    """Fail now, not at the first request, when aiobotocore is not installed.
+
+    :raises ImportError: ``MISSING_EXTRA``
+    """
+    try:
+        importlib.import_module("aiobotocore.session")
+    except ImportError as exc:
+        raise ImportError(MISSING_EXTRA) from exc
 
 
 def _session() -> Any:
