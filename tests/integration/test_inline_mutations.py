@@ -1,9 +1,10 @@
 """Where the local provider runs a mutation (tracker issue 5, cheap calls; ``filesystem``).
 
-Small writes and edits run on the event-loop thread while the disk is fast; big ones, ones
-after a slow mutation, and ones whose cross-process lock is held elsewhere go to a worker
-thread — the last without ever blocking the event loop. Concurrent calls still interleave
-as around a thread hop (one wins, one is stale: REFERENCE-SPEC §2.9).
+Small writes and edits run on the event-loop thread while the disk is fast; big ones and
+ones soon after a slow mutation go to a worker thread. A cross-process lock held elsewhere
+is waited for without blocking the event loop or holding a thread, and an abort or a
+cancellation ends that wait. Concurrent calls still interleave as around a thread hop (one
+wins, one is stale: REFERENCE-SPEC §2.9). The lock directory must be private by default.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from typing import Any
 import anyio
 import pytest
 
+from dsh_fs import AbortSignal
 from dsh_fs.fs import FsError
 from dsh_fs.fs.types import EditIntent, EditRequest
 from dsh_fs.fs_local import LocalFileSystem, fsio
-from dsh_fs.fs_local.filesystem import SLOW_MUTATION_S
+from dsh_fs.fs_local import filesystem
+from dsh_fs.fs_local.filesystem import SLOW_DISK_COOLDOWN_S, SLOW_MUTATION_S
 from filekit import put
 
 pytestmark = pytest.mark.anyio
@@ -70,7 +73,7 @@ async def test_big_files_and_a_zero_limit_go_to_a_worker_thread(ws: str, monkeyp
     assert threads.seen == ["worker", "worker", "loop", "worker"]
 
 
-async def test_a_slow_mutation_sends_the_next_to_a_worker_until_one_is_fast(
+async def test_a_slow_mutation_sends_the_next_ones_to_a_worker_for_a_while(
     ws: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     threads = Threads(monkeypatch)
@@ -80,8 +83,11 @@ async def test_a_slow_mutation_sends_the_next_to_a_worker_until_one_is_fast(
     await fs.write_text(target, "1")  # inline, and slow
     threads.stretch = 0.0
     await fs.write_text(target, "2")  # a worker: the disk looked slow
-    await fs.write_text(target, "3")  # that one was fast: inline again
-    assert threads.seen == ["loop", "worker", "loop"]
+    await fs.write_text(target, "3")  # still cooling down, though that one was fast
+    clock = time.monotonic() + SLOW_DISK_COOLDOWN_S + 1
+    monkeypatch.setattr(filesystem.time, "monotonic", lambda: clock)
+    await fs.write_text(target, "4")  # the cooldown is over: inline again
+    assert threads.seen == ["loop", "worker", "worker", "loop"]
 
 
 async def test_a_lock_held_by_another_process_never_blocks_the_event_loop(
@@ -112,7 +118,7 @@ async def test_a_lock_held_by_another_process_never_blocks_the_event_loop(
             fcntl.flock(other, fcntl.LOCK_UN)
     finally:
         os.close(other)
-    assert threads.seen == ["worker"]
+    assert len(threads.seen) == 1  # once the lock was free
     with open(os.path.join(ws, "a.txt"), "rb") as handle:
         assert handle.read() == b"after\n"
 
@@ -147,44 +153,105 @@ async def test_an_edit_with_a_big_replacement_goes_to_a_worker_thread(ws: str, m
     assert threads.seen == ["worker"]
 
 
+async def test_an_abort_or_a_cancellation_ends_the_wait_for_a_held_lock(ws: str, tmp_path: Any) -> None:
+    fs = LocalFileSystem(cwd=ws, lock_dir=str(tmp_path / "locks"))
+    target = await fs.resolve("a.txt")
+    await fs.write_text(target, "before\n")
+    other = os.open(fs.process_locks.path_for(target.key), os.O_RDWR)
+    fcntl.flock(other, fcntl.LOCK_EX)
+    try:
+        signal = AbortSignal()
+
+        async def abort_soon() -> None:
+            await anyio.sleep(0.1)
+            signal.abort()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(abort_soon)
+            with anyio.fail_after(5), pytest.raises(FsError) as caught:
+                await fs.edit_text(target, EditRequest(old_string="before", new_string="after"), signal=signal)
+        assert (caught.value.code, str(caught.value)) == ("FS_ABORTED", "edit aborted")
+        with anyio.move_on_after(0.1) as scope:
+            await fs.write_text(target, "cancelled\n")
+        assert scope.cancelled_caught
+    finally:
+        os.close(other)
+    with open(os.path.join(ws, "a.txt"), "rb") as handle:
+        assert handle.read() == b"before\n"
+    assert len(fs.locks) == 0
+
+
+async def test_waiting_for_held_locks_holds_no_worker_thread(ws: str, tmp_path: Any) -> None:
+    """Many calls waiting for locks held elsewhere leave the worker threads to other work."""
+    fs = LocalFileSystem(cwd=ws, lock_dir=str(tmp_path / "locks"), max_threads=2, inline_read_max=0)
+    put(os.path.join(ws, "big.txt"), b"x\n" * 1000)
+    os.makedirs(fs.process_locks.lock_dir)
+    held = []
+    for i in range(4):
+        target = await fs.resolve(f"f{i}.txt")
+        fd = os.open(fs.process_locks.path_for(target.key), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.append(fd)
+    try:
+        async with anyio.create_task_group() as tg:
+            for i in range(4):
+                tg.start_soon(fs.write_text, await fs.resolve(f"f{i}.txt"), "x")
+            await anyio.sleep(0.05)
+            with anyio.fail_after(5):
+                assert await fs.read_text(await fs.resolve("big.txt")) == "x\n" * 1000
+            for fd in held:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert sorted(n for n in os.listdir(ws) if n.startswith("f")) == [f"f{i}.txt" for i in range(4)]
+
+
 # -- the cross-process lock directory -----------------------------------------------------------
 
-def test_a_lock_directory_owned_by_someone_else_is_refused(ws: str, tmp_path: Any) -> None:
-    """In a shared /tmp another user could pre-create the lock directory; it is refused with a
-    clear error rather than used (its locks could be held, its files swapped for symlinks)."""
+def test_a_default_lock_directory_not_private_to_this_user_is_refused(tmp_path: Any) -> None:
+    """In a shared /tmp another user could pre-create the default lock directory (or its
+    parent); it is refused with a clear error rather than used."""
     from dsh_fs.fs_local.locks import ProcessLocks
 
-    lock_dir = str(tmp_path / "dsh-fs-x" / "locks")
-    os.makedirs(lock_dir)
-    nobody = 65534
     if os.geteuid() != 0:
-        pytest.skip("needs root to give the directory away")
-    os.chown(lock_dir, nobody, nobody)
-    locks = ProcessLocks(lock_dir)
-    with pytest.raises(FsError) as caught:
-        with locks.hold("/some/file"):
-            pass
-    assert caught.value.code == "FS_IO_ERROR"
-    assert str(caught.value).startswith(f"cannot use the lock directory {lock_dir}: ")
-    assert "DSH_FS_LOCK_DIR" in str(caught.value)
+        pytest.skip("needs root to give a directory away")
+    for case in ("other owner", "group writable", "symlink"):
+        parent = tmp_path / case.replace(" ", "-") / "dsh-fs-0"
+        lock_dir = parent / "locks"
+        if case == "symlink":
+            real = tmp_path / "elsewhere"
+            os.makedirs(real / "locks", mode=0o700)
+            os.makedirs(parent.parent)
+            os.symlink(real, parent)
+        else:
+            os.makedirs(lock_dir, mode=0o700)
+            if case == "other owner":
+                os.chown(parent, 65534, 65534)
+            else:
+                os.chmod(parent, 0o770)
+        with pytest.raises(FsError) as caught:
+            ProcessLocks(str(lock_dir), check_private=True).try_acquire("/some/file")
+        assert caught.value.code == "FS_IO_ERROR", case
+        assert str(caught.value).startswith(f"cannot use the lock directory {lock_dir}: "), case
+        assert "DSH_FS_LOCK_DIR" in str(caught.value)
 
 
-def test_a_lock_directory_of_ours_is_tightened_and_lock_files_are_never_followed(tmp_path: Any) -> None:
+def test_explicit_lock_directories_are_trusted_and_lock_files_never_followed(tmp_path: Any) -> None:
     from dsh_fs.fs_local.locks import ProcessLocks
 
-    parent = tmp_path / "dsh-fs-me"
-    lock_dir = parent / "locks"
+    lock_dir = tmp_path / "shared-by-a-group"
     os.makedirs(lock_dir)
-    os.chmod(parent, 0o777)
-    os.chmod(lock_dir, 0o777)
+    os.chmod(lock_dir, 0o770)
     locks = ProcessLocks(str(lock_dir))
-    with locks.hold("/a") as held:
-        assert held
-    assert os.stat(parent).st_mode & 0o777 == 0o755 and os.stat(lock_dir).st_mode & 0o777 == 0o755
+    assert not locks.check_private
+    fd = locks.try_acquire("/a")
+    assert fd is not None
+    assert locks.try_acquire("/a") is None  # another open file description: held
+    locks.release(fd)
     planted = locks.path_for("/b")
     victim = tmp_path / "victim.txt"
     os.symlink(victim, planted)
     with pytest.raises(FsError) as caught:
-        with locks.hold("/b"):
-            pass
+        locks.try_acquire("/b")
     assert caught.value.code == "FS_IO_ERROR" and not victim.exists()

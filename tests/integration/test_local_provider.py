@@ -476,7 +476,7 @@ def test_writes_through_an_owner_only_temp_file_in_the_target_directory(ws: str,
     if temp_kind == "anonymous":
         assert (links, names) == (0, [])
     else:
-        assert links == 1 and len(names) == 1 and atomic.TEMP_NAME.match(names[0]), names
+        assert links == 1 and len(names) == 1 and atomic.TEMP_NAME.fullmatch(names[0]), names
         assert names[0].startswith(f".out.txt.{os.getpid()}.")
     assert get(f"{ws}/out.txt") == b"data"
     assert stat_mod.S_IMODE(os.stat(f"{ws}/out.txt").st_mode) == 0o640
@@ -502,7 +502,7 @@ def test_falls_back_to_a_named_temp_file_where_o_tmpfile_is_unsupported(ws: str,
     monkeypatch.setattr(os, "open", no_tmpfile)
     fsio.atomic_write(f"{ws}/a.txt", b"named", mode=0o644, owner=None, signal=None, verb="write", display="/a")
     assert get(f"{ws}/a.txt") == b"named" and os.listdir(ws) == ["a.txt"]
-    assert len(created) == 1 and atomic.TEMP_NAME.match(created[0]), created
+    assert len(created) == 1 and atomic.TEMP_NAME.fullmatch(created[0]), created
 
 
 def test_temp_names_fit_the_name_limit_for_long_non_ascii_names(ws: str, temp_kind: str) -> None:
@@ -525,7 +525,7 @@ def test_never_reuses_an_existing_temp_path(ws: str, temp_kind: str, monkeypatch
     (the named temp file is created ``O_EXCL``; an anonymous one is linked, never over a name)"""
 
     monkeypatch.setattr(atomic, "_unique", lambda: "pinned")
-    temp = f"{ws}/.a.txt.{os.getpid()}.pinned.tmp"
+    temp = f"{ws}/.a.txt.{os.getpid()}.pinned.dsh-fs.tmp"
     put(temp, "precious", mode=0o644)
     err = sync_raises("FS_IO_ERROR", fsio.atomic_write, f"{ws}/a.txt", b"new", mode=0o644, owner=None, signal=None,
                       verb="write", display="/a", message='cannot write "/a": File exists')  # raw EEXIST, coded (A2)
@@ -1237,7 +1237,7 @@ async def test_A2_os_errors_are_coded(ws: str, profile: str, monkeypatch: pytest
     real_open = os.open
 
     def denied(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
-        if atomic.TEMP_NAME.match(os.fspath(path)) or (hasattr(os, "O_TMPFILE") and flags & os.O_TMPFILE == os.O_TMPFILE):
+        if atomic.TEMP_NAME.fullmatch(os.fspath(path)) or (hasattr(os, "O_TMPFILE") and flags & os.O_TMPFILE == os.O_TMPFILE):
             raise PermissionError(errno.EACCES, "Permission denied", path)  # the temp file in an unwritable dir
         return real_open(path, flags, *args, **kwargs)
 

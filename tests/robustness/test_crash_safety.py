@@ -191,7 +191,7 @@ class Rounds:
         started, done, _ = _progress(progress)
         if started - done:
             self.inside_kills += 1
-        if any(atomic.TEMP_NAME.match(n) and f".{self.killed}." in n for n in os.listdir(self.ws)):
+        if any(atomic.TEMP_NAME.fullmatch(n) and f".{self.killed}." in n for n in os.listdir(self.ws)):
             self.litter_seen[self.named_temp] += 1
         for index, job in enumerate(jobs):
             name, gen = job["name"], job["gen"]
@@ -252,9 +252,13 @@ async def test_sigkill_at_random_moments_never_tears_a_file(zygote: Lines, tmp_p
         if temp_entries(ws):
             break
     litter = temp_entries(ws)
-    assert litter and all(atomic.TEMP_NAME.match(n) for n in litter), litter
+    assert litter and all(atomic.TEMP_NAME.fullmatch(n) for n in litter), litter
 
-    # one more mutation in that directory by a live process sweeps every stale temp file
+    # litter is swept once nobody has written it for STALE_AFTER_S: age it, then one more
+    # mutation in that directory by a live process sweeps every stale temp file
+    old = time.time() - atomic.STALE_AFTER_S - 60
+    for name in litter:
+        os.utime(os.path.join(ws, name), (old, old))
     ctx = dsh_fs.create_context(cwd=ws, policy=False)
     result = await call(ctx, "write", {"file_path": "after.txt", "content": "live\n"}, Session(cwd=ws))
     assert not result.is_error, result.text
@@ -350,8 +354,8 @@ def test_fsync_order_seen_by_strace(ws: str) -> None:
     calls = [re.sub(r"^\[pid\s+\d+\] ", "", line) for line in proc.stderr.splitlines()]
     calls = [c for c in calls if c.startswith(("fsync", "fdatasync", "rename"))]
     # the temp file: an O_TMPFILE inode ("/#<ino> (deleted)") or, without one, a named temp file
-    temp = re.compile(r"^fsync\(\d+<" + re.escape(ws) + r"/(#\d+(>\(deleted\)| \(deleted\)>)|\.f\.txt\.\d+\.[0-9a-f]{32}\.tmp>)\) = 0")
-    rename = re.compile(r"^renameat2?\(\d+<" + re.escape(ws) + r">, \"\.f\.txt\.\d+\.[0-9a-f]{32}\.tmp\", \d+<"
+    temp = re.compile(r"^fsync\(\d+<" + re.escape(ws) + r"/(#\d+(>\(deleted\)| \(deleted\)>)|\.f\.txt\.\d+\.[0-9a-f]{32}\.dsh-fs\.tmp>)\) = 0")
+    rename = re.compile(r"^renameat2?\(\d+<" + re.escape(ws) + r">, \"\.f\.txt\.\d+\.[0-9a-f]{32}\.dsh-fs\.tmp\", \d+<"
                         + re.escape(ws) + r">, \"f\.txt\"")
     directory = re.compile(r"^fsync\(\d+<" + re.escape(ws) + r">\) = 0")
     sequence = []
@@ -370,32 +374,66 @@ def _dead_pid() -> int:
     return proc.pid
 
 
-async def test_sweep_removes_only_dead_writers_temp_files(ws: str, tmp_path: Any) -> None:
+async def test_sweep_removes_only_abandoned_temp_files_of_dead_writers(ws: str, tmp_path: Any) -> None:
     dead = _dead_pid()
     hexid = "0123456789abcdef" * 2
-    stale = f".a.txt.{dead}.{hexid}.tmp"
-    alive = f".a.txt.1.{hexid}.tmp"  # pid 1 always exists
-    ours = f".a.txt.{os.getpid()}.{hexid}.tmp"  # an in-flight write of this process
-    lookalikes = [".notes.tmp", f".a.txt.{dead}.{hexid[:-1]}.tmp", f"a.txt.{dead}.{hexid}.tmp",
-                  f".a.txt.{dead}.{hexid}.tmpdir"]
-    for name in [stale, alive, ours, *lookalikes]:
-        with open(os.path.join(ws, name), "w") as handle:
+    stale = f".a.txt.{dead}.{hexid}.dsh-fs.tmp"
+    alive = f".a.txt.1.{hexid}.dsh-fs.tmp"  # pid 1 always exists
+    ours = f".a.txt.{os.getpid()}.{hexid}.dsh-fs.tmp"  # an in-flight write of this process
+    huge_pid = f".a.txt.{10**10 - 1}.{hexid}.dsh-fs.tmp"  # no such pid: stale (and no OverflowError)
+    lookalikes = [".notes.dsh-fs.tmp", f".a.txt.{dead}.{hexid[:-1]}.dsh-fs.tmp", f"a.txt.{dead}.{hexid}.dsh-fs.tmp",
+                  f".a.txt.{dead}.{hexid}.tmp", f".a.txt.{10**11}.{hexid}.dsh-fs.tmp",
+                  f".a.txt.\u0661\u0662.{hexid}.dsh-fs.tmp"]  # too many digits; non-ASCII digits
+    young = f".b.txt.{dead}.{hexid}.dsh-fs.tmp"  # maybe a live writer elsewhere (another pid namespace)
+    theirs = f".c.txt.{dead}.{hexid}.dsh-fs.tmp"  # another user's
+    old = time.time() - atomic.STALE_AFTER_S - 60
+    for name in [stale, alive, ours, huge_pid, *lookalikes, young, theirs]:
+        path = os.path.join(ws, name)
+        with open(path, "w") as handle:
             handle.write("partial")
-    not_a_file = f".b.txt.{dead}.{hexid}.tmp"  # the right name, but a directory: never ours
+        if name != young:
+            os.utime(path, (old, old))
+    if os.geteuid() == 0:
+        os.chown(os.path.join(ws, theirs), 65534, 65534)
+    not_a_file = f".d.txt.{dead}.{hexid}.dsh-fs.tmp"  # the right name, but a directory: never ours
     os.mkdir(os.path.join(ws, not_a_file))
     os.mkdir(os.path.join(ws, "other"))
     elsewhere = os.path.join(ws, "other", stale)
     with open(elsewhere, "w") as handle:
         handle.write("partial")
+    os.utime(elsewhere, (old, old))
 
     ctx = dsh_fs.create_context(cwd=ws, policy=False)
     result = await call(ctx, "write", {"file_path": "b.txt", "content": "x"}, Session(cwd=ws))
     assert not result.is_error, result.text
     left = set(os.listdir(ws))
-    assert stale not in left
-    assert {alive, ours, *lookalikes, not_a_file, "b.txt", "other"} == left
+    kept = {alive, ours, *lookalikes, young, not_a_file, "b.txt", "other"}
+    if os.geteuid() == 0:
+        kept.add(theirs)
+    assert left == kept
     assert os.path.isfile(elsewhere), "a mutation sweeps only its own directory"
 
     result = await call(ctx, "write", {"file_path": "other/c.txt", "content": "x"}, Session(cwd=ws))
     assert not result.is_error, result.text
     assert os.listdir(os.path.join(ws, "other")) == ["c.txt"]
+
+
+def test_a_directory_is_scanned_at_most_once_per_interval(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two agents taking turns in one directory do not rescan it on every mutation."""
+    scans: list[int] = []
+    real_scandir = os.scandir
+
+    def counting(path: Any) -> Any:
+        scans.append(1)
+        return real_scandir(path)
+
+    monkeypatch.setattr(atomic.os, "scandir", counting)
+    fd = os.open(ws, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for i in range(5):
+            with open(os.path.join(ws, f"other-{i}.txt"), "w"):  # someone else changes the directory
+                pass
+            atomic.sweep_stale(fd)
+    finally:
+        os.close(fd)
+    assert len(scans) == 1

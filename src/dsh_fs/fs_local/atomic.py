@@ -9,11 +9,11 @@ Where we differ from §2.10 (tracker issues 4 and 5): the reference makes a priv
 directory per call (``mkdir`` 0o700, temp file inside, ``rm -rf`` after). Here the temp file
 is, on Linux, an anonymous inode (``O_TMPFILE``, never visible under any name while it is
 written, so a killed writer leaves nothing behind) that is linked as
-``.<name>.<pid>.<32 hex>.tmp`` only just before the rename; elsewhere that name is created
+``.<name>.<pid>.<32 hex>.dsh-fs.tmp`` only just before the rename; elsewhere that name is created
 directly (``O_EXCL``, mode 0o600, so no one else can open it and nothing existing is ever
 reused). Same guarantees, no staging directory's disk I/O (a third of a small edit's cost).
-A temp name left by a killed writer is removed by the next mutation in that directory
-(``sweep_stale``); a failed write removes its own.
+A failed write removes its own temp file; one left by a killed writer is removed by a later
+mutation in that directory once it is clearly abandoned (``sweep_stale``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ import errno
 import os
 import posixpath
 import re
+import stat as stat_mod
 import threading
+import time
 from collections.abc import Callable
 
 from ..core.signal import AbortSignal
@@ -35,8 +37,18 @@ __all__ = ("ANONYMOUS_TEMP", "TEMP_NAME", "atomic_write", "sweep_stale")
 WRITE_CHUNK = 8 * 1024 * 1024
 """bytes per ``os.write`` (the abort signal is checked between chunks)"""
 
-TEMP_NAME = re.compile(r"^\..*\.(\d+)\.[0-9a-f]{32}\.tmp$")
-"""names of temp files (group 1: the writing process's pid)"""
+TEMP_NAME = re.compile(r"\..*\.([0-9]{1,10})\.[0-9a-f]{32}\.dsh-fs\.tmp", re.DOTALL)
+"""names of temp files, ``.<name>.<pid>.<32 hex>.dsh-fs.tmp`` (``fullmatch``; group 1: the
+writing process's pid)"""
+
+STALE_AFTER_S = 600.0
+"""a temp file untouched this long (seconds), of a writer that does not run here, is litter"""
+
+SWEEP_INTERVAL_S = 60.0
+"""one process scans one directory for litter at most this often (seconds)"""
+
+PID_MAX = 1 << 22
+"""no live pid is larger (Linux's ``pid_max`` limit)"""
 
 _BASE_MAX = 64
 """bytes of the target's name kept in a temp name (whole characters; the rest is ≤ 51 bytes)"""
@@ -48,8 +60,10 @@ system supports it; tests set it to False to exercise the named-temp path"""
 _NO_TMPFILE = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL}
 """``O_TMPFILE`` errors that mean "not supported here" (fall back to a named temp file)"""
 
-_clean: dict[tuple[int, int], int] = {}  # directory (dev, ino) -> its mtime when last known clean
-_clean_lock = threading.Lock()
+_swept: dict[tuple[int, int], tuple[int | None, float]] = {}
+"""directory (dev, ino) -> (its mtime after our last write when known clean, else None; when
+it was last scanned, ``time.monotonic()``)"""
+_swept_lock = threading.Lock()
 
 
 def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None,
@@ -79,13 +93,13 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, o
         raise map_os_error(exc, verb, display) from exc
     try:
         check_abort(signal, "write aborted")
-        sweep_stale(parent)
+        clean = sweep_stale(parent)
         _write_and_rename(parent, name, data, mode=mode, owner=owner, signal=signal, verb=verb, display=display)
         try:
             os.fsync(parent)
         except OSError:
             pass  # a file system without directory fsync: the rename is as durable as it gets
-        _remember_clean(parent)
+        _remember(parent, clean)
     finally:
         os.close(parent)
 
@@ -94,7 +108,7 @@ def _temp_name(name: str) -> str:
     base = name[:_BASE_MAX]
     while len(os.fsencode(base)) > _BASE_MAX:
         base = base[:-1]
-    return f".{base}.{os.getpid()}.{_unique()}.tmp"
+    return f".{base}.{os.getpid()}.{_unique()}.dsh-fs.tmp"
 
 
 def _unique() -> str:
@@ -170,50 +184,64 @@ def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None
 
 
 def _process_alive(pid: int) -> bool:
+    if not 0 < pid <= PID_MAX:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:
+    except (OSError, OverflowError):
         return True  # exists, owned by someone else
     return True
 
 
-def sweep_stale(parent_fd: int) -> None:
-    """Remove temp files left in this directory by writers that no longer run.
+def sweep_stale(parent_fd: int) -> bool:
+    """Remove temp files a killed writer left in this directory; is it now known to hold none?
 
-    Cheap when nothing changed: the directory is scanned only when its mtime differs from
-    the one recorded after this process's last completed write there. A temp file is stale
-    when its name matches ``TEMP_NAME`` and the pid in it is not a live process (nor ours);
-    only regular files are removed.
+    A temp file is removed when all of these hold: its name matches ``TEMP_NAME``; it is a
+    regular file of this user; nobody wrote it for ``STALE_AFTER_S`` (so a live writer in
+    another pid namespace, container or host, whose pid means nothing here, keeps its file);
+    and its pid is not a live process here (nor ours). Cheap: the directory is scanned only
+    when it changed since this process's last write there left it clean, and at most every
+    ``SWEEP_INTERVAL_S``.
     """
     st = os.fstat(parent_fd)
     ident = (st.st_dev, st.st_ino)
-    with _clean_lock:
-        if _clean.get(ident) == st.st_mtime_ns:
-            return
-    me = os.getpid()
+    now = time.monotonic()
+    with _swept_lock:
+        clean_mtime, scanned = _swept.get(ident, (None, -SWEEP_INTERVAL_S))
+        if clean_mtime == st.st_mtime_ns:
+            return True
+        if now - scanned < SWEEP_INTERVAL_S:
+            return False
+        _swept[ident] = (None, now)
+    pending = False
     try:
         with os.scandir(parent_fd) as entries:
-            stale = [e.name for e in entries if e.name.endswith(".tmp") and e.name.startswith(".")
-                     and e.is_file(follow_symlinks=False)]
+            candidates = [e for e in entries if e.name.endswith(".dsh-fs.tmp") and TEMP_NAME.fullmatch(e.name)]
+        me, uid, wall = os.getpid(), os.geteuid(), time.time()
+        for entry in candidates:
+            found = entry.stat(follow_symlinks=False)
+            if not stat_mod.S_ISREG(found.st_mode) or found.st_uid != uid:
+                continue
+            pid = int(TEMP_NAME.fullmatch(entry.name).group(1))  # type: ignore[union-attr]
+            if pid == me or _process_alive(pid) or wall - found.st_mtime < STALE_AFTER_S:
+                pending = True  # a live writer's, or maybe: look again later
+                continue
+            os.unlink(entry.name, dir_fd=parent_fd)
     except OSError:
-        return
-    for entry in stale:
-        match = TEMP_NAME.match(entry)
-        if match is None:
-            continue
-        pid = int(match.group(1))
-        if pid != me and not _process_alive(pid):
-            try:
-                os.unlink(entry, dir_fd=parent_fd)
-            except OSError:
-                pass  # gone already, or not ours to remove
+        pending = True
+    with _swept_lock:
+        _swept[ident] = (None if pending else st.st_mtime_ns, now)
+    return not pending
 
 
-def _remember_clean(parent_fd: int) -> None:
+def _remember(parent_fd: int, clean: bool) -> None:
+    """After our write: the directory is clean now if it was just before (``sweep_stale``)."""
     st = os.fstat(parent_fd)
-    with _clean_lock:
-        if len(_clean) > 4096:
-            _clean.clear()
-        _clean[(st.st_dev, st.st_ino)] = st.st_mtime_ns
+    ident = (st.st_dev, st.st_ino)
+    with _swept_lock:
+        if len(_swept) > 4096:
+            _swept.clear()
+        scanned = _swept.get(ident, (None, -SWEEP_INTERVAL_S))[1]
+        _swept[ident] = (st.st_mtime_ns if clean else None, scanned)

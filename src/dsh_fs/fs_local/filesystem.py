@@ -3,19 +3,21 @@
 Blocking I/O runs in worker threads under a dedicated capacity limiter. A mutation holds
 the target's in-process lock and its cross-process lock (A4) for the whole critical
 section, which runs in one go; once started it is never abandoned (a cancelled caller
-waits for it), so an abort never hides a half-done write.
+waits for it), so an abort never hides a half-done write. The cross-process lock is waited
+for on the event loop (polled: no thread is held while another process has it, and an abort
+or a cancellation ends the wait before anything changed).
 
 Cheap calls (tracker issue 5): a worker-thread hop costs far more than a metadata system
 call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
 a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.
-Mutations of files of at most ``inline_write_max`` bytes run there too, while the disk is
-fast: the critical section of one is two ``fsync`` s and a rename, and the hop would add
-about a third to it. Never at the price of a stall: a mutation whose cross-process lock is
-held elsewhere, or that follows one that took ``SLOW_MUTATION_S`` or longer (a slow or busy
-disk), goes to a worker thread, and the next fast one brings the inline path back. Set
-``inline_probes=False``, ``inline_read_max=0`` and ``inline_write_max=0`` to run
-everything in threads (for slow or network filesystems whose metadata calls may block).
+Mutations of at most ``inline_write_max`` bytes (old size and a bound on the new one) run
+there too while the disk is fast: the critical section of one is two ``fsync`` s and a
+rename, and the hop would add about a third to it. After a mutation that took
+``SLOW_MUTATION_S`` or longer (a slow or busy disk), mutations run in worker threads for
+``SLOW_DISK_COOLDOWN_S``. Set ``inline_probes=False``, ``inline_read_max=0`` and
+``inline_write_max=0`` to run everything in threads (for slow or network filesystems whose
+metadata calls may block).
 
 Windowed reads (``read_window``) scan bytes (``scan``) and keep a small LRU of line indexes
 (``line_index``) for files of at least ``index_min_size`` bytes, so paging through a huge
@@ -28,7 +30,7 @@ import os
 import stat as stat_mod
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
 
 import anyio
@@ -52,6 +54,13 @@ __all__ = ("SLOW_MUTATION_S", "LocalFileSystem", "current_umask")
 
 SLOW_MUTATION_S = 0.005
 """a mutation that took at least this long (seconds) sends the next ones to worker threads"""
+
+SLOW_DISK_COOLDOWN_S = 30.0
+"""for this long (seconds) after a slow mutation, mutations run in worker threads"""
+
+_LOCK_POLL_FIRST_S = 0.0005
+_LOCK_POLL_MAX_S = 0.02
+"""pauses between attempts at a cross-process lock held elsewhere (doubling from the first)"""
 
 _umask_lock = threading.Lock()
 
@@ -136,7 +145,7 @@ class LocalFileSystem(FileSystem):
         self.inline_probes = inline_probes
         self.inline_read_max = max(0, inline_read_max)
         self.inline_write_max = max(0, inline_write_max)
-        self._fast_disk = True  # did the last mutation take less than SLOW_MUTATION_S?
+        self._inline_after = 0.0  # time.monotonic() before which mutations stay off this thread
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
 
@@ -229,7 +238,8 @@ class LocalFileSystem(FileSystem):
         signal: AbortSignal | None = None,
     ) -> WriteOutcome:
         async with self.locks.hold(target.key):
-            return await self._mutate(fsio.write_file, target, content, expected, signal, new_size=len(content))
+            return await self._mutate(fsio.write_file, target, content, expected, signal,
+                                      new_size=lambda _old: 4 * len(content), abort_message="write aborted")
 
     async def edit_text(
         self,
@@ -240,40 +250,78 @@ class LocalFileSystem(FileSystem):
         signal: AbortSignal | None = None,
     ) -> EditOutcome:
         async with self.locks.hold(target.key):
-            return await self._mutate(fsio.edit_file, target, edit, expected, signal, new_size=len(edit.new_string))
+            return await self._mutate(fsio.edit_file, target, edit, expected, signal,
+                                      new_size=_edit_size_bound(edit), abort_message="edit aborted")
 
     async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
-                      new_size: int):
-        """Run ``operation`` (``fsio.write_file`` / ``edit_file``) under the cross-process
-        lock: on this thread when small, the disk fast and the lock free; else in a worker."""
-        started = time.monotonic()
+                      new_size: Callable[[int], int], abort_message: str):
+        """Run ``operation`` (``fsio.write_file`` / ``edit_file``) holding the cross-process
+        lock: on this thread when small and the disk fast, else in a worker thread.
+
+        :param new_size: a bound on the new content's size (characters), given the old size
+        """
+        fd = await self._acquire(target.key, signal, abort_message)
         try:
-            if self._fast_disk and self._small(target, new_size):
+            if time.monotonic() >= self._inline_after and self._small(target, new_size):
                 # Calls started together must all reach their intent before one of them mutates,
                 # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
                 await anyio.lowlevel.checkpoint()
-                with self.process_locks.hold(target.key, blocking=False) as held:
-                    if held:
-                        return operation(target, payload, expected, signal=signal, rules=self.rules)
-            return await self._run(self._locked, operation, target, payload, expected, signal)
+                started = time.monotonic()
+                try:
+                    return operation(target, payload, expected, signal=signal, rules=self.rules)
+                finally:
+                    self._note(time.monotonic() - started)
+            started = time.monotonic()
+            try:
+                return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules)
+            finally:
+                self._note(time.monotonic() - started)
         finally:
-            self._fast_disk = time.monotonic() - started < SLOW_MUTATION_S
+            self.process_locks.release(fd)
 
-    def _small(self, target: Target, new_size: int) -> bool:
+    async def _acquire(self, key: str, signal: AbortSignal | None, abort_message: str) -> int:
+        """The cross-process lock of ``key`` (A4), waited for on the event loop: polled with a
+        growing pause, so waiting holds no thread, an abort ends it (``FS_ABORTED``) and so does
+        the caller's cancellation (nothing has been changed yet)."""
+        pause = _LOCK_POLL_FIRST_S
+        while True:
+            fd = self.process_locks.try_acquire(key)
+            if fd is not None:
+                return fd
+            fsio.check_abort(signal, abort_message)
+            await anyio.sleep(pause)
+            pause = min(pause * 2, _LOCK_POLL_MAX_S)
+
+    def _note(self, elapsed: float) -> None:
+        """A mutation took ``elapsed`` seconds: a slow one keeps mutations off this thread for
+        ``SLOW_DISK_COOLDOWN_S``."""
+        if elapsed >= SLOW_MUTATION_S:
+            self._inline_after = time.monotonic() + SLOW_DISK_COOLDOWN_S
+
+    def _small(self, target: Target, new_size: Callable[[int], int]) -> bool:
         """Is this mutation small enough for the event loop thread (``inline_write_max``)?
-        The size is a hint from ``stat`` (the operation itself checks the file)."""
-        if new_size > self.inline_write_max:
-            return False
+        The old size is a hint from ``stat`` (the operation itself checks the file)."""
         try:
-            return os.stat(target.key).st_size <= self.inline_write_max
+            old_size = os.stat(target.key).st_size
         except FileNotFoundError:
-            return True  # a new file
+            old_size = 0  # a new file
         except OSError:
             return False  # the operation will say what is wrong, from a worker thread
+        return max(old_size, new_size(old_size)) <= self.inline_write_max
 
-    def _locked(self, operation, target: Target, payload, expected, signal):  # type: ignore[no-untyped-def]
-        with self.process_locks.hold(target.key):
-            return operation(target, payload, expected, signal=signal, rules=self.rules)
+
+def _edit_size_bound(edit: EditRequest) -> Callable[[int], int]:
+    """A bound on an edit's result size, given the old size: each match (at most
+    ``old_size / len(old_string)`` of them with ``replace_all``, else one) grows the text by
+    at most ``len(new_string) - len(old_string)`` characters (a character is at most 4 bytes
+    in either)."""
+    growth = max(0, len(edit.new_string) - len(edit.old_string))
+
+    def bound(old_size: int) -> int:
+        matches = old_size // max(1, len(edit.old_string)) if edit.replace_all else 1
+        return old_size + 4 * matches * growth
+
+    return bound
 
 
 def _info(found: fsio.Probe | None) -> Info | None:

@@ -6,20 +6,20 @@ a hash of the target key, in a per-user lock directory — so every dsh-fs proce
 machine (MCP servers, CLI runs) serializes mutations of one target, and the lock directory
 never holds more than ``stripes`` files. Two targets that share a stripe merely serialize.
 
-The lock directory must be private (owned by this user, writable by nobody else, no symlink
-on the way): in a shared ``/tmp`` another user could otherwise pre-create it and hold the
-locks, or plant symlinks where the lock files go. Lock files are opened ``O_NOFOLLOW``.
+The default lock directory, in a shared ``/tmp``, must be private (a real directory of this
+user, writable by nobody else, and so its parent): another user could otherwise pre-create
+it and hold the locks, or plant symlinks where the lock files go. A directory given
+explicitly is trusted (it may be shared by a group on purpose). Lock files are opened
+``O_NOFOLLOW`` either way.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import os
 import stat as stat_mod
 import tempfile
-from collections.abc import Iterator
 
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.locks import TargetLocks as TargetLocks  # re-exported: the in-process half
@@ -38,15 +38,24 @@ def default_lock_dir() -> str:
 
 
 class ProcessLocks:
-    """Cross-process exclusive locks keyed by target key (blocking; call from a worker thread).
+    """Cross-process exclusive locks keyed by target key. Never blocks: ``try_acquire`` takes
+    the lock or says it is held elsewhere (the caller waits as it likes: ``LocalFileSystem``
+    polls on the event loop, abortable and cancellable, holding no thread).
 
-    :param lock_dir: where the stripe files live (created 0700 on first use)
+    :param lock_dir: where the stripe files live (created 0700 on first use); default:
+        ``default_lock_dir()``
     :param stripes: number of lock files
+    :param check_private: check that the directory (and its per-user parent) is private to
+        this user before using it; default: only for the default ``/tmp`` location (a
+        directory given explicitly may be shared on purpose, e.g. by a group)
     """
 
-    def __init__(self, lock_dir: str | None = None, *, stripes: int = DEFAULT_STRIPES) -> None:
+    def __init__(self, lock_dir: str | None = None, *, stripes: int = DEFAULT_STRIPES,
+                 check_private: bool | None = None) -> None:
+        explicit = lock_dir is not None or bool(os.environ.get("DSH_FS_LOCK_DIR"))
         self.lock_dir = lock_dir or default_lock_dir()
         self.stripes = stripes
+        self.check_private = not explicit if check_private is None else check_private
         self._ready = False
 
     def path_for(self, key: str) -> str:
@@ -54,15 +63,14 @@ class ProcessLocks:
         digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
         return os.path.join(self.lock_dir, f"{int.from_bytes(digest, 'big') % self.stripes:04d}.lock")
 
-    @contextlib.contextmanager
-    def hold(self, key: str, *, blocking: bool = True) -> Iterator[bool]:
-        """Hold the lock of ``key`` for the ``with`` body, which receives True.
+    def try_acquire(self, key: str) -> int | None:
+        """Take the lock of ``key``: its descriptor (``release`` it), or ``None`` when another
+        open file holds it (another process, or another provider in this one).
 
-        :param blocking: False: never wait; when another holder has it, the body receives
-            False and runs without the lock (the caller must then not mutate)
+        :raises FsError: ``FS_IO_ERROR`` when the lock directory or file cannot be used
         """
         if not self._ready:
-            _make_private_dir(self.lock_dir)
+            _prepare(self.lock_dir, self.check_private)
             self._ready = True
         try:
             fd = os.open(self.path_for(key), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
@@ -70,35 +78,36 @@ class ProcessLocks:
             raise FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
                           FsErrorCode.IO_ERROR, cause=exc) from exc
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
-                held = True
-            except BlockingIOError:
-                held = False
-            yield held
-        finally:
-            os.close(fd)  # closing releases the flock
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except OSError as exc:
+            os.close(fd)
+            raise FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
+                          FsErrorCode.IO_ERROR, cause=exc) from exc
+        return fd
+
+    @staticmethod
+    def release(fd: int) -> None:
+        """Release a lock ``try_acquire`` took (closing its descriptor releases the flock)."""
+        os.close(fd)
 
 
-def _make_private_dir(path: str) -> None:
-    """Create ``path`` (0700) or check the existing one, and the per-user parent of the default
-    directory: a directory owned by this user that nobody else may write (one of ours with
-    looser bits is tightened).
+def _prepare(path: str, check_private: bool) -> None:
+    """Create the lock directory (0700); with ``check_private``, refuse it unless it and its
+    per-user parent are real directories (no symlinks) of this user that nobody else may
+    write — in a shared ``/tmp`` another user could have made them.
 
-    :raises FsError: ``FS_IO_ERROR`` when it is not private (e.g. made by another user)
+    :raises FsError: ``FS_IO_ERROR``, naming the directory and ``DSH_FS_LOCK_DIR``
     """
     try:
         os.makedirs(path, mode=0o700, exist_ok=True)
-        checked = [path]
-        parent = os.path.dirname(path)  # the per-user parent of the default directory, too
-        if os.path.basename(parent).startswith("dsh-fs-"):
-            checked.append(parent)
-        for directory in checked:
-            st = os.stat(directory)  # a symlink is fine if what it names passes the checks
-            if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
-                raise PermissionError(f"{directory} is not a directory owned by this user")
-            if st.st_mode & 0o022:
-                os.chmod(directory, stat_mod.S_IMODE(st.st_mode) & ~0o022)
+        if check_private:
+            for directory in (os.path.dirname(path), path):
+                st = os.lstat(directory)
+                if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+                    raise PermissionError(f"{directory} is not a directory private to this user")
     except OSError as exc:
         raise FsError(f"cannot use the lock directory {path}: {exc.strerror or exc} "
                       "(set DSH_FS_LOCK_DIR to a private directory)", FsErrorCode.IO_ERROR, cause=exc) from exc
