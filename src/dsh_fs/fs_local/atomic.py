@@ -32,7 +32,7 @@ from ..fs.errors import FsError, FsErrorCode
 from . import beneath
 from .oserrors import check_abort, map_os_error
 
-__all__ = ("ANONYMOUS_TEMP", "TEMP_NAME", "atomic_write", "sweep_stale")
+__all__ = ("ANONYMOUS_TEMP", "STALE_AFTER_S", "SWEEP_INTERVAL_S", "TEMP_NAME", "atomic_write", "sweep_stale")
 
 WRITE_CHUNK = 8 * 1024 * 1024
 """bytes per ``os.write`` (the abort signal is checked between chunks)"""
@@ -51,7 +51,7 @@ PID_MAX = 1 << 22
 """no live pid is larger (Linux's ``pid_max`` limit)"""
 
 _BASE_MAX = 64
-"""bytes of the target's name kept in a temp name (whole characters; the rest is ≤ 51 bytes)"""
+"""bytes of the target's name kept in a temp name (whole characters; the rest is ≤ 53 bytes)"""
 
 ANONYMOUS_TEMP: bool = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
 """write through an ``O_TMPFILE`` inode (linked by its ``/proc/self/fd`` path) when the file

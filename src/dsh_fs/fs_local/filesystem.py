@@ -50,7 +50,7 @@ from .locks import ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .scan import DEFAULT_CHUNK
 
-__all__ = ("SLOW_MUTATION_S", "LocalFileSystem", "current_umask")
+__all__ = ("SLOW_DISK_COOLDOWN_S", "SLOW_MUTATION_S", "LocalFileSystem", "current_umask")
 
 SLOW_MUTATION_S = 0.005
 """a mutation that took at least this long (seconds) sends the next ones to worker threads"""
@@ -97,8 +97,8 @@ class LocalFileSystem(FileSystem):
     :param inline_read_max: ``read_window`` of a file of at most this many bytes (by the
         caller's stat) runs on the event loop thread; 0: always in a worker thread
     :param inline_write_max: a write or edit of a file of at most this many bytes (its old
-        size, and the length of the new content or replacement) runs on the event loop
-        thread while the disk is fast (see the module docstring); 0: always in a worker thread
+        size, and a bound on its new size) runs on the event loop thread while the disk is
+        fast (see the module docstring); 0: always in a worker thread
     :param index_min_size: files of at least this many bytes get a line index
     :param index_files: how many files' line indexes are kept (LRU; 0 disables indexing)
     :param stream_edit_min_size: edits of files of at least this many bytes stream through
@@ -258,7 +258,7 @@ class LocalFileSystem(FileSystem):
         """Run ``operation`` (``fsio.write_file`` / ``edit_file``) holding the cross-process
         lock: on this thread when small and the disk fast, else in a worker thread.
 
-        :param new_size: a bound on the new content's size (characters), given the old size
+        :param new_size: a bound on the new content's size in bytes, given the old size
         """
         fd = await self._acquire(target.key, signal, abort_message)
         try:
