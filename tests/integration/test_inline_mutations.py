@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import threading
 import time
 from typing import Any
@@ -255,3 +256,35 @@ def test_explicit_lock_directories_are_trusted_and_lock_files_never_followed(tmp
     with pytest.raises(FsError) as caught:
         locks.try_acquire("/b")
     assert caught.value.code == "FS_IO_ERROR" and not victim.exists()
+
+
+def test_the_default_lock_directory_is_made_private_under_any_umask_and_remade_when_removed(
+    tmp_path: Any,
+) -> None:
+    """With umask 002 (common for users with a private group) the parent made on first use is
+    0700 too, so the privacy check passes; a /tmp cleaner removing the directory later does
+    not break the next mutation, and a squatter who re-creates it first is refused."""
+    from dsh_fs.fs_local.locks import ProcessLocks
+
+    lock_dir = tmp_path / "tmp" / "dsh-fs-me" / "locks"
+    os.makedirs(tmp_path / "tmp")
+    locks = ProcessLocks(str(lock_dir), check_private=True)
+    previous = os.umask(0o002)
+    try:
+        fd = locks.try_acquire("/a")
+    finally:
+        os.umask(previous)
+    assert fd is not None
+    locks.release(fd)
+    assert os.stat(lock_dir.parent).st_mode & 0o777 == 0o700 and os.stat(lock_dir).st_mode & 0o777 == 0o700
+    shutil.rmtree(lock_dir.parent)  # a /tmp cleaner
+    fd = locks.try_acquire("/a")
+    assert fd is not None
+    locks.release(fd)
+    if os.geteuid() == 0:
+        shutil.rmtree(lock_dir.parent)
+        os.makedirs(lock_dir, mode=0o777)  # a squatter's, after the cleaner
+        os.chmod(lock_dir.parent, 0o777)
+        with pytest.raises(FsError) as caught:
+            locks.try_acquire("/a")
+        assert str(caught.value).startswith(f"cannot use the lock directory {lock_dir}: ")

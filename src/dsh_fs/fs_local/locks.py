@@ -56,7 +56,6 @@ class ProcessLocks:
         self.lock_dir = lock_dir or default_lock_dir()
         self.stripes = stripes
         self.check_private = not explicit if check_private is None else check_private
-        self._ready = False
 
     def path_for(self, key: str) -> str:
         """The lock file that guards ``key``."""
@@ -65,15 +64,22 @@ class ProcessLocks:
 
     def try_acquire(self, key: str) -> int | None:
         """Take the lock of ``key``: its descriptor (``release`` it), or ``None`` when another
-        open file holds it (another process, or another provider in this one).
+        open file holds it (another process, or another provider in this one). The directory
+        is (re)created when missing, e.g. after a ``/tmp`` cleaner removed it, and checked on
+        every call when ``check_private``.
 
         :raises FsError: ``FS_IO_ERROR`` when the lock directory or file cannot be used
         """
-        if not self._ready:
-            _prepare(self.lock_dir, self.check_private)
-            self._ready = True
+        path = self.path_for(key)
         try:
-            fd = os.open(self.path_for(key), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            if self.check_private:
+                _check_private(self.lock_dir)
+            fd = os.open(path, _LOCK_FLAGS, 0o600)
+        except FileNotFoundError:
+            _create(self.lock_dir)
+            if self.check_private:
+                _check_private(self.lock_dir)
+            fd = self._open(path)
         except OSError as exc:
             raise FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
                           FsErrorCode.IO_ERROR, cause=exc) from exc
@@ -88,26 +94,57 @@ class ProcessLocks:
                           FsErrorCode.IO_ERROR, cause=exc) from exc
         return fd
 
+    def _open(self, path: str) -> int:
+        try:
+            return os.open(path, _LOCK_FLAGS, 0o600)
+        except OSError as exc:
+            raise FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
+                          FsErrorCode.IO_ERROR, cause=exc) from exc
+
     @staticmethod
     def release(fd: int) -> None:
         """Release a lock ``try_acquire`` took (closing its descriptor releases the flock)."""
         os.close(fd)
 
 
-def _prepare(path: str, check_private: bool) -> None:
-    """Create the lock directory (0700); with ``check_private``, refuse it unless it and its
-    per-user parent are real directories (no symlinks) of this user that nobody else may
-    write — in a shared ``/tmp`` another user could have made them.
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
 
-    :raises FsError: ``FS_IO_ERROR``, naming the directory and ``DSH_FS_LOCK_DIR``
+
+def _create(path: str) -> None:
+    """Create the lock directory and any missing parents, each 0700 (whatever the umask
+    would have given intermediate directories).
+
+    :raises FsError: ``FS_IO_ERROR``
     """
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        if check_private:
-            for directory in (os.path.dirname(path), path):
-                st = os.lstat(directory)
-                if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-                    raise PermissionError(f"{directory} is not a directory private to this user")
+        missing: list[str] = []
+        at = path
+        while at and not os.path.isdir(at):
+            missing.append(at)
+            at = os.path.dirname(at)
+        for directory in reversed(missing):
+            try:
+                os.mkdir(directory, 0o700)
+            except FileExistsError:
+                pass  # made meanwhile by someone else: the privacy check decides
     except OSError as exc:
-        raise FsError(f"cannot use the lock directory {path}: {exc.strerror or exc} "
-                      "(set DSH_FS_LOCK_DIR to a private directory)", FsErrorCode.IO_ERROR, cause=exc) from exc
+        raise _unusable(path, exc) from exc
+
+
+def _check_private(path: str) -> None:
+    """Refuse the lock directory unless it and its parent are real directories (no symlinks)
+    of this user that nobody else may write — in a shared ``/tmp`` another user could have
+    made them.
+
+    :raises FileNotFoundError: when either is missing (the caller creates them)
+    :raises FsError: ``FS_IO_ERROR``, naming the directory and ``DSH_FS_LOCK_DIR``
+    """
+    for directory in (os.path.dirname(path), path):
+        st = os.lstat(directory)
+        if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            raise _unusable(path, PermissionError(f"{directory} is not a directory private to this user"))
+
+
+def _unusable(path: str, exc: OSError) -> FsError:
+    return FsError(f"cannot use the lock directory {path}: {exc.strerror or exc} "
+                   "(set DSH_FS_LOCK_DIR to a private directory)", FsErrorCode.IO_ERROR, cause=exc)
