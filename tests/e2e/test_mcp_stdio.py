@@ -237,7 +237,8 @@ def test_stray_output_never_reaches_the_wire(tmp_path: Any) -> None:
 
 def test_the_end_of_input_waits_for_the_answers_of_requests_in_flight() -> None:
     """The SDK cancels what is in flight when its input ends; our transport ends the input only
-    once every request handed over is answered, or cancelled by the client (no answer due)."""
+    once every request handed over is answered, or reported by the server as never to be
+    answered (``on_request_unanswered``, as the SDK does for a request the client cancelled)."""
     lines = [
         _line(1, "{}", method="ping"),
         _line(2, "{}", method="ping"),
@@ -248,6 +249,7 @@ def test_the_end_of_input_waits_for_the_answers_of_requests_in_flight() -> None:
     out_read, out_write = os.pipe()
     with os.fdopen(in_write, "wb") as feed:
         feed.write("".join(line + "\n" for line in lines).encode("utf-8"))
+    pending: dict[Any, SessionMessage] = {}
 
     async def serve() -> None:
         with anyio.fail_after(20), os.fdopen(in_read, "rb") as stdin, os.fdopen(out_write, "wb") as stdout:
@@ -261,9 +263,15 @@ def test_the_end_of_input_waits_for_the_answers_of_requests_in_flight() -> None:
                         )
 
                     async for item in read_stream:  # like the SDK: at the end of input, cancel the rest
-                        message = item.message  # type: ignore[union-attr]
+                        assert isinstance(item, SessionMessage)
+                        message = item.message
                         if isinstance(message, types.JSONRPCRequest) and message.id != 3:
                             tg.start_soon(answer_later, message.id)
+                        elif isinstance(message, types.JSONRPCNotification):  # the cancellation of 3
+                            assert pending[3].metadata is not None
+                            await pending[3].metadata.on_request_unanswered()  # type: ignore[union-attr,misc]
+                        if isinstance(message, types.JSONRPCRequest):
+                            pending[message.id] = item
                     tg.cancel_scope.cancel()
 
     anyio.run(serve)
@@ -297,3 +305,54 @@ def test_a_piped_session_gets_every_answer_when_stdin_closes_at_once(tmp_path: A
         assert sorted(replies) == [0, 1, 2], proc.stdout
         assert not replies[1]["result"]["isError"] and not replies[2]["result"]["isError"], proc.stdout
         assert sorted(os.listdir(root)) == ["a.txt", "b.txt"]
+
+
+def test_the_end_of_input_does_not_wait_once_stdout_is_broken() -> None:
+    """A client that is gone (stdout broken) is owed nothing: requests read after the first
+    failed write are not waited for either, so the transport ends with stdin."""
+    lines = [_line(i, "{}", method="ping") for i in range(1, 6)]
+    in_read, in_write = os.pipe()
+    with os.fdopen(in_write, "wb") as feed:
+        feed.write("".join(line + "\n" for line in lines).encode("utf-8"))
+
+    class Broken:
+        def write(self, data: bytes) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            pass
+
+    async def serve() -> None:
+        with anyio.fail_after(20), os.fdopen(in_read, "rb") as stdin:
+            async with stdio_transport(stdin, Broken()) as (read_stream, write_stream):  # type: ignore[arg-type]
+                async with write_stream:
+                    async for item in read_stream:  # answers only the first: the rest never are
+                        assert isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCRequest)
+                        if item.message.id == 1:
+                            await write_stream.send(SessionMessage(
+                                types.JSONRPCResponse(jsonrpc="2.0", id=item.message.id, result={})))
+
+    anyio.run(serve)  # ends (fail_after would raise otherwise)
+
+
+def test_a_cancellation_naming_the_request_by_another_id_form_still_ends_the_session(tmp_path: Any) -> None:
+    """The SDK matches ``"3"`` to request ``3`` and never answers a cancelled request; the
+    transport learns that from the SDK itself, so closing stdin still ends the process."""
+    root = str(tmp_path)
+    big = json.dumps({"name": "write", "arguments": {"file_path": "big.txt", "content": "x" * (8 << 20)}})
+    lines = [
+        _line(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
+              method="initialize"),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        _line(3, big),
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"3"}}',
+        _line(4, "{}", method="ping"),
+    ]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p))
+    proc = subprocess.run(
+        [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", root], input="\n".join(lines) + "\n",
+        capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    replies = {r["id"] for r in map(json.loads, proc.stdout.splitlines())}
+    assert {0, 4} <= replies <= {0, 3, 4}  # 3 is answered only if it finished before the cancel

@@ -34,8 +34,8 @@ same pair of streams to ``Server.run``, with these differences:
 * **The end of stdin.** The SDK cancels every request still in flight when its input ends,
   so a client that sends a request and closes stdin (``echo … | dsh-fs mcp``) would get no
   answer, or ``Connection closed``, for a call that may have written a file. The transport
-  holds the end back until every request it handed over is answered (or cancelled by the
-  client, or stdout is broken).
+  holds the end back until every request it handed over is settled: answered, or reported
+  by the SDK as never to be answered (the client cancelled it), or stdout is broken.
 
 If stdout breaks (the client has gone), replies are discarded until stdin ends.
 """
@@ -59,7 +59,7 @@ import mcp.types as types
 import pydantic_core
 from anyio.from_thread import BlockingPortal
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp.shared.message import SessionMessage
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from ..core.jsonvalue import well_formed
 
@@ -325,31 +325,41 @@ async def stdio_transport(
 
 
 class _Unanswered:
-    """The requests handed to the server and not answered yet (nor cancelled by the client).
-    Used on the event loop thread only."""
+    """The requests handed to the server and not settled yet: a response or an error written
+    for their id, or the SDK's word that none will come (``on_request_unanswered``: the client
+    cancelled it, whatever form of its id the cancellation used). Event loop thread only."""
 
     def __init__(self) -> None:
         self._ids: Counter[tuple[bool, Any]] = Counter()
         self._idle = anyio.Event()
         self._idle.set()
+        self._gave_up = False
 
-    def asked(self, message: Any) -> None:
-        """Note a message handed to the server: a request waits for its answer; a
-        ``notifications/cancelled`` means its request will get none."""
-        if isinstance(message, types.JSONRPCRequest):
-            self._ids[(isinstance(message.id, str), message.id)] += 1
-            self._idle = anyio.Event() if self._idle.is_set() else self._idle
-        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
-            request_id = (message.params or {}).get("requestId")
-            self._settle((isinstance(request_id, str), request_id))
+    def hand_over(self, item: SessionMessage) -> SessionMessage:
+        """``item`` as the server must get it: a request is counted, and carries the hook by
+        which the SDK says it settled without an answer."""
+        message = item.message
+        if self._gave_up or not isinstance(message, types.JSONRPCRequest):
+            return item
+        key = (isinstance(message.id, str), message.id)
+        self._ids[key] += 1
+        if self._idle.is_set():
+            self._idle = anyio.Event()
+
+        async def unanswered() -> None:
+            self._settle(key)
+
+        return SessionMessage(message, metadata=ServerMessageMetadata(on_request_unanswered=unanswered))
 
     def answered(self, message: Any) -> None:
-        """Note a message the server wrote: a response or an error settles its request."""
+        """Note a message the server wrote: a response or an error settles its request (the
+        SDK answers with the request's own ``id``)."""
         if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id is not None:
             self._settle((isinstance(message.id, str), message.id))
 
     def give_up(self) -> None:
-        """Stop waiting for answers (nobody can read them any more)."""
+        """Stop waiting for answers, for good: nobody can read them any more."""
+        self._gave_up = True
         self._ids.clear()
         self._idle.set()
 
@@ -358,24 +368,19 @@ class _Unanswered:
         await self._idle.wait()
 
     def _settle(self, key: tuple[bool, Any]) -> None:
-        try:
-            if self._ids[key] > 1:
-                self._ids[key] -= 1
-            elif self._ids.pop(key, 0):
-                if not self._ids:
-                    self._idle.set()
-        except TypeError:  # an unhashable id in a cancellation: it matches no request
-            pass
+        if self._ids[key] > 1:
+            self._ids[key] -= 1
+        elif self._ids.pop(key, 0) and not self._ids:
+            self._idle.set()
 
 
 async def _hand_over(unanswered: _Unanswered, messages: MemoryObjectSendStream[SessionMessage | Exception],
                      item: SessionMessage) -> None:
-    unanswered.asked(item.message)
-    await messages.send(item)
+    await messages.send(unanswered.hand_over(item))
 
 
 async def _end_of_input(unanswered: _Unanswered, *streams: MemoryObjectSendStream[Any]) -> None:
-    """The end of stdin: once every request handed over is answered, close the server's input
+    """The end of stdin: once every request handed over is settled, close the server's input
     (and our error replies)."""
     await unanswered.wait()
     await _close(*streams)
