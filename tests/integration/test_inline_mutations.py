@@ -12,6 +12,8 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -288,3 +290,30 @@ def test_the_default_lock_directory_is_made_private_under_any_umask_and_remade_w
         with pytest.raises(FsError) as caught:
             locks.try_acquire("/a")
         assert str(caught.value).startswith(f"cannot use the lock directory {lock_dir}: ")
+
+
+async def test_a_process_that_locks_back_to_back_does_not_starve_a_waiter(ws: str, tmp_path: Any) -> None:
+    """Another process takes the lock again 0.2 ms after each release; the waiter (queued in
+    the kernel, woken at each release) still gets it within seconds."""
+    fs = LocalFileSystem(cwd=ws, lock_dir=str(tmp_path / "locks"))
+    target = await fs.resolve("a.txt")
+    await fs.write_text(target, "before\n")
+    script = (
+        "import fcntl, os, sys, time\n"
+        "fd = os.open(sys.argv[1], os.O_RDWR)\n"
+        "end = time.monotonic() + 20\n"
+        "print('go', flush=True)\n"
+        "while time.monotonic() < end:\n"
+        "    fcntl.flock(fd, fcntl.LOCK_EX); time.sleep(0.002); fcntl.flock(fd, fcntl.LOCK_UN); time.sleep(0.0002)\n"
+    )
+    busy = subprocess.Popen([sys.executable, "-c", script, fs.process_locks.path_for(target.key)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert busy.stdout is not None and busy.stdout.readline() == "go\n"
+        started = time.monotonic()
+        with anyio.fail_after(10):
+            await fs.edit_text(target, EditRequest(old_string="before", new_string="after"))
+        assert time.monotonic() - started < 5
+    finally:
+        busy.kill()
+        busy.wait()

@@ -3,9 +3,10 @@
 Blocking I/O runs in worker threads under a dedicated capacity limiter. A mutation holds
 the target's in-process lock and its cross-process lock (A4) for the whole critical
 section, which runs in one go; once started it is never abandoned (a cancelled caller
-waits for it), so an abort never hides a half-done write. The cross-process lock is waited
-for on the event loop (polled: no thread is held while another process has it, and an abort
-or a cancellation ends the wait before anything changed).
+waits for it), so an abort never hides a half-done write. A cross-process lock held by
+another process is waited for in the kernel's queue (fair to a process that mutates back to
+back) from threads of their own (never the I/O threads), and an abort or a cancellation
+ends the wait before anything changed.
 
 Cheap calls (tracker issue 5): a worker-thread hop costs far more than a metadata system
 call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
@@ -46,7 +47,7 @@ from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, Pat
 from ..fs.window import ReadWindow, WindowResult
 from . import fsio, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
-from .locks import ProcessLocks, TargetLocks
+from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .scan import DEFAULT_CHUNK
 
@@ -58,9 +59,8 @@ SLOW_MUTATION_S = 0.005
 SLOW_DISK_COOLDOWN_S = 30.0
 """for this long (seconds) after a slow mutation, mutations run in worker threads"""
 
-_LOCK_POLL_FIRST_S = 0.0005
-_LOCK_POLL_MAX_S = 0.02
-"""pauses between attempts at a cross-process lock held elsewhere (doubling from the first)"""
+_ABORT_POLL_S = 0.01
+"""how often a wait for a cross-process lock held elsewhere looks at the abort signal"""
 
 _umask_lock = threading.Lock()
 
@@ -142,6 +142,7 @@ class LocalFileSystem(FileSystem):
         self._limiter = anyio.CapacityLimiter(max_threads)
         self.locks = TargetLocks()
         self.process_locks = ProcessLocks(lock_dir)
+        self._lock_waits = anyio.CapacityLimiter(max(64, max_threads))  # threads blocked on a flock
         self.inline_probes = inline_probes
         self.inline_read_max = max(0, inline_read_max)
         self.inline_write_max = max(0, inline_write_max)
@@ -280,17 +281,34 @@ class LocalFileSystem(FileSystem):
             self.process_locks.release(fd)
 
     async def _acquire(self, key: str, signal: AbortSignal | None, abort_message: str) -> int:
-        """The cross-process lock of ``key`` (A4), waited for on the event loop: polled with a
-        growing pause, so waiting holds no thread, an abort ends it (``FS_ABORTED``) and so does
-        the caller's cancellation (nothing has been changed yet)."""
-        pause = _LOCK_POLL_FIRST_S
-        while True:
-            fd = self.process_locks.try_acquire(key)
-            if fd is not None:
-                return fd
-            fsio.check_abort(signal, abort_message)
-            await anyio.sleep(pause)
-            pause = min(pause * 2, _LOCK_POLL_MAX_S)
+        """The cross-process lock of ``key`` (A4). Free: taken at once, on this thread. Held
+        elsewhere: waited for in the kernel's queue from a thread of ``lock_waits`` (not the I/O
+        threads, so waits never starve reads); an abort (``FS_ABORTED``) or the caller's
+        cancellation abandons the wait before anything changed."""
+        fd = self.process_locks.try_acquire(key)
+        if fd is not None:
+            return fd
+        waiter = LockWait(self.process_locks, key)
+        got: int | None = None
+        failure: FsError | None = None
+        try:
+            async with anyio.create_task_group() as tg:
+                if signal is not None:
+                    tg.start_soon(_cancel_on_abort, signal, tg.cancel_scope)
+                try:
+                    got = await anyio.to_thread.run_sync(waiter.wait, abandon_on_cancel=True,
+                                                         limiter=self._lock_waits)
+                except FsError as exc:  # raised here, it would leave the task group in a group
+                    failure = exc
+                tg.cancel_scope.cancel()  # done waiting: stop watching the signal
+        except BaseException:  # the caller's cancellation
+            waiter.abandon()
+            raise
+        if got is None:
+            waiter.abandon()
+            raise failure if failure is not None else FsError(abort_message, FsErrorCode.ABORTED)
+        waiter.taken()
+        return got
 
     def _note(self, elapsed: float) -> None:
         """A mutation took ``elapsed`` seconds: a slow one keeps mutations off this thread for
@@ -308,6 +326,13 @@ class LocalFileSystem(FileSystem):
         except OSError:
             return False  # the operation will say what is wrong, from a worker thread
         return max(old_size, new_size(old_size)) <= self.inline_write_max
+
+
+async def _cancel_on_abort(signal: AbortSignal, scope: anyio.CancelScope) -> None:
+    """Cancel ``scope`` once ``signal`` is aborted (checked every ``_ABORT_POLL_S``)."""
+    while not signal.aborted:
+        await anyio.sleep(_ABORT_POLL_S)
+    scope.cancel()
 
 
 def _edit_size_bound(edit: EditRequest) -> Callable[[int], int]:

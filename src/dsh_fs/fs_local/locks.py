@@ -20,11 +20,12 @@ import hashlib
 import os
 import stat as stat_mod
 import tempfile
+import threading
 
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.locks import TargetLocks as TargetLocks  # re-exported: the in-process half
 
-__all__ = ("ProcessLocks", "TargetLocks", "default_lock_dir")
+__all__ = ("LockWait", "ProcessLocks", "TargetLocks", "default_lock_dir")
 
 DEFAULT_STRIPES = 1024
 
@@ -38,9 +39,9 @@ def default_lock_dir() -> str:
 
 
 class ProcessLocks:
-    """Cross-process exclusive locks keyed by target key. Never blocks: ``try_acquire`` takes
-    the lock or says it is held elsewhere (the caller waits as it likes: ``LocalFileSystem``
-    polls on the event loop, abortable and cancellable, holding no thread).
+    """Cross-process exclusive locks keyed by target key: ``try_acquire`` never blocks;
+    ``acquire`` waits in the kernel's queue (call it from a worker thread; ``LockWait`` makes
+    that wait abandonable).
 
     :param lock_dir: where the stripe files live (created 0700 on first use); default:
         ``default_lock_dir()``
@@ -63,13 +64,26 @@ class ProcessLocks:
         return os.path.join(self.lock_dir, f"{int.from_bytes(digest, 'big') % self.stripes:04d}.lock")
 
     def try_acquire(self, key: str) -> int | None:
-        """Take the lock of ``key``: its descriptor (``release`` it), or ``None`` when another
-        open file holds it (another process, or another provider in this one). The directory
-        is (re)created when missing, e.g. after a ``/tmp`` cleaner removed it, and checked on
-        every call when ``check_private``.
+        """Take the lock of ``key`` if it is free: its descriptor (``release`` it), or ``None``
+        when another open file holds it (another process, or another provider in this one).
 
         :raises FsError: ``FS_IO_ERROR`` when the lock directory or file cannot be used
         """
+        return self._lock(key, blocking=False)
+
+    def acquire(self, key: str) -> int:
+        """Take the lock of ``key``, waiting for it (blocks the calling thread).
+
+        :raises FsError: ``FS_IO_ERROR`` when the lock directory or file cannot be used
+        """
+        fd = self._lock(key, blocking=True)
+        assert fd is not None
+        return fd
+
+    def _lock(self, key: str, *, blocking: bool) -> int | None:
+        """Open the lock file of ``key`` and ``flock`` it. The directory is (re)created when
+        missing, e.g. after a ``/tmp`` cleaner removed it, and checked on every call when
+        ``check_private``."""
         path = self.path_for(key)
         try:
             if self.check_private:
@@ -81,25 +95,26 @@ class ProcessLocks:
                 _check_private(self.lock_dir)
             fd = self._open(path)
         except OSError as exc:
-            raise FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
-                          FsErrorCode.IO_ERROR, cause=exc) from exc
+            raise self._failure(exc) from exc
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             return None
         except OSError as exc:
             os.close(fd)
-            raise FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
-                          FsErrorCode.IO_ERROR, cause=exc) from exc
+            raise self._failure(exc) from exc
         return fd
 
     def _open(self, path: str) -> int:
         try:
             return os.open(path, _LOCK_FLAGS, 0o600)
         except OSError as exc:
-            raise FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
-                          FsErrorCode.IO_ERROR, cause=exc) from exc
+            raise self._failure(exc) from exc
+
+    def _failure(self, exc: OSError) -> FsError:
+        return FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
+                       FsErrorCode.IO_ERROR, cause=exc)
 
     @staticmethod
     def release(fd: int) -> None:
@@ -108,6 +123,42 @@ class ProcessLocks:
 
 
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+
+
+class LockWait:
+    """One blocking wait for a cross-process lock, run in a worker thread (``wait``), that the
+    event loop may give up on (``abandon``): a lock the thread gets after that is let go at
+    once, and so is one it got but could not hand over. The kernel queues waiters, so a
+    process that mutates back to back does not starve the others (polling would)."""
+
+    def __init__(self, locks: ProcessLocks, key: str) -> None:
+        self._locks, self._key = locks, key
+        self._mutex = threading.Lock()
+        self._abandoned = False
+        self._fd: int | None = None  # got, not yet taken by the caller
+
+    def wait(self) -> int | None:
+        """Block until the lock is ours: its descriptor, or ``None`` when abandoned meanwhile."""
+        fd = self._locks.acquire(self._key)
+        with self._mutex:
+            if self._abandoned:
+                self._locks.release(fd)
+                return None
+            self._fd = fd
+        return fd
+
+    def taken(self) -> None:
+        """The caller has the descriptor ``wait`` returned (and will release it)."""
+        with self._mutex:
+            self._fd = None
+
+    def abandon(self) -> None:
+        """Give up: release the lock if the thread got it, or as soon as it does."""
+        with self._mutex:
+            self._abandoned = True
+            fd, self._fd = self._fd, None
+        if fd is not None:
+            self._locks.release(fd)
 
 
 def _create(path: str) -> None:
