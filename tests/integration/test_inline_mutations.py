@@ -317,3 +317,14 @@ async def test_a_process_that_locks_back_to_back_does_not_starve_a_waiter(ws: st
     finally:
         busy.kill()
         busy.wait()
+
+
+async def test_a_slow_big_mutation_does_not_send_small_ones_to_threads(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing megabytes takes a while on any disk: only small mutations measure the disk."""
+    threads = Threads(monkeypatch)
+    fs = LocalFileSystem(cwd=ws, inline_write_max=1024)
+    threads.stretch = SLOW_MUTATION_S * 2
+    await fs.write_text(await fs.resolve("big.txt"), "x" * 2000)  # a worker thread, and slow
+    threads.stretch = 0.0
+    await fs.write_text(await fs.resolve("small.txt"), "y")
+    assert threads.seen == ["worker", "loop"]

@@ -263,7 +263,8 @@ class LocalFileSystem(FileSystem):
         """
         fd = await self._acquire(target.key, signal, abort_message)
         try:
-            if time.monotonic() >= self._inline_after and self._small(target, new_size):
+            small = self._small(target, new_size)  # only small mutations tell how fast the disk is
+            if small and time.monotonic() >= self._inline_after:
                 # Calls started together must all reach their intent before one of them mutates,
                 # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
                 await anyio.lowlevel.checkpoint()
@@ -276,7 +277,8 @@ class LocalFileSystem(FileSystem):
             try:
                 return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules)
             finally:
-                self._note(time.monotonic() - started)
+                if small:
+                    self._note(time.monotonic() - started)
         finally:
             self.process_locks.release(fd)
 

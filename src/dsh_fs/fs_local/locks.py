@@ -54,7 +54,7 @@ class ProcessLocks:
     def __init__(self, lock_dir: str | None = None, *, stripes: int = DEFAULT_STRIPES,
                  check_private: bool | None = None) -> None:
         explicit = lock_dir is not None or bool(os.environ.get("DSH_FS_LOCK_DIR"))
-        self.lock_dir = lock_dir or default_lock_dir()
+        self.lock_dir = os.path.abspath(lock_dir or default_lock_dir())  # one place, whatever the cwd
         self.stripes = stripes
         self.check_private = not explicit if check_private is None else check_private
 
