@@ -14,8 +14,8 @@
 
 from __future__ import annotations
 
+import functools
 import os
-import stat as stat_mod
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -27,6 +27,7 @@ from dsh_fs.fs import FileSystem, FsError, FsErrorCode
 from dsh_fs.fs.literal_edit import EditFailure, plan_edit
 from dsh_fs.fs.paths import is_blank, node_resolve
 from dsh_fs.fs.text import normalize
+from dsh_fs.testing.snapshot import snapshot
 from dsh_fs.fs.types import (
     CreateIfAbsent,
     DirEntry,
@@ -81,33 +82,13 @@ def make_ctx(ws: str) -> Callable[..., dsh_fs.Context]:
     return build
 
 
-def _snapshot(root: str) -> dict[str, tuple[Any, ...]]:
-    out: dict[str, tuple[Any, ...]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in sorted(dirnames + filenames):
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
-            st = os.lstat(path)
-            if stat_mod.S_ISLNK(st.st_mode):
-                out[rel] = ("link", os.readlink(path))
-            elif stat_mod.S_ISDIR(st.st_mode):
-                out[rel] = ("dir", stat_mod.S_IMODE(st.st_mode))
-            elif stat_mod.S_ISREG(st.st_mode):
-                with open(path, "rb") as handle:
-                    data = handle.read()
-                out[rel] = ("file", data, stat_mod.S_IMODE(st.st_mode), st.st_ino, st.st_mtime_ns, st.st_uid, st.st_gid)
-            else:
-                out[rel] = ("other", stat_mod.S_IFMT(st.st_mode), st.st_ino)
-    return out
-
-
 @pytest.fixture
 def tree() -> Callable[[str], dict[str, tuple[Any, ...]]]:
-    """``tree(root)`` → ``{relpath: (kind, bytes/target, mode, inode, mtime_ns, uid, gid)}``.
+    """``tree(root)`` → ``dsh_fs.testing.snapshot.snapshot(root, dir_times=False)``.
 
     Two equal snapshots mean no byte, mode, owner, inode or directory entry changed.
     """
-    return _snapshot
+    return functools.partial(snapshot, dir_times=False)
 
 
 class MemoryFs(FileSystem):

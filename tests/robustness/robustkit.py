@@ -21,7 +21,6 @@ import importlib.util
 import json
 import os
 import select
-import stat as stat_mod
 import subprocess
 import sys
 import time
@@ -30,6 +29,8 @@ from typing import Any
 
 import anyio
 import pytest
+
+from dsh_fs.testing.snapshot import snapshot as snapshot  # re-exported for the robustness tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
@@ -90,34 +91,6 @@ def temp_entries(directory: str) -> list[str]:
     """Names in ``directory`` that look like temp-file litter (``*.tmp``; ``*.tmpdir`` too: the
     reference's staging directories)."""
     return sorted(n for n in os.listdir(directory) if n.endswith(".tmpdir") or n.endswith(".tmp"))
-
-
-def snapshot(root: str, *, dir_times: bool = True) -> dict[str, tuple[Any, ...]]:
-    """Every entry below ``root`` (``root`` itself included) with its kind, bytes, mode,
-    inode and mtime: two equal snapshots mean nothing was created, removed or changed.
-
-    :param dir_times: include directories' mtimes (a failed write that made and removed its
-        named temp file changes its parent's mtime, and nothing else)
-    """
-    out: dict[str, tuple[Any, ...]] = {}
-    st = os.lstat(root)
-    out["."] = ("dir", stat_mod.S_IMODE(st.st_mode), st.st_ino, st.st_mtime_ns if dir_times else None)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in sorted(dirnames + filenames):
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
-            st = os.lstat(path)
-            if stat_mod.S_ISLNK(st.st_mode):
-                out[rel] = ("link", os.readlink(path))
-            elif stat_mod.S_ISDIR(st.st_mode):
-                out[rel] = ("dir", stat_mod.S_IMODE(st.st_mode), st.st_ino, st.st_mtime_ns if dir_times else None)
-            elif stat_mod.S_ISREG(st.st_mode):
-                with open(path, "rb") as handle:
-                    data = handle.read()
-                out[rel] = ("file", data, stat_mod.S_IMODE(st.st_mode), st.st_ino, st.st_mtime_ns)
-            else:
-                out[rel] = ("other", stat_mod.S_IFMT(st.st_mode), st.st_ino)
-    return out
 
 
 # -- child processes --------------------------------------------------------------------

@@ -6,6 +6,8 @@
   direct access to its storage ("another process").
 * ``dsh_fs.testing.fixtures`` — ``s3_endpoint`` and ready-made ``workspace`` mixins.
 * ``dsh_fs.testing.moto_server`` — a moto S3 server on loopback (``start``/``stop`` CLI).
+* ``dsh_fs.testing.snapshot`` — a byte-level snapshot of a directory tree (did a call
+  change anything?).
 
 Only the workspaces are imported here, so programs (``dsh-fs replay --provider s3``) can use
 them without pytest; import the contract and fixtures from their modules.
