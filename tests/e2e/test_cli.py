@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from spectext import PROMPT, READ_DESCRIPTION, READ_SCHEMA
+
 SCRIPT = Path(sys.executable).with_name("dsh-fs")
 RUNNERS = {
     "module": [sys.executable, "-m", "dsh_fs.cli.main"],
@@ -30,28 +32,6 @@ RUNNERS = {
 }
 TIMEOUT = 120
 
-PROMPT = (
-    "You are an AI agent powered by the DeepSeek Harness SDK.\n\n"
-    "Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. "
-    "Use offset and limit to continue reading large files.\n\n"
-    "Use the write tool to create files or completely replace file contents. Existing files are overwritten, so "
-    "read an existing file first (the default fs-policy requires it) and prefer edit for targeted changes.\n\n"
-    "Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with "
-    "new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a "
-    "more specific old_string or set replace_all to true. Read the file first (the default fs-policy requires it), "
-    "unless you just created or edited it in this session."
-)
-
-READ_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "file_path": {"type": "string", "description": "Path to read, resolved by the filesystem backend."},
-        "offset": {"type": "number", "description": "1-based first line to return. Defaults to 1."},
-        "limit": {"type": "number", "description": "Maximum number of lines to return. Defaults to 2000."},
-    },
-    "required": ["file_path"],
-}
-READ_DESCRIPTION = "Read a UTF-8 text file and return line-numbered content."
 
 
 @pytest.fixture

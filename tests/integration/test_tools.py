@@ -1,5 +1,4 @@
 """The ``read``/``write``/``edit`` tools through the registry, as the model uses them.
-
 Covers REFERENCE-SPEC §7.5 (``tools.spec.ts``: tools over a recording fake provider plus the
 real policy) and §7.8 (``integration.spec.ts``: registry + real local provider, checked by
 reading the files back), every test named in its docstring; the verbatim prompt (§4.2),
@@ -31,6 +30,7 @@ from dsh_fs.fs.types import CreateIfAbsent, EditIntent, Version
 from dsh_fs.fs_policy import FsPolicy
 from dsh_fs.tool_fs import ToolFs
 from filekit import get, put
+from spectext import PROMPT
 
 pytestmark = pytest.mark.anyio
 
@@ -108,19 +108,6 @@ def test_declares_read_parallel_safe_while_write_edit_remain_exclusive(fake: Cal
     assert tools.is_parallel("read", {"file_path": "a.txt", "offset": 2})
     assert not tools.is_parallel("write", {"file_path": "a.txt", "content": "x"})
     assert not tools.is_parallel("edit", {"file_path": "a.txt", "old_string": "a", "new_string": "b"})
-
-
-PROMPT = (
-    "You are an AI agent powered by the DeepSeek Harness SDK.\n\n"
-    "Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. "
-    "Use offset and limit to continue reading large files.\n\n"
-    "Use the write tool to create files or completely replace file contents. Existing files are overwritten, so "
-    "read an existing file first (the default fs-policy requires it) and prefer edit for targeted changes.\n\n"
-    "Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with "
-    "new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a "
-    "more specific old_string or set replace_all to true. Read the file first (the default fs-policy requires it), "
-    "unless you just created or edited it in this session."
-)
 
 
 @pytest.mark.parametrize("profile", ["reference", "default"])

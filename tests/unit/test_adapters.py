@@ -40,47 +40,14 @@ from dsh_fs.adapters import (
     tool_definitions,
 )
 from dsh_fs.core.signal import AbortSignal
+from spectext import EDIT_DESCRIPTION, EDIT_SCHEMA, READ_DESCRIPTION, READ_SCHEMA, WRITE_DESCRIPTION, WRITE_SCHEMA
 
 pytestmark = pytest.mark.anyio
 
-# §4.3, verbatim
-READ_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "file_path": {"type": "string", "description": "Path to read, resolved by the filesystem backend."},
-        "offset": {"type": "number", "description": "1-based first line to return. Defaults to 1."},
-        "limit": {"type": "number", "description": "Maximum number of lines to return. Defaults to 2000."},
-    },
-    "required": ["file_path"],
-}
-WRITE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "file_path": {"type": "string", "description": "Path to write, resolved by the filesystem backend."},
-        "content": {"type": "string", "description": "Full UTF-8 text content to write."},
-    },
-    "required": ["file_path", "content"],
-}
-EDIT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "file_path": {"type": "string", "description": "Path to edit, resolved by the filesystem backend."},
-        "old_string": {"type": "string", "description": "Literal text to replace. Must match exactly."},
-        "new_string": {
-            "type": "string",
-            "description": "Literal replacement text. Use an empty string to delete the match.",
-        },
-        "replace_all": {
-            "type": "boolean",
-            "description": "Replace all matches. Defaults to false; when false, old_string must appear exactly once.",
-        },
-    },
-    "required": ["file_path", "old_string", "new_string"],
-}
 TOOLS = [
-    ("edit", "Edit an existing UTF-8 text file by replacing literal text.", EDIT_SCHEMA),
-    ("read", "Read a UTF-8 text file and return line-numbered content.", READ_SCHEMA),
-    ("write", "Create or fully replace a UTF-8 text file.", WRITE_SCHEMA),
+    ("edit", EDIT_DESCRIPTION, EDIT_SCHEMA),
+    ("read", READ_DESCRIPTION, READ_SCHEMA),
+    ("write", WRITE_DESCRIPTION, WRITE_SCHEMA),
 ]
 
 

@@ -1,0 +1,59 @@
+"""The spec's model-facing texts the tests compare against, verbatim (REFERENCE-SPEC §4.3
+schemas and tool descriptions, §4.2 system prompt), shared by the test modules (imported
+as ``spectext``; no tests here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# §4.2: the default deployment's system prompt
+PROMPT = (
+    "You are an AI agent powered by the DeepSeek Harness SDK.\n\n"
+    "Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. "
+    "Use offset and limit to continue reading large files.\n\n"
+    "Use the write tool to create files or completely replace file contents. Existing files are overwritten, so "
+    "read an existing file first (the default fs-policy requires it) and prefer edit for targeted changes.\n\n"
+    "Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with "
+    "new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide a "
+    "more specific old_string or set replace_all to true. Read the file first (the default fs-policy requires it), "
+    "unless you just created or edited it in this session."
+)
+
+# §4.3, verbatim
+READ_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "file_path": {"type": "string", "description": "Path to read, resolved by the filesystem backend."},
+        "offset": {"type": "number", "description": "1-based first line to return. Defaults to 1."},
+        "limit": {"type": "number", "description": "Maximum number of lines to return. Defaults to 2000."},
+    },
+    "required": ["file_path"],
+}
+WRITE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "file_path": {"type": "string", "description": "Path to write, resolved by the filesystem backend."},
+        "content": {"type": "string", "description": "Full UTF-8 text content to write."},
+    },
+    "required": ["file_path", "content"],
+}
+EDIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "file_path": {"type": "string", "description": "Path to edit, resolved by the filesystem backend."},
+        "old_string": {"type": "string", "description": "Literal text to replace. Must match exactly."},
+        "new_string": {
+            "type": "string",
+            "description": "Literal replacement text. Use an empty string to delete the match.",
+        },
+        "replace_all": {
+            "type": "boolean",
+            "description": "Replace all matches. Defaults to false; when false, old_string must appear exactly once.",
+        },
+    },
+    "required": ["file_path", "old_string", "new_string"],
+}
+READ_DESCRIPTION = "Read a UTF-8 text file and return line-numbered content."
+WRITE_DESCRIPTION = "Create or fully replace a UTF-8 text file."
+EDIT_DESCRIPTION = "Edit an existing UTF-8 text file by replacing literal text."
