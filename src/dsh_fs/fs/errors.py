@@ -1,6 +1,39 @@
-"""``FsError`` and its eleven codes (REFERENCE-SPEC §1.2, message catalog §1.5).
+"""``FsError``, its eleven codes, and the message catalog (REFERENCE-SPEC §1.2, §1.5).
+
+Every ``FsError`` a provider, the policy or the tools raise is built here, by one of the
+builders below, so each model-facing message is written exactly once (the provider contract
+suite, ``dsh_fs.testing.contract``, keeps its own literal copies as an independent check).
+Wording comes from §1.5 unless a deviation ID says otherwise. ``<dp>`` is the target's
+display path; ``<verb>`` one of ``Verb``.
 
 ::
+
+    code                  builder                          message                                       §1.5
+    FS_ABORTED            aborted / check_abort            <stage> aborted                               #1 #4 #5 #10 #11 #20 #27
+    FS_NOT_FOUND          blank_path                       file_path must be a non-empty string          #2
+                          parent_not_directory             cannot resolve "<dp>": a parent path segment is not a directory  #3
+                          not_found                        cannot <verb> "<dp>": not found               #6 #12 (D8: edit)
+                          foreign_target                   cannot resolve "<dp>": <why>                  (a target of another provider)
+                          offset_out_of_range              offset <n> is out of range for "<dp>" (<total> lines)  #32
+    FS_NOT_DIRECTORY      not_directory                    cannot list "<dp>": not a directory           #13
+    FS_NOT_TEXT           not_text                         cannot <verb> "<dp>": <reason>                #8 #9 #25 #26 (D6 detail)
+    FS_NOT_REGULAR_FILE   not_regular_file                 cannot <verb> "<dp>": not a regular file      #7 #16 #24
+    FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
+                          outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
+                          nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
+    FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
+                          write_cleanup_failed             write failed (<error>) and temp close|cleanup failed (<error>)  #21 #22 (A2 code)
+                          lock_unavailable                 cannot take the cross-process lock in <dir>: <reason>  (A4)
+                          lock_dir_unusable                cannot use the lock directory <dir>: <reason> (set DSH_FS_LOCK_DIR …)  (A4)
+    FS_STALE_VERSION      stale                            cannot <write|edit> "<dp>": file changed since it was read  #18 #23
+                          gone                             cannot write "<dp>": file no longer exists    #17
+    FS_NOT_OBSERVED       overwrite_not_observed           cannot overwrite existing "<dp>" without reading it first  #19
+                          edit_not_observed                edit requires reading "<dp>" first            #31 (policy)
+    FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"; provide …  #30
+    FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
+                          edit_not_found                   old_string was not found in "<dp>"            #29
+
+Who raises which code::
 
     FS_NOT_FOUND          <- resolve (blank path, file-valued parent), read, list, read tool offset
     FS_NOT_DIRECTORY      <- list_dir on a non-directory
@@ -12,16 +45,53 @@
     FS_NOT_OBSERVED       <- createIfAbsent over an existing file; the policy's edit gate
     FS_AMBIGUOUS_EDIT     <- old_string matched more than once without replace_all
     FS_EDIT_NOT_FOUND     <- old_string not found (or empty)
-    FS_ABORTED            <- the abort signal fired at a checkpoint
+    FS_ABORTED            <- the abort signal fired at a checkpoint (``check_abort``)
+
+A new seam primitive adds its verb to ``Verb`` (and its stage to ``Stage``) and reuses these
+builders; a new message gets a builder here, with its spec row or deviation ID.
 """
 
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING, Literal
 
 from ..core.errors import HarnessError
+from ..core.jsonvalue import js_number_str
 
-__all__ = ("FsError", "FsErrorCode")
+if TYPE_CHECKING:
+    from ..core.signal import AbortSignal
+
+__all__ = (
+    "FsError",
+    "FsErrorCode",
+    "Stage",
+    "Verb",
+    "aborted",
+    "blank_path",
+    "check_abort",
+    "edit_ambiguous",
+    "edit_empty",
+    "edit_not_found",
+    "edit_not_observed",
+    "foreign_target",
+    "gone",
+    "io_error",
+    "lock_dir_unusable",
+    "lock_unavailable",
+    "not_directory",
+    "not_found",
+    "not_regular_file",
+    "not_text",
+    "nul_in_path",
+    "offset_out_of_range",
+    "outside_workspace",
+    "overwrite_not_observed",
+    "parent_not_directory",
+    "permission_denied",
+    "stale",
+    "write_cleanup_failed",
+)
 
 
 class FsErrorCode(str, enum.Enum):
@@ -45,6 +115,8 @@ class FsErrorCode(str, enum.Enum):
 
 class FsError(HarnessError):
     """A filesystem failure with a stable code; ``str(err)`` is the exact §1.5 message.
+
+    Build one with a catalog builder of this module rather than by hand.
 
     :param message: the model-facing message
     :param code: an ``FsErrorCode`` (or its string value)
@@ -71,3 +143,185 @@ class FsError(HarnessError):
     def fs_code(self) -> FsErrorCode:
         """``code`` as an ``FsErrorCode``."""
         return FsErrorCode(self.code)
+
+
+Verb = Literal["resolve", "stat", "read", "list", "write", "edit"]
+"""the operation a ``cannot <verb> "<dp>": …`` message names"""
+
+Stage = Literal["resolve", "stat", "lstat", "read", "list", "write", "edit"]
+"""the checkpoint an ``<stage> aborted`` message names (§2.12): a write that reads the prior
+file aborts as ``read``, an edit's read stage as ``edit``, any atomic write stage as ``write``"""
+
+
+# -- FS_ABORTED ---------------------------------------------------------------------------
+
+def aborted(stage: Stage) -> FsError:
+    """``FS_ABORTED`` ``<stage> aborted`` (§1.5 #1, #4, #5, #10, #11, #20, #27)."""
+    return FsError(f"{stage} aborted", FsErrorCode.ABORTED)
+
+
+def check_abort(signal: "AbortSignal | None", stage: Stage) -> None:
+    """The one abort checkpoint: raise ``aborted(stage)`` when ``signal`` is aborted (§2.12).
+
+    Thread-safe (``AbortSignal`` is); cheap enough for every chunk of a loop.
+
+    :raises FsError: ``FS_ABORTED`` ``<stage> aborted``
+    """
+    if signal is not None and signal.aborted:
+        raise aborted(stage)
+
+
+# -- resolution ---------------------------------------------------------------------------
+
+def blank_path() -> FsError:
+    """``FS_NOT_FOUND`` ``file_path must be a non-empty string`` (§1.5 #2: empty or only JS
+    whitespace)."""
+    return FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
+
+
+def parent_not_directory(display: str) -> FsError:
+    """``FS_NOT_FOUND``: an ancestor of ``display`` is a file (§1.5 #3, ENOTDIR)."""
+    return FsError(f'cannot resolve "{display}": a parent path segment is not a directory', FsErrorCode.NOT_FOUND)
+
+
+def foreign_target(display: str, why: str) -> FsError:
+    """``FS_NOT_FOUND`` ``cannot resolve "<dp>": <why>`` for a target this provider did not
+    resolve (another provider's key); ``why`` names the provider's space."""
+    return FsError(f'cannot resolve "{display}": {why}', FsErrorCode.NOT_FOUND)
+
+
+def outside_workspace(shown: str, root: str | None) -> FsError:
+    """``FS_PERMISSION_DENIED``: ``shown`` (a display path, or the model's path where the
+    provider shows that) is outside the workspace ``root`` (containment; the root is named
+    when known)."""
+    where = f' "{root}"' if root else ""
+    return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
+
+
+def nul_in_path(display: str) -> FsError:
+    """``FS_PERMISSION_DENIED`` for a path with a NUL byte (no file can have that name); the
+    NUL is shown as ``\\0`` so the message stays printable."""
+    shown = display.replace("\0", "\\0")
+    return FsError(f'cannot resolve "{shown}": path contains a NUL byte', FsErrorCode.PERMISSION_DENIED)
+
+
+# -- the target's kind and content --------------------------------------------------------
+
+def not_found(verb: Verb, display: str) -> FsError:
+    """``FS_NOT_FOUND`` ``cannot <verb> "<dp>": not found`` (§1.5 #6, #12; the policy's
+    ``edit`` of a file a read found absent, DEVIATIONS D8)."""
+    return FsError(f'cannot {verb} "{display}": not found', FsErrorCode.NOT_FOUND)
+
+
+def not_regular_file(verb: Verb, display: str) -> FsError:
+    """``FS_NOT_REGULAR_FILE`` ``cannot <verb> "<dp>": not a regular file`` (§1.5 #7, #16, #24)."""
+    return FsError(f'cannot {verb} "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+
+
+def not_directory(display: str) -> FsError:
+    """``FS_NOT_DIRECTORY`` ``cannot list "<dp>": not a directory`` (§1.5 #13)."""
+    return FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+
+
+def not_text(verb: Verb, display: str, reason: str) -> FsError:
+    """``FS_NOT_TEXT`` ``cannot <verb> "<dp>": <reason>`` (§1.5 #8, #9, #25, #26); ``reason``
+    is ``NotTextError.message(detailed)`` (DEVIATIONS D6 adds the detail)."""
+    return FsError(f'cannot {verb} "{display}": {reason}', FsErrorCode.NOT_TEXT)
+
+
+# -- OS and service failures (DEVIATIONS A2) ------------------------------------------------
+
+def permission_denied(verb: Verb, display: str, *, cause: BaseException | None = None) -> FsError:
+    """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied`` (§1.5 #14; A2)."""
+    return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=cause)
+
+
+def io_error(verb: Verb, display: str, reason: str, *, cause: BaseException | None = None) -> FsError:
+    """``FS_IO_ERROR`` ``cannot <verb> "<dp>": <reason>`` (§1.5 #15; A2): ``reason`` is the
+    OS's ``strerror`` or the service's message."""
+    return FsError(f'cannot {verb} "{display}": {reason}', FsErrorCode.IO_ERROR, cause=cause)
+
+
+def write_cleanup_failed(primary: object, step: Literal["close", "cleanup"], failure: object, *,
+                         cause: BaseException | None = None) -> FsError:
+    """``FS_IO_ERROR`` ``write failed (<primary>) and temp <step> failed (<failure>)``: a
+    failed atomic write whose temp file could not be closed or removed either (§1.5 #21,
+    #22; the code is A2's, not the reference's FS_NOT_FOUND)."""
+    return FsError(f"write failed ({primary}) and temp {step} failed ({failure})", FsErrorCode.IO_ERROR, cause=cause)
+
+
+def lock_unavailable(lock_dir: str, reason: str, *, cause: BaseException | None = None) -> FsError:
+    """``FS_IO_ERROR``: the cross-process lock (DEVIATIONS A4) cannot be taken."""
+    return FsError(f"cannot take the cross-process lock in {lock_dir}: {reason}", FsErrorCode.IO_ERROR, cause=cause)
+
+
+def lock_dir_unusable(lock_dir: str, reason: str, *, cause: BaseException | None = None) -> FsError:
+    """``FS_IO_ERROR``: the lock directory (DEVIATIONS A4) cannot be created or is not private."""
+    return FsError(f"cannot use the lock directory {lock_dir}: {reason} "
+                   "(set DSH_FS_LOCK_DIR to a private directory)", FsErrorCode.IO_ERROR, cause=cause)
+
+
+# -- guards (intents) -------------------------------------------------------------------------
+
+def stale(verb: Literal["write", "edit"], display: str) -> FsError:
+    """``FS_STALE_VERSION`` ``cannot <verb> "<dp>": file changed since it was read`` (§1.5
+    #18, #23; an edit of a missing file too)."""
+    return FsError(f'cannot {verb} "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+
+
+def gone(display: str) -> FsError:
+    """``FS_STALE_VERSION`` ``cannot write "<dp>": file no longer exists`` (§1.5 #17: a
+    ``ReplaceIfVersion`` write of a missing file; it is not recreated)."""
+    return FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+
+
+def overwrite_not_observed(display: str) -> FsError:
+    """``FS_NOT_OBSERVED`` ``cannot overwrite existing "<dp>" without reading it first``
+    (§1.5 #19: a ``CreateIfAbsent`` write found a file)."""
+    return FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
+
+
+def edit_not_observed(display: str) -> FsError:
+    """``FS_NOT_OBSERVED`` ``edit requires reading "<dp>" first`` (§1.5 #31: the policy's
+    edit gate)."""
+    return FsError(f'edit requires reading "{display}" first', FsErrorCode.NOT_OBSERVED)
+
+
+# -- literal edits --------------------------------------------------------------------------
+
+def edit_empty() -> FsError:
+    """``FS_EDIT_NOT_FOUND`` ``old_string must be a non-empty string`` (§1.5 #28: empty after
+    CRLF→LF normalization)."""
+    return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
+
+
+def edit_not_found(display: str, *, searched_text: str | None = None, needle: str | None = None) -> FsError:
+    """``FS_EDIT_NOT_FOUND`` ``old_string was not found in "<dp>"`` (§1.5 #29).
+
+    :param searched_text: the LF-normalized text searched, kept for the near-match hint
+        (DEVIATIONS D5); ``None`` when the provider did not hold it
+    :param needle: the LF-normalized ``old_string``
+    """
+    return FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND,
+                   searched_text=searched_text, needle=needle)
+
+
+def edit_ambiguous(display: str, count: int) -> FsError:
+    """``FS_AMBIGUOUS_EDIT`` (§1.5 #30): ``old_string`` matched ``count`` (> 1) times without
+    ``replace_all``."""
+    return FsError(
+        f'old_string matched {count} times in "{display}"; '
+        "provide a more specific old_string or set replace_all to true",
+        FsErrorCode.AMBIGUOUS_EDIT,
+    )
+
+
+# -- reads ------------------------------------------------------------------------------------
+
+def offset_out_of_range(offset: int, display: str, total_lines: int) -> FsError:
+    """``FS_NOT_FOUND`` ``offset <n> is out of range for "<dp>" (<total> lines)`` (§1.5 #32,
+    §4.6.4; ``<n>`` printed as JavaScript prints a number)."""
+    return FsError(
+        f'offset {js_number_str(offset)} is out of range for "{display}" ({total_lines} lines)',
+        FsErrorCode.NOT_FOUND,
+    )

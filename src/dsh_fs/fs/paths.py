@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from .errors import FsError, FsErrorCode
-
-__all__ = ("JS_WHITESPACE", "is_blank", "node_resolve", "nul_path_error")
+__all__ = ("JS_WHITESPACE", "is_blank", "node_resolve")
 
 JS_WHITESPACE = frozenset(
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -30,9 +28,3 @@ def node_resolve(base: str, path: str) -> str:
         out = "/" + out.lstrip("/")
     return out
 
-
-def nul_path_error(display: str) -> FsError:
-    """``FS_PERMISSION_DENIED`` for a path with a NUL byte (no file can have that name); the
-    NUL is shown as ``\\0`` so the message stays printable."""
-    shown = display.replace("\0", "\\0")
-    return FsError(f'cannot resolve "{shown}": path contains a NUL byte', FsErrorCode.PERMISSION_DENIED)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..core.jsonvalue import well_formed as well_formed  # re-exported for providers
 from ..core.profile import Profile
-from .errors import FsError, FsErrorCode
+from .errors import FsError, Verb, edit_ambiguous, edit_empty, edit_not_found, not_text
 from .literal_edit import EditFailure, EditPlan, plan_edit
 from .text import BOM, NUL_SAMPLE, NotTextError, decode_text, normalize
 from .types import EditRequest
@@ -67,31 +67,21 @@ def encode_text(text: str) -> bytes:
     return well_formed(text).encode("utf-8")
 
 
-def not_text_error(exc: NotTextError, verb: str, display: str, rules: TextRules) -> FsError:
-    """``FS_NOT_TEXT`` ``cannot <verb> "<display>": <reason>[ (<detail>)]`` (§1.5 #8, #9, #25, #26; D6)."""
-    return FsError(f'cannot {verb} "{display}": {exc.message(rules.detailed_errors)}', FsErrorCode.NOT_TEXT)
+def not_text_error(exc: NotTextError, verb: Verb, display: str, rules: TextRules) -> FsError:
+    """``errors.not_text`` for ``exc``, with its detail in the default profile (§1.5 #8, #9,
+    #25, #26; D6)."""
+    return not_text(verb, display, exc.message(rules.detailed_errors))
 
 
 def edit_failure_error(failure: EditFailure, display: str) -> FsError:
-    """The coded error of a literal-edit failure (§1.5 #28, #29, #30).
-
-    ``FS_EDIT_NOT_FOUND`` for a missing match keeps the searched text and needle so the tool
-    layer can look for a near match (D5).
-    """
+    """The coded error of a literal-edit failure (§1.5 #28, #29, #30): ``edit_empty``,
+    ``edit_not_found`` (keeping the searched text and needle for the tool layer's near-match
+    hint, D5) or ``edit_ambiguous``."""
     if failure.kind == "empty":
-        return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
+        return edit_empty()
     if failure.kind == "not_found":
-        return FsError(
-            f'old_string was not found in "{display}"',
-            FsErrorCode.EDIT_NOT_FOUND,
-            searched_text=failure.content,
-            needle=failure.needle,
-        )
-    return FsError(
-        f'old_string matched {failure.count} times in "{display}"; '
-        "provide a more specific old_string or set replace_all to true",
-        FsErrorCode.AMBIGUOUS_EDIT,
-    )
+        return edit_not_found(display, searched_text=failure.content, needle=failure.needle)
+    return edit_ambiguous(display, failure.count)
 
 
 def decode_for_read(raw: bytes, display: str, rules: TextRules) -> str:

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import FsError, FsErrorCode
-from .paths import is_blank, nul_path_error
+from .errors import blank_path, nul_in_path, outside_workspace
+from .paths import is_blank
 
 __all__ = ("RootedPath", "check_root", "display_of", "resolve_rooted")
 
@@ -77,16 +77,16 @@ def resolve_rooted(path: str, base: str, root: str) -> RootedPath:
         "<dp>": path contains a NUL byte`` and outside the root
     """
     if is_blank(path):
-        raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
+        raise blank_path()
     joined = path if path.startswith("/") else base.rstrip("/") + "/" + path
     if not joined.startswith("/"):
         joined = "/" + joined
     segments = _segments(joined)
     root_parts = [p for p in root.split("/") if p]
     if segments is None or segments[: len(root_parts)] != root_parts:
-        raise FsError(f'cannot resolve "{path}": outside the workspace "{root}"', FsErrorCode.PERMISSION_DENIED)
+        raise outside_workspace(path, root)
     rel = "/".join(segments[len(root_parts) :])
     display = display_of(root, rel)
     if "\0" in path:
-        raise nul_path_error(display)
+        raise nul_in_path(display)
     return RootedPath(display=display, rel=rel)

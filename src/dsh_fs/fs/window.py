@@ -21,8 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.jsonvalue import js_number_str
-from .errors import FsError, FsErrorCode
+from .errors import offset_out_of_range
 
 __all__ = (
     "DEFAULT_READ_LIMIT",
@@ -34,7 +33,6 @@ __all__ = (
     "WindowLine",
     "WindowResult",
     "nth_index",
-    "out_of_range_error",
     "truncation_suffix",
     "window_text",
 )
@@ -155,14 +153,6 @@ class WindowResult:
             f"WindowResult(offset={self.offset!r}, lines={self.lines!r}, total_lines={self.total_lines!r}, "
             f"truncated_by_bytes={self.truncated_by_bytes!r})"
         )
-
-
-def out_of_range_error(offset: int, total_lines: int, display_path: str) -> FsError:
-    """§4.6.4: ``offset <n> is out of range for "<path>" (<total> lines)`` (FS_NOT_FOUND)."""
-    return FsError(
-        f'offset {js_number_str(offset)} is out of range for "{display_path}" ({total_lines} lines)',
-        FsErrorCode.NOT_FOUND,
-    )
 
 
 def nth_index(data: Any, sep: Any, start: int, n: int) -> int:
@@ -325,7 +315,7 @@ class WindowCollector:
         if not result.truncated_by_bytes and offset > result.total_lines and not (
             result.total_lines == 0 and offset == 1
         ):
-            raise out_of_range_error(offset, result.total_lines, display_path)
+            raise offset_out_of_range(offset, display_path, result.total_lines)
         return result
 
 

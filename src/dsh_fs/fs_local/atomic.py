@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 
 from ..core.signal import AbortSignal
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import FsError, Verb, check_abort, write_cleanup_failed
 from . import beneath
-from .oserrors import check_abort, map_os_error
+from .oserrors import map_os_error
 
 __all__ = ("ANONYMOUS_TEMP", "STALE_AFTER_S", "SWEEP_INTERVAL_S", "TEMP_NAME", "atomic_write", "sweep_stale")
 
@@ -67,7 +67,7 @@ _swept_lock = threading.Lock()
 
 
 def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None,
-                 signal: AbortSignal | None, verb: str, display: str, root: str | None = None) -> None:
+                 signal: AbortSignal | None, verb: Verb, display: str, root: str | None = None) -> None:
     """Replace (or create) the file at ``path`` with ``data``, atomically and durably.
 
     :param path: absolute path of the target; missing parent directories are created
@@ -82,7 +82,7 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, o
         (``FS_IO_ERROR``) when even the cleanup fails (§2.10 failure handling). On any error
         the target is untouched and no temp file is left.
     """
-    check_abort(signal, "write aborted")
+    check_abort(signal, "write")
     name = posixpath.basename(path)
     try:
         try:  # the parent almost always exists: open it without the mkdir probes
@@ -92,7 +92,7 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, o
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     try:
-        check_abort(signal, "write aborted")
+        check_abort(signal, "write")
         clean = sweep_stale(parent)
         _write_and_rename(parent, name, data, mode=mode, owner=owner, signal=signal, verb=verb, display=display)
         try:
@@ -131,7 +131,7 @@ def _open_temp(parent: int, name: str) -> tuple[int, str | None]:
 
 
 def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None], *, mode: int,
-                      owner: tuple[int, int] | None, signal: AbortSignal | None, verb: str, display: str) -> None:
+                      owner: tuple[int, int] | None, signal: AbortSignal | None, verb: Verb, display: str) -> None:
     fd: int | None = None
     temp: str | None = None
     try:
@@ -142,7 +142,7 @@ def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None
             view = memoryview(data)
             written = 0
             while written < len(view):
-                check_abort(signal, "write aborted")
+                check_abort(signal, "write")
                 written += os.write(fd, view[written : written + WRITE_CHUNK])
         os.fsync(fd)
         if owner is not None:
@@ -151,14 +151,14 @@ def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None
             except OSError:
                 pass  # not ours to give away: the new inode keeps our ownership
         os.fchmod(fd, mode)
-        check_abort(signal, "write aborted")
+        check_abort(signal, "write")
         if temp is None:  # give the anonymous inode a name, in the same directory
             linked = _temp_name(name)
             os.link(f"/proc/self/fd/{fd}", linked, dst_dir_fd=parent, follow_symlinks=True)
             temp = linked
         os.close(fd)
         fd = None
-        check_abort(signal, "write aborted")
+        check_abort(signal, "write")
         os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException as exc:
         primary = exc if isinstance(exc, FsError) else (
@@ -168,16 +168,14 @@ def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None
             try:
                 os.close(fd)
             except OSError as close_exc:
-                raise FsError(f"write failed ({primary}) and temp close failed ({close_exc})",
-                              FsErrorCode.IO_ERROR, cause=exc) from exc
+                raise write_cleanup_failed(primary, "close", close_exc, cause=exc) from exc
         if temp is not None:
             try:
                 os.unlink(temp, dir_fd=parent)
             except FileNotFoundError:
                 pass
             except OSError as rm_exc:
-                raise FsError(f"write failed ({primary}) and temp cleanup failed ({rm_exc})",
-                              FsErrorCode.IO_ERROR, cause=exc) from exc
+                raise write_cleanup_failed(primary, "cleanup", rm_exc, cause=exc) from exc
         if primary is exc:
             raise
         raise primary from exc

@@ -42,7 +42,7 @@ from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank, node_resolve
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import FsError, Stage, aborted, blank_path, check_abort, outside_workspace
 from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
 from ..fs.window import ReadWindow, WindowResult
 from . import fsio, versions
@@ -154,13 +154,13 @@ class LocalFileSystem(FileSystem):
         return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs), limiter=self._limiter)
 
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
-        fsio.check_abort(signal, "resolve aborted")
+        check_abort(signal, "resolve")
         if self.inline_probes:
             return fsio.resolve_target(path, cwd or self.cwd, signal=signal, rules=self.rules)
         return await self._run(fsio.resolve_target, path, cwd or self.cwd, signal=signal, rules=self.rules)
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
-        fsio.check_abort(signal, "stat aborted")
+        check_abort(signal, "stat")
         if self.inline_probes:
             probed = fsio.probe(target.key, "stat", target.display_path, root=self.rules.root)
             if probed is not None and self._digest_is_costly(probed.st):
@@ -171,7 +171,7 @@ class LocalFileSystem(FileSystem):
             found = await self._run(
                 lambda: _info(fsio.probe(target.key, "stat", target.display_path, root=self.rules.root))
             )
-        fsio.check_abort(signal, "stat aborted")
+        check_abort(signal, "stat")
         return found
 
     def _digest_is_costly(self, st: os.stat_result) -> bool:
@@ -184,14 +184,14 @@ class LocalFileSystem(FileSystem):
         )
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
-        fsio.check_abort(signal, "lstat aborted")
+        check_abort(signal, "lstat")
         if is_blank(path):
-            raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
+            raise blank_path()
         display = node_resolve(cwd or self.cwd, path)
         if not fsio.contained(display, self.rules):
-            raise fsio.outside_error(display, self.rules.root_display)
+            raise outside_workspace(display, self.rules.root_display)
         found = await self._run(fsio.probe_no_follow, display, display)
-        fsio.check_abort(signal, "lstat aborted")
+        check_abort(signal, "lstat")
         return found
 
     async def read_text(self, target: Target, *, signal: AbortSignal | None = None) -> str:
@@ -240,7 +240,7 @@ class LocalFileSystem(FileSystem):
     ) -> WriteOutcome:
         async with self.locks.hold(target.key):
             return await self._mutate(fsio.write_file, target, content, expected, signal,
-                                      new_size=lambda _old: 4 * len(content), abort_message="write aborted")
+                                      new_size=lambda _old: 4 * len(content), stage="write")
 
     async def edit_text(
         self,
@@ -252,16 +252,16 @@ class LocalFileSystem(FileSystem):
     ) -> EditOutcome:
         async with self.locks.hold(target.key):
             return await self._mutate(fsio.edit_file, target, edit, expected, signal,
-                                      new_size=_edit_size_bound(edit), abort_message="edit aborted")
+                                      new_size=_edit_size_bound(edit), stage="edit")
 
     async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
-                      new_size: Callable[[int], int], abort_message: str):
+                      new_size: Callable[[int], int], stage: Stage):
         """Run ``operation`` (``fsio.write_file`` / ``edit_file``) holding the cross-process
         lock: on this thread when small and the disk fast, else in a worker thread.
 
         :param new_size: a bound on the new content's size in bytes, given the old size
         """
-        fd = await self._acquire(target.key, signal, abort_message)
+        fd = await self._acquire(target.key, signal, stage)
         try:
             small = self._small(target, new_size)  # only small mutations tell how fast the disk is
             if small and time.monotonic() >= self._inline_after:
@@ -282,7 +282,7 @@ class LocalFileSystem(FileSystem):
         finally:
             self.process_locks.release(fd)
 
-    async def _acquire(self, key: str, signal: AbortSignal | None, abort_message: str) -> int:
+    async def _acquire(self, key: str, signal: AbortSignal | None, stage: Stage) -> int:
         """The cross-process lock of ``key`` (A4). Free: taken at once, on this thread. Held
         elsewhere: waited for in the kernel's queue from a thread of ``lock_waits`` (not the I/O
         threads, so waits never starve reads); an abort (``FS_ABORTED``) or the caller's
@@ -308,7 +308,7 @@ class LocalFileSystem(FileSystem):
             raise
         if got is None:
             waiter.abandon()
-            raise failure if failure is not None else FsError(abort_message, FsErrorCode.ABORTED)
+            raise failure if failure is not None else aborted(stage)
         waiter.taken()
         return got
 

@@ -14,7 +14,24 @@ import stat as stat_mod
 from dataclasses import dataclass
 
 from ..core.signal import AbortSignal
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import (
+    FsError,
+    Stage,
+    Verb,
+    blank_path,
+    check_abort,
+    gone,
+    io_error,
+    not_directory,
+    not_found,
+    not_regular_file,
+    nul_in_path,
+    outside_workspace,
+    overwrite_not_observed,
+    parent_not_directory,
+    permission_denied,
+    stale,
+)
 from ..fs.provider_rules import (
     PriorSummary,
     PriorTally,
@@ -26,7 +43,7 @@ from ..fs.provider_rules import (
     rewrite,
     well_formed,
 )
-from ..fs.paths import is_blank, node_resolve, nul_path_error
+from ..fs.paths import is_blank, node_resolve
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
@@ -46,7 +63,7 @@ from ..fs.types import (
 )
 from . import beneath, versions
 from .atomic import atomic_write
-from .oserrors import check_abort, map_os_error, outside_error
+from .oserrors import map_os_error
 
 __all__ = (
     "LocalRules",
@@ -87,12 +104,6 @@ class LocalRules(TextRules):
     """edits of files of at least this many bytes stream (``stream_edit``), without a diff basis"""
 
 
-def _path_problem(path: str, display: str) -> FsError | None:
-    if "\0" in path:
-        return nul_path_error(display)
-    return None
-
-
 def contained(display: str, rules: LocalRules) -> bool:
     """Is ``display`` (absolute, normalized) inside the root, lexically? Always without a root."""
     root = rules.root
@@ -107,29 +118,26 @@ def contained(display: str, rules: LocalRules) -> bool:
 
 def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: LocalRules) -> Target:
     """Map ``path`` (relative to ``base``) to a target: display path + realpath key."""
-    check_abort(signal, "resolve aborted")
+    check_abort(signal, "resolve")
     if is_blank(path):
-        raise FsError("file_path must be a non-empty string", FsErrorCode.NOT_FOUND)
+        raise blank_path()
     path = well_formed(path)
     display = node_resolve(base, path)
-    problem = _path_problem(path, display)
-    if problem is not None:
-        raise problem
+    if "\0" in path:
+        raise nul_in_path(display)
     if not contained(display, rules):
-        raise outside_error(display, rules.root_display)
+        raise outside_workspace(display, rules.root_display)
     try:
         key = os.path.realpath(display, strict=True)
     except FileNotFoundError:
         key = _missing_key(display, rules)
     except NotADirectoryError:
-        raise FsError(
-            f'cannot resolve "{display}": a parent path segment is not a directory', FsErrorCode.NOT_FOUND
-        ) from None
+        raise parent_not_directory(display) from None
     except OSError as exc:
         raise map_os_error(exc, "resolve", display) from exc
     if rules.root is not None and not beneath.inside(key, rules.root):
-        raise outside_error(display, rules.root_display)
-    check_abort(signal, "resolve aborted")
+        raise outside_workspace(display, rules.root_display)
+    check_abort(signal, "resolve")
     return Target(key=TargetKey(key), display_path=display)
 
 
@@ -152,9 +160,7 @@ def _missing_key(display: str, rules: LocalRules) -> str:
             missing.insert(0, posixpath.basename(ancestor))
             ancestor = posixpath.dirname(ancestor)
         except NotADirectoryError:
-            raise FsError(
-                f'cannot resolve "{display}": a parent path segment is not a directory', FsErrorCode.NOT_FOUND
-            ) from None
+            raise parent_not_directory(display) from None
         except OSError as exc:
             raise map_os_error(exc, "resolve", display) from exc
 
@@ -202,7 +208,7 @@ class Probe:
         return Info(version=self.version, type=self.type, size=self.st.st_size)
 
 
-def probe(path: str, verb: str, display: str, *, root: str | None = None) -> Probe | None:
+def probe(path: str, verb: Verb, display: str, *, root: str | None = None) -> Probe | None:
     """Following stat (beneath ``root``: final component not followed); ``None`` for
     ENOENT/ENOTDIR; other errors mapped (A2)."""
     try:
@@ -231,26 +237,26 @@ def probe_no_follow(path: str, display: str) -> PathInfo | None:
 
 # -- reading (§2.5) ----------------------------------------------------------------------
 
-def _open_regular(path: str, verb: str, display: str, root: str | None) -> int:
+def _open_regular(path: str, verb: Verb, display: str, root: str | None) -> int:
     """Open a regular file for reading without ever blocking on a FIFO."""
     try:
         fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except (FileNotFoundError, NotADirectoryError):
-        raise FsError(f'cannot {verb} "{display}": not found', FsErrorCode.NOT_FOUND) from None
+        raise not_found(verb, display) from None
     except IsADirectoryError:
-        raise FsError(f'cannot {verb} "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE) from None
+        raise not_regular_file(verb, display) from None
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     try:
         if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
-            raise FsError(f'cannot {verb} "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+            raise not_regular_file(verb, display)
     except BaseException:
         os.close(fd)
         raise
     return fd
 
 
-def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str, display: str,
+def _read_fd(fd: int, signal: AbortSignal | None, stage: Stage, verb: Verb, display: str,
              size: int | None = None) -> bytes:
     """The bytes of ``fd`` to EOF; ``size``: its size by an ``fstat`` just made (else one is made)."""
     chunks: list[bytes] = []
@@ -259,7 +265,7 @@ def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str,
         # oversized buffer); /proc files report 0 and grow past it, so keep reading to EOF
         want = min(max((os.fstat(fd).st_size if size is None else size) + 1, 4096), READ_CHUNK * 8)
         while True:
-            check_abort(signal, abort_message)
+            check_abort(signal, stage)
             chunk = os.read(fd, want)
             want = READ_CHUNK * 8
             if not chunk:
@@ -270,28 +276,28 @@ def _read_fd(fd: int, signal: AbortSignal | None, abort_message: str, verb: str,
     return b"".join(chunks)
 
 
-def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: str = "read",
-                    abort_message: str = "read aborted") -> bytes:
+def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: Verb = "read",
+                    stage: Stage = "read") -> bytes:
     """The whole regular file's bytes (abortable between chunks)."""
-    check_abort(signal, abort_message)
+    check_abort(signal, stage)
     fd = _open_regular(path, verb, display, root)
     try:
-        return _read_fd(fd, signal, abort_message, verb, display)
+        return _read_fd(fd, signal, stage, verb, display)
     finally:
         os.close(fd)
 
 
-def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: str,
-                  abort_message: str) -> tuple[bytes, os.stat_result]:
+def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: Verb,
+                  stage: Stage) -> tuple[bytes, os.stat_result]:
     """``read_file_bytes``, with the ``fstat`` of the descriptor the bytes were read from."""
-    check_abort(signal, abort_message)
+    check_abort(signal, stage)
     fd = _open_regular(path, verb, display, root)
     try:
         try:
             st = os.fstat(fd)
         except OSError as exc:
             raise map_os_error(exc, verb, display) from exc
-        return _read_fd(fd, signal, abort_message, verb, display, st.st_size), st
+        return _read_fd(fd, signal, stage, verb, display, st.st_size), st
     finally:
         os.close(fd)
 
@@ -299,7 +305,7 @@ def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: 
 def read_text(path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> str:
     """§2.5 ``readText``: whole file, NUL sample, strict UTF-8, BOM stripped."""
     raw = read_file_bytes(path, display, signal=signal, root=rules.root)
-    check_abort(signal, "read aborted")
+    check_abort(signal, "read")
     return decode_for_read(raw, display, rules)
 
 
@@ -323,9 +329,9 @@ class StreamReader:
             return None
         try:
             if self._fd is None:
-                check_abort(self._signal, "read aborted")
+                check_abort(self._signal, "read")
                 self._fd = _open_regular(self._path, "read", self._display, self._rules.root)
-            check_abort(self._signal, "read aborted")
+            check_abort(self._signal, "read")
             try:
                 raw = os.read(self._fd, self._chunk_size)
             except OSError as exc:
@@ -362,14 +368,14 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     key, display = target.key, target.display_path
     existing = probe(key, "write", display, root=rules.root)
     if existing is not None and existing.type != "file":
-        raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        raise not_regular_file("write", display)
     if isinstance(expected, ReplaceIfVersion):
         if existing is None:
-            raise FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+            raise gone(display)
         if not existing.matches(expected.version):
-            raise FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+            raise stale("write", display)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
-        raise FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
+        raise overwrite_not_observed(display)
     old: bytes | PriorSummary | None = None
     if existing is not None:
         if existing.st.st_size < rules.stream_edit_min_size:
@@ -393,13 +399,13 @@ def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: Loc
     """The ``PriorSummary`` of a file too big to hold, read in chunks (only when a profile
     switch needs it: the reference profile keeps neither the BOM nor CRLF)."""
     tally = PriorTally()
-    check_abort(signal, "read aborted")  # the prior file's read, as in §2.8 step 4
+    check_abort(signal, "read")  # the prior file's read, as in §2.8 step 4
     if not (rules.keep_bom or rules.keep_line_endings):
         return tally.summary()
     fd = _open_regular(key, "write", display, rules.root)
     try:
         while True:
-            check_abort(signal, "read aborted")
+            check_abort(signal, "read")
             chunk = os.read(fd, READ_CHUNK)
             if not chunk:
                 return tally.summary()
@@ -436,28 +442,28 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     key, display = target.key, target.display_path
     existing = probe(key, "edit", display, root=rules.root)
     if existing is None:
-        raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        raise stale("edit", display)
     if existing.type != "file":
-        raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        raise not_regular_file("edit", display)
     # the version guard (A5): the stat fields first; a content digest, when the expected token
     # carries one, is checked on the bytes the edit reads anyway (one read instead of two)
     digest: str | None = None
     if expected is not None:
         fields, digest = versions.split_token(expected.version)
         if fields != versions.fields_of(existing.st):
-            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+            raise stale("edit", display)
     if existing.st.st_size >= rules.stream_edit_min_size:
         if expected is not None and digest is not None and not existing.matches(expected.version):
-            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+            raise stale("edit", display)
         from .stream_edit import stream_edit_file  # (imports this module)
 
         return stream_edit_file(target, edit, existing, signal=signal, rules=rules)
     if expected is None or digest is None:
         raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit",
-                              abort_message="edit aborted")
+                              stage="edit")
     else:
         raw = _read_if_digest(existing, expected.version, digest, display, signal=signal, rules=rules)
-    check_abort(signal, "edit aborted")
+    check_abort(signal, "edit")
     edited = apply_edit(raw, edit, display, rules)
     data = edited.data
     atomic_write(key, data, mode=existing.mode, owner=_owner_to_keep(existing, rules), signal=signal,
@@ -472,18 +478,15 @@ def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *
     failing ``FS_STALE_VERSION`` unless they are the bytes of the probed file (same device and
     inode) with that digest. Same outcomes as checking ``existing.matches(expected)`` and then
     reading: when the read fails, the separate check decides between stale and that failure."""
-    def stale() -> FsError:
-        return FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
-
     try:
         raw, st = _read_file_st(existing.path, display, signal=signal, root=rules.root, verb="edit",
-                                abort_message="edit aborted")
+                                stage="edit")
     except FsError:
         if not existing.matches(expected):
-            raise stale() from None
+            raise stale("edit", display) from None
         raise
     if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino) or versions.digest_bytes(raw) != digest:
-        raise stale()
+        raise stale("edit", display)
     return raw
 
 
@@ -493,27 +496,26 @@ def _list_error(exc: BaseException, display: str) -> FsError:
     if isinstance(exc, FsError):
         return exc
     if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
-        return FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND, cause=exc)
+        return not_found("list", display)
     if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
-        return FsError(f'cannot list "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=exc)
+        return permission_denied("list", display, cause=exc)
     if isinstance(exc, OSError):
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        return FsError(f'cannot list "{display}": {reason}', FsErrorCode.IO_ERROR, cause=exc)
-    return FsError(f'cannot list "{display}": {exc}', FsErrorCode.IO_ERROR, cause=exc)
+        return io_error("list", display, os.strerror(exc.errno) if exc.errno else str(exc), cause=exc)
+    return io_error("list", display, str(exc), cause=exc)
 
 
 def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRules) -> list[DirEntry]:
     """§2.6 ``listDir``: direct children in code-point name order (A6), never opened."""
-    check_abort(signal, "list aborted")
+    check_abort(signal, "list")
     display = target.display_path
     try:
         st = beneath.stat_in(target.key, root=rules.root)
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
-            raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND) from None
+            raise not_found("list", display) from None
         raise _list_error(exc, display) from exc
     if not stat_mod.S_ISDIR(st.st_mode):
-        raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+        raise not_directory(display)
     try:
         fd = beneath.open_dir(target.key, root=rules.root)
         try:
@@ -522,10 +524,10 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
             os.close(fd)
     except OSError as exc:
         raise _list_error(exc, display) from exc
-    check_abort(signal, "list aborted")
+    check_abort(signal, "list")
     entries: list[DirEntry] = []
     for name in sorted(names):
-        check_abort(signal, "list aborted")
+        check_abort(signal, "list")
         child_display = posixpath.join(display, name)
         try:
             child = resolve_target(name, target.key, signal=None, rules=rules)
@@ -544,5 +546,5 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
                 size=found.st.st_size if found is not None and kind == "file" else None,
             )
         )
-        check_abort(signal, "list aborted")
+        check_abort(signal, "list")
     return entries

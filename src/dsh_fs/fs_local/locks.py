@@ -22,7 +22,7 @@ import stat as stat_mod
 import tempfile
 import threading
 
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import FsError, lock_dir_unusable, lock_unavailable
 from ..fs.locks import TargetLocks as TargetLocks  # re-exported: the in-process half
 
 __all__ = ("LockWait", "ProcessLocks", "TargetLocks", "default_lock_dir")
@@ -113,8 +113,7 @@ class ProcessLocks:
             raise self._failure(exc) from exc
 
     def _failure(self, exc: OSError) -> FsError:
-        return FsError(f"cannot take the cross-process lock in {self.lock_dir}: {exc.strerror or exc}",
-                       FsErrorCode.IO_ERROR, cause=exc)
+        return lock_unavailable(self.lock_dir, str(exc.strerror or exc), cause=exc)
 
     @staticmethod
     def release(fd: int) -> None:
@@ -197,5 +196,4 @@ def _check_private(path: str) -> None:
 
 
 def _unusable(path: str, exc: OSError) -> FsError:
-    return FsError(f"cannot use the lock directory {path}: {exc.strerror or exc} "
-                   "(set DSH_FS_LOCK_DIR to a private directory)", FsErrorCode.IO_ERROR, cause=exc)
+    return lock_dir_unusable(path, str(exc.strerror or exc), cause=exc)

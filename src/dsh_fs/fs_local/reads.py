@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 from ..core.signal import AbortSignal
+from ..fs.errors import check_abort
 from ..fs.provider_rules import not_text_error
 from ..fs.text import NotTextError
 from ..fs.types import Info, Target
@@ -50,7 +51,7 @@ def read_window_file(
         FS_IO_ERROR, FS_ABORTED ``read aborted``, and the out-of-range FS_NOT_FOUND
     """
     key, display = target.key, target.display_path
-    fsio.check_abort(signal, "read aborted")
+    check_abort(signal, "read")
     fd = fsio._open_regular(key, "read", display, rules.root)
     try:
         version = str(info.version)

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 
 from ..core.signal import AbortSignal
 from ..fs.byte_text import Utf8Validator, check_head
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import check_abort, offset_out_of_range
 from ..fs.text import BOM, NUL_SAMPLE
-from ..fs.window import ReadWindow, WindowCollector, WindowResult, nth_index, out_of_range_error
+from ..fs.window import ReadWindow, WindowCollector, WindowResult, nth_index
 from .line_index import MIN_STRIDE, LineIndex, stride_for
 
 __all__ = ("DEFAULT_CHUNK", "ScanOutcome", "scan_window")
@@ -55,11 +55,6 @@ class ScanOutcome:
     result: WindowResult
     index: LineIndex | None
     """the index after this scan when it learned something new, else ``None``"""
-
-
-def _abort(signal: AbortSignal | None) -> None:
-    if signal is not None and signal.aborted:
-        raise FsError("read aborted", FsErrorCode.ABORTED)
 
 
 class _Scan:
@@ -115,7 +110,7 @@ class _Scan:
             if known.complete:
                 total = known.total_lines or 0
                 if line > total and not (total == 0 and line == 1):
-                    raise out_of_range_error(line, total, self.display)
+                    raise offset_out_of_range(line, self.display, total)
             start, before = known.start_for(line)
             self.pos, self.newlines = start, before
             self.content_start = known.content_start
@@ -140,7 +135,7 @@ class _Scan:
     def _read(self) -> tuple[bytes, int]:
         """The next piece at ``pos`` and how many bytes were asked for (a piece never
         crosses a multiple of ``chunk``; the first one is sized by the stat)."""
-        _abort(self.signal)
+        check_abort(self.signal, "read")
         pos = self.pos
         want = min(self.chunk - pos % self.chunk, self.piece)
         if pos < self.validated_to:
@@ -431,7 +426,7 @@ def scan_window(
     if chunk < NUL_SAMPLE:
         raise ValueError(f"chunk must be at least {NUL_SAMPLE} bytes")
     if index is None and 0 <= size_hint < chunk and piece is None:
-        _abort(signal)
+        check_abort(signal, "read")
         data = os.pread(fd, size_hint + 1, 0)
         if len(data) <= size_hint:  # the whole file, in one read
             result = _small_file(data, window, display=display, foreign_boms=foreign_boms)

@@ -28,7 +28,7 @@ import os
 
 from ..core.signal import AbortSignal
 from ..fs.byte_text import Utf8Validator
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import check_abort, edit_ambiguous, edit_empty, edit_not_found, stale
 from ..fs.provider_rules import not_text_error
 from ..fs.stream_edit import EditRewriter, EditScan, encodable
 from ..fs.text import BOM, NotTextError, foreign_bom_error, nul_error, normalize
@@ -84,7 +84,7 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
     key, display = target.key, target.display_path
     old = normalize(edit.old_string)
     new = normalize(edit.new_string)
-    fsio.check_abort(signal, "edit aborted")
+    check_abort(signal, "edit")
     fd = fsio._open_regular(key, "edit", display, rules.root)
     try:
         if hasattr(os, "posix_fadvise"):
@@ -105,17 +105,13 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
             raise not_text_error(exc, "edit", display, rules) from None
         except OSError as exc:
             raise fsio.map_os_error(exc, "edit", display) from exc
-        fsio.check_abort(signal, "edit aborted")
+        check_abort(signal, "edit")
         if scan is None:
-            raise FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
+            raise edit_empty()
         if scan.matches == 0:
-            raise FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND, needle=old)
+            raise edit_not_found(display, needle=old)
         if scan.matches > 1 and not edit.replace_all:
-            raise FsError(
-                f'old_string matched {scan.matches} times in "{display}"; '
-                "provide a more specific old_string or set replace_all to true",
-                FsErrorCode.AMBIGUOUS_EDIT,
-            )
+            raise edit_ambiguous(display, scan.matches)
         keep = rules.keep_line_endings
         rewriter = EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0,
                                 positions=scan.positions)
@@ -138,11 +134,11 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
                     pos = start + size
                 whole = whole and _copy_range(fd, out, pos, None, signal)
                 if not whole or _fingerprint(os.fstat(fd)) != fingerprint:
-                    raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+                    raise stale("edit", display)
                 return
             pos = content_start
             while True:
-                fsio.check_abort(signal, "write aborted")
+                check_abort(signal, "write")
                 piece = os.pread(fd, chunk, pos)
                 if not piece:
                     break
@@ -150,7 +146,7 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
                 _write_all(out, rewriter.feed(piece))
             _write_all(out, rewriter.finish())
             if rewriter.matches != scan.matches or _fingerprint(os.fstat(fd)) != fingerprint:
-                raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+                raise stale("edit", display)
 
         fsio.atomic_write(key, produce, mode=existing.mode, owner=fsio._owner_to_keep(existing, rules),
                           signal=signal, verb="edit", display=display, root=rules.root)
@@ -168,7 +164,7 @@ def _copy_range(src: int, dst: int, offset: int, length: int | None, signal: Abo
     Returns ``False`` when ``src`` ended first (it changed)."""
     remaining = length
     while remaining is None or remaining > 0:
-        fsio.check_abort(signal, "write aborted")
+        check_abort(signal, "write")
         step = _COPY_STEP if remaining is None else min(_COPY_STEP, remaining)
         try:
             copied = os.copy_file_range(src, dst, step, offset)
@@ -192,7 +188,7 @@ def _count_lines(fd: int, start: int, length: int, chunk: int, signal: AbortSign
     count = 0
     end = start + length
     while start < end:
-        fsio.check_abort(signal, "edit aborted")
+        check_abort(signal, "edit")
         piece = os.pread(fd, min(chunk, end - start), start)
         if not piece:
             break
@@ -219,7 +215,7 @@ def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: fs
     pos = 0
     content_start = 0
     while True:
-        fsio.check_abort(signal, "edit aborted")
+        check_abort(signal, "edit")
         piece = os.pread(fd, chunk, pos)
         if not piece:
             break

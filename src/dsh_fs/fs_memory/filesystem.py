@@ -22,7 +22,17 @@ import anyio.lowlevel
 
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import (
+    Verb,
+    check_abort,
+    foreign_target,
+    gone,
+    not_directory,
+    not_found,
+    not_regular_file,
+    overwrite_not_observed,
+    stale,
+)
 from ..fs.filesystem import FileSystem
 from ..fs.provider_rules import TextRules, apply_edit, decode_for_read, not_text_error, rewrite
 from ..fs.rooted import check_root, display_of, resolve_rooted
@@ -46,11 +56,6 @@ from ..fs.types import (
 __all__ = ("MemoryFileSystem",)
 
 STREAM_CHUNK = 64 * 1024
-
-
-def _check(signal: AbortSignal | None, message: str) -> None:
-    if signal is not None and signal.aborted:
-        raise FsError(message, FsErrorCode.ABORTED)
 
 
 def _rel_of(path: str) -> str:
@@ -139,7 +144,7 @@ class MemoryFileSystem(FileSystem):
     def _rel(self, target: Target) -> str:
         prefix = f"mem://{self._id}/"
         if not target.key.startswith(prefix):
-            raise FsError(f'cannot resolve "{target.display_path}": not a target of this provider', FsErrorCode.NOT_FOUND)
+            raise foreign_target(target.display_path, "not a target of this provider")
         return target.key[len(prefix) :]
 
     def _is_dir(self, rel: str) -> bool:
@@ -160,14 +165,14 @@ class MemoryFileSystem(FileSystem):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
 
-    def _read_bytes(self, target: Target, verb: str) -> bytes:
+    def _read_bytes(self, target: Target, verb: Verb) -> bytes:
         rel = self._rel(target)
         found = self._files.get(rel)
         if found is not None:
             return found[0]
         if self._is_dir(rel):
-            raise FsError(f'cannot {verb} "{target.display_path}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
-        raise FsError(f'cannot {verb} "{target.display_path}": not found', FsErrorCode.NOT_FOUND)
+            raise not_regular_file(verb, target.display_path)
+        raise not_found(verb, target.display_path)
 
     # -- the eight primitives --------------------------------------------------------------
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
@@ -176,46 +181,46 @@ class MemoryFileSystem(FileSystem):
         :raises FsError: FS_ABORTED ``resolve aborted``; FS_NOT_FOUND for a blank path;
             FS_PERMISSION_DENIED outside the root
         """
-        _check(signal, "resolve aborted")
+        check_abort(signal, "resolve")
         await anyio.lowlevel.checkpoint()
         found = resolve_rooted(path, cwd or self.cwd, self.root)
-        _check(signal, "resolve aborted")
+        check_abort(signal, "resolve")
         return Target(key=self._key(found.rel), display_path=found.display)
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
         """A file (size in bytes), a directory (no size) or ``None``."""
-        _check(signal, "stat aborted")
+        check_abort(signal, "stat")
         await anyio.lowlevel.checkpoint()
         info = self._info(self._rel(target))
-        _check(signal, "stat aborted")
+        check_abort(signal, "stat")
         return info
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """As ``stat`` of the resolved path (there are no symlinks here)."""
-        _check(signal, "lstat aborted")
+        check_abort(signal, "lstat")
         found = resolve_rooted(path, cwd or self.cwd, self.root)
         await anyio.lowlevel.checkpoint()
         info = self._info(found.rel)
-        _check(signal, "lstat aborted")
+        check_abort(signal, "lstat")
         return None if info is None else PathInfo(version=info.version, type=info.type, size=info.size)
 
     async def read_text(self, target: Target, *, signal: AbortSignal | None = None) -> str:
         """§2.5 ``readText``. :raises FsError: FS_NOT_FOUND, FS_NOT_REGULAR_FILE, FS_NOT_TEXT, FS_ABORTED"""
-        _check(signal, "read aborted")
+        check_abort(signal, "read")
         await anyio.lowlevel.checkpoint()
         raw = self._read_bytes(target, "read")
-        _check(signal, "read aborted")
+        check_abort(signal, "read")
         return decode_for_read(raw, target.display_path, self.rules)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         """§2.5 ``streamText`` in chunks of 64 KiB of the bytes as they were when iteration began."""
-        _check(signal, "read aborted")
+        check_abort(signal, "read")
         raw = self._read_bytes(target, "read")
         decoder = TextStreamDecoder(foreign_boms=self.rules.detailed_errors)
         try:
             for start in range(0, len(raw), STREAM_CHUNK):
                 await anyio.lowlevel.checkpoint()
-                _check(signal, "read aborted")
+                check_abort(signal, "read")
                 yield decoder.feed(raw[start : start + STREAM_CHUNK])
             yield decoder.finish()
         except NotTextError as exc:
@@ -223,15 +228,15 @@ class MemoryFileSystem(FileSystem):
 
     async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
         """Direct children in code-point name order (DEVIATIONS A6)."""
-        _check(signal, "list aborted")
+        check_abort(signal, "list")
         await anyio.lowlevel.checkpoint()
         rel = self._rel(target)
         display = target.display_path
         info = self._info(rel)
         if info is None:
-            raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
+            raise not_found("list", display)
         if info.type != "directory":
-            raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+            raise not_directory(display)
         prefix = rel + "/" if rel else ""
         names: set[str] = set()
         for path in itertools.chain(self._files, self._dirs):
@@ -239,7 +244,7 @@ class MemoryFileSystem(FileSystem):
                 names.add(path[len(prefix) :].split("/", 1)[0])
         entries: list[DirEntry] = []
         for name in sorted(names):
-            _check(signal, "list aborted")
+            check_abort(signal, "list")
             child = prefix + name
             child_info = self._info(child)
             assert child_info is not None
@@ -273,18 +278,18 @@ class MemoryFileSystem(FileSystem):
         display = target.display_path
         existing = self._files.get(rel)
         if existing is None and self._is_dir(rel):
-            raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+            raise not_regular_file("write", display)
         if isinstance(expected, ReplaceIfVersion):
             if existing is None:
-                raise FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+                raise gone(display)
             if existing[1] != expected.version:
-                raise FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+                raise stale("write", display)
         elif isinstance(expected, CreateIfAbsent) and existing is not None:
-            raise FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
+            raise overwrite_not_observed(display)
         if existing is not None:
-            _check(signal, "read aborted")
+            check_abort(signal, "read")
         planned = rewrite(existing[0] if existing is not None else None, content, self.rules)
-        _check(signal, "write aborted")
+        check_abort(signal, "write")
         version = self._version()
         self._files[rel] = (planned.data, version)
         return WriteOutcome(
@@ -313,13 +318,13 @@ class MemoryFileSystem(FileSystem):
         existing = self._files.get(rel)
         if existing is None:
             if self._is_dir(rel):
-                raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
-            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+                raise not_regular_file("edit", display)
+            raise stale("edit", display)
         if expected is not None and existing[1] != expected.version:
-            raise FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
-        _check(signal, "edit aborted")
+            raise stale("edit", display)
+        check_abort(signal, "edit")
         edited = apply_edit(existing[0], edit, display, self.rules)
-        _check(signal, "write aborted")
+        check_abort(signal, "write")
         version = self._version()
         self._files[rel] = (edited.data, version)
         return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after)

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from ..core.context import Scope
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import edit_not_observed, not_found
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.types import CreateIfAbsent, EditIntent, ReplaceIfVersion, Target, Version, WriteIntent
 
@@ -106,8 +106,8 @@ class FsPolicy:
         if isinstance(prior, str):
             return EditIntent(Version(prior))
         if prior is ABSENT:
-            raise FsError(f'cannot edit "{target.display_path}": not found', FsErrorCode.NOT_FOUND)
-        raise FsError(f'edit requires reading "{target.display_path}" first', FsErrorCode.NOT_OBSERVED)
+            raise not_found("edit", target.display_path)
+        raise edit_not_observed(target.display_path)
 
     def observed(self, target: Target, version: Version | None, actor: Any) -> None:
         if version is None:

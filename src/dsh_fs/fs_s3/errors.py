@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import FsError, Verb, io_error, permission_denied
 
 __all__ = ("S3Failure", "failure_of", "fs_error")
 
@@ -66,8 +66,8 @@ def failure_of(exc: BaseException) -> S3Failure:
     return S3Failure(None, type(exc).__name__, str(exc) or type(exc).__name__)
 
 
-def fs_error(failure: S3Failure, verb: str, display: str) -> FsError:
+def fs_error(failure: S3Failure, verb: Verb, display: str) -> FsError:
     """The ``FsError`` for a failure that has no intent-specific meaning."""
     if failure.access_denied:
-        return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=failure)
-    return FsError(f'cannot {verb} "{display}": {failure.message}', FsErrorCode.IO_ERROR, cause=failure)
+        return permission_denied(verb, display, cause=failure)
+    return io_error(verb, display, failure.message, cause=failure)

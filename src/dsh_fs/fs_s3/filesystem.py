@@ -26,7 +26,19 @@ from typing import Any, ClassVar
 
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import (
+    FsError,
+    Stage,
+    Verb,
+    check_abort,
+    foreign_target,
+    gone,
+    not_directory,
+    not_found,
+    not_regular_file,
+    overwrite_not_observed,
+    stale,
+)
 from ..fs.filesystem import FileSystem
 from ..fs.provider_rules import TextRules, apply_edit, decode_for_read, not_text_error, rewrite
 from ..fs.rooted import check_root, display_of, resolve_rooted
@@ -60,19 +72,14 @@ STREAM_CHUNK = 64 * 1024
 DEFAULT_EDIT_RETRIES = 8
 
 
-def _check(signal: AbortSignal | None, message: str) -> None:
-    if signal is not None and signal.aborted:
-        raise FsError(message, FsErrorCode.ABORTED)
+def _checker(signal: AbortSignal | None, stage: Stage) -> Any:
+    return None if signal is None else (lambda: check_abort(signal, stage))
 
 
-def _checker(signal: AbortSignal | None, message: str) -> Any:
-    return None if signal is None else (lambda: _check(signal, message))
-
-
-def _mid_read_checker(signal: AbortSignal | None, message: str) -> Any:
+def _mid_read_checker(signal: AbortSignal | None, stage: Stage) -> Any:
     """Abort checks during a mutation's read. A signal aborted before the call is reported
     only after the existence, type and version checks, as the local provider does (§2.12)."""
-    return None if signal is None or signal.aborted else _checker(signal, message)
+    return None if signal is None or signal.aborted else _checker(signal, stage)
 
 
 class S3FileSystem(FileSystem):
@@ -144,7 +151,7 @@ class S3FileSystem(FileSystem):
     def _rel(self, target: Target) -> str:
         rel = self.location.rel_of_target_key(target.key)
         if rel is None:
-            raise FsError(f'cannot resolve "{target.display_path}": not in {self.location.url}', FsErrorCode.NOT_FOUND)
+            raise foreign_target(target.display_path, f"not in {self.location.url}")
         return rel
 
     def _target(self, rel: str) -> Target:
@@ -173,21 +180,21 @@ class S3FileSystem(FileSystem):
                 self._versioned = True
         return self._versioned
 
-    async def _absent(self, rel: str, verb: str, display: str, missing: FsError) -> FsError:
+    async def _absent(self, rel: str, verb: Verb, display: str, missing: FsError) -> FsError:
         """The error for a GET that found no object: a directory, or ``missing``."""
         if await self._is_dir(rel):
-            return FsError(f'cannot {verb} "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+            return not_regular_file(verb, display)
         return missing
 
     async def _put(
         self, rel: str, data: bytes, *, if_match: str | None, if_none_match: bool, signal: AbortSignal | None
     ) -> ObjectMeta:
         key = self.location.object_key(rel)
-        _check(signal, "write aborted")
+        check_abort(signal, "write")
         if len(data) >= self.multipart_threshold:
             return await self.store.put_multipart(
                 key, data, part_size=self.part_size, if_match=if_match, if_none_match=if_none_match,
-                check=_checker(signal, "write aborted"),
+                check=_checker(signal, "write"),
             )
         return await self.store.put(key, data, if_match=if_match, if_none_match=if_none_match)
 
@@ -199,9 +206,9 @@ class S3FileSystem(FileSystem):
             ``file_path must be a non-empty string``; FS_PERMISSION_DENIED
             ``cannot resolve "<path>": outside the workspace "<root>"``
         """
-        _check(signal, "resolve aborted")
+        check_abort(signal, "resolve")
         found = resolve_rooted(path, cwd or self.cwd, self.root)
-        _check(signal, "resolve aborted")
+        check_abort(signal, "resolve")
         return self._target(found.rel)
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
@@ -210,23 +217,23 @@ class S3FileSystem(FileSystem):
 
         :raises FsError: FS_ABORTED ``stat aborted``; FS_PERMISSION_DENIED; FS_IO_ERROR
         """
-        _check(signal, "stat aborted")
+        check_abort(signal, "stat")
         try:
             info = await self._info(self._rel(target))
         except S3Failure as failure:
             raise fs_error(failure, "stat", target.display_path) from failure
-        _check(signal, "stat aborted")
+        check_abort(signal, "stat")
         return info
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """``stat`` of the resolved path (S3 has no symlinks)."""
-        _check(signal, "lstat aborted")
+        check_abort(signal, "lstat")
         found = resolve_rooted(path, cwd or self.cwd, self.root)
         try:
             info = await self._info(found.rel)
         except S3Failure as failure:
             raise fs_error(failure, "stat", found.display) from failure
-        _check(signal, "lstat aborted")
+        check_abort(signal, "lstat")
         return None if info is None else PathInfo(version=info.version, type=info.type, size=info.size)
 
     async def read_text(self, target: Target, *, signal: AbortSignal | None = None) -> str:
@@ -235,40 +242,40 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_NOT_FOUND, FS_NOT_REGULAR_FILE (a directory), FS_NOT_TEXT,
             FS_ABORTED ``read aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        _check(signal, "read aborted")
+        check_abort(signal, "read")
         rel = self._rel(target)
         display = target.display_path
         try:
             got = None if rel == "" else await self.store.get(
-                self.location.object_key(rel), check=_checker(signal, "read aborted")
+                self.location.object_key(rel), check=_checker(signal, "read")
             )
             if got is None:
                 raise await self._absent(
-                    rel, "read", display, FsError(f'cannot read "{display}": not found', FsErrorCode.NOT_FOUND)
+                    rel, "read", display, not_found("read", display)
                 )
         except S3Failure as failure:
             raise fs_error(failure, "read", display) from failure
-        _check(signal, "read aborted")
+        check_abort(signal, "read")
         return decode_for_read(got[1], display, self.rules)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         """GetObject streamed in 64 KiB chunks through one incremental decoder (§2.5).
         Nothing is requested until iteration starts."""
-        _check(signal, "read aborted")
+        check_abort(signal, "read")
         rel = self._rel(target)
         display = target.display_path
         decoder = TextStreamDecoder(foreign_boms=self.rules.detailed_errors)
         if rel == "":
-            raise FsError(f'cannot read "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+            raise not_regular_file("read", display)
         try:
             async with self.store.open(self.location.object_key(rel)) as opened:
                 if opened is None:
                     raise await self._absent(
-                        rel, "read", display, FsError(f'cannot read "{display}": not found', FsErrorCode.NOT_FOUND)
+                        rel, "read", display, not_found("read", display)
                     )
                 body = opened[1]
                 while True:
-                    _check(signal, "read aborted")
+                    check_abort(signal, "read")
                     chunk = await read_chunk(body, STREAM_CHUNK)
                     if not chunk:
                         break
@@ -286,17 +293,17 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_ABORTED ``list aborted``,
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        _check(signal, "list aborted")
+        check_abort(signal, "list")
         rel = self._rel(target)
         display = target.display_path
         try:
             info = await self._info(rel)
             if info is None:
-                raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
+                raise not_found("list", display)
             if info.type != "directory":
-                raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+                raise not_directory(display)
             prefix = self.location.dir_prefix(rel)
-            objects, prefixes = await self.store.list_children(prefix, check=_checker(signal, "list aborted"))
+            objects, prefixes = await self.store.list_children(prefix, check=_checker(signal, "list"))
             versioned = await self._bucket_versioned()
             base = rel + "/" if rel else ""
             files: dict[str, ObjectMeta] = {}
@@ -306,7 +313,7 @@ class S3FileSystem(FileSystem):
                     files[name] = meta
             entries: list[DirEntry] = []
             for name in sorted(set(files) | {p[len(prefix) : -1] for p in prefixes} - {""}):
-                _check(signal, "list aborted")
+                check_abort(signal, "list")
                 child = base + name
                 meta = files.get(name)
                 if meta is None:
@@ -323,7 +330,7 @@ class S3FileSystem(FileSystem):
                                         version=Version(meta.token), size=meta.size))
         except S3Failure as failure:
             raise fs_error(failure, "list", display) from failure
-        _check(signal, "list aborted")
+        check_abort(signal, "list")
         return entries
 
     async def write_text(
@@ -353,7 +360,7 @@ class S3FileSystem(FileSystem):
         async with self.locks.hold(target.key):
             try:
                 if rel == "":
-                    raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+                    raise not_regular_file("write", display)
                 if isinstance(expected, CreateIfAbsent):
                     return await self._create(rel, content, display, signal)
                 return await self._replace(rel, content, expected, display, signal)
@@ -361,11 +368,11 @@ class S3FileSystem(FileSystem):
                 raise fs_error(failure, "write", display) from failure
 
     async def _create(self, rel: str, content: str, display: str, signal: AbortSignal | None) -> WriteOutcome:
-        exists = FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
+        exists = overwrite_not_observed(display)
         if await self.store.has_children(self.location.dir_prefix(rel)):
             if await self.store.head(self.location.object_key(rel)) is not None:
                 raise exists
-            raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+            raise not_regular_file("write", display)
         if signal is not None and signal.aborted and await self.store.head(self.location.object_key(rel)) is not None:
             raise exists  # the guard wins over an abort (§2.8 notes), as on the local disk
         planned = rewrite(None, content, self.rules)
@@ -380,17 +387,17 @@ class S3FileSystem(FileSystem):
     async def _replace(
         self, rel: str, content: str, expected: ReplaceIfVersion | None, display: str, signal: AbortSignal | None
     ) -> WriteOutcome:
-        gone = FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
-        changed = FsError(f'cannot write "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        missing = gone(display)
+        changed = stale("write", display)
         attempts = 1 if expected is not None else 1 + self.edit_retries
         for attempt in range(attempts):
             last = attempt == attempts - 1
-            got = await self.store.get(self.location.object_key(rel), check=_mid_read_checker(signal, "read aborted"))
+            got = await self.store.get(self.location.object_key(rel), check=_mid_read_checker(signal, "read"))
             if got is None:
                 if expected is not None:
-                    raise await self._absent(rel, "write", display, gone)
+                    raise await self._absent(rel, "write", display, missing)
                 if await self._is_dir(rel):
-                    raise FsError(f'cannot write "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+                    raise not_regular_file("write", display)
                 planned = rewrite(None, content, self.rules)
                 try:
                     meta = await self._put(rel, planned.data, if_match=None, if_none_match=True, signal=signal)
@@ -404,7 +411,7 @@ class S3FileSystem(FileSystem):
             meta, old = got
             if expected is not None and meta.token != expected.version:
                 raise changed
-            _check(signal, "read aborted")
+            check_abort(signal, "read")
             planned = rewrite(old, content, self.rules)
             try:
                 written = await self._put(rel, planned.data, if_match=meta.etag, if_none_match=False, signal=signal)
@@ -412,7 +419,7 @@ class S3FileSystem(FileSystem):
                 if failure.precondition_failed or failure.not_found:
                     if expected is None and not last:
                         continue
-                    raise (gone if failure.not_found else changed) from failure
+                    raise (missing if failure.not_found else changed) from failure
                 raise
             return WriteOutcome(operation="update", version=Version(written.token), before=planned.before,
                                 after=planned.after)
@@ -438,22 +445,22 @@ class S3FileSystem(FileSystem):
         """
         rel = self._rel(target)
         display = target.display_path
-        stale = FsError(f'cannot edit "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
+        changed = stale("edit", display)
         attempts = 1 if expected is not None else 1 + self.edit_retries
         async with self.locks.hold(target.key):
             try:
                 if rel == "":
-                    raise FsError(f'cannot edit "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+                    raise not_regular_file("edit", display)
                 for attempt in range(attempts):
                     got = await self.store.get(
-                        self.location.object_key(rel), check=_mid_read_checker(signal, "edit aborted")
+                        self.location.object_key(rel), check=_mid_read_checker(signal, "edit")
                     )
                     if got is None:
-                        raise await self._absent(rel, "edit", display, stale)
+                        raise await self._absent(rel, "edit", display, changed)
                     meta, raw = got
                     if expected is not None and meta.token != expected.version:
-                        raise stale
-                    _check(signal, "edit aborted")
+                        raise changed
+                    check_abort(signal, "edit")
                     edited = apply_edit(raw, edit, display, self.rules)
                     try:
                         written = await self._put(rel, edited.data, if_match=meta.etag, if_none_match=False,
@@ -462,13 +469,13 @@ class S3FileSystem(FileSystem):
                         if failure.precondition_failed or failure.not_found:
                             if attempt < attempts - 1:
                                 continue
-                            raise stale from failure
+                            raise changed from failure
                         raise
                     return EditOutcome(version=Version(written.token), before=edited.plan.before,
                                        after=edited.plan.after)
             except S3Failure as failure:
                 raise fs_error(failure, "edit", display) from failure
-        raise stale  # pragma: no cover - the loop always returns or raises
+        raise changed  # pragma: no cover - the loop always returns or raises
 
 
 def from_url(url: str, *, endpoint_url: str | None = None, **options: Any) -> S3FileSystem:

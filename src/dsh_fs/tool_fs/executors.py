@@ -22,7 +22,7 @@ from typing import Any
 from ..core.context import Context
 from ..core.session import ToolExecution
 from ..core.tools import ContentBlock, ToolOutput, text_block
-from ..fs.errors import FsError, FsErrorCode
+from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.types import EditRequest, Target
@@ -109,9 +109,9 @@ class FsTools:
         if info is None:
             if self.better:  # absence (D8); the reference never emits on a failure (§4.10)
                 self.ctx.emit(FS_OBSERVED, target, None, execution)
-            raise FsError(f'cannot read "{target.display_path}": not found', FsErrorCode.NOT_FOUND)
+            raise not_found("read", target.display_path)
         if info.type != "file":
-            raise FsError(f'cannot read "{target.display_path}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+            raise not_regular_file("read", target.display_path)
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
         window = self._window(offset, limit)
         result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
