@@ -12,7 +12,7 @@ parallel reads in a batch.
   bound; no timing assertions anywhere.
 
 Not covered here: the pure pieces (tests/unit/test_window_bytes.py,
-tests/unit/test_stream_edit.py); speed (``bench/run.py``).
+tests/unit/test_literal_edit_stream.py); speed (``bench/run.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from dsh_fs.fs import FS_OBSERVED, FsError, FsErrorCode
 from dsh_fs.fs.types import Info, Target
 from dsh_fs.fs.window import ReadWindow, WindowResult
 from dsh_fs.fs_local import LocalFileSystem
-from dsh_fs.fs_local import fsio, versions
+from dsh_fs.fs_local import large_edit, rules, versions
 from dsh_fs.tool_fs import executors
 from filekit import get, put
 
@@ -363,7 +363,7 @@ async def test_a_file_changed_between_the_passes_is_not_replaced(ws: str, monkey
     original = numbered(1000, eol=eol)
     path = put(os.path.join(ws, "big.txt"), original)
     ctx = deployment(ws, LocalFileSystem(cwd=ws, stream_edit_min_size=1), policy=False)
-    real_write = fsio.atomic_write
+    real_write = large_edit.atomic_write
 
     def meddling(*args: Any, **kwargs: Any) -> None:
         with open(path, "r+b") as handle:  # another program writes in place, ignoring our locks
@@ -372,7 +372,7 @@ async def test_a_file_changed_between_the_passes_is_not_replaced(ws: str, monkey
             handle.write(b"!\n")  # (a new size: visible even within one timestamp tick)
         real_write(*args, **kwargs)
 
-    monkeypatch.setattr(fsio, "atomic_write", meddling)
+    monkeypatch.setattr(large_edit, "atomic_write", meddling)
     result = await ctx.tools.execute("edit", {"file_path": "big.txt", "old_string": "line 0000500", "new_string": "x"},
                                      session=Session(cwd=ws))
     assert result.is_error and result.error is not None and result.error.code == "FS_STALE_VERSION", result.text
@@ -456,5 +456,5 @@ async def test_inline_reads_and_probes_can_be_turned_off(ws: str, settled: None)
 
 
 def test_the_streaming_threshold_is_a_provider_setting() -> None:
-    assert LocalFileSystem().rules.stream_edit_min_size == fsio.STREAM_EDIT_MIN_SIZE == 32 * MiB
+    assert LocalFileSystem().rules.stream_edit_min_size == rules.STREAM_EDIT_MIN_SIZE == 32 * MiB
     assert LocalFileSystem(stream_edit_min_size=5).rules.stream_edit_min_size == 5

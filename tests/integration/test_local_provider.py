@@ -32,7 +32,7 @@ from dsh_fs import AbortSignal, Context
 from dsh_fs.fs import FsError
 from dsh_fs.fs.text import detect
 from dsh_fs.fs.types import CreateIfAbsent, EditIntent, EditRequest, ReplaceIfVersion, Target, TargetKey
-from dsh_fs.fs_local import LocalFileSystem, atomic, fsio, versions
+from dsh_fs.fs_local import LocalFileSystem, atomic, files, fsio, versions
 from filekit import get, put
 
 pytestmark = pytest.mark.anyio
@@ -157,9 +157,9 @@ def test_rejects_a_path_whose_ancestor_is_a_file_with_a_structured_fs_error(ws: 
 
 def test_probe_returns_null_for_a_missing_path_and_metadata_for_a_file(ws: str) -> None:
     """probe: returns null for a missing path and metadata for a file"""
-    assert fsio.probe(f"{ws}/missing", "stat", "m") is None
+    assert files.probe(f"{ws}/missing", "stat", "m") is None
     put(f"{ws}/f.txt", "hi")
-    info = fsio.probe(f"{ws}/f.txt", "stat", "f").info()  # type: ignore[union-attr]
+    info = files.probe(f"{ws}/f.txt", "stat", "f").info()  # type: ignore[union-attr]
     assert (info.type, info.size) == ("file", 2) and isinstance(info.version, str) and info.version
 
 
@@ -167,8 +167,8 @@ def test_probe_reports_a_directory_and_a_non_regular_type(ws: str) -> None:
     """probe: reports a directory and a non-regular type"""
     os.mkdir(f"{ws}/d")
     os.mkfifo(f"{ws}/fifo")
-    assert fsio.probe(f"{ws}/d", "stat", "d").type == "directory"  # type: ignore[union-attr]
-    assert fsio.probe(f"{ws}/fifo", "stat", "p").type == "other"  # type: ignore[union-attr]
+    assert files.probe(f"{ws}/d", "stat", "d").type == "directory"  # type: ignore[union-attr]
+    assert files.probe(f"{ws}/fifo", "stat", "p").type == "other"  # type: ignore[union-attr]
 
 
 def test_probe_reports_a_socket_as_other(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -180,7 +180,7 @@ def test_probe_reports_a_socket_as_other(ws: str, monkeypatch: pytest.MonkeyPatc
             sock.bind("sock")
         except OSError as exc:  # pragma: no cover - sandboxed hosts
             pytest.skip(f"unix sockets are forbidden here: {exc}")
-        info = fsio.probe(f"{ws}/sock", "stat", "s")
+        info = files.probe(f"{ws}/sock", "stat", "s")
         assert info is not None and info.type == "other" and info.info().size is not None
     finally:
         sock.close()
@@ -189,25 +189,25 @@ def test_probe_reports_a_socket_as_other(ws: str, monkeypatch: pytest.MonkeyPatc
 def test_probe_returns_null_when_an_ancestor_path_segment_is_a_file(ws: str) -> None:
     """probe: returns null when an ancestor path segment is a file (ENOTDIR), not a raw throw"""
     put(f"{ws}/afile", "x")
-    assert fsio.probe(f"{ws}/afile/child", "stat", "c") is None
+    assert files.probe(f"{ws}/afile/child", "stat", "c") is None
 
 
 def test_probe_no_follow_reports_symlinks_without_following_them(ws: str) -> None:
     """probeNoFollow: reports symlinks without following them"""
     put(f"{ws}/real.txt", "content")
     os.symlink(f"{ws}/real.txt", f"{ws}/link")
-    link = fsio.probe_no_follow(f"{ws}/link", "link")
+    link = files.probe_no_follow(f"{ws}/link", "link")
     assert link is not None and link.type == "symlink" and isinstance(link.version, str)
     assert link.size == len(f"{ws}/real.txt") > 0
-    real = fsio.probe_no_follow(f"{ws}/real.txt", "real")
+    real = files.probe_no_follow(f"{ws}/real.txt", "real")
     assert real is not None and (real.type, real.size) == ("file", 7)
 
 
 def test_probe_no_follow_returns_null_for_a_missing_path_or_a_file_valued_ancestor(ws: str) -> None:
     """probeNoFollow: returns null for a missing path or a file-valued ancestor path segment"""
     put(f"{ws}/afile", "x")
-    assert fsio.probe_no_follow(f"{ws}/missing", "m") is None
-    assert fsio.probe_no_follow(f"{ws}/afile/x", "x") is None
+    assert files.probe_no_follow(f"{ws}/missing", "m") is None
+    assert files.probe_no_follow(f"{ws}/afile/x", "x") is None
 
 
 # ==========================================================================================
@@ -368,14 +368,14 @@ def test_read_whole_text_translates_a_mid_read_abort(ws: str, monkeypatch: pytes
     """readWholeText: translates a mid-read AbortError into FS_ABORTED"""
     put(f"{ws}/a.txt", "x" * 100_000)
     signal = AbortSignal()
-    original = fsio._open_regular
+    original = files.open_regular
 
     def open_then_abort(*args: Any) -> int:
         fd = original(*args)
         signal.abort()  # the call has started: the file is open
         return fd
 
-    monkeypatch.setattr(fsio, "_open_regular", open_then_abort)
+    monkeypatch.setattr(files, "open_regular", open_then_abort)
     sync_raises("FS_ABORTED", fsio.read_text, f"{ws}/a.txt", "/a", signal=signal, rules=REF, message="read aborted")
 
 
@@ -470,7 +470,7 @@ def test_writes_through_an_owner_only_temp_file_in_the_target_directory(ws: str,
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", inspect)
-    fsio.atomic_write(f"{ws}/out.txt", b"data", mode=0o640, owner=None, signal=None, verb="write", display="/o")
+    atomic.atomic_write(f"{ws}/out.txt", b"data", mode=0o640, owner=None, signal=None, verb="write", display="/o")
     [(mode, links, names)] = seen
     assert mode == 0o600
     if temp_kind == "anonymous":
@@ -500,7 +500,7 @@ def test_falls_back_to_a_named_temp_file_where_o_tmpfile_is_unsupported(ws: str,
         return real_open(path, flags, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", no_tmpfile)
-    fsio.atomic_write(f"{ws}/a.txt", b"named", mode=0o644, owner=None, signal=None, verb="write", display="/a")
+    atomic.atomic_write(f"{ws}/a.txt", b"named", mode=0o644, owner=None, signal=None, verb="write", display="/a")
     assert get(f"{ws}/a.txt") == b"named" and os.listdir(ws) == ["a.txt"]
     assert len(created) == 1 and atomic.TEMP_NAME.fullmatch(created[0]), created
 
@@ -509,7 +509,7 @@ def test_temp_names_fit_the_name_limit_for_long_non_ascii_names(ws: str, temp_ki
     """A target name of 63 four-byte characters (252 bytes, near NAME_MAX) is still written:
     the temp name keeps at most 64 bytes of it, cut between characters."""
     name = "\U0001F600" * 63
-    fsio.atomic_write(f"{ws}/{name}", b"x", mode=0o644, owner=None, signal=None, verb="write", display="/e")
+    atomic.atomic_write(f"{ws}/{name}", b"x", mode=0o644, owner=None, signal=None, verb="write", display="/e")
     assert os.listdir(ws) == [name] and get(f"{ws}/{name}") == b"x"
 
 
@@ -527,7 +527,7 @@ def test_never_reuses_an_existing_temp_path(ws: str, temp_kind: str, monkeypatch
     monkeypatch.setattr(atomic, "_unique", lambda: "pinned")
     temp = f"{ws}/.a.txt.{os.getpid()}.pinned.dsh-fs.tmp"
     put(temp, "precious", mode=0o644)
-    err = sync_raises("FS_IO_ERROR", fsio.atomic_write, f"{ws}/a.txt", b"new", mode=0o644, owner=None, signal=None,
+    err = sync_raises("FS_IO_ERROR", atomic.atomic_write, f"{ws}/a.txt", b"new", mode=0o644, owner=None, signal=None,
                       verb="write", display="/a", message='cannot write "/a": File exists')  # raw EEXIST, coded (A2)
     assert isinstance(err.cause, FileExistsError)
     assert get(temp) == b"precious" and sorted(os.listdir(ws)) == [os.path.basename(temp)]
@@ -535,19 +535,19 @@ def test_never_reuses_an_existing_temp_path(ws: str, temp_kind: str, monkeypatch
 
 def test_creates_parent_directories_as_needed(ws: str) -> None:
     """writeFileAtomic: creates parent directories as needed"""
-    fsio.atomic_write(f"{ws}/nested/deep/a.txt", b"x", mode=0o644, owner=None, signal=None, verb="write", display="/a")
+    atomic.atomic_write(f"{ws}/nested/deep/a.txt", b"x", mode=0o644, owner=None, signal=None, verb="write", display="/a")
     assert get(f"{ws}/nested/deep/a.txt") == b"x"
 
 
 def test_atomic_write_passes_a_live_signal_through(ws: str) -> None:
     """writeFileAtomic: passes a live (non-aborted) signal through the write"""
-    fsio.atomic_write(f"{ws}/a.txt", b"live", mode=0o644, owner=None, signal=AbortSignal(), verb="write", display="/a")
+    atomic.atomic_write(f"{ws}/a.txt", b"live", mode=0o644, owner=None, signal=AbortSignal(), verb="write", display="/a")
     assert get(f"{ws}/a.txt") == b"live"
 
 
 def test_aborts_before_writing_when_the_signal_is_already_aborted(ws: str) -> None:
     """writeFileAtomic: aborts before writing when the signal is already aborted"""
-    sync_raises("FS_ABORTED", fsio.atomic_write, f"{ws}/sub/a.txt", b"x", mode=0o644, owner=None,
+    sync_raises("FS_ABORTED", atomic.atomic_write, f"{ws}/sub/a.txt", b"x", mode=0o644, owner=None,
                 signal=AbortSignal.aborted_signal(), verb="write", display="/a", message="write aborted")
     assert os.listdir(ws) == []
 
@@ -561,7 +561,7 @@ def test_an_abort_after_the_content_is_written_leaves_no_temp_file(ws: str, temp
         os.write(fd, b"new content")
         signal.abort()
 
-    sync_raises("FS_ABORTED", fsio.atomic_write, f"{ws}/a.txt", produce, mode=0o644, owner=None, signal=signal,
+    sync_raises("FS_ABORTED", atomic.atomic_write, f"{ws}/a.txt", produce, mode=0o644, owner=None, signal=signal,
                 verb="write", display="/a", message="write aborted")
     assert os.listdir(ws) == ["a.txt"] and get(f"{ws}/a.txt") == b"old"
 
@@ -569,7 +569,7 @@ def test_an_abort_after_the_content_is_written_leaves_no_temp_file(ws: str, temp
 def test_cleans_up_the_temp_file_when_the_final_rename_fails(ws: str, temp_kind: str) -> None:
     """writeFileAtomic: cleans up the temp file when the final rename fails"""
     put(f"{ws}/dir/inside.txt", "x")
-    err = sync_raises("FS_IO_ERROR", fsio.atomic_write, f"{ws}/dir", b"x", mode=0o644, owner=None, signal=None,
+    err = sync_raises("FS_IO_ERROR", atomic.atomic_write, f"{ws}/dir", b"x", mode=0o644, owner=None, signal=None,
                       verb="write", display="/dir", message='cannot write "/dir": Is a directory')
     assert isinstance(err.cause, IsADirectoryError)
     assert sorted(os.listdir(ws)) == ["dir"] and os.listdir(f"{ws}/dir") == ["inside.txt"]
@@ -616,14 +616,14 @@ def test_read_for_edit_translates_a_mid_read_abort(ws: str, monkeypatch: pytest.
     """readForEdit: translates a mid-read AbortError into FS_ABORTED"""
     put(f"{ws}/a.txt", "one\ntwo")
     signal = AbortSignal()
-    original = fsio._open_regular
+    original = files.open_regular
 
     def open_then_abort(*args: Any) -> int:
         fd = original(*args)
         signal.abort()
         return fd
 
-    monkeypatch.setattr(fsio, "_open_regular", open_then_abort)
+    monkeypatch.setattr(files, "open_regular", open_then_abort)
     sync_raises("FS_ABORTED", fsio.edit_file, target_of(f"{ws}/a.txt"), EditRequest(old_string="two", new_string="2"),
                 None, signal=signal, rules=REF, message="edit aborted")
     assert get(f"{ws}/a.txt") == b"one\ntwo"
@@ -751,8 +751,8 @@ async def test_rejects_stat_and_lstat_when_their_signals_abort_while_the_probes_
     put(f"{ws}/a.txt", "x")
     target = await local.resolve("a.txt")
     stat_signal, lstat_signal = AbortSignal(), AbortSignal()
-    stat_calls = _aborting(monkeypatch, fsio, "probe", stat_signal)
-    lstat_calls = _aborting(monkeypatch, fsio, "probe_no_follow", lstat_signal)
+    stat_calls = _aborting(monkeypatch, files, "probe", stat_signal)
+    lstat_calls = _aborting(monkeypatch, files, "probe_no_follow", lstat_signal)
     await raises("FS_ABORTED", local.stat(target, signal=stat_signal), "stat aborted")
     await raises("FS_ABORTED", local.lstat("a.txt", signal=lstat_signal), "lstat aborted")
     assert stat_calls[0] == 1 and lstat_calls[0] == 1  # the probes did run: the abort landed during them

@@ -44,7 +44,7 @@ def _child(spec: dict) -> None:
     try:
         if spec.get("named_temp"):
             atomic.ANONYMOUS_TEMP = False
-        # edits of 1 MiB and more take the streaming path (``stream_edit``), smaller ones not
+        # edits of 1 MiB and more take the streaming path (``large_edit``), smaller ones not
         fs = LocalFileSystem(cwd=spec["dir"], stream_edit_min_size=1 << 20)
 
         async def run() -> None:

@@ -26,7 +26,7 @@ import pytest
 
 import dsh_fs
 from dsh_fs import Session
-from dsh_fs.fs_local import LocalFileSystem, fsio
+from dsh_fs.fs_local import LocalFileSystem, files
 from robustkit import call, child_env, snapshot, temp_entries
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -85,7 +85,7 @@ async def test_fifo_swapped_in_after_the_type_check_does_not_hang(
     with open(path, "w") as handle:
         handle.write("a\n")
     ctx = dsh_fs.create_context(cwd=ws, policy=False)
-    real_open = fsio._open_regular
+    real_open = files.open_regular
 
     def swap_then_open(p: str, *a: Any, **k: Any) -> int:
         if p == path and not stat_mod.S_ISFIFO(os.lstat(path).st_mode):
@@ -93,7 +93,7 @@ async def test_fifo_swapped_in_after_the_type_check_does_not_hang(
             os.mkfifo(path)
         return real_open(p, *a, **k)
 
-    monkeypatch.setattr(fsio, "_open_regular", swap_then_open)
+    monkeypatch.setattr(files, "open_regular", swap_then_open)
     try:
         result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=10)
     finally:
@@ -125,7 +125,7 @@ async def test_a_file_swapped_for_a_device_link_is_not_read(ws: str, device: str
     with open(path, "w") as handle:
         handle.write("a\n")
     ctx = dsh_fs.create_context(cwd=ws, policy=False)
-    real_open = fsio._open_regular
+    real_open = files.open_regular
 
     def swap_then_open(p: str, *a: Any, **k: Any) -> int:
         if p == path and not os.path.islink(path):
@@ -133,7 +133,7 @@ async def test_a_file_swapped_for_a_device_link_is_not_read(ws: str, device: str
             os.symlink(device, path)
         return real_open(p, *a, **k)
 
-    monkeypatch.setattr(fsio, "_open_regular", swap_then_open)
+    monkeypatch.setattr(files, "open_regular", swap_then_open)
     for tool in ("read", "edit"):
         result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=10)
         _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{path}": not a regular file')

@@ -45,11 +45,11 @@ from ..fs.paths import is_blank, node_resolve
 from ..fs.errors import FsError, Stage, aborted, blank_path, check_abort, outside_workspace
 from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
 from ..fs.window import ReadWindow, WindowResult
-from . import fsio, versions
+from . import files, fsio, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
-from .scan import DEFAULT_CHUNK
+from .rules import STREAM_EDIT_MIN_SIZE, LocalRules
 
 __all__ = ("SLOW_DISK_COOLDOWN_S", "SLOW_MUTATION_S", "LocalFileSystem", "current_umask")
 
@@ -119,16 +119,16 @@ class LocalFileSystem(FileSystem):
         inline_probes: bool = True,
         inline_read_max: int = 128 * 1024,
         inline_write_max: int = 128 * 1024,
-        index_min_size: int = DEFAULT_CHUNK,
+        index_min_size: int = files.STREAM_CHUNK,
         index_files: int = DEFAULT_CACHED_FILES,
-        stream_edit_min_size: int = fsio.STREAM_EDIT_MIN_SIZE,
+        stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE,
     ) -> None:
         self.root = os.path.abspath(os.fspath(root)) if root is not None else None
         default_cwd = self.root if self.root is not None else os.getcwd()
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else default_cwd
         self.profile = Profile.parse(profile)
         better = self.profile.is_default
-        self.rules = fsio.LocalRules(
+        self.rules = LocalRules(
             keep_bom=better,
             keep_line_endings=better,
             umask_mode=better,
@@ -162,14 +162,14 @@ class LocalFileSystem(FileSystem):
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
         check_abort(signal, "stat")
         if self.inline_probes:
-            probed = fsio.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            probed = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
             if probed is not None and self._digest_is_costly(probed.st):
                 found = await self._run(probed.info)
             else:
                 found = _info(probed)
         else:
             found = await self._run(
-                lambda: _info(fsio.probe(target.key, "stat", target.display_path, root=self.rules.root))
+                lambda: _info(files.probe(target.key, "stat", target.display_path, root=self.rules.root))
             )
         check_abort(signal, "stat")
         return found
@@ -188,9 +188,9 @@ class LocalFileSystem(FileSystem):
         if is_blank(path):
             raise blank_path()
         display = node_resolve(cwd or self.cwd, path)
-        if not fsio.contained(display, self.rules):
+        if not self.rules.contains(display):
             raise outside_workspace(display, self.rules.root_display)
-        found = await self._run(fsio.probe_no_follow, display, display)
+        found = await self._run(files.probe_no_follow, display, display)
         check_abort(signal, "lstat")
         return found
 
@@ -351,5 +351,5 @@ def _edit_size_bound(edit: EditRequest) -> Callable[[int], int]:
     return bound
 
 
-def _info(found: fsio.Probe | None) -> Info | None:
+def _info(found: files.Probe | None) -> Info | None:
     return found.info() if found is not None else None

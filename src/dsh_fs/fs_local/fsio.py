@@ -1,8 +1,11 @@
 """Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12).
 
-Runs in worker threads; checks the abort signal at the reference's checkpoints; OS errors
-are mapped by ``oserrors`` (A2). Not here: the atomic replace (``atomic``), locks
-(``locks``), the async shell (``filesystem``), windows, observations, prompt text.
+The seam's primitives on one target each (resolve, read, stream, list, write, edit). Runs in
+worker threads (or inline, see ``filesystem``); checks the abort signal at the reference's
+checkpoints (``dsh_fs.fs.errors.check_abort``); OS errors are mapped by ``oserrors`` (A2).
+Built on ``files`` (probe, open, owner, version), ``rules`` (``LocalRules``), ``atomic`` (the
+atomic replace) and ``large_edit`` (edits of huge files). Not here: locks (``locks``), the
+async shell (``filesystem``), windowed reads (``reads``), observations, prompt text.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ import errno
 import os
 import posixpath
 import stat as stat_mod
-from dataclasses import dataclass
 
 from ..core.signal import AbortSignal
 from ..fs.errors import (
@@ -35,10 +37,8 @@ from ..fs.errors import (
 from ..fs.provider_rules import (
     PriorSummary,
     PriorTally,
-    TextRules,
     apply_edit,
     decode_for_read,
-    encode_text,
     not_text_error,
     rewrite,
     well_formed,
@@ -52,8 +52,6 @@ from ..fs.types import (
     EditOutcome,
     EditRequest,
     FileType,
-    Info,
-    PathInfo,
     ReplaceIfVersion,
     Target,
     TargetKey,
@@ -61,57 +59,25 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
-from . import beneath, versions
+from . import beneath, files, versions
 from .atomic import atomic_write
+from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
+from .large_edit import edit_large_file
 from .oserrors import map_os_error
+from .rules import LocalRules
 
 __all__ = (
-    "LocalRules",
-    "Probe",
-    "check_abort",
-    "edit_file",
-    "encode_text",
-    "list_directory",
-    "map_os_error",
-    "probe",
-    "probe_no_follow",
-    "read_file_bytes",
-    "resolve_target",
     "StreamReader",
+    "edit_file",
+    "list_directory",
+    "read_file_bytes",
+    "read_text",
+    "resolve_target",
     "write_file",
 )
 
-READ_CHUNK = 1024 * 1024
-STREAM_EDIT_MIN_SIZE = 32 * 1024 * 1024
-"""edits of files at least this big stream in bounded memory (``stream_edit``; tracker issue 5)"""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LocalRules(TextRules):
-    """Per-profile behaviour of the local provider (the default profile sets all flags to
-    True): the shared text rules (D1, D2, D4, D6) plus the local ones below."""
-
-    umask_mode: bool = True
-    """D3: new files get 0o666 & ~umask (else 0o600); existing owner/group kept"""
-    follow_dangling: bool = True
-    """D12: writing through a dangling symlink creates its target"""
-    umask: int = 0o022
-    root: str | None = None
-    """containment: the real path of the workspace root; ``None`` = no containment (reference)"""
-    root_display: str | None = None
-    """the root as configured (lexically normalized), for messages and the lexical check"""
-    stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE
-    """edits of files of at least this many bytes stream (``stream_edit``), without a diff basis"""
-
-
-def contained(display: str, rules: LocalRules) -> bool:
-    """Is ``display`` (absolute, normalized) inside the root, lexically? Always without a root."""
-    root = rules.root
-    if root is None:
-        return True
-    return beneath.inside(display, root) or (
-        rules.root_display is not None and beneath.inside(display, rules.root_display)
-    )
+_WHOLE_READ_STEP = 8 * STREAM_CHUNK
+"""bytes per ``os.read`` of a whole-file read after the first (which is sized by ``fstat``)"""
 
 
 # -- resolve (§2.2) ----------------------------------------------------------------------
@@ -125,7 +91,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     display = node_resolve(base, path)
     if "\0" in path:
         raise nul_in_path(display)
-    if not contained(display, rules):
+    if not rules.contains(display):
         raise outside_workspace(display, rules.root_display)
     try:
         key = os.path.realpath(display, strict=True)
@@ -165,96 +131,7 @@ def _missing_key(display: str, rules: LocalRules) -> str:
             raise map_os_error(exc, "resolve", display) from exc
 
 
-# -- probes (§2.3, §2.4) -----------------------------------------------------------------
-
-def _file_type(mode: int) -> FileType:
-    if stat_mod.S_ISREG(mode):
-        return "file"
-    if stat_mod.S_ISDIR(mode):
-        return "directory"
-    return "other"
-
-
-@dataclass(slots=True)
-class Probe:
-    """Metadata of an existing path, with a lazily minted version."""
-
-    path: str
-    st: os.stat_result
-    root: str | None = None
-    """containment root: digests are read beneath it"""
-    _version: str | None = None
-
-    @property
-    def type(self) -> FileType:
-        return _file_type(self.st.st_mode)
-
-    @property
-    def mode(self) -> int:
-        """permission bits only (``st_mode & 0o777``, as the reference keeps them)"""
-        return self.st.st_mode & 0o777
-
-    @property
-    def version(self) -> Version:
-        if self._version is None:
-            self._version = versions.mint(self.st, self.path, root=self.root)
-        return Version(self._version)
-
-    def matches(self, expected: str) -> bool:
-        """Is this still version ``expected`` (A5-aware comparison)?"""
-        return versions.same_version(expected, self.st, self.path, root=self.root)
-
-    def info(self) -> Info:
-        return Info(version=self.version, type=self.type, size=self.st.st_size)
-
-
-def probe(path: str, verb: Verb, display: str, *, root: str | None = None) -> Probe | None:
-    """Following stat (beneath ``root``: final component not followed); ``None`` for
-    ENOENT/ENOTDIR; other errors mapped (A2)."""
-    try:
-        return Probe(path, beneath.stat_in(path, root=root), root)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise map_os_error(exc, verb, display) from exc
-    except ValueError:
-        return None
-
-
-def probe_no_follow(path: str, display: str) -> PathInfo | None:
-    """``lstat`` metadata of ``path`` (type may be ``symlink``)."""
-    try:
-        st = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise map_os_error(exc, "stat", display) from exc
-    except ValueError:
-        return None
-    kind = "symlink" if stat_mod.S_ISLNK(st.st_mode) else _file_type(st.st_mode)
-    return PathInfo(version=Version(versions.mint(st, path, read=False)), type=kind, size=st.st_size)
-
-
 # -- reading (§2.5) ----------------------------------------------------------------------
-
-def _open_regular(path: str, verb: Verb, display: str, root: str | None) -> int:
-    """Open a regular file for reading without ever blocking on a FIFO."""
-    try:
-        fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
-    except (FileNotFoundError, NotADirectoryError):
-        raise not_found(verb, display) from None
-    except IsADirectoryError:
-        raise not_regular_file(verb, display) from None
-    except OSError as exc:
-        raise map_os_error(exc, verb, display) from exc
-    try:
-        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
-            raise not_regular_file(verb, display)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
 
 def _read_fd(fd: int, signal: AbortSignal | None, stage: Stage, verb: Verb, display: str,
              size: int | None = None) -> bytes:
@@ -263,11 +140,11 @@ def _read_fd(fd: int, signal: AbortSignal | None, stage: Stage, verb: Verb, disp
     try:
         # the first request fits the whole file when its size is known (one read, no
         # oversized buffer); /proc files report 0 and grow past it, so keep reading to EOF
-        want = min(max((os.fstat(fd).st_size if size is None else size) + 1, 4096), READ_CHUNK * 8)
+        want = min(max((os.fstat(fd).st_size if size is None else size) + 1, 4096), _WHOLE_READ_STEP)
         while True:
             check_abort(signal, stage)
             chunk = os.read(fd, want)
-            want = READ_CHUNK * 8
+            want = _WHOLE_READ_STEP
             if not chunk:
                 break
             chunks.append(chunk)
@@ -280,7 +157,7 @@ def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root
                     stage: Stage = "read") -> bytes:
     """The whole regular file's bytes (abortable between chunks)."""
     check_abort(signal, stage)
-    fd = _open_regular(path, verb, display, root)
+    fd = files.open_regular(path, verb, display, root)
     try:
         return _read_fd(fd, signal, stage, verb, display)
     finally:
@@ -291,7 +168,7 @@ def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: 
                   stage: Stage) -> tuple[bytes, os.stat_result]:
     """``read_file_bytes``, with the ``fstat`` of the descriptor the bytes were read from."""
     check_abort(signal, stage)
-    fd = _open_regular(path, verb, display, root)
+    fd = files.open_regular(path, verb, display, root)
     try:
         try:
             st = os.fstat(fd)
@@ -313,7 +190,7 @@ class StreamReader:
     """§2.5 ``streamText`` mechanics: one call of ``next_chunk`` per chunk, ``None`` at the end."""
 
     def __init__(self, path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules,
-                 chunk_size: int = READ_CHUNK) -> None:
+                 chunk_size: int = STREAM_CHUNK) -> None:
         self._path = path
         self._display = display
         self._signal = signal
@@ -330,7 +207,7 @@ class StreamReader:
         try:
             if self._fd is None:
                 check_abort(self._signal, "read")
-                self._fd = _open_regular(self._path, "read", self._display, self._rules.root)
+                self._fd = files.open_regular(self._path, "read", self._display, self._rules.root)
             check_abort(self._signal, "read")
             try:
                 raw = os.read(self._fd, self._chunk_size)
@@ -366,7 +243,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
                rules: LocalRules) -> WriteOutcome:
     """§2.8 ``writeText`` steps 1–7 (call with the target's locks held)."""
     key, display = target.key, target.display_path
-    existing = probe(key, "write", display, root=rules.root)
+    existing = files.probe(key, "write", display, root=rules.root)
     if existing is not None and existing.type != "file":
         raise not_regular_file("write", display)
     if isinstance(expected, ReplaceIfVersion):
@@ -385,11 +262,11 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     planned = rewrite(old, content, rules)
     data = planned.data
     mode = existing.mode if existing is not None else _new_file_mode(rules)
-    owner = _owner_to_keep(existing, rules)
+    owner = owner_to_keep(existing, rules)
     atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root)
     return WriteOutcome(
         operation="update" if existing is not None else "create",
-        version=_post_version(key, data, rules.root),
+        version=version_after_write(key, data, rules.root),
         before=planned.before,
         after=planned.after,
     )
@@ -402,11 +279,11 @@ def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: Loc
     check_abort(signal, "read")  # the prior file's read, as in §2.8 step 4
     if not (rules.keep_bom or rules.keep_line_endings):
         return tally.summary()
-    fd = _open_regular(key, "write", display, rules.root)
+    fd = files.open_regular(key, "write", display, rules.root)
     try:
         while True:
             check_abort(signal, "read")
-            chunk = os.read(fd, READ_CHUNK)
+            chunk = os.read(fd, STREAM_CHUNK)
             if not chunk:
                 return tally.summary()
             tally.feed(chunk)
@@ -416,31 +293,13 @@ def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: Loc
         os.close(fd)
 
 
-def _owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] | None:
-    if existing is None or not rules.umask_mode:
-        return None
-    uid, gid = existing.st.st_uid, existing.st.st_gid
-    if (uid, gid) == (os.geteuid(), os.getegid()):
-        return None
-    return uid, gid
-
-
-def _post_version(key: str, data: bytes | None, root: str | None) -> Version:
-    """The version after a write of ``data`` (``None``: content not in memory, re-read if needed)."""
-    try:
-        st = beneath.stat_in(key, root=root)
-    except OSError:
-        return Version("missing:" + key)
-    return Version(versions.mint(st, key, content=data if data is not None and st.st_size == len(data) else None))
-
-
 # -- edit (§2.11; D1, D2) -------------------------------------------------------------------
 
 def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *, signal: AbortSignal | None,
               rules: LocalRules) -> EditOutcome:
     """§2.11 ``editText`` steps 1–10 (call with the target's locks held)."""
     key, display = target.key, target.display_path
-    existing = probe(key, "edit", display, root=rules.root)
+    existing = files.probe(key, "edit", display, root=rules.root)
     if existing is None:
         raise stale("edit", display)
     if existing.type != "file":
@@ -455,9 +314,7 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     if existing.st.st_size >= rules.stream_edit_min_size:
         if expected is not None and digest is not None and not existing.matches(expected.version):
             raise stale("edit", display)
-        from .stream_edit import stream_edit_file  # (imports this module)
-
-        return stream_edit_file(target, edit, existing, signal=signal, rules=rules)
+        return edit_large_file(target, edit, existing, signal=signal, rules=rules)
     if expected is None or digest is None:
         raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit",
                               stage="edit")
@@ -466,9 +323,9 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     check_abort(signal, "edit")
     edited = apply_edit(raw, edit, display, rules)
     data = edited.data
-    atomic_write(key, data, mode=existing.mode, owner=_owner_to_keep(existing, rules), signal=signal,
+    atomic_write(key, data, mode=existing.mode, owner=owner_to_keep(existing, rules), signal=signal,
                  verb="edit", display=display, root=rules.root)
-    return EditOutcome(version=_post_version(key, data, rules.root), before=edited.plan.before,
+    return EditOutcome(version=version_after_write(key, data, rules.root), before=edited.plan.before,
                        after=edited.plan.after)
 
 
@@ -531,7 +388,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
         child_display = posixpath.join(display, name)
         try:
             child = resolve_target(name, target.key, signal=None, rules=rules)
-            found = probe(child.key, "list", child_display, root=rules.root)
+            found = files.probe(child.key, "list", child_display, root=rules.root)
         except FsError as exc:
             if isinstance(exc.cause, OSError):
                 raise _list_error(exc.cause, child_display) from exc.cause

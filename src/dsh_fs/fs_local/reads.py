@@ -21,7 +21,10 @@ from ..fs.provider_rules import not_text_error
 from ..fs.text import NotTextError
 from ..fs.types import Info, Target
 from ..fs.window import ReadWindow, WindowResult
-from . import fsio, versions
+from . import files, versions
+from .files import STREAM_CHUNK
+from .oserrors import map_os_error
+from .rules import LocalRules
 from .line_index import IndexCache
 from .scan import scan_window
 
@@ -35,10 +38,10 @@ def read_window_file(
     *,
     streamed: bool,
     signal: AbortSignal | None,
-    rules: fsio.LocalRules,
+    rules: LocalRules,
     indexes: IndexCache | None,
     index_min_size: int,
-    chunk: int = fsio.READ_CHUNK,
+    chunk: int = STREAM_CHUNK,
 ) -> WindowResult:
     """Window the regular file ``target`` (see ``FileSystem.read_window``).
 
@@ -52,7 +55,7 @@ def read_window_file(
     """
     key, display = target.key, target.display_path
     check_abort(signal, "read")
-    fd = fsio._open_regular(key, "read", display, rules.root)
+    fd = files.open_regular(key, "read", display, rules.root)
     try:
         version = str(info.version)
         index = None
@@ -78,7 +81,7 @@ def read_window_file(
         except NotTextError as exc:
             raise not_text_error(exc, "read", display, rules) from None
         except OSError as exc:
-            raise fsio.map_os_error(exc, "read", display) from exc
+            raise map_os_error(exc, "read", display) from exc
         if trusted and outcome.index is not None and indexes is not None:
             if versions.fields_of(os.fstat(fd)) == version:
                 indexes.put(key, version, outcome.index)

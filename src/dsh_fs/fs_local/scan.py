@@ -35,12 +35,11 @@ from ..fs.byte_text import Utf8Validator, check_head
 from ..fs.errors import check_abort, offset_out_of_range
 from ..fs.text import BOM, NUL_SAMPLE
 from ..fs.window import ReadWindow, WindowCollector, WindowResult, nth_index
+from .files import STREAM_CHUNK
 from .line_index import MIN_STRIDE, LineIndex, stride_for
 
-__all__ = ("DEFAULT_CHUNK", "ScanOutcome", "scan_window")
+__all__ = ("ScanOutcome", "scan_window")
 
-DEFAULT_CHUNK = 1024 * 1024
-"""validation alignment and read size (bytes); the local ``stream_text`` chunk size"""
 
 _LF = 0x0A
 _CR = 0x0D
@@ -404,7 +403,7 @@ def scan_window(
     signal: AbortSignal | None = None,
     index: LineIndex | None = None,
     size_hint: int = -1,
-    chunk: int = DEFAULT_CHUNK,
+    chunk: int = STREAM_CHUNK,
     piece: int | None = None,
 ) -> ScanOutcome:
     """Window the regular file open at ``fd`` (see the module docstring for the contract).

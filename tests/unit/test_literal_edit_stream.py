@@ -1,4 +1,4 @@
-"""Streamed literal edits: ``fs/stream_edit.py`` against ``fs/literal_edit.plan_edit`` (tracker issue 5).
+"""Streamed literal edits: ``fs/literal_edit_stream.py`` against ``fs/literal_edit.plan_edit`` (tracker issue 5).
 
 For random file texts (CRLF, LF, lone CR, ``\\r\\r\\n``, multi-byte characters), random
 ``old_string``/``new_string`` (including line breaks and lone surrogates) and random tiny piece
@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsh_fs.fs.literal_edit import EditFailure, plan_edit
-from dsh_fs.fs.stream_edit import DETECT_HEAD_BYTES, EditRewriter, EditScan
+from dsh_fs.fs.literal_edit_stream import DETECT_HEAD_BYTES, EditRewriter, EditScan
 from dsh_fs.fs.text import normalize
-from dsh_fs.fs_local.fsio import encode_text
+from dsh_fs.fs.provider_rules import encode_text
 
 PROPS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 
@@ -50,7 +50,7 @@ def pieces(data: bytes, sizes: list[int]) -> list[bytes]:
 
 def streamed(text: str, old_string: str, new_string: str, replace_all: bool, keep_bytes: bool,
              sizes: list[int], count_lines: bool = True, record: int = 0) -> tuple[Any, ...]:
-    """The provider's decisions, made from the two passes (as ``stream_edit_file`` does)."""
+    """The provider's decisions, made from the two passes (as ``fs_local.large_edit.edit_large_file`` does)."""
     old, new = normalize(old_string), normalize(new_string)
     if old == "":
         return ("fail", "empty", 0)

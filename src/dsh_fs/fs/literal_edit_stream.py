@@ -1,5 +1,5 @@
-"""Literal edits streamed over raw bytes in bounded memory (REFERENCE-SPEC §2.11 steps 5–7;
-DEVIATIONS D2; tracker issue 5). Pure: no I/O.
+"""The streamed literal matcher: ``literal_edit`` over raw bytes in bounded memory
+(REFERENCE-SPEC §2.11 steps 5–7; DEVIATIONS D2; tracker issue 5). Pure: no I/O.
 
 The byte-stream twin of ``literal_edit.plan_edit`` for files too big to hold in memory. The
 caller feeds the file's content (valid UTF-8, the BOM already removed) twice, in pieces of
@@ -16,7 +16,8 @@ any size — pieces may split a CRLF pair, a multi-byte character or a match:
 
 Memory stays bounded by the piece size plus the lengths of the two strings. Not here: the
 NUL and UTF-8 checks (``byte_text``), the ambiguity and not-found decisions (the caller
-compares ``EditScan.matches``), I/O, the BOM (the provider writes it or not, D1).
+compares ``EditScan.matches``), I/O, the BOM (the provider writes it or not, D1). The local
+provider drives it from ``dsh_fs.fs_local.large_edit``.
 """
 
 from __future__ import annotations
@@ -266,7 +267,7 @@ def encodable(text: str) -> bool:
 class _SurrogateFix:
     """Output stage for a ``new_string`` with lone surrogates (encoded ``surrogatepass``):
     pairs that meet across replacements are joined, lone halves become U+FFFD, exactly as
-    encoding the whole text would (``fsio.encode_text``)."""
+    encoding the whole text would (``provider_rules.encode_text``)."""
 
     def __init__(self) -> None:
         self._bytes = b""

@@ -1,8 +1,10 @@
-"""Edits of huge files in bounded memory (REFERENCE-SPEC §2.11; DEVIATIONS D1, D2, D6; tracker issue 5).
+"""The local driver of streamed edits: ``edit_text`` of a huge file in bounded memory
+(REFERENCE-SPEC §2.11; DEVIATIONS D1, D2, D6; tracker issue 5). I/O; the matching itself is
+the pure ``dsh_fs.fs.literal_edit_stream`` (``EditScan``, ``EditRewriter``).
 
 ``fsio.edit_file`` hands an edit here, after its probe and version guard and still under the
 target's locks, when the file has at least ``LocalRules.stream_edit_min_size`` bytes. Two
-passes over one open descriptor, each holding one piece (``READ_CHUNK`` bytes) at a time:
+passes over one open descriptor, each holding one piece (``files.STREAM_CHUNK`` bytes) at a time:
 
 1. Read and check: the text rules of an edit (a UTF-16/32 byte-order mark in the default
    profile, then a NUL byte *anywhere*, then strict UTF-8 — the same errors, in the same
@@ -30,12 +32,16 @@ from ..core.signal import AbortSignal
 from ..fs.byte_text import Utf8Validator
 from ..fs.errors import check_abort, edit_ambiguous, edit_empty, edit_not_found, stale
 from ..fs.provider_rules import not_text_error
-from ..fs.stream_edit import EditRewriter, EditScan, encodable
+from ..fs.literal_edit_stream import EditRewriter, EditScan, encodable
 from ..fs.text import BOM, NotTextError, foreign_bom_error, nul_error, normalize
 from ..fs.types import EditOutcome, EditRequest, Target
-from . import fsio
+from . import files
+from .atomic import atomic_write
+from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
+from .oserrors import map_os_error
+from .rules import LocalRules
 
-__all__ = ("stream_edit_file",)
+__all__ = ("edit_large_file",)
 
 
 _IOV_MAX = 1024
@@ -69,8 +75,8 @@ def _fingerprint(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *, signal: AbortSignal | None,
-                     rules: fsio.LocalRules, chunk: int = fsio.READ_CHUNK) -> EditOutcome:
+def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signal: AbortSignal | None,
+                    rules: LocalRules, chunk: int = STREAM_CHUNK) -> EditOutcome:
     """§2.11 steps 5–10 for a big file, streamed (call with the target's locks held, after
     the probe and the version guard).
 
@@ -85,7 +91,7 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
     old = normalize(edit.old_string)
     new = normalize(edit.new_string)
     check_abort(signal, "edit")
-    fd = fsio._open_regular(key, "edit", display, rules.root)
+    fd = files.open_regular(key, "edit", display, rules.root)
     try:
         if hasattr(os, "posix_fadvise"):
             try:
@@ -104,7 +110,7 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
         except NotTextError as exc:
             raise not_text_error(exc, "edit", display, rules) from None
         except OSError as exc:
-            raise fsio.map_os_error(exc, "edit", display) from exc
+            raise map_os_error(exc, "edit", display) from exc
         check_abort(signal, "edit")
         if scan is None:
             raise edit_empty()
@@ -148,11 +154,11 @@ def stream_edit_file(target: Target, edit: EditRequest, existing: fsio.Probe, *,
             if rewriter.matches != scan.matches or _fingerprint(os.fstat(fd)) != fingerprint:
                 raise stale("edit", display)
 
-        fsio.atomic_write(key, produce, mode=existing.mode, owner=fsio._owner_to_keep(existing, rules),
+        atomic_write(key, produce, mode=existing.mode, owner=owner_to_keep(existing, rules),
                           signal=signal, verb="edit", display=display, root=rules.root)
     finally:
         os.close(fd)
-    return EditOutcome(version=fsio._post_version(key, None, rules.root), before=None, after=None)
+    return EditOutcome(version=version_after_write(key, None, rules.root), before=None, after=None)
 
 
 _COPY_STEP = 64 * 1024 * 1024
@@ -197,7 +203,7 @@ def _count_lines(fd: int, start: int, length: int, chunk: int, signal: AbortSign
     return count
 
 
-def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: fsio.LocalRules,
+def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: LocalRules,
                      chunk: int, fast: bool) -> tuple[EditScan | None, int]:
     """Pass 1: the text rules of an edit over the whole file, and the match count.
 

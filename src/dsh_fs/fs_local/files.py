@@ -1,0 +1,158 @@
+"""One file on the local disk: what every local operation shares (REFERENCE-SPEC §2.3–§2.5,
+§2.8; DEVIATIONS A2, A5, D3), synchronous.
+
+* ``probe`` / ``Probe`` — a following stat and the file's version (A5), minted lazily;
+  ``probe_no_follow`` — the ``lstat`` twin (``symlink`` type).
+* ``open_regular`` — open a regular file for reading without ever blocking on a FIFO,
+  beneath the workspace root when there is one.
+* ``owner_to_keep`` and ``version_after_write`` — what a replacement keeps (D3) and reports.
+* ``STREAM_CHUNK`` — the bytes per read of ``stream_text``, which ``read_window``'s streamed
+  validation must align to.
+
+Used by ``fsio`` (the primitives), ``large_edit`` (streamed edits of huge files) and
+``reads`` (windowed reads); it imports none of them. OS errors are mapped by ``oserrors``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from dataclasses import dataclass
+
+from ..fs.errors import Verb, not_found, not_regular_file
+from ..fs.types import FileType, Info, PathInfo, Version
+from . import beneath, versions
+from .oserrors import map_os_error
+from .rules import LocalRules
+
+__all__ = (
+    "STREAM_CHUNK",
+    "Probe",
+    "file_type",
+    "open_regular",
+    "owner_to_keep",
+    "probe",
+    "probe_no_follow",
+    "version_after_write",
+)
+
+STREAM_CHUNK = 1024 * 1024
+"""bytes per read of ``stream_text`` (one decoded chunk each), and so the validation
+alignment of a streamed ``read_window`` (``scan``): a byte-capped streamed read must validate
+exactly the chunks ``stream_text`` would have decoded"""
+
+
+def file_type(mode: int) -> FileType:
+    """The seam's type for an ``st_mode``: ``file``, ``directory`` or ``other``."""
+    if stat_mod.S_ISREG(mode):
+        return "file"
+    if stat_mod.S_ISDIR(mode):
+        return "directory"
+    return "other"
+
+
+@dataclass(slots=True)
+class Probe:
+    """Metadata of an existing path, with a lazily minted version."""
+
+    path: str
+    st: os.stat_result
+    root: str | None = None
+    """containment root: digests are read beneath it"""
+    _version: str | None = None
+
+    @property
+    def type(self) -> FileType:
+        return file_type(self.st.st_mode)
+
+    @property
+    def mode(self) -> int:
+        """permission bits only (``st_mode & 0o777``, as the reference keeps them)"""
+        return self.st.st_mode & 0o777
+
+    @property
+    def version(self) -> Version:
+        """the A5 version (may read the file for a content digest, once)"""
+        if self._version is None:
+            self._version = versions.mint(self.st, self.path, root=self.root)
+        return Version(self._version)
+
+    def matches(self, expected: str) -> bool:
+        """Is this still version ``expected`` (A5-aware comparison)?"""
+        return versions.same_version(expected, self.st, self.path, root=self.root)
+
+    def info(self) -> Info:
+        """The seam's ``Info`` (size in bytes)."""
+        return Info(version=self.version, type=self.type, size=self.st.st_size)
+
+
+def probe(path: str, verb: Verb, display: str, *, root: str | None = None) -> Probe | None:
+    """Following stat (beneath ``root``: final component not followed); ``None`` for
+    ENOENT/ENOTDIR; other errors mapped (A2) with ``verb`` and ``display``."""
+    try:
+        return Probe(path, beneath.stat_in(path, root=root), root)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise map_os_error(exc, verb, display) from exc
+    except ValueError:
+        return None
+
+
+def probe_no_follow(path: str, display: str) -> PathInfo | None:
+    """``lstat`` metadata of ``path`` (type may be ``symlink``); ``None`` when absent."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise map_os_error(exc, "stat", display) from exc
+    except ValueError:
+        return None
+    kind = "symlink" if stat_mod.S_ISLNK(st.st_mode) else file_type(st.st_mode)
+    return PathInfo(version=Version(versions.mint(st, path, read=False)), type=kind, size=st.st_size)
+
+
+def open_regular(path: str, verb: Verb, display: str, root: str | None) -> int:
+    """A read-only descriptor of the regular file at ``path`` (beneath ``root`` when given),
+    opened without ever blocking on a FIFO; the caller closes it.
+
+    :raises FsError: ``not_found`` (ENOENT/ENOTDIR), ``not_regular_file`` (a directory, FIFO,
+        socket or device), OS errors mapped (A2) — each with ``verb`` and ``display``
+    """
+    try:
+        fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
+    except (FileNotFoundError, NotADirectoryError):
+        raise not_found(verb, display) from None
+    except IsADirectoryError:
+        raise not_regular_file(verb, display) from None
+    except OSError as exc:
+        raise map_os_error(exc, verb, display) from exc
+    try:
+        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+            raise not_regular_file(verb, display)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] | None:
+    """D3: the ``(uid, gid)`` a replacement of ``existing`` should keep, or ``None`` when the
+    new inode may simply be ours (a new file, the reference profile, or already ours)."""
+    if existing is None or not rules.umask_mode:
+        return None
+    uid, gid = existing.st.st_uid, existing.st.st_gid
+    if (uid, gid) == (os.geteuid(), os.getegid()):
+        return None
+    return uid, gid
+
+
+def version_after_write(key: str, data: bytes | None, root: str | None) -> Version:
+    """The version of ``key`` just after a write of ``data`` (``None``: the content is not in
+    memory; a digest, if the A5 racy window needs one, re-reads the file)."""
+    try:
+        st = beneath.stat_in(key, root=root)
+    except OSError:
+        return Version("missing:" + key)
+    return Version(versions.mint(st, key, content=data if data is not None and st.st_size == len(data) else None))
