@@ -415,3 +415,75 @@ def test_rewrite_over_a_summary_keeps_bom_and_crlf_without_a_diff_basis() -> Non
     assert (planned.data, planned.before, planned.after) == (b"\xef\xbb\xbfa\r\nb\r\n", None, "a\nb\n")
     planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", TextRules.for_profile("reference"))
     assert planned.data == b"a\nb\n"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5])
+def test_prior_tally_counts_a_crlf_split_between_two_chunks(size: int) -> None:
+    """Every CRLF of a CRLF-dominant file straddles a chunk boundary at some chunk size: each
+    must still count as CRLF (the random cuts above rarely split a pair)."""
+    raw = b"a\r\nbb\r\nccc\r\nd\n"  # 3 CRLF against 1 bare LF
+    tally = PriorTally()
+    for start in range(0, len(raw), size):
+        tally.feed(raw[start : start + size])
+    assert tally.summary() == PriorSummary(has_bom=False, crlf_dominant=True)
+
+
+def test_prior_tally_straddling_pairs_decide_the_dominant_style() -> None:
+    """Two CRLF, both split by the chunking, against one bare LF: CRLF-dominant; without the
+    carry across chunks it would count three bare LF."""
+    tally = PriorTally()
+    for chunk in (b"one\r", b"\ntwo\r", b"\nthree\n"):
+        tally.feed(chunk)
+    assert tally.summary().crlf_dominant
+
+
+# -- profile switches: derived from the profile in one place (DEVIATIONS D1–D4, D6, D12) --------
+
+def _rules_classes() -> list[type[TextRules]]:
+    import dsh_fs.fs_local.rules  # noqa: F401  (registers LocalRules as a subclass)
+
+    import sys
+
+    found, todo = [], [TextRules]
+    while todo:
+        cls = todo.pop()
+        # ``slots=True`` replaces a dataclass: the class its module exports is the live one
+        if getattr(sys.modules[cls.__module__], cls.__qualname__, None) is cls:
+            found.append(cls)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+@pytest.mark.parametrize("cls", _rules_classes(), ids=lambda c: c.__name__)
+def test_every_boolean_rule_is_a_profile_switch(cls: type[TextRules]) -> None:
+    """A new flag declared as a plain ``bool = True`` would be on in the reference profile
+    unless every provider remembered to turn it off: flags must be ``profile_switch`` fields."""
+    import dataclasses
+
+    flags = [f.name for f in dataclasses.fields(cls) if f.type in (bool, "bool")]
+    assert flags and sorted(flags) == sorted(cls.switches())
+
+
+@pytest.mark.parametrize("cls", _rules_classes(), ids=lambda c: c.__name__)
+def test_for_profile_turns_every_switch_on_or_off(cls: type[TextRules]) -> None:
+    default, reference = cls.for_profile("default"), cls.for_profile("reference")
+    assert all(getattr(default, name) is True for name in cls.switches())
+    assert all(getattr(reference, name) is False for name in cls.switches())
+    assert cls.for_profile(None) == default
+    with pytest.raises(TypeError, match="follow the profile"):
+        cls.for_profile("reference", keep_bom=True)
+    with pytest.raises(TypeError):
+        cls(**dict.fromkeys(cls.switches()[1:], True))  # a switch left out has no default
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+def test_every_provider_derives_its_rules_from_the_profile(tmp_path: object, profile: str) -> None:
+    from dsh_fs.fs_local import LocalFileSystem
+    from dsh_fs.fs_memory import MemoryFileSystem
+    from dsh_fs.fs_s3 import S3FileSystem
+
+    for provider in (LocalFileSystem(cwd=str(tmp_path), profile=profile), MemoryFileSystem(profile=profile),
+                     S3FileSystem(bucket="b", profile=profile)):
+        rules = provider.rules  # type: ignore[attr-defined]
+        assert {name: getattr(rules, name) for name in rules.switches()} == dict.fromkeys(
+            rules.switches(), profile == "default"), type(provider).__name__

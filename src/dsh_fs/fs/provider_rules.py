@@ -3,8 +3,9 @@
 Pure: no I/O. Each function turns bytes already fetched into what to store or report, with
 the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, D2, D4, D6:
 
-* ``TextRules.for_profile`` — the four switches (BOM kept, line endings kept, detailed
-  non-text errors) for ``default`` or ``reference``.
+* ``TextRules`` — the profile switches (BOM kept, line endings kept, detailed non-text
+  errors), all derived from the profile by ``TextRules.for_profile``; providers with more
+  switches subclass it and declare them with ``profile_switch``.
 * ``decode_for_read`` / ``not_text_error`` — §2.5 read decoding and its FS_NOT_TEXT error.
 * ``rewrite`` — §2.8 steps 4–5: the diff basis of the prior bytes and the bytes to store
   (D4 keeps a BOM and CRLF style when replacing an existing file); ``PriorTally`` summarizes
@@ -12,13 +13,14 @@ the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, 
 * ``apply_edit`` / ``edit_failure_error`` — §2.11 steps 5–7 (D1 keeps the BOM, D2 changes
   only the matched spans).
 
-The local provider has twins of the two error builders in ``fs_local/fsio.py`` (``not_text``,
-``_edit_error``); they produce identical messages and can be switched to these.
+Every provider uses these (the local one on bytes it reads itself); the messages are the
+catalog's (``dsh_fs.fs.errors``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
+from typing import Any, Self
 
 from ..core.jsonvalue import well_formed as well_formed  # re-exported for providers
 from ..core.profile import Profile
@@ -30,6 +32,7 @@ from .types import EditRequest
 __all__ = (
     "EditedBytes",
     "PriorSummary",
+    "PROFILE_SWITCH",
     "PriorTally",
     "Rewrite",
     "TextRules",
@@ -39,27 +42,61 @@ __all__ = (
     "edit_failure_error",
     "encode_text",
     "not_text_error",
+    "profile_switch",
     "rewrite",
     "well_formed",
 )
 
 
+PROFILE_SWITCH = "dsh_fs.profile_switch"
+"""``dataclasses.field`` metadata key marking a profile switch (its value: the deviation IDs)"""
+
+
+def profile_switch(deviations: str) -> Any:
+    """Declare a rules field as a profile switch: ``True`` in the ``default`` profile, ``False``
+    in ``reference``. It has no default, so only ``for_profile`` (or a caller passing every
+    switch) can build the rules — a new switch can never silently be on in ``reference``.
+
+    :param deviations: the deviation IDs the switch turns on (``"D1, D4"``), for readers
+    """
+    return field(metadata={PROFILE_SWITCH: deviations})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TextRules:
-    """Profile-dependent text behaviour of a provider (all ``True`` in the default profile)."""
+    """Profile-dependent text behaviour of a provider: every field declared with
+    ``profile_switch`` is ``True`` in the default profile and ``False`` in the reference one.
 
-    keep_bom: bool = True
+    Build with ``for_profile``; a provider that needs more switches or settings subclasses it
+    (``fs_local.rules.LocalRules``) and builds the subclass with the same ``for_profile``.
+    """
+
+    keep_bom: bool = profile_switch("D1, D4")
     """D1/D4: an edit or a rewrite keeps a leading BOM"""
-    keep_line_endings: bool = True
+    keep_line_endings: bool = profile_switch("D2, D4")
     """D2/D4: an edit changes only matched spans; a rewrite of a CRLF file stays CRLF"""
-    detailed_errors: bool = True
+    detailed_errors: bool = profile_switch("D6")
     """D6: non-text errors say where and why"""
 
     @classmethod
-    def for_profile(cls, profile: Profile | str | None) -> "TextRules":
-        """The rules of ``profile`` (``None`` = default). :raises ValueError: unknown profile"""
+    def switches(cls) -> tuple[str, ...]:
+        """The names of this class's profile switches, in declaration order."""
+        return tuple(f.name for f in fields(cls) if PROFILE_SWITCH in f.metadata)
+
+    @classmethod
+    def for_profile(cls, profile: Profile | str | None, /, **settings: Any) -> Self:
+        """The rules of ``profile`` (``None`` = default): every switch on in ``default``, off
+        in ``reference``; ``settings`` gives the other (non-switch) fields of a subclass.
+
+        :raises ValueError: unknown profile
+        :raises TypeError: when ``settings`` names a switch or an unknown field
+        """
         better = Profile.parse(profile).is_default
-        return cls(keep_bom=better, keep_line_endings=better, detailed_errors=better)
+        switches = cls.switches()
+        clash = sorted(set(switches) & set(settings))
+        if clash:
+            raise TypeError(f"{cls.__name__}.for_profile: {', '.join(clash)} follow the profile")
+        return cls(**dict.fromkeys(switches, better), **settings)
 
 
 def encode_text(text: str) -> bytes:

@@ -127,13 +127,8 @@ class LocalFileSystem(FileSystem):
         default_cwd = self.root if self.root is not None else os.getcwd()
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else default_cwd
         self.profile = Profile.parse(profile)
-        better = self.profile.is_default
-        self.rules = LocalRules(
-            keep_bom=better,
-            keep_line_endings=better,
-            umask_mode=better,
-            detailed_errors=better,
-            follow_dangling=better,
+        self.rules = LocalRules.for_profile(
+            self.profile,
             umask=current_umask(),
             root=os.path.realpath(self.root) if self.root is not None else None,
             root_display=self.root,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..fs.provider_rules import TextRules
+from ..fs.provider_rules import TextRules, profile_switch
 from . import beneath
 
 __all__ = ("STREAM_EDIT_MIN_SIZE", "LocalRules")
@@ -21,12 +21,13 @@ tracker issue 5)"""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalRules(TextRules):
-    """Per-profile behaviour of the local provider (the default profile sets all flags to
-    True): the shared text rules (D1, D2, D4, D6) plus the local ones below."""
+    """Per-profile behaviour of the local provider: the shared text switches (D1, D2, D4, D6)
+    plus the local ones (D3, D12), and the settings below. Build with
+    ``LocalRules.for_profile(profile, umask=…, root=…, …)``: every switch follows the profile."""
 
-    umask_mode: bool = True
+    umask_mode: bool = profile_switch("D3")
     """D3: new files get 0o666 & ~umask (else 0o600); existing owner/group kept"""
-    follow_dangling: bool = True
+    follow_dangling: bool = profile_switch("D12")
     """D12: writing through a dangling symlink creates its target"""
     umask: int = 0o022
     root: str | None = None
