@@ -86,7 +86,8 @@ def create_context(
     :param cwd: the provider's default base for relative paths (default: process cwd)
     :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
     :param policy: ``False`` loads the bare deployment (unconditional write/edit)
-    :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one
+    :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one;
+        the context owns it from then on: ``await ctx.aclose()`` closes it
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param tool_config: ``read_limit``, ``read_max_line_length``, ``read_max_bytes``,
         ``read_stream_min_size``
@@ -109,10 +110,12 @@ def create_context(
 
 
 class _Provided:
-    """A plugin that provides an existing provider object as ``fs``."""
+    """A plugin that provides an existing provider object as ``fs`` (and closes it with the
+    scope, as ``FileSystem.apply`` does for a provider it builds)."""
 
     name = "fs-provided"
 
     @staticmethod
     def apply(scope: Any, /, provider: FileSystem) -> None:
         scope.provide("fs", provider)
+        scope.effect(provider.aclose)

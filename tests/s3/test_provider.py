@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
 import pytest
 
 import dsh_fs
@@ -107,6 +108,64 @@ async def test_round_trips_per_tool_call(bucket: S3Workspace) -> None:
         counts.append(fs.store.requests - start)
     assert counts == [2, 2, 2, 2]
     assert await bucket.files() == {"a.txt": b"gamma\n", "b.txt": b"new\n"}
+
+
+# -- one process: the in-process lock (REFERENCE-SPEC §2.9) -------------------------------
+
+class _CountingStore(ObjectStore):
+    """An ObjectStore that records every conditional PUT's outcome (``ok`` or ``412``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.puts: list[str] = []
+
+    async def put(self, key: str, data: bytes, **kwargs: Any) -> ObjectMeta:
+        try:
+            meta = await super().put(key, data, **kwargs)
+        except S3Failure as failure:
+            self.puts.append("412" if failure.precondition_failed else failure.code)
+            raise
+        self.puts.append("ok")
+        return meta
+
+
+@pytest.mark.parametrize("operation", ["edit", "write"])
+async def test_concurrent_mutations_in_one_process_take_turns(bucket: S3Workspace, operation: str) -> None:
+    """Mutations of one target inside one process serialize on the provider's lock, so they
+    never race each other to S3: each is one GET and one PUT that succeeds (no 412, no retry)."""
+    store = _CountingStore(bucket.location.bucket, endpoint_url=bucket.endpoint_url, client_options=MOTO_CLIENT_OPTIONS)
+    fs = await bucket.provider(store=store)
+    await bucket.put("a.txt", b"END\n")
+    target = await fs.resolve("a.txt")
+
+    async def mutate(index: int) -> None:
+        if operation == "edit":
+            await fs.edit_text(target, EditRequest(old_string="END\n", new_string=f"edit-{index}\nEND\n"))
+        else:
+            await fs.write_text(target, f"write-{index}\n")
+
+    async with anyio.create_task_group() as tg:
+        for index in range(4):
+            tg.start_soon(mutate, index)
+    assert store.puts == ["ok"] * 4
+    final = (await bucket.get("a.txt") or b"").decode()
+    if operation == "edit":
+        assert sorted(final.splitlines()) == sorted([f"edit-{i}" for i in range(4)] + ["END"])
+    assert len(fs.locks) == 0
+
+
+async def test_a_provider_loaded_as_a_plugin_closes_its_client_with_the_context(bucket: S3Workspace) -> None:
+    """``ctx.plugin(S3FileSystem, …)`` builds the provider; ``ctx.aclose()`` closes its client."""
+    await bucket.put("a.txt", b"x")
+    ctx = dsh_fs.Context()
+    ctx.plugin(S3FileSystem, bucket=bucket.location.bucket, prefix=bucket.location.prefix,
+               endpoint_url=bucket.endpoint_url, client_options=MOTO_CLIENT_OPTIONS)
+    fs = ctx.fs
+    assert isinstance(fs, S3FileSystem)
+    assert await fs.read_text(await fs.resolve("a.txt")) == "x"
+    assert fs.store.open_clients == 1
+    await ctx.aclose()
+    assert fs.store.open_clients == 0 and not ctx.has("fs")
 
 
 # -- a writer between GET and PUT ---------------------------------------------------------

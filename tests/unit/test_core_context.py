@@ -15,8 +15,11 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import anyio
+import anyio.lowlevel
 import pytest
 
+import dsh_fs
 from dsh_fs import Context, HarnessError, Profile
 from dsh_fs.core.context import ScopeState
 from dsh_fs.fs import FileSystem, FsError, FsErrorCode, TargetKey, Version
@@ -251,6 +254,121 @@ def test_a_plugin_whose_apply_raises_is_unloaded_with_its_registrations() -> Non
     with pytest.raises(ValueError, match="refused"):
         ctx.plugin(Broken)
     assert ctx.listeners("evt") == () and not ctx.has("thing") and ctx.scopes == ()
+
+
+# ------------------------------------------------------------------------------------------
+# kernel: lifecycle (async disposers, ``ctx.aclose``, ``scope.adispose``)
+# ------------------------------------------------------------------------------------------
+
+class Holder:
+    """A plugin holding a resource: a sync and an async disposer, recorded in ``log``."""
+
+    name = "holder"
+    log: list[str] = []
+
+    @classmethod
+    def apply(cls, scope: Any, /, label: str = "x") -> None:
+        async def release() -> None:
+            await anyio.lowlevel.checkpoint()
+            cls.log.append(f"aclose {label}")
+
+        scope.effect(lambda: cls.log.append(f"sync {label}"))
+        scope.effect(release)
+
+
+async def test_aclose_disposes_every_scope_newest_first_and_awaits_async_disposers() -> None:
+    Holder.log = []
+    ctx = Context()
+    first, second = ctx.plugin(Holder, label="one"), ctx.plugin(Holder, label="two")
+    await ctx.aclose()
+    assert Holder.log == ["sync two", "sync one", "aclose two", "aclose one"]
+    assert first.state is second.state is ScopeState.DISPOSED and ctx.scopes == ()
+    await ctx.aclose()  # idempotent
+    assert len(Holder.log) == 4
+    ctx.plugin(Holder, label="three")  # the context stays usable
+    async with ctx:
+        pass
+    assert Holder.log[-2:] == ["sync three", "aclose three"]
+
+
+async def test_a_sync_dispose_leaves_async_disposers_to_the_context() -> None:
+    Holder.log = []
+    ctx = Context()
+    scope = ctx.plugin(Holder)
+    scope.dispose()
+    assert Holder.log == ["sync x"]  # nothing awaited (and no coroutine was created)
+    await ctx.aclose()
+    assert Holder.log == ["sync x", "aclose x"]
+    other = ctx.plugin(Holder, label="y")
+    await other.adispose()
+    assert Holder.log[-2:] == ["sync y", "aclose y"] and other.state is ScopeState.DISPOSED
+
+
+async def test_aclose_runs_every_disposer_and_reports_the_first_failure() -> None:
+    ctx = Context()
+    closed: list[str] = []
+
+    class Failing:
+        name = "failing"
+
+        @staticmethod
+        def apply(scope: Any, /, label: str) -> None:
+            async def release() -> None:
+                closed.append(label)
+                raise RuntimeError(f"close {label} failed")
+
+            scope.effect(release)
+
+    ctx.plugin(Failing, label="a")
+    ctx.plugin(Failing, label="b")
+    with pytest.raises(RuntimeError, match="close b failed"):
+        await ctx.aclose()
+    assert closed == ["b", "a"] and ctx.scopes == ()
+
+
+async def test_aclose_finishes_closing_when_the_caller_is_cancelled() -> None:
+    ctx = Context()
+    closed: list[str] = []
+
+    class Slow:
+        name = "slow"
+
+        @staticmethod
+        def apply(scope: Any, /) -> None:
+            async def release() -> None:
+                await anyio.sleep(0.05)
+                closed.append("done")
+
+            scope.effect(release)
+
+    ctx.plugin(Slow)
+    with anyio.CancelScope() as cancel:
+        cancel.cancel()
+        await ctx.aclose()
+    assert closed == ["done"]
+
+
+async def test_a_provider_plugin_is_closed_by_the_context(ws: str) -> None:
+    closed: list[str] = []
+
+    class Closing(LocalFileSystem):
+        name = "fs-closing"
+
+        async def aclose(self) -> None:
+            closed.append(self.cwd)
+
+    ctx = Context()
+    ctx.plugin(Closing, cwd=ws)
+    async with ctx:
+        assert isinstance(ctx.fs, Closing)
+    assert closed == [ws] and not ctx.has("fs")
+    provided = Closing(cwd=ws)
+    async with dsh_fs.create_context(provider=provided):  # the context owns a provider it is given
+        pass
+    assert closed == [ws, ws]
+    async with Closing(cwd=ws) as fs:  # a provider is an async context manager on its own
+        assert isinstance(fs, Closing)
+    assert closed == [ws, ws, ws]
 
 
 # ------------------------------------------------------------------------------------------

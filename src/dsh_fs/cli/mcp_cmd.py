@@ -97,17 +97,12 @@ def mcp(
         click.echo(f"dsh-fs mcp: serving {options.root} at {url}", err=True)
 
     async def serve() -> None:
-        try:
+        async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
             if host is None:
                 await serve_stdio(ctx, root=options.root)
             else:
                 assert port is not None
                 await serve_http(ctx, root=options.root, host=host, port=port, announce=announce)
-        finally:
-            close = getattr(ctx.fs, "aclose", None)  # remote providers hold a client
-            if close is not None:
-                with anyio.CancelScope(shield=True):
-                    await close()
 
     try:
         anyio.run(serve)

@@ -183,12 +183,8 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
         ctx = _context(options, store=store)
 
         async def call() -> Any:
-            try:
+            async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
                 return await ctx.tools.execute(name, arguments, session=session)
-            finally:
-                close = getattr(ctx.fs, "aclose", None)  # remote providers hold a client
-                if close is not None:
-                    await close()
 
         result = anyio.run(call)
     finally:

@@ -6,6 +6,12 @@ everything the plugin registers through that scope (services, listeners, tools, 
 sections) is removed again by ``scope.dispose()``. A plugin that declares ``inject`` stays
 pending until those services exist, and goes back to pending when one is withdrawn.
 
+Lifecycle: a disposer registered with ``scope.effect`` may be a coroutine function (a
+provider's ``aclose``, which releases an HTTP client). ``await ctx.aclose()`` (or leaving
+``async with ctx:``) disposes every scope and awaits those; ``await scope.adispose()`` does it
+for one plugin. A plain ``dispose()`` cannot await: it runs the sync disposers at once and
+keeps the async ones for the context's next ``aclose()``, so nothing is released twice or lost.
+
 Events come in two dispatch modes:
 
 * ``emit`` — synchronous fan-out; listener exceptions propagate to the emitter.
@@ -20,14 +26,20 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+import anyio
+
 from .errors import HarnessError
 from .profile import Profile
 from .system_prompt import SystemPrompt
 from .tools import ToolRegistry
 
-__all__ = ("Context", "Plugin", "Scope", "ScopeState")
+__all__ = ("AsyncDisposer", "Context", "Disposer", "Plugin", "Scope", "ScopeState")
 
 Disposer = Callable[[], None]
+"""undoes one registration; runs when its scope is disposed or deactivated"""
+
+AsyncDisposer = Callable[[], Awaitable[None]]
+"""releases a resource (``FileSystem.aclose``); awaited by ``Scope.adispose`` / ``Context.aclose``"""
 
 
 class Plugin(Protocol):
@@ -74,8 +86,12 @@ class Scope:
         """The context's profile (DEVIATIONS.md)."""
         return self.ctx.profile
 
-    def effect(self, disposer: Disposer) -> Disposer:
-        """Run ``disposer`` when this scope is disposed or deactivated."""
+    def effect(self, disposer: Disposer | AsyncDisposer) -> Disposer | AsyncDisposer:
+        """Run ``disposer`` when this scope is disposed or deactivated (last registered, first run).
+
+        A coroutine function is awaited by ``adispose()`` or the context's ``aclose()``; a
+        plain ``dispose()`` (or a deactivation) leaves it to the context's next ``aclose()``.
+        """
         self._disposers.append(disposer)
         return disposer
 
@@ -97,21 +113,38 @@ class Scope:
 
     # -- lifecycle ------------------------------------------------------------------
     def _deactivate(self) -> None:
+        """Run the sync disposers (newest first); hand the async ones to the context."""
         disposers, self._disposers = self._disposers, []
         errors: list[BaseException] = []
         for disposer in reversed(disposers):
+            if inspect.iscoroutinefunction(disposer):
+                self.ctx._pending.append(disposer)
+                continue
             try:
-                disposer()
+                result = disposer()
             except Exception as exc:  # keep disposing; report the first failure
                 errors.append(exc)
+                continue
+            if inspect.isawaitable(result):  # a sync callable that returned a coroutine
+                self.ctx._pending.append(result)
         if errors:
             raise errors[0]
 
     def dispose(self) -> None:
-        """Remove every registration of this plugin (idempotent)."""
+        """Remove every registration of this plugin (idempotent). Async disposers (a
+        provider's ``aclose``) are left to ``ctx.aclose()``; ``adispose`` awaits them now."""
         if self.state is ScopeState.DISPOSED:
             return
         self.ctx._unload(self)
+
+    async def adispose(self) -> None:
+        """``dispose()``, then await every async disposer it (or a deactivation it caused)
+        left pending, e.g. close the provider's HTTP client (idempotent).
+
+        :raises Exception: the first disposer failure, after running all of them
+        """
+        self.dispose()
+        await self.ctx._release()
 
     def __enter__(self) -> "Scope":
         return self
@@ -138,6 +171,8 @@ class Context:
         self._services: dict[str, object] = {}
         self._listeners: dict[str, list[Callable[..., Any]]] = {}
         self._scopes: list[Scope] = []
+        self._pending: list[AsyncDisposer | Awaitable[None]] = []
+        """async disposers of disposed scopes, not yet awaited (``aclose`` awaits them)"""
         self._services["tools"] = ToolRegistry()
         self._services["system_prompt"] = SystemPrompt(persona=persona)
 
@@ -219,6 +254,47 @@ class Context:
     def scopes(self) -> tuple[Scope, ...]:
         """The loaded plugin scopes, in load order."""
         return tuple(self._scopes)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Dispose every loaded plugin (newest first) and await their async disposers — a
+        provider's ``aclose`` releases its HTTP client. Idempotent; afterwards only the kernel
+        services remain and plugins may be loaded again. Runs to the end even when the caller
+        is cancelled (shielded), so a client is never left half closed.
+
+        :raises Exception: the first disposer failure, after running all of them
+        """
+        errors: list[BaseException] = []
+        for scope in reversed(list(self._scopes)):
+            try:
+                scope.dispose()
+            except Exception as exc:
+                errors.append(exc)
+        try:
+            await self._release()
+        except Exception as exc:
+            errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    async def _release(self) -> None:
+        """Await the pending async disposers, oldest first; report the first failure."""
+        errors: list[BaseException] = []
+        with anyio.CancelScope(shield=True):
+            while self._pending:
+                pending = self._pending.pop(0)
+                try:
+                    await (pending() if callable(pending) else pending)
+                except Exception as exc:
+                    errors.append(exc)
+        if errors:
+            raise errors[0]
+
+    async def __aenter__(self) -> "Context":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     # -- events ---------------------------------------------------------------------------
     def on(self, event: str, listener: Callable[..., Any], *, prepend: bool = False) -> Disposer:

@@ -3,6 +3,11 @@
 A provider is also a plugin: ``ctx.plugin(LocalFileSystem, cwd=...)`` constructs it with the
 context's profile and provides it as the ``fs`` service (exactly one at a time).
 
+Lifecycle: a provider is an async resource. ``aclose()`` releases what it holds (the S3
+provider's HTTP client; nothing for the local and in-memory ones) and ``async with provider:``
+calls it on exit. A provider loaded as a plugin is closed by the context: ``await ctx.aclose()``
+(or ``await scope.adispose()``) awaits its ``aclose``.
+
 The seam has no delete, rename, copy, watch, recursion, search or observed state.
 Mutations run under the provider's per-target lock whether or not a guard is given.
 
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from .types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
 
@@ -43,12 +48,26 @@ class FileSystem(abc.ABC):
 
     @classmethod
     def apply(cls, scope: "Scope", /, **config: Any) -> None:
-        """Plugin entry: construct with ``config`` and the context's profile, provide as ``fs``."""
+        """Plugin entry: construct with ``config`` and the context's profile, provide as
+        ``fs``; the scope's disposal closes it (``aclose``, awaited by ``ctx.aclose()``)."""
         provider = cls(profile=scope.profile, **config)
         scope.provide("fs", provider)
-        close = getattr(provider, "close", None)
-        if close is not None:
-            scope.effect(close)
+        scope.effect(provider.aclose)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Release what this provider holds (connections, clients); idempotent, never raises
+        for an already closed provider. The default holds nothing.
+
+        A provider that opens resources lazily (S3: one HTTP client per event loop) may open
+        them again if it is used after ``aclose``; closing is for the end of its use.
+        """
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     @abc.abstractmethod
     async def resolve(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> Target:

@@ -134,14 +134,8 @@ class S3FileSystem(FileSystem):
         self.locks = TargetLocks()
         self._versioned: bool | None = None
 
-    async def __aenter__(self) -> "S3FileSystem":
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
     async def aclose(self) -> None:
-        """Close the HTTP client of the running event loop (idempotent)."""
+        """Close the HTTP client of the running event loop (idempotent; see ``FileSystem.aclose``)."""
         await self.store.aclose()
 
     def __repr__(self) -> str:

@@ -157,6 +157,11 @@ class ObjectStore:
             self._clients[loop] = (stack, client)
             return client
 
+    @property
+    def open_clients(self) -> int:
+        """How many event loops have an open client of this store (0 after ``aclose`` on each)."""
+        return len(self._clients)
+
     async def aclose(self) -> None:
         """Close the client of the running event loop (idempotent); clients of finished loops
         are forgotten."""
