@@ -1,14 +1,21 @@
 """The provider contract (``dsh_fs.testing.contract``) for every shipped provider: local disk,
-in-memory, S3 on an unversioned bucket and S3 on a versioned bucket (moto's S3 wire protocol
-on loopback; skipped with the reason when moto or aiobotocore is missing).
+in-memory, the tool tests' recording fake (``RecordingFileSystem`` over ``MemoryFileSystem``,
+see ``tests/conftest.py``), S3 on an unversioned bucket and S3 on a versioned bucket (moto's
+S3 wire protocol on loopback; skipped with the reason when moto or aiobotocore is missing).
 
 What the contract covers and leaves out is in its module docstring.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
+import pytest
+
 from dsh_fs.testing.contract import ProviderContract
 from dsh_fs.testing.fixtures import LocalFixtures, MemoryFixtures, S3Fixtures, S3VersionedFixtures
+from dsh_fs.testing.recording import RecordingWorkspace
+from dsh_fs.testing.workspaces import MemoryWorkspace, Workspace
 
 
 class TestLocal(LocalFixtures, ProviderContract):
@@ -17,6 +24,17 @@ class TestLocal(LocalFixtures, ProviderContract):
 
 class TestMemory(MemoryFixtures, ProviderContract):
     pass
+
+
+class TestRecordingMemory(ProviderContract):
+    """The fake the tool tests use is a provider like any other: the wrapper is transparent."""
+
+    @pytest.fixture
+    async def workspace(self) -> AsyncIterator[Workspace]:
+        ws = RecordingWorkspace(MemoryWorkspace())
+        yield ws
+        await ws.aclose()
+        assert any(p.calls for p in ws.providers)  # the calls went through the wrapper
 
 
 class TestS3(S3Fixtures, ProviderContract):

@@ -201,11 +201,12 @@ async def test_read_records_observed_state_so_a_follow_up_edit_is_authorized(
         fake: Callable[..., Context], session: Session) -> None:
     """read tool: records observed state so a follow-up edit by the same session is authorized"""
     ctx = fake(files={"a.txt": "hello"})
+    seen = ctx.fs.put("/abs/a.txt", "hello")  # the version the read will observe
     ok(await ctx.tools.execute("read", {"file_path": "a.txt"}, session=session))
     ok(await ctx.tools.execute("edit", {"file_path": "a.txt", "old_string": "hello", "new_string": "bye"},
                                session=session))
     edit_call = next(c for c in ctx.fs.calls if c[0] == "edit_text")
-    assert edit_call[3] == EditIntent(Version("v1"))
+    assert edit_call[3] == EditIntent(Version(seen))
 
 
 async def test_read_propagates_fs_not_found_for_an_absent_file(fake: Callable[..., Context], session: Session) -> None:
@@ -283,7 +284,7 @@ async def test_edit_formats_a_single_replacement_success_after_a_read(fake: Call
     ctx = fake(files={"a.txt": "hello world"})
     ok(await _read_then_edit(ctx, session, {"file_path": "a.txt", "old_string": "world", "new_string": "there"}),
        "The file /abs/a.txt has been updated successfully.")
-    assert ctx.fs.files["/abs/a.txt"] == "hello there"
+    assert ctx.fs.text("/abs/a.txt") == "hello there"
 
 
 async def test_edit_formats_the_replace_all_success_message_distinctly(fake: Callable[..., Context], session: Session) -> None:
@@ -314,7 +315,7 @@ async def test_edit_rejects_an_empty_old_string(fake: Callable[..., Context], se
     failed(await ctx.tools.execute("edit", {"file_path": "a.txt", "old_string": "", "new_string": "x"}, session=session),
            None, "Error: old_string must be a non-empty string")
     ok(await _read_then_edit(ctx, session, {"file_path": "a.txt", "old_string": "  ", "new_string": " "}))
-    assert ctx.fs.files["/abs/a.txt"] == "a b"
+    assert ctx.fs.text("/abs/a.txt") == "a b"
 
 
 async def test_edit_propagates_fs_not_observed_when_the_file_was_never_read(fake: Callable[..., Context], session: Session) -> None:

@@ -69,7 +69,7 @@ async def test_registers_as_ctx_fs_and_serves_the_primitives(memory_fs: type) ->
     assert scope.state is ScopeState.ACTIVE
     assert ctx.has("fs") and isinstance(ctx.fs, FileSystem)
     target = await ctx.fs.resolve("a.txt")
-    assert (target.key, target.display_path) == ("/abs/a.txt", "/abs/a.txt")
+    assert target.display_path == "/abs/a.txt" and target == await ctx.fs.resolve("/abs/./a.txt")
     info = await ctx.fs.stat(target)
     assert info is not None and (info.type, info.size) == ("file", 3)
     assert await ctx.fs.read_text(target) == "hi\n"
@@ -115,15 +115,16 @@ async def test_list_dir_returns_child_entry_targets_without_reading_file_content
     ctx = Context()
     ctx.plugin(memory_fs, files={"/abs/sub/b.md": "b", "/abs/sub/c.txt": ""}, dirs=("/abs/sub", "/abs/sub/d"))
     entries = await ctx.fs.list_dir(await ctx.fs.resolve("sub"))
-    version_b = ctx.fs.file_versions["/abs/sub/b.md"]
-    version_c = ctx.fs.file_versions["/abs/sub/c.txt"]
+    memory = ctx.fs.memory  # the fake's provider, unrecorded: keys and versions to expect
+    key = {p: (await memory.resolve(p)).key for p in ("/abs/sub/b.md", "/abs/sub/c.txt", "/abs/sub/d")}
+    version = {p: (await memory.stat(await memory.resolve(p))).version for p in key}
     assert [e.as_dict() for e in entries] == [
-        {"name": "b.md", "type": "file", "target": {"targetKey": "/abs/sub/b.md", "displayPath": "/abs/sub/b.md"},
-         "version": version_b, "size": 1},
-        {"name": "c.txt", "type": "file", "target": {"targetKey": "/abs/sub/c.txt", "displayPath": "/abs/sub/c.txt"},
-         "version": version_c, "size": 0},
-        {"name": "d", "type": "directory", "target": {"targetKey": "/abs/sub/d", "displayPath": "/abs/sub/d"},
-         "version": "dir"},
+        {"name": "b.md", "type": "file", "target": {"targetKey": key["/abs/sub/b.md"], "displayPath": "/abs/sub/b.md"},
+         "version": version["/abs/sub/b.md"], "size": 1},
+        {"name": "c.txt", "type": "file", "target": {"targetKey": key["/abs/sub/c.txt"], "displayPath": "/abs/sub/c.txt"},
+         "version": version["/abs/sub/c.txt"], "size": 0},
+        {"name": "d", "type": "directory", "target": {"targetKey": key["/abs/sub/d"], "displayPath": "/abs/sub/d"},
+         "version": version["/abs/sub/d"]},
     ]
     assert ctx.fs.count("read_text") == ctx.fs.count("stream_text") == 0
 

@@ -13,7 +13,9 @@ yields a fresh, empty ``dsh_fs.testing.Workspace`` (ready-made ones: ``LocalWork
 
 Covers the seam as REFERENCE-SPEC §1.3, §2 and §7.3 describe it, independent of the
 storage: resolve (cwd, absolute paths, spellings, blank, abort), stat/lstat, read_text and
-stream_text (text rules, exact error messages with and without DEVIATIONS D6), list_dir,
+stream_text (text rules, exact error messages with and without DEVIATIONS D6), the optional
+read_window (where a provider implements it: exactly what windowing read_text/stream_text
+gives, errors included, streamed validation aligned to its own stream_text), list_dir,
 write_text and edit_text (intents, exact messages, diff basis, D1/D2/D4 per profile, abort
 ordering) and races between two provider instances over one workspace (as two processes:
 one wins, the other is stale, nothing is lost). Every mutation is checked by reading the
@@ -35,6 +37,8 @@ from ..core.signal import AbortSignal
 from ..fs.errors import FsError
 from ..fs.filesystem import FileSystem
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, ReplaceIfVersion, Version
+from ..fs.window import ReadWindow
+from ..tool_fs.read_render import build_window
 from .workspaces import Workspace
 
 __all__ = ("ProviderContract",)
@@ -53,6 +57,21 @@ async def _fails(awaitable: Awaitable[Any], code: str, message: str | None = Non
 
 async def _drain(fs: FileSystem, target: Any, signal: AbortSignal | None = None) -> str:
     return "".join([chunk async for chunk in fs.stream_text(target, signal=signal)])
+
+
+async def _outcome(awaitable: Awaitable[Any]) -> tuple[str, Any]:
+    """``("ok", result)`` or ``(code, message)``: what a read gave, comparable across paths."""
+    try:
+        return "ok", await awaitable
+    except FsError as err:
+        return err.code, str(err)
+
+
+async def _windowed(fs: FileSystem, target: Any, window: ReadWindow, streamed: bool) -> Any:
+    """What the read tool computes without ``read_window``: the window over ``read_text``
+    (whole) or over ``stream_text``, abandoned once the window stops (streamed)."""
+    chunks = fs.stream_text(target) if streamed else [await fs.read_text(target)]
+    return await build_window(chunks, window, target.display_path)
 
 
 def _edit(old: str, new: str, replace_all: bool = False) -> EditRequest:
@@ -241,6 +260,78 @@ class ProviderContract:
         target = await fs.resolve("a.txt")
         await _fails(_drain(fs, target, AbortSignal.aborted_signal()), "FS_ABORTED", "read aborted")
         await _fails(fs.read_text(target, signal=AbortSignal.aborted_signal()), "FS_ABORTED", "read aborted")
+
+    # -- read_window (optional: ``None`` means the caller windows the text primitives) ----------
+    @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+    async def test_read_window_equals_windowing_the_text(self, workspace: Workspace, streamed: bool) -> None:
+        """``read_window``, where a provider implements it, gives exactly the result and the
+        errors of ``WindowBuilder`` over ``read_text`` (whole) or ``stream_text`` (streamed)."""
+        fs = await workspace.provider()
+        files = {
+            "lines.txt": b"one\ntwo\r\nthree\rstill three\n\nfive \xf0\x9f\x98\x80\n",
+            "bom.txt": BOM + b"first\nsecond",
+            "long.txt": b"short\n" + "\u00e9".encode() * 300 + b"\n" + b"y" * 5000 + b"\r\nend\n",
+            "empty.txt": b"",
+            "newline.txt": b"\n",
+            "nul.bin": b"text\n\x00more\n",
+            "invalid.txt": b"ok\n" * 50 + b"bad \xff byte\n",
+            "lone_cr.txt": b"a\rb\r" + b"c" * 40 + b"\r\n",
+        }
+        windows = [
+            ReadWindow(),
+            ReadWindow(offset=2, limit=2),
+            ReadWindow(offset=3),
+            ReadWindow(offset=40),
+            ReadWindow(max_line_length=4),
+            ReadWindow(max_bytes=12),
+            ReadWindow(max_bytes=12, always_progress=True, exact_truncation=True),
+            ReadWindow(offset=2, max_line_length=40, max_bytes=64, always_progress=True),
+            ReadWindow(max_line_length=3, exact_truncation=True),
+        ]
+        for name, raw in files.items():
+            await workspace.put(name, raw)
+        for name in files:
+            target = await fs.resolve(name)
+            info = await fs.stat(target)
+            assert info is not None
+            for window in windows:
+                got = await _outcome(fs.read_window(target, window, info=info, streamed=streamed))
+                if got == ("ok", None):
+                    continue  # the provider leaves windowing to the caller
+                assert got == await _outcome(_windowed(fs, target, window, streamed)), (name, window)
+
+    async def test_read_window_streamed_validates_only_what_stream_text_decoded(self, workspace: Workspace) -> None:
+        """A streamed read stopped by the byte cap reports only the errors of the chunks
+        ``stream_text`` decoded before the window filled (REFERENCE-SPEC §4.6.3), so a
+        provider's windowed read must validate exactly its own stream's chunks."""
+        fs = await workspace.provider()
+        line = b"x" * 99 + b"\n"
+        for name, at in (("early.txt", 40_000), ("middle.txt", 1_500_000), ("late.txt", 2_900_000)):
+            raw = bytearray(line * 30_000)  # 3 MB: several chunks of any provider's stream
+            raw[at] = 0xFF
+            await workspace.put(name, bytes(raw))
+            target = await fs.resolve(name)
+            info = await fs.stat(target)
+            assert info is not None
+            for window in (ReadWindow(max_bytes=1000), ReadWindow(limit=5), ReadWindow(offset=29_990)):
+                for streamed in (True, False):
+                    got = await _outcome(fs.read_window(target, window, info=info, streamed=streamed))
+                    if got == ("ok", None):
+                        pytest.skip(f"{workspace.name}: read_window leaves windowing to the caller")
+                    assert got == await _outcome(_windowed(fs, target, window, streamed)), (name, window, streamed)
+
+    async def test_read_window_honors_a_pre_aborted_signal(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"a\nb\n")
+        target = await fs.resolve("a.txt")
+        info = await fs.stat(target)
+        assert info is not None
+        try:
+            got = await fs.read_window(target, ReadWindow(), info=info, signal=AbortSignal.aborted_signal())
+        except FsError as err:
+            assert (err.code, str(err)) == ("FS_ABORTED", "read aborted")
+        else:
+            assert got is None, "an aborted windowed read must fail as read_text does"
 
     # -- list_dir --------------------------------------------------------------------------
     async def test_list_dir_children_in_code_point_order(self, workspace: Workspace) -> None:

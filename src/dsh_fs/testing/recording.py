@@ -1,0 +1,157 @@
+"""A recording wrapper around any provider: the call log and failure injection tests need.
+
+``RecordingFileSystem(inner)`` serves every primitive by delegating to ``inner`` (typically a
+``MemoryFileSystem``), after recording the call and raising an injected failure if one is
+set, so a test can assert what the tools asked of the seam (REFERENCE-SPEC §7.1, §7.5, the
+stat budget of §4.11) while the storage behaves exactly like a real provider. The provider
+contract suite runs over it (``tests/contract``), so the fake is checked like every provider.
+
+``RecordingWorkspace(inner)`` wraps the providers of another ``Workspace`` the same way.
+No pytest here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..fs.filesystem import FileSystem
+from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
+from .workspaces import Workspace
+
+if TYPE_CHECKING:
+    from ..core.profile import Profile
+    from ..core.signal import AbortSignal
+    from ..fs.window import ReadWindow, WindowResult
+
+__all__ = ("RecordingFileSystem", "RecordingWorkspace")
+
+
+class RecordingFileSystem(FileSystem):
+    """``inner`` as a provider, with a call log, failure injection and stat size overrides.
+
+    * ``calls`` — one tuple per primitive call, in order, naming targets by display path:
+      ``("resolve", path, cwd)``, ``("stat", dp)``, ``("lstat", path)``, ``("read_text", dp)``,
+      ``("stream_text", dp)``, ``("read_window", dp, window, streamed)``, ``("list_dir", dp)``,
+      ``("write_text", dp, content, expected)``, ``("edit_text", dp, edit, expected)``,
+      ``("aclose",)``; ``count(primitive)`` counts them.
+    * ``failures[primitive] = exc`` — every later call of that primitive raises ``exc``
+      (after it is recorded, before ``inner`` sees it).
+    * ``sizes[display_path] = int | None`` — what ``stat`` reports as the file's ``size``
+      (``None``: a provider that cannot tell), to steer the tools' read strategy.
+
+    :param inner: the provider that does the work
+    :param profile: ignored (``inner`` has its own); accepted so that a subclass loads as a
+        plugin (``FileSystem.apply`` passes the context's profile)
+    """
+
+    name: ClassVar[str] = "fs-recording"
+
+    def __init__(self, inner: FileSystem, *, profile: "Profile | str | None" = None) -> None:
+        self.inner = inner
+        self.calls: list[tuple[Any, ...]] = []
+        self.failures: dict[str, BaseException] = {}
+        self.sizes: dict[str, int | None] = {}
+
+    def count(self, primitive: str) -> int:
+        """How many calls of ``primitive`` were made."""
+        return sum(1 for call in self.calls if call[0] == primitive)
+
+    def _record(self, primitive: str, *args: Any) -> None:
+        self.calls.append((primitive, *args))
+        failure = self.failures.get(primitive)
+        if failure is not None:
+            raise failure
+
+    # -- the primitives, recorded and delegated ------------------------------------------------
+    async def resolve(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> Target:
+        self._record("resolve", path, cwd)
+        return await self.inner.resolve(path, cwd=cwd, signal=signal)
+
+    async def stat(self, target: Target, *, signal: "AbortSignal | None" = None) -> Info | None:
+        self._record("stat", target.display_path)
+        info = await self.inner.stat(target, signal=signal)
+        if info is not None and info.type == "file" and target.display_path in self.sizes:
+            return Info(version=info.version, type=info.type, size=self.sizes[target.display_path])
+        return info
+
+    async def lstat(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> PathInfo | None:
+        self._record("lstat", path)
+        return await self.inner.lstat(path, cwd=cwd, signal=signal)
+
+    async def read_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> str:
+        self._record("read_text", target.display_path)
+        return await self.inner.read_text(target, signal=signal)
+
+    async def stream_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[str]:
+        self._record("stream_text", target.display_path)
+        stream = self.inner.stream_text(target, signal=signal)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            close = getattr(stream, "aclose", None)
+            if close is not None:
+                await close()
+
+    async def read_window(self, target: Target, window: "ReadWindow", *, info: Info, streamed: bool = False,
+                          signal: "AbortSignal | None" = None) -> "WindowResult | None":
+        self._record("read_window", target.display_path, window, streamed)
+        return await self.inner.read_window(target, window, info=info, streamed=streamed, signal=signal)
+
+    async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
+        self._record("list_dir", target.display_path)
+        return await self.inner.list_dir(target, signal=signal)
+
+    async def write_text(self, target: Target, content: str, expected: WriteIntent | None = None, *,
+                         signal: "AbortSignal | None" = None) -> WriteOutcome:
+        self._record("write_text", target.display_path, content, expected)
+        return await self.inner.write_text(target, content, expected, signal=signal)
+
+    async def edit_text(self, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
+                        signal: "AbortSignal | None" = None) -> EditOutcome:
+        self._record("edit_text", target.display_path, edit, expected)
+        return await self.inner.edit_text(target, edit, expected, signal=signal)
+
+    async def aclose(self) -> None:
+        """Record the call and close ``inner``."""
+        self.calls.append(("aclose",))
+        await self.inner.aclose()
+
+
+class RecordingWorkspace(Workspace):
+    """Another ``Workspace`` whose providers are wrapped in ``RecordingFileSystem`` (the
+    storage side is ``inner``'s own). ``providers`` lists the wrappers built so far."""
+
+    def __init__(self, inner: Workspace) -> None:
+        self.inner = inner
+        self.name = f"recording-{inner.name}"
+        self.root = inner.root
+        self.identical_rewrite_changes_version = inner.identical_rewrite_changes_version
+        self.providers: list[RecordingFileSystem] = []
+
+    async def provider(self, *, profile: "Profile | str | None" = None, **options: Any) -> FileSystem:
+        wrapped = RecordingFileSystem(await self.inner.provider(profile=profile, **options))
+        self.providers.append(wrapped)
+        return wrapped
+
+    async def put(self, rel: str, data: bytes) -> None:
+        await self.inner.put(rel, data)
+
+    async def get(self, rel: str) -> bytes | None:
+        return await self.inner.get(rel)
+
+    async def delete(self, rel: str) -> None:
+        await self.inner.delete(rel)
+
+    async def mkdir(self, rel: str) -> None:
+        await self.inner.mkdir(rel)
+
+    async def files(self) -> dict[str, bytes]:
+        return await self.inner.files()
+
+    async def dirs(self) -> list[str]:
+        return await self.inner.dirs()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
