@@ -187,6 +187,90 @@ def test_unknown_schema_version_is_refused(db):
         SqliteObservationStore(db, "s", owner=Session())
 
 
+class _BusyWalSwitch:
+    """A connection whose first ``busy`` switches to WAL fail as SQLite fails one of several
+    connections racing to switch a new database: ``SQLITE_BUSY`` at once."""
+
+    def __init__(self, conn: sqlite3.Connection, busy: int, errorcode: int = sqlite3.SQLITE_BUSY) -> None:
+        self._conn, self.busy, self.errorcode, self.attempts = conn, busy, errorcode, 0
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if sql == "PRAGMA journal_mode = WAL":
+            self.attempts += 1
+            if self.busy:
+                self.busy -= 1
+                exc = sqlite3.OperationalError("database is locked" if self.errorcode == sqlite3.SQLITE_BUSY else "disk I/O error")
+                exc.sqlite_errorcode = self.errorcode
+                raise exc
+        return self._conn.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._conn, name)
+
+
+def _patch_connect(monkeypatch, busy: int, errorcode: int = sqlite3.SQLITE_BUSY) -> list[_BusyWalSwitch]:
+    made: list[_BusyWalSwitch] = []
+    real = sqlite3.connect
+
+    def connect(*args: object, **kwargs: object) -> _BusyWalSwitch:
+        made.append(_BusyWalSwitch(real(*args, **kwargs), busy, errorcode))
+        return made[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    return made
+
+
+def test_a_busy_switch_to_wal_is_retried(db, monkeypatch):
+    """Processes opening a new database at once race to switch it to WAL, and SQLite answers
+    the losers SQLITE_BUSY without waiting (its busy handler could deadlock there): the store
+    retries, so a parallel ``dsh-fs read --session`` never fails to open it (exit 2)."""
+    made = _patch_connect(monkeypatch, busy=3)
+    with SqliteObservationStore(db, "s", owner=Session()) as store:
+        assert store.journal_mode == "wal"
+    assert made[0].attempts == 4
+
+
+def test_a_switch_to_wal_busy_for_longer_than_the_timeout_fails(db, monkeypatch):
+    _patch_connect(monkeypatch, busy=10**9)
+    with pytest.raises(sqlite3.OperationalError, match="database is locked"):
+        SqliteObservationStore(db, "s", owner=Session(), busy_timeout=0.05)
+
+
+def test_other_failures_of_the_switch_to_wal_are_not_retried(db, monkeypatch):
+    made = _patch_connect(monkeypatch, busy=1, errorcode=sqlite3.SQLITE_IOERR)
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        SqliteObservationStore(db, "s", owner=Session())
+    assert made[0].attempts == 1
+
+
+def test_stores_opening_a_new_database_at_once_all_succeed(tmp_path):
+    """The race itself, on real SQLite: six connections open one new database together, many
+    times over (before the retry, about one round in a hundred had a loser)."""
+    import threading
+
+    for round_ in range(20):
+        path = str(tmp_path / f"r{round_}" / DB_FILENAME)
+        barrier = threading.Barrier(6)
+        failures: list[BaseException] = []
+
+        def open_one(index: int) -> None:
+            barrier.wait()
+            try:
+                owner = Session()
+                with SqliteObservationStore(path, "many", owner=owner) as store:
+                    store.record(owner, f"/f{index}", Version("v"))
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=open_one, args=(i,)) for i in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == []
+        assert len(_rows(path)) == 6
+
+
 _WORKER = textwrap.dedent(
     """
     import sys

@@ -12,7 +12,8 @@ Guarantees:
   transaction, ``synchronous=FULL`` in WAL mode) before the tool call that made it returns.
 * **Concurrency-safe across processes.** Writers upsert only their own key, so two commands of
   one session that finish together never drop each other's observation; lock contention
-  waits up to ``busy_timeout`` seconds.
+  waits up to ``busy_timeout`` seconds — including the one SQLite does not wait for itself:
+  processes that open a new database at once and race to switch it to WAL (``_enable_wal``).
 * **Fail-closed.** If saving fails (disk full, database locked for too long), the tool call
   still succeeds (its mutation already happened) and the failure is kept in
   :attr:`SqliteObservationStore.errors` for the caller to report. A lost observation can only
@@ -76,6 +77,14 @@ def state_dir() -> str:
     return os.path.join(os.path.expanduser("~"), ".local", "state", "dsh-fs")
 
 
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Is ``exc`` SQLITE_BUSY (any extended code), i.e. another connection holds a lock?"""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF == sqlite3.SQLITE_BUSY
+    return "database is locked" in str(exc)
+
+
 def _blob(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
@@ -112,6 +121,7 @@ class SqliteObservationStore(ObservationStore):
         """failures to save an observation (the observation was kept in memory only)"""
         directory = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(directory, mode=0o700, exist_ok=True)
+        self._busy_timeout = busy_timeout
         self._conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
         try:
             self._setup()
@@ -122,9 +132,7 @@ class SqliteObservationStore(ObservationStore):
 
     def _setup(self) -> None:
         conn = self._conn
-        # WAL: readers never block the writer; a filesystem that cannot do it (no shared
-        # memory) keeps the rollback journal, which is just as correct, only slower
-        conn.execute("PRAGMA journal_mode = WAL")
+        self._enable_wal()
         conn.execute("PRAGMA synchronous = FULL")  # a committed observation survives a power cut
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version == 0:
@@ -141,6 +149,32 @@ class SqliteObservationStore(ObservationStore):
             raise sqlite3.DatabaseError(
                 f"{self.path}: observation store schema {version} is not supported (expected {SCHEMA_VERSION})"
             )
+
+    def _enable_wal(self) -> None:
+        """Put the database in WAL mode: readers never block the writer. (A filesystem that
+        cannot do WAL, without shared memory, keeps the rollback journal: just as correct,
+        only slower.)
+
+        Several processes opening a *new* database at once (``dsh-fs read … --session S`` run
+        in parallel) all try to switch it: each holds a shared lock and needs an exclusive
+        one, and SQLite answers one of them ``SQLITE_BUSY`` at once, without the busy handler
+        (waiting could deadlock). So a busy switch is retried with short sleeps, for up to
+        ``busy_timeout``; once another process has switched the file, there is nothing to do.
+
+        :raises sqlite3.OperationalError: still busy after ``busy_timeout``, or another failure
+        """
+        deadline = time.monotonic() + self._busy_timeout
+        delay = 0.001
+        while True:
+            try:
+                if str(self._conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                    self._conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
 
     @property
     def journal_mode(self) -> str:
