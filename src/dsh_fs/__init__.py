@@ -41,6 +41,7 @@ from .fs import (
 )
 
 __version__ = "0.1.0"
+"""the package version, defined here only (``pyproject.toml`` reads it: ``dynamic = ["version"]``)"""
 
 __all__ = (
     "AbortSignal",

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import math
 
-__all__ = ("is_lossless_json", "js_number_str", "JSON_ARGS_ERROR", "well_formed")
+__all__ = (
+    "JSON_ARGS_ERROR",
+    "is_lossless_json",
+    "js_number_str",
+    "well_formed",
+)
 
 JSON_ARGS_ERROR = "tool execution arguments must be losslessly JSON-serializable"
 

@@ -1,6 +1,21 @@
-"""The provider seam (``ctx.fs``): the ``FileSystem`` ABC, its vocabulary, ``FsError`` and
-the three ``fs/*`` event names. No I/O here; the text rules in ``text``, ``literal_edit``
-and ``paths`` are pure and shared by every provider."""
+"""The provider seam (``ctx.fs``): the ``FileSystem`` ABC, its vocabulary, ``FsError`` and the
+three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/O.
+
+| module | owns |
+|---|---|
+| ``filesystem`` | ``FileSystem``: the eight primitives, the optional ``read_window``, the lifecycle (``aclose``) |
+| ``types`` | targets, ``Info``/``PathInfo``/``DirEntry``, intents, outcomes |
+| ``errors`` | ``FsError``, ``FsErrorCode`` and the message catalog (one builder per message, ``check_abort``) |
+| ``events`` | the ``fs/*`` event names and their listener contracts |
+| ``text``, ``byte_text`` | strict UTF-8, BOM, NUL and line-ending rules (on text; on raw bytes) |
+| ``literal_edit``, ``literal_edit_stream`` | literal matching on decoded text; the same over a byte stream |
+| ``provider_rules`` | ``TextRules`` (profile switches) and the whole-object read/rewrite/edit rules |
+| ``window`` | read windows (``ReadWindow``, ``WindowBuilder``) |
+| ``paths``, ``rooted`` | Node-style path resolution; lexical resolution inside a display root |
+| ``locks`` | the in-process per-target mutation lock every provider shares |
+
+Only the vocabulary is re-exported here; import the rule modules by name.
+"""
 
 from .errors import FsError as FsError, FsErrorCode as FsErrorCode
 from .events import FS_EDIT_INTENT as FS_EDIT_INTENT, FS_OBSERVED as FS_OBSERVED, FS_WRITE_INTENT as FS_WRITE_INTENT

@@ -31,8 +31,8 @@ from .types import EditRequest
 
 __all__ = (
     "EditedBytes",
-    "PriorSummary",
     "PROFILE_SWITCH",
+    "PriorSummary",
     "PriorTally",
     "Rewrite",
     "TextRules",

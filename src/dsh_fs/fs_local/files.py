@@ -26,8 +26,8 @@ from .oserrors import map_os_error
 from .rules import LocalRules
 
 __all__ = (
-    "STREAM_CHUNK",
     "Probe",
+    "STREAM_CHUNK",
     "file_type",
     "open_regular",
     "owner_to_keep",

@@ -51,7 +51,12 @@ from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .rules import STREAM_EDIT_MIN_SIZE, LocalRules
 
-__all__ = ("SLOW_DISK_COOLDOWN_S", "SLOW_MUTATION_S", "LocalFileSystem", "current_umask")
+__all__ = (
+    "LocalFileSystem",
+    "SLOW_DISK_COOLDOWN_S",
+    "SLOW_MUTATION_S",
+    "current_umask",
+)
 
 SLOW_MUTATION_S = 0.005
 """a mutation that took at least this long (seconds) sends the next ones to worker threads"""
@@ -279,7 +284,7 @@ class LocalFileSystem(FileSystem):
 
     async def _acquire(self, key: str, signal: AbortSignal | None, stage: Stage) -> int:
         """The cross-process lock of ``key`` (A4). Free: taken at once, on this thread. Held
-        elsewhere: waited for in the kernel's queue from a thread of ``lock_waits`` (not the I/O
+        elsewhere: waited for in the kernel's queue from a thread of ``_lock_waits`` (not the I/O
         threads, so waits never starve reads); an abort (``FS_ABORTED``) or the caller's
         cancellation abandons the wait before anything changed."""
         fd = self.process_locks.try_acquire(key)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..fs.provider_rules import TextRules, profile_switch
 from . import beneath
 
-__all__ = ("STREAM_EDIT_MIN_SIZE", "LocalRules")
+__all__ = ("LocalRules", "STREAM_EDIT_MIN_SIZE")
 
 STREAM_EDIT_MIN_SIZE = 32 * 1024 * 1024
 """edits of files at least this big (bytes) stream in bounded memory (``large_edit``;

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-__all__ = ["DIFF_CONTEXT", "compute_hunk_diffs", "diffs_from_meta"]
+__all__ = ("DIFF_CONTEXT", "compute_hunk_diffs", "diffs_from_meta")
 
 DIFF_CONTEXT = 3
 """Unchanged lines shown around each change block (the reference's ``DIFF_CONTEXT``)."""

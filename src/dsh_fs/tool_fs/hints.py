@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
 
-__all__ = ["near_match_hint"]
+__all__ = ("near_match_hint",)
 
 _MAX_NEEDLE_CHARS = 100_000
 """Longest old_string (in code points) for which a hint is searched."""
