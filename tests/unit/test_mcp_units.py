@@ -3,7 +3,7 @@ per-session owner registry, the wire dicts for listings and results, forgetting 
 ``DELETE``, and that neither ``import dsh_fs`` nor the ``dsh-fs`` command line imports the SDK
 before ``dsh-fs mcp`` runs.
 
-End-to-end behaviour is in the other ``test_mcp_*.py`` files.
+End-to-end behaviour (a real server process and the SDK client) is in ``tests/e2e/test_mcp_*.py``.
 """
 
 from __future__ import annotations
