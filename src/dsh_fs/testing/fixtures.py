@@ -4,9 +4,10 @@ Import what a ``conftest.py`` needs (importing a fixture registers it)::
 
     from dsh_fs.testing.fixtures import s3_endpoint  # noqa: F401
 
-* ``s3_endpoint`` (session): ``$DSH_FS_S3_ENDPOINT`` when set (``.ci/run`` starts one
-  server for the whole run), else a serialized moto server on a free loopback port, stopped
-  at the end of the session. Skips with the reason when moto or aiobotocore is missing.
+* ``s3_endpoint`` (session): ``$DSH_FS_S3_ENDPOINT`` when set (``scripts/moto-server.sh``
+  starts one to share across runs), else a serialized moto server on a free loopback port,
+  stopped at the end of the session (what ``.ci/run`` uses). Skips with the reason when moto
+  or aiobotocore is missing.
 * ``LocalFixtures``, ``MemoryFixtures``, ``S3Fixtures``, ``S3VersionedFixtures``: classes
   with a ``workspace`` fixture, to mix into a ``ProviderContract`` subclass.
 """

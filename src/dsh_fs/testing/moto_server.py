@@ -7,7 +7,7 @@ itself let two conditional writes both succeed; S3 and the other services evalua
 condition and the write atomically, which serializing requests reproduces. (Connections
 are still accepted concurrently.)
 
-Command line (used by ``.ci/run`` and ``scripts/moto-server.sh``)::
+Command line (used by ``scripts/moto-server.sh``)::
 
     python -m dsh_fs.testing.moto_server start [--pidfile F]   # prints DSH_FS_S3_ENDPOINT=http://127.0.0.1:PORT
     python -m dsh_fs.testing.moto_server stop  [--pidfile F]
@@ -35,7 +35,8 @@ from typing import Any
 __all__ = ("ENDPOINT_ENV", "MotoServer", "moto_available", "running_server")
 
 ENDPOINT_ENV = "DSH_FS_S3_ENDPOINT"
-"""environment variable naming an already running S3 endpoint (set by ``.ci/run``)"""
+"""environment variable naming an already running S3 endpoint (``scripts/moto-server.sh start``
+prints the assignment)"""
 
 _READY = "DSH_FS_MOTO_READY "
 
