@@ -27,6 +27,7 @@ from dsh_fs.fs.types import EditIntent, EditRequest
 from dsh_fs.fs_local import LocalFileSystem, fsio
 from dsh_fs.fs_local import filesystem
 from dsh_fs.fs_local.filesystem import SLOW_DISK_COOLDOWN_S, SLOW_MUTATION_S
+from dsh_fs.fs_local.locks import LockWait, ProcessLocks
 from filekit import put
 
 pytestmark = pytest.mark.anyio
@@ -34,11 +35,18 @@ pytestmark = pytest.mark.anyio
 
 class Threads:
     """Records the thread each ``fsio.write_file`` / ``edit_file`` runs on, optionally
-    stretching it to a given duration (a slow disk)."""
+    stretching it to a given duration (a slow disk).
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    :param fast_disk: only a stretched mutation counts as slow (a busy test machine may take
+        more than ``SLOW_MUTATION_S`` for any write, which would move later ones to threads);
+        ``False`` for the tests of that very rule
+    """
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, fast_disk: bool = True) -> None:
         self.seen: list[str] = []
         self.stretch = 0.0
+        if fast_disk:
+            monkeypatch.setattr(filesystem, "SLOW_MUTATION_S", 3600.0)
         main = threading.get_ident()
         for name in ("write_file", "edit_file"):
             real = getattr(fsio, name)
@@ -79,7 +87,7 @@ async def test_big_files_and_a_zero_limit_go_to_a_worker_thread(ws: str, monkeyp
 async def test_a_slow_mutation_sends_the_next_ones_to_a_worker_for_a_while(
     ws: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    threads = Threads(monkeypatch)
+    threads = Threads(monkeypatch, fast_disk=False)
     fs = LocalFileSystem(cwd=ws)
     target = await fs.resolve("a.txt")
     threads.stretch = SLOW_MUTATION_S * 2
@@ -156,32 +164,79 @@ async def test_an_edit_with_a_big_replacement_goes_to_a_worker_thread(ws: str, m
     assert threads.seen == ["worker"]
 
 
-async def test_an_abort_or_a_cancellation_ends_the_wait_for_a_held_lock(ws: str, tmp_path: Any) -> None:
+async def _stays_free(locks: ProcessLocks, key: str) -> None:
+    """The lock of ``key`` is free, and still free a moment later (a waiting thread that won
+    the race for it meanwhile must have let it go); fails after 10 s instead of hanging."""
+    with anyio.fail_after(10):
+        for _ in range(2):
+            while (fd := locks.try_acquire(key)) is None:
+                await anyio.sleep(0.01)
+            locks.release(fd)
+            await anyio.sleep(0.2)
+
+
+@pytest.mark.parametrize("how", ["abort", "cancel"])
+async def test_an_abort_or_a_cancellation_ends_the_wait_for_a_held_lock(ws: str, tmp_path: Any, how: str) -> None:
+    """The wait ends at once, and the abandoned waiter lets the lock go as soon as it gets it:
+    the lock is free again after its holder releases it (checked within a deadline, so a
+    waiter that kept the lock fails the test instead of hanging the process at exit)."""
     fs = LocalFileSystem(cwd=ws, lock_dir=str(tmp_path / "locks"))
     target = await fs.resolve("a.txt")
     await fs.write_text(target, "before\n")
     other = os.open(fs.process_locks.path_for(target.key), os.O_RDWR)
     fcntl.flock(other, fcntl.LOCK_EX)
     try:
-        signal = AbortSignal()
+        if how == "abort":
+            signal = AbortSignal()
 
-        async def abort_soon() -> None:
-            await anyio.sleep(0.1)
-            signal.abort()
+            async def abort_soon() -> None:
+                await anyio.sleep(0.1)
+                signal.abort()
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(abort_soon)
-            with anyio.fail_after(5), pytest.raises(FsError) as caught:
-                await fs.edit_text(target, EditRequest(old_string="before", new_string="after"), signal=signal)
-        assert (caught.value.code, str(caught.value)) == ("FS_ABORTED", "edit aborted")
-        with anyio.move_on_after(0.1) as scope:
-            await fs.write_text(target, "cancelled\n")
-        assert scope.cancelled_caught
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(abort_soon)
+                with anyio.fail_after(5), pytest.raises(FsError) as caught:
+                    await fs.edit_text(target, EditRequest(old_string="before", new_string="after"), signal=signal)
+            assert (caught.value.code, str(caught.value)) == ("FS_ABORTED", "edit aborted")
+        else:
+            with anyio.move_on_after(0.1) as scope:
+                await fs.write_text(target, "cancelled\n")
+            assert scope.cancelled_caught
     finally:
-        os.close(other)
+        os.close(other)  # the abandoned waiter's thread gets the lock now, and must let it go
+    await _stays_free(fs.process_locks, target.key)
     with open(os.path.join(ws, "a.txt"), "rb") as handle:
         assert handle.read() == b"before\n"
     assert len(fs.locks) == 0
+
+
+@pytest.mark.parametrize("when", ["before it gets the lock", "after it got the lock"])
+def test_an_abandoned_lock_wait_never_keeps_the_lock(tmp_path: Any, when: str) -> None:
+    """``LockWait`` directly: abandoned while its thread waits, or after the thread got the lock
+    but before the caller took it — either way the lock is released (the thread is a daemon
+    and joined with a timeout, so a regression fails here rather than hangs)."""
+    locks = ProcessLocks(str(tmp_path / "locks"))
+    held = locks.try_acquire("/k")
+    assert held is not None
+    waiter = LockWait(locks, "/k")
+    results: list[int | None] = []
+    thread = threading.Thread(target=lambda: results.append(waiter.wait()), daemon=True)
+    if when == "before it gets the lock":
+        thread.start()
+        time.sleep(0.05)  # (usually blocked in flock by now; if not, the outcome is the same)
+        waiter.abandon()
+        locks.release(held)
+        thread.join(10)
+        assert not thread.is_alive() and results == [None]
+    else:
+        locks.release(held)
+        thread.start()
+        thread.join(10)
+        assert not thread.is_alive() and results and results[0] is not None
+        waiter.abandon()  # the caller gave up before taking it: abandon releases it
+    again = locks.try_acquire("/k")
+    assert again is not None, "the abandoned wait kept the lock"
+    locks.release(again)
 
 
 async def test_waiting_for_held_locks_holds_no_worker_thread(ws: str, tmp_path: Any) -> None:
@@ -321,7 +376,7 @@ async def test_a_process_that_locks_back_to_back_does_not_starve_a_waiter(ws: st
 
 async def test_a_slow_big_mutation_does_not_send_small_ones_to_threads(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Writing megabytes takes a while on any disk: only small mutations measure the disk."""
-    threads = Threads(monkeypatch)
+    threads = Threads(monkeypatch, fast_disk=False)
     fs = LocalFileSystem(cwd=ws, inline_write_max=1024)
     threads.stretch = SLOW_MUTATION_S * 2
     await fs.write_text(await fs.resolve("big.txt"), "x" * 2000)  # a worker thread, and slow

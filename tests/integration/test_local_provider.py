@@ -566,6 +566,34 @@ def test_an_abort_after_the_content_is_written_leaves_no_temp_file(ws: str, temp
     assert os.listdir(ws) == ["a.txt"] and get(f"{ws}/a.txt") == b"old"
 
 
+class _AbortOnClose:
+    """``os`` for ``atomic``, except that closing a descriptor then aborts ``signal``: the abort
+    lands after the temp file is complete (linked, closed), just before the rename."""
+
+    def __init__(self, signal: AbortSignal) -> None:
+        self.signal = signal
+
+    def close(self, fd: int) -> None:
+        os.close(fd)
+        self.signal.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+
+def test_an_abort_just_before_the_rename_replaces_nothing(ws: str, temp_kind: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The very last checkpoint (§2.10 step 12): an abort that lands after the temp file is
+    closed still wins over the rename — the target keeps its bytes and no temp file is left."""
+    put(f"{ws}/a.txt", "old")
+    signal = AbortSignal()
+    monkeypatch.setattr(atomic, "os", _AbortOnClose(signal))
+    sync_raises("FS_ABORTED", atomic.atomic_write, f"{ws}/a.txt", b"new content", mode=0o644, owner=None,
+                signal=signal, verb="write", display="/a", message="write aborted")
+    assert signal.aborted  # (the abort did land at the close)
+    assert os.listdir(ws) == ["a.txt"] and get(f"{ws}/a.txt") == b"old"
+
+
 def test_cleans_up_the_temp_file_when_the_final_rename_fails(ws: str, temp_kind: str) -> None:
     """writeFileAtomic: cleans up the temp file when the final rename fails"""
     put(f"{ws}/dir/inside.txt", "x")
