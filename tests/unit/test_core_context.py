@@ -305,23 +305,26 @@ async def test_a_sync_dispose_leaves_async_disposers_to_the_context() -> None:
     assert Holder.log[-2:] == ["sync y", "aclose y"] and other.state is ScopeState.DISPOSED
 
 
+class Releasing:
+    """A plugin whose only registration is the async disposer ``release(label)`` it is given."""
+
+    name = "releasing"
+
+    @staticmethod
+    def apply(scope: Any, /, release: Callable[[str], Any], label: str = "x") -> None:
+        scope.effect(lambda: release(label))  # a sync callable returning a coroutine: awaited too
+
+
 async def test_aclose_runs_every_disposer_and_reports_the_first_failure() -> None:
     ctx = Context()
     closed: list[str] = []
 
-    class Failing:
-        name = "failing"
+    async def release(label: str) -> None:
+        closed.append(label)
+        raise RuntimeError(f"close {label} failed")
 
-        @staticmethod
-        def apply(scope: Any, /, label: str) -> None:
-            async def release() -> None:
-                closed.append(label)
-                raise RuntimeError(f"close {label} failed")
-
-            scope.effect(release)
-
-    ctx.plugin(Failing, label="a")
-    ctx.plugin(Failing, label="b")
+    ctx.plugin(Releasing, release=release, label="a")
+    ctx.plugin(Releasing, release=release, label="b")
     with pytest.raises(RuntimeError, match="close b failed"):
         await ctx.aclose()
     assert closed == ["b", "a"] and ctx.scopes == ()
@@ -331,22 +334,15 @@ async def test_aclose_finishes_closing_when_the_caller_is_cancelled() -> None:
     ctx = Context()
     closed: list[str] = []
 
-    class Slow:
-        name = "slow"
+    async def release(label: str) -> None:
+        await anyio.sleep(0.05)
+        closed.append(label)
 
-        @staticmethod
-        def apply(scope: Any, /) -> None:
-            async def release() -> None:
-                await anyio.sleep(0.05)
-                closed.append("done")
-
-            scope.effect(release)
-
-    ctx.plugin(Slow)
+    ctx.plugin(Releasing, release=release)
     with anyio.CancelScope() as cancel:
         cancel.cancel()
         await ctx.aclose()
-    assert closed == ["done"]
+    assert closed == ["x"]
 
 
 async def test_a_provider_plugin_is_closed_by_the_context(ws: str) -> None:
