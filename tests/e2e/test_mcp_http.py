@@ -24,6 +24,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 import dsh_fs
 from mcp_support import call_raw, http_server, http_session, list_raw, row, server_argv
+from spectext import TOOL_GUIDANCE
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -60,7 +61,7 @@ def test_listing_and_instructions_over_http(root: str, url: str) -> None:
 
     async def main() -> None:
         async with http_session(url) as session:
-            assert session.instructions == expected.system_prompt.render()
+            assert session.instructions == TOOL_GUIDANCE
             listed = await list_raw(session)
         assert [
             {"name": t["name"], "description": t["description"], "parameters": t["inputSchema"]} for t in listed["tools"]

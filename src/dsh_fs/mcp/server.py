@@ -7,7 +7,9 @@
   ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
   reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
   text; absent ``arguments`` mean ``{}``.
-* ``instructions`` = ``ctx.system_prompt.render()`` (rendered once, at construction).
+* ``instructions`` = the tools' own prompt sections (``ctx.system_prompt.render(only=
+  TOOL_SECTIONS)``, rendered once, at construction): a tool server gives guidance for its
+  tools, not the agent's identity or persona (those belong to the client's agent).
 
 Requests run concurrently (the SDK runs each in its own task); there is no server-wide lock:
 reads overlap, mutations of one target are serialized by the provider's lock and checked
@@ -38,6 +40,7 @@ from .. import __version__
 from ..core.context import Context
 from ..core.session import Session
 from ..core.signal import AbortSignal
+from ..core.system_prompt import TOOL_SECTIONS
 from .wire import call_result, tool_entries
 
 __all__ = ("OwnerLookup", "SERVER_NAME", "build_server", "keep_raw_arguments", "run_abortable", "serve_stdio")
@@ -116,7 +119,7 @@ def build_server(
     middleware: Sequence[ServerMiddleware[Any]] = (),
     name: str = SERVER_NAME,
 ) -> Server[Any]:
-    """An MCP ``Server`` serving ``ctx.tools`` with ``ctx.system_prompt`` as instructions.
+    """An MCP ``Server`` serving ``ctx.tools`` with the tools' prompt sections as instructions.
 
     :param ctx: a loaded deployment (``ctx.tools`` and ``ctx.system_prompt`` are used)
     :param owner_for: the observation owner of a request's connection
@@ -149,7 +152,7 @@ def build_server(
     server: Server[Any] = Server(
         name,
         version=__version__,
-        instructions=ctx.system_prompt.render(),
+        instructions=ctx.system_prompt.render(only=TOOL_SECTIONS) or None,
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
