@@ -2,7 +2,8 @@
 
 Every server here is the real ``dsh-fs mcp`` command in a subprocess, driven by the official
 SDK's ``ClientSession``: over stdio (``stdio_client``) or streamable HTTP on 127.0.0.1 with
-a port the server picks (it announces its URL on stderr). Servers are always terminated.
+a port the server picks (it announces its URL on stderr) and bearer tokens it mints into a
+private token file (``Endpoint``). Servers are always terminated.
 
 Also: raw ``tools/call`` (any JSON value as ``arguments``, raw JSON result), raw JSON-RPC
 over a stdio pipe (to see the wire bytes), and a conformance scenario runner that sends a
@@ -27,16 +28,19 @@ import anyio
 import mcp.types as types
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from pydantic import TypeAdapter
 
 from dsh_fs.cli.replay import build_workspace, external_step, scenario_args, scrub_workspace, snapshot
+from dsh_fs.mcp import load_token_file
+from httpkit import Endpoint, http_client, http_session
 
 __all__ = (
     "CONFIG_FLAGS",
+    "Endpoint",
     "RawStdio",
     "Unsupported",
     "call_raw",
+    "http_client",
     "http_server",
     "http_server_async",
     "http_session",
@@ -203,10 +207,18 @@ def _stop(proc: subprocess.Popen[Any], *, already_closing: bool = False) -> None
 
 
 class _HttpServer:
-    """A ``dsh-fs mcp --http 127.0.0.1:0`` subprocess (umask 022) and its announced URL."""
+    """A ``dsh-fs mcp --http 127.0.0.1:0`` subprocess (umask 022), its announced URL and its
+    tokens (minted into a private token file unless the flags say ``--no-auth`` or name one)."""
 
     def __init__(self, root: str, *flags: str) -> None:
         self.errlog = tempfile.TemporaryFile("w+")
+        self.private = tempfile.TemporaryDirectory()
+        self.token_file: str | None = None
+        if "--token-file" in flags:
+            self.token_file = flags[flags.index("--token-file") + 1]
+        elif "--no-auth" not in flags:
+            self.token_file = os.path.join(self.private.name, "tokens")
+            flags = (*flags, "--token-file", self.token_file)
         self.proc = subprocess.Popen(
             server_argv(root, *flags, "--http", "127.0.0.1:0"),
             stdin=subprocess.DEVNULL,
@@ -216,16 +228,20 @@ class _HttpServer:
         )
         self.deadline = time.monotonic() + STARTUP_TIMEOUT
 
-    def url(self) -> str | None:
+    def log(self) -> str:
+        self.errlog.seek(0)
+        return self.errlog.read()
+
+    def endpoint(self) -> Endpoint | None:
         """The endpoint once announced, ``None`` while starting.
 
         :raises AssertionError: if the server died or did not start in time
         """
-        self.errlog.seek(0)
-        log = self.errlog.read()
+        log = self.log()
         found = re.search(r" at (http://127\.0\.0\.1:\d+/mcp)\n", log)
         if found:
-            return found.group(1)
+            tokens = tuple(load_token_file(self.token_file)) if self.token_file is not None else ()
+            return Endpoint(found.group(1), tokens)
         if self.proc.poll() is not None or time.monotonic() > self.deadline:
             raise AssertionError(f"dsh-fs mcp --http did not start: {log[-3000:]}")
         return None
@@ -235,41 +251,32 @@ class _HttpServer:
             _stop(self.proc)
         finally:
             self.errlog.close()
+            self.private.cleanup()
 
 
 @contextlib.contextmanager
-def http_server(root: str, *flags: str) -> Iterator[str]:
-    """Start ``dsh-fs mcp --http 127.0.0.1:0`` (umask 022); yield its endpoint URL; stop it."""
+def http_server(root: str, *flags: str) -> Iterator[Endpoint]:
+    """Start ``dsh-fs mcp --http 127.0.0.1:0`` (umask 022); yield its endpoint; stop it."""
     server = _HttpServer(root, *flags)
     try:
-        while (url := server.url()) is None:
+        while (endpoint := server.endpoint()) is None:
             time.sleep(0.02)
-        yield url
+        yield endpoint
     finally:
         server.stop()
 
 
 @contextlib.asynccontextmanager
-async def http_server_async(root: str, *flags: str) -> AsyncIterator[str]:
+async def http_server_async(root: str, *flags: str) -> AsyncIterator[Endpoint]:
     """``http_server`` for async code (waits without blocking the event loop)."""
     server = _HttpServer(root, *flags)
     try:
-        while (url := server.url()) is None:
+        while (endpoint := server.endpoint()) is None:
             await anyio.sleep(0.02)
-        yield url
+        yield endpoint
     finally:
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(server.stop)
-
-
-@contextlib.asynccontextmanager
-async def http_session(url: str) -> AsyncIterator[ClientSession]:
-    """An initialized ``ClientSession`` (its own MCP session) to the server at ``url``."""
-    async with streamable_http_client(url) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=STARTUP_TIMEOUT) as session:
-            with anyio.fail_after(STARTUP_TIMEOUT):
-                await session.initialize()
-            yield session
 
 
 # --- conformance scenarios over MCP ------------------------------------------------------
@@ -320,7 +327,7 @@ async def run_scenario_over_mcp(scenario: Mapping[str, Any], ws: str, *, transpo
         steps.setdefault(int(step["before"]), []).append(step)
     results: list[dict[str, Any]] = []
     async with contextlib.AsyncExitStack() as stack:  # sessions close before their server
-        url = await stack.enter_async_context(http_server_async(root, *flags)) if transport == "http" else None
+        endpoint = await stack.enter_async_context(http_server_async(root, *flags)) if transport == "http" else None
         sessions: dict[str, ClientSession] = {}
         for index, call in enumerate(scenario.get("calls", [])):
             for step in steps.pop(index, []):
@@ -330,8 +337,8 @@ async def run_scenario_over_mcp(scenario: Mapping[str, Any], ws: str, *, transpo
                 continue
             actor = call.get("actor", "a")
             if actor not in sessions:
-                if url is not None:
-                    connect = http_session(url)
+                if endpoint is not None:
+                    connect = http_session(endpoint)
                 else:
                     connect = stdio_session(root, *flags, modern=transport == "stdio-2026")
                 sessions[actor] = await stack.enter_async_context(connect)
