@@ -1,5 +1,9 @@
 """HTTP helpers for the MCP tests (imported as ``httpkit``; no tests here).
 
+* ``server_argv`` / ``stop`` — the ``dsh-fs mcp`` command line; ending a server process.
+* ``HttpServer`` / ``http_server`` / ``http_server_async`` — a real ``dsh-fs mcp --http
+  127.0.0.1:0`` process, its ``Endpoint`` (URL and the tokens it minted into a private
+  token file, unless the flags say ``--no-auth`` or name one) and its stderr.
 * ``Endpoint`` — a running server's URL and its agents' bearer tokens.
 * ``http_session(endpoint, agent)`` — an initialized SDK ``ClientSession`` (one MCP session).
 * ``http_client(endpoint, mode=…, agent=…)`` — the SDK's ``Client`` (``"legacy"``, ``"auto"``
@@ -16,7 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,14 +37,29 @@ from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from dsh_fs.core.context import Context
-from dsh_fs.mcp import HttpSessions, SessionLimits, build_http_app
+from dsh_fs.mcp import HttpSessions, SessionLimits, build_http_app, load_token_file
 
-__all__ = ("INITIALIZE", "Endpoint", "HTTP_TIMEOUT", "InProcess", "http_client", "http_session", "raw_post",
-           "serve_in_process")
+__all__ = (
+    "Endpoint",
+    "HTTP_TIMEOUT",
+    "HttpServer",
+    "INITIALIZE",
+    "InProcess",
+    "http_client",
+    "http_server",
+    "http_server_async",
+    "http_session",
+    "raw_post",
+    "serve_in_process",
+    "server_argv",
+    "stop",
+)
 
 HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
 """the SDK's own HTTP client timeouts"""
 STARTUP_TIMEOUT = 30.0
+"""seconds a server may take to start (generous: a loaded CI machine)"""
+STOP_TIMEOUT = 10.0
 
 INITIALIZE: Mapping[str, Any] = {
     "jsonrpc": "2.0",
@@ -54,6 +80,95 @@ class Endpoint:
     def headers(self, agent: int = 0) -> dict[str, str]:
         """The ``Authorization`` header of agent ``agent`` (0-based); ``{}`` without auth."""
         return {"Authorization": f"Bearer {self.tokens[agent]}"} if self.tokens else {}
+
+
+def server_argv(root: str, *flags: str) -> list[str]:
+    """The ``dsh-fs mcp`` command line, run with this interpreter."""
+    return [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", root, *flags]
+
+
+def stop(proc: subprocess.Popen[Any], *, already_closing: bool = False) -> None:
+    """End ``proc`` (SIGTERM, then SIGKILL after ``STOP_TIMEOUT``) and reap it."""
+    if proc.poll() is None and not already_closing:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=STOP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=STOP_TIMEOUT)
+
+
+class HttpServer:
+    """A ``dsh-fs mcp --http 127.0.0.1:0`` subprocess (umask 022), its announced URL and its
+    tokens (minted into a private token file unless the flags say ``--no-auth`` or name one)."""
+
+    def __init__(self, root: str, *flags: str) -> None:
+        self.errlog = tempfile.TemporaryFile("w+")
+        self.private = tempfile.TemporaryDirectory()
+        self.token_file: str | None = None
+        if "--token-file" in flags:
+            self.token_file = flags[flags.index("--token-file") + 1]
+        elif "--no-auth" not in flags:
+            self.token_file = os.path.join(self.private.name, "tokens")
+            flags = (*flags, "--token-file", self.token_file)
+        self.proc = subprocess.Popen(
+            server_argv(root, *flags, "--http", "127.0.0.1:0"),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.errlog,
+            umask=0o022,
+        )
+        self.deadline = time.monotonic() + STARTUP_TIMEOUT
+
+    def log(self) -> str:
+        self.errlog.seek(0)
+        return self.errlog.read()
+
+    def endpoint(self) -> Endpoint | None:
+        """The endpoint once announced, ``None`` while starting.
+
+        :raises AssertionError: if the server died or did not start in time
+        """
+        log = self.log()
+        found = re.search(r" at (http://127\.0\.0\.1:\d+/mcp)\n", log)
+        if found:
+            tokens = tuple(load_token_file(self.token_file)) if self.token_file is not None else ()
+            return Endpoint(found.group(1), tokens)
+        if self.proc.poll() is not None or time.monotonic() > self.deadline:
+            raise AssertionError(f"dsh-fs mcp --http did not start: {log[-3000:]}")
+        return None
+
+    def stop(self) -> None:
+        try:
+            stop(self.proc)
+        finally:
+            self.errlog.close()
+            self.private.cleanup()
+
+
+@contextlib.contextmanager
+def http_server(root: str, *flags: str) -> Iterator[Endpoint]:
+    """Start ``dsh-fs mcp --http 127.0.0.1:0`` (umask 022); yield its endpoint; stop it."""
+    server = HttpServer(root, *flags)
+    try:
+        while (endpoint := server.endpoint()) is None:
+            time.sleep(0.02)
+        yield endpoint
+    finally:
+        server.stop()
+
+
+@contextlib.asynccontextmanager
+async def http_server_async(root: str, *flags: str) -> AsyncIterator[Endpoint]:
+    """``http_server`` for async code (waits without blocking the event loop)."""
+    server = HttpServer(root, *flags)
+    try:
+        while (endpoint := server.endpoint()) is None:
+            await anyio.sleep(0.02)
+        yield endpoint
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(server.stop)
 
 
 @contextlib.asynccontextmanager
@@ -77,7 +192,7 @@ async def http_client(endpoint: Endpoint, *, mode: str = "auto", agent: int = 0)
 
 
 async def raw_post(
-    http: httpx2.AsyncClient, url: str, body: Any, headers: Mapping[str, str] = {}, *, method: str = "POST"
+    http: httpx2.AsyncClient, url: str, body: Any, headers: Mapping[str, Any] = {}, *, method: str = "POST"
 ) -> tuple[int, Mapping[str, str], Any]:
     """One request with a JSON body (``None``: no body); ``(status, headers, the JSON answer)``
     where an SSE answer is reduced to its last ``data:`` line and a non-JSON body stays text."""

@@ -1,9 +1,8 @@
 """Helpers for the MCP end-to-end tests (kept out of the ``test_*`` glob).
 
 Every server here is the real ``dsh-fs mcp`` command in a subprocess, driven by the official
-SDK's ``ClientSession``: over stdio (``stdio_client``) or streamable HTTP on 127.0.0.1 with
-a port the server picks (it announces its URL on stderr) and bearer tokens it mints into a
-private token file (``Endpoint``). Servers are always terminated.
+SDK's ``ClientSession``: over stdio (``stdio_client``) or streamable HTTP (the HTTP helpers
+live in ``tests/httpkit.py`` and are re-exported here). Servers are always terminated.
 
 Also: raw ``tools/call`` (any JSON value as ``arguments``, raw JSON result), raw JSON-RPC
 over a stdio pipe (to see the wire bytes), and a conformance scenario runner that sends a
@@ -15,13 +14,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
@@ -31,8 +27,16 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from pydantic import TypeAdapter
 
 from dsh_fs.cli.replay import build_workspace, external_step, scenario_args, scrub_workspace, snapshot
-from dsh_fs.mcp import load_token_file
-from httpkit import Endpoint, http_client, http_session
+from httpkit import (
+    STARTUP_TIMEOUT,
+    Endpoint,
+    http_client,
+    http_server,
+    http_server_async,
+    http_session,
+    server_argv,
+    stop,
+)
 
 __all__ = (
     "CONFIG_FLAGS",
@@ -52,10 +56,6 @@ __all__ = (
     "stdio_session",
 )
 
-STARTUP_TIMEOUT = 30.0
-"""seconds a server may take to start (generous: a loaded CI machine)"""
-STOP_TIMEOUT = 10.0
-
 CONFIG_FLAGS = {
     "readLimit": "--read-limit",
     "readMaxLineLength": "--read-max-line-length",
@@ -73,11 +73,6 @@ class Unsupported(Exception):
 
 class _RawRequest(types.Request[dict[str, Any] | None, str]):
     """A request whose params go on the wire as given (no client-side validation)."""
-
-
-def server_argv(root: str, *flags: str) -> list[str]:
-    """The ``dsh-fs mcp`` command line, run with this interpreter."""
-    return [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", root, *flags]
 
 
 # --- calls -------------------------------------------------------------------------------
@@ -181,7 +176,7 @@ class RawStdio:
     def close(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
-        _stop(self.proc, already_closing=True)
+        stop(self.proc, already_closing=True)
         assert self.proc.stdout is not None
         self.proc.stdout.close()
         self._errlog.close()
@@ -194,89 +189,6 @@ class RawStdio:
 
 
 # --- HTTP --------------------------------------------------------------------------------
-
-
-def _stop(proc: subprocess.Popen[Any], *, already_closing: bool = False) -> None:
-    if proc.poll() is None and not already_closing:
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=STOP_TIMEOUT)
-
-
-class _HttpServer:
-    """A ``dsh-fs mcp --http 127.0.0.1:0`` subprocess (umask 022), its announced URL and its
-    tokens (minted into a private token file unless the flags say ``--no-auth`` or name one)."""
-
-    def __init__(self, root: str, *flags: str) -> None:
-        self.errlog = tempfile.TemporaryFile("w+")
-        self.private = tempfile.TemporaryDirectory()
-        self.token_file: str | None = None
-        if "--token-file" in flags:
-            self.token_file = flags[flags.index("--token-file") + 1]
-        elif "--no-auth" not in flags:
-            self.token_file = os.path.join(self.private.name, "tokens")
-            flags = (*flags, "--token-file", self.token_file)
-        self.proc = subprocess.Popen(
-            server_argv(root, *flags, "--http", "127.0.0.1:0"),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.errlog,
-            umask=0o022,
-        )
-        self.deadline = time.monotonic() + STARTUP_TIMEOUT
-
-    def log(self) -> str:
-        self.errlog.seek(0)
-        return self.errlog.read()
-
-    def endpoint(self) -> Endpoint | None:
-        """The endpoint once announced, ``None`` while starting.
-
-        :raises AssertionError: if the server died or did not start in time
-        """
-        log = self.log()
-        found = re.search(r" at (http://127\.0\.0\.1:\d+/mcp)\n", log)
-        if found:
-            tokens = tuple(load_token_file(self.token_file)) if self.token_file is not None else ()
-            return Endpoint(found.group(1), tokens)
-        if self.proc.poll() is not None or time.monotonic() > self.deadline:
-            raise AssertionError(f"dsh-fs mcp --http did not start: {log[-3000:]}")
-        return None
-
-    def stop(self) -> None:
-        try:
-            _stop(self.proc)
-        finally:
-            self.errlog.close()
-            self.private.cleanup()
-
-
-@contextlib.contextmanager
-def http_server(root: str, *flags: str) -> Iterator[Endpoint]:
-    """Start ``dsh-fs mcp --http 127.0.0.1:0`` (umask 022); yield its endpoint; stop it."""
-    server = _HttpServer(root, *flags)
-    try:
-        while (endpoint := server.endpoint()) is None:
-            time.sleep(0.02)
-        yield endpoint
-    finally:
-        server.stop()
-
-
-@contextlib.asynccontextmanager
-async def http_server_async(root: str, *flags: str) -> AsyncIterator[Endpoint]:
-    """``http_server`` for async code (waits without blocking the event loop)."""
-    server = _HttpServer(root, *flags)
-    try:
-        while (endpoint := server.endpoint()) is None:
-            await anyio.sleep(0.02)
-        yield endpoint
-    finally:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(server.stop)
 
 
 # --- conformance scenarios over MCP ------------------------------------------------------

@@ -27,8 +27,8 @@ from mcp.types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 import dsh_fs
-from httpkit import INITIALIZE, Endpoint, http_client, raw_post
-from mcp_support import _HttpServer, call_raw, http_server, http_session, list_raw, row, server_argv
+from httpkit import INITIALIZE, Endpoint, HttpServer, http_client, http_server, http_session, raw_post, server_argv
+from mcp_support import call_raw, list_raw, row
 from spectext import TOOL_GUIDANCE
 
 pytestmark = pytest.mark.timeout(90)
@@ -144,7 +144,7 @@ def test_stateless_2026_clients_are_owned_by_their_token(root: str, url: Endpoin
 def test_without_auth_it_warns_and_serves_only_the_handshake_era(tmp_path: Any) -> None:
     root = os.path.realpath(tmp_path)
     _put(root, "era.txt", "era\n")
-    server = _HttpServer(root, "--no-auth")
+    server = HttpServer(root, "--no-auth")
     try:
         while (endpoint := server.endpoint()) is None:
             anyio.run(anyio.sleep, 0.02)
@@ -197,7 +197,7 @@ def test_minted_tokens_are_shown_once_and_a_token_file_is_reused(tmp_path: Any) 
         assert stat.S_IMODE(os.stat(token_file).st_mode) == 0o600
         tokens = open(token_file, encoding="utf-8").read()
     assert tokens.count("dshfs_") == 3 and tokens.startswith("# dsh-fs mcp bearer tokens")
-    server = _HttpServer(root, "--token-file", token_file)
+    server = HttpServer(root, "--token-file", token_file)
     try:
         while (again := server.endpoint()) is None:
             anyio.run(anyio.sleep, 0.02)
