@@ -27,6 +27,7 @@ from mcp.types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 import dsh_fs
+from filekit import get, put
 from httpkit import INITIALIZE, Endpoint, HttpServer, http_client, http_server, http_session, raw_post, server_argv
 from mcp_support import call_raw, list_raw, row
 from spectext import TOOL_GUIDANCE
@@ -55,16 +56,6 @@ def _leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
-def _put(root: str, name: str, text: str) -> None:
-    with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def _get(root: str, name: str) -> str:
-    with open(os.path.join(root, name), encoding="utf-8") as handle:
-        return handle.read()
-
-
 def _run(root: str, *flags: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*server_argv(root), *flags], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
@@ -86,7 +77,7 @@ def test_listing_and_instructions_over_http(root: str, url: Endpoint) -> None:
 
 
 def test_each_http_session_is_its_own_observation_owner(root: str, url: Endpoint) -> None:
-    _put(root, "owned.txt", "base\n")
+    put(os.path.join(root, "owned.txt"), "base\n")
 
     async def main() -> None:
         async with http_session(url) as first, http_session(url) as second:
@@ -107,14 +98,14 @@ def test_each_http_session_is_its_own_observation_owner(root: str, url: Endpoint
             assert again["code"] == "FS_NOT_OBSERVED"
 
     anyio.run(main)
-    assert _get(root, "owned.txt") == "first\n"
+    assert get(os.path.join(root, "owned.txt")) == b"first\n"
 
 
 def test_stateless_2026_clients_are_owned_by_their_token(root: str, url: Endpoint) -> None:
     """12.10: a 2026-07-28 request has no session; its owner is its agent (token). Two
     clients of one agent share observations; another agent, or a handshake session of the
     same token, does not."""
-    _put(root, "agent.txt", "base\n")
+    put(os.path.join(root, "agent.txt"), "base\n")
 
     async def main() -> None:
         async with http_client(url, mode=MODERN) as reader, http_client(url, mode=MODERN) as editor:
@@ -138,12 +129,12 @@ def test_stateless_2026_clients_are_owned_by_their_token(root: str, url: Endpoin
             assert again.is_error is False  # still agent-1's observation
 
     anyio.run(main)
-    assert _get(root, "agent.txt") == "again\n"
+    assert get(os.path.join(root, "agent.txt")) == b"again\n"
 
 
 def test_without_auth_it_warns_and_serves_only_the_handshake_era(tmp_path: Any) -> None:
     root = os.path.realpath(tmp_path)
-    _put(root, "era.txt", "era\n")
+    put(os.path.join(root, "era.txt"), "era\n")
     server = HttpServer(root, "--no-auth")
     try:
         while (endpoint := server.endpoint()) is None:
@@ -254,12 +245,12 @@ def test_an_unsafe_or_bad_token_file_is_refused(tmp_path: Any, kind: str) -> Non
 
 def test_a_unix_socket_in_a_private_directory(tmp_path: Any) -> None:
     root = os.path.realpath(tmp_path)
-    _put(root, "sock.txt", "over a socket\n")
+    put(os.path.join(root, "sock.txt"), "over a socket\n")
     shared = os.path.join(root, "shared")
     os.mkdir(shared, 0o755)
     os.chmod(shared, 0o755)
     refused = _run(root, "--unix-socket", os.path.join(shared, "mcp.sock"))
-    assert refused.returncode == 2 and "can be entered by other users (mode 0755): run chmod 700" in refused.stderr
+    assert refused.returncode == 2 and "is accessible by other users (mode 0755): run chmod 700" in refused.stderr
 
     socket_path = os.path.join(root, "run", "mcp.sock")  # "run" is created 0700
     token_file = os.path.join(root, "tokens")

@@ -27,6 +27,7 @@ import dsh_fs
 from dsh_fs.core.signal import AbortSignal
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.mcp import build_server
+from filekit import get, put
 from httpkit import http_client, http_session, serve_in_process
 from mcp_support import RawStdio, call_raw, row
 
@@ -62,20 +63,10 @@ class Holding(LocalFileSystem):
         return await super().resolve(path, cwd=cwd, signal=signal)
 
 
-def _put(root: str, name: str, text: str) -> None:
-    with open(os.path.join(root, name), "w", encoding="utf-8") as handle:
-        handle.write(text)
-
-
-def _get(root: str, name: str) -> str:
-    with open(os.path.join(root, name), encoding="utf-8") as handle:
-        return handle.read()
-
-
 async def _orders(fs: Holding, root: str, call: Call) -> None:
     """The three orders, each made observable by holding one call in the provider."""
-    _put(root, "a.txt", "alpha\n")
-    _put(root, "b.txt", "beta\n")
+    put(os.path.join(root, "a.txt"), "alpha\n")
+    put(os.path.join(root, "b.txt"), "beta\n")
     results: dict[str, dict[str, Any]] = {}
 
     async def send(key: str, tool: str, arguments: dict[str, Any]) -> None:
@@ -94,7 +85,7 @@ async def _orders(fs: Holding, root: str, call: Call) -> None:
             fs.release("a.txt")
         assert results["read"]["is_error"] is False
         assert results["edit"]["is_error"] is False, results["edit"]
-        assert _get(root, "a.txt") == "ALPHA\n"
+        assert get(os.path.join(root, "a.txt")) == b"ALPHA\n"
 
         # 2. reads overlap: a second read runs while the first is held
         fs.hold("a.txt")
@@ -189,7 +180,7 @@ def test_a_read_and_an_edit_written_together_over_stdio(tmp_path: Any, era: str)
         meta = {"_meta": ENVELOPE} if era != "handshake" else {}
         for round_ in range(5):
             name = f"f{round_}.txt"
-            _put(root, name, "".join(f"line {n}\n" for n in range(20_000)))
+            put(os.path.join(root, name), "".join(f"line {n}\n" for n in range(20_000)))
             lines = [
                 {"name": "read", "arguments": {"file_path": name, "offset": 19_990}},
                 {"name": "edit", "arguments": {"file_path": name, "old_string": "line 19999\n", "new_string": "last\n"}},
@@ -209,4 +200,4 @@ def test_a_read_and_an_edit_written_together_over_stdio(tmp_path: Any, era: str)
             assert answers[f"{round_}-0"]["is_error"] is False
             assert answers[f"{round_}-1"]["is_error"] is False, answers[f"{round_}-1"]
             assert "20000: last" in answers[f"{round_}-2"]["text"]
-            assert _get(root, name).endswith("line 19998\nlast\n")
+            assert get(os.path.join(root, name)).endswith(b"line 19998\nlast\n")

@@ -26,13 +26,27 @@ from typing import Final
 
 from mcp.server.auth.provider import AccessToken
 
-__all__ = ("BearerTokens", "load_token_file", "mint_tokens", "principal_name", "write_token_file")
+__all__ = ("BearerTokens", "load_token_file", "mint_tokens", "principal_name", "require_private", "write_token_file")
 
 TOKEN_PREFIX: Final = "dshfs_"
 _TOKEN: Final = re.compile(r"[A-Za-z0-9._~+/=-]{16,512}")
 """RFC 6750 ``b64token`` characters; at least 16 of them (a guessable token is no token)"""
 _MAX_FILE: Final = 1 << 20
 _HEADER: Final = "# dsh-fs mcp bearer tokens: one per agent; line order names them agent-1, agent-2, …\n"
+
+
+def require_private(info: os.stat_result, what: str, *, chmod: str) -> None:
+    """Refuse a file or directory another user could plant, read or change.
+
+    :param info: its ``stat`` (taken without following a symlink)
+    :param what: how the messages name it
+    :param chmod: the command that fixes its mode
+    :raises ValueError: it is not owned by this user, or grants group or others any access
+    """
+    if info.st_uid != os.geteuid():
+        raise ValueError(f"{what} is owned by uid {info.st_uid}, not by this user ({os.geteuid()})")
+    if info.st_mode & 0o077:
+        raise ValueError(f"{what} is accessible by other users (mode {stat.S_IMODE(info.st_mode):04o}): run {chmod}")
 
 
 def principal_name(index: int) -> str:
@@ -68,13 +82,7 @@ def load_token_file(path: str) -> list[str]:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"token file {path} is not a regular file")
-        if info.st_uid != os.geteuid():
-            raise ValueError(f"token file {path} is owned by uid {info.st_uid}, not by this user ({os.geteuid()})")
-        if info.st_mode & 0o077:
-            raise ValueError(
-                f"token file {path} is accessible by other users (mode {stat.S_IMODE(info.st_mode):04o}):"
-                f" run chmod 600 {path}"
-            )
+        require_private(info, f"token file {path}", chmod=f"chmod 600 {path}")
         data = handle.read(_MAX_FILE + 1)
     if len(data) > _MAX_FILE:
         raise ValueError(f"token file {path} is larger than 1 MiB")

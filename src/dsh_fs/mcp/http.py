@@ -60,7 +60,7 @@ from starlette.routing import Route
 
 from ..core.context import Context
 from ..core.session import Session
-from .auth import BearerTokens
+from .auth import BearerTokens, require_private
 from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
@@ -374,18 +374,24 @@ def build_http_app(
 # -- listening ----------------------------------------------------------------------------------
 
 
-def _bind_tcp(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+def _listening(family: socket.AddressFamily, address: Any, *, prepare: Callable[[socket.socket], None]) -> socket.socket:
+    """A non-blocking socket listening on ``address``; ``prepare(sock)`` runs after ``bind``."""
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
+        if family != socket.AF_UNIX:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        prepare(sock)
         sock.listen(128)
         sock.setblocking(False)
     except BaseException:
         sock.close()
         raise
     return sock
+
+
+def _bind_tcp(host: str, port: int) -> socket.socket:
+    return _listening(socket.AF_INET6 if ":" in host else socket.AF_INET, (host, port), prepare=lambda sock: None)
 
 
 def check_private_dir(path: str) -> None:
@@ -401,12 +407,7 @@ def check_private_dir(path: str) -> None:
     info = os.lstat(path)
     if not stat.S_ISDIR(info.st_mode):
         raise ValueError(f"{path} is not a directory (a symlink is not accepted)")
-    if info.st_uid != os.geteuid():
-        raise ValueError(f"{path} is owned by uid {info.st_uid}, not by this user ({os.geteuid()})")
-    if info.st_mode & 0o077:
-        raise ValueError(
-            f"{path} can be entered by other users (mode {stat.S_IMODE(info.st_mode):04o}): run chmod 700 {path}"
-        )
+    require_private(info, path, chmod=f"chmod 700 {path}")
 
 
 def _bind_unix(path: str) -> socket.socket:
@@ -428,16 +429,7 @@ def _bind_unix(path: str) -> socket.socket:
                 os.unlink(path)  # stale: nobody listens
             else:
                 raise OSError(98, f"another server is listening on {path}")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.bind(path)
-        os.chmod(path, 0o600)
-        sock.listen(128)
-        sock.setblocking(False)
-    except BaseException:
-        sock.close()
-        raise
-    return sock
+    return _listening(socket.AF_UNIX, path, prepare=lambda sock: os.chmod(path, 0o600))
 
 
 class _Uvicorn(uvicorn.Server):
