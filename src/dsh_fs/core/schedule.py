@@ -59,11 +59,13 @@ class Turn:
 class CallScheduler:
     """Admits calls in arrival order and lets each start as §5.5 allows (see the module)."""
 
-    __slots__ = ("_turns",)
+    __slots__ = ("_released", "_turns")
 
     def __init__(self) -> None:
         self._turns: list[Turn] = []
         """unfinished turns (waiting or running), in arrival order"""
+        self._released = 0
+        """how many turns at the head may run (all concurrency-safe, or one exclusive)"""
 
     def __len__(self) -> int:
         """The number of admitted calls that have not finished."""
@@ -82,16 +84,27 @@ class CallScheduler:
         return turn
 
     def _leave(self, turn: Turn) -> None:
-        if turn in self._turns:
-            self._turns.remove(turn)
-            self._wake()
+        try:
+            index = self._turns.index(turn)
+        except ValueError:  # already left
+            return
+        del self._turns[index]
+        if index < self._released:
+            self._released -= 1
+        self._wake()
 
     def _wake(self) -> None:
         """Release what may run now: the leading concurrency-safe calls, or the first call
-        when it is exclusive."""
-        for index, turn in enumerate(self._turns):
-            if not turn.parallel:
-                if index == 0:
-                    turn._ready.set()
-                return
+        when it is exclusive (amortized: only turns not yet released are looked at)."""
+        turns, index = self._turns, self._released
+        if index and not turns[0].parallel:
+            return  # an exclusive call runs alone
+        while index < len(turns):
+            turn = turns[index]
+            if not turn.parallel and index > 0:
+                break
             turn._ready.set()
+            index += 1
+            if not turn.parallel:
+                break
+        self._released = index
