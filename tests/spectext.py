@@ -20,6 +20,12 @@ PROMPT = (
     "unless you just created or edited it in this session."
 )
 
+# the tools' own sections of §4.2 (no harness:identity): what ``dsh-fs mcp`` sends as instructions
+TOOL_GUIDANCE = PROMPT.split("\n\n", 1)[1]
+# DEVIATIONS D14 (default profile, no policy loaded): the same guidance without claiming that
+# anything requires reading first
+TOOL_GUIDANCE_UNGUARDED = TOOL_GUIDANCE.replace(" (the default fs-policy requires it)", "")
+
 # §4.3, verbatim
 READ_SCHEMA: dict[str, Any] = {
     "type": "object",

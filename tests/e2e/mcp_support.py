@@ -1,8 +1,8 @@
 """Helpers for the MCP end-to-end tests (kept out of the ``test_*`` glob).
 
 Every server here is the real ``dsh-fs mcp`` command in a subprocess, driven by the official
-SDK's ``ClientSession``: over stdio (``stdio_client``) or streamable HTTP on 127.0.0.1 with
-a port the server picks (it announces its URL on stderr). Servers are always terminated.
+SDK's ``ClientSession``: over stdio (``stdio_client``) or streamable HTTP (the HTTP helpers
+live in ``tests/httpkit.py`` and are re-exported here). Servers are always terminated.
 
 Also: raw ``tools/call`` (any JSON value as ``arguments``, raw JSON result), raw JSON-RPC
 over a stdio pipe (to see the wire bytes), and a conformance scenario runner that sends a
@@ -14,29 +14,37 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
 import mcp.types as types
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from pydantic import TypeAdapter
 
 from dsh_fs.cli.replay import build_workspace, external_step, scenario_args, scrub_workspace, snapshot
+from httpkit import (
+    STARTUP_TIMEOUT,
+    Endpoint,
+    http_client,
+    http_server,
+    http_server_async,
+    http_session,
+    server_argv,
+    stop,
+)
 
 __all__ = (
     "CONFIG_FLAGS",
+    "Endpoint",
     "RawStdio",
     "Unsupported",
     "call_raw",
+    "http_client",
     "http_server",
     "http_server_async",
     "http_session",
@@ -47,10 +55,6 @@ __all__ = (
     "server_argv",
     "stdio_session",
 )
-
-STARTUP_TIMEOUT = 30.0
-"""seconds a server may take to start (generous: a loaded CI machine)"""
-STOP_TIMEOUT = 10.0
 
 CONFIG_FLAGS = {
     "readLimit": "--read-limit",
@@ -69,11 +73,6 @@ class Unsupported(Exception):
 
 class _RawRequest(types.Request[dict[str, Any] | None, str]):
     """A request whose params go on the wire as given (no client-side validation)."""
-
-
-def server_argv(root: str, *flags: str) -> list[str]:
-    """The ``dsh-fs mcp`` command line, run with this interpreter."""
-    return [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", root, *flags]
 
 
 # --- calls -------------------------------------------------------------------------------
@@ -177,7 +176,7 @@ class RawStdio:
     def close(self) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.close()
-        _stop(self.proc, already_closing=True)
+        stop(self.proc, already_closing=True)
         assert self.proc.stdout is not None
         self.proc.stdout.close()
         self._errlog.close()
@@ -190,86 +189,6 @@ class RawStdio:
 
 
 # --- HTTP --------------------------------------------------------------------------------
-
-
-def _stop(proc: subprocess.Popen[Any], *, already_closing: bool = False) -> None:
-    if proc.poll() is None and not already_closing:
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=STOP_TIMEOUT)
-
-
-class _HttpServer:
-    """A ``dsh-fs mcp --http 127.0.0.1:0`` subprocess (umask 022) and its announced URL."""
-
-    def __init__(self, root: str, *flags: str) -> None:
-        self.errlog = tempfile.TemporaryFile("w+")
-        self.proc = subprocess.Popen(
-            server_argv(root, *flags, "--http", "127.0.0.1:0"),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=self.errlog,
-            umask=0o022,
-        )
-        self.deadline = time.monotonic() + STARTUP_TIMEOUT
-
-    def url(self) -> str | None:
-        """The endpoint once announced, ``None`` while starting.
-
-        :raises AssertionError: if the server died or did not start in time
-        """
-        self.errlog.seek(0)
-        log = self.errlog.read()
-        found = re.search(r" at (http://127\.0\.0\.1:\d+/mcp)\n", log)
-        if found:
-            return found.group(1)
-        if self.proc.poll() is not None or time.monotonic() > self.deadline:
-            raise AssertionError(f"dsh-fs mcp --http did not start: {log[-3000:]}")
-        return None
-
-    def stop(self) -> None:
-        try:
-            _stop(self.proc)
-        finally:
-            self.errlog.close()
-
-
-@contextlib.contextmanager
-def http_server(root: str, *flags: str) -> Iterator[str]:
-    """Start ``dsh-fs mcp --http 127.0.0.1:0`` (umask 022); yield its endpoint URL; stop it."""
-    server = _HttpServer(root, *flags)
-    try:
-        while (url := server.url()) is None:
-            time.sleep(0.02)
-        yield url
-    finally:
-        server.stop()
-
-
-@contextlib.asynccontextmanager
-async def http_server_async(root: str, *flags: str) -> AsyncIterator[str]:
-    """``http_server`` for async code (waits without blocking the event loop)."""
-    server = _HttpServer(root, *flags)
-    try:
-        while (url := server.url()) is None:
-            await anyio.sleep(0.02)
-        yield url
-    finally:
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(server.stop)
-
-
-@contextlib.asynccontextmanager
-async def http_session(url: str) -> AsyncIterator[ClientSession]:
-    """An initialized ``ClientSession`` (its own MCP session) to the server at ``url``."""
-    async with streamable_http_client(url) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=STARTUP_TIMEOUT) as session:
-            with anyio.fail_after(STARTUP_TIMEOUT):
-                await session.initialize()
-            yield session
 
 
 # --- conformance scenarios over MCP ------------------------------------------------------
@@ -320,7 +239,7 @@ async def run_scenario_over_mcp(scenario: Mapping[str, Any], ws: str, *, transpo
         steps.setdefault(int(step["before"]), []).append(step)
     results: list[dict[str, Any]] = []
     async with contextlib.AsyncExitStack() as stack:  # sessions close before their server
-        url = await stack.enter_async_context(http_server_async(root, *flags)) if transport == "http" else None
+        endpoint = await stack.enter_async_context(http_server_async(root, *flags)) if transport == "http" else None
         sessions: dict[str, ClientSession] = {}
         for index, call in enumerate(scenario.get("calls", [])):
             for step in steps.pop(index, []):
@@ -330,8 +249,8 @@ async def run_scenario_over_mcp(scenario: Mapping[str, Any], ws: str, *, transpo
                 continue
             actor = call.get("actor", "a")
             if actor not in sessions:
-                if url is not None:
-                    connect = http_session(url)
+                if endpoint is not None:
+                    connect = http_session(endpoint)
                 else:
                     connect = stdio_session(root, *flags, modern=transport == "stdio-2026")
                 sessions[actor] = await stack.enter_async_context(connect)

@@ -17,7 +17,8 @@ def test_demo_runs_the_scripted_session_end_to_end() -> None:
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
     assert "Every step behaved as expected." in out
-    assert "You are an AI agent powered by the DeepSeek Harness SDK." in out
+    assert "Use the read tool — not shell commands like cat — to inspect text files." in out  # instructions
+    assert "DeepSeek Harness SDK" not in out  # a tool server sends no agent identity
     assert "first — read the file, then retry" in out  # the refused unread edit (D9 remedy)
     assert "file changed since it was read — re-read the file, then retry" in out  # the stale refusal
     assert "Created file" in out

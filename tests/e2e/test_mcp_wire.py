@@ -18,16 +18,19 @@ import pytest
 
 import dsh_fs
 from mcp_support import RawStdio
+from spectext import TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
 
 pytestmark = pytest.mark.timeout(60)
 
 CONFIGS = [
-    pytest.param([], {}, id="default"),
+    pytest.param([], {}, TOOL_GUIDANCE, id="default"),
     pytest.param(
         ["--profile", "reference", "--no-policy", "--read-limit", "7"],
         {"profile": "reference", "policy": False, "read_limit": 7},
+        TOOL_GUIDANCE,
         id="reference-bare-limit7",
     ),
+    pytest.param(["--no-policy"], {"policy": False}, TOOL_GUIDANCE_UNGUARDED, id="default-bare"),
 ]
 
 
@@ -57,15 +60,18 @@ def server(root: str) -> Iterator[RawStdio]:
         yield raw
 
 
-@pytest.mark.parametrize(("flags", "settings"), CONFIGS)
-def test_initialize_and_tools_list(root: str, flags: list[str], settings: dict[str, Any]) -> None:
-    """``instructions`` is the rendered prompt; ``tools/list`` carries our schemas verbatim."""
+@pytest.mark.parametrize(("flags", "settings", "instructions"), CONFIGS)
+def test_initialize_and_tools_list(root: str, flags: list[str], settings: dict[str, Any], instructions: str) -> None:
+    """``instructions`` is the tools' guidance only (no agent identity), describing the
+    deployment (D14: no policy, no claim that one requires reading); ``tools/list`` carries
+    our schemas verbatim."""
     expected = dsh_fs.create_context(cwd=root, **settings)
     with RawStdio(root, *flags) as raw:
         initialized = raw.initialize()["result"]
         listed = raw.request("tools/list")
 
-    assert initialized["instructions"] == expected.system_prompt.render()
+    assert initialized["instructions"] == instructions == expected.system_prompt.render(only="tool:")
+    assert "DeepSeek Harness SDK" not in initialized["instructions"]
     assert initialized["serverInfo"]["name"] == "dsh-fs"
     assert initialized["serverInfo"]["version"] == dsh_fs.__version__
     assert initialized["capabilities"]["tools"] is not None

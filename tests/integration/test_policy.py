@@ -294,6 +294,28 @@ async def test_observations_do_not_keep_a_session_alive() -> None:
     assert ref() is None
 
 
+async def test_a_bounded_store_forgets_the_least_recently_recorded_file_and_fails_safe() -> None:
+    """issue 12.2: ``max_per_owner`` bounds one owner's observations; a forgotten file must be
+    read again (``FS_NOT_OBSERVED``), never overwritten blind; other owners are unaffected"""
+    store = ObservationStore(max_per_owner=2)
+    ctx = Context()
+    ctx.plugin(FsPolicy, store=store)
+    C = Target(key=TargetKey("/w/c.txt"), display_path="/w/c.txt")
+    session, other = Session(), Session()
+    observe(ctx, A, "a1", actor(session))
+    observe(ctx, B, "b1", actor(session))
+    observe(ctx, A, "a2", actor(session))  # re-recorded: A is now the most recent
+    observe(ctx, C, "c1", actor(other))
+    observe(ctx, C, "c1", actor(session))  # past the bound: B goes
+    assert store.snapshot(session) == {"/w/a.txt": "a2", "/w/c.txt": "c1"}
+    assert store.snapshot(other) == {"/w/c.txt": "c1"}
+    assert (await refused(ctx, B, actor(session))).code == "FS_NOT_OBSERVED"
+    assert await write_intent(ctx, B, actor(session)) == CreateIfAbsent()
+    assert await edit_intent(ctx, A, actor(session)) == EditIntent(Version("a2"))
+    with pytest.raises(ValueError):
+        ObservationStore(max_per_owner=0)
+
+
 async def test_a_shared_store_survives_a_reload() -> None:
     store = ObservationStore()
     ctx = Context()

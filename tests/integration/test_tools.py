@@ -30,7 +30,7 @@ from dsh_fs.fs.types import CreateIfAbsent, EditIntent, Version
 from dsh_fs.fs_policy import FsPolicy
 from dsh_fs.tool_fs import ToolFs
 from filekit import get, put
-from spectext import PROMPT
+from spectext import PROMPT, TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
 
 pytestmark = pytest.mark.anyio
 
@@ -118,6 +118,28 @@ def test_registers_prompt_sections_for_each_tool(fake: Callable[..., Context], p
     assert [(s.name, s.order) for s in ctx.system_prompt.sections()] == [
         ("harness:identity", -100), ("deployment:persona", 0), ("tool:read", 100), ("tool:write", 101), ("tool:edit", 102)
     ]
+
+
+def test_the_prompt_describes_the_deployment_it_runs_in_d14(fake: Callable[..., Context], memory_fs: type) -> None:
+    """DEVIATIONS D14: without a policy the default profile does not claim one requires reading;
+    the reference profile keeps §4.2 verbatim; a policy loaded later or unloaded is seen"""
+    assert TOOL_GUIDANCE_UNGUARDED.count("Read the file first, unless") == 1 and TOOL_GUIDANCE_UNGUARDED != TOOL_GUIDANCE
+    assert fake(profile="default", policy=False).system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
+    assert fake(profile="default", policy=False).system_prompt.render() == PROMPT.split("\n\n", 1)[0] + "\n\n" + (
+        TOOL_GUIDANCE_UNGUARDED
+    )
+    assert fake(profile="reference", policy=False).system_prompt.render() == PROMPT
+    assert fake(profile="default").system_prompt.render() == PROMPT
+
+    ctx = Context()
+    ctx.plugin(memory_fs)
+    ctx.plugin(ToolFs)
+    assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
+    policy = ctx.plugin(FsPolicy)  # loaded after the tools
+    assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE
+    policy.dispose()
+    assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
+    assert dsh_fs.create_context(policy=False).system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
 
 
 def test_stays_pending_until_ctx_fs_exists(memory_fs: type) -> None:

@@ -1,6 +1,6 @@
-"""The MCP package's pure parts, without a server process: listen-address parsing, the
-per-session owner registry, the wire dicts for listings and results, forgetting an owner on
-``DELETE``, and that neither ``import dsh_fs`` nor the ``dsh-fs`` command line imports the SDK
+"""The MCP package's pure parts, without a server process: listen-address parsing, the HTTP
+session table (limits, expiry, owners), the wire dicts for listings and results, the session
+gate (registering, refusing, forgetting on ``DELETE``), and that neither ``import dsh_fs`` nor the ``dsh-fs`` command line imports the SDK
 before ``dsh-fs mcp`` runs.
 
 End-to-end behaviour (a real server process and the SDK client) is in ``tests/e2e/test_mcp_*.py``.
@@ -8,8 +8,11 @@ End-to-end behaviour (a real server process and the SDK client) is in ``tests/e2
 
 from __future__ import annotations
 
+import gc
+import json
 import subprocess
 import sys
+import weakref
 from typing import Any
 
 import anyio
@@ -17,8 +20,9 @@ import pytest
 
 import dsh_fs
 from dsh_fs.core.tools import ErrorInfo, ToolResult, text_block
-from dsh_fs.mcp import SessionOwners, call_result, parse_listen, tool_entries
-from dsh_fs.mcp.http import _ForgetOnDelete
+from dsh_fs.mcp import HttpSessions, SessionLimits, call_result, parse_listen, tool_entries
+from dsh_fs.mcp.http import _SessionGate
+from dsh_fs.mcp.sessions import Refused
 
 
 @pytest.mark.parametrize(
@@ -54,27 +58,100 @@ class Clock:
         return self.now
 
 
-def test_session_owners_one_session_per_id_until_dropped_or_idle() -> None:
-    clock = Clock()
-    owners = SessionOwners("/ws", idle_timeout=60, clock=clock)
-    first = owners.get("s1")
-    assert owners.get("s1") is first
-    assert first.cwd == "/ws" and first.id == "s1"
-    second = owners.get("s2")
-    assert second is not first
-    owners.drop("s2")
-    assert "s2" not in owners and owners.get("s2") is not second
+def test_http_sessions_bound_sessions_per_token_and_in_total() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(per_principal=2, total=3), clock=Clock())
+    sessions.reserve("agent-1")
+    sessions.opened("s1", "agent-1")
+    sessions.reserve("agent-1")  # a second place, not yet a session: counted too
+    with pytest.raises(Refused, match=r"too many open MCP sessions for this token \(2\)"):
+        sessions.reserve("agent-1")
+    sessions.unreserve("agent-1")  # the opening request failed
+    sessions.reserve("agent-1")
+    sessions.opened("s2", "agent-1")
+    sessions.reserve("agent-2")
+    sessions.opened("s3", "agent-2")
+    with pytest.raises(Refused, match=r"too many open MCP sessions \(3\)"):
+        sessions.reserve("agent-3")
+    sessions.drop("s1")
+    sessions.drop("s1")  # idempotent
+    sessions.reserve("agent-1")  # room again, for this token and in total
+    assert len(sessions) == 2 and "s1" not in sessions
 
-    clock.now += 50
-    owners.touch("s1")  # used: stays
-    clock.now += 50
-    owners.prune()
-    assert "s1" in owners and "s2" not in owners  # s2 was last used 100 s ago
-    clock.now += 61
-    assert owners.get("s3") is not None  # any lookup prunes
-    assert "s1" not in owners and len(owners) == 1
-    owners.touch("unknown")  # ignored
-    assert "unknown" not in owners
+
+def test_http_sessions_without_auth_only_the_total_applies() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(per_principal=1, total=3), clock=Clock())
+    for index in range(3):
+        sessions.reserve(None)
+        sessions.opened(f"s{index}", None)
+    with pytest.raises(Refused):
+        sessions.reserve(None)
+
+
+def test_http_sessions_expire_unused_soon_and_idle_later() -> None:
+    clock = Clock()
+    sessions = HttpSessions("/ws", limits=SessionLimits(unused_timeout=10, idle_timeout=100), clock=clock)
+    for session_id in ("unused", "listed", "streaming", "calling"):
+        sessions.reserve("agent-1")
+        sessions.opened(session_id, "agent-1")
+    sessions.used("listed")
+    assert sessions.begin("streaming", "agent-1")  # an open GET stream: in flight all along
+    sessions.owner("calling")  # a tool call makes it used too
+    clock.now += 11
+    assert sessions.expired() == [("unused", "agent-1"), ("streaming", "agent-1")]  # GET or not
+    sessions.drop("unused")
+    sessions.drop("streaming")
+    assert sessions.begin("listed", "agent-1")
+    clock.now += 95
+    assert sessions.expired() == [("calling", "agent-1")]  # idle 106 s; "listed" is in flight
+    sessions.drop("calling")
+    sessions.end("listed")
+    clock.now += 100
+    assert sessions.expired() == []  # idle for exactly 100 s: not yet
+    clock.now += 1
+    assert sessions.expired() == [("listed", "agent-1")]
+
+
+def test_http_sessions_count_requests_in_flight_only_for_the_principal_that_opened_them() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(in_flight=2), clock=Clock())
+    sessions.reserve("agent-1")
+    sessions.opened("s1", "agent-1")
+    assert sessions.begin("s1", "agent-2") is False  # the SDK answers it 404
+    assert sessions.begin("unknown", "agent-1") is False
+    assert sessions.begin("s1", "agent-1") and sessions.begin("s1", "agent-1")
+    with pytest.raises(Refused, match=r"too many requests in flight on this MCP session \(2\)"):
+        sessions.begin("s1", "agent-1")
+    sessions.end("s1")
+    assert sessions.begin("s1", "agent-1")
+    sessions.begin_stateless("agent-1")
+    sessions.begin_stateless("agent-1")
+    with pytest.raises(Refused, match=r"too many requests in flight for this token \(2\)"):
+        sessions.begin_stateless("agent-1")
+    sessions.end_stateless("agent-1")
+    sessions.begin_stateless("agent-1")
+
+
+def test_http_sessions_owners_one_per_session_and_one_per_stateless_principal() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(), clock=Clock())
+    sessions.reserve("agent-1")
+    sessions.opened("s1", "agent-1")
+    first = sessions.owner("s1")
+    assert sessions.owner("s1") is first and first.cwd == "/ws" and first.id == "s1"
+    with pytest.raises(KeyError):
+        sessions.owner("s2")
+    agent = sessions.stateless_owner("agent-1")
+    assert sessions.stateless_owner("agent-1") is agent and agent is not first
+    assert sessions.stateless_owner("agent-2") is not agent
+    owner = weakref.ref(first)
+    del first
+    sessions.drop("s1")
+    gc.collect()
+    assert owner() is None  # nothing else holds the owner: its observations go with it
+
+
+def test_session_limits_are_checked() -> None:
+    for bad in ({"per_principal": 0}, {"total": 0}, {"in_flight": 0}, {"unused_timeout": 0}, {"idle_timeout": -1}):
+        with pytest.raises(ValueError):
+            SessionLimits(**bad)
 
 
 def test_tool_entries_keep_the_parameters_object_itself() -> None:
@@ -104,23 +181,46 @@ def test_call_result_puts_only_our_blocks_in_content() -> None:
     assert call_result(plain) == {"content": [{"type": "text", "text": "Error: plain"}], "isError": True}
 
 
-@pytest.mark.parametrize(("method", "status", "dropped"), [("DELETE", 200, True), ("DELETE", 404, False), ("POST", 200, False)])
-def test_a_successful_delete_forgets_the_sessions_owner(method: str, status: int, dropped: bool) -> None:
-    owners = SessionOwners("/ws", idle_timeout=60)
-    owners.get("abc")
+async def _through_gate(sessions: HttpSessions, method: str, headers: list[tuple[bytes, bytes]],
+                        status: int, answer_headers: list[tuple[bytes, bytes]] = []) -> list[dict[str, Any]]:
     sent: list[dict[str, Any]] = []
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        await send({"type": "http.response.start", "status": status, "headers": []})
+        await send({"type": "http.response.start", "status": status, "headers": answer_headers})
         await send({"type": "http.response.body", "body": b""})
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": method, "headers": [(b"mcp-session-id", b"abc")]}
-    anyio.run(_ForgetOnDelete(app, owners), scope, None, send)
+    scope = {"type": "http", "method": method, "headers": headers}
+    await _SessionGate(app, sessions)(scope, None, send)
+    return sent
+
+
+@pytest.mark.parametrize(("method", "status", "dropped"), [("DELETE", 200, True), ("DELETE", 404, False), ("POST", 200, False)])
+def test_a_successful_delete_forgets_the_session(method: str, status: int, dropped: bool) -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits())
+    sessions.reserve(None)
+    sessions.opened("abc", None)
+    sent = anyio.run(_through_gate, sessions, method, [(b"mcp-session-id", b"abc")], status)
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
-    assert ("abc" not in owners) is dropped
+    assert ("abc" not in sessions) is dropped
+
+
+def test_the_gate_registers_an_opened_session_and_refuses_over_the_limit() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(total=1))
+    anyio.run(_through_gate, sessions, "POST", [], 400)  # refused by the SDK: nothing opened
+    assert len(sessions) == 0
+    anyio.run(_through_gate, sessions, "POST", [], 200, [(b"mcp-session-id", b"new")])
+    assert "new" in sessions
+    sent = anyio.run(_through_gate, sessions, "POST", [], 200, [(b"mcp-session-id", b"other")])
+    assert sent[0]["status"] == 503 and "other" not in sessions
+    assert json.loads(sent[1]["body"]) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32603, "message": "too many open MCP sessions (1): end one (HTTP DELETE) or wait for an"
+                  " unused one to expire"},
+    }
 
 
 def test_neither_the_library_nor_the_command_line_imports_the_sdk() -> None:

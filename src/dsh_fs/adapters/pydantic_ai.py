@@ -37,6 +37,7 @@ from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from ..core.session import Session
+from ..core.system_prompt import TOOL_SECTIONS
 from .calls import parse_arguments, registry_of
 
 __all__ = ("DshFsToolset", "ReferenceArgsValidator")
@@ -106,8 +107,7 @@ class DshFsToolset(AbstractToolset[Any]):
         prompt = getattr(self.ctx, "system_prompt", None)
         if prompt is None:
             return None
-        texts = [s.render() for s in prompt.sections() if s.name.startswith("tool:")]
-        text = "\n\n".join(t for t in texts if t)
+        text = prompt.render(only=TOOL_SECTIONS)
         return InstructionPart(content=text, dynamic=False) if text else None
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:

@@ -61,7 +61,7 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
             async with ClientSession(*streams) as session:
                 init = await session.initialize()
                 _show(out, f"MCP server started on a copy of the dsh_fs sources: {project}",
-                      f"server: {init.server_info.name}\ninstructions (the system prompt):\n\n"
+                      f"server: {init.server_info.name}\ninstructions (the tools' guidance):\n\n"
                       + textwrap.indent(init.instructions or "", "  "))
                 listed = await session.list_tools()
                 out("\ntools: " + ", ".join(t.name for t in listed.tools))

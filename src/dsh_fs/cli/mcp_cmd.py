@@ -1,17 +1,24 @@
-"""``dsh-fs mcp``: serve the read/write/edit tools to an MCP client (stdio, or HTTP on loopback).
+"""``dsh-fs mcp``: serve the read/write/edit tools to an MCP client (stdio, or HTTP on
+loopback or a private Unix socket, with bearer tokens).
 
 The MCP SDK is imported only when the command runs.
 """
 
 from __future__ import annotations
 
+import getpass
 import os
 import sys
 
 import anyio
 import click
+from click.core import ParameterSource
+
+from .tool_cmds import CliFailure
 
 __all__ = ("mcp",)
+
+_AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 
 
 @click.command()
@@ -43,6 +50,38 @@ __all__ = ("mcp",)
     default=None,
     help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback HOST only; PORT 0 picks one).",
 )
+@click.option(
+    "--unix-socket",
+    metavar="PATH",
+    default=None,
+    help="Serve streamable HTTP (http://localhost/mcp) on a Unix socket instead of stdio; its directory"
+    " must be private to you (created 0700 if absent).",
+)
+@click.option(
+    "--token-file",
+    metavar="PATH",
+    default=None,
+    envvar="DSH_FS_TOKEN_FILE",
+    show_envvar=True,
+    help="HTTP: the bearer tokens, one per line (one per agent). Read if it exists (it must be yours and"
+    " mode 0600); otherwise --tokens new tokens are written to it (0600). Default: new tokens, shown once"
+    " on stderr.",
+)
+@click.option(
+    "--tokens",
+    type=click.IntRange(min=1, max=1000),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="HTTP: how many tokens to mint, one per agent (agent-1 ... agent-N); each agent's stateless"
+    " (2026-07-28) requests share one observation owner.",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="HTTP: accept requests without a token. Anyone who can connect can then read and write your"
+    " files; stateless (2026-07-28) clients are refused.",
+)
 @click.option("--s3", metavar="s3://BUCKET/PREFIX", default=None,
               help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
 @click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3 (default: AWS).")
@@ -55,23 +94,42 @@ def mcp(
     read_max_bytes: int | None,
     read_stream_min_size: int | None,
     listen: str | None,
+    unix_socket: str | None,
+    token_file: str | None,
+    tokens: int,
+    no_auth: bool,
     s3: str | None,
     endpoint_url: str | None,
 ) -> None:
     """Serve read, write and edit over MCP.
 
-    stdio by default: one client per process, one observation owner. With --http, each MCP
-    session is its own observation owner; the endpoint URL is printed on stderr once the
-    server accepts connections.
+    stdio by default: one client per process, one observation owner. With --http or
+    --unix-socket, every request needs "Authorization: Bearer TOKEN" (see --token-file and
+    --tokens); each MCP session is its own observation owner, and a stateless (2026-07-28)
+    client's is its token. The endpoint URL is printed on stderr once the server accepts
+    connections. Calls one client sends together run as one assistant message's would:
+    reads in parallel, a write or edit after everything sent before it.
     """
     from ..mcp import ServeOptions, build_context, parse_listen, serve_http, serve_stdio
 
+    click_ctx = click.get_current_context()
     host = port = None
+    if listen is not None and unix_socket is not None:
+        raise click.UsageError("--http and --unix-socket exclude each other")
     if listen is not None:
         try:
             host, port = parse_listen(listen)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--http") from None
+    served_over_http = listen is not None or unix_socket is not None
+    given = {name for name in _AUTH_OPTIONS if click_ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE}
+    if given and not served_over_http:
+        raise click.UsageError(f"--{sorted(given)[0].replace('_', '-')} applies only with --http or --unix-socket")
+    if no_auth and given - {"no_auth"}:
+        raise click.UsageError("--no-auth excludes --token-file and --tokens")
+    bearer = None
+    if served_over_http and not no_auth:
+        bearer = _tokens(token_file, tokens, explicit_count="tokens" in given)
     settings = {
         "read_limit": read_limit,
         "read_max_line_length": read_max_line_length,
@@ -94,17 +152,71 @@ def mcp(
         raise click.ClickException(str(exc)) from None
 
     def announce(url: str) -> None:
-        click.echo(f"dsh-fs mcp: serving {options.root} at {url}", err=True)
+        where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url
+        click.echo(f"dsh-fs mcp: serving {options.root} at {where}", err=True)
+        if no_auth:
+            reach = "the socket" if unix_socket is not None else url
+            click.echo(
+                f"dsh-fs mcp: WARNING: --no-auth: no authentication. Any process that can connect to {reach}"
+                f" can read and write every file under {options.root} as {_user()}.",
+                err=True,
+            )
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
-            if host is None:
+            if not served_over_http:
                 await serve_stdio(ctx, root=options.root)
             else:
-                assert port is not None
-                await serve_http(ctx, root=options.root, host=host, port=port, announce=announce)
+                try:
+                    await serve_http(
+                        ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
+                        unix_socket=unix_socket, announce=announce,
+                    )
+                except (OSError, ValueError) as exc:  # binding (the served requests never raise)
+                    raise CliFailure(f"cannot listen: {exc}") from None
 
     try:
         anyio.run(serve)
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no name for this uid
+        return f"uid {os.geteuid()}"
+
+
+def _tokens(token_file: str | None, count: int, *, explicit_count: bool) -> list[str]:
+    """The bearer tokens: read from ``token_file`` when it exists; otherwise ``count`` new
+    ones, written to ``token_file`` (0600) or shown once on stderr.
+
+    :raises click.BadParameter: an unusable token file, or --tokens with an existing one
+    """
+    from ..mcp import load_token_file, mint_tokens, write_token_file
+
+    if token_file is not None and os.path.lexists(token_file):
+        if explicit_count:
+            raise click.BadParameter(
+                f"{token_file} already holds the tokens; --tokens only mints new ones (remove the file first)",
+                param_hint="--tokens",
+            )
+        try:
+            return load_token_file(token_file)
+        except (OSError, ValueError) as exc:
+            raise click.BadParameter(str(exc), param_hint="--token-file") from None
+    minted = mint_tokens(count)
+    if token_file is not None:
+        try:
+            write_token_file(token_file, minted)
+        except OSError as exc:
+            raise click.BadParameter(f"cannot write {token_file}: {exc.strerror or exc}", param_hint="--token-file") from None
+        click.echo(f"dsh-fs mcp: wrote {count} bearer token(s) to {token_file} (mode 0600)", err=True)
+    else:
+        click.echo(
+            'dsh-fs mcp: bearer token(s), shown once (clients send "Authorization: Bearer <token>"):', err=True
+        )
+        for index, token in enumerate(minted, start=1):
+            click.echo(f"  agent-{index}: {token}", err=True)
+    return minted

@@ -11,9 +11,12 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-__all__ = ("IDENTITY_TEXT", "PromptSection", "SystemPrompt")
+__all__ = ("IDENTITY_TEXT", "PromptSection", "SystemPrompt", "TOOL_SECTIONS")
 
 IDENTITY_TEXT = "You are an AI agent powered by the DeepSeek Harness SDK."
+TOOL_SECTIONS = "tool:"
+"""the name prefix of the tools' own sections (``tool:read`` …): their guidance, without the
+agent's identity and persona (``render(only=TOOL_SECTIONS)``)"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -61,7 +64,12 @@ class SystemPrompt:
         """Sections in render order."""
         return sorted(self._sections.values(), key=lambda s: (s.order, s.seq))
 
-    def render(self) -> str:
-        """The prompt text: non-empty sections in order, joined by ``"\\n\\n"``."""
-        texts = (s.render() for s in self.sections())
+    def render(self, *, only: str = "") -> str:
+        """The prompt text: non-empty sections in order, joined by ``"\\n\\n"``.
+
+        :param only: keep only the sections whose name starts with this prefix, e.g.
+            ``TOOL_SECTIONS`` for the tools' own guidance (what a tool server such as
+            ``dsh-fs mcp`` or a toolset sends as its instructions)
+        """
+        texts = (s.render() for s in self.sections() if s.name.startswith(only))
         return "\n\n".join(t for t in texts if t)

@@ -17,6 +17,7 @@ import anyio
 
 from .errors import HarnessError, ToolArgsError, ToolNotFoundError
 from .jsonvalue import JSON_ARGS_ERROR, is_lossless_json, well_formed
+from .schedule import CallScheduler
 from .schema import Param, json_schema, validate
 from .session import Session, ToolExecution
 from .signal import AbortSignal
@@ -221,37 +222,28 @@ class ToolRegistry:
         """Run the tool calls of one assistant message; results come back in model order (§5.5).
 
         Consecutive concurrency-safe calls (``read``) run together, at most ``max_parallel``
-        at a time; every other call is a barrier that runs alone. Once ``signal`` is aborted
-        no further call is started; unstarted calls are omitted from the result list.
+        at a time; every other call is a barrier that runs alone (``CallScheduler``, the
+        same order an MCP connection's calls get). Once ``signal`` is aborted no further
+        call is started; unstarted calls are omitted from the result list.
         """
         if max_parallel < 1:
             raise ValueError("max_parallel must be at least 1")
         results: list[ToolResult | None] = [None] * len(calls)
         limiter = anyio.CapacityLimiter(max_parallel)
+        scheduler = CallScheduler()
+        turns = [scheduler.admit(parallel=self.is_parallel(call.name, call.arguments)) for call in calls]
 
         async def run(index: int) -> None:
             call = calls[index]
-            async with limiter:
-                results[index] = await self.execute(
-                    call.name, call.arguments, session=call.session or session, signal=signal, call_id=call.call_id
-                )
+            async with turns[index]:
+                if signal is not None and signal.aborted:
+                    return
+                async with limiter:
+                    results[index] = await self.execute(
+                        call.name, call.arguments, session=call.session or session, signal=signal, call_id=call.call_id
+                    )
 
-        i = 0
-        while i < len(calls):
-            if signal is not None and signal.aborted:
-                break
-            if not self.is_parallel(calls[i].name, calls[i].arguments):
-                await run(i)
-                i += 1
-                continue
-            j = i
-            while j < len(calls) and self.is_parallel(calls[j].name, calls[j].arguments):
-                j += 1
-            if j - i == 1:
-                await run(i)
-            else:
-                async with anyio.create_task_group() as tg:
-                    for k in range(i, j):
-                        tg.start_soon(run, k)
-            i = j
+        async with anyio.create_task_group() as tg:
+            for index in range(len(calls)):
+                tg.start_soon(run, index)
         return [r for r in results if r is not None]

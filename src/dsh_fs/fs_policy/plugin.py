@@ -48,9 +48,19 @@ def owner_of(actor: object) -> object | None:
 
 
 class ObservationStore:
-    """Observations per owner (held weakly) and target key."""
+    """Observations per owner (held weakly) and target key.
 
-    def __init__(self) -> None:
+    :param max_per_owner: how many targets one owner's observations may cover; past it the
+        least recently recorded observation is forgotten (so a later write or edit of that
+        file fails safe with ``FS_NOT_OBSERVED`` until it is read again). ``None``: unbounded.
+        A server with many sessions bounds each session's memory with it.
+    :raises ValueError: for a ``max_per_owner`` below 1
+    """
+
+    def __init__(self, *, max_per_owner: int | None = None) -> None:
+        if max_per_owner is not None and max_per_owner < 1:
+            raise ValueError("max_per_owner must be at least 1")
+        self.max_per_owner = max_per_owner
         self._by_owner: weakref.WeakKeyDictionary[object, dict[str, Observation]] = weakref.WeakKeyDictionary()
 
     def get(self, owner: object | None, key: str) -> Observation | None:
@@ -61,10 +71,16 @@ class ObservationStore:
         return None if seen is None else seen.get(key)
 
     def record(self, owner: object | None, key: str, observation: Observation) -> None:
-        """Record (overwrite) an observation; a ``None`` owner records nothing."""
+        """Record (overwrite) an observation; a ``None`` owner records nothing. Past
+        ``max_per_owner`` the owner's least recently recorded observation is forgotten."""
         if owner is None:
             return
-        self._by_owner.setdefault(owner, {})[key] = observation
+        seen = self._by_owner.setdefault(owner, {})
+        seen.pop(key, None)  # re-recorded: now the most recent
+        seen[key] = observation
+        if self.max_per_owner is not None:
+            while len(seen) > self.max_per_owner:
+                del seen[next(iter(seen))]
 
     def snapshot(self, owner: object) -> dict[str, Observation]:
         """A copy of everything ``owner`` has observed (for persistence and tests)."""

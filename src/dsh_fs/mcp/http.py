@@ -1,48 +1,79 @@
-"""``dsh-fs mcp --http HOST:PORT``: streamable HTTP on a loopback address (uvicorn).
+"""``dsh-fs mcp --http HOST:PORT`` / ``--unix-socket PATH``: streamable HTTP (uvicorn).
 
-* Loopback only: ``127.0.0.0/8``, ``::1`` or ``localhost``; DNS-rebinding protection on
-  (``Host``/``Origin`` must name a loopback address).
-* One observation owner per MCP session (the ``Mcp-Session-Id`` the SDK assigns at
-  ``initialize``): two HTTP clients never share observations. The owner is forgotten when
-  the client ends the session (``DELETE``) or the session idles out.
-* The 2026-07-28 single-exchange HTTP era has no session, so no owner to scope
-  observations to: such requests are answered ``-32022`` (unsupported protocol version)
-  naming the handshake versions; the SDK's ``Client(mode="auto")`` then falls back to the
-  ``initialize`` handshake by itself.
+* **Where.** A loopback TCP address (``127.0.0.0/8``, ``::1`` or ``localhost``) with
+  DNS-rebinding protection (``Host``/``Origin`` must name a loopback address), or a Unix
+  socket whose parent directory is private to the serving user (``0700``, created if absent),
+  so no other user can even connect.
+* **Who (issue 12.1).** Every request, session creation included, must carry
+  ``Authorization: Bearer <token>`` (``auth.BearerTokens``, compared in constant time; the
+  SDK's bearer middleware answers ``401`` otherwise). Each token is one agent (principal);
+  a session is bound to the token that opened it. ``tokens=None`` serves without auth (the
+  command line's ``--no-auth``, which warns).
+* **Owners.** A sessionful client (the ``initialize`` handshake, revisions up to 2025-11-25)
+  gets one observation owner per MCP session; a stateless 2026-07-28 request (no handshake,
+  no session) is owned by its authenticated principal. Without auth a stateless request has
+  no owner, so that era is refused with ``-32022`` naming the handshake versions (the SDK's
+  ``Client(mode="auto")`` then falls back to the handshake by itself).
+* **Bounds (issue 12.2, ``sessions.SessionLimits``).** Sessions per token and in total,
+  requests in flight per session (or stateless principal), expiry of sessions unused after
+  the handshake (60 s) or idle (30 min), observations per owner (``ServeOptions``), request
+  bodies (the SDK's 4 MiB) and concurrent connections (uvicorn). Over a bound: ``503`` with a
+  JSON-RPC error that says which.
+* **Order (issue 13.7).** One owner's calls run in arrival order (``server.schedule_calls``).
 
-The endpoint is ``http://HOST:PORT/mcp``. ``serve_http`` reports it through ``announce``
-once the server accepts connections (port ``0`` picks a free port).
+The endpoint is ``http://HOST:PORT/mcp`` (``http://localhost/mcp`` over a Unix socket);
+``serve_http`` reports it through ``announce`` once connections are accepted (port ``0``
+picks a free port).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+import json
+import os
+import signal
 import socket
-from collections.abc import Callable
+import stat
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Final
 
 import anyio
+import uvicorn
 from mcp.server import ServerRequestContext
-from mcp.server.context import CallNext, HandlerResult
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.provider import AccessToken
+from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
+from starlette.routing import Route
 
 from ..core.context import Context
 from ..core.session import Session
-from .owners import SessionOwners
+from .auth import BearerTokens, require_private
 from .server import build_server
+from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
-__all__ = ("MCP_PATH", "SESSION_IDLE_TIMEOUT", "parse_listen", "serve_http")
+__all__ = ("MCP_PATH", "MAX_CONNECTIONS", "build_http_app", "check_private_dir", "parse_listen", "serve_http")
 
 MCP_PATH: Final = "/mcp"
-SESSION_IDLE_TIMEOUT: Final = 30 * 60
-"""seconds an idle MCP session (and its observations) is kept"""
+MAX_CONNECTIONS: Final = 256
+"""concurrent HTTP connections and requests (uvicorn answers ``503`` beyond)"""
 
 _Scope = dict[str, Any]
 _ASGIApp = Callable[[_Scope, Any, Any], Any]
+_SESSION_HEADER: Final = MCP_SESSION_ID_HEADER.lower().encode("latin-1")
+_VERSION_HEADER: Final = MCP_PROTOCOL_VERSION_HEADER.lower().encode("latin-1")
 
 
 def parse_listen(text: str) -> tuple[str, int]:
@@ -73,7 +104,11 @@ def _netloc(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _security(host: str) -> TransportSecuritySettings:
+def _security(host: str | None) -> TransportSecuritySettings:
+    """DNS-rebinding protection for a loopback TCP address; none for a Unix socket (no
+    browser can reach one)."""
+    if host is None:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     names = sorted({_netloc(host), "127.0.0.1", "localhost", "[::1]"})
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
@@ -82,59 +117,127 @@ def _security(host: str) -> TransportSecuritySettings:
     )
 
 
+# -- who is asking ------------------------------------------------------------------------------
+
+
+def _header(headers: Sequence[tuple[bytes, bytes]], name: bytes) -> str | None:
+    value = next((v for k, v in headers if k.lower() == name), None)
+    return value.decode("latin-1") if value else None
+
+
+def _scope_principal(scope: _Scope) -> Principal:
+    user = scope.get("user")
+    return user.access_token.client_id if isinstance(user, AuthenticatedUser) else None
+
+
+def _request_scope(rctx: ServerRequestContext[Any, Any]) -> _Scope:
+    return getattr(rctx.request, "scope", None) or {}
+
+
 def _session_id(rctx: ServerRequestContext[Any, Any]) -> str | None:
-    headers = getattr(rctx.request, "headers", None)
-    value = headers.get(MCP_SESSION_ID_HEADER) if headers is not None else None
-    return value or None
+    return _header(_request_scope(rctx).get("headers", []), _SESSION_HEADER)
 
 
-def _owner_lookup(owners: SessionOwners) -> Callable[[ServerRequestContext[Any, Any]], Session]:
+def _owner_lookup(sessions: HttpSessions) -> Callable[[ServerRequestContext[Any, Any]], Session]:
     def owner_for(rctx: ServerRequestContext[Any, Any]) -> Session:
         session_id = _session_id(rctx)
-        if session_id is None:
-            raise MCPError(code=INVALID_REQUEST, message="tool calls need an MCP session (Mcp-Session-Id)")
-        return owners.get(session_id)
+        if session_id is not None:
+            try:
+                return sessions.owner(session_id)
+            except KeyError:
+                raise MCPError(code=INVALID_REQUEST, message="unknown or expired MCP session") from None
+        principal = _scope_principal(_request_scope(rctx))
+        if principal is not None:  # a stateless request of an authenticated agent
+            return sessions.stateless_owner(principal)
+        raise MCPError(code=INVALID_REQUEST, message="tool calls need an MCP session (Mcp-Session-Id) or a token")
 
     return owner_for
 
 
 async def _refuse_sessionless_era(rctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-    """Middleware: a 2026-07-28 request (no MCP session, so no owner) → ``-32022``."""
+    """Middleware (without auth): a 2026-07-28 request has no session and no principal to own
+    its observations → ``-32022``."""
     if rctx.request_id is not None and rctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
         raise MCPError(
             code=UNSUPPORTED_PROTOCOL_VERSION,
-            message="dsh-fs over HTTP needs an MCP session: connect with the initialize handshake",
+            message="dsh-fs mcp without authentication serves only the initialize handshake: a stateless"
+            " request has no session and no token to own its observations",
             data={"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": rctx.protocol_version},
         )
     return await call_next(rctx)
 
 
-def _toucher(owners: SessionOwners) -> Callable[[ServerRequestContext[Any, Any], CallNext], Any]:
-    async def touch(rctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        """Middleware: any request on a session keeps its owner alive."""
-        session_id = _session_id(rctx)
-        try:
-            return await call_next(rctx)
-        finally:
+def _usage_marker(sessions: HttpSessions) -> ServerMiddleware[Any]:
+    async def mark_used(rctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Middleware: any request after the handshake makes its session "used"."""
+        if rctx.request_id is not None and rctx.method != "initialize":
+            session_id = _session_id(rctx)
             if session_id is not None:
-                owners.touch(session_id)
+                sessions.used(session_id)
+        return await call_next(rctx)
 
-    return touch
+    return mark_used
 
 
-class _ForgetOnDelete:
-    """ASGI wrapper: a successful ``DELETE`` (the client ends its session) drops the owner."""
+# -- sessions at the HTTP level -----------------------------------------------------------------
 
-    def __init__(self, app: _ASGIApp, owners: SessionOwners) -> None:
+
+async def _refuse(reason: Refused, send: Any) -> None:
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": INTERNAL_ERROR, "message": str(reason)}}
+    ).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _SessionGate:
+    """ASGI wrapper around the SDK's endpoint (inside authentication): enforces
+    ``SessionLimits`` and keeps ``HttpSessions`` in step with the SDK's sessions.
+
+    * no ``Mcp-Session-Id``, a handshake-era ``POST``: may open a session → a place is
+      reserved first (``503`` when over a limit) and becomes the session when the answer
+      names one;
+    * a session's request: counted in flight while it runs (``503`` over the limit); a
+      successful ``DELETE`` forgets the session;
+    * a stateless (2026-07-28) request: counted in flight for its principal.
+    """
+
+    def __init__(self, app: _ASGIApp, sessions: HttpSessions) -> None:
         self.app = app
-        self.owners = owners
+        self.sessions = sessions
 
     async def __call__(self, scope: _Scope, receive: Any, send: Any) -> None:
-        if scope.get("type") != "http" or scope.get("method") != "DELETE":
+        if scope.get("type") != "http":
             await self.app(scope, receive, send)
             return
-        wanted = MCP_SESSION_ID_HEADER.lower().encode("latin-1")
-        session_id = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k.lower() == wanted), None)
+        headers = scope.get("headers", [])
+        principal = _scope_principal(scope)
+        session_id = _header(headers, _SESSION_HEADER)
+        version = _header(headers, _VERSION_HEADER)
+        try:
+            if session_id is not None:
+                await self._on_session(session_id, principal, scope, receive, send)
+            elif version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+                self.sessions.begin_stateless(principal)
+                try:
+                    await self.app(scope, receive, send)
+                finally:
+                    self.sessions.end_stateless(principal)
+            elif scope.get("method") == "POST":
+                await self._opening(principal, scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
+        except Refused as reason:
+            await _refuse(reason, send)
+
+    async def _on_session(self, session_id: str, principal: Principal, scope: _Scope, receive: Any, send: Any) -> None:
+        counted = self.sessions.begin(session_id, principal)
         status: int | None = None
 
         async def watch(message: dict[str, Any]) -> None:
@@ -143,17 +246,142 @@ class _ForgetOnDelete:
                 status = message.get("status")
             await send(message)
 
-        await self.app(scope, receive, watch)
-        if session_id and status is not None and status < 300:
-            self.owners.drop(session_id)
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            if counted:
+                self.sessions.end(session_id)
+            if counted and scope.get("method") == "DELETE" and status is not None and status < 300:
+                self.sessions.drop(session_id)
+
+    async def _opening(self, principal: Principal, scope: _Scope, receive: Any, send: Any) -> None:
+        self.sessions.reserve(principal)
+        opened = False
+
+        async def watch(message: dict[str, Any]) -> None:
+            nonlocal opened
+            if message.get("type") == "http.response.start" and message.get("status", 500) < 400:
+                new_id = _header(message.get("headers", []), _SESSION_HEADER)
+                if new_id is not None and not opened:
+                    self.sessions.opened(new_id, principal)
+                    opened = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            if not opened:
+                self.sessions.unreserve(principal)
 
 
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+async def _end_session(app: _ASGIApp, session_id: str, principal: Principal, host: str) -> None:
+    """End ``session_id`` as its client would: a ``DELETE`` to the SDK's endpoint, made as
+    the principal that opened it (the SDK refuses a session to any other credential)."""
+    scope: _Scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "DELETE",
+        "scheme": "http",
+        "path": MCP_PATH,
+        "raw_path": MCP_PATH.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"host", host.encode("latin-1")), (_SESSION_HEADER, session_id.encode("latin-1"))],
+        "client": None,
+        "server": None,
+    }
+    if principal is not None:
+        scope["user"] = AuthenticatedUser(AccessToken(token="", client_id=principal, scopes=[]))
+    delivered = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal delivered
+        if delivered:
+            await anyio.sleep_forever()
+        delivered = True
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def discard(message: dict[str, Any]) -> None:
+        pass
+
+    await app(scope, receive, discard)
+
+
+# -- the application ----------------------------------------------------------------------------
+
+
+def build_http_app(
+    ctx: Context,
+    *,
+    root: str,
+    tokens: Sequence[str] | None,
+    limits: SessionLimits = SessionLimits(),
+    host: str | None = "127.0.0.1",
+    host_header: str = "127.0.0.1",
+) -> tuple[Starlette, HttpSessions]:
+    """The ASGI application serving ``ctx`` at ``MCP_PATH``, and its session table.
+
+    Its lifespan runs the SDK's session manager and closes expired sessions.
+
+    :param root: every owner's cwd
+    :param tokens: the bearer tokens (one per agent); ``None``: no authentication
+    :param limits: what sessions may cost; without tokens the per-token bound does not apply
+    :param host: the loopback address served (for DNS-rebinding protection); ``None`` for
+        a Unix socket (no protection needed)
+    :param host_header: a ``Host`` the server accepts (used to end expired sessions)
+    """
+    sessions = HttpSessions(root, limits=limits)
+    middleware: list[ServerMiddleware[Any]] = [_usage_marker(sessions)]
+    if tokens is None:
+        middleware.insert(0, _refuse_sessionless_era)
+    server = build_server(ctx, owner_for=_owner_lookup(sessions), middleware=middleware)
+    manager = StreamableHTTPSessionManager(
+        app=server,
+        security_settings=_security(host),
+        session_idle_timeout=limits.idle_timeout,
+        max_sessions=limits.total,
+    )
+    sdk_endpoint = StreamableHTTPASGIApp(manager)
+    endpoint: _ASGIApp = _SessionGate(sdk_endpoint, sessions)
+    http_middleware: list[Middleware] = []
+    if tokens is not None:
+        endpoint = RequireAuthMiddleware(endpoint, required_scopes=[])
+        http_middleware = [
+            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(BearerTokens(tokens))),
+            Middleware(AuthContextMiddleware),
+        ]
+    period = min(5.0, max(0.05, min(limits.unused_timeout, limits.idle_timeout) / 4))
+
+    async def close_expired() -> None:
+        while True:
+            await anyio.sleep(period)
+            for session_id, principal in sessions.expired():
+                await _end_session(sdk_endpoint, session_id, principal, host_header)
+                sessions.drop(session_id)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with manager.run(), anyio.create_task_group() as tg:
+            tg.start_soon(close_expired)
+            yield
+            tg.cancel_scope.cancel()
+
+    app = Starlette(routes=[Route(MCP_PATH, endpoint=endpoint)], middleware=http_middleware, lifespan=lifespan)
+    return app, sessions
+
+
+# -- listening ----------------------------------------------------------------------------------
+
+
+def _listening(family: socket.AddressFamily, address: Any, *, prepare: Callable[[socket.socket], None]) -> socket.socket:
+    """A non-blocking socket listening on ``address``; ``prepare(sock)`` runs after ``bind``."""
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
+        if family != socket.AF_UNIX:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        prepare(sock)
         sock.listen(128)
         sock.setblocking(False)
     except BaseException:
@@ -162,46 +390,111 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _bind_tcp(host: str, port: int) -> socket.socket:
+    return _listening(socket.AF_INET6 if ":" in host else socket.AF_INET, (host, port), prepare=lambda sock: None)
+
+
+def check_private_dir(path: str) -> None:
+    """Make sure ``path`` is a directory only this user can enter: create it (mode ``0700``)
+    if absent; otherwise it must be a real directory (not a symlink) owned by this user with
+    no access for group or others.
+
+    :raises ValueError: it is not such a directory (the message says how to fix it)
+    :raises OSError: it cannot be created (e.g. its parent does not exist)
+    """
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"{path} is not a directory (a symlink is not accepted)")
+    require_private(info, path, chmod=f"chmod 700 {path}")
+
+
+def _bind_unix(path: str) -> socket.socket:
+    """A listening Unix socket at ``path``, in a private directory (``check_private_dir``).
+    A stale socket left by a dead server is replaced; a live one is not.
+
+    :raises ValueError: the directory is not private, or ``path`` exists and is not a socket
+    :raises OSError: ``EADDRINUSE`` when another server listens there; other bind failures
+    """
+    path = os.path.abspath(path)
+    check_private_dir(os.path.dirname(path))
+    if os.path.lexists(path):
+        if not stat.S_ISSOCK(os.lstat(path).st_mode):
+            raise ValueError(f"{path} exists and is not a socket")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(path)
+            except OSError:
+                os.unlink(path)  # stale: nobody listens
+            else:
+                raise OSError(98, f"another server is listening on {path}")
+    return _listening(socket.AF_UNIX, path, prepare=lambda sock: os.chmod(path, 0o600))
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn's server, except that SIGINT/SIGTERM end ``serve`` normally after the graceful
+    shutdown (uvicorn raises the signal again, which kills the process before any cleanup:
+    the Unix socket would be left behind, a remote provider's client not closed)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
 async def serve_http(
     ctx: Context,
     *,
     root: str,
-    host: str,
-    port: int,
+    tokens: Sequence[str] | None,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    unix_socket: str | None = None,
+    limits: SessionLimits = SessionLimits(),
     announce: Callable[[str], None] = lambda url: None,
 ) -> None:
-    """Serve ``ctx`` over streamable HTTP at ``http://host:port/mcp`` until SIGINT/SIGTERM.
+    """Serve ``ctx`` over streamable HTTP until SIGINT/SIGTERM (then return normally).
 
-    :param root: every session's cwd
-    :param host: a loopback address (see ``parse_listen``)
+    :param root: every owner's cwd
+    :param tokens: bearer tokens, one per agent (``auth.mint_tokens``/``load_token_file``);
+        ``None`` serves without authentication
+    :param host: a loopback address (see ``parse_listen``); ignored with ``unix_socket``
     :param port: TCP port; ``0`` picks a free one
+    :param unix_socket: serve on this Unix socket path instead of TCP (removed on exit)
+    :param limits: what sessions may cost
     :param announce: called with the endpoint URL once connections are accepted
-    :raises ValueError: for a non-loopback ``host``
+        (``http://localhost/mcp`` over a Unix socket)
+    :raises ValueError: for a non-loopback ``host`` or an unsafe socket directory
     :raises OSError: if the address cannot be bound
     """
-    import uvicorn
-
-    parse_listen(f"{_netloc(host)}:{port}")  # the loopback check, for direct callers too
-    owners = SessionOwners(root, idle_timeout=SESSION_IDLE_TIMEOUT)
-    server = build_server(
-        ctx, owner_for=_owner_lookup(owners), middleware=[_refuse_sessionless_era, _toucher(owners)]
-    )
-    app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        host=host,
-        session_idle_timeout=SESSION_IDLE_TIMEOUT,
-        transport_security=_security(host),
-    )
-    sock = _bind(host, port)
-    url = f"http://{_netloc(host)}:{sock.getsockname()[1]}{MCP_PATH}"
+    if unix_socket is None:
+        parse_listen(f"{_netloc(host)}:{port}")  # the loopback check, for direct callers too
+        sock = _bind_tcp(host, port)
+        netloc = f"{_netloc(host)}:{sock.getsockname()[1]}"
+        url = f"http://{netloc}{MCP_PATH}"
+        app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=host, host_header=netloc)
+    else:
+        sock = _bind_unix(unix_socket)
+        bound = os.stat(unix_socket).st_ino
+        url = f"http://localhost{MCP_PATH}"
+        app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=None, host_header="localhost")
     config = uvicorn.Config(
-        _ForgetOnDelete(app, owners),
+        app,
         log_level="warning",
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        limit_concurrency=MAX_CONNECTIONS,
     )
-    web = uvicorn.Server(config)
+    web = _Uvicorn(config)
 
     async def announce_when_started() -> None:
         while not web.started:
@@ -215,3 +508,7 @@ async def serve_http(
             tg.cancel_scope.cancel()
     finally:
         sock.close()
+        if unix_socket is not None:
+            with contextlib.suppress(OSError):
+                if os.lstat(unix_socket).st_ino == bound:  # still ours
+                    os.unlink(unix_socket)

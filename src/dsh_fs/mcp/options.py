@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from ..core.context import Context
 from ..core.profile import Profile
 from ..fs.filesystem import FileSystem
 
-__all__ = ("ServeOptions", "build_context", "build_provider")
+__all__ = ("OBSERVATIONS_PER_OWNER", "ServeOptions", "build_context", "build_provider")
+
+OBSERVATIONS_PER_OWNER: Final = 10_000
+"""default ``ServeOptions.observations_per_owner`` (a few MB per owner at most)"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,6 +39,9 @@ class ServeOptions:
     sessions' cwd is then the provider's display root ``/``"""
     endpoint_url: str | None = None
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
+    observations_per_owner: int = OBSERVATIONS_PER_OWNER
+    """files one owner's observations may cover (the least recently recorded is forgotten
+    first: a later overwrite of it fails safe); bounds each connection's memory"""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", "/" if self.s3 is not None else os.path.abspath(self.root))
@@ -59,16 +65,19 @@ def build_provider(options: ServeOptions) -> FileSystem:
 
 
 def build_context(options: ServeOptions) -> Context:
-    """The default deployment over ``build_provider(options)``.
+    """The default deployment over ``build_provider(options)``, its observations bounded per
+    owner (``options.observations_per_owner``).
 
     :raises ValueError: for an invalid tool setting (``tool-fs: <name> must be a positive integer``)
     """
     from .. import create_context
+    from ..fs_policy import ObservationStore
 
     return create_context(
         cwd=options.root,
         profile=options.profile,
         policy=options.policy,
         provider=build_provider(options),
+        observations=ObservationStore(max_per_owner=options.observations_per_owner),
         **options.tool_config,
     )

@@ -7,11 +7,21 @@
   ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
   reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
   text; absent ``arguments`` mean ``{}``.
-* ``instructions`` = ``ctx.system_prompt.render()`` (rendered once, at construction).
+* ``instructions`` = the tools' own prompt sections (``ctx.system_prompt.render(only=
+  TOOL_SECTIONS)``, rendered once, at construction): a tool server gives guidance for its
+  tools, not the agent's identity or persona (those belong to the client's agent).
 
-Requests run concurrently (the SDK runs each in its own task); there is no server-wide lock:
-reads overlap, mutations of one target are serialized by the provider's lock and checked
-against the caller's observed version.
+Calls sent together are scheduled as the registry schedules one assistant message
+(REFERENCE-SPEC §5.5, ``core.schedule.CallScheduler``), per observation owner (one stdio
+connection, one HTTP session, one authenticated principal): a ``read`` overlaps the reads
+around it, a ``write``/``edit`` (or any call that is not concurrency-safe) waits for every
+call of its owner that arrived before it, and later calls wait for it. So a client that sends
+``read`` then ``edit`` without waiting gets the edit applied after the read, never refused
+as unobserved. Arrival order is the order the SDK starts its request tasks, which is the
+order the connection delivered the requests (stdio: line order; HTTP: the order the server
+received the POSTs); the scheduling middleware admits a call before anything awaits.
+Different owners are not ordered against each other: mutations of one target are serialized
+by the provider's lock and checked against the caller's observed version.
 
 Cancellation (``notifications/cancelled``, or the connection closing): the call's
 ``AbortSignal`` is aborted at once, and the handler waits for the call to finish; the call
@@ -25,6 +35,7 @@ Not here: the stdio transport (``stdio.py``), streamable HTTP (``http.py``), per
 from __future__ import annotations
 
 import contextvars
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -36,11 +47,21 @@ from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 
 from .. import __version__
 from ..core.context import Context
+from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import AbortSignal
+from ..core.system_prompt import TOOL_SECTIONS
 from .wire import call_result, tool_entries
 
-__all__ = ("OwnerLookup", "SERVER_NAME", "build_server", "keep_raw_arguments", "run_abortable", "serve_stdio")
+__all__ = (
+    "OwnerLookup",
+    "SERVER_NAME",
+    "build_server",
+    "keep_raw_arguments",
+    "run_abortable",
+    "schedule_calls",
+    "serve_stdio",
+)
 
 SERVER_NAME = "dsh-fs"
 
@@ -73,6 +94,36 @@ async def keep_raw_arguments(ctx: ServerRequestContext[Any, Any], call_next: Cal
         return await call_next(replace(ctx, params={k: v for k, v in params.items() if k != "arguments"}))
     finally:
         _RAW_ARGUMENTS.reset(token)
+
+
+def schedule_calls(ctx: Context, owner_for: OwnerLookup) -> ServerMiddleware[Any]:
+    """Server middleware: run each owner's ``tools/call`` requests in arrival order, as
+    ``execute_batch`` runs one assistant message (see the module docstring).
+
+    The call is admitted to its owner's ``CallScheduler`` before the middleware awaits
+    anything, so it must run before any middleware that awaits ahead of ``call_next``. A
+    call cancelled while it waits gives up its place. Owners are held weakly: a scheduler
+    lives as long as its owner.
+
+    :param ctx: the deployment (``ctx.tools.is_parallel`` says which calls may overlap)
+    :param owner_for: the observation owner of a request (may raise ``MCPError``)
+    """
+    schedulers: weakref.WeakKeyDictionary[Session, CallScheduler] = weakref.WeakKeyDictionary()
+
+    async def schedule(rctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        if rctx.method != "tools/call":
+            return await call_next(rctx)
+        params = rctx.params if isinstance(rctx.params, Mapping) else {}
+        name, arguments = params.get("name"), params.get("arguments", {})
+        parallel = isinstance(name, str) and ctx.tools.is_parallel(name, arguments)
+        owner = owner_for(rctx)
+        scheduler = schedulers.get(owner)
+        if scheduler is None:
+            scheduler = schedulers[owner] = CallScheduler()
+        async with scheduler.admit(parallel=parallel):
+            return await call_next(rctx)
+
+    return schedule
 
 
 async def run_abortable(work: Callable[[AbortSignal], Awaitable[T]]) -> T:
@@ -116,11 +167,13 @@ def build_server(
     middleware: Sequence[ServerMiddleware[Any]] = (),
     name: str = SERVER_NAME,
 ) -> Server[Any]:
-    """An MCP ``Server`` serving ``ctx.tools`` with ``ctx.system_prompt`` as instructions.
+    """An MCP ``Server`` serving ``ctx.tools`` with the tools' prompt sections as instructions.
 
     :param ctx: a loaded deployment (``ctx.tools`` and ``ctx.system_prompt`` are used)
     :param owner_for: the observation owner of a request's connection
-    :param middleware: extra SDK server middleware, outermost first (run before ours)
+    :param middleware: extra SDK server middleware, outermost first (run before ours); each
+        must reach ``call_next`` without awaiting first (``schedule_calls`` takes the
+        arrival order after them)
     :param name: the server name announced to clients
     """
     tools = ctx.tools
@@ -149,12 +202,12 @@ def build_server(
     server: Server[Any] = Server(
         name,
         version=__version__,
-        instructions=ctx.system_prompt.render(),
+        instructions=ctx.system_prompt.render(only=TOOL_SECTIONS) or None,
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware.extend([*middleware, keep_raw_arguments])
+    server.middleware.extend([*middleware, schedule_calls(ctx, owner_for), keep_raw_arguments])
     return server
 
 

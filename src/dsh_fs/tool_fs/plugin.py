@@ -1,18 +1,38 @@
 """The ``tool-fs`` plugin: registers ``read``, ``write``, ``edit`` and their prompt sections
-(REFERENCE-SPEC §4.1–§4.3). Stays pending until ``fs``, ``tools`` and ``system_prompt`` exist."""
+(REFERENCE-SPEC §4.1–§4.3). Stays pending until ``fs``, ``tools`` and ``system_prompt`` exist.
+
+The ``write``/``edit`` sections describe the deployment they run in (DEVIATIONS D14, default
+profile): they say "(the default fs-policy requires it)" only while a policy decides that
+tool's intent event (``fs/write-intent``, ``fs/edit-intent``: the policy's seam, so no import
+of ``fs_policy``); decided when the prompt is rendered, so the policy may be loaded before or
+after this plugin. The ``reference`` profile keeps the spec's texts verbatim.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..core.context import Scope
+from ..core.context import Context, Scope
+from ..core.profile import Profile
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
+from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
 from . import presenters
 from .config import ToolFsConfig
 from .executors import FsTools
 
-__all__ = ("EDIT_PROMPT", "READ_PROMPT", "ToolFs", "WRITE_PROMPT", "edit_params", "read_params", "write_params")
+__all__ = (
+    "EDIT_PROMPT",
+    "EDIT_PROMPT_UNGUARDED",
+    "READ_PROMPT",
+    "ToolFs",
+    "WRITE_PROMPT",
+    "WRITE_PROMPT_UNGUARDED",
+    "edit_params",
+    "read_params",
+    "write_params",
+)
 
 READ_PROMPT = (
     "Use the read tool — not shell commands like cat — to inspect text files. Results include line numbers. "
@@ -28,6 +48,32 @@ EDIT_PROMPT = (
     "a more specific old_string or set replace_all to true. Read the file first (the default fs-policy requires "
     "it), unless you just created or edited it in this session."
 )
+WRITE_PROMPT_UNGUARDED = (
+    "Use the write tool to create files or completely replace file contents. Existing files are overwritten, "
+    "so read an existing file first and prefer edit for targeted changes."
+)
+"""D14: ``WRITE_PROMPT`` for a deployment without a policy (nothing requires the read)"""
+EDIT_PROMPT_UNGUARDED = (
+    "Use the edit tool for targeted changes to existing UTF-8 text files. It replaces literal old_string with "
+    "new_string; by default old_string must appear exactly once. If old_string appears multiple times, provide "
+    "a more specific old_string or set replace_all to true. Read the file first, unless you just created or "
+    "edited it in this session."
+)
+"""D14: ``EDIT_PROMPT`` for a deployment without a policy"""
+
+
+def _guarded_section(ctx: Context, profile: Profile, event: str, guarded: str, unguarded: str) -> str | Callable[[], str]:
+    """A prompt section that tells the truth about the read-first rule (DEVIATIONS D14).
+
+    :param event: the intent event whose decider makes reading first a requirement
+    :param guarded: the spec's text, naming the policy's requirement
+    :param unguarded: the same advice without claiming a requirement
+    :return: ``guarded`` itself in the ``reference`` profile; otherwise a function that picks
+        the text when the prompt is rendered
+    """
+    if not profile.is_default:
+        return guarded
+    return lambda: guarded if ctx.listeners(event) else unguarded
 
 
 def read_params(read_limit: int) -> dict[str, Param]:
@@ -92,7 +138,8 @@ class ToolFs:
                 )
             )
         )
-        scope.effect(prompt.add("tool:write", WRITE_PROMPT, order=101))
+        write_prompt = _guarded_section(scope.ctx, settings.profile, FS_WRITE_INTENT, WRITE_PROMPT, WRITE_PROMPT_UNGUARDED)
+        scope.effect(prompt.add("tool:write", write_prompt, order=101))
         scope.effect(
             registry.register(
                 ToolDefinition(
@@ -105,7 +152,8 @@ class ToolFs:
                 )
             )
         )
-        scope.effect(prompt.add("tool:edit", EDIT_PROMPT, order=102))
+        edit_prompt = _guarded_section(scope.ctx, settings.profile, FS_EDIT_INTENT, EDIT_PROMPT, EDIT_PROMPT_UNGUARDED)
+        scope.effect(prompt.add("tool:edit", edit_prompt, order=102))
         scope.effect(
             registry.register(
                 ToolDefinition(
