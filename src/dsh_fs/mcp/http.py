@@ -64,7 +64,7 @@ from .auth import BearerTokens, require_private
 from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
-__all__ = ("MCP_PATH", "MAX_CONNECTIONS", "build_http_app", "check_private_dir", "parse_listen", "serve_http")
+__all__ = ("MAX_CONNECTIONS", "MCP_PATH", "build_http_app", "check_private_dir", "parse_listen", "serve_http")
 
 MCP_PATH: Final = "/mcp"
 MAX_CONNECTIONS: Final = 256
