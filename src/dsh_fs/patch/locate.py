@@ -13,8 +13,10 @@ matches anywhere decides:
    turned into their ASCII forms.
 
 These are the tiers of Codex's ``seek_sequence`` (the SDK's ``apply_diff`` uses the first three).
-Unlike both, a tier that matches at more than one place is an error (``ambiguous``), never a
-guess. ``*** End of File`` pins a hunk to the end of the file. If nothing matches and the hunk
+Unlike both, a hunk without a textual ``@@`` anchor whose tier matches at more than one place is
+an error (``ambiguous``), never a guess; a hunk with one takes the nearest match after its
+anchors, which is what the format says an anchor is for ("use multiple ``@@`` statements to jump
+to the right context"). ``*** End of File`` pins a hunk to the end of the file. If nothing matches and the hunk
 ends with empty context lines, the search is repeated without them (Codex retries without one
 final empty line, which stands for the file's last line break).
 """
@@ -140,8 +142,8 @@ def locate_chunk(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, 
         else:
             raise msg.anchor_not_found(anchor, path, chunk.line)
     lines = chunk.lines
+    anchored = any(chunk.anchors)
     if all(op == "+" for op, _ in lines):
-        anchored = any(chunk.anchors)
         if chunk.end_of_file or (dialect == "codex" and not anchored):
             return Located(max(cursor, hay.content_end), lines)
         return Located(cursor, lines)
@@ -149,7 +151,7 @@ def locate_chunk(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, 
         pattern = [text for op, text in attempt if op != "+"]
         if not pattern:
             break
-        start = _search(hay, pattern, cursor, chunk.end_of_file, path, chunk.line)
+        start = _search(hay, pattern, cursor, chunk.end_of_file, anchored, path, chunk.line)
         if start is not None:
             return Located(start, attempt)
         if attempt == _trim_empty_context(lines):
@@ -157,7 +159,9 @@ def locate_chunk(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, 
     raise msg.lines_not_found(chunk.old_lines, path, chunk.line)
 
 
-def _search(hay: Haystack, pattern: list[str], cursor: int, end_of_file: bool, path: str, line: int) -> int | None:
+def _search(
+    hay: Haystack, pattern: list[str], cursor: int, end_of_file: bool, anchored: bool, path: str, line: int
+) -> int | None:
     size = len(pattern)
     total = len(hay.lines)
     if end_of_file:
@@ -169,8 +173,8 @@ def _search(hay: Haystack, pattern: list[str], cursor: int, end_of_file: bool, p
         return None
     for tier in TIERS:
         found = hay.matches(pattern, tier, cursor, total - size)
-        if len(found) == 1:
-            return found[0]
+        if len(found) == 1 or (found and anchored):
+            return found[0]  # an anchor points at the nearest match after it
         if found:
             raise msg.ambiguous(pattern, path, [i + 1 for i in found], line)
     return None

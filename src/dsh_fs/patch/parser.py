@@ -193,7 +193,7 @@ def parse_operation(
     if kind == "delete_file":
         return DeleteFile(path=path)
     lines = split_lines(diff or "")
-    if lines[-1][0] == "" and len(lines) > 1:
+    if lines[-1][0] == "":
         lines.pop()  # the diff's final line break ends its last line (SDK)
     if kind == "create_file":
         pieces: list[str] = []
