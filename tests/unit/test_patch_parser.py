@@ -227,5 +227,7 @@ def test_formatting_refuses_what_the_text_cannot_carry() -> None:
         format_patch(Patch(ops=(second_without_anchor,)))
     with pytest.raises(ValueError):
         format_operation_diff(UpdateFile(path="f", chunks=(Chunk(lines=(("-", "a\nb"),)),)))
+    with pytest.raises(ValueError):  # the parser would skip that blank first line
+        format_operation_diff(UpdateFile(path="f", chunks=(Chunk(lines=((" ", " "),)),)))
     assert format_operation_diff(DeleteFile(path="f")) == ""
     assert format_operation_diff(AddFile(path="f", text="a\nb\n")) == "+a\n+b\n+"

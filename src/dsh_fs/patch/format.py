@@ -29,6 +29,8 @@ def _chunk_lines(chunk: Chunk, first: bool) -> list[str]:
         raise ValueError("every hunk after the first needs an @@ line")
     if not chunk.lines:
         raise ValueError("a hunk needs at least one diff line")
+    if not chunk.anchors and not "".join(chunk.lines[0]).strip():
+        raise ValueError("a hunk without @@ cannot start with a blank line (it would be skipped)")
     out: list[str] = []
     for anchor in chunk.anchors:
         _check_text(anchor)
