@@ -56,7 +56,7 @@ def test_max_characters_keeps_whole_lines_then_the_clipped_note() -> None:
     lines = ["aaaa", "bbbb", "cccc"]
     assert render_numbered(lines, 1, 15) == "1: aaaa\n2: bbbb\n" + TRUNCATED_MESSAGE  # two rows and a break: 15
     assert render_numbered(lines, 1, 14) == "1: aaaa\n" + TRUNCATED_MESSAGE
-    assert render_numbered(lines, 1, 20) == "1: aaaa\n2: bbbb\n3: cccc"
+    assert render_numbered(lines, 1, 23) == "1: aaaa\n2: bbbb\n3: cccc"  # exactly 23 characters
     assert render_numbered(["x" * 50], 1, 10) == "1: xxxxxxx\n" + TRUNCATED_MESSAGE  # a lone long line is cut
 
 
