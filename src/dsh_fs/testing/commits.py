@@ -229,6 +229,13 @@ def responses_operations(deltas: Sequence[Delta]) -> tuple[list[dict[str, str]],
     return out, skipped
 
 
+def _occurs_once(text: str, needle: str) -> bool:
+    """``needle`` occurs exactly once, overlapping occurrences included (``edit`` counts only
+    non-overlapping ones and would take the first of two overlapping occurrences)."""
+    first = text.find(needle)
+    return first >= 0 and text.find(needle, first + 1) < 0
+
+
 def _replace_call(cur: list[str], i1: int, i2: int, new: Sequence[str], path: str) -> dict[str, Any]:
     """A unique ``str_replace`` for replacing ``cur[i1:i2]`` by ``new`` (context grows)."""
     text = "\n".join(cur)
@@ -236,7 +243,7 @@ def _replace_call(cur: list[str], i1: int, i2: int, new: Sequence[str], path: st
     while True:
         lo, hi = max(0, i1 - reach), min(len(cur), i2 + reach)
         old = "\n".join(cur[lo:hi])
-        if old and text.count(old) == 1:
+        if old and _occurs_once(text, old):
             return {"command": "str_replace", "path": path, "old_str": old, "new_str": "\n".join([*cur[lo:i1], *new, *cur[i2:hi]])}
         if lo == 0 and hi == len(cur):
             raise AssertionError("no unique old_str")  # pragma: no cover - the whole text is unique
