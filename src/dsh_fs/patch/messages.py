@@ -14,19 +14,27 @@ from collections.abc import Sequence
 from typing import Literal
 
 __all__ = (
+    "FIRST_LINE",
+    "LAST_LINE",
+    "NO_LINES",
     "PatchError",
     "PatchErrorKind",
     "PatchRejected",
     "ambiguous",
     "anchor_not_found",
+    "bad_add_line",
+    "bad_header",
+    "bad_update_line",
     "codex_summary",
     "duplicate_path",
     "empty_patch",
+    "empty_update",
     "file_exists",
     "invalid_hunk",
     "invalid_patch",
     "lines_not_found",
     "missing_file",
+    "missing_marker",
     "move_target_exists",
     "operation_summary",
 )
