@@ -147,15 +147,13 @@ def locate_chunk(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, 
         if chunk.end_of_file or (dialect == "codex" and not anchored):
             return Located(max(cursor, hay.content_end), lines)
         return Located(cursor, lines)
-    for attempt in (lines, _trim_empty_context(lines)):
+    for attempt in dict.fromkeys((lines, _trim_empty_context(lines))):
         pattern = [text for op, text in attempt if op != "+"]
         if not pattern:
             break
         start = _search(hay, pattern, cursor, chunk.end_of_file, anchored, path, chunk.line)
         if start is not None:
             return Located(start, attempt)
-        if attempt == _trim_empty_context(lines):
-            break
     raise msg.lines_not_found(chunk.old_lines, path, chunk.line)
 
 
