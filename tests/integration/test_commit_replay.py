@@ -14,6 +14,7 @@ Not covered here: the history of a large checkout (``python -m dsh_fs.testing.co
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -181,8 +182,6 @@ def test_the_repeated_block_needs_wider_context_and_gets_it(history: tuple[Path,
 
 def test_the_cli_replays_a_checkout(history: tuple[Path, list[str]]) -> None:
     repo, _ = history
-    run = subprocess.run(
-        [__import__("sys").executable, "-m", "dsh_fs.testing.commits", str(repo)], capture_output=True, text=True
-    )
+    run = subprocess.run([sys.executable, "-m", "dsh_fs.testing.commits", str(repo)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "commits: 4" in run.stdout and "FAILED" not in run.stdout
