@@ -31,7 +31,7 @@ from typing import Literal
 from . import messages as msg
 from .model import Chunk, Dialect, DiffOp
 
-__all__ = ("TIERS", "Haystack", "Located", "Tier", "locate_chunk")
+__all__ = ("Haystack", "Located", "TIERS", "Tier", "locate_chunk")
 
 Tier = Literal["exact", "trailing", "surrounding", "punctuation"]
 TIERS: tuple[Tier, ...] = ("exact", "trailing", "surrounding", "punctuation")

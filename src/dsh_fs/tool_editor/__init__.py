@@ -6,3 +6,5 @@ This package holds the faces' pure parts: the texts (``texts``), ``view`` render
 ``insert`` (``insert``) and the reference's ``str_replace`` matching (``replace``). The plugin
 registering the tools comes with the providers' ``delete``/``rename`` primitives (phase 2).
 """
+
+__all__ = ()
