@@ -12,6 +12,7 @@ import pytest
 
 from dsh_fs.patch import FileState, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
 from dsh_fs.patch import parse_operation, parse_patch, plan_patch, required_paths
+from dsh_fs.fs.literal_edit import splice
 from dsh_fs.patch.apply import apply_line_edits
 
 
@@ -278,3 +279,12 @@ def test_an_anchored_hunk_takes_the_nearest_match_after_its_anchor() -> None:
     assert update("@@ def g():\n-    pass\n+    return 2\n", text) == text.replace("g():\n    pass", "g():\n    return 2")
     # the same hunk without its anchor fits three places
     assert failure("@@\n-    pass\n+    return 2\n", text).kind == "ambiguous"
+
+
+def test_splice_maps_normalized_spans_to_raw_and_new_breaks_to_the_dominant_style() -> None:
+    # fs.literal_edit.splice, the mapping this engine shares with edit (D2)
+    raw = "a\r\nb\nc\r\nd"  # CRLF-dominant, one bare LF
+    # normalized "a\nb\nc\nd": replace "b" (2..3), drop the LF after it, insert before "d": spans touch
+    assert splice(raw, [(2, 3, "B\nB2"), (3, 4, ""), (6, 6, "x\n")]) == "a\r\nB\r\nB2c\r\nx\r\nd"
+    assert splice("a\nb", []) == "a\nb"
+    assert splice("a\r\nb", [(1, 2, "")]) == "ab"  # a CRLF pair is removed whole

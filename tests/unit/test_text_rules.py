@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh_fs.fs.literal_edit import EditFailure, plan_edit, raw_span, splice
+from dsh_fs.fs.literal_edit import EditFailure, plan_edit, raw_span
 from dsh_fs.fs.paths import JS_WHITESPACE, is_blank, node_resolve
 from dsh_fs.fs.provider_rules import PriorSummary, PriorTally, TextRules, rewrite
 from dsh_fs.fs.text import BOM, NotTextError, TextStreamDecoder, decode_text, detect, dominant_style, foreign_bom, normalize, restore
@@ -415,11 +415,3 @@ def test_rewrite_over_a_summary_keeps_bom_and_crlf_without_a_diff_basis() -> Non
     assert (planned.data, planned.before, planned.after) == (b"\xef\xbb\xbfa\r\nb\r\n", None, "a\nb\n")
     planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", TextRules.for_profile("reference"))
     assert planned.data == b"a\nb\n"
-
-
-def test_splice_maps_normalized_spans_to_raw_and_new_breaks_to_the_dominant_style() -> None:
-    raw = "a\r\nb\nc\r\nd"  # CRLF-dominant, one bare LF
-    # normalized "a\nb\nc\nd": replace "b" (2..3), insert at the start of "d" (6), touching spans
-    assert splice(raw, [(2, 3, "B\nB2"), (3, 4, ""), (6, 6, "x\n")]) == "a\r\nB\r\nB2c\r\nx\r\nd"
-    assert splice("a\nb", []) == "a\nb"
-    assert splice("a\r\nb", [(1, 2, "")]) == "ab"  # a CRLF pair is removed whole
