@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from dsh_fs.fs.literal_edit import splice
 from dsh_fs.patch import FileState, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
 from dsh_fs.patch import parse_operation, parse_patch, plan_patch, required_paths
-from dsh_fs.fs.literal_edit import splice
 from dsh_fs.patch.apply import apply_line_edits
 
 
