@@ -11,12 +11,13 @@ both strings, then exact, case-sensitive, non-overlapping left-to-right occurren
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from .text import detect, dominant_style, normalize, restore
 
-__all__ = ("EditFailure", "EditPlan", "plan_edit", "raw_span")
+__all__ = ("EditFailure", "EditPlan", "plan_edit", "raw_span", "splice")
 
 
 class EditFailure(Exception):
@@ -100,18 +101,30 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
     if "\r\n" not in raw:
         text = raw.replace(old, new)
         return EditPlan(text=text, before=content, after=text)
-    # ``new`` is already LF-normalized: re-normalizing (as ``restore`` does) would eat a lone CR
-    # that precedes a line break of new_string ("\r\r\n" must stay a CR plus a line break)
-    replacement = new.replace("\n", "\r\n") if dominant_style(raw) == "CRLF" else new
+    text = splice(raw, [(start, start + len(old), new) for start in _find_all(content, old, None)])
+    return EditPlan(text=text, before=content, after=normalize(text))
+
+
+def splice(raw: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    """Replace spans given in LF-normalized coordinates of ``raw``; nothing else changes (D2).
+
+    :param raw: the text with its line endings as on disk (BOM already stripped)
+    :param spans: ``(start, end, replacement)`` in ascending order, not overlapping (they may
+        touch); ``start``/``end`` index ``normalize(raw)``; ``replacement`` is LF-normalized and
+        its line breaks are written in ``raw``'s dominant style
+    :return: the new raw text; each span maps back to its raw extent, a CRLF pair is never split
+    """
+    # ``replacement`` is already LF-normalized: re-normalizing (as ``restore`` does) would eat a
+    # lone CR that precedes a line break ("\r\r\n" must stay a CR plus a line break)
+    crlf = dominant_style(raw) == "CRLF"
     pieces: list[str] = []
     raw_cursor = 0
     norm_cursor = 0
-    for start in _find_all(content, old, None):
+    for start, end, replacement in spans:
         raw_start = raw_span(raw, raw_cursor, start - norm_cursor)
-        raw_end = raw_span(raw, raw_start, len(old))
+        raw_end = raw_span(raw, raw_start, end - start)
         pieces.append(raw[raw_cursor:raw_start])
-        pieces.append(replacement)
-        raw_cursor, norm_cursor = raw_end, start + len(old)
+        pieces.append(replacement.replace("\n", "\r\n") if crlf else replacement)
+        raw_cursor, norm_cursor = raw_end, end
     pieces.append(raw[raw_cursor:])
-    text = "".join(pieces)
-    return EditPlan(text=text, before=content, after=normalize(text))
+    return "".join(pieces)

@@ -1,0 +1,151 @@
+"""Model-facing texts of the two text-editor faces (docs/EDITING-FACES.md §3). Constants only.
+
+The registry prefixes every error with ``Error: `` (REFERENCE-SPEC §5.2), so error texts here
+start after that prefix.
+
+``str_replace_based_edit_tool`` (Anthropic ``text_editor_20250728``). Sources:
+  [doc] https://platform.claude.com/docs/en/agents-and-tools/tool-use/text-editor-tool
+        ("Handle errors", the worked example; page fetched 2026-09-26);
+  [mem] the ``anthropic`` SDK's memory tool, which implements the same commands
+        (``anthropic/lib/tools/_beta_builtin_memory_tool.py``, anthropic 2.14.0);
+  [cud] Anthropic's computer-use demo editor (``anthropic-quickstarts``
+        ``computer-use-demo/computer_use_demo/tools/run.py``), the model's original editor.
+
+``str_replace_editor`` (the reference's ``tool-str-replace-editor``): every text is the
+reference's, ``toninfo/deepseek-harness`` ``packages/fs/tool-str-replace-editor/src/index.ts``
+at 611615650f.
+"""
+
+from __future__ import annotations
+
+__all__ = (
+    "ANTHROPIC_CREATED",
+    "ANTHROPIC_FILE_NOT_FOUND",
+    "ANTHROPIC_INSERTED",
+    "ANTHROPIC_INSERT_RANGE",
+    "ANTHROPIC_MULTIPLE_MATCHES",
+    "ANTHROPIC_NO_MATCH",
+    "ANTHROPIC_PERMISSION_DENIED",
+    "ANTHROPIC_REPLACED",
+    "DIRECTORY_ONLY_VIEW",
+    "LISTING_HEADER",
+    "REF_ABSOLUTE_PATH",
+    "REF_CREATED",
+    "REF_DESCRIPTION",
+    "REF_EDITED",
+    "REF_EMPTY_PARAMETER",
+    "REF_EXISTS",
+    "REF_FILE_HEADER",
+    "REF_INSERT_RANGE",
+    "REF_MULTIPLE",
+    "REF_NOT_FOUND",
+    "REF_NO_MATCH",
+    "REF_PARAMETERS",
+    "REF_REQUIRED_PARAMETER",
+    "REF_VIEW_RANGE_ON_DIRECTORY",
+    "TRUNCATED_MESSAGE",
+    "VIEW_RANGE_FIRST",
+    "VIEW_RANGE_ORDER",
+    "VIEW_RANGE_SECOND",
+    "VIEW_RANGE_SHAPE",
+)
+
+# -- str_replace_based_edit_tool ----------------------------------------------------------------
+
+ANTHROPIC_FILE_NOT_FOUND = "File not found"  # [doc] "Error: File not found"
+ANTHROPIC_MULTIPLE_MATCHES = (  # [doc] with {count}
+    "Found {count} matches for replacement text. Please provide more context to make a unique match."
+)
+ANTHROPIC_NO_MATCH = "No match found for replacement. Please check your text and try again."  # [doc]
+ANTHROPIC_PERMISSION_DENIED = "Permission denied. Cannot write to file."  # [doc]
+ANTHROPIC_REPLACED = "Successfully replaced text at exactly one location."  # [doc]
+ANTHROPIC_CREATED = "File created successfully at: {path}"  # [mem], [cud]
+ANTHROPIC_INSERTED = "The file {path} has been edited."  # [mem]
+ANTHROPIC_INSERT_RANGE = (  # [mem]
+    "Invalid `insert_line` parameter: {line}. It should be within the range [0, {count}]."
+)
+TRUNCATED_MESSAGE = (  # [cud] appended to a view cut at max_characters (and by the reference)
+    "<response clipped><NOTE>To save on context only part of this file has been shown to you. "
+    "You should retry this tool after you have searched inside the file with `grep -n` in order "
+    "to find the line numbers of what you are looking for.</NOTE>"
+)
+
+# -- shared by both faces (the reference's texts, which are [cud]'s) ----------------------------
+
+VIEW_RANGE_SHAPE = "Invalid `view_range`. It should be a list of two integers."
+VIEW_RANGE_FIRST = (
+    "Invalid `view_range`: {range}. Its first element `{first}` should be within the range of lines "
+    "of the file: [1, {count}]"
+)
+VIEW_RANGE_SECOND = (
+    "Invalid `view_range`: {range}. Its second element `{second}` should be smaller than the number "
+    "of lines in the file: `{count}`"
+)
+VIEW_RANGE_ORDER = (
+    "Invalid `view_range`: {range}. Its second element `{second}` should be larger or equal than its "
+    "first `{first}`"
+)
+DIRECTORY_ONLY_VIEW = (
+    "The path {path} is a directory and only the `view` command can be used on directories"
+)
+LISTING_HEADER = (
+    "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items, "
+    "node_modules, and Python cache directories:"
+)
+
+# -- str_replace_editor (reference) ---------------------------------------------------------------
+
+REF_DESCRIPTION = "\n".join(
+    [
+        "Custom editing tool for viewing, creating and editing files",
+        "* State is persistent across command calls and discussions with the user",
+        "* If `path` is a file, `view` displays the result of applying `cat -n`. If `path` is a directory, "
+        "`view` lists non-hidden files and directories up to 2 levels deep",
+        "* The `create` command cannot be used if the specified `path` already exists as a file",
+        "* If a `command` generates a long output, it will be truncated and marked with `<response clipped>`",
+        "",
+        "Notes for using the `str_replace` command:",
+        "* The `old_str` parameter should match EXACTLY one or more consecutive lines from the original "
+        "file. Be mindful of whitespaces!",
+        "* If the `old_str` parameter is not unique in the file, the replacement will not be performed. "
+        "Make sure to include enough context in `old_str` to make it unique",
+        "* The `new_str` parameter should contain the edited lines that should replace the `old_str`",
+    ]
+)
+REF_PARAMETERS = {
+    "command": "The commands to run. Allowed options are: `view`, `create`, `str_replace`, `insert`.",
+    "path": "Absolute path to file or directory, e.g. `/repo/file.py` or `/repo`.",
+    "file_text": "Required parameter of `create` command, with the content of the file to be created.",
+    "insert_line": (
+        "Required parameter of `insert` command. The `new_str` will be inserted AFTER the line "
+        "`insert_line` of `path`."
+    ),
+    "new_str": (
+        "Optional parameter of `str_replace` command containing the new string (if not given, no string "
+        "will be added). Required parameter of `insert` command containing the string to insert."
+    ),
+    "old_str": "Required parameter of `str_replace` command containing the string in `path` to replace.",
+    "view_range": (
+        "Optional parameter of `view` command when `path` points to a file. If none is given, the full "
+        "file is shown. If provided, the file will be shown in the indicated line number range, e.g. "
+        "[11, 12] will show lines 11 and 12. Indexing at 1 to start. Setting `[start_line, -1]` shows all "
+        "lines from `start_line` to the end of the file."
+    ),
+}
+REF_FILE_HEADER = "Here's the content of {path} with line numbers (which has a total of {count} lines)"
+REF_ABSOLUTE_PATH = "The path {path} is not an absolute path, it should start with `/`. Maybe you meant /{path}?"
+REF_NOT_FOUND = "The path {path} does not exist. Please provide a valid path."
+REF_EXISTS = "File already exists at: {path}. Cannot overwrite files using command `create`."
+REF_CREATED = "New file created successfully at: {path}"
+REF_EDITED = "The file {path} has been edited successfully."
+REF_NO_MATCH = "No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
+REF_MULTIPLE = (
+    "No replacement was performed. Multiple occurrences of old_str `{old}` in lines [{lines}]. "
+    "Please ensure it is unique"
+)
+REF_INSERT_RANGE = (
+    "Invalid `insert_line` parameter: {line}. It should be within the range of lines of the file: [0, {count}]"
+)
+REF_REQUIRED_PARAMETER = "Parameter `{name}` is required for command: {command}"
+REF_EMPTY_PARAMETER = "Parameter `{name}` is empty for command: {command}"
+REF_VIEW_RANGE_ON_DIRECTORY = "The `view_range` parameter is not allowed when `path` points to a directory."

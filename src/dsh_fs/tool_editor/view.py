@@ -1,0 +1,156 @@
+"""``view`` rendering of the text-editor faces (docs/EDITING-FACES.md §3.2). Pure.
+
+* ``select_range`` — validate ``view_range`` against a line count (the reference's checks and
+  texts) and turn it into a 1-based ``(first, last)``.
+* ``render_numbered`` — Anthropic's format, ``N: text`` per line (the documented example), cut
+  at ``max_characters`` on a line boundary with the ``<response clipped>`` note.
+* ``render_reference_file`` — the reference's ``str_replace_editor`` view: a header, then
+  ``%6d`` numbers, two spaces and the line, clipped at ``maxOutputChars`` UTF-16 units.
+* ``render_listing`` / ``listed`` — the two-level directory listing both faces show.
+
+Callers supply the lines (the I/O lives in the faces); line splitting differs by face: the
+Anthropic face numbers lines as ``read`` does (a final line break ends the last line), the
+reference numbers ``text.split("\\n")`` (a final line break leaves an empty last line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .texts import (
+    LISTING_HEADER,
+    REF_FILE_HEADER,
+    TRUNCATED_MESSAGE,
+    VIEW_RANGE_FIRST,
+    VIEW_RANGE_ORDER,
+    VIEW_RANGE_SECOND,
+    VIEW_RANGE_SHAPE,
+)
+
+__all__ = (
+    "HIDDEN_NAMES",
+    "LISTING_DEPTH",
+    "ViewRangeError",
+    "clip_units",
+    "listed",
+    "render_listing",
+    "render_numbered",
+    "render_reference_file",
+    "select_range",
+)
+
+LISTING_DEPTH = 2
+"""directories are listed this many levels deep"""
+HIDDEN_NAMES = frozenset({"node_modules", "__pycache__"})
+"""dependency and cache folders left out of listings (besides dot-names)"""
+
+
+class ViewRangeError(ValueError):
+    """A ``view_range`` that does not fit the file; ``str()`` is the model-facing text."""
+
+
+def _js_list(values: Sequence[Any]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def select_range(view_range: Sequence[Any] | None, count: int) -> tuple[int, int]:
+    """The 1-based inclusive lines ``view_range`` selects in a file of ``count`` lines.
+
+    :param view_range: ``None`` (all lines) or ``[first, last]``, ``last`` ``-1`` = to the end
+    :return: ``(first, last)``; ``(1, count)`` without a range
+    :raises ViewRangeError: with the reference's texts, checked in the reference's order
+    """
+    if view_range is None:
+        return 1, count
+    if len(view_range) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range):
+        raise ViewRangeError(VIEW_RANGE_SHAPE)
+    first, last = view_range
+    shown = _js_list(view_range)
+    if first < 1 or first > count:
+        raise ViewRangeError(VIEW_RANGE_FIRST.format(range=shown, first=first, count=count))
+    if last > count:
+        raise ViewRangeError(VIEW_RANGE_SECOND.format(range=shown, second=last, count=count))
+    if last != -1 and last < first:
+        raise ViewRangeError(VIEW_RANGE_ORDER.format(range=shown, first=first, second=last))
+    return first, count if last == -1 else last
+
+
+def render_numbered(lines: Iterable[str], first: int, max_characters: int | None = None) -> str:
+    """Anthropic's view of a file: ``<n>: <line>`` per line, joined by ``"\\n"``.
+
+    With ``max_characters``, the output keeps as many whole lines as fit in that many
+    characters (at least part of the first line, cut on a character boundary), then a line with
+    the ``<response clipped>`` note.
+
+    :param lines: the selected lines, without line breaks
+    :param first: the number of the first of them (1-based)
+    """
+    rows: list[str] = []
+    size = -1  # joined length so far (no separator before the first row)
+    for number, line in enumerate(lines, first):
+        row = f"{number}: {line}"
+        if max_characters is not None and size + 1 + len(row) > max_characters:
+            if not rows:
+                rows.append(row[:max_characters])
+            return "\n".join(rows) + "\n" + TRUNCATED_MESSAGE
+        rows.append(row)
+        size += 1 + len(row)
+    return "\n".join(rows)
+
+
+def clip_units(text: str, max_units: int) -> str:
+    """The reference's ``maybeTruncate``: ``text`` if it is at most ``max_units`` UTF-16 units
+    long, else its first ``max_units`` units plus the ``<response clipped>`` note. A surrogate
+    pair is never split (the cut moves before it; DEVIATIONS A1/A7)."""
+    units = 0
+    for index, char in enumerate(text):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if units + width > max_units:
+            return text[:index] + TRUNCATED_MESSAGE
+        units += width
+    return text
+
+
+def render_reference_file(
+    display_path: str, lines: Sequence[str], first: int, last: int, ranged: bool, max_units: int, total: int
+) -> str:
+    """The reference's file view (``formatFileView``).
+
+    :param lines: the selected lines ``first..last`` (1-based, inclusive)
+    :param ranged: a ``view_range`` was given (the header then names it)
+    :param total: the file's line count (``len(text.split("\\n"))``)
+    :param last: the range's second element as given (``-1`` stays ``-1`` in the header)
+    """
+    header = REF_FILE_HEADER.format(path=display_path, count=total)
+    if ranged:
+        header += f" with view_range=[{first}, {last}]"
+    numbered = "\n".join(f"{number:>6}  {line}" for number, line in enumerate(lines, first))
+    return clip_units(f"{header}:\n{numbered}\n", max_units)
+
+
+def listed(name: str) -> bool:
+    """Whether a directory entry appears in a listing (not hidden, not a dependency/cache dir)."""
+    return not name.startswith(".") and name not in HIDDEN_NAMES
+
+
+def render_listing(
+    display_path: str, rows: Iterable[tuple[str, str]], max_units: int | None, *, utf16_order: bool = False
+) -> str:
+    """The directory view: a header, then ``<d|f|?>\\t<display path>`` rows sorted by path.
+
+    :param rows: ``(kind, display_path)`` of the entries to show (the directory itself is added);
+        kind is ``d`` (directory), ``f`` (file) or ``?`` (other)
+    :param max_units: clip the rows (not the header) at this many UTF-16 units (reference)
+    :param utf16_order: sort by UTF-16 code units as the reference's JavaScript ``<`` does;
+        otherwise by code point
+    """
+    entries = [("d", display_path), *rows]
+    if utf16_order:
+        entries.sort(key=lambda row: row[1].encode("utf-16-be"))
+    else:
+        entries.sort(key=lambda row: row[1])
+    listing = "".join(f"{kind}\t{path}\n" for kind, path in entries)
+    if max_units is not None:
+        listing = clip_units(listing, max_units)
+    return f"{LISTING_HEADER.format(path=display_path)}\n{listing}\n"

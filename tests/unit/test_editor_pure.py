@@ -1,0 +1,157 @@
+"""Pure parts of the text-editor faces (``dsh_fs.tool_editor``): ``view_range`` checks, the two
+file views, ``max_characters`` and reference clipping, the directory listing, ``insert`` in both
+line models and profiles, and the reference's ``str_replace`` occurrence lines.
+
+The expected strings of the reference face are the reference's own tests
+(``packages/fs/tool-str-replace-editor/tests/tools.spec.ts``). Not covered here: the tools
+themselves (phase 2, through the registry).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_fs.tool_editor.insert import content_line_count, insert_text, reference_line_count
+from dsh_fs.tool_editor.replace import occurrence_lines, occurrences, replace_once
+from dsh_fs.tool_editor.texts import TRUNCATED_MESSAGE
+from dsh_fs.tool_editor.view import ViewRangeError, clip_units, listed, render_listing, render_numbered
+from dsh_fs.tool_editor.view import render_reference_file, select_range
+
+
+@pytest.mark.parametrize(
+    "view_range,count,selected",
+    [(None, 3, (1, 3)), ([2, -1], 3, (2, 3)), ([1, 1], 3, (1, 1)), ([3, 3], 3, (3, 3))],
+)
+def test_select_range(view_range: list[int] | None, count: int, selected: tuple[int, int]) -> None:
+    assert select_range(view_range, count) == selected
+
+
+@pytest.mark.parametrize(
+    "view_range,message",
+    [
+        ([1], "Invalid `view_range`. It should be a list of two integers."),
+        ([1.5, 2], "Invalid `view_range`. It should be a list of two integers."),
+        ([True, 2], "Invalid `view_range`. It should be a list of two integers."),
+        ([0, 1], "Invalid `view_range`: [0, 1]. Its first element `0` should be within the range of lines of the file: [1, 3]"),
+        ([1, 99], "Invalid `view_range`: [1, 99]. Its second element `99` should be smaller than the number of lines in the file: `3`"),
+        ([2, 1], "Invalid `view_range`: [2, 1]. Its second element `1` should be larger or equal than its first `2`"),
+        ([2, -2], "Invalid `view_range`: [2, -2]. Its second element `-2` should be larger or equal than its first `2`"),
+    ],
+)
+def test_select_range_refusals_use_the_reference_texts(view_range: list[object], message: str) -> None:
+    with pytest.raises(ViewRangeError) as info:
+        select_range(view_range, 3)
+    assert str(info.value) == message
+
+
+def test_anthropic_view_numbers_lines_as_the_documented_example() -> None:
+    assert render_numbered(["def is_prime(n):", '    """Check if a number is prime."""'], 1) == (
+        '1: def is_prime(n):\n2:     """Check if a number is prime."""'
+    )
+    assert render_numbered(["b", "c"], 2) == "2: b\n3: c"
+    assert render_numbered([], 1) == ""
+
+
+def test_max_characters_keeps_whole_lines_then_the_clipped_note() -> None:
+    lines = ["aaaa", "bbbb", "cccc"]
+    assert render_numbered(lines, 1, 15) == "1: aaaa\n2: bbbb\n" + TRUNCATED_MESSAGE  # two rows and a break: 15
+    assert render_numbered(lines, 1, 14) == "1: aaaa\n" + TRUNCATED_MESSAGE
+    assert render_numbered(lines, 1, 23) == "1: aaaa\n2: bbbb\n3: cccc"  # exactly 23 characters
+    assert render_numbered(["x" * 50], 1, 10) == "1: xxxxxxx\n" + TRUNCATED_MESSAGE  # a lone long line is cut
+
+
+def test_reference_file_view_matches_the_reference_tests() -> None:
+    sample = "/w/sample.txt"
+    assert render_reference_file(sample, ["two", "three", ""], 2, -1, True, 16000, 4) == "\n".join(
+        [
+            f"Here's the content of {sample} with line numbers (which has a total of 4 lines) with view_range=[2, -1]:",
+            "     2  two",
+            "     3  three",
+            "     4  ",
+            "",
+        ]
+    )
+    assert render_reference_file("/e", [""], 1, 1, False, 16000, 1).endswith("(which has a total of 1 lines):\n     1  \n")
+    assert render_reference_file("/m", ["target:", "\told"], 1, 2, False, 16000, 2).splitlines()[2] == "     2  \told"
+
+
+def test_clipping_counts_utf16_units_and_never_splits_a_pair() -> None:
+    assert clip_units("abc", 3) == "abc"
+    assert clip_units("abcd", 3) == "abc" + TRUNCATED_MESSAGE
+    assert clip_units("a\U0001f600b", 2) == "a" + TRUNCATED_MESSAGE  # the emoji takes 2 units
+    assert clip_units("a\U0001f600b", 3) == "a\U0001f600" + TRUNCATED_MESSAGE
+
+
+def test_listing_is_sorted_filtered_and_clipped() -> None:
+    rows = [("f", "/d/b.txt"), ("d", "/d/a"), ("f", "/d/a/x.py")]
+    assert render_listing("/d", rows, 16000) == (
+        "Here're the files and directories up to 2 levels deep in /d, excluding hidden items, node_modules, "
+        "and Python cache directories:\nd\t/d\nd\t/d/a\nf\t/d/a/x.py\nf\t/d/b.txt\n\n"
+    )
+    assert render_listing("/d", rows, 5).endswith("d\t/d\n" + TRUNCATED_MESSAGE + "\n")
+    # UTF-16 order puts an astral character before U+FFFD, code point order after
+    astral = [("f", "/d/\ufffd"), ("f", "/d/\U0001f600")]
+    assert render_listing("/d", astral, None, utf16_order=True).index("\U0001f600") < render_listing(
+        "/d", astral, None, utf16_order=True
+    ).index("\ufffd")
+    assert render_listing("/d", astral, None).index("\ufffd") < render_listing("/d", astral, None).index("\U0001f600")
+    assert [listed(n) for n in [".git", "node_modules", "__pycache__", "node_modules_old", "__pycache__backup", "src"]] == [
+        False,
+        False,
+        False,
+        True,
+        True,
+        True,
+    ]
+
+
+# -- insert ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,line,new,expected",
+    [  # the reference's tests
+        ("one\ntwo", 2, "three", "one\ntwo\nthree"),
+        ("one\n", 2, "three", "one\n\nthree"),
+        ("one\nTWO\n\nthree\n", 1, "between", "one\nbetween\nTWO\n\nthree\n"),
+        ("target:\n\tnew\n", 1, "\tkept", "target:\n\tkept\n\tnew\n"),
+    ],
+)
+def test_reference_insert(text: str, line: int, new: str, expected: str) -> None:
+    assert insert_text(text, line, new, whole_lines=False, keep_bytes=False) == expected
+    assert insert_text(text, line, new, whole_lines=False, keep_bytes=True) == expected
+
+
+def test_reference_insert_in_the_default_profile_keeps_crlf() -> None:
+    assert insert_text("a\r\nb\r\n", 1, "x", whole_lines=False, keep_bytes=False) == "a\r\nx\nb\r\n"  # reference
+    assert insert_text("a\r\nb\r\n", 1, "x", whole_lines=False, keep_bytes=True) == "a\r\nx\r\nb\r\n"
+
+
+@pytest.mark.parametrize(
+    "text,line,new,expected",
+    [
+        ("a\nb\n", 0, "X\n", "X\na\nb\n"),
+        ("a\nb\n", 0, "X", "X\na\nb\n"),
+        ("a\nb\n", 2, "X\n", "a\nb\nX\n"),
+        ("a\nb", 2, "X\n", "a\nb\nX"),  # the file still has no final line break
+        ("", 0, "X\n", "X\n"),
+        ("a\r\nb\r\n", 1, "x\ny\n", "a\r\nx\r\ny\r\nb\r\n"),
+        ("a\n", 1, "doc\n\n", "a\ndoc\n\n"),  # an intended blank line stays
+    ],
+)
+def test_anthropic_insert_takes_whole_lines(text: str, line: int, new: str, expected: str) -> None:
+    assert insert_text(text, line, new, whole_lines=True, keep_bytes=True) == expected
+
+
+def test_line_counts_of_the_two_models() -> None:
+    assert [content_line_count(t) for t in ["", "a", "a\n", "a\nb", "\n", "a\r\n"]] == [0, 1, 1, 2, 1, 1]
+    assert [reference_line_count(t) for t in ["", "a", "a\n", "a\nb", "\n"]] == [1, 1, 2, 2, 2]
+
+
+def test_reference_occurrence_lines() -> None:
+    text = "same\nother\nsame"
+    assert occurrence_lines(text, occurrences(text, "same")) == [1, 3]
+    text = "alpha\nbeta\nmiddle\nalpha\nbeta"
+    assert occurrence_lines(text, occurrences(text, "alpha\nbeta")) == [1, 4]
+    assert occurrences("aaa", "aa") == [0]  # non-overlapping, as the reference's matchOffsets
+    assert replace_once("before OLD after", 7, "OLD", "$&|$`") == "before $&|$` after"

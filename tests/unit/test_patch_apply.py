@@ -1,0 +1,290 @@
+"""Where hunks apply and what they write (``dsh_fs.patch.locate``, ``apply``, ``plan``):
+tolerance tiers, ambiguity, anchors, end of file, final line breaks, CRLF/mixed files (D2), and
+the whole-patch planner with every refusal and its text.
+
+Not covered here: parsing (test_patch_parser.py), random inputs (test_patch_properties.py),
+real commits (tests/integration/test_commit_replay.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_fs.fs.literal_edit import splice
+from dsh_fs.patch import FileState, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
+from dsh_fs.patch import parse_operation, parse_patch, plan_patch, required_paths
+from dsh_fs.patch.apply import apply_line_edits
+
+
+def update(body: str, text: str, *, path: str = "f") -> str:
+    """Apply the hunks of a Codex ``*** Update File: f`` with ``body`` to ``text``."""
+    (op,) = parse_patch(f"*** Begin Patch\n*** Update File: {path}\n{body}*** End Patch").ops
+    return apply_chunks(text, op.chunks, dialect="codex", path=path)  # type: ignore[union-attr]
+
+
+def v4a(diff: str, text: str) -> str:
+    op = parse_operation("update_file", "f", diff)
+    return apply_chunks(text, op.chunks, dialect="v4a", path="f")  # type: ignore[union-attr]
+
+
+def failure(body: str, text: str) -> PatchError:
+    with pytest.raises(PatchError) as info:
+        update(body, text)
+    return info.value
+
+
+# -- tiers -----------------------------------------------------------------------------------
+
+
+def test_exact_match_replaces_only_the_changed_line() -> None:
+    assert update("@@\n a\n-b\n+B\n c\n", "a\nb\nc\n") == "a\nB\nc\n"
+
+
+@pytest.mark.parametrize(
+    "file_line,patch_line",
+    [
+        ("ctx   ", "ctx"),  # trailing whitespace
+        ("    ctx", "ctx"),  # leading and trailing whitespace
+        ("say \u201chi\u201d \u2014 ok", 'say "hi" - ok'),  # typographic punctuation
+        ("a\u00a0b", "a b"),  # odd spaces
+    ],
+)
+def test_looser_tiers_find_the_hunk_and_never_rewrite_context(file_line: str, patch_line: str) -> None:
+    text = f"x\n{file_line}\nold\ny\n"
+    assert update(f"@@\n {patch_line}\n-old\n+new\n", text) == f"x\n{file_line}\nnew\ny\n"
+
+
+def test_the_first_tier_that_matches_decides_even_if_looser_ones_match_elsewhere() -> None:
+    text = "a  \nb\na\nb\n"  # exact "a","b" only at line 3; trailing-tolerant also at line 1
+    assert update("@@\n a\n-b\n+B\n", text) == "a  \nb\na\nB\n"
+
+
+def test_removed_lines_matched_loosely_remove_the_file_s_own_line() -> None:
+    assert update("@@\n-gone\n keep\n", "  gone\t\nkeep\n") == "keep\n"
+
+
+# -- ambiguity and order -----------------------------------------------------------------------
+
+
+def test_a_hunk_that_fits_two_places_is_refused_with_the_lines_listed() -> None:
+    err = failure("@@\n a\n-b\n+c\n", "a\nb\nx\na\nb\n")
+    assert err.kind == "ambiguous"
+    assert str(err) == (
+        "Expected lines match 2 places in f (lines 1, 4); add context lines or an @@ line so that they "
+        "match one place:\na\nb"
+    )
+
+
+def test_ambiguity_within_a_looser_tier_is_refused_too() -> None:
+    err = failure("@@\n-b\n+c\n", "b \nb\t\n")
+    assert err.kind == "ambiguous" and "(lines 1, 2)" in str(err)
+
+
+def test_an_anchor_narrows_the_search_to_after_it() -> None:
+    text = "def f():\n    return 1\ndef g():\n    return 1\n"
+    assert update("@@ def g():\n-    return 1\n+    return 2\n", text) == "def f():\n    return 1\ndef g():\n    return 2\n"
+
+
+def test_stacked_anchors_narrow_in_turn() -> None:
+    # the SDK's test_apply_diff_stacked_anchors_narrow_to_the_named_block
+    text = "class First\n    def target():\n        return 0\n\nclass Second\n    def helper():\n        pass\n\n    def target():\n        pass\n"
+    diff = "@@ class Second\n@@     def target():\n-        pass\n+        return 1"
+    assert v4a(diff, text) == text.replace("def target():\n        pass", "def target():\n        return 1")
+
+
+def test_an_anchor_above_the_cursor_still_holds_for_the_next_hunk() -> None:
+    # the SDK's test_apply_diff_reuses_a_prior_parent_anchor_across_stacked_hunks
+    text = "class Target\n    def first():\n        pass\n\n    def second():\n        pass\n"
+    diff = "@@ class Target\n@@     def first():\n-        pass\n+        return 1\n@@ class Target\n@@     def second():\n-        pass\n+        return 2"
+    assert v4a(diff, text) == "class Target\n    def first():\n        return 1\n\n    def second():\n        return 2\n"
+
+
+def test_a_missing_anchor_is_an_error() -> None:
+    err = failure("@@ def nowhere():\n-a\n+b\n", "a\n")
+    assert (err.kind, str(err), err.line) == ("not_found", "Failed to find context 'def nowhere():' in f", 3)
+
+
+def test_missing_lines_are_an_error_listing_them() -> None:
+    err = failure("@@\n a\n-zzz\n+b\n", "a\nb\n")
+    assert (err.kind, str(err)) == ("not_found", "Failed to find expected lines in f:\na\nzzz")
+
+
+def test_hunks_apply_in_order_each_searched_after_the_previous() -> None:
+    # the second hunk's lines also occur above the first: only the later place is searched
+    text = "x\nsame\ny\nsame\n"
+    assert update("@@\n y\n@@\n-same\n+other\n", text) == "x\nsame\ny\nother\n"
+    err = failure("@@\n y\n@@\n-x\n+X\n", text)
+    assert err.kind == "not_found"
+
+
+# -- end of file and final line breaks -------------------------------------------------------
+
+
+def test_end_of_file_pins_the_hunk_to_the_end() -> None:
+    text = "a\nb\na\nb\n"
+    assert update("@@\n a\n-b\n+c\n*** End of File\n", text) == "a\nb\na\nc\n"
+    assert update("@@\n a\n-b\n+c\n*** End of File\n", "a\nb\na\nb") == "a\nb\na\nc"
+    assert failure("@@\n-a\n+c\n*** End of File\n", "a\nb\n").kind == "not_found"
+
+
+def test_a_file_without_final_line_break_keeps_lacking_one() -> None:
+    # Codex would append one; only an explicit hunk changes the last line break
+    assert update("@@\n-last\n+LAST\n", "first\nlast") == "first\nLAST"
+
+
+def test_the_final_line_break_is_the_empty_last_line() -> None:
+    assert update("@@\n last\n+\n", "first\nlast") == "first\nlast\n"  # add it
+    assert update("@@\n last\n-\n", "first\nlast\n") == "first\nlast"  # remove it
+    assert v4a("@@\n-a\n-\n", "a\n") == ""
+
+
+def test_a_trailing_empty_context_line_that_does_not_fit_is_dropped() -> None:
+    # models often end a hunk with a blank context line the file does not have there
+    assert update("@@\n-a\n+b\n\n", "a\nc\n") == "b\nc\n"
+
+
+# -- hunks without expected lines --------------------------------------------------------------
+
+
+def test_a_pure_addition_goes_to_the_end_in_codex_and_to_the_cursor_in_v4a() -> None:
+    assert update("@@\n+z\n", "a\nb\n") == "a\nb\nz\n"
+    assert update("@@\n+z\n", "a\nb") == "a\nb\nz"
+    assert v4a("@@\n+z", "a\nb\n") == "z\na\nb\n"
+    assert v4a("@@\n+hello\n+world", "") == "hello\nworld\n"  # SDK test_apply_diff_with_floating_hunk_adds_lines
+
+
+def test_a_pure_addition_after_an_anchor_goes_right_after_it() -> None:
+    assert update("@@ b\n+inserted\n", "a\nb\nc\n") == "a\nb\ninserted\nc\n"
+
+
+# -- line endings (D2) -----------------------------------------------------------------------
+
+
+def test_crlf_file_new_lines_take_crlf_and_nothing_else_changes() -> None:
+    text = "a\r\nb\r\nc\r\n"
+    assert update("@@\n a\n-b\n+B1\n+B2\n c\n", text) == "a\r\nB1\r\nB2\r\nc\r\n"
+
+
+def test_mixed_file_keeps_every_untouched_line_break() -> None:
+    text = "a\r\nb\nc\r\nd\ne\r\n"  # CRLF-dominant
+    assert update("@@\n b\n-c\n+C\n d\n", text) == "a\r\nb\nC\r\nd\ne\r\n"
+    assert update("@@\n b\n+new\n c\n", text) == "a\r\nb\nnew\r\nc\r\nd\ne\r\n"
+
+
+def test_deleting_lines_removes_their_own_line_breaks() -> None:
+    assert update("@@\n a\n-b\n-c\n d\n", "a\r\nb\nc\r\nd") == "a\r\nd"
+    assert update("@@\n a\n-b\n", "a\r\nb") == "a"
+
+
+def test_lone_cr_is_text() -> None:
+    assert update("@@\n-x\ry\n+z\n", "x\ry\nq\n") == "z\nq\n"
+
+
+def test_line_edits_merge_when_they_touch() -> None:
+    # deleting line 1 and then through the end: one span, no overlap
+    assert apply_line_edits("a\nb\nc", [(1, 1, []), (2, 1, [])]) == "a"
+    assert apply_line_edits("a\nb", [(0, 2, [])]) == ""
+    assert apply_line_edits("a\nb", [(2, 0, ["c"])]) == "a\nb\nc"
+
+
+# -- the planner -------------------------------------------------------------------------------
+
+
+def states(**files: str | None) -> dict[str, FileState]:
+    return {path: FileState(display=f"/w/{path}", key=path, text=text) for path, text in files.items()}
+
+
+MULTI = """*** Begin Patch
+*** Add File: new.txt
++hello
+*** Update File: mod.txt
+@@
+-old
++new
+*** Update File: mv.txt
+*** Move to: moved.txt
+@@
+ keep
+*** Delete File: gone.txt
+*** End Patch
+"""
+
+
+def test_a_multi_file_patch_plans_every_change_in_order() -> None:
+    patch = parse_patch(MULTI)
+    assert required_paths(patch) == ["new.txt", "mod.txt", "mv.txt", "moved.txt", "gone.txt"]
+    changes = plan_patch(patch, states(**{"new.txt": None, "mod.txt": "old\n", "mv.txt": "keep\n", "moved.txt": None, "gone.txt": "x"}))
+    assert [(c.kind, c.path, c.before, c.after, c.move_to) for c in changes] == [
+        ("create", "new.txt", None, "hello\n", None),
+        ("update", "mod.txt", "old\n", "new\n", None),
+        ("update", "mv.txt", "keep\n", "keep\n", "moved.txt"),
+        ("delete", "gone.txt", "x", None, None),
+    ]
+    assert changes[2].move_display == "/w/moved.txt"
+
+
+def rejected(patch_text: str, files: dict[str, FileState]) -> list[tuple[str, str]]:
+    with pytest.raises(PatchRejected) as info:
+        plan_patch(parse_patch(patch_text), files)
+    assert str(info.value) == "\n".join(e.message for e in info.value.errors)
+    return [(e.kind, e.message) for e in info.value.errors]
+
+
+def test_half_of_the_files_missing_lists_every_reason() -> None:
+    assert rejected(MULTI, states(**{"new.txt": "there", "mod.txt": None, "mv.txt": "keep\n", "moved.txt": "x", "gone.txt": None})) == [
+        ("exists", "Failed to add file /w/new.txt: the file already exists"),
+        ("missing", "Failed to read file to update /w/mod.txt: file not found"),
+        ("exists", "Failed to move /w/mv.txt to /w/moved.txt: the destination already exists"),
+        ("missing", "Failed to delete file /w/gone.txt: file not found"),
+    ]
+
+
+def test_a_file_touched_twice_is_refused() -> None:
+    text = "*** Begin Patch\n*** Delete File: a\n*** Add File: a\n+again\n*** End Patch"
+    assert rejected(text, states(a="old\n")) == [("duplicate", "The patch touches /w/a more than once")]
+    # same file under two names (same key)
+    two_names = {"a": FileState(display="/w/a", key="K", text="x\n"), "./a": FileState(display="/w/a", key="K", text="x\n")}
+    text = "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** Delete File: ./a\n*** End Patch"
+    assert rejected(text, two_names) == [("duplicate", "The patch touches /w/a more than once")]
+
+
+def test_an_empty_patch_modifies_nothing() -> None:
+    assert rejected("*** Begin Patch\n*** End Patch", {}) == [("empty", "No files were modified.")]
+
+
+def test_moving_a_file_onto_itself_is_a_plain_update() -> None:
+    files = {"a": FileState(display="/w/a", key="K", text="x\n"), "A": FileState(display="/w/a", key="K", text="x\n")}
+    (change,) = plan_patch(parse_patch("*** Begin Patch\n*** Update File: a\n*** Move to: A\n@@\n-x\n+y\n*** End Patch"), files)
+    assert (change.kind, change.after, change.move_to) == ("update", "y\n", None)
+
+
+def test_hunk_failures_are_collected_per_file() -> None:
+    text = "*** Begin Patch\n*** Update File: a\n@@\n-zz\n*** Update File: b\n@@\n-q\n+r\n*** End Patch"
+    assert rejected(text, states(a="x\n", b="q\nq\n")) == [
+        ("not_found", "Failed to find expected lines in /w/a:\nzz"),
+        ("ambiguous", "Expected lines match 2 places in /w/b (lines 1, 2); add context lines or an @@ line so that they match one place:\nq"),
+    ]
+
+
+def test_success_texts() -> None:
+    assert codex_summary(["a"], ["b", "c"], ["d"]) == "Success. Updated the following files:\nA a\nM b\nM c\nD d\n"
+    assert operation_summary("create", "p") == "Created p"
+    assert operation_summary("update", "p") == "Updated p"
+    assert operation_summary("update", "p", "q") == "Updated p\nMoved p to q"
+    assert operation_summary("delete", "p") == "Deleted p"
+
+
+def test_an_anchored_hunk_takes_the_nearest_match_after_its_anchor() -> None:
+    text = "def f():\n    pass\ndef g():\n    pass\ndef h():\n    pass\n"
+    assert update("@@ def g():\n-    pass\n+    return 2\n", text) == text.replace("g():\n    pass", "g():\n    return 2")
+    # the same hunk without its anchor fits three places
+    assert failure("@@\n-    pass\n+    return 2\n", text).kind == "ambiguous"
+
+
+def test_splice_maps_normalized_spans_to_raw_and_new_breaks_to_the_dominant_style() -> None:
+    # fs.literal_edit.splice, the mapping this engine shares with edit (D2)
+    raw = "a\r\nb\nc\r\nd"  # CRLF-dominant, one bare LF
+    # normalized "a\nb\nc\nd": replace "b" (2..3), drop the LF after it, insert before "d": spans touch
+    assert splice(raw, [(2, 3, "B\nB2"), (3, 4, ""), (6, 6, "x\n")]) == "a\r\nB\r\nB2c\r\nx\r\nd"
+    assert splice("a\nb", []) == "a\nb"
+    assert splice("a\r\nb", [(1, 2, "")]) == "ab"  # a CRLF pair is removed whole
