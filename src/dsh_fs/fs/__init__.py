@@ -19,6 +19,7 @@ from .types import (
     Target as Target,
     TargetKey as TargetKey,
     Version as Version,
+    WalkEntry as WalkEntry,
     WriteIntent as WriteIntent,
     WriteOutcome as WriteOutcome,
 )
@@ -43,6 +44,7 @@ __all__ = (
     "Target",
     "TargetKey",
     "Version",
+    "WalkEntry",
     "WriteIntent",
     "WriteOutcome",
 )

@@ -43,6 +43,7 @@ from ..fs.types import (
     Target,
     TargetKey,
     Version,
+    WalkEntry,
     WriteIntent,
     WriteOutcome,
 )
@@ -325,6 +326,74 @@ class S3FileSystem(FileSystem):
             raise fs_error(failure, "list", display) from failure
         _check(signal, "list aborted")
         return entries
+
+    async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
+        """ListObjectsV2 under the directory's prefix without a delimiter (one request per
+        1000 keys): files with size and LastModified, directories (``<dir>/`` markers and
+        key prefixes) before their children. Keys no path can name (an empty, ``.`` or ``..``
+        segment) and keys below a file's own key are left out. See ``FileSystem.walk``.
+
+        :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_ABORTED ``list aborted``,
+            FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        _check(signal, "list aborted")
+        rel = self._rel(target)
+        display = target.display_path
+        try:
+            info = await self._info(rel)
+            if info is None:
+                raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
+            if info.type != "directory":
+                raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+            prefix = self.location.dir_prefix(rel)
+            base = rel + "/" if rel else ""
+            seen: set[str] = set()
+            files: set[str] = set()
+            async for page in self.store.list_all(prefix, check=_checker(signal, "list aborted")):
+                for key, size, mtime in page:
+                    parts = key[len(prefix) :].split("/")
+                    is_dir = parts[-1] == ""
+                    if is_dir:
+                        parts.pop()
+                    if not parts or any(p in ("", ".", "..") for p in parts):
+                        continue
+                    if any("/".join(parts[:depth]) in files for depth in range(1, len(parts) + 1)):
+                        continue  # below a file's key (or the same key twice): unreachable
+                    for depth in range(1, len(parts) + 1 if is_dir else len(parts)):
+                        below = "/".join(parts[:depth])
+                        if below in seen:
+                            continue
+                        seen.add(below)
+                        yield WalkEntry(rel=below, type="directory", target=self._target(base + below))
+                    if not is_dir:
+                        below = "/".join(parts)
+                        files.add(below)
+                        yield WalkEntry(rel=below, type="file", target=self._target(base + below), size=size,
+                                        mtime_ns=mtime)
+        except S3Failure as failure:
+            raise fs_error(failure, "list", display) from failure
+
+    async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
+        """GetObject streamed in 64 KiB chunks, the bytes as stored."""
+        _check(signal, "read aborted")
+        rel = self._rel(target)
+        display = target.display_path
+        if rel == "":
+            raise FsError(f'cannot read "{display}": not a regular file', FsErrorCode.NOT_REGULAR_FILE)
+        try:
+            async with self.store.open(self.location.object_key(rel)) as opened:
+                if opened is None:
+                    raise await self._absent(
+                        rel, "read", display, FsError(f'cannot read "{display}": not found', FsErrorCode.NOT_FOUND)
+                    )
+                while True:
+                    _check(signal, "read aborted")
+                    chunk = await read_chunk(opened[1], STREAM_CHUNK)
+                    if not chunk:
+                        return
+                    yield chunk
+        except S3Failure as failure:
+            raise fs_error(failure, "read", display) from failure
 
     async def write_text(
         self,
