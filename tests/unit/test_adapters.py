@@ -40,12 +40,25 @@ from dsh_fs.adapters import (
     tool_definitions,
 )
 from dsh_fs.core.signal import AbortSignal
-from spectext import EDIT_DESCRIPTION, EDIT_SCHEMA, READ_DESCRIPTION, READ_SCHEMA, WRITE_DESCRIPTION, WRITE_SCHEMA
+from spectext import (
+    EDIT_DESCRIPTION,
+    EDIT_SCHEMA,
+    GLOB_DESCRIPTION,
+    GLOB_SCHEMA,
+    GREP_DESCRIPTION,
+    GREP_SCHEMA,
+    READ_DESCRIPTION,
+    READ_SCHEMA,
+    WRITE_DESCRIPTION,
+    WRITE_SCHEMA,
+)
 
 pytestmark = pytest.mark.anyio
 
 TOOLS = [
     ("edit", EDIT_DESCRIPTION, EDIT_SCHEMA),
+    ("glob", GLOB_DESCRIPTION, GLOB_SCHEMA),
+    ("grep", GREP_DESCRIPTION, GREP_SCHEMA),
     ("read", READ_DESCRIPTION, READ_SCHEMA),
     ("write", WRITE_DESCRIPTION, WRITE_SCHEMA),
 ]
@@ -162,17 +175,17 @@ def test_definitions_carry_the_spec_schemas_in_every_format(ctx):
     assert mcp_tools(ctx) == [{"name": n, "description": d, "inputSchema": p} for n, d, p in TOOLS]
     assert tool_definitions(ctx, "native") == [{"name": n, "description": d, "parameters": p} for n, d, p in TOOLS]
     # key order is part of the wire JSON (§4.3)
-    assert list(chat_tools(ctx)[1]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit"]
+    assert list(chat_tools(ctx)[3]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit"]
 
 
 def test_definitions_follow_the_read_limit_and_are_fresh_copies(ws):
     ctx = dsh_fs.create_context(cwd=ws, read_limit=7)
     tools = chat_tools(ctx)
-    assert tools[1]["function"]["parameters"]["properties"]["limit"]["description"] == (
+    assert tools[3]["function"]["parameters"]["properties"]["limit"]["description"] == (
         "Maximum number of lines to return. Defaults to 7."
     )
-    tools[1]["function"]["parameters"]["required"].append("offset")
-    assert ctx.tools.schemas()[1]["parameters"]["required"] == ["file_path"]
+    tools[3]["function"]["parameters"]["required"].append("offset")
+    assert ctx.tools.schemas()[3]["parameters"]["required"] == ["file_path"]
 
 
 def test_definitions_accept_a_registry_or_schema_list(ctx):
