@@ -81,6 +81,7 @@ def create_context(
     provider: FileSystem | None = None,
     observations: Any = None,
     spill_root: str | os.PathLike[str] | None = None,
+    search: bool = True,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -93,6 +94,8 @@ def create_context(
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
+    :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
+        alone, as the reference's ``tool-fs`` deployment)
     :param tool_config: ``read_limit``, ``read_max_line_length``, ``read_max_bytes``,
         ``read_stream_min_size`` (``ToolFs``); ``glob_max_results``, ``grep_max_matches``,
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
@@ -114,10 +117,11 @@ def create_context(
         ctx.plugin(_Provided, provider=provider)
     if policy:
         ctx.plugin(FsPolicy, store=observations)
-    search = {k: tool_config.pop(k) for k in [*SEARCH_KEYS, "mirror_batch_bytes", "rg_path"] if k in tool_config}
+    search_config = {k: tool_config.pop(k) for k in [*SEARCH_KEYS, "mirror_batch_bytes", "rg_path"] if k in tool_config}
     ctx.plugin(ToolFs, **tool_config)
-    ctx.plugin(LocalSpillStore, root=spill_root)
-    ctx.plugin(ToolFsSearch, **search)
+    if search:
+        ctx.plugin(LocalSpillStore, root=spill_root)
+        ctx.plugin(ToolFsSearch, **search_config)
     return ctx
 
 

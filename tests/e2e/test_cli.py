@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from spectext import PROMPT, READ_DESCRIPTION, READ_SCHEMA
+from spectext import FULL_PROMPT, READ_DESCRIPTION, READ_SCHEMA
 
 SCRIPT = Path(sys.executable).with_name("dsh-fs")
 RUNNERS = {
@@ -311,20 +311,20 @@ def test_schema_formats(fast, fmt, entry):
     done = fast("schema", "--format", fmt)
     assert done.returncode == 0 and done.stdout.endswith(b"]\n")
     printed = json.loads(done.stdout)
-    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "read", "write"]
-    assert printed[1] == entry
+    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "glob", "grep", "read", "write"]
+    assert printed[3] == entry
     assert printed == tool_definitions(dsh_fs.create_context(), fmt)
 
 
 def test_schema_default_format_is_mcp_and_follows_read_limit(cli):
     done = cli("schema", "--read-limit", "7")
-    read = json.loads(done.stdout)[1]
+    read = json.loads(done.stdout)[3]
     assert read["inputSchema"]["properties"]["limit"]["description"] == "Maximum number of lines to return. Defaults to 7."
 
 
 def test_prompt_prints_the_spec_text(cli):
     done = cli("prompt")
-    assert (done.returncode, done.stdout, done.stderr) == (0, out(PROMPT), b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, out(FULL_PROMPT), b"")
 
 
 def test_invalid_read_cap_is_a_usage_error(fast):

@@ -246,7 +246,8 @@ async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
     """Run ``scenario`` in the existing empty directory ``ws`` (a real path)."""
     build_workspace(ws, scenario.get("files", {}))
     ctx = create_context(
-        cwd=ws, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False, **_config(scenario)
+        cwd=ws, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False,
+        search=scenario.get("search") is True, **_config(scenario)
     )
 
     async def external(step: Mapping[str, Any]) -> None:
@@ -343,7 +344,8 @@ async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | No
         provider = await workspace.provider(profile=profile)
         assert isinstance(provider, S3FileSystem)
         ctx = create_context(
-            profile=profile, policy=scenario.get("policy", True) is not False, provider=provider, **_config(scenario)
+            profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
+            search=scenario.get("search") is True, **_config(scenario)
         )
         results = await _run_calls(
             ctx, scenario, ws, _session_cwd(scenario, ws), lambda step: _s3_external(workspace, step)
