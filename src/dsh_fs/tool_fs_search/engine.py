@@ -124,6 +124,8 @@ async def run_ripgrep(
                 del tail[: len(tail) - STDERR_KEEP]
                 run.stderr_truncated = True
 
+    failure: list[Exception] = []
+
     async def read_stdout() -> None:
         assert process.stdout is not None
         pending = b""
@@ -132,22 +134,34 @@ async def run_ripgrep(
                 chunk = await process.stdout.receive(_READ)
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 break
+            room = raw_cap - run.raw_bytes
             run.raw_bytes += len(chunk)
-            if run.raw_bytes > raw_cap:
+            if len(chunk) > room:  # deliver the complete lines within the cap, then stop
                 run.stopped = True
                 _kill(process)
-                return
+                chunk = chunk[: max(0, room)]
             lines = (pending + chunk).split(b"\n")
             pending = lines.pop()
             for line in lines:
                 on_line(line)
+            if run.stopped:
+                return
         if pending:
             on_line(pending)
+
+    async def consume() -> None:
+        try:
+            await read_stdout()
+        except Exception as exc:  # re-raised below, outside the task group
+            failure.append(exc)
+            _kill(process)
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_stderr)
-            await read_stdout()
+            await consume()
+        if failure:
+            raise failure[0]
         await process.wait()
     finally:
         with anyio.CancelScope(shield=True):
