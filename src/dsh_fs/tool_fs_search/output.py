@@ -10,8 +10,10 @@ from __future__ import annotations
 import base64
 import json
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from ..core.jsonvalue import js_number_str
 from .errors import malformed
@@ -80,15 +82,51 @@ class GrepMatch:
     line: str
 
 
+_FAST_HEAD = '{"type":"match","data":{"path":{"text":"'
+_FAST_LINES = '},"lines":{"text":"'
+_FAST_NUMBER = re.compile(r'},"line_number":([0-9]{1,15}),"absolute_offset":')
+_DECODER = json.JSONDecoder()
+
+
+def _fast_match(record: bytes) -> GrepMatch | None:
+    """A match record in ripgrep's own layout (``type``, ``data.path.text``, ``data.lines.text``,
+    ``data.line_number``, then the rest), read without decoding the rest (a line's
+    ``submatches`` can be far bigger than the line); ``None`` for anything else."""
+    try:
+        text = record.decode("utf-8")
+        if not text.startswith(_FAST_HEAD):
+            return None
+        path, end = scanstring(text, len(_FAST_HEAD))
+        if not text.startswith(_FAST_LINES, end):
+            return None
+        line, end = scanstring(text, end + len(_FAST_LINES))
+        number = _FAST_NUMBER.match(text, end)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if number is None:
+        return None
+    if line.endswith("\r\n"):
+        line = line[:-2]
+    elif line.endswith("\n"):
+        line = line[:-1]
+    return GrepMatch(path, int(number.group(1)), line)
+
+
 def parse_match(record: bytes, *, bytes_paths: bool = False) -> GrepMatch | None:
     """One ``rg --json`` line as a match, or ``None`` for the other record types.
+
+    Match records in ripgrep's own field order take a fast path that reads only the path,
+    the line and its number; any other shape is decoded whole and checked field by field.
 
     :param bytes_paths: accept a file name that is not UTF-8 (``path.bytes``, shown with
         U+FFFD; DEVIATIONS S6) instead of failing the search
     :raises SearchError: ``SEARCH_FAILED`` with the §6.2 details
     """
+    fast = _fast_match(record)
+    if fast is not None:
+        return fast
     try:
-        parsed = json.loads(record)
+        parsed = _DECODER.decode(record.decode("utf-8", "surrogateescape"))
     except ValueError as exc:
         raise malformed("a line is not JSON") from exc
     if not isinstance(parsed, dict):
@@ -129,6 +167,10 @@ def _b64_text(encoded: str) -> str | None:
         return None
 
 
+def _number(value: int | float) -> str:
+    return str(value) if type(value) is int else js_number_str(value)
+
+
 def _noun(count: int) -> str:
     return "match" if count == 1 else "matches"
 
@@ -140,7 +182,7 @@ def format_grep_groups(matches: list[GrepMatch]) -> str:
     for match in matches:
         groups.setdefault(match.path, []).append(match)
     return "\n\n".join(
-        path + "\n" + "\n".join(f"Line {js_number_str(m.line_number)}: {m.line}" for m in group)
+        path + "\n" + "\n".join(f"Line {_number(m.line_number)}: {m.line}" for m in group)
         for path, group in groups.items()
     )
 
@@ -180,7 +222,7 @@ class GrepPage:
 
     def add(self, match: GrepMatch) -> None:
         if self.sink is not None:
-            row = f"Line {js_number_str(match.line_number)}: {match.line}"
+            row = f"Line {_number(match.line_number)}: {match.line}"
             if match.path == self._last_path:
                 self.sink("\n" + row)
             else:
