@@ -172,6 +172,14 @@ class MemoryFileSystem(FileSystem):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
 
+    def _listable(self, rel: str, display: str) -> None:
+        """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
+        info = self._info(rel)
+        if info is None:
+            raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
+        if info.type != "directory":
+            raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+
     def _read_bytes(self, target: Target, verb: str) -> bytes:
         rel = self._rel(target)
         found = self._files.get(rel)
@@ -239,11 +247,7 @@ class MemoryFileSystem(FileSystem):
         await anyio.lowlevel.checkpoint()
         rel = self._rel(target)
         display = target.display_path
-        info = self._info(rel)
-        if info is None:
-            raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
-        if info.type != "directory":
-            raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+        self._listable(rel, display)
         prefix = rel + "/" if rel else ""
         names: set[str] = set()
         for path in itertools.chain(self._files, self._dirs):
@@ -273,11 +277,7 @@ class MemoryFileSystem(FileSystem):
         _check(signal, "list aborted")
         await anyio.lowlevel.checkpoint()
         rel = self._rel(target)
-        info = self._info(rel)
-        if info is None:
-            raise FsError(f'cannot list "{target.display_path}": not found', FsErrorCode.NOT_FOUND)
-        if info.type != "directory":
-            raise FsError(f'cannot list "{target.display_path}": not a directory', FsErrorCode.NOT_DIRECTORY)
+        self._listable(rel, target.display_path)
         prefix = rel + "/" if rel else ""
         found: dict[str, bool] = {}  # path below target → is a file
         for path in itertools.chain(self._dirs, self._files):

@@ -164,6 +164,14 @@ class S3FileSystem(FileSystem):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
 
+    async def _listable(self, rel: str, display: str) -> None:
+        """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
+        info = await self._info(rel)
+        if info is None:
+            raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
+        if info.type != "directory":
+            raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+
     async def _bucket_versioned(self) -> bool:
         """Whether listed objects need a HEAD for their VersionId (asked once; assumed when the
         bucket's versioning status cannot be read)."""
@@ -291,11 +299,7 @@ class S3FileSystem(FileSystem):
         rel = self._rel(target)
         display = target.display_path
         try:
-            info = await self._info(rel)
-            if info is None:
-                raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
-            if info.type != "directory":
-                raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+            await self._listable(rel, display)
             prefix = self.location.dir_prefix(rel)
             objects, prefixes = await self.store.list_children(prefix, check=_checker(signal, "list aborted"))
             versioned = await self._bucket_versioned()
@@ -340,11 +344,7 @@ class S3FileSystem(FileSystem):
         rel = self._rel(target)
         display = target.display_path
         try:
-            info = await self._info(rel)
-            if info is None:
-                raise FsError(f'cannot list "{display}": not found', FsErrorCode.NOT_FOUND)
-            if info.type != "directory":
-                raise FsError(f'cannot list "{display}": not a directory', FsErrorCode.NOT_DIRECTORY)
+            await self._listable(rel, display)
             prefix = self.location.dir_prefix(rel)
             base = rel + "/" if rel else ""
             seen: set[str] = set()

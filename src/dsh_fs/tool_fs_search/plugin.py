@@ -9,6 +9,7 @@ at call time.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 from ..core.context import Scope
@@ -88,24 +89,20 @@ class ToolFsSearch:
     def apply(cls, scope: Scope, /, rg_path: str | None = None, **config: Any) -> None:
         settings = ToolFsSearchConfig(profile=scope.profile, **config)
         tools = SearchTools(scope.ctx, settings, rg_path=rg_path)
-        gp, rp = glob_params(), grep_params()
-        scope.effect(scope.system_prompt.add("tool:glob", GLOB_PROMPT, order=103))
-        scope.effect(scope.tools.register(ToolDefinition(
-            name="glob",
-            description=glob_description(settings.glob_max_results),
-            parameters=gp,
-            execute=tools.glob,
-            is_concurrency_safe=lambda args: True,
-            present_call=lambda args: presenters.glob_present_call(args, gp),
-            timeout_ms=settings.timeout_ms,
-        )))
-        scope.effect(scope.system_prompt.add("tool:grep", GREP_PROMPT, order=104))
-        scope.effect(scope.tools.register(ToolDefinition(
-            name="grep",
-            description=grep_description(settings.grep_max_matches),
-            parameters=rp,
-            execute=tools.grep,
-            is_concurrency_safe=lambda args: True,
-            present_call=lambda args: presenters.grep_present_call(args, rp),
-            timeout_ms=settings.timeout_ms,
-        )))
+        faces = (
+            ("glob", GLOB_PROMPT, 103, glob_description(settings.glob_max_results), glob_params(), tools.glob,
+             presenters.glob_present_call),
+            ("grep", GREP_PROMPT, 104, grep_description(settings.grep_max_matches), grep_params(), tools.grep,
+             presenters.grep_present_call),
+        )
+        for name, prompt, order, description, params, execute, present in faces:
+            scope.effect(scope.system_prompt.add(f"tool:{name}", prompt, order=order))
+            scope.effect(scope.tools.register(ToolDefinition(
+                name=name,
+                description=description,
+                parameters=params,
+                execute=execute,
+                is_concurrency_safe=lambda args: True,
+                present_call=functools.partial(present, params=params),
+                timeout_ms=settings.timeout_ms,
+            )))
