@@ -502,3 +502,21 @@ def test_error_results_never_carry_meta() -> None:
     assert (result.meta, result.text, result.error) == (None, "Error: x", None)
     assert ToolResult.failure("reason").text == "Error: reason"
     assert JSON_ARGS_ERROR == "tool execution arguments must be losslessly JSON-serializable"
+
+
+def test_select_tools_keeps_a_subset_and_its_prompt_sections(ws: str) -> None:
+    """``dsh-fs mcp --tools``: the others go with their prompt sections; unknown names change nothing"""
+    from dsh_fs.core.selection import select_tools
+
+    ctx = dsh_fs.create_context(cwd=ws)
+    with pytest.raises(ValueError, match='^unknown tool "nope"; registered: edit, glob, grep, read, write$'):
+        select_tools(ctx, ["read", "nope"])
+    with pytest.raises(ValueError, match="^select at least one tool"):
+        select_tools(ctx, [])
+    assert ctx.tools.names() == ["edit", "glob", "grep", "read", "write"]
+    assert select_tools(ctx, ["grep", "read", "read"]) == ["grep", "read"]
+    assert ctx.tools.names() == ["grep", "read"]
+    assert [n for n in ctx.system_prompt.names() if n.startswith("tool:")] == ["tool:grep", "tool:read"]
+    for scope in ctx.scopes:
+        scope.dispose()  # disposal after a selection is still clean
+    assert ctx.tools.names() == []

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import threading
 
+import anyio
+
 __all__ = ("AbortSignal", "wait_aborted")
 
 
@@ -51,7 +53,5 @@ async def wait_aborted(signal: AbortSignal, *, poll: float = 0.01) -> None:
     The flag can be raised from any thread, so an awaiting task polls it; run this in a task
     that cancels the work it guards (e.g. a subprocess wait) when it returns.
     """
-    import anyio
-
     while not signal.aborted:
         await anyio.sleep(poll)
