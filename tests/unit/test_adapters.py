@@ -266,7 +266,7 @@ async def test_chat_completions_round_trip_through_the_openai_sdk(ws, ctx, sessi
                 _fc("c3", "edit", {"file_path": "a.txt", "old_string": "beta", "new_string": "gamma"}),
                 _fc("c4", "write", {"file_path": "new.txt", "content": "fresh\n"}),
                 _fc("c5", "edit", {"file_path": "b.txt", "old_string": "nope", "new_string": "x"}),
-                _fc("c6", "glob", {}),
+                _fc("c6", "find", {}),
             ]
         ),
         _completion(None, "done"),
@@ -283,7 +283,7 @@ async def test_chat_completions_round_trip_through_the_openai_sdk(ws, ctx, sessi
         {"role": "tool", "tool_call_id": "c3", "content": f"The file {a} has been updated successfully."},
         {"role": "tool", "tool_call_id": "c4", "content": created_text(new)},
         {"role": "tool", "tool_call_id": "c5", "content": f'Error: old_string was not found in "{b}"'},
-        {"role": "tool", "tool_call_id": "c6", "content": 'Error: unknown tool "glob"'},
+        {"role": "tool", "tool_call_id": "c6", "content": 'Error: unknown tool "find"'},
     ]
     for message in results:
         conforms(ChatCompletionToolMessageParam, message)
@@ -505,9 +505,11 @@ async def test_pydantic_ai_toolset_under_function_model(ws, ctx):
     result = await agent.run("go")
     assert result.output == "ok"
     assert seen["tools"] == {
-        "edit": (TOOLS[0][1], EDIT_SCHEMA, True, False),
-        "read": (TOOLS[1][1], READ_SCHEMA, False, False),
-        "write": (TOOLS[2][1], WRITE_SCHEMA, True, False),
+        "edit": (EDIT_DESCRIPTION, EDIT_SCHEMA, True, False),
+        "glob": (GLOB_DESCRIPTION, GLOB_SCHEMA, False, False),  # read-only: may run in parallel
+        "grep": (GREP_DESCRIPTION, GREP_SCHEMA, False, False),
+        "read": (READ_DESCRIPTION, READ_SCHEMA, False, False),
+        "write": (WRITE_DESCRIPTION, WRITE_SCHEMA, True, False),
     }
     assert seen["instructions"] == "\n\n".join(s.render() for s in ctx.system_prompt.sections() if s.name.startswith("tool:"))
     assert seen["returns"] == {
