@@ -30,10 +30,14 @@ _MUTATION: Final[Mapping[str, bool]] = {
     "openWorldHint": False,
 }
 
+_READ_ONLY: Final[Mapping[str, bool]] = {"readOnlyHint": True, "openWorldHint": False}
+
 TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
-    "read": {"readOnlyHint": True, "openWorldHint": False},
+    "read": _READ_ONLY,
     "write": _MUTATION,
     "edit": _MUTATION,
+    "glob": _READ_ONLY,
+    "grep": _READ_ONLY,
 }
 """MCP ``ToolAnnotations`` (wire names) per tool; a tool not listed here gets none"""
 
