@@ -18,19 +18,19 @@ import pytest
 
 import dsh_fs
 from mcp_support import RawStdio
-from spectext import TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
+from spectext import FULL_TOOL_GUIDANCE, FULL_TOOL_GUIDANCE_UNGUARDED
 
 pytestmark = pytest.mark.timeout(60)
 
 CONFIGS = [
-    pytest.param([], {}, TOOL_GUIDANCE, id="default"),
+    pytest.param([], {}, FULL_TOOL_GUIDANCE, id="default"),
     pytest.param(
         ["--profile", "reference", "--no-policy", "--read-limit", "7"],
         {"profile": "reference", "policy": False, "read_limit": 7},
-        TOOL_GUIDANCE,
+        FULL_TOOL_GUIDANCE,
         id="reference-bare-limit7",
     ),
-    pytest.param(["--no-policy"], {"policy": False}, TOOL_GUIDANCE_UNGUARDED, id="default-bare"),
+    pytest.param(["--no-policy"], {"policy": False}, FULL_TOOL_GUIDANCE_UNGUARDED, id="default-bare"),
 ]
 
 

@@ -30,7 +30,7 @@ from dsh_fs.fs.types import CreateIfAbsent, EditIntent, Version
 from dsh_fs.fs_policy import FsPolicy
 from dsh_fs.tool_fs import ToolFs
 from filekit import get, put
-from spectext import PROMPT, TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
+from spectext import FULL_TOOL_GUIDANCE_UNGUARDED, PROMPT, TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
 
 pytestmark = pytest.mark.anyio
 
@@ -139,7 +139,7 @@ def test_the_prompt_describes_the_deployment_it_runs_in_d14(fake: Callable[..., 
     assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE
     policy.dispose()
     assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
-    assert dsh_fs.create_context(policy=False).system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
+    assert dsh_fs.create_context(policy=False).system_prompt.render(only="tool:") == FULL_TOOL_GUIDANCE_UNGUARDED
 
 
 def test_stays_pending_until_ctx_fs_exists(memory_fs: type) -> None:
