@@ -323,7 +323,9 @@ async def test_parent_swapped_for_a_symlink_after_resolve(
     assert result.is_error, result.text
     assert "TOP SECRET" not in result.text
     assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", result.text
-    assert result.text.startswith(f'Error: cannot resolve "{world.root}/{args["file_path"]}": outside the workspace')
+    # the one containment message, naming the root (tracker issue 12)
+    assert result.text == f'Error: cannot resolve "{world.root}/{args["file_path"]}": outside the workspace "{world.root}"'
+
     assert recorder.reads == [], "read an outside file"
     assert recorder.files_opened() == [], "opened an outside file"
     assert snapshot(world.outside) == outside_before

@@ -78,15 +78,23 @@ def test_resolve_rooted(path: str, base: str, root: str, display: str, rel: str)
 
 
 @pytest.mark.parametrize(
-    ("path", "base", "root"),
-    [("..", "/", "/"), ("../x", "/", "/"), ("a/../../x", "/", "/"), ("/etc/passwd", "/ws", "/ws"), ("..", "/ws", "/ws"),
-     ("/ws/../ws2/a", "/ws", "/ws"), ("/wsx/a", "/ws", "/ws")],
+    ("path", "base", "root", "display"),
+    [("/etc/passwd", "/ws", "/ws", "/etc/passwd"), ("..", "/ws", "/ws", "/"), ("/ws/../ws2/a", "/ws", "/ws", "/ws2/a"),
+     ("/wsx/a", "/ws", "/ws", "/wsx/a"), ("../../x", "/ws/src", "/ws", "/x"), ("a/../../..//x/", "/ws", "/ws", "/x")],
 )
-def test_resolve_rooted_never_leaves_the_root(path: str, base: str, root: str) -> None:
+def test_resolve_rooted_never_leaves_the_root(path: str, base: str, root: str, display: str) -> None:
+    """The refusal shows the resolved display path, as the local provider does (tracker issue 12)."""
     with pytest.raises(FsError) as caught:
         resolve_rooted(path, base, check_root(root))
     assert caught.value.code == "FS_PERMISSION_DENIED"
-    assert str(caught.value) == f'cannot resolve "{path}": outside the workspace "{root}"'
+    assert str(caught.value) == f'cannot resolve "{display}": outside the workspace "{root}"'
+
+
+@pytest.mark.parametrize(("path", "display"), [("..", "/"), ("../x", "/x"), ("a/../../x", "/x"), ("/../../x", "/x")])
+def test_dot_dot_above_slash_is_slash(path: str, display: str) -> None:
+    """``/..`` is ``/`` (POSIX, and the local provider): at the display root ``/`` nothing climbs out."""
+    found = resolve_rooted(path, "/", check_root("/"))
+    assert found.display == display and found.rel == display.strip("/")
 
 
 def test_resolve_rooted_blank_and_nul() -> None:

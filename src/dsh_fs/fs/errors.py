@@ -190,12 +190,13 @@ def foreign_target(display: str, why: str) -> FsError:
     return FsError(f'cannot resolve "{display}": {why}', FsErrorCode.NOT_FOUND)
 
 
-def outside_workspace(shown: str, root: str | None) -> FsError:
-    """``FS_PERMISSION_DENIED``: ``shown`` (a display path, or the model's path where the
-    provider shows that) is outside the workspace ``root`` (containment; the root is named
-    when known)."""
+def outside_workspace(shown: str, root: str | None, *, cause: BaseException | None = None) -> FsError:
+    """``FS_PERMISSION_DENIED``: ``shown`` (the display path: the model's path resolved
+    lexically against the cwd) is outside the workspace ``root``, or its resolution would
+    leave it (containment, every provider; the root is named when known)."""
     where = f' "{root}"' if root else ""
-    return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
+    return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED,
+                   cause=cause)
 
 
 def nul_in_path(display: str) -> FsError:

@@ -67,7 +67,7 @@ _swept_lock = threading.Lock()
 
 
 def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None,
-                 signal: AbortSignal | None, verb: Verb, display: str, root: str | None = None) -> None:
+                 signal: AbortSignal | None, verb: Verb, display: str, root: beneath.Root | None = None) -> None:
     """Replace (or create) the file at ``path`` with ``data``, atomically and durably.
 
     :param path: absolute path of the target; missing parent directories are created

@@ -45,7 +45,7 @@ from ..fs.paths import is_blank, node_resolve
 from ..fs.errors import FsError, Stage, aborted, blank_path, check_abort, outside_workspace
 from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
 from ..fs.window import ReadWindow, WindowResult
-from . import files, fsio, versions
+from . import beneath, files, fsio, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
@@ -135,8 +135,7 @@ class LocalFileSystem(FileSystem):
         self.rules = LocalRules.for_profile(
             self.profile,
             umask=current_umask(),
-            root=os.path.realpath(self.root) if self.root is not None else None,
-            root_display=self.root,
+            root=beneath.Root(os.path.realpath(self.root), self.root) if self.root is not None else None,
             stream_edit_min_size=stream_edit_min_size,
         )
         self._limiter = anyio.CapacityLimiter(max_threads)
@@ -190,7 +189,7 @@ class LocalFileSystem(FileSystem):
         display = node_resolve(cwd or self.cwd, path)
         if not self.rules.contains(display):
             raise outside_workspace(display, self.rules.root_display)
-        found = await self._run(files.probe_no_follow, display, display)
+        found = await self._run(files.probe_no_follow, display, display, root=self.rules.root)
         check_abort(signal, "lstat")
         return found
 

@@ -30,17 +30,17 @@ class LocalRules(TextRules):
     follow_dangling: bool = profile_switch("D12")
     """D12: writing through a dangling symlink creates its target"""
     umask: int = 0o022
-    root: str | None = None
-    """containment: the real path of the workspace root; ``None`` = no containment (reference)"""
-    root_display: str | None = None
-    """the root as configured (lexically normalized), for messages and the lexical check"""
+    root: beneath.Root | None = None
+    """containment: the workspace root (real path, and as configured); ``None`` = no
+    containment (reference)"""
     stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE
     """edits of files of at least this many bytes stream (``large_edit``), without a diff basis"""
 
+    @property
+    def root_display(self) -> str | None:
+        """the root as configured, as messages name it (``None`` without a root)"""
+        return self.root.shown if self.root is not None else None
+
     def contains(self, display: str) -> bool:
         """Is ``display`` (absolute, normalized) inside the root, lexically? Always without a root."""
-        if self.root is None:
-            return True
-        return beneath.inside(display, self.root) or (
-            self.root_display is not None and beneath.inside(display, self.root_display)
-        )
+        return self.root is None or self.root.contains(display)
