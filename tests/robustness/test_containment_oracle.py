@@ -20,8 +20,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from typing import Any
 
@@ -31,7 +29,7 @@ import dsh_fs
 from dsh_fs import FsError, Session
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_memory import MemoryFileSystem
-from robustkit import call, child_env, snapshot
+from robustkit import call, run_as, snapshot
 
 pytestmark = pytest.mark.anyio
 
@@ -151,14 +149,13 @@ async def test_lstat_of_an_outward_link_itself_is_answered(world: tuple[str, str
 
 
 OUTSIDE_AS_NOBODY = r"""
-import anyio, json, sys, os
+import anyio
 import dsh_fs
 from dsh_fs.fs_local import LocalFileSystem
-root, uid = sys.argv[1], int(sys.argv[2])
+root, paths = sys.argv[1], json.loads(sys.argv[2])
 ctx = dsh_fs.create_context(provider=LocalFileSystem(cwd=root, root=root), policy=False)
-paths = json.loads(sys.argv[3])
 async def main():
-    os.setgroups([]); os.setgid(uid); os.setuid(uid)
+    drop()
     out = {}
     for path in paths:
         r = await ctx.tools.execute("read", {"file_path": path}, session=dsh_fs.Session(cwd=root))
@@ -183,12 +180,7 @@ def test_an_unsearchable_outside_directory_gives_the_containment_error() -> None
             handle.write("TOP SECRET\n")
         os.symlink("/", os.path.join(root, "up"))
         paths = [f"up{closed}/x.txt", f"up{closed}/none/x", f"up{top}/none/x"]
-        proc = subprocess.run([sys.executable, "-c", OUTSIDE_AS_NOBODY, root, str(nobody), json.dumps(paths)],
-                              capture_output=True, text=True, timeout=50, env=child_env(), cwd=top)
-        if proc.returncode != 0 and "setuid" in proc.stderr:
-            pytest.skip(f"cannot switch to uid {nobody}: {proc.stderr[-300:]}")
-        assert proc.returncode == 0, proc.stderr
-        out = json.loads(proc.stdout)
+        out = run_as(OUTSIDE_AS_NOBODY, root, json.dumps(paths), uid=nobody, gid=nobody, cwd=top)
         for path in paths:
             assert out[path] == ["FS_PERMISSION_DENIED",
                                  f'Error: cannot resolve "{root}/{path}": outside the workspace "{root}"'], path

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
@@ -55,7 +54,6 @@ __all__ = (
     "LocalFileSystem",
     "SLOW_DISK_COOLDOWN_S",
     "SLOW_MUTATION_S",
-    "current_umask",
 )
 
 SLOW_MUTATION_S = 0.005
@@ -66,24 +64,6 @@ SLOW_DISK_COOLDOWN_S = 30.0
 
 _ABORT_POLL_S = 0.01
 """how often a wait for a cross-process lock held elsewhere looks at the abort signal"""
-
-_umask_lock = threading.Lock()
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where Linux allows (``/proc/self/status``)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    with _umask_lock:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
-
 
 class LocalFileSystem(FileSystem):
     """The host filesystem as a ``FileSystem`` provider.
@@ -134,7 +114,6 @@ class LocalFileSystem(FileSystem):
         self.profile = Profile.parse(profile)
         self.rules = LocalRules.for_profile(
             self.profile,
-            umask=current_umask(),
             root=beneath.Root(os.path.realpath(self.root), self.root) if self.root is not None else None,
             stream_edit_min_size=stream_edit_min_size,
         )

@@ -244,10 +244,6 @@ class StreamReader:
 
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
 
-def _new_file_mode(rules: LocalRules) -> int:
-    return (0o666 & ~rules.umask) if rules.umask_mode else 0o600
-
-
 def write_file(target: Target, content: str, expected: WriteIntent | None, *, signal: AbortSignal | None,
                rules: LocalRules) -> WriteOutcome:
     """§2.8 ``writeText`` steps 1–7 (call with the target's locks held)."""
@@ -270,7 +266,8 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             old = _summarize(key, display, signal=signal, rules=rules)
     planned = rewrite(old, content, rules)
     data = planned.data
-    mode = existing.mode if existing is not None else _new_file_mode(rules)
+    # a new file: made as creat(0o666) makes it (umask or default ACL; D3), else the reference's 0o600
+    mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
     owner = owner_to_keep(existing, rules)
     atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root)
     return WriteOutcome(
