@@ -151,11 +151,11 @@ def _context(options: _Options, *, store: Any = None) -> Any:
 
 
 def _open_store(name: str, owner: object) -> Any:
-    from .state import DB_FILENAME, SqliteObservationStore, state_dir
+    from .state import SqliteObservationStore, store_location
 
-    path = os.path.join(state_dir(), DB_FILENAME)
+    path, private = store_location()
     try:
-        return SqliteObservationStore(path, name, owner=owner)
+        return SqliteObservationStore(path, name, owner=owner, private=private)
     except Exception as exc:  # sqlite3.Error, OSError
         raise CliFailure(f"cannot open the session store {path}: {exc}") from None
 
