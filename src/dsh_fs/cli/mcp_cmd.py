@@ -11,6 +11,8 @@ import sys
 import anyio
 import click
 
+from .options import require_s3_credentials, s3_options
+
 __all__ = ("mcp",)
 
 
@@ -43,9 +45,7 @@ __all__ = ("mcp",)
     default=None,
     help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback HOST only; PORT 0 picks one).",
 )
-@click.option("--s3", metavar="s3://BUCKET/PREFIX", default=None,
-              help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
-@click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3 (default: AWS).")
+@s3_options(s3_help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
 def mcp(
     root: str | None,
     profile: str,
@@ -90,14 +90,14 @@ def mcp(
         ctx = build_context(options)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    except ImportError as exc:  # --s3 without the [s3] extra
-        raise click.ClickException(str(exc)) from None
 
     def announce(url: str) -> None:
         click.echo(f"dsh-fs mcp: serving {options.root} at {url}", err=True)
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
+            if s3 is not None:
+                await require_s3_credentials()
             if host is None:
                 await serve_stdio(ctx, root=options.root)
             else:
