@@ -148,3 +148,15 @@ def test_error_mapping_messages() -> None:
     network = fs_error(failure_of(ConnectionError("Could not connect to the endpoint URL")), "write", "/b")
     assert (network.code, str(network)) == ("FS_IO_ERROR", 'cannot write "/b": Could not connect to the endpoint URL')
     assert isinstance(network.cause, S3Failure)
+
+
+def test_resolve_rooted_has_no_home_directory() -> None:
+    """DEVIATIONS D20 on a rooted provider (memory, S3): ``~``/``~/…`` is refused in the
+    default profile (``home_tilde``), a literal name otherwise; ``./~`` and ``~x`` are names."""
+    for path in ("~", "~/a.txt"):
+        with pytest.raises(FsError) as caught:
+            resolve_rooted(path, "/", "/", home_tilde=True)
+        assert caught.value.code == "FS_NOT_FOUND" and str(caught.value).startswith(f'cannot resolve "{path}": there is no home')
+        assert resolve_rooted(path, "/", "/").display == "/" + path
+    assert resolve_rooted("./~/a.txt", "/", "/", home_tilde=True).display == "/~/a.txt"
+    assert resolve_rooted("~x", "/", "/", home_tilde=True).display == "/~x"

@@ -21,6 +21,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
+    FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
     FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
                           write_cleanup_failed             write failed (<error>) and temp close|cleanup failed (<error>)  #21 #22 (A2 code)
                           lock_unavailable                 cannot take the cross-process lock in <dir>: <reason>  (A4)
@@ -83,6 +84,7 @@ __all__ = (
     "not_found",
     "not_regular_file",
     "not_text",
+    "no_home",
     "nul_in_path",
     "offset_out_of_range",
     "outside_workspace",
@@ -197,6 +199,13 @@ def outside_workspace(shown: str, root: str | None, *, cause: BaseException | No
     where = f' "{root}"' if root else ""
     return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED,
                    cause=cause)
+
+
+def no_home(path: str) -> FsError:
+    """``FS_NOT_FOUND``: ``path`` starts with ``~`` (the home directory, DEVIATIONS D20) in a
+    workspace that has none (the memory and S3 providers, or a process without a home)."""
+    return FsError(f'cannot resolve "{path}": there is no home directory here; '
+                   "name the file from the workspace (./~ for a file named ~)", FsErrorCode.NOT_FOUND)
 
 
 def nul_in_path(display: str) -> FsError:

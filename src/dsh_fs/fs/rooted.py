@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import blank_path, nul_in_path, outside_workspace
-from .paths import is_blank, node_resolve
+from .errors import blank_path, no_home, nul_in_path, outside_workspace
+from .paths import is_blank, names_home, node_resolve
 
 __all__ = ("RootedPath", "check_root", "display_of", "resolve_rooted")
 
@@ -52,18 +52,22 @@ def display_of(root: str, rel: str) -> str:
     return ("" if root == "/" else root) + "/" + rel
 
 
-def resolve_rooted(path: str, base: str, root: str) -> RootedPath:
+def resolve_rooted(path: str, base: str, root: str, *, home_tilde: bool = False) -> RootedPath:
     """Resolve the model path ``path`` against ``base`` (an absolute display path) inside ``root``.
 
     :param path: the model's path (relative or absolute); never trimmed
     :param base: the session cwd (absolute); ignored for an absolute ``path``
     :param root: a display root as returned by :func:`check_root`
+    :param home_tilde: DEVIATIONS D20: a leading ``~``/``~/`` names a home directory, which a
+        rooted workspace does not have: refused (else ``~`` is a literal name)
     :raises FsError: ``FS_NOT_FOUND`` ``file_path must be a non-empty string`` for a blank
-        path (JS ``trim`` semantics, §2.2 step 3); ``FS_PERMISSION_DENIED`` ``cannot resolve
-        "<dp>": path contains a NUL byte``, and ``… outside the workspace "<root>"``
+        path (JS ``trim`` semantics, §2.2 step 3), ``no_home`` (D20); ``FS_PERMISSION_DENIED``
+        ``cannot resolve "<dp>": path contains a NUL byte``, and ``… outside the workspace "<root>"``
     """
     if is_blank(path):
         raise blank_path()
+    if home_tilde and names_home(path):
+        raise no_home(path)
     display = node_resolve(base if base.startswith("/") else "/" + base, path)
     if "\0" in path:
         raise nul_in_path(display)

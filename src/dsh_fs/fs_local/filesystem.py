@@ -40,8 +40,7 @@ import anyio.to_thread
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
-from ..fs.paths import is_blank, node_resolve
-from ..fs.errors import FsError, Stage, aborted, blank_path, check_abort, outside_workspace
+from ..fs.errors import FsError, Stage, aborted, check_abort
 from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
 from ..fs.window import ReadWindow, WindowResult
 from . import beneath, files, fsio, versions
@@ -163,11 +162,7 @@ class LocalFileSystem(FileSystem):
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         check_abort(signal, "lstat")
-        if is_blank(path):
-            raise blank_path()
-        display = node_resolve(cwd or self.cwd, path)
-        if not self.rules.contains(display):
-            raise outside_workspace(display, self.rules.root_display)
+        display = fsio.display_path(path, cwd or self.cwd, self.rules)
         found = await self._run(files.probe_no_follow, display, display, root=self.rules.root)
         check_abort(signal, "lstat")
         return found

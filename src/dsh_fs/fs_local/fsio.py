@@ -27,6 +27,7 @@ from ..fs.errors import (
     not_directory,
     not_found,
     not_regular_file,
+    no_home,
     nul_in_path,
     outside_workspace,
     overwrite_not_observed,
@@ -43,7 +44,7 @@ from ..fs.provider_rules import (
     rewrite,
     well_formed,
 )
-from ..fs.paths import is_blank, node_resolve
+from ..fs.paths import expand_home, is_blank, names_home, node_resolve
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
@@ -68,6 +69,7 @@ from .rules import LocalRules
 
 __all__ = (
     "StreamReader",
+    "display_path",
     "edit_file",
     "list_directory",
     "read_file_bytes",
@@ -90,14 +92,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     containment error, whatever lies outside (no oracle: tracker issue 12).
     """
     check_abort(signal, "resolve")
-    if is_blank(path):
-        raise blank_path()
-    path = well_formed(path)
-    display = node_resolve(base, path)
-    if "\0" in path:
-        raise nul_in_path(display)
-    if not rules.contains(display):
-        raise outside_workspace(display, rules.root_display)
+    display = display_path(path, base, rules)
     try:
         try:
             key = _realpath(display, rules, strict=True)
@@ -111,6 +106,30 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
         raise outside_workspace(display, rules.root_display)
     check_abort(signal, "resolve")
     return Target(key=TargetKey(key), display_path=display)
+
+
+def display_path(path: str, base: str, rules: LocalRules) -> str:
+    """The display path of the model's ``path`` (relative to ``base``): a leading ``~`` is the
+    home directory (D20), then ``.``/``..`` are collapsed lexically; it must be inside the
+    containment root, lexically.
+
+    :raises FsError: ``blank_path``; ``no_home`` (D20, a process without a home directory);
+        ``nul_in_path``; ``outside_workspace``
+    """
+    if is_blank(path):
+        raise blank_path()
+    path = well_formed(path)
+    if rules.home_tilde and names_home(path):
+        home = os.path.expanduser("~")
+        if not home.startswith("/"):
+            raise no_home(path)
+        path = expand_home(path, home)
+    display = node_resolve(base, path)
+    if "\0" in path:
+        raise nul_in_path(display)
+    if not rules.contains(display):
+        raise outside_workspace(display, rules.root_display)
+    return display
 
 
 def _realpath(path: str, rules: LocalRules, *, strict: bool) -> str:
