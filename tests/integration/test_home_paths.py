@@ -35,7 +35,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 async def test_D20_tilde_is_the_home_directory(ws: str, home: str) -> None:
-    ctx = dsh_fs.create_context(cwd=ws, policy=False)
+    ctx = dsh_fs.create_context(cwd=ws, root=None, policy=False)  # the whole disk: home included
     s = Session(cwd=ws)
     done = await ctx.tools.execute("write", {"file_path": "~/notes.txt", "content": "hi\n"}, session=s)
     assert done.text == f"<path>{home}/notes.txt</path>\n<type>file</type>\n<content>\nCreated file\n</content>"
@@ -58,7 +58,7 @@ async def test_D20_other_tildes_are_literal_names(ws: str, home: str, path: str)
 
 
 async def test_D20_reference_keeps_the_literal_tilde(ws: str, home: str) -> None:
-    ctx = dsh_fs.create_context(cwd=ws, policy=False, profile="reference")
+    ctx = dsh_fs.create_context(cwd=ws, root=None, policy=False, profile="reference")
     done = await ctx.tools.execute("write", {"file_path": "~/notes.txt", "content": "hi\n"}, session=Session(cwd=ws))
     assert not done.is_error, done.text
     assert get(f"{ws}/~/notes.txt") == b"hi\n" and not os.path.exists(f"{home}/notes.txt")

@@ -1194,7 +1194,7 @@ async def test_D11_lone_surrogates_are_rejected(make_ctx: Callable[..., Context]
 async def test_D12_writing_through_a_dangling_symlink(make_ctx: Callable[..., Context], ws: str, profile: str) -> None:
     """D12: the dangling link is kept and its target created (default); the reference replaces the link"""
     os.symlink("target.txt", f"{ws}/link")
-    ctx = make_ctx(profile=profile)
+    ctx = make_ctx(profile=profile, root=None)  # the reference's own setting: no containment root
     ok(await ctx.tools.execute("write", {"file_path": "link", "content": "via link\n"}, session=Session(ws)),
        envelope(f"{ws}/link", "Created file"))
     if profile == "default":

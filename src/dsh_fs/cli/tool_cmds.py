@@ -129,9 +129,11 @@ def _context(options: _Options, *, store: Any = None) -> Any:
 
         provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
     try:
+        # a person's command line (or a shell-only agent, which has the shell anyway): no
+        # containment root, as in the reference (S3: the bucket prefix is the root)
         return create_context(
-            cwd=options.cwd, profile=options.profile, policy=options.policy, provider=provider,
-            observations=store, **options.caps,
+            cwd=options.cwd, root=None if provider is None else ..., profile=options.profile,
+            policy=options.policy, provider=provider, observations=store, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
