@@ -343,18 +343,6 @@ def test_every_command_has_help(cli, command):
         assert b"--session NAME" in text and b"--no-policy" in text and b"Exit status" in text
 
 
-@pytest.mark.parametrize("args", [["read", "a.txt", "--s3", "s3://bucket/p"], ["mcp", "--s3", "s3://bucket/p"]],
-                         ids=["read", "mcp"])
-def test_s3_without_the_extra_says_how_to_install_it(ws, env, args):
-    """Without aiobotocore, ``--s3`` fails at once on stderr with the extra to install (not as
-    a tool result on stdout at the first request)."""
-    blocked = ("import sys; sys.modules['aiobotocore'] = None; sys.modules['aiobotocore.session'] = None; "
-               "from dsh_fs.cli.main import main; sys.argv[0] = 'dsh-fs'; main()")
-    proc = Cli([sys.executable, "-c", blocked], ws, env)(*args)
-    assert proc.returncode in (1, 2) and proc.stdout == b""
-    assert b"the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'" in proc.stderr
-
-
 # -- glob / grep (tracker issue 10) -----------------------------------------------------------
 
 

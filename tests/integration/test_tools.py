@@ -1021,14 +1021,15 @@ async def test_D2_mixed_line_endings_untouched(make_ctx: Callable[..., Context],
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
 async def test_D3_new_file_mode_and_kept_owner(make_ctx: Callable[..., Context], ws: str, profile: str) -> None:
-    """D3: new files get 0o666 & ~umask (default) vs 0o600; existing files keep mode (and, default, owner/group)"""
+    """D3: new files get 0o666 & ~umask (default; the umask when the file is made, as creat)
+    vs 0o600; existing files keep mode (and, default, owner/group)"""
+    ctx = make_ctx(profile=profile, policy=False)
+    s = Session(ws)
     previous = os.umask(0o027)
     try:
-        ctx = make_ctx(profile=profile, policy=False)
+        ok(await ctx.tools.execute("write", {"file_path": "new.txt", "content": "n\n"}, session=s))
     finally:
         os.umask(previous)
-    s = Session(ws)
-    ok(await ctx.tools.execute("write", {"file_path": "new.txt", "content": "n\n"}, session=s))
     assert stat_mod.S_IMODE(os.stat(f"{ws}/new.txt").st_mode) == (0o640 if profile == "default" else 0o600)
     put(f"{ws}/run.sh", "#!/bin/sh\necho hi\n", mode=0o755)
     os.chmod(f"{ws}/run.sh", 0o4755)  # setuid is dropped, the permission bits are kept
@@ -1215,7 +1216,7 @@ async def test_D11_lone_surrogates_are_rejected(make_ctx: Callable[..., Context]
 async def test_D12_writing_through_a_dangling_symlink(make_ctx: Callable[..., Context], ws: str, profile: str) -> None:
     """D12: the dangling link is kept and its target created (default); the reference replaces the link"""
     os.symlink("target.txt", f"{ws}/link")
-    ctx = make_ctx(profile=profile)
+    ctx = make_ctx(profile=profile, root=None)  # the reference's own setting: no containment root
     ok(await ctx.tools.execute("write", {"file_path": "link", "content": "via link\n"}, session=Session(ws)),
        envelope(f"{ws}/link", "Created file"))
     if profile == "default":

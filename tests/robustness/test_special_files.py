@@ -112,7 +112,7 @@ async def test_fifo_swapped_in_after_the_type_check_does_not_hang(
 async def test_character_devices_are_not_read(ws: str, device: str) -> None:
     if not os.path.exists(device):
         pytest.skip(f"{device} does not exist here")
-    ctx = dsh_fs.create_context(cwd=ws)
+    ctx = dsh_fs.create_context(cwd=ws, root=None)
     result = await call(ctx, "read", {"file_path": device}, Session(cwd=ws), timeout=10)
     _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot read "{device}": not a regular file')
 
@@ -124,7 +124,7 @@ async def test_a_file_swapped_for_a_device_link_is_not_read(ws: str, device: str
     path = os.path.join(ws, "f.txt")
     with open(path, "w") as handle:
         handle.write("a\n")
-    ctx = dsh_fs.create_context(cwd=ws, policy=False)
+    ctx = dsh_fs.create_context(cwd=ws, root=None, policy=False)
     real_open = files.open_regular
 
     def swap_then_open(p: str, *a: Any, **k: Any) -> int:
@@ -185,7 +185,7 @@ async def test_proc_file_reads_its_current_text_although_stat_says_zero_bytes(ws
     if not os.path.exists(path):
         pytest.skip("no /proc here")
     assert os.stat(path).st_size == 0
-    ctx = dsh_fs.create_context(cwd=ws)
+    ctx = dsh_fs.create_context(cwd=ws, root=None)
     result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=10)
     assert not result.is_error, result.text
     head, _, rest = result.text.partition("\n<content>\n")
@@ -202,7 +202,7 @@ async def test_proc_file_with_an_io_error_is_a_coded_error(ws: str) -> None:
     path = "/proc/self/mem"  # open succeeds, read at offset 0 fails with EIO
     if not os.path.exists(path):
         pytest.skip("no /proc here")
-    ctx = dsh_fs.create_context(cwd=ws)
+    ctx = dsh_fs.create_context(cwd=ws, root=None)
     result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=10)
     assert result.error is not None and result.error.code in ("FS_IO_ERROR", "FS_PERMISSION_DENIED"), result.text
     assert result.text.startswith(f'Error: cannot read "{path}": ')

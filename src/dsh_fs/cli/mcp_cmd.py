@@ -14,6 +14,7 @@ import anyio
 import click
 from click.core import ParameterSource
 
+from .options import require_s3_credentials, s3_options
 from .tool_cmds import CliFailure
 
 __all__ = ("mcp",)
@@ -82,9 +83,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
     help="HTTP: accept requests without a token. Anyone who can connect can then read and write your"
     " files; stateless (2026-07-28) clients are refused.",
 )
-@click.option("--s3", metavar="s3://BUCKET/PREFIX", default=None,
-              help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
-@click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3 (default: AWS).")
+@s3_options(s3_help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
 @click.option("--tools", "tool_names", metavar="NAMES", default=None,
               help="Serve only these tools, comma-separated (e.g. read,glob,grep; default: every registered tool).")
 def mcp(
@@ -151,8 +150,6 @@ def mcp(
         ctx = build_context(options)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    except ImportError as exc:  # --s3 without the [s3] extra
-        raise click.ClickException(str(exc)) from None
     if tool_names is not None:
         from ..core.selection import select_tools
 
@@ -174,6 +171,8 @@ def mcp(
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
+            if s3 is not None:
+                await require_s3_credentials()
             if not served_over_http:
                 await serve_stdio(ctx, root=options.root)
             else:

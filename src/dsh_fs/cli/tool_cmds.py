@@ -32,13 +32,13 @@ import anyio
 import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
+from .options import SESSION_NAME, CliFailure, require_s3_credentials, s3_options
 
 __all__ = ("edit", "glob", "grep", "prompt", "read", "schema", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_TOOL_ERROR = 1
-EXIT_USAGE = 2
 
 _CAPS = (
     ("read_limit", "--read-limit", "Default and maximum lines per read (default 2000)."),
@@ -67,12 +67,6 @@ _SESSION_HELP = (
 )
 
 
-class CliFailure(click.ClickException):
-    """The command cannot run (exit status 2, message on stderr)."""
-
-    exit_code = EXIT_USAGE
-
-
 def _deployment_options(func: F) -> F:
     """``--profile`` and the read caps (every command)."""
     for key, flag, text in reversed(_CAPS):
@@ -91,18 +85,14 @@ def _deployment_options(func: F) -> F:
 def _call_options(func: F) -> F:
     """``--cwd``, ``--no-policy`` and ``--session`` (the tool commands)."""
     func = click.option(
-        "--session", "session_name", metavar="NAME", default=None, envvar="DSH_FS_SESSION", show_envvar=True,
-        help=_SESSION_HELP,
+        "--session", "session_name", type=SESSION_NAME, metavar="NAME", default=None, envvar="DSH_FS_SESSION",
+        show_envvar=True, help=_SESSION_HELP,
     )(func)
     func = click.option(
         "--no-policy", "no_policy", is_flag=True,
         help="Run without the observation policy: write and edit are unconditional (still atomic and locked).",
     )(func)
-    func = click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3.")(func)
-    func = click.option(
-        "--s3", metavar="s3://BUCKET/PREFIX", default=None,
-        help="Work on an S3-compatible bucket prefix instead of the local disk (standard AWS credential chain).",
-    )(func)
+    func = s3_options()(func)
     return click.option(
         "--cwd", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
         help="Directory that relative paths resolve against (default: the current directory).",
@@ -143,28 +133,28 @@ def _context(options: _Options, *, store: Any = None) -> Any:
     from .state import state_dir
 
     provider = None
-    if options.s3 is not None:
+    if options.s3 is not None:  # checked by its option type (S3_URL)
         from ..fs_s3 import from_url
 
-        try:
-            provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
-        except ImportError as exc:
-            raise CliFailure(str(exc)) from None
+        provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
     try:
+        # a person's command line (or a shell-only agent, which has the shell anyway): no
+        # containment root, as in the reference (S3: the bucket prefix is the root)
         return create_context(
-            cwd=options.cwd, profile=options.profile, policy=options.policy, provider=provider,
-            observations=store, spill_root=os.path.join(state_dir(), "spill"), **options.caps,
+            cwd=options.cwd, root=None if provider is None else ..., profile=options.profile,
+            policy=options.policy, provider=provider, observations=store,
+            spill_root=os.path.join(state_dir(), "spill"), **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
 
 
 def _open_store(name: str, owner: object) -> Any:
-    from .state import DB_FILENAME, SqliteObservationStore, state_dir
+    from .state import SqliteObservationStore, store_location
 
-    path = os.path.join(state_dir(), DB_FILENAME)
+    path, private = store_location()
     try:
-        return SqliteObservationStore(path, name, owner=owner)
+        return SqliteObservationStore(path, name, owner=owner, private=private)
     except Exception as exc:  # sqlite3.Error, OSError
         raise CliFailure(f"cannot open the session store {path}: {exc}") from None
 
@@ -193,6 +183,8 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
+                if options.s3 is not None:
+                    await require_s3_credentials()
                 return await ctx.tools.execute(name, arguments, session=session)
 
         result = anyio.run(call)

@@ -21,6 +21,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
+    FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
     FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
                           write_cleanup_failed             write failed (<error>) and temp close|cleanup failed (<error>)  #21 #22 (A2 code)
                           lock_unavailable                 cannot take the cross-process lock in <dir>: <reason>  (A4)
@@ -79,6 +80,7 @@ __all__ = (
     "io_error",
     "lock_dir_unusable",
     "lock_unavailable",
+    "no_home",
     "not_directory",
     "not_found",
     "not_regular_file",
@@ -190,12 +192,20 @@ def foreign_target(display: str, why: str) -> FsError:
     return FsError(f'cannot resolve "{display}": {why}', FsErrorCode.NOT_FOUND)
 
 
-def outside_workspace(shown: str, root: str | None) -> FsError:
-    """``FS_PERMISSION_DENIED``: ``shown`` (a display path, or the model's path where the
-    provider shows that) is outside the workspace ``root`` (containment; the root is named
-    when known)."""
+def outside_workspace(shown: str, root: str | None, *, cause: BaseException | None = None) -> FsError:
+    """``FS_PERMISSION_DENIED``: ``shown`` (the display path: the model's path resolved
+    lexically against the cwd) is outside the workspace ``root``, or its resolution would
+    leave it (containment, every provider; the root is named when known)."""
     where = f' "{root}"' if root else ""
-    return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
+    return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED,
+                   cause=cause)
+
+
+def no_home(path: str) -> FsError:
+    """``FS_NOT_FOUND``: ``path`` starts with ``~`` (the home directory, DEVIATIONS D20) in a
+    workspace that has none (the memory and S3 providers, or a process without a home)."""
+    return FsError(f'cannot resolve "{path}": there is no home directory here; '
+                   "name the file from the workspace (./~ for a file named ~)", FsErrorCode.NOT_FOUND)
 
 
 def nul_in_path(display: str) -> FsError:

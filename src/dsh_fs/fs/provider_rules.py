@@ -77,6 +77,9 @@ class TextRules:
     """D2/D4: an edit changes only matched spans; a rewrite of a CRLF file stays CRLF"""
     detailed_errors: bool = profile_switch("D6")
     """D6: non-text errors say where and why"""
+    home_tilde: bool = profile_switch("D20")
+    """D20: a leading ``~``/``~/`` names the home directory (refused where there is none);
+    else it is a literal name"""
 
     @classmethod
     def switches(cls) -> tuple[str, ...]:

@@ -57,7 +57,7 @@ class Probe:
 
     path: str
     st: os.stat_result
-    root: str | None = None
+    root: beneath.Root | None = None
     """containment root: digests are read beneath it"""
     _version: str | None = None
 
@@ -86,7 +86,7 @@ class Probe:
         return Info(version=self.version, type=self.type, size=self.st.st_size)
 
 
-def probe(path: str, verb: Verb, display: str, *, root: str | None = None) -> Probe | None:
+def probe(path: str, verb: Verb, display: str, *, root: beneath.Root | None = None) -> Probe | None:
     """Following stat (beneath ``root``: final component not followed); ``None`` for
     ENOENT/ENOTDIR; other errors mapped (A2) with ``verb`` and ``display``."""
     try:
@@ -99,10 +99,12 @@ def probe(path: str, verb: Verb, display: str, *, root: str | None = None) -> Pr
         return None
 
 
-def probe_no_follow(path: str, display: str) -> PathInfo | None:
-    """``lstat`` metadata of ``path`` (type may be ``symlink``); ``None`` when absent."""
+def probe_no_follow(path: str, display: str, *, root: beneath.Root | None = None) -> PathInfo | None:
+    """``lstat`` metadata of the unresolved ``path`` (type may be ``symlink``); ``None`` when
+    absent. Beneath ``root`` its parent is resolved without leaving the root: a path whose
+    resolution leaves it fails with the containment error."""
     try:
-        st = os.lstat(path)
+        st = beneath.lstat_in(path, root=root)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -113,7 +115,7 @@ def probe_no_follow(path: str, display: str) -> PathInfo | None:
     return PathInfo(version=Version(versions.mint(st, path, read=False)), type=kind, size=st.st_size)
 
 
-def open_regular(path: str, verb: Verb, display: str, root: str | None) -> int:
+def open_regular(path: str, verb: Verb, display: str, root: beneath.Root | None) -> int:
     """A read-only descriptor of the regular file at ``path`` (beneath ``root`` when given),
     opened without ever blocking on a FIFO; the caller closes it.
 
@@ -148,7 +150,7 @@ def owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] 
     return uid, gid
 
 
-def version_after_write(key: str, data: bytes | None, root: str | None) -> Version:
+def version_after_write(key: str, data: bytes | None, root: beneath.Root | None) -> Version:
     """The version of ``key`` just after a write of ``data`` (``None``: the content is not in
     memory; a digest, if the A5 racy window needs one, re-reads the file)."""
     try:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
@@ -41,11 +40,10 @@ import anyio.to_thread
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
-from ..fs.paths import is_blank, node_resolve
-from ..fs.errors import FsError, Stage, aborted, blank_path, check_abort, outside_workspace
+from ..fs.errors import FsError, Stage, aborted, check_abort
 from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WalkEntry, WriteIntent, WriteOutcome
 from ..fs.window import ReadWindow, WindowResult
-from . import files, fsio, versions
+from . import beneath, files, fsio, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
@@ -56,7 +54,6 @@ __all__ = (
     "LocalFileSystem",
     "SLOW_DISK_COOLDOWN_S",
     "SLOW_MUTATION_S",
-    "current_umask",
 )
 
 SLOW_MUTATION_S = 0.005
@@ -67,24 +64,6 @@ SLOW_DISK_COOLDOWN_S = 30.0
 
 _ABORT_POLL_S = 0.01
 """how often a wait for a cross-process lock held elsewhere looks at the abort signal"""
-
-_umask_lock = threading.Lock()
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where Linux allows (``/proc/self/status``)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    with _umask_lock:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
-
 
 class LocalFileSystem(FileSystem):
     """The host filesystem as a ``FileSystem`` provider.
@@ -135,9 +114,7 @@ class LocalFileSystem(FileSystem):
         self.profile = Profile.parse(profile)
         self.rules = LocalRules.for_profile(
             self.profile,
-            umask=current_umask(),
-            root=os.path.realpath(self.root) if self.root is not None else None,
-            root_display=self.root,
+            root=beneath.Root(os.path.realpath(self.root), self.root) if self.root is not None else None,
             stream_edit_min_size=stream_edit_min_size,
         )
         self._limiter = anyio.CapacityLimiter(max_threads)
@@ -186,12 +163,8 @@ class LocalFileSystem(FileSystem):
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         check_abort(signal, "lstat")
-        if is_blank(path):
-            raise blank_path()
-        display = node_resolve(cwd or self.cwd, path)
-        if not self.rules.contains(display):
-            raise outside_workspace(display, self.rules.root_display)
-        found = await self._run(files.probe_no_follow, display, display)
+        display = fsio.display_path(path, cwd or self.cwd, self.rules)
+        found = await self._run(files.probe_no_follow, display, display, root=self.rules.root)
         check_abort(signal, "lstat")
         return found
 

@@ -203,7 +203,7 @@ class MemoryFileSystem(FileSystem):
         """
         check_abort(signal, "resolve")
         await anyio.lowlevel.checkpoint()
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         check_abort(signal, "resolve")
         return Target(key=self._key(found.rel), display_path=found.display)
 
@@ -218,7 +218,7 @@ class MemoryFileSystem(FileSystem):
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """As ``stat`` of the resolved path (there are no symlinks here)."""
         check_abort(signal, "lstat")
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         await anyio.lowlevel.checkpoint()
         info = self._info(found.rel)
         check_abort(signal, "lstat")

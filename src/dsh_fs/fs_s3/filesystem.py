@@ -210,7 +210,7 @@ class S3FileSystem(FileSystem):
             ``cannot resolve "<path>": outside the workspace "<root>"``
         """
         check_abort(signal, "resolve")
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         check_abort(signal, "resolve")
         return self._target(found.rel)
 
@@ -231,7 +231,7 @@ class S3FileSystem(FileSystem):
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """``stat`` of the resolved path (S3 has no symlinks)."""
         check_abort(signal, "lstat")
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         try:
             info = await self._info(found.rel)
         except S3Failure as failure:
