@@ -29,6 +29,7 @@ __all__ = (
     "normalize",
     "nul_error",
     "restore",
+    "utf8_size",
 )
 
 BOM = b"\xef\xbb\xbf"
@@ -181,6 +182,15 @@ class TextStreamDecoder:
         self._offset += len(chunk)
         self._newlines += chunk.count(b"\n")
         return text
+
+
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (a lone surrogate counts 3, as the U+FFFD it is written as),
+    measured in bounded extra memory: ASCII text costs one ``isascii``."""
+    if text.isascii():
+        return len(text)
+    step = 1 << 20
+    return sum(len(text[i : i + step].encode("utf-8", "surrogatepass")) for i in range(0, len(text), step))
 
 
 # -- line endings (§2.7) ------------------------------------------------------------------

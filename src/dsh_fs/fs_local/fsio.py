@@ -259,7 +259,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write")
         else:  # bounded memory: what D1/D4 need of it, and no diff basis
             old = _summarize(key, display, signal=signal, rules=rules)
-    planned = rewrite(old, content, rules)
+    planned = rewrite(old, content, rules, display)
     data = planned.data
     mode = existing.mode if existing is not None else _new_file_mode(rules)
     owner = owner_to_keep(existing, rules)
