@@ -383,18 +383,45 @@ class EditRewriter:
 
     def _replace(self, seg: bytes) -> list[bytes | memoryview]:
         """*direct* and *whole*: ``seg`` continues the text being matched (raw or normalized);
-        everything up to the point where no further match can begin goes out, replaced."""
+        everything up to the point where no further match can begin goes out, replaced (one
+        ``bytes.replace`` over the piece; the unsettled tail is the last ``len(old) - 1``
+        bytes at most)."""
         if not seg:
             return []
         matcher = self._matcher
-        buf = self._norm + seg if self._norm else seg
-        found, end = matcher.count(buf, 0)
-        cut = max(end, len(buf) - matcher.size + 1, 0)
-        self._norm = buf[cut:]
-        if not found:
-            return [memoryview(buf)[:cut]]
+        needle, size = matcher.needle, matcher.size
+        out: list[bytes | memoryview] = []
+        tail = self._norm
+        start = 0
+        if tail:
+            if len(seg) < size - 1:  # too short to settle the tail: match the two as one
+                seg = tail + seg
+            else:
+                at = matcher.boundary(tail, seg)
+                if at >= 0:  # the next match starts in the tail and ends in this piece
+                    out += [tail[:at], self._replacement]
+                    self.matches += 1
+                    start = at + size - len(tail)
+                else:
+                    out.append(tail)
+        if matcher.overlaps:
+            found, end = matcher.count(seg, start)
+        else:
+            last = seg.rfind(needle, start)
+            found, end = -1, (last + size if last >= 0 else start)
+        cut = max(end, len(seg) - size + 1, start)  # no match ends after ``cut``
+        self._norm = seg[cut:]
+        body = seg[start:] if start else seg
+        if end == start:
+            out.append(memoryview(body)[: cut - start])
+            return out
+        replaced = body.replace(needle, self._replacement)
+        grow = len(self._replacement) - size
+        if found < 0:
+            found = (len(replaced) - len(body)) // grow if grow else body.count(needle)
         self.matches += found
-        return [buf[:cut].replace(matcher.needle, self._replacement)]
+        out.append(memoryview(replaced)[: len(replaced) - (len(seg) - cut)])
+        return out
 
     def _map(self, seg: bytes) -> list[bytes | memoryview]:
         """*mapped*: match the normalized ``seg``, replace each match's raw span."""
