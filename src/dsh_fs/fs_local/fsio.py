@@ -1,4 +1,4 @@
-"""Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12).
+"""Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12, D15–D17).
 
 The seam's primitives on one target each (resolve, read, stream, list, write, edit). Runs in
 worker threads (or inline, see ``filesystem``); checks the abort signal at the reference's
@@ -32,6 +32,7 @@ from ..fs.errors import (
     overwrite_not_observed,
     parent_not_directory,
     permission_denied,
+    read_only,
     stale,
 )
 from ..fs.provider_rules import (
@@ -253,6 +254,8 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             raise stale("write", display)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise overwrite_not_observed(display)
+    if existing is not None and rules.keep_read_only and files.read_only(existing):
+        raise read_only("write", display)
     old: bytes | PriorSummary | None = None
     if existing is not None:
         if existing.st.st_size < rules.stream_edit_min_size:
@@ -311,6 +314,8 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         fields, digest = versions.split_token(expected.version)
         if fields != versions.fields_of(existing.st):
             raise stale("edit", display)
+    if rules.keep_read_only and files.read_only(existing):
+        raise read_only("edit", display)
     if existing.st.st_size >= rules.stream_edit_min_size:
         if expected is not None and digest is not None and not existing.matches(expected.version):
             raise stale("edit", display)
