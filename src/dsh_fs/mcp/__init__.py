@@ -8,6 +8,7 @@
 | ``server`` | the SDK low-level ``Server`` (``build_server``) and stdio serving |
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
 | ``http`` | streamable HTTP on a loopback address (uvicorn) |
+| ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
 
 Importing this package imports the ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``);
 ``import dsh_fs`` and the ``dsh-fs`` command line never import it until ``dsh-fs mcp`` runs.

@@ -32,6 +32,7 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 from ..core.context import Context
 from ..core.session import Session
+from .numbers import JsNumbers
 from .owners import SessionOwners
 from .server import build_server
 
@@ -195,7 +196,7 @@ async def serve_http(
     sock = _bind(host, port)
     url = f"http://{_netloc(host)}:{sock.getsockname()[1]}{MCP_PATH}"
     config = uvicorn.Config(
-        _ForgetOnDelete(app, owners),
+        JsNumbers(_ForgetOnDelete(app, owners)),
         log_level="warning",
         access_log=False,
         lifespan="on",
