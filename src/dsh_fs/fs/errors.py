@@ -128,6 +128,8 @@ class FsError(HarnessError):
     :param searched_text: for ``FS_EDIT_NOT_FOUND``, the LF-normalized text that was searched,
         so the tool layer can look for a near match (DEVIATIONS D5); ``None`` when not kept
     :param needle: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``old_string``
+    :param replacement: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``new_string`` (an edit
+        already applied is told apart by it, DEVIATIONS D18)
     """
 
     def __init__(
@@ -138,10 +140,12 @@ class FsError(HarnessError):
         cause: BaseException | None = None,
         searched_text: str | None = None,
         needle: str | None = None,
+        replacement: str | None = None,
     ) -> None:
         super().__init__(message, str(FsErrorCode(code)), cause=cause)
         self.searched_text = searched_text
         self.needle = needle
+        self.replacement = replacement
 
     @property
     def fs_code(self) -> FsErrorCode:
@@ -315,15 +319,17 @@ def edit_empty() -> FsError:
     return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
 
 
-def edit_not_found(display: str, *, searched_text: str | None = None, needle: str | None = None) -> FsError:
+def edit_not_found(display: str, *, searched_text: str | None = None, needle: str | None = None,
+                   replacement: str | None = None) -> FsError:
     """``FS_EDIT_NOT_FOUND`` ``old_string was not found in "<dp>"`` (§1.5 #29).
 
     :param searched_text: the LF-normalized text searched, kept for the near-match hint
         (DEVIATIONS D5); ``None`` when the provider did not hold it
     :param needle: the LF-normalized ``old_string``
+    :param replacement: the LF-normalized ``new_string`` (D18)
     """
     return FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND,
-                   searched_text=searched_text, needle=needle)
+                   searched_text=searched_text, needle=needle, replacement=replacement)
 
 
 def edit_ambiguous(display: str, count: int, *, overlapping: bool = False) -> FsError:

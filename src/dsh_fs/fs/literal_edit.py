@@ -46,10 +46,11 @@ class EditFailure(Exception):
     :param overlapping: ``ambiguous`` only because occurrences overlap (D15): the count
         includes them
     :param size: for ``too_large``, the bytes the edited text would take (BOM not included)
+    :param replacement: the LF-normalized new_string
     """
 
     def __init__(self, kind: Literal["empty", "not_found", "ambiguous", "too_large"], count: int, content: str,
-                 needle: str, *, overlapping: bool = False, size: int = 0) -> None:
+                 needle: str, *, overlapping: bool = False, size: int = 0, replacement: str = "") -> None:
         super().__init__(kind)
         self.kind = kind
         self.count = count
@@ -57,6 +58,7 @@ class EditFailure(Exception):
         self.needle = needle
         self.overlapping = overlapping
         self.size = size
+        self.replacement = replacement
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +185,7 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
     new = normalize(new_string)
     count = content.count(old)
     if count == 0:
-        raise EditFailure("not_found", 0, content, old)
+        raise EditFailure("not_found", 0, content, old, replacement=new)
     if not replace_all:
         found = _one_match_count(content, old, count) if overlapping else count
         if found > 1:

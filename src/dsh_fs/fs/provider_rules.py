@@ -129,7 +129,8 @@ def edit_failure_error(failure: EditFailure, display: str, rules: TextRules, *, 
     if failure.kind == "empty":
         return edit_empty()
     if failure.kind == "not_found":
-        return edit_not_found(display, searched_text=failure.content, needle=failure.needle)
+        return edit_not_found(display, searched_text=failure.content, needle=failure.needle,
+                              replacement=failure.replacement)
     if failure.kind == "too_large":
         return too_large("edit", display, prefix + failure.size, rules.write_max_size)
     return edit_ambiguous(display, failure.count, overlapping=failure.overlapping)
