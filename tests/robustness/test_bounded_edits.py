@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tracemalloc
 from typing import Any
 
@@ -27,6 +26,7 @@ from dsh_fs import Session
 from dsh_fs.fs import literal_edit_stream
 from dsh_fs.fs_local import LocalFileSystem, large_edit
 from robustkit import RawMcp, call, needs_mcp, temp_entries
+from stepcount import traced_lines
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -75,29 +75,6 @@ def test_the_mcp_server_answers_the_oversized_edit_and_keeps_serving(ws: str) ->
         server.close()
 
 
-def traced_lines(run: Any, *modules: Any) -> int:
-    """The Python lines of ``modules`` that ``run()`` executes."""
-    files = {m.__file__ for m in modules}
-    count = 0
-
-    def local(frame, event, arg):  # type: ignore[no-untyped-def]
-        nonlocal count
-        if event == "line":
-            count += 1
-        return local
-
-    def tracer(frame, event, arg):  # type: ignore[no-untyped-def]
-        return local if frame.f_code.co_filename in files else None
-
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        run()
-    finally:
-        sys.settrace(previous)
-    return count
-
-
 def streamed_edit_lines(ws: str, data: bytes, old: str, new: str, name: str) -> int:
     """Lines traced in the streamed matcher and driver for one ``replace_all`` edit (64 KiB pieces)."""
     path = os.path.join(ws, name)
@@ -110,7 +87,7 @@ def streamed_edit_lines(ws: str, data: bytes, old: str, new: str, name: str) -> 
     def run() -> None:
         large_edit.edit_large_file(target, request, files_probe(path), signal=None, rules=fs.rules, chunk=64 * 1024)
 
-    return traced_lines(run, literal_edit_stream, large_edit)
+    return traced_lines(run, literal_edit_stream, large_edit)[1]
 
 
 def files_probe(path: str) -> Any:

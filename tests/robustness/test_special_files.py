@@ -251,6 +251,19 @@ print(json.dumps(out))
 """
 
 
+def run_as(uid: int, script: str, ws: str, *, locks: str, cwd: str) -> Any:
+    """Run ``script`` (which switches to ``uid`` itself, after its imports) on ``ws``; its JSON
+    output. Skips the test when this system does not let root switch."""
+    env = {**child_env(), "DSH_FS_LOCK_DIR": locks}
+    proc = subprocess.run([sys.executable, "-c", script, ws, str(uid)],
+                          capture_output=True, text=True, timeout=50, env=env, cwd=cwd)
+    if proc.returncode != 0 and ("Operation not permitted" in proc.stderr or "PermissionError" in proc.stderr
+                                 and "setuid" in proc.stderr):
+        pytest.skip(f"cannot switch to uid {uid}: {proc.stderr[-300:]}")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 @pytest.mark.skipif(not IS_ROOT, reason="dropping privileges needs root")
 def test_permission_errors_for_an_unprivileged_user() -> None:
     """As root, run the calls in a child process that switched to ``nobody``."""
@@ -273,14 +286,7 @@ def test_permission_errors_for_an_unprivileged_user() -> None:
         os.mkdir(os.path.join(ws, "mine"), 0o755)
         os.chown(os.path.join(ws, "mine"), nobody, nobody)
         before = snapshot(ws)
-        env = {**child_env(), "DSH_FS_LOCK_DIR": locks}
-        proc = subprocess.run([sys.executable, "-c", PRIVILEGE_DROP, ws, str(nobody)],
-                              capture_output=True, text=True, timeout=50, env=env, cwd=top)
-        if proc.returncode != 0 and ("Operation not permitted" in proc.stderr or "PermissionError" in proc.stderr
-                                     and "setuid" in proc.stderr):
-            pytest.skip(f"cannot switch to uid {nobody}: {proc.stderr[-300:]}")
-        assert proc.returncode == 0, proc.stderr
-        out = json.loads(proc.stdout)
+        out = run_as(nobody, PRIVILEGE_DROP, ws, locks=locks, cwd=top)
         denied = "FS_PERMISSION_DENIED"
         assert out["read secret.txt"] == [denied, f'Error: cannot read "{ws}/secret.txt": permission denied']
         assert out["write secret.txt"] == [denied, f'Error: cannot write "{ws}/secret.txt": permission denied']
@@ -378,14 +384,7 @@ def test_D17_read_only_for_an_unprivileged_user() -> None:
             os.chown(path, *owner)
             os.chmod(path, mode)
         before = snapshot(ws)
-        env = {**child_env(), "DSH_FS_LOCK_DIR": locks}
-        proc = subprocess.run([sys.executable, "-c", READ_ONLY_AS_NOBODY, ws, str(nobody)],
-                              capture_output=True, text=True, timeout=50, env=env, cwd=top)
-        if proc.returncode != 0 and ("Operation not permitted" in proc.stderr or "PermissionError" in proc.stderr
-                                     and "setuid" in proc.stderr):
-            pytest.skip(f"cannot switch to uid {nobody}: {proc.stderr[-300:]}")
-        assert proc.returncode == 0, proc.stderr
-        out = json.loads(proc.stdout)
+        out = run_as(nobody, READ_ONLY_AS_NOBODY, ws, locks=locks, cwd=top)
         for tool in ("edit", "write"):
             for name in ("mine-444.txt", "root-644.txt"):
                 assert out[f"{tool} {name}"] == [

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 from dsh_fs.tool_fs import hints as hints_mod
 from dsh_fs.tool_fs.hints import near_match_hint
+from stepcount import traced_lines
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, "..", "shared")))
@@ -747,27 +748,9 @@ def test_property_prefixed_lines_from_read_output_are_recognized(lines: list[str
 
 def traced(content: str, needle: str, **kwargs: object) -> tuple[str | None, int, dict[str, int]]:
     """The hint, the Python lines executed in ``hints`` while finding it, and its budget stats."""
-    import sys
-
-    events = 0
-
-    def local(frame, event, arg):  # type: ignore[no-untyped-def]
-        nonlocal events
-        if event == "line":
-            events += 1
-        return local
-
-    def tracer(frame, event, arg):  # type: ignore[no-untyped-def]
-        return local if frame.f_code.co_filename == hints_mod.__file__ else None
-
     stats: dict[str, int] = {}
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        result = near_match_hint(content, needle, stats=stats, **kwargs)  # type: ignore[arg-type]
-    finally:
-        sys.settrace(previous)
-    return result, events, stats
+    result, lines = traced_lines(lambda: near_match_hint(content, needle, stats=stats, **kwargs), hints_mod)
+    return result, lines, stats
 
 
 ADVERSARIAL = [
