@@ -21,11 +21,12 @@ one-match rule, D15), I/O, the BOM (the provider writes it or not, D1). The loca
 drives it from ``dsh_fs.fs_local.large_edit``.
 
 Cost: linear in the content, whatever the number of matches (tracker issue 12, item 4).
-Counting and, where the match positions in the raw bytes are those in the normalized text
-(no CR in the content, or an ``old_string`` without line breaks: ``EditRewriter`` "direct"
-mode) or the whole text is rewritten (the reference profile), replacing are ``bytes``
-methods over each piece; only an ``old_string`` with line breaks in a file with CRs has its
-matches mapped back to raw spans one by one (a walk linear in the bytes it crosses).
+Counting and, where an occurrence in the raw bytes is one in the normalized text (no CR in
+the content, an ``old_string`` without line breaks, or a CRLF-only file: ``EditRewriter``'s
+*direct* mode) or the whole text is rewritten (the reference profile), replacing are
+``bytes`` methods over each piece; only an ``old_string`` with line breaks in a file mixing
+line-break kinds (or with lone CRs) has its matches mapped back to raw spans one by one (a
+walk linear in the bytes it crosses).
 """
 
 from __future__ import annotations
