@@ -13,8 +13,9 @@ failures alike. Exit status:
 Command-line values become tool arguments unchanged (``--offset``/``--limit`` as JSON numbers,
 read as the reference reads them; text as UTF-8, or the command fails naming the first bad
 byte: ``inputs``), so they pass the tools' own validation and produce the spec's texts
-(``--offset 0`` → ``Error: offset must be a positive integer``). Observations last for one command unless ``--session NAME`` keeps them in the
-persistent store (``state.py``). Tool logic lives in the tools, never here.
+(``--offset 0`` → ``Error: offset must be a positive integer``). Observations last for one
+command unless ``--session NAME`` keeps them in the persistent store (``state.py``). Tool
+logic lives in the tools, never here.
 """
 
 from __future__ import annotations

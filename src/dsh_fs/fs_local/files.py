@@ -6,7 +6,7 @@
 * ``open_regular`` — open a regular file for reading without ever blocking on a FIFO,
   beneath the workspace root when there is one.
 * ``owner_to_keep`` and ``version_after_write`` — what a replacement keeps (D3) and reports.
-* ``read_only`` — whether a replacement would overwrite a file the caller may not write (D17).
+* ``is_read_only`` — whether a replacement would overwrite a file the caller may not write (D17).
 * ``STREAM_CHUNK`` — the bytes per read of ``stream_text``, which ``read_window``'s streamed
   validation must align to.
 
@@ -30,11 +30,11 @@ __all__ = (
     "Probe",
     "STREAM_CHUNK",
     "file_type",
+    "is_read_only",
     "open_regular",
     "owner_to_keep",
     "probe",
     "probe_no_follow",
-    "read_only",
     "version_after_write",
 )
 
@@ -150,7 +150,7 @@ def owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] 
     return uid, gid
 
 
-def read_only(existing: Probe) -> bool:
+def is_read_only(existing: Probe) -> bool:
     """D17: is ``existing`` a file the caller may read but not open for writing — so that
     replacing it (which needs only the directory's permission) would defeat its protection?
 

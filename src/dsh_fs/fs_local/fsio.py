@@ -254,7 +254,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             raise stale("write", display)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise overwrite_not_observed(display)
-    if existing is not None and rules.keep_read_only and files.read_only(existing):
+    if existing is not None and rules.keep_read_only and files.is_read_only(existing):
         raise read_only("write", display)
     old: bytes | PriorSummary | None = None
     if existing is not None:
@@ -314,7 +314,7 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         fields, digest = versions.split_token(expected.version)
         if fields != versions.fields_of(existing.st):
             raise stale("edit", display)
-    if rules.keep_read_only and files.read_only(existing):
+    if rules.keep_read_only and files.is_read_only(existing):
         raise read_only("edit", display)
     if existing.st.st_size >= rules.stream_edit_min_size:
         if expected is not None and digest is not None and not existing.matches(expected.version):

@@ -111,8 +111,9 @@ class FsTools:
         if info is None:
             if not self.better:
                 raise not_found("read", target.display_path)
-            self.ctx.emit(FS_OBSERVED, target, None, execution)  # absence (D8); the reference never emits on a failure (§4.10)
-            hint = await lookalike_hint(fs, target.display_path, signal=signal)  # D19
+            # absence (D8; the reference never emits on a failure, §4.10), and a lookalike name (D19)
+            self.ctx.emit(FS_OBSERVED, target, None, execution)
+            hint = await lookalike_hint(fs, target.display_path, signal=signal)
             raise with_hint(not_found("read", target.display_path), hint)
         if info.type != "file":
             raise not_regular_file("read", target.display_path)

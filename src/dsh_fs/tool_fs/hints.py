@@ -238,9 +238,6 @@ class _Ctx:
         self.needle = needle
         self._ws_anchor: bool | None = None
 
-    def expired(self) -> bool:
-        return self.text.budget.exhausted()
-
     def pay(self, cost: int) -> bool:
         return self.text.budget.pay(cost)
 
