@@ -1090,6 +1090,77 @@ async def test_D5_not_found_hint(make_ctx: Callable[..., Context], ws: str, prof
 
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_D18_an_edit_retried_after_it_succeeded_looks_applied(make_ctx: Callable[..., Context], ws: str,
+                                                                      profile: str) -> None:
+    """D18: the second of two identical edits says new_string is there already (default only)."""
+    put(f"{ws}/a.py", "x = compute(1)\ny = 2\n")
+    ctx = make_ctx(profile=profile, policy=False)
+    args = {"file_path": "a.py", "old_string": "x = compute(1)", "new_string": "x = compute(2)"}
+    ok(await ctx.tools.execute("edit", args, session=Session(ws)))
+    again = await ctx.tools.execute("edit", args, session=Session(ws))
+    first = f'Error: old_string was not found in "{ws}/a.py"'
+    failed(again, "FS_EDIT_NOT_FOUND")
+    assert again.text == first if profile == "reference" else again.text == (
+        first + "\nHint: new_string is already in the file at line 1: the edit looks already applied; read the file "
+        "before changing it again.")
+    assert get(f"{ws}/a.py") == b"x = compute(2)\ny = 2\n"
+
+
+async def test_D18_two_differences_through_the_tool(fake: Callable[..., Context], session: Session) -> None:
+    """D18 on the recording fake: line numbers copied from read output and tabs typed as spaces."""
+    ctx = fake(files={"f.go": "func f() {\n\treturn 1\n}\n"}, profile="default", policy=False)
+    result = await ctx.tools.execute(
+        "edit", {"file_path": "f.go", "old_string": "2:     return 1", "new_string": "\treturn 2"}, session=session)
+    failed(result, "FS_EDIT_NOT_FOUND", 'Error: old_string was not found in "/abs/f.go"\nHint: old_string has the '
+           'line-number prefixes copied from read output (like "2: "), which are not part of the file; without them, '
+           "line 2 matches if indentation is ignored: the file indents with tabs, old_string with spaces.")
+
+
+LOOKALIKES = {"my\u00a0notes.txt": "my notes.txt", "Cafe\u0301.md": "Caf\u00e9.md", "README.md": "readme.md",
+              "John\u2019s.txt": "John's.txt"}
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_D19_a_read_of_a_lookalike_name_names_the_file(fake: Callable[..., Context], session: Session,
+                                                             profile: str) -> None:
+    """D19: the not-found error of ``read`` names a file whose name differs only by lookalike
+    characters, listing the directory through the seam and never stat-ing more (§4.11)."""
+    ctx = fake(files={name: "x\n" for name in LOOKALIKES}, dirs=("My\u00a0Docs",), profile=profile)
+    wanted = {
+        "my notes.txt": '"/abs/my\\u00a0notes.txt" exists: its name has a no-break space (U+00A0) where the path '
+                        "has a space",
+        "Caf\u00e9.md": '"/abs/Cafe\u0301.md" exists: its name writes "\u00e9" as U+0065 U+0301 (decomposed), the '
+                        "path as U+00E9 (composed)",
+        "readme.md": '"/abs/README.md" exists: only letter case differs',
+        "John's.txt": '"/abs/John\u2019s.txt" exists: its name has a right single quotation mark (\u2019, U+2019) '
+                      "where the path has a straight quote (')",
+        "My Docs/a.txt": '"/abs/My\\u00a0Docs" exists: its name has a no-break space (U+00A0) where the path has a space',
+    }
+    for path, hint in wanted.items():
+        before = ctx.fs.count("stat")
+        result = await ctx.tools.execute("read", {"file_path": path}, session=session)
+        first = f'Error: cannot read "/abs/{path}": not found'
+        failed(result, "FS_NOT_FOUND", first if profile == "reference" else f"{first}\nHint: {hint}.")
+        assert ctx.fs.count("stat") - before == 1
+    result = await ctx.tools.execute("read", {"file_path": "unrelated.txt"}, session=session)
+    assert result.text == 'Error: cannot read "/abs/unrelated.txt": not found'
+
+
+async def test_D19_the_lookup_is_bounded(fake: Callable[..., Context], session: Session) -> None:
+    """A directory too long to list within the bound gives no hint (and is not listed to the end)."""
+    from dsh_fs.tool_fs import lookup
+
+    names = {f"f{i:05d}.txt": "" for i in range(2 * lookup._MAX_ENTRIES + 50)}  # over the checkpoint bound
+    ctx = fake(files={**names, "zz\u00a0last.txt": ""}, profile="default")
+    result = await ctx.tools.execute("read", {"file_path": "zz last.txt"}, session=session)
+    assert result.text == 'Error: cannot read "/abs/zz last.txt": not found'
+    ctx = fake(files={**dict(list(names.items())[:10]), "zz\u00a0last.txt": ""}, profile="default")
+    result = await ctx.tools.execute("read", {"file_path": "zz last.txt"}, session=session)
+    assert result.text.endswith('"/abs/zz\\u00a0last.txt" exists: its name has a no-break space (U+00A0) where the '
+                                "path has a space.")
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
 async def test_D6_non_text_errors_say_where_and_why(make_ctx: Callable[..., Context], ws: str, profile: str) -> None:
     """D6: ``invalid UTF-8 text (byte 0x99 at offset 11, line 2)``; UTF-16 named; same for edit (default)"""
     put(f"{ws}/w.txt", b"line1\nBrand\x99\nline3\n")

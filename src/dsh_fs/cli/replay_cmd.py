@@ -40,6 +40,8 @@ def replay(scenario: str, provider: str, endpoint_url: str | None) -> None:
     calls run through the S3 provider with <ws> standing for its display root, and "files"
     lists the final objects. Symlinks and FIFOs cannot be replayed there.
     """
+    from ..core.jsonvalue import parse_json
+    from .inputs import utf8_bytes
     from .replay import ScenarioError, replay_scenario
 
     if provider == "s3":
@@ -47,10 +49,17 @@ def replay(scenario: str, provider: str, endpoint_url: str | None) -> None:
     elif endpoint_url is not None:
         raise click.UsageError("--endpoint-url is only used with --provider s3")
     try:
-        with open(scenario, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        with open(scenario, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
         raise click.BadParameter(f"cannot read the scenario: {exc}", param_hint="SCENARIO") from None
+    try:  # the file as JSON.parse reads it: -0 and huge integers replay as the reference sees them
+        data = parse_json(utf8_bytes(scenario, raw))
+    except ValueError as exc:
+        message = str(exc) if str(exc).startswith(scenario) else f"{scenario}: not JSON ({exc})"
+        raise click.UsageError(message) from None
+    except RecursionError:
+        raise click.UsageError(f"{scenario}: not JSON (nested too deep)") from None
 
     async def run() -> object:
         if provider == "s3":

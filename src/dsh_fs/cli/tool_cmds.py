@@ -10,12 +10,13 @@ failures alike. Exit status:
 * ``2`` the command itself is wrong or cannot run (bad option, bad setting, no content for
   ``write``, unusable session store); the message goes to stderr and no call is made.
 
-Command-line values become tool arguments unchanged (numbers as ints), so they pass the tools'
-own validation and produce the spec's texts (``--offset 0`` → ``Error: offset must be a positive
-integer``). Observations last for one command unless ``--session NAME`` keeps them in the
-persistent store (``state.py``). A capped ``glob``/``grep`` result is saved under
-``<state dir>/spill`` (kept 7 days), so a later ``dsh-fs read <locator>`` pages it. Tool logic
-lives in the tools, never here.
+Command-line values become tool arguments unchanged (``--offset``/``--limit`` as JSON numbers,
+read as the reference reads them; text as UTF-8, or the command fails naming the first bad
+byte: ``inputs``), so they pass the tools' own validation and produce the spec's texts
+(``--offset 0`` → ``Error: offset must be a positive integer``). Observations last for one
+command unless ``--session NAME`` keeps them in the persistent store (``state.py``). A capped
+``glob``/``grep`` result is saved under ``<state dir>/spill`` (kept 7 days), so a later
+``dsh-fs read <locator>`` pages it. Tool logic lives in the tools, never here.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import anyio
 import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
+from .inputs import JsonNumber, utf8_bytes, utf8_text
 from .options import SESSION_NAME, CliFailure, require_s3_credentials, s3_options
 
 __all__ = ("edit", "glob", "grep", "prompt", "read", "schema", "write")
@@ -208,14 +210,22 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
         sys.exit(EXIT_TOOL_ERROR)
 
 
+def _text(source: str, value: str) -> str:
+    """``inputs.utf8_text``, failing the command (exit 2) when the argument is not UTF-8."""
+    try:
+        return utf8_text(source, value)
+    except ValueError as exc:
+        raise CliFailure(str(exc)) from None
+
+
 def _stdin_content() -> str:
-    """The content piped on stdin (a pipe, file or socket), decoded as UTF-8.
+    """The content piped on stdin (a pipe, file or socket), decoded as strict UTF-8.
 
-    Undecodable bytes become lone surrogates, so the ``write`` tool reports them with its own
-    text (DEVIATIONS D11) instead of writing something else. A terminal, ``/dev/null`` or a
-    closed stdin is refused: forgetting ``--content`` must never empty a file.
+    Bytes that are not UTF-8 fail the command with the first bad byte, its offset and line
+    (as ``read`` reports a file, D6), before anything is written. A terminal, ``/dev/null``
+    or a closed stdin is refused: forgetting ``--content`` must never empty a file.
 
-    :raises CliFailure: when stdin is not a pipe, a file or a socket
+    :raises CliFailure: when stdin is not a pipe, a file or a socket, or not UTF-8
     """
     stream = sys.stdin
     try:
@@ -224,21 +234,25 @@ def _stdin_content() -> str:
         mode = None
     if mode is None or not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)):
         raise CliFailure("no content: pass --content TEXT or pipe the content on stdin")
-    return stream.buffer.read().decode("utf-8", "surrogateescape")
+    try:
+        return utf8_bytes("stdin", stream.buffer.read())
+    except ValueError as exc:
+        raise CliFailure(str(exc)) from None
 
 
 @click.command(epilog=_EPILOG)
 @click.argument("file")
-@click.option("--offset", type=int, default=None, metavar="N", help="1-based first line to return (default 1).")
-@click.option("--limit", type=int, default=None, metavar="N", help="Maximum number of lines to return (default: --read-limit).")
+@click.option("--offset", type=JsonNumber(), default=None, metavar="N", help="1-based first line to return (default 1).")
+@click.option("--limit", type=JsonNumber(), default=None, metavar="N",
+              help="Maximum number of lines to return (default: --read-limit).")
 @_call_options
 @_deployment_options
-def read(file: str, offset: int | None, limit: int | None, **kwargs: Any) -> None:
+def read(file: str, offset: int | float | None, limit: int | float | None, **kwargs: Any) -> None:
     """Read a UTF-8 text FILE and print its line-numbered content.
 
     A successful read lets the same --session overwrite or edit FILE while it is unchanged.
     """
-    arguments: dict[str, Any] = {"file_path": file}
+    arguments: dict[str, Any] = {"file_path": _text("FILE", file)}
     if offset is not None:
         arguments["offset"] = offset
     if limit is not None:
@@ -259,8 +273,8 @@ def write(file: str, content: str | None, **kwargs: Any) -> None:
     existing file requires reading it first in the same --session (or --no-policy).
     """
     options = _options(kwargs)
-    text = content if content is not None else _stdin_content()
-    _run_tool("write", {"file_path": file, "content": text}, options)
+    text = _text("--content", content) if content is not None else _stdin_content()
+    _run_tool("write", {"file_path": _text("FILE", file), "content": text}, options)
 
 
 @click.command(epilog=_EPILOG)
@@ -276,7 +290,8 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
     FILE must have been read (or written) before in the same --session, and be unchanged since;
     without --session use --no-policy.
     """
-    arguments: dict[str, Any] = {"file_path": file, "old_string": old, "new_string": new}
+    arguments: dict[str, Any] = {"file_path": _text("FILE", file), "old_string": _text("--old", old),
+                                 "new_string": _text("--new", new)}
     if replace_all:
         arguments["replace_all"] = True
     _run_tool("edit", arguments, _options(kwargs))
@@ -284,16 +299,16 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
 
 @click.command(epilog=_EPILOG)
 @click.argument("pattern")
-@click.option("--path", default=None, metavar="DIR", help="Directory to search in (default: the working directory).")
+@click.option("--path", default=None, metavar="PATH", help="Directory to search in (default: the working directory).")
 @_call_options
 @_deployment_options
 def glob(pattern: str, path: str | None, **kwargs: Any) -> None:
     """List the files whose paths match the glob PATTERN (ripgrep globs: '*.py' matches at any
     depth, 'src/**/*.ts' from the working directory), by modification time, newest first
     (--profile reference: oldest first). A capped list names the file that holds all of it."""
-    arguments: dict[str, Any] = {"pattern": pattern}
+    arguments: dict[str, Any] = {"pattern": _text("PATTERN", pattern)}
     if path is not None:
-        arguments["path"] = path
+        arguments["path"] = _text("--path", path)
     _run_tool("glob", arguments, _options(kwargs))
 
 
@@ -307,11 +322,11 @@ def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> 
     """Print the lines matching the ripgrep regular expression PATTERN, grouped by file, with
     line numbers (ignored and hidden files are skipped, as ripgrep does). A capped result names
     the file that holds all of it."""
-    arguments: dict[str, Any] = {"pattern": pattern}
+    arguments: dict[str, Any] = {"pattern": _text("PATTERN", pattern)}
     if path is not None:
-        arguments["path"] = path
+        arguments["path"] = _text("--path", path)
     if include is not None:
-        arguments["include"] = include
+        arguments["include"] = _text("--include", include)
     _run_tool("grep", arguments, _options(kwargs))
 
 

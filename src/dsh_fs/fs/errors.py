@@ -19,10 +19,12 @@ display path; ``<verb>`` one of ``Verb``.
     FS_NOT_TEXT           not_text                         cannot <verb> "<dp>": <reason>                #8 #9 #25 #26 (D6 detail)
     FS_NOT_REGULAR_FILE   not_regular_file                 cannot <verb> "<dp>": not a regular file      #7 #16 #24
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
+                          read_only                        cannot <write|edit> "<dp>": permission denied — the file is read-only  (D17)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
     FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
     FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
+                          too_large                        cannot <verb> "<dp>": the file would be <n> bytes, more than the limit of <max> bytes  (D16)
                           write_cleanup_failed             write failed (<error>) and temp close|cleanup failed (<error>)  #21 #22 (A2 code)
                           lock_unavailable                 cannot take the cross-process lock in <dir>: <reason>  (A4)
                           lock_dir_unusable                cannot use the lock directory <dir>: <reason> (set DSH_FS_LOCK_DIR …)  (A4)
@@ -30,7 +32,7 @@ display path; ``<verb>`` one of ``Verb``.
                           gone                             cannot write "<dp>": file no longer exists    #17
     FS_NOT_OBSERVED       overwrite_not_observed           cannot overwrite existing "<dp>" without reading it first  #19
                           edit_not_observed                edit requires reading "<dp>" first            #31 (policy)
-    FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"; provide …  #30
+    FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"[ (some matches overlap)]; provide …  #30 (D15)
     FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
                           edit_not_found                   old_string was not found in "<dp>"            #29
 
@@ -40,8 +42,8 @@ Who raises which code::
     FS_NOT_DIRECTORY      <- list_dir on a non-directory
     FS_NOT_TEXT           <- read/edit of binary (NUL) or non-UTF-8 bytes
     FS_NOT_REGULAR_FILE   <- read/write/edit of a directory, FIFO, socket, device
-    FS_PERMISSION_DENIED  <- EACCES/EPERM (A2), containment violations
-    FS_IO_ERROR           <- any other OS error (A2)
+    FS_PERMISSION_DENIED  <- EACCES/EPERM (A2), containment violations, a read-only file (D17)
+    FS_IO_ERROR           <- any other OS error (A2), a file over the size limit (D16)
     FS_STALE_VERSION      <- guarded write/edit whose target changed or vanished
     FS_NOT_OBSERVED       <- createIfAbsent over an existing file; the policy's edit gate
     FS_AMBIGUOUS_EDIT     <- old_string matched more than once without replace_all
@@ -91,7 +93,9 @@ __all__ = (
     "overwrite_not_observed",
     "parent_not_directory",
     "permission_denied",
+    "read_only",
     "stale",
+    "too_large",
     "write_cleanup_failed",
 )
 
@@ -126,6 +130,8 @@ class FsError(HarnessError):
     :param searched_text: for ``FS_EDIT_NOT_FOUND``, the LF-normalized text that was searched,
         so the tool layer can look for a near match (DEVIATIONS D5); ``None`` when not kept
     :param needle: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``old_string``
+    :param replacement: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``new_string`` (an edit
+        already applied is told apart by it, DEVIATIONS D18)
     """
 
     def __init__(
@@ -136,10 +142,12 @@ class FsError(HarnessError):
         cause: BaseException | None = None,
         searched_text: str | None = None,
         needle: str | None = None,
+        replacement: str | None = None,
     ) -> None:
         super().__init__(message, str(FsErrorCode(code)), cause=cause)
         self.searched_text = searched_text
         self.needle = needle
+        self.replacement = replacement
 
     @property
     def fs_code(self) -> FsErrorCode:
@@ -246,6 +254,22 @@ def permission_denied(verb: Verb, display: str, *, cause: BaseException | None =
     return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=cause)
 
 
+def read_only(verb: Literal["write", "edit"], display: str) -> FsError:
+    """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the file is
+    read-only``: the file exists and the caller may not write it (DEVIATIONS D17; the remedy
+    part in the style of D9)."""
+    return FsError(f'cannot {verb} "{display}": permission denied — the file is read-only',
+                   FsErrorCode.PERMISSION_DENIED)
+
+
+def too_large(verb: Literal["write", "edit"], display: str, size: int, limit: int) -> FsError:
+    """``FS_IO_ERROR``: the file a write or an edit would store takes ``size`` bytes, more than
+    the provider's ``write_max_size`` ``limit`` (DEVIATIONS D16, both profiles: the size is
+    computed before the new content is built, so a huge ``replace_all`` never exhausts memory)."""
+    return FsError(f'cannot {verb} "{display}": the file would be {size} bytes, more than the limit of {limit} bytes',
+                   FsErrorCode.IO_ERROR)
+
+
 def io_error(verb: Verb, display: str, reason: str, *, cause: BaseException | None = None) -> FsError:
     """``FS_IO_ERROR`` ``cannot <verb> "<dp>": <reason>`` (§1.5 #15; A2): ``reason`` is the
     OS's ``strerror`` or the service's message."""
@@ -305,22 +329,26 @@ def edit_empty() -> FsError:
     return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
 
 
-def edit_not_found(display: str, *, searched_text: str | None = None, needle: str | None = None) -> FsError:
+def edit_not_found(display: str, *, searched_text: str | None = None, needle: str | None = None,
+                   replacement: str | None = None) -> FsError:
     """``FS_EDIT_NOT_FOUND`` ``old_string was not found in "<dp>"`` (§1.5 #29).
 
     :param searched_text: the LF-normalized text searched, kept for the near-match hint
         (DEVIATIONS D5); ``None`` when the provider did not hold it
     :param needle: the LF-normalized ``old_string``
+    :param replacement: the LF-normalized ``new_string`` (D18)
     """
     return FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND,
-                   searched_text=searched_text, needle=needle)
+                   searched_text=searched_text, needle=needle, replacement=replacement)
 
 
-def edit_ambiguous(display: str, count: int) -> FsError:
+def edit_ambiguous(display: str, count: int, *, overlapping: bool = False) -> FsError:
     """``FS_AMBIGUOUS_EDIT`` (§1.5 #30): ``old_string`` matched ``count`` (> 1) times without
-    ``replace_all``."""
+    ``replace_all``. ``overlapping``: the count includes occurrences that overlap others and
+    the message says so (DEVIATIONS D15)."""
+    overlap = " (some matches overlap)" if overlapping else ""
     return FsError(
-        f'old_string matched {count} times in "{display}"; '
+        f'old_string matched {count} times in "{display}"{overlap}; '
         "provide a more specific old_string or set replace_all to true",
         FsErrorCode.AMBIGUOUS_EDIT,
     )

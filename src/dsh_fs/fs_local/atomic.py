@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable
 
 from ..core.signal import AbortSignal
-from ..fs.errors import FsError, Verb, check_abort, io_error, write_cleanup_failed
+from ..fs.errors import Verb, check_abort, io_error, write_cleanup_failed
 from . import acl, beneath
 from .oserrors import map_os_error
 

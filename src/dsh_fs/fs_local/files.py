@@ -6,6 +6,7 @@
 * ``open_regular`` — open a regular file for reading without ever blocking on a FIFO,
   beneath the workspace root when there is one.
 * ``owner_to_keep`` and ``version_after_write`` — what a replacement keeps (D3) and reports.
+* ``is_read_only`` — whether a replacement would overwrite a file the caller may not write (D17).
 * ``STREAM_CHUNK`` — the bytes per read of ``stream_text``, which ``read_window``'s streamed
   validation must align to.
 
@@ -29,6 +30,7 @@ __all__ = (
     "Probe",
     "STREAM_CHUNK",
     "file_type",
+    "is_read_only",
     "open_regular",
     "owner_to_keep",
     "probe",
@@ -148,6 +150,30 @@ def owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] 
     if (uid, gid) == (os.geteuid(), os.getegid()):
         return None
     return uid, gid
+
+
+def is_read_only(existing: Probe) -> bool:
+    """D17: is ``existing`` a file the caller may read but not open for writing — so that
+    replacing it (which needs only the directory's permission) would defeat its protection?
+
+    Asked of the file alone, for the caller's *effective* ids (``faccessat(AT_EACCESS)``:
+    owner, groups, POSIX ACLs): it is read-only when it has no write permission bit at all
+    (``chmod 444``: nobody is meant to write it — root and callers with ``CAP_DAC_OVERRIDE``
+    included, although the kernel would let them) or when the kernel would not let the
+    caller write it. Not read-only: a file the caller cannot read either (the replace then
+    fails reading it, plain ``permission denied``, A2), and a file on a read-only file system
+    (the replace fails with the file system's own error, ``FS_IO_ERROR``).
+    """
+    effective = os.access in os.supports_effective_ids
+    path = existing.path
+    if existing.st.st_mode & 0o222 and os.access(path, os.W_OK, effective_ids=effective):
+        return False
+    if not os.access(path, os.R_OK, effective_ids=effective):
+        return False
+    try:
+        return not os.statvfs(path).f_flag & os.ST_RDONLY
+    except OSError:
+        return True
 
 
 def version_after_write(key: str, data: bytes | None, root: beneath.Root | None) -> Version:

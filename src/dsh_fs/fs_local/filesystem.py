@@ -41,6 +41,7 @@ from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
 from ..fs.errors import FsError, Stage, aborted, check_abort
+from ..fs.provider_rules import WRITE_MAX_SIZE
 from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WalkEntry, WriteIntent, WriteOutcome
 from ..fs.window import ReadWindow, WindowResult
 from . import beneath, files, fsio, versions
@@ -89,6 +90,8 @@ class LocalFileSystem(FileSystem):
     :param stream_edit_min_size: edits of files of at least this many bytes stream through
         the matcher in bounded memory and return no diff basis (``before``/``after`` are
         ``None``)
+    :param write_max_size: the largest file (bytes) a write or an edit may store; a bigger
+        result fails ``FS_IO_ERROR`` before it is built (DEVIATIONS D16)
     """
 
     name: ClassVar[str] = "fs-local"
@@ -107,6 +110,7 @@ class LocalFileSystem(FileSystem):
         index_min_size: int = files.STREAM_CHUNK,
         index_files: int = DEFAULT_CACHED_FILES,
         stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE,
+        write_max_size: int = WRITE_MAX_SIZE,
     ) -> None:
         self.root = os.path.abspath(os.fspath(root)) if root is not None else None
         default_cwd = self.root if self.root is not None else os.getcwd()
@@ -116,6 +120,7 @@ class LocalFileSystem(FileSystem):
             self.profile,
             root=beneath.Root(os.path.realpath(self.root), self.root) if self.root is not None else None,
             stream_edit_min_size=stream_edit_min_size,
+            write_max_size=write_max_size,
         )
         self._limiter = anyio.CapacityLimiter(max_threads)
         self.locks = TargetLocks()

@@ -1,4 +1,4 @@
-"""Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12).
+"""Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12, D15–D17).
 
 The seam's primitives on one target each (resolve, read, stream, list, write, edit). Runs in
 worker threads (or inline, see ``filesystem``); checks the abort signal at the reference's
@@ -10,7 +10,6 @@ async shell (``filesystem``), windowed reads (``reads``), observations, prompt t
 
 from __future__ import annotations
 
-import errno
 import os
 import posixpath
 import stat as stat_mod
@@ -23,7 +22,6 @@ from ..fs.errors import (
     blank_path,
     check_abort,
     gone,
-    io_error,
     no_home,
     not_directory,
     not_found,
@@ -32,7 +30,7 @@ from ..fs.errors import (
     outside_workspace,
     overwrite_not_observed,
     parent_not_directory,
-    permission_denied,
+    read_only,
     stale,
 )
 from ..fs.provider_rules import (
@@ -277,13 +275,15 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             raise stale("write", display)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise overwrite_not_observed(display)
+    if existing is not None and rules.keep_read_only and files.is_read_only(existing):
+        raise read_only("write", display)
     old: bytes | PriorSummary | None = None
     if existing is not None:
         if existing.st.st_size < rules.stream_edit_min_size:
             old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write")
         else:  # bounded memory: what D1/D4 need of it, and no diff basis
             old = _summarize(key, display, signal=signal, rules=rules)
-    planned = rewrite(old, content, rules)
+    planned = rewrite(old, content, rules, display)
     data = planned.data
     # a new file: made as creat(0o666) makes it (umask or default ACL; D3), else the reference's 0o600
     mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
@@ -336,6 +336,8 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         fields, digest = versions.split_token(expected.version)
         if fields != versions.fields_of(existing.st):
             raise stale("edit", display)
+    if rules.keep_read_only and files.is_read_only(existing):
+        raise read_only("edit", display)
     if existing.st.st_size >= rules.stream_edit_min_size:
         if expected is not None and digest is not None and not existing.matches(expected.version):
             raise stale("edit", display)

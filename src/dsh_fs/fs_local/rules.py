@@ -1,7 +1,7 @@
 """``LocalRules``: what the local provider does differently per profile, and its settings.
 
-The shared text switches (``TextRules``: D1, D2, D4, D6) plus the local ones (D3, D12), and
-the settings every local operation reads (containment root, the streamed-edit
+The shared text switches (``TextRules``: D1, D2, D4, D6, D15, D20) plus the local ones (D3,
+D12, D17), and the settings every local operation reads (containment root, the streamed-edit
 threshold). One frozen value per provider, passed to every ``fsio`` function. Pure: no I/O.
 """
 
@@ -21,8 +21,8 @@ tracker issue 5)"""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalRules(TextRules):
-    """Per-profile behaviour of the local provider: the shared text switches (D1, D2, D4, D6)
-    plus the local ones (D3, D12), and the settings below. Build with
+    """Per-profile behaviour of the local provider: the shared text switches (D1, D2, D4, D6,
+    D15, D20) plus the local ones (D3, D12, D17), and the settings below. Build with
     ``LocalRules.for_profile(profile, root=…, …)``: every switch follows the profile."""
 
     umask_mode: bool = profile_switch("D3")
@@ -30,6 +30,8 @@ class LocalRules(TextRules):
     ACL; else 0o600); existing owner/group kept"""
     follow_dangling: bool = profile_switch("D12")
     """D12: writing through a dangling symlink creates its target"""
+    keep_read_only: bool = profile_switch("D17")
+    """D17: a write or edit of an existing file the caller may not write is refused"""
     root: beneath.Root | None = None
     """containment: the workspace root (real path, and as configured); ``None`` = no
     containment (reference)"""

@@ -35,7 +35,7 @@ from ..fs.errors import (
     stale,
 )
 from ..fs.filesystem import FileSystem
-from ..fs.provider_rules import TextRules, apply_edit, decode_for_read, not_text_error, rewrite
+from ..fs.provider_rules import WRITE_MAX_SIZE, TextRules, apply_edit, decode_for_read, not_text_error, rewrite
 from ..fs.rooted import check_root, display_of, resolve_rooted
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
@@ -73,6 +73,7 @@ class MemoryFileSystem(FileSystem):
         ``FS_PERMISSION_DENIED``
     :param profile: ``default`` (DEVIATIONS D1, D2, D4, D6 on) or ``reference``
     :param name: identity used in target keys (``mem://<name>/<path>``); random by default
+    :param write_max_size: the largest file (bytes) a write or an edit may store (DEVIATIONS D16)
     """
 
     name: ClassVar[str] = "fs-memory"
@@ -85,11 +86,12 @@ class MemoryFileSystem(FileSystem):
         root: str = "/",
         profile: Profile | str | None = None,
         name: str | None = None,
+        write_max_size: int = WRITE_MAX_SIZE,
     ) -> None:
         self.root = check_root(root)
         self.cwd = cwd if cwd is not None else self.root
         self.profile = Profile.parse(profile)
-        self.rules = TextRules.for_profile(self.profile)
+        self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size)
         self._id = name or uuid.uuid4().hex[:12]
         self._files: dict[str, tuple[bytes, Version]] = {}
         self._mtimes: dict[str, int] = {}  # relative path → modification time (ns since the epoch)
@@ -98,9 +100,11 @@ class MemoryFileSystem(FileSystem):
         for path, content in (files or {}).items():
             self.put(path, content)
 
-    def with_profile(self, profile: Profile | str | None) -> "MemoryFileSystem":
-        """Another provider over the same files (and version counter) with ``profile``."""
-        twin = MemoryFileSystem(cwd=self.cwd, root=self.root, profile=profile, name=self._id)
+    def with_profile(self, profile: Profile | str | None, *, write_max_size: int | None = None) -> "MemoryFileSystem":
+        """Another provider over the same files (and version counter) with ``profile`` (and
+        ``write_max_size``, else this one's)."""
+        twin = MemoryFileSystem(cwd=self.cwd, root=self.root, profile=profile, name=self._id,
+                                write_max_size=self.rules.write_max_size if write_max_size is None else write_max_size)
         twin._files, twin._mtimes, twin._dirs, twin._counter = self._files, self._mtimes, self._dirs, self._counter
         return twin
 
@@ -342,7 +346,7 @@ class MemoryFileSystem(FileSystem):
             raise overwrite_not_observed(display)
         if existing is not None:
             check_abort(signal, "read")
-        planned = rewrite(existing[0] if existing is not None else None, content, self.rules)
+        planned = rewrite(existing[0] if existing is not None else None, content, self.rules, display)
         check_abort(signal, "write")
         version = self._store(rel, planned.data)
         return WriteOutcome(
