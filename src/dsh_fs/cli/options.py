@@ -246,15 +246,6 @@ def s3_options(func: F) -> F:
     return _s3_option(endpoint_url_option(checked))  # type: ignore[return-value]
 
 
-def _setting_defaults() -> dict[str, int]:
-    from ..tool_fs.config import ToolFsConfig
-    from ..tool_fs_search.config import ToolFsSearchConfig
-
-    read, search = ToolFsConfig(), ToolFsSearchConfig()
-    return {key: getattr(config, key) for config in (read, search) for key in SETTINGS_HELP
-            if hasattr(config, key)}
-
-
 SETTINGS_HELP: dict[str, str] = {
     "read_limit": "Default and maximum lines per read.",
     "read_max_line_length": "Characters kept per line of a read.",
@@ -269,6 +260,15 @@ SETTINGS_HELP: dict[str, str] = {
 """the tools' settings (``create_context`` keywords; flag = ``--`` + the keyword with dashes)
 and their help; the defaults shown are the plugins' own (``ToolFsConfig``,
 ``ToolFsSearchConfig``)"""
+
+
+def _setting_defaults() -> dict[str, int]:
+    from ..tool_fs.config import ToolFsConfig
+    from ..tool_fs_search.config import ToolFsSearchConfig
+
+    read, search = ToolFsConfig(), ToolFsSearchConfig()
+    return {key: getattr(config, key) for config in (read, search) for key in SETTINGS_HELP
+            if hasattr(config, key)}
 
 
 def settings_options(func: F) -> F:
