@@ -30,7 +30,6 @@ BAD_VALUES: dict[str, list[str]] = {
     "N": ["x", "1.5", "", "1e3"],
     "NUMBER": ["x", "", "1.", "0x10", "true"],
     "DIR": ["{missing}", "{file}"],
-    "DIRECTORY": ["{missing}", "{file}"],
     "HOST:PORT": ["nonsense", "example.com:80", "127.0.0.1:99999", "127.0.0.1:x"],
     "s3://BUCKET/PREFIX": ["mybucket", "s3://", "s3://b/p/../q", "http://b/p", "s3:///p"],
     "URL": ["nope", "ftp://host/", "http://", "http://host:port/"],
