@@ -66,8 +66,8 @@ def next_steps(directory: str, command: list[str], file_name: str) -> str:
         shell = shlex.join(command)
     quoted = shlex.quote(file_name)
     lines = [
-        "1. Serve this directory to your MCP client (Claude Desktop, Cursor, VS Code, …): add this to",
-        "   its MCP configuration (e.g. claude_desktop_config.json, .cursor/mcp.json):",
+        "1. Serve this directory to your MCP client: add this to its MCP configuration (Claude Desktop:",
+        "   claude_desktop_config.json; Claude Code: .mcp.json; Cursor: .cursor/mcp.json):",
         "",
         _indent('{\n  "mcpServers": {\n    "dsh-fs": ' + server + "\n  }\n}"),
         "",
