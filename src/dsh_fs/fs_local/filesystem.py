@@ -27,6 +27,7 @@ unchanged file costs about one scan in total.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat as stat_mod
 import threading
@@ -43,9 +44,24 @@ from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank, node_resolve
 from ..fs.errors import FsError, Stage, aborted, blank_path, check_abort, outside_workspace
-from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WriteIntent, WriteOutcome
+from ..fs.types import (
+    DeleteIntent,
+    DeleteOutcome,
+    DirEntry,
+    EditIntent,
+    EditOutcome,
+    EditRequest,
+    Info,
+    PathInfo,
+    RenameIntent,
+    RenameOutcome,
+    Target,
+    Version,
+    WriteIntent,
+    WriteOutcome,
+)
 from ..fs.window import ReadWindow, WindowResult
-from . import files, fsio, versions
+from . import files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
@@ -253,6 +269,60 @@ class LocalFileSystem(FileSystem):
         async with self.locks.hold(target.key):
             return await self._mutate(fsio.edit_file, target, edit, expected, signal,
                                       new_size=_edit_size_bound(edit), stage="edit")
+
+    async def delete(
+        self,
+        target: Target,
+        expected: DeleteIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> DeleteOutcome:
+        """Unlink the file under its locks, then fsync its directory (``moves.delete_file``);
+        see ``FileSystem.delete``. A name that is a symbolic link is refused."""
+        async with self._holding([target.key], signal, "delete"):
+            return await self._run(moves.delete_file, target, expected, signal=signal,  # type: ignore[no-any-return]
+                                   rules=self.rules)
+
+    async def rename(
+        self,
+        source: Target,
+        dest: Target,
+        expected: RenameIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> RenameOutcome:
+        """``renameat2(RENAME_NOREPLACE)`` (or link + unlink) under both targets' locks, then
+        fsync both directories (``moves.rename_file``); see ``FileSystem.rename``."""
+        async with self._holding([source.key, dest.key], signal, "rename"):
+            return await self._run(moves.rename_file, source, dest, expected, signal=signal,  # type: ignore[no-any-return]
+                                   rules=self.rules)
+
+    async def is_current(self, target: Target, version: Version, *, signal: AbortSignal | None = None) -> bool:
+        """The A5-aware comparison the guards make (a token minted in the racy window carries a
+        content digest, so the same unchanged file may have two token strings)."""
+        check_abort(signal, "stat")
+
+        def current() -> bool:
+            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            return found is not None and found.type == "file" and found.matches(version)
+
+        if self.inline_probes and versions.split_token(version)[1] is None:
+            return current()  # stat fields only: no read
+        return await self._run(current)  # type: ignore[no-any-return]
+
+    @contextlib.asynccontextmanager
+    async def _holding(self, keys: list[str], signal: AbortSignal | None, stage: Stage):  # type: ignore[no-untyped-def]
+        """Hold the in-process locks of ``keys`` (in key order) and their cross-process locks
+        (in lock-file order, each lock file once), so two multi-target mutations never wait
+        for each other in a cycle."""
+        async with contextlib.AsyncExitStack() as stack:
+            for key in sorted(set(keys)):
+                await stack.enter_async_context(self.locks.hold(key))
+            stripes = {self.process_locks.path_for(key): key for key in keys}
+            for path in sorted(stripes):
+                fd = await self._acquire(stripes[path], signal, stage)
+                stack.callback(self.process_locks.release, fd)
+            yield
 
     async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
                       new_size: Callable[[int], int], stage: Stage):
