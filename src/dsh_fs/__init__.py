@@ -9,6 +9,7 @@ runs a call. See ``dsh_fs.core`` (kernel), ``dsh_fs.fs`` (the seam), ``dsh_fs.fs
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from .core import (
@@ -23,6 +24,8 @@ from .core import (
 )
 from .fs import (
     CreateIfAbsent as CreateIfAbsent,
+    DeleteIntent as DeleteIntent,
+    DeleteOutcome as DeleteOutcome,
     DirEntry as DirEntry,
     EditIntent as EditIntent,
     EditOutcome as EditOutcome,
@@ -32,6 +35,8 @@ from .fs import (
     FsErrorCode as FsErrorCode,
     Info as Info,
     PathInfo as PathInfo,
+    RenameIntent as RenameIntent,
+    RenameOutcome as RenameOutcome,
     ReplaceIfVersion as ReplaceIfVersion,
     Target as Target,
     TargetKey as TargetKey,
@@ -47,6 +52,8 @@ __all__ = (
     "AbortSignal",
     "Context",
     "CreateIfAbsent",
+    "DeleteIntent",
+    "DeleteOutcome",
     "DirEntry",
     "EditIntent",
     "EditOutcome",
@@ -59,6 +66,8 @@ __all__ = (
     "Info",
     "PathInfo",
     "Profile",
+    "RenameIntent",
+    "RenameOutcome",
     "ReplaceIfVersion",
     "Session",
     "Target",
@@ -80,6 +89,7 @@ def create_context(
     policy: bool = True,
     provider: FileSystem | None = None,
     observations: Any = None,
+    faces: Iterable[str] = (),
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``.
@@ -90,9 +100,11 @@ def create_context(
     :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one;
         the context owns it from then on: ``await ctx.aclose()`` closes it
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
+    :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
+        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
     :param tool_config: ``read_limit``, ``read_max_line_length``, ``read_max_bytes``,
         ``read_stream_min_size``
-    :raises ValueError: for an invalid profile or tool setting
+    :raises ValueError: for an invalid profile or tool setting, or an unknown face
     """
     from .fs_policy import FsPolicy
     from .tool_fs import ToolFs
@@ -107,6 +119,10 @@ def create_context(
     if policy:
         ctx.plugin(FsPolicy, store=observations)
     ctx.plugin(ToolFs, **tool_config)
+    if faces:
+        from .faces import load_faces
+
+        load_faces(ctx, faces)
     return ctx
 
 

@@ -115,6 +115,11 @@ class ToolDefinition:
     """``True`` → may run in parallel with neighbouring safe calls (§5.5); absent → exclusive"""
     present_call: Callable[[dict[str, Any]], Any] | None = None
     present_result: Callable[[dict[str, Any], ToolResult], Any] | None = None
+    native: Mapping[str, Mapping[str, Any]] | None = None
+    """a vendor's built-in definition of this tool per adapter format (``openai-responses``:
+    ``{"type": "apply_patch"}``; ``anthropic``: ``{"type": "text_editor_20250728", …}``): the
+    adapters of that API send it instead of the JSON schema, and the model calls the tool it was
+    trained on; every other surface uses ``schema()``"""
 
     def schema(self) -> dict[str, Any]:
         """``{name, description, parameters}`` exactly as the model sees it (§4.3)."""

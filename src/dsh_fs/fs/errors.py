@@ -126,6 +126,8 @@ class FsError(HarnessError):
     :param searched_text: for ``FS_EDIT_NOT_FOUND``, the LF-normalized text that was searched,
         so the tool layer can look for a near match (DEVIATIONS D5); ``None`` when not kept
     :param needle: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``old_string``
+    :param count: for ``FS_AMBIGUOUS_EDIT``, how many times ``old_string`` matched (the
+        editing faces name it in their own texts)
     """
 
     def __init__(
@@ -136,10 +138,12 @@ class FsError(HarnessError):
         cause: BaseException | None = None,
         searched_text: str | None = None,
         needle: str | None = None,
+        count: int | None = None,
     ) -> None:
         super().__init__(message, str(FsErrorCode(code)), cause=cause)
         self.searched_text = searched_text
         self.needle = needle
+        self.count = count
 
     @property
     def fs_code(self) -> FsErrorCode:
@@ -325,6 +329,7 @@ def edit_ambiguous(display: str, count: int) -> FsError:
         f'old_string matched {count} times in "{display}"; '
         "provide a more specific old_string or set replace_all to true",
         FsErrorCode.AMBIGUOUS_EDIT,
+        count=count,
     )
 
 

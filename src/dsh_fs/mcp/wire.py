@@ -34,6 +34,9 @@ TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
     "read": {"readOnlyHint": True, "openWorldHint": False},
     "write": _MUTATION,
     "edit": _MUTATION,
+    "apply_patch": _MUTATION,  # the editing faces (docs/EDITING-FACES.md): views and changes alike
+    "str_replace_based_edit_tool": _MUTATION,
+    "str_replace_editor": _MUTATION,
 }
 """MCP ``ToolAnnotations`` (wire names) per tool; a tool not listed here gets none"""
 
