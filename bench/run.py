@@ -27,6 +27,10 @@ Workloads (ours → baseline):
 * MCP round trip per ``read`` call (``dsh-fs mcp`` over stdio, driven by the MCP SDK client)
   → the same call in process; skipped with a note when the command is not available.
 * ``bench/s3_bench.py`` rows (S3 provider over a loopback moto server), when the file exists.
+* ``bench/search_bench.py`` rows: ``glob``/``grep`` over a generated tree of 100k files / 1 GiB
+  (``--quick``: 10k files / 100 MiB) → plain ``rg`` with the same flags; a ``grep`` matching
+  every line (peak memory); ``glob``/``grep`` over 10k objects on moto (``--quick``: 1k) → a
+  bare ListObjectsV2 walk of the same prefix.
 
 Every big-file workload runs in its own child process, so its peak memory is honest: the
 growth of the child's peak RSS (``ru_maxrss``) over the workload. ``wc -l`` reports its own
@@ -596,6 +600,28 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
                              "ours_mem": None, "baseline": "—", "base": None, "base_mem": None, "ratio": None,
                              "target": "(info)", "met": None})
             notes.append("S3 rows come from bench/s3_bench.py (median latency per call; see that script).")
+
+    # glob / grep
+    if args.skip_search:
+        notes.append("Search rows: skipped (--skip-search).")
+    else:
+        sys.path.insert(0, HERE)
+        import search_bench
+
+        files, total = (10_000, 100 * MiB) if quick else (100_000, 1024 * MiB)
+        say(f"search: writing {files} files ({total // MiB} MiB) …")
+        rows.extend(search_bench.local(os.path.join(work, "search"), files, total))
+        notes.append("Search rows: medians of 5 interleaved runs, warm cache; the baseline is the same ripgrep "
+                     "argument vector the tool runs (default profile: grep --sort=path, glob --sortr=modified), its "
+                     "output read through a pipe. The every-line grep stops at rawOutputMaxBytes (DEVIATIONS S4).")
+        if not args.skip_s3:
+            say("search on S3 …")
+            try:
+                rows.extend(search_bench.s3(1_000 if quick else 10_000))
+                notes.append("S3 search rows: moto serializes requests, so grep (which reads every object) is "
+                             "bound by moto's GET rate; the ListObjectsV2 walk is the floor for glob.")
+            except Exception as exc:  # moto or aiobotocore missing
+                notes.append(f"S3 search rows: skipped — {exc}.")
     return rows, notes
 
 
@@ -624,6 +650,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; do not write the results file")
     parser.add_argument("--skip-mcp", action="store_true")
     parser.add_argument("--skip-s3", action="store_true")
+    parser.add_argument("--skip-search", action="store_true", help="leave out the glob/grep rows")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

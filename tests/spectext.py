@@ -63,3 +63,56 @@ EDIT_SCHEMA: dict[str, Any] = {
 READ_DESCRIPTION = "Read a UTF-8 text file and return line-numbered content."
 WRITE_DESCRIPTION = "Create or fully replace a UTF-8 text file."
 EDIT_DESCRIPTION = "Edit an existing UTF-8 text file by replacing literal text."
+
+# §6: the search tools (tool-fs-search), verbatim
+GLOB_PROMPT = (
+    "Use the glob tool — not shell find or ls — to discover files by path pattern. Results are sorted by "
+    "modification time and include hidden and ignored files."
+)
+GREP_PROMPT = (
+    "Use the grep tool — not shell grep or rg — to search file contents. Use read on a matched file when you need "
+    "surrounding context."
+)
+GLOB_DESCRIPTION = (
+    "Find files whose paths match a glob pattern. Returns matching paths sorted by modification time, including "
+    "hidden and ignored files (VCS metadata directories are excluded). Returns the first 100 paths inline; a capped "
+    "result reports where the complete list was saved."
+)
+GREP_DESCRIPTION = (
+    "Search file contents with a ripgrep regular expression. Returns matching lines with line numbers, grouped by "
+    "file. Returns the first 250 matches inline; a capped result reports where the complete match list was saved. "
+    "Use read on a matched file for surrounding context."
+)
+GLOB_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {
+            "type": "string",
+            "description": 'Glob pattern to match file paths against (e.g. "**/*.ts", "src/**/*.test.js").',
+        },
+        "path": {
+            "type": "string",
+            "description": "Directory to search in. Defaults to the session workspace; a relative path resolves against it.",
+        },
+    },
+    "required": ["pattern"],
+}
+GREP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Regular expression to search for (ripgrep syntax)."},
+        "path": {
+            "type": "string",
+            "description": "File or directory to search. Defaults to the session workspace; a relative path resolves "
+            "against it.",
+        },
+        "include": {
+            "type": "string",
+            "description": 'One glob filter for which files to search (e.g. "*.ts", "*.{js,jsx}"). Not a list; '
+            "negation is not supported.",
+        },
+    },
+    "required": ["pattern"],
+}
+# §4.2 + §6: the default deployment's system prompt (file tools 100–102, search tools 103–104)
+FULL_PROMPT = PROMPT + "\n\n" + GLOB_PROMPT + "\n\n" + GREP_PROMPT

@@ -1,9 +1,10 @@
 """dsh-fs: the DeepSeek Harness filesystem stack for LLM agents.
 
 ``create_context()`` loads the default deployment (local provider, observation policy,
-read/write/edit tools); ``ctx.tools.execute("read", {...}, session=Session(cwd=...))``
-runs a call. See ``dsh_fs.core`` (kernel), ``dsh_fs.fs`` (the seam), ``dsh_fs.fs_local``,
-``dsh_fs.fs_policy`` and ``dsh_fs.tool_fs``.
+read/write/edit tools, glob/grep, a spill store); ``ctx.tools.execute("read", {...},
+session=Session(cwd=...))`` runs a call. See ``dsh_fs.core`` (kernel), ``dsh_fs.fs`` (the
+seam), ``dsh_fs.fs_local``, ``dsh_fs.fs_policy``, ``dsh_fs.tool_fs``, ``dsh_fs.tool_fs_search``
+and ``dsh_fs.spill``.
 """
 
 from __future__ import annotations
@@ -89,10 +90,13 @@ def create_context(
     policy: bool = True,
     provider: FileSystem | None = None,
     observations: Any = None,
+    spill_root: str | os.PathLike[str] | None = None,
+    search: bool = True,
     faces: Iterable[str] = (),
     **tool_config: Any,
 ) -> Context:
-    """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``.
+    """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
+    + ``LocalSpillStore`` + ``ToolFsSearch``.
 
     :param cwd: the provider's default base for relative paths (default: process cwd)
     :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
@@ -102,12 +106,21 @@ def create_context(
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
         ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
+    :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
+        default: a private temporary directory removed when the process exits
+    :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
+        alone, as the reference's ``tool-fs`` deployment)
     :param tool_config: ``read_limit``, ``read_max_line_length``, ``read_max_bytes``,
-        ``read_stream_min_size``
+        ``read_stream_min_size`` (``ToolFs``); ``glob_max_results``, ``grep_max_matches``,
+        ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
+        ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, or an unknown face
     """
     from .fs_policy import FsPolicy
+    from .spill import LocalSpillStore
     from .tool_fs import ToolFs
+    from .tool_fs_search import ToolFsSearch
+    from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS
 
     ctx = Context(profile=profile)
     if provider is None:
@@ -118,7 +131,11 @@ def create_context(
         ctx.plugin(_Provided, provider=provider)
     if policy:
         ctx.plugin(FsPolicy, store=observations)
+    search_config = {k: tool_config.pop(k) for k in [*SEARCH_KEYS, "mirror_batch_bytes", "rg_path"] if k in tool_config}
     ctx.plugin(ToolFs, **tool_config)
+    if search:
+        ctx.plugin(LocalSpillStore, root=spill_root)
+        ctx.plugin(ToolFsSearch, **search_config)
     if faces:
         from .faces import load_faces
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from spectext import PROMPT, READ_DESCRIPTION, READ_SCHEMA
+from spectext import FULL_PROMPT, READ_DESCRIPTION, READ_SCHEMA
 
 SCRIPT = Path(sys.executable).with_name("dsh-fs")
 RUNNERS = {
@@ -311,20 +311,20 @@ def test_schema_formats(fast, fmt, entry):
     done = fast("schema", "--format", fmt)
     assert done.returncode == 0 and done.stdout.endswith(b"]\n")
     printed = json.loads(done.stdout)
-    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "read", "write"]
-    assert printed[1] == entry
+    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "glob", "grep", "read", "write"]
+    assert printed[3] == entry
     assert printed == tool_definitions(dsh_fs.create_context(), fmt)
 
 
 def test_schema_default_format_is_mcp_and_follows_read_limit(cli):
     done = cli("schema", "--read-limit", "7")
-    read = json.loads(done.stdout)[1]
+    read = json.loads(done.stdout)[3]
     assert read["inputSchema"]["properties"]["limit"]["description"] == "Maximum number of lines to return. Defaults to 7."
 
 
 def test_prompt_prints_the_spec_text(cli):
     done = cli("prompt")
-    assert (done.returncode, done.stdout, done.stderr) == (0, out(PROMPT), b"")
+    assert (done.returncode, done.stdout, done.stderr) == (0, out(FULL_PROMPT), b"")
 
 
 def test_invalid_read_cap_is_a_usage_error(fast):
@@ -353,3 +353,40 @@ def test_s3_without_the_extra_says_how_to_install_it(ws, env, args):
     proc = Cli([sys.executable, "-c", blocked], ws, env)(*args)
     assert proc.returncode in (1, 2) and proc.stdout == b""
     assert b"the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'" in proc.stderr
+
+
+# -- glob / grep (tracker issue 10) -----------------------------------------------------------
+
+
+def test_glob_and_grep_print_the_model_text(cli, ws):
+    (ws / "src").mkdir()
+    (ws / "src" / "b.py").write_text("import os\nneedle = 1\n")
+    os.utime(ws / "a.txt", (1_700_000_000, 1_700_000_000))
+    done = cli("glob", "*")
+    assert (done.returncode, done.stdout, done.stderr) == (0, out("src/b.py\na.txt"), b"")  # newest first (S1)
+    done = cli("glob", "*", "--profile", "reference")
+    assert done.stdout == out("a.txt\nsrc/b.py")
+    done = cli("grep", "needle|alpha", "--include", "*.py", "--path", "src")
+    assert (done.returncode, done.stdout) == (0, out("Found 1 match\n\nsrc/b.py\nLine 2: needle = 1"))
+    none = cli("grep", "zzz")
+    assert (none.returncode, none.stdout) == (0, out("No matches found"))
+
+
+def test_search_errors_exit_1(fast, ws):
+    bad = fast("grep", "(")
+    assert bad.returncode == 1 and bad.stdout.startswith(b"Error: grep pattern rejected by ripgrep: rg: regex parse error")
+    missing = fast("glob", "*", "--path", "nope")
+    assert (missing.returncode, missing.stdout) == (1, out(f'Error: cannot search "{ws}/nope": not found'))
+    usage = fast("glob", "*", "--glob-max-results", "0")
+    assert usage.returncode == 2 and b"tool-fs-search: globMaxResults must be a positive integer" in usage.stderr
+
+
+def test_a_capped_cli_result_is_paged_by_a_later_command(fast, ws, env):
+    for i in range(5):
+        (ws / f"f{i}.txt").write_text("needle\n")
+    capped = fast("grep", "needle", "--grep-max-matches", "2")
+    assert capped.returncode == 0
+    locator = capped.stdout.decode().split("stored at: ")[1].split(". Use read")[0]
+    assert locator.startswith(env["DSH_FS_STATE_DIR"] + "/spill/")
+    paged = fast("read", locator, "--offset", "1", "--limit", "1")
+    assert paged.returncode == 0 and b"1: Found 5 matches" in paged.stdout

@@ -22,6 +22,9 @@ def test_demo_runs_the_scripted_session_end_to_end() -> None:
     assert "first — read the file, then retry" in out  # the refused unread edit (D9 remedy)
     assert "file changed since it was read — re-read the file, then retry" in out  # the stale refusal
     assert "Created file" in out
+    assert "dsh_fs/core/signal.py" in out and "class HarnessError(Exception):" in out  # glob and grep
+    assert "Found 250 of " in out and "(Full grep result stored at: " in out  # a capped grep, saved…
+    assert "(Showing lines 250-255 of " in out  # …and paged with read from outside the served root
     assert "(End of file - total 300000 lines)" in out
     assert "(Showing lines 150000-150002 of 300000. Use offset=150003 to continue.)" in out
     assert '"""A thread-safe, abortable cancellation token' in out  # the retry landed on disk

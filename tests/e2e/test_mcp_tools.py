@@ -65,7 +65,7 @@ STEPS: list[tuple[dict[str, Any], str | None]] = [
     ({"tool": "write", "args": {"file_path": "a.txt"}}, "INVALID_ARGS"),
     ({"tool": "edit", "args": {"file_path": "a.txt", "old_string": "AlphA", "new_string": "alpha", "extra": 1}}, None),
     ({"tool": "write", "args": {"file_path": " ", "content": "x"}}, "NO_CODE"),
-    ({"tool": "glob", "args": {"pattern": "*"}}, "UNKNOWN_TOOL"),
+    ({"tool": "find", "args": {"pattern": "*"}}, "UNKNOWN_TOOL"),
 ]
 
 

@@ -90,6 +90,7 @@ def test_initialize_and_tools_list(root: str, flags: list[str], settings: dict[s
     mutation = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
     assert annotations["write"] == mutation
     assert annotations["edit"] == mutation
+    assert annotations["glob"] == annotations["grep"] == annotations["read"]
 
 
 def test_call_results_show_the_model_only_our_text(root: str, server: RawStdio) -> None:
@@ -136,13 +137,13 @@ def test_non_object_arguments_are_a_tool_error_not_a_protocol_error(server: RawS
 
 def test_absent_arguments_are_an_empty_object_and_unknown_tools_are_results(server: RawStdio) -> None:
     absent = server.request("tools/call", {"name": "read"})
-    unknown = server.request("tools/call", {"name": "grep", "arguments": {"pattern": "x"}})
+    unknown = server.request("tools/call", {"name": "find", "arguments": {"pattern": "x"}})
     wrong_types = server.request(
         "tools/call", {"name": "read", "arguments": {"file_path": "a.txt", "offset": "2", "limit": True}}
     )
     assert absent["result"]["content"][0]["text"] == 'Error: invalid arguments: missing required property "file_path"'
     assert unknown["result"]["isError"] is True
-    assert unknown["result"]["content"][0]["text"] == 'Error: unknown tool "grep"'
+    assert unknown["result"]["content"][0]["text"] == 'Error: unknown tool "find"'
     assert unknown["result"]["_meta"] == {"dsh_fs": {"error": {"name": "ToolNotFoundError", "code": "UNKNOWN_TOOL"}}}
     assert wrong_types["result"]["content"][0]["text"] == (
         'Error: invalid arguments: "offset" must be a number; "limit" must be a number'

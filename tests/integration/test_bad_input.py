@@ -387,7 +387,7 @@ async def test_deep_nesting(bench: Bench) -> None:
     assert not fine.is_error and "1: hello" in fine.text  # unknown keys are ignored, however deep
 
 
-@pytest.mark.parametrize("name", ["nope", "", "READ", "read ", "glob", "tool:read", "\ud800"])
+@pytest.mark.parametrize("name", ["nope", "", "READ", "read ", "find", "tool:read", "\ud800"])
 async def test_unknown_tools(bench: Bench, name: str) -> None:
     result = await bench.call(name, {"file_path": "a.txt"})
     assert result.error is not None and (result.error.name, result.error.code) == ("ToolNotFoundError", "UNKNOWN_TOOL")

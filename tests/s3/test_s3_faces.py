@@ -70,3 +70,14 @@ async def test_mcp_server_serves_a_bucket(bucket: S3Workspace, s3_endpoint: str,
         done = await session.call_tool("edit", {"file_path": "a.txt", "old_string": "one", "new_string": "two"})
         assert not done.is_error and done.content[0].text == "The file /a.txt has been updated successfully."
     assert await bucket.get("a.txt") == b"two\n"
+
+
+async def test_cli_glob_and_grep_on_a_bucket(bucket: S3Workspace, s3_endpoint: str, tmp_path: Any) -> None:
+    env = _env(tmp_path)
+    common = ["--s3", f"s3://{bucket.location.bucket}/{bucket.location.prefix}", "--endpoint-url", s3_endpoint]
+    await bucket.put("src/a.py", b"needle\n")
+    await bucket.put("docs/b.md", b"no\n")
+    listed = _cli(["glob", "*.py", *common], env)
+    assert (listed.returncode, listed.stdout) == (0, "src/a.py\n"), listed.stderr
+    found = _cli(["grep", "needle", "--path", "/src", *common], env)
+    assert (found.returncode, found.stdout) == (0, "Found 1 match\n\nsrc/a.py\nLine 1: needle\n"), found.stderr

@@ -43,7 +43,11 @@ from dsh_fs.core.signal import AbortSignal
 from spectext import (
     EDIT_DESCRIPTION,
     EDIT_SCHEMA,
-    PROMPT,
+    FULL_PROMPT,
+    GLOB_DESCRIPTION,
+    GLOB_SCHEMA,
+    GREP_DESCRIPTION,
+    GREP_SCHEMA,
     READ_DESCRIPTION,
     READ_SCHEMA,
     WRITE_DESCRIPTION,
@@ -54,6 +58,8 @@ pytestmark = pytest.mark.anyio
 
 TOOLS = [
     ("edit", EDIT_DESCRIPTION, EDIT_SCHEMA),
+    ("glob", GLOB_DESCRIPTION, GLOB_SCHEMA),
+    ("grep", GREP_DESCRIPTION, GREP_SCHEMA),
     ("read", READ_DESCRIPTION, READ_SCHEMA),
     ("write", WRITE_DESCRIPTION, WRITE_SCHEMA),
 ]
@@ -170,17 +176,17 @@ def test_definitions_carry_the_spec_schemas_in_every_format(ctx):
     assert mcp_tools(ctx) == [{"name": n, "description": d, "inputSchema": p} for n, d, p in TOOLS]
     assert tool_definitions(ctx, "native") == [{"name": n, "description": d, "parameters": p} for n, d, p in TOOLS]
     # key order is part of the wire JSON (§4.3)
-    assert list(chat_tools(ctx)[1]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit"]
+    assert list(chat_tools(ctx)[3]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit"]
 
 
 def test_definitions_follow_the_read_limit_and_are_fresh_copies(ws):
     ctx = dsh_fs.create_context(cwd=ws, read_limit=7)
     tools = chat_tools(ctx)
-    assert tools[1]["function"]["parameters"]["properties"]["limit"]["description"] == (
+    assert tools[3]["function"]["parameters"]["properties"]["limit"]["description"] == (
         "Maximum number of lines to return. Defaults to 7."
     )
-    tools[1]["function"]["parameters"]["required"].append("offset")
-    assert ctx.tools.schemas()[1]["parameters"]["required"] == ["file_path"]
+    tools[3]["function"]["parameters"]["required"].append("offset")
+    assert ctx.tools.schemas()[3]["parameters"]["required"] == ["file_path"]
 
 
 def test_definitions_accept_a_registry_or_schema_list(ctx):
@@ -261,7 +267,7 @@ async def test_chat_completions_round_trip_through_the_openai_sdk(ws, ctx, sessi
                 _fc("c3", "edit", {"file_path": "a.txt", "old_string": "beta", "new_string": "gamma"}),
                 _fc("c4", "write", {"file_path": "new.txt", "content": "fresh\n"}),
                 _fc("c5", "edit", {"file_path": "b.txt", "old_string": "nope", "new_string": "x"}),
-                _fc("c6", "glob", {}),
+                _fc("c6", "find", {}),
             ]
         ),
         _completion(None, "done"),
@@ -278,7 +284,7 @@ async def test_chat_completions_round_trip_through_the_openai_sdk(ws, ctx, sessi
         {"role": "tool", "tool_call_id": "c3", "content": f"The file {a} has been updated successfully."},
         {"role": "tool", "tool_call_id": "c4", "content": created_text(new)},
         {"role": "tool", "tool_call_id": "c5", "content": f'Error: old_string was not found in "{b}"'},
-        {"role": "tool", "tool_call_id": "c6", "content": 'Error: unknown tool "glob"'},
+        {"role": "tool", "tool_call_id": "c6", "content": 'Error: unknown tool "find"'},
     ]
     for message in results:
         conforms(ChatCompletionToolMessageParam, message)
@@ -500,11 +506,13 @@ async def test_pydantic_ai_toolset_under_function_model(ws, ctx):
     result = await agent.run("go")
     assert result.output == "ok"
     assert seen["tools"] == {
-        "edit": (TOOLS[0][1], EDIT_SCHEMA, True, False),
-        "read": (TOOLS[1][1], READ_SCHEMA, False, False),
-        "write": (TOOLS[2][1], WRITE_SCHEMA, True, False),
+        "edit": (EDIT_DESCRIPTION, EDIT_SCHEMA, True, False),
+        "glob": (GLOB_DESCRIPTION, GLOB_SCHEMA, False, False),  # read-only: may run in parallel
+        "grep": (GREP_DESCRIPTION, GREP_SCHEMA, False, False),
+        "read": (READ_DESCRIPTION, READ_SCHEMA, False, False),
+        "write": (WRITE_DESCRIPTION, WRITE_SCHEMA, True, False),
     }
-    assert seen["instructions"] == PROMPT.split("\n\n", 1)[1]  # the tool sections only
+    assert seen["instructions"] == FULL_PROMPT.split("\n\n", 1)[1]  # the tool sections only
     assert seen["returns"] == {
         "p1": read_text(a, "alpha", "beta"),
         "p2": f"The file {a} has been updated successfully.",

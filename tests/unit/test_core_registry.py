@@ -20,6 +20,7 @@ import anyio
 import pytest
 
 import dsh_fs
+import spectext
 from dsh_fs import AbortSignal, HarnessError, Session, ToolCall
 from dsh_fs.core import Param, ToolArgsError, ToolDefinition, ToolNotFoundError, ToolOutput, ToolRegistry, text_block
 from dsh_fs.core.jsonvalue import JSON_ARGS_ERROR, is_lossless_json, js_number_str
@@ -81,15 +82,17 @@ EDIT_SCHEMA = """{
 
 @pytest.mark.parametrize("policy", [True, False])
 def test_schemas_are_verbatim_and_ordered_by_name(ws: str, policy: bool) -> None:
-    """§4.3: exact wire JSON (key order included), name order edit/read/write, with or without policy"""
+    """§4.3, §6: exact wire JSON (key order included), name order, with or without policy"""
     ctx = dsh_fs.create_context(cwd=ws, policy=policy)
     schemas = ctx.tools.schemas()
-    assert [s["name"] for s in schemas] == ["edit", "read", "write"]
-    assert [list(s) for s in schemas] == [["name", "description", "parameters"]] * 3
+    assert [s["name"] for s in schemas] == ["edit", "glob", "grep", "read", "write"]
+    assert [list(s) for s in schemas] == [["name", "description", "parameters"]] * 5
     expected = {
         "read": ("Read a UTF-8 text file and return line-numbered content.", READ_SCHEMA),
         "write": ("Create or fully replace a UTF-8 text file.", WRITE_SCHEMA),
         "edit": ("Edit an existing UTF-8 text file by replacing literal text.", EDIT_SCHEMA),
+        "glob": (spectext.GLOB_DESCRIPTION, json.dumps(spectext.GLOB_SCHEMA)),
+        "grep": (spectext.GREP_DESCRIPTION, json.dumps(spectext.GREP_SCHEMA)),
     }
     for schema in schemas:
         description, wire = expected[schema["name"]]
@@ -499,3 +502,21 @@ def test_error_results_never_carry_meta() -> None:
     assert (result.meta, result.text, result.error) == (None, "Error: x", None)
     assert ToolResult.failure("reason").text == "Error: reason"
     assert JSON_ARGS_ERROR == "tool execution arguments must be losslessly JSON-serializable"
+
+
+def test_select_tools_keeps_a_subset_and_its_prompt_sections(ws: str) -> None:
+    """``dsh-fs mcp --tools``: the others go with their prompt sections; unknown names change nothing"""
+    from dsh_fs.core.selection import select_tools
+
+    ctx = dsh_fs.create_context(cwd=ws)
+    with pytest.raises(ValueError, match='^unknown tool "nope"; registered: edit, glob, grep, read, write$'):
+        select_tools(ctx, ["read", "nope"])
+    with pytest.raises(ValueError, match="^select at least one tool"):
+        select_tools(ctx, [])
+    assert ctx.tools.names() == ["edit", "glob", "grep", "read", "write"]
+    assert select_tools(ctx, ["grep", "read", "read"]) == ["grep", "read"]
+    assert ctx.tools.names() == ["grep", "read"]
+    assert [n for n in ctx.system_prompt.names() if n.startswith("tool:")] == ["tool:grep", "tool:read"]
+    for scope in ctx.scopes:
+        scope.dispose()  # disposal after a selection is still clean
+    assert ctx.tools.names() == []

@@ -36,7 +36,8 @@ MODULES = _public_modules()
 
 def test_the_walk_finds_every_layer() -> None:
     for package in ("dsh_fs.core", "dsh_fs.fs", "dsh_fs.fs_local", "dsh_fs.fs_memory", "dsh_fs.fs_s3",
-                    "dsh_fs.fs_policy", "dsh_fs.tool_fs", "dsh_fs.mcp", "dsh_fs.cli", "dsh_fs.testing"):
+                    "dsh_fs.fs_policy", "dsh_fs.tool_fs", "dsh_fs.tool_fs_search", "dsh_fs.spill", "dsh_fs.patch",
+                    "dsh_fs.tool_editor", "dsh_fs.mcp", "dsh_fs.cli", "dsh_fs.testing"):
         assert package in MODULES
 
 

@@ -2,7 +2,8 @@
 
 It copies the package's own sources to a temporary workspace, starts ``dsh-fs mcp --root``
 on it over stdio, and plays the calls an agent would make, printing each call and exactly
-the text the model sees: a read, an edit refused without a read, a read, a successful edit,
+the text the model sees: a glob and a grep to find its way, a capped grep whose complete
+result it pages with read, a read, an edit refused without a read, a read, a successful edit,
 a change by another process and the resulting stale refusal, a re-read and a successful
 retry, a new file written, and a huge file paged.
 """
@@ -66,41 +67,56 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
                 listed = await session.list_tools()
                 out("\ntools: " + ", ".join(t.name for t in listed.tools))
 
-                async def call(step: str, tool: str, args: dict[str, Any], expect_error: bool) -> str:
+                async def call(step: str, tool: str, args: dict[str, Any], expect_error: bool, clip: int = 0) -> str:
                     shown = {k: (v if not isinstance(v, str) or len(v) < 70 else v[:67] + "...") for k, v in args.items()}
                     result = await session.call_tool(tool, args)
                     text = "".join(getattr(block, "text", "") for block in result.content)
                     verdict = "error result" if result.is_error else "ok"
-                    _show(out, f"{step}\n→ {tool} {json.dumps(shown, ensure_ascii=False)}   [{verdict}]", text)
+                    lines = text.split("\n")
+                    body = text
+                    if clip and len(lines) > clip + 3:  # long results: the head and the footer
+                        body = "\n".join([*lines[:clip], f"  [… {len(lines) - clip - 2} more lines …]", *lines[-2:]])
+                    _show(out, f"{step}\n→ {tool} {json.dumps(shown, ensure_ascii=False)}   [{verdict}]", body)
                     if bool(result.is_error) != expect_error:
                         surprises.append(step)
                     return text
 
                 target = "dsh_fs/core/signal.py"
-                await call("1. The agent reads a file.", "read", {"file_path": "dsh_fs/fs/paths.py", "limit": 12}, False)
-                await call("2. It tries to edit a file it has not read: refused.", "edit",
+                await call("1. The agent finds files by name (glob, newest first).", "glob",
+                           {"pattern": "**/s*.py", "path": "dsh_fs/core"}, False)
+                await call("2. It searches file contents (grep; ripgrep regex, one include glob).", "grep",
+                           {"pattern": "class \\w+Error\\(", "include": "*.py"}, False)
+                capped = await call("3. A broad search is capped; the complete result is saved for paging…", "grep",
+                                    {"pattern": "^def ", "path": "dsh_fs"}, False, clip=8)
+                if "stored at: " not in capped:
+                    surprises.append("3. (the result was not capped and saved)")
+                locator = capped.rsplit("stored at: ", 1)[-1].split(". Use read", 1)[0]
+                await call("4. …and the agent pages it with read (outside the served root, yet readable).", "read",
+                           {"file_path": locator, "offset": 250, "limit": 6}, False)
+                await call("5. The agent reads a file.", "read", {"file_path": "dsh_fs/fs/paths.py", "limit": 12}, False)
+                await call("6. It tries to edit a file it has not read: refused.", "edit",
                            {"file_path": target, "old_string": "__slots__", "new_string": "__slots__  # demo"}, True)
-                await call("3. It reads that file (a window is enough).", "read",
+                await call("7. It reads that file (a window is enough).", "read",
                            {"file_path": target, "offset": 1, "limit": 20}, False)
-                await call("4. The edit now succeeds.", "edit",
+                await call("8. The edit now succeeds.", "edit",
                            {"file_path": target, "old_string": '"""A cancellation token',
                             "new_string": '"""A thread-safe cancellation token'}, False)
                 with open(os.path.join(project, target), "a", encoding="utf-8") as other:
                     other.write("\n# touched by another process\n")
-                _show(out, f"5. Another process changes {target} behind the agent's back:",
+                _show(out, f"9. Another process changes {target} behind the agent's back:",
                       "it appends the line '# touched by another process'")
-                await call("6. The agent's next edit is refused as stale: nothing is overwritten.", "edit",
+                await call("10. The agent's next edit is refused as stale: nothing is overwritten.", "edit",
                            {"file_path": target, "old_string": "thread-safe cancellation token",
                             "new_string": "thread-safe, abortable cancellation token"}, True)
-                await call("7. It re-reads the file…", "read", {"file_path": target, "offset": 1, "limit": 5}, False)
-                await call("8. …and the retry succeeds on the fresh content.", "edit",
+                await call("11. It re-reads the file…", "read", {"file_path": target, "offset": 1, "limit": 5}, False)
+                await call("12. …and the retry succeeds on the fresh content.", "edit",
                            {"file_path": target, "old_string": "thread-safe cancellation token",
                             "new_string": "thread-safe, abortable cancellation token"}, False)
-                await call("9. It writes a new file (no read needed to create).", "write",
+                await call("13. It writes a new file (no read needed to create).", "write",
                            {"file_path": "notes/DEMO.md", "content": "# Demo\n\nWritten through MCP.\n"}, False)
-                await call("10. It pages through a 300,000-line (20 MB) log: the last lines…", "read",
+                await call("14. It pages through a 300,000-line (20 MB) log: the last lines…", "read",
                            {"file_path": "server.log", "offset": 299_996, "limit": 5}, False)
-                await call("11. …and a window in the middle.", "read",
+                await call("15. …and a window in the middle.", "read",
                            {"file_path": "server.log", "offset": 150_000, "limit": 3}, False)
         with open(os.path.join(project, target), encoding="utf-8") as edited:
             first = edited.readline().rstrip("\n")

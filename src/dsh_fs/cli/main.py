@@ -8,7 +8,7 @@ import click
 from .demo_cmd import demo
 from .mcp_cmd import mcp
 from .replay_cmd import replay
-from .tool_cmds import edit, prompt, read, schema, write
+from .tool_cmds import edit, glob, grep, prompt, read, schema, write
 
 __all__ = ("main",)
 
@@ -16,7 +16,7 @@ __all__ = ("main",)
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="dsh-fs")
 def main() -> None:
-    """dsh-fs: read, write and edit files safely, for LLM agents and the people running them."""
+    """dsh-fs: find, read, write and edit files safely, for LLM agents and the people running them."""
 
 
 main.add_command(replay)
@@ -24,6 +24,8 @@ main.add_command(mcp)
 main.add_command(read)
 main.add_command(write)
 main.add_command(edit)
+main.add_command(glob)
+main.add_command(grep)
 main.add_command(schema)
 main.add_command(prompt)
 main.add_command(demo)

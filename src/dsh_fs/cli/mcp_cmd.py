@@ -1,5 +1,5 @@
-"""``dsh-fs mcp``: serve the read/write/edit tools to an MCP client (stdio, or HTTP on
-loopback or a private Unix socket, with bearer tokens).
+"""``dsh-fs mcp``: serve the file tools to an MCP client (stdio, or HTTP on loopback or a
+private Unix socket, with bearer tokens); ``--tools`` picks a subset.
 
 The MCP SDK is imported only when the command runs.
 """
@@ -85,6 +85,10 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @click.option("--s3", metavar="s3://BUCKET/PREFIX", default=None,
               help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
 @click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3 (default: AWS).")
+@click.option("--tools", "tool_names", metavar="NAMES", default=None,
+              help="Serve only these tools, comma-separated (e.g. read,glob,grep; default: read, write, edit, glob,"
+                   " grep). The editing faces apply_patch, str_replace_based_edit_tool and str_replace_editor are"
+                   " served only when named here (e.g. read,apply_patch).")
 def mcp(
     root: str | None,
     profile: str,
@@ -100,8 +104,9 @@ def mcp(
     no_auth: bool,
     s3: str | None,
     endpoint_url: str | None,
+    tool_names: str | None = None,
 ) -> None:
-    """Serve read, write and edit over MCP.
+    """Serve the file tools (read, write, edit, glob, grep) over MCP.
 
     stdio by default: one client per process, one observation owner. With --http or
     --unix-socket, every request needs "Authorization: Bearer TOKEN" (see --token-file and
@@ -110,6 +115,7 @@ def mcp(
     connections. Calls one client sends together run as one assistant message's would:
     reads in parallel, a write or edit after everything sent before it.
     """
+    from ..faces import FACE_TOOLS
     from ..mcp import ServeOptions, build_context, parse_listen, serve_http, serve_stdio
 
     click_ctx = click.get_current_context()
@@ -136,8 +142,10 @@ def mcp(
         "read_max_bytes": read_max_bytes,
         "read_stream_min_size": read_stream_min_size,
     }
+    selected = None if tool_names is None else [name.strip() for name in tool_names.split(",") if name.strip()]
     options = ServeOptions(
         root=root or os.getcwd(),
+        faces=tuple(name for name in selected or () if name in FACE_TOOLS),
         profile=profile,
         policy=not no_policy,
         tool_config={k: v for k, v in settings.items() if v is not None},
@@ -150,6 +158,13 @@ def mcp(
         raise click.UsageError(str(exc)) from None
     except ImportError as exc:  # --s3 without the [s3] extra
         raise click.ClickException(str(exc)) from None
+    if selected is not None:
+        from ..core.selection import select_tools
+
+        try:
+            select_tools(ctx, selected)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--tools") from None
 
     def announce(url: str) -> None:
         where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url

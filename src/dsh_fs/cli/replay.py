@@ -21,6 +21,7 @@ from .. import create_context
 from ..core.session import Session
 from ..core.tools import ToolCall, ToolResult
 from ..tool_fs.config import CONFIG_KEYS
+from ..tool_fs_search.config import CONFIG_KEYS as SEARCH_CONFIG_KEYS
 
 __all__ = (
     "ScenarioError",
@@ -34,7 +35,7 @@ __all__ = (
     "snapshot",
 )
 
-_CAMEL_TO_SNAKE = {camel: snake for snake, camel in CONFIG_KEYS.items()}
+_CAMEL_TO_SNAKE = {camel: snake for snake, camel in {**CONFIG_KEYS, **SEARCH_CONFIG_KEYS}.items()}
 
 
 class ScenarioError(ValueError):
@@ -64,8 +65,23 @@ def _inside(ws: str, path: str) -> str:
     return path if os.path.isabs(path) else os.path.join(ws, path)
 
 
+def mtime_ns(name: str, spec: Mapping[str, Any]) -> int | None:
+    """A file's ``mtime`` (seconds since the epoch, int or float) in nanoseconds, or ``None``.
+
+    :raises ScenarioError: for a value that is not a finite number
+    """
+    if "mtime" not in spec:
+        return None
+    value = spec["mtime"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+        raise ScenarioError(f"file {name!r}: mtime must be seconds since the epoch, not {value!r}")
+    return round(value * 1_000_000_000)
+
+
 def build_workspace(ws: str, files: Mapping[str, Any]) -> None:
-    """Create the scenario's files, directories, symlinks and FIFOs under ``ws``."""
+    """Create the scenario's files, directories, symlinks and FIFOs under ``ws``; then give
+    files with an ``mtime`` that modification time (after everything exists)."""
+    times: list[tuple[str, int]] = []
     for name, spec in files.items():
         path = _inside(ws, name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -85,6 +101,11 @@ def build_workspace(ws: str, files: Mapping[str, Any]) -> None:
         with open(path, "wb") as handle:
             handle.write(_file_bytes(spec))
         os.chmod(path, int(spec.get("mode", "0644"), 8))
+        stamp = mtime_ns(name, spec)
+        if stamp is not None:
+            times.append((path, stamp))
+    for path, stamp in times:
+        os.utime(path, ns=(stamp, stamp))
 
 
 def external_step(ws: str, step: Mapping[str, Any]) -> None:
@@ -163,9 +184,11 @@ def _result_row(tool: Any, actor: Any, result: ToolResult) -> dict[str, Any]:
 
 
 def scenario_args(args: Any, ws: str) -> Any:
-    """A call's ``args`` with ``<ws>`` in ``file_path`` replaced by the workspace path."""
-    if isinstance(args, dict) and isinstance(args.get("file_path"), str):
-        return {**args, "file_path": args["file_path"].replace("<ws>", ws)}
+    """A call's ``args`` with ``<ws>`` in ``file_path`` (and ``path``, for glob/grep) replaced
+    by the workspace path."""
+    if isinstance(args, dict):
+        return {k: v.replace("<ws>", ws) if k in ("file_path", "path") and isinstance(v, str) else v
+                for k, v in args.items()}
     return args
 
 
@@ -223,7 +246,8 @@ async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
     """Run ``scenario`` in the existing empty directory ``ws`` (a real path)."""
     build_workspace(ws, scenario.get("files", {}))
     ctx = create_context(
-        cwd=ws, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False, **_config(scenario)
+        cwd=ws, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False,
+        search=scenario.get("search") is True, **_config(scenario)
     )
 
     async def external(step: Mapping[str, Any]) -> None:
@@ -258,7 +282,7 @@ async def replay_scenario(
 
 # -- S3 ----------------------------------------------------------------------------------
 
-_S3_UNSUPPORTED = ("symlink", "fifo")
+_S3_UNSUPPORTED = ("symlink", "fifo", "mtime")
 
 
 async def _build_s3_workspace(workspace: Any, files: Mapping[str, Any]) -> None:
@@ -269,7 +293,8 @@ async def _build_s3_workspace(workspace: Any, files: Mapping[str, Any]) -> None:
             raise ScenarioError(f"file {name!r}: unsupported spec {spec!r}")
         unsupported = [k for k in _S3_UNSUPPORTED if k in spec]
         if unsupported:
-            raise ScenarioError(f"file {name!r}: S3 has no {unsupported[0]}s")
+            what = "settable modification time" if unsupported[0] == "mtime" else unsupported[0]
+            raise ScenarioError(f"file {name!r}: S3 has no {what}s")
         if os.path.isabs(name):
             raise ScenarioError(f"file {name!r}: S3 replay holds only workspace-relative files")
         if spec.get("dir"):
@@ -319,7 +344,8 @@ async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | No
         provider = await workspace.provider(profile=profile)
         assert isinstance(provider, S3FileSystem)
         ctx = create_context(
-            profile=profile, policy=scenario.get("policy", True) is not False, provider=provider, **_config(scenario)
+            profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
+            search=scenario.get("search") is True, **_config(scenario)
         )
         results = await _run_calls(
             ctx, scenario, ws, _session_cwd(scenario, ws), lambda step: _s3_external(workspace, step)

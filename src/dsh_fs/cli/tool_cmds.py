@@ -1,5 +1,5 @@
-"""``dsh-fs read|write|edit|schema|prompt``: the tools for people and shell-only agents
-(tracker "Serve the tools to real agents", part 2).
+"""``dsh-fs read|write|edit|glob|grep|schema|prompt``: the tools for people and shell-only
+agents (tracker "Serve the tools to real agents", part 2; issue 10 for glob/grep).
 
 Each tool command makes exactly one registry call and prints exactly what the model would
 see: the result text, byte for byte (UTF-8), then one newline, on stdout, for successes and
@@ -13,7 +13,9 @@ failures alike. Exit status:
 Command-line values become tool arguments unchanged (numbers as ints), so they pass the tools'
 own validation and produce the spec's texts (``--offset 0`` → ``Error: offset must be a positive
 integer``). Observations last for one command unless ``--session NAME`` keeps them in the
-persistent store (``state.py``). Tool logic lives in the tools, never here.
+persistent store (``state.py``). A capped ``glob``/``grep`` result is saved under
+``<state dir>/spill`` (kept 7 days), so a later ``dsh-fs read <locator>`` pages it. Tool logic
+lives in the tools, never here.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
 
-__all__ = ("edit", "prompt", "read", "schema", "write")
+__all__ = ("edit", "glob", "grep", "prompt", "read", "schema", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,6 +45,11 @@ _CAPS = (
     ("read_max_line_length", "--read-max-line-length", "Characters kept per line (default 2000)."),
     ("read_max_bytes", "--read-max-bytes", "Byte cap on one read's lines (default 51200)."),
     ("read_stream_min_size", "--read-stream-min-size", "Files of at least this many bytes are streamed (default 10485760)."),
+    ("glob_max_results", "--glob-max-results", "Paths one glob shows inline (default 100)."),
+    ("grep_max_matches", "--grep-max-matches", "Matching lines one grep shows inline (default 250)."),
+    ("grep_max_line_bytes", "--grep-max-line-bytes", "Bytes kept of one matched line (default 2000)."),
+    ("raw_output_max_bytes", "--raw-output-max-bytes", "Bytes of ripgrep output one search may produce (default 20000000)."),
+    ("timeout_ms", "--timeout-ms", "Time budget of one glob/grep call in milliseconds (default 30000)."),
 )
 
 _EPILOG = (
@@ -127,11 +134,13 @@ def _options(kwargs: dict[str, Any]) -> _Options:
 
 
 def _context(options: _Options, *, store: Any = None) -> Any:
-    """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store.
+    """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store
+    and capped search results saved under ``<state dir>/spill``.
 
     :raises CliFailure: for an invalid read cap
     """
     from .. import create_context
+    from .state import state_dir
 
     provider = None
     if options.s3 is not None:
@@ -144,7 +153,7 @@ def _context(options: _Options, *, store: Any = None) -> Any:
     try:
         return create_context(
             cwd=options.cwd, profile=options.profile, policy=options.policy, provider=provider,
-            observations=store, **options.caps,
+            observations=store, spill_root=os.path.join(state_dir(), "spill"), **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
@@ -281,6 +290,39 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
     _run_tool("edit", arguments, _options(kwargs))
 
 
+@click.command(epilog=_EPILOG)
+@click.argument("pattern")
+@click.option("--path", default=None, metavar="DIR", help="Directory to search in (default: the working directory).")
+@_call_options
+@_deployment_options
+def glob(pattern: str, path: str | None, **kwargs: Any) -> None:
+    """List the files whose paths match the glob PATTERN (ripgrep globs: '*.py' matches at any
+    depth, 'src/**/*.ts' from the working directory), by modification time, newest first
+    (--profile reference: oldest first). A capped list names the file that holds all of it."""
+    arguments: dict[str, Any] = {"pattern": pattern}
+    if path is not None:
+        arguments["path"] = path
+    _run_tool("glob", arguments, _options(kwargs))
+
+
+@click.command(epilog=_EPILOG)
+@click.argument("pattern")
+@click.option("--path", default=None, metavar="PATH", help="File or directory to search (default: the working directory).")
+@click.option("--include", default=None, metavar="GLOB", help="Search only files matching this one glob, e.g. '*.{ts,tsx}'.")
+@_call_options
+@_deployment_options
+def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> None:
+    """Print the lines matching the ripgrep regular expression PATTERN, grouped by file, with
+    line numbers (ignored and hidden files are skipped, as ripgrep does). A capped result names
+    the file that holds all of it."""
+    arguments: dict[str, Any] = {"pattern": pattern}
+    if path is not None:
+        arguments["path"] = path
+    if include is not None:
+        arguments["include"] = include
+    _run_tool("grep", arguments, _options(kwargs))
+
+
 @click.command()
 @click.option(
     "--format",
@@ -298,8 +340,8 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
 def schema(format_: str, **kwargs: Any) -> None:
     """Print the tool definitions as JSON.
 
-    The tools are ordered by name (edit, read, write); --read-limit changes the limit
-    description, as it does for the model.
+    The tools are ordered by name (edit, glob, grep, read, write); --read-limit,
+    --glob-max-results and --grep-max-matches change the descriptions, as they do for the model.
     """
     ctx = _context(_options(kwargs))
     _emit(json.dumps(tool_definitions(ctx, format_), indent=2, ensure_ascii=False))

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ("AbortSignal",)
+import anyio
+
+__all__ = ("AbortSignal", "wait_aborted")
 
 
 class AbortSignal:
@@ -43,3 +45,13 @@ class AbortSignal:
 
     def __repr__(self) -> str:
         return f"AbortSignal(aborted={self.aborted})"
+
+
+async def wait_aborted(signal: AbortSignal, *, poll: float = 0.01) -> None:
+    """Return once ``signal`` is aborted (checked every ``poll`` seconds).
+
+    The flag can be raised from any thread, so an awaiting task polls it; run this in a task
+    that cancels the work it guards (e.g. a subprocess wait) when it returns.
+    """
+    while not signal.aborted:
+        await anyio.sleep(poll)

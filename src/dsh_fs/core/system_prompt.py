@@ -56,6 +56,10 @@ class SystemPrompt:
 
         return remove
 
+    def discard(self, name: str) -> None:
+        """Remove section ``name`` if present."""
+        self._sections.pop(name, None)
+
     def names(self) -> list[str]:
         """Section names, sorted alphabetically (as the reference's tests list them)."""
         return sorted(self._sections)

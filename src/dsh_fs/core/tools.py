@@ -115,6 +115,9 @@ class ToolDefinition:
     """``True`` → may run in parallel with neighbouring safe calls (§5.5); absent → exclusive"""
     present_call: Callable[[dict[str, Any]], Any] | None = None
     present_result: Callable[[dict[str, Any], ToolResult], Any] | None = None
+    timeout_ms: int | None = None
+    """declared time budget of one call in milliseconds (the reference's declarative
+    ``timeoutMs``); the registry does not enforce it, a tool that declares it does"""
     native: Mapping[str, Mapping[str, Any]] | None = None
     """a vendor's built-in definition of this tool per adapter format (``openai-responses``:
     ``{"type": "apply_patch"}``; ``anthropic``: ``{"type": "text_editor_20250728", …}``): the
@@ -157,6 +160,10 @@ class ToolRegistry:
                 del self._tools[definition.name]
 
         return unregister
+
+    def unregister(self, name: str) -> ToolDefinition | None:
+        """Remove the tool registered as ``name`` (if any) and return its definition."""
+        return self._tools.pop(name, None)
 
     def get(self, name: str) -> ToolDefinition | None:
         """The definition registered as ``name``, if any."""

@@ -38,6 +38,7 @@ from .types import (
     Target as Target,
     TargetKey as TargetKey,
     Version as Version,
+    WalkEntry as WalkEntry,
     WriteIntent as WriteIntent,
     WriteOutcome as WriteOutcome,
 )
@@ -66,6 +67,7 @@ __all__ = (
     "Target",
     "TargetKey",
     "Version",
+    "WalkEntry",
     "WriteIntent",
     "WriteOutcome",
 )

@@ -24,6 +24,19 @@ Optional capability (not one of the eight; a provider may leave it out):
 * ``is_current`` — whether a target is still at a version, compared the way the provider's own
   guards compare (a provider whose version tokens of one unchanged file may differ as strings,
   like the local provider's A5 tokens, overrides it). The default stats and compares strings.
+
+Optional capabilities for search tools (``glob``/``grep`` run ripgrep; REFERENCE-SPEC §6 has
+search outside the seam, on the host disk):
+
+* ``host_path`` — the host-disk path of a target, for a provider whose files are files of
+  this machine (the local provider): a host program may then work on them directly. The
+  default returns ``None``.
+* ``walk`` — every file and directory below a directory, with sizes and modification times
+  (one recursive listing; a remote provider makes it one paginated listing). The default
+  walks ``list_dir`` (no modification times).
+* ``stream_bytes`` — a regular file's raw bytes in chunks (no decoding, no text rules: a
+  search engine judges binary and non-UTF-8 content itself). The default raises
+  ``NotImplementedError``.
 """
 
 from __future__ import annotations
@@ -45,6 +58,7 @@ from .types import (
     RenameOutcome,
     Target,
     Version,
+    WalkEntry,
     WriteIntent,
     WriteOutcome,
 )
@@ -158,6 +172,47 @@ class FileSystem(abc.ABC):
         """
         info = await self.stat(target, signal=signal)
         return info is not None and info.type == "file" and info.version == version
+
+    def host_path(self, target: Target) -> str | None:
+        """Optional: the path of ``target`` on this machine's disk (absolute, symlinks
+        resolved), when the provider stores its files there; ``None`` otherwise (the default).
+
+        It does not check that the path exists. A caller that hands it to a host program
+        must resolve the target through this provider first (containment is checked there).
+        """
+        return None
+
+    async def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:
+        """Optional: every file and directory below the directory ``target``, parents before
+        their children (in no particular order otherwise); ``target`` itself is not reported.
+
+        Symlinks, special files and entries the provider cannot name as paths are left out;
+        a walk never follows a symlink. ``mtime_ns`` is ``None`` where the provider does not
+        know it. The default walks ``list_dir`` (so no ``mtime_ns``).
+
+        :raises FsError: as ``list_dir`` for ``target`` (FS_NOT_FOUND, FS_NOT_DIRECTORY, …);
+            FS_ABORTED ``list aborted``
+        """
+        pending = [("", target)]
+        while pending:
+            prefix, directory = pending.pop()
+            for entry in await self.list_dir(directory, signal=signal):
+                rel = prefix + entry.name
+                if entry.type == "file":
+                    yield WalkEntry(rel=rel, type="file", target=entry.target, size=entry.size)
+                elif entry.type == "directory":
+                    yield WalkEntry(rel=rel, type="directory", target=entry.target)
+                    pending.append((rel + "/", entry.target))
+
+    def stream_bytes(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[bytes]:
+        """Optional: the raw bytes of the regular file ``target``, in chunks, as they are
+        stored (no BOM handling, no decoding); nothing runs until iteration starts.
+
+        :raises FsError: FS_NOT_FOUND, FS_NOT_REGULAR_FILE, FS_ABORTED ``read aborted``,
+            FS_PERMISSION_DENIED, FS_IO_ERROR
+        :raises NotImplementedError: when the provider cannot read raw bytes (the default)
+        """
+        raise NotImplementedError(f"{type(self).__name__}.stream_bytes")
 
     @abc.abstractmethod
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:

@@ -26,6 +26,7 @@ __all__ = (
     "Target",
     "TargetKey",
     "Version",
+    "WalkEntry",
     "WriteIntent",
     "WriteOutcome",
 )
@@ -98,6 +99,24 @@ class DirEntry:
         if self.size is not None:
             out["size"] = self.size
         return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WalkEntry:
+    """One file or directory below a walked directory (``FileSystem.walk``)."""
+
+    rel: str
+    """path below the walked directory, ``/``-separated, never empty, no ``.``/``..`` segments"""
+    type: Literal["file", "directory"]
+    """``file``: a regular file; ``directory``: a directory (walks never report symlinks or
+    special files)"""
+    target: Target
+    """the entry as ``resolve`` would return it (pass it to ``stream_bytes``)"""
+    size: int | None = None
+    """size in bytes, for files"""
+    mtime_ns: int | None = None
+    """last modification time in nanoseconds since the epoch, when the provider knows it
+    (local: ``st_mtime_ns``; S3: the object's LastModified)"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,7 @@ from ..fs.types import (
     RenameOutcome,
     Target,
     Version,
+    WalkEntry,
     WriteIntent,
     WriteOutcome,
 )
@@ -66,6 +67,7 @@ from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .rules import STREAM_EDIT_MIN_SIZE, LocalRules
+from .walk import RawReader, walk_batches
 
 __all__ = (
     "LocalFileSystem",
@@ -245,6 +247,37 @@ class LocalFileSystem(FileSystem):
 
     async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
         return await self._run(fsio.list_directory, target, signal=signal, rules=self.rules)
+
+    def host_path(self, target: Target) -> str:
+        """The target's real path on this disk (its key). See ``FileSystem.host_path``."""
+        return target.key
+
+    async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
+        """Files and directories below ``target`` with ``st_mtime_ns``, never following a
+        symlink (``walk.walk_batches``). See ``FileSystem.walk``."""
+        batches = walk_batches(target, root=self.rules.root, signal=signal)
+        try:
+            while True:
+                batch = await self._run(next, batches, None)
+                if batch is None:
+                    return
+                for entry in batch:
+                    yield entry
+        finally:
+            await self._run(batches.close)
+
+    async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
+        """The file's raw bytes in 1 MiB chunks (opened beneath the root, never a FIFO's
+        blocking open). See ``FileSystem.stream_bytes``."""
+        reader = RawReader(target, root=self.rules.root, signal=signal)
+        try:
+            while True:
+                chunk = await self._run(reader.next_chunk)
+                if not chunk:
+                    return
+                yield chunk
+        finally:
+            reader.close()
 
     async def write_text(
         self,

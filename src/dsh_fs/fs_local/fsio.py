@@ -63,7 +63,7 @@ from . import beneath, files, versions
 from .atomic import atomic_write
 from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
 from .large_edit import edit_large_file
-from .oserrors import map_os_error
+from .oserrors import list_error, map_os_error
 from .rules import LocalRules
 
 __all__ = (
@@ -349,18 +349,6 @@ def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *
 
 # -- listing (§2.6; A6) ----------------------------------------------------------------------
 
-def _list_error(exc: BaseException, display: str) -> FsError:
-    if isinstance(exc, FsError):
-        return exc
-    if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
-        return not_found("list", display)
-    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM):
-        return permission_denied("list", display, cause=exc)
-    if isinstance(exc, OSError):
-        return io_error("list", display, os.strerror(exc.errno) if exc.errno else str(exc), cause=exc)
-    return io_error("list", display, str(exc), cause=exc)
-
-
 def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRules) -> list[DirEntry]:
     """§2.6 ``listDir``: direct children in code-point name order (A6), never opened."""
     check_abort(signal, "list")
@@ -370,7 +358,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
             raise not_found("list", display) from None
-        raise _list_error(exc, display) from exc
+        raise list_error(exc, display) from exc
     if not stat_mod.S_ISDIR(st.st_mode):
         raise not_directory(display)
     try:
@@ -380,7 +368,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
         finally:
             os.close(fd)
     except OSError as exc:
-        raise _list_error(exc, display) from exc
+        raise list_error(exc, display) from exc
     check_abort(signal, "list")
     entries: list[DirEntry] = []
     for name in sorted(names):
@@ -391,7 +379,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
             found = files.probe(child.key, "list", child_display, root=rules.root)
         except FsError as exc:
             if isinstance(exc.cause, OSError):
-                raise _list_error(exc.cause, child_display) from exc.cause
+                raise list_error(exc.cause, child_display) from exc.cause
             raise
         kind: FileType = found.type if found is not None else "other"
         entries.append(

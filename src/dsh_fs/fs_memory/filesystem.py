@@ -14,6 +14,7 @@ atomic with respect to every other task (the per-target lock of §2.9 is implici
 from __future__ import annotations
 
 import itertools
+import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import ClassVar, Literal
@@ -54,6 +55,7 @@ from ..fs.types import (
     Target,
     TargetKey,
     Version,
+    WalkEntry,
     WriteIntent,
     WriteOutcome,
 )
@@ -95,6 +97,7 @@ class MemoryFileSystem(FileSystem):
         self.rules = TextRules.for_profile(self.profile)
         self._id = name or uuid.uuid4().hex[:12]
         self._files: dict[str, tuple[bytes, Version]] = {}
+        self._mtimes: dict[str, int] = {}  # relative path → modification time (ns since the epoch)
         self._dirs: set[str] = set()
         self._counter = itertools.count(1)
         for path, content in (files or {}).items():
@@ -103,20 +106,27 @@ class MemoryFileSystem(FileSystem):
     def with_profile(self, profile: Profile | str | None) -> "MemoryFileSystem":
         """Another provider over the same files (and version counter) with ``profile``."""
         twin = MemoryFileSystem(cwd=self.cwd, root=self.root, profile=profile, name=self._id)
-        twin._files, twin._dirs, twin._counter = self._files, self._dirs, self._counter
+        twin._files, twin._mtimes, twin._dirs, twin._counter = self._files, self._mtimes, self._dirs, self._counter
         return twin
 
     # -- direct access (tests, fixtures, "another process") --------------------------------
     def _version(self) -> Version:
         return Version(f"m{next(self._counter)}")
 
-    def put(self, path: str, content: str | bytes) -> Version:
-        """Store ``content`` at ``path`` (relative to the root) as another writer would; returns
-        the new version. Parent directories come into being implicitly."""
-        data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else bytes(content)
+    def _store(self, rel: str, data: bytes, mtime_ns: int | None = None) -> Version:
         version = self._version()
-        self._files[_rel_of(path)] = (data, version)
+        self._files[rel] = (data, version)
+        self._mtimes[rel] = time.time_ns() if mtime_ns is None else mtime_ns
         return version
+
+    def put(self, path: str, content: str | bytes, *, mtime_ns: int | None = None) -> Version:
+        """Store ``content`` at ``path`` (relative to the root) as another writer would; returns
+        the new version. Parent directories come into being implicitly.
+
+        :param mtime_ns: the file's modification time (ns since the epoch); default: now
+        """
+        data = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else bytes(content)
+        return self._store(_rel_of(path), data, mtime_ns)
 
     def get(self, path: str) -> bytes | None:
         """The bytes stored at ``path`` (relative to the root), or ``None``."""
@@ -128,9 +138,11 @@ class MemoryFileSystem(FileSystem):
         another writer would; the seam's guarded primitive is ``delete``)."""
         rel = _rel_of(path)
         self._files.pop(rel, None)
+        self._mtimes.pop(rel, None)
         self._dirs.discard(rel)
         for key in [k for k in self._files if k.startswith(rel + "/")]:
             del self._files[key]
+            self._mtimes.pop(key, None)
         self._dirs.difference_update([d for d in self._dirs if d.startswith(rel + "/")])
 
     def mkdir(self, path: str) -> None:
@@ -170,6 +182,14 @@ class MemoryFileSystem(FileSystem):
         if self._is_dir(rel):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
+
+    def _listable(self, rel: str, display: str) -> None:
+        """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
+        info = self._info(rel)
+        if info is None:
+            raise not_found("list", display)
+        if info.type != "directory":
+            raise not_directory(display)
 
     def _read_bytes(self, target: Target, verb: Verb) -> bytes:
         rel = self._rel(target)
@@ -250,11 +270,7 @@ class MemoryFileSystem(FileSystem):
         await anyio.lowlevel.checkpoint()
         rel = self._rel(target)
         display = target.display_path
-        info = self._info(rel)
-        if info is None:
-            raise not_found("list", display)
-        if info.type != "directory":
-            raise not_directory(display)
+        self._listable(rel, display)
         prefix = rel + "/" if rel else ""
         names: set[str] = set()
         for path in itertools.chain(self._files, self._dirs):
@@ -276,6 +292,44 @@ class MemoryFileSystem(FileSystem):
                 )
             )
         return entries
+
+    async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
+        """Every stored file below ``target`` with its modification time, and every directory
+        (prefixes and ``mkdir`` ones), parents first. A file hides anything stored below its
+        own path (as ``stat`` does). See ``FileSystem.walk``."""
+        check_abort(signal, "list")
+        await anyio.lowlevel.checkpoint()
+        rel = self._rel(target)
+        self._listable(rel, target.display_path)
+        prefix = rel + "/" if rel else ""
+        found: dict[str, bool] = {}  # path below target → is a file
+        for path in itertools.chain(self._dirs, self._files):
+            if not path.startswith(prefix) or len(path) == len(prefix):
+                continue
+            below = path[len(prefix) :].split("/")
+            for depth in range(1, len(below)):
+                found.setdefault("/".join(below[:depth]), False)
+            found.setdefault("/".join(below), path in self._files)
+        for below in sorted(found):
+            parts = below.split("/")
+            if any(found.get("/".join(parts[:depth])) for depth in range(1, len(parts))):
+                continue  # below a file: unreachable
+            child = prefix + below
+            shown = Target(key=self._key(child), display_path=display_of(self.root, child))
+            if found[below]:
+                data = self._files[child][0]
+                yield WalkEntry(rel=below, type="file", target=shown, size=len(data), mtime_ns=self._mtimes.get(child))
+            else:
+                yield WalkEntry(rel=below, type="directory", target=shown)
+
+    async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
+        """The stored bytes as they were when iteration began, in 64 KiB chunks."""
+        check_abort(signal, "read")
+        raw = self._read_bytes(target, "read")
+        for start in range(0, len(raw), STREAM_CHUNK):
+            await anyio.lowlevel.checkpoint()
+            check_abort(signal, "read")
+            yield raw[start : start + STREAM_CHUNK]
 
     async def write_text(
         self,
@@ -308,8 +362,7 @@ class MemoryFileSystem(FileSystem):
             check_abort(signal, "read")
         planned = rewrite(existing[0] if existing is not None else None, content, self.rules)
         check_abort(signal, "write")
-        version = self._version()
-        self._files[rel] = (planned.data, version)
+        version = self._store(rel, planned.data)
         return WriteOutcome(
             operation="update" if existing is not None else "create",
             version=version,
@@ -343,8 +396,7 @@ class MemoryFileSystem(FileSystem):
         check_abort(signal, "edit")
         edited = apply_edit(existing[0], edit, display, self.rules)
         check_abort(signal, "write")
-        version = self._version()
-        self._files[rel] = (edited.data, version)
+        version = self._store(rel, edited.data)
         return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after)
 
     async def delete(

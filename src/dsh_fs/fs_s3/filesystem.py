@@ -68,6 +68,7 @@ from ..fs.types import (
     Target,
     TargetKey,
     Version,
+    WalkEntry,
     WriteIntent,
     WriteOutcome,
 )
@@ -176,6 +177,14 @@ class S3FileSystem(FileSystem):
         if await self._is_dir(rel):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
+
+    async def _listable(self, rel: str, display: str) -> None:
+        """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
+        info = await self._info(rel)
+        if info is None:
+            raise not_found("list", display)
+        if info.type != "directory":
+            raise not_directory(display)
 
     async def _bucket_versioned(self) -> bool:
         """Whether listed objects need a HEAD for their VersionId (asked once; assumed when the
@@ -304,11 +313,7 @@ class S3FileSystem(FileSystem):
         rel = self._rel(target)
         display = target.display_path
         try:
-            info = await self._info(rel)
-            if info is None:
-                raise not_found("list", display)
-            if info.type != "directory":
-                raise not_directory(display)
+            await self._listable(rel, display)
             prefix = self.location.dir_prefix(rel)
             objects, prefixes = await self.store.list_children(prefix, check=_checker(signal, "list"))
             versioned = await self._bucket_versioned()
@@ -339,6 +344,68 @@ class S3FileSystem(FileSystem):
             raise fs_error(failure, "list", display) from failure
         check_abort(signal, "list")
         return entries
+
+    async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
+        """ListObjectsV2 under the directory's prefix without a delimiter (one request per
+        1000 keys): files with size and LastModified, directories (``<dir>/`` markers and
+        key prefixes) before their children. Keys no path can name (an empty, ``.`` or ``..``
+        segment) and keys below a file's own key are left out. See ``FileSystem.walk``.
+
+        :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_ABORTED ``list aborted``,
+            FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        check_abort(signal, "list")
+        rel = self._rel(target)
+        display = target.display_path
+        try:
+            await self._listable(rel, display)
+            prefix = self.location.dir_prefix(rel)
+            base = rel + "/" if rel else ""
+            seen: set[str] = set()
+            files: set[str] = set()
+            async for page in self.store.list_all(prefix, check=_checker(signal, "list")):
+                for key, size, mtime in page:
+                    parts = key[len(prefix) :].split("/")
+                    is_dir = parts[-1] == ""
+                    if is_dir:
+                        parts.pop()
+                    if not parts or any(p in ("", ".", "..") for p in parts):
+                        continue
+                    if any("/".join(parts[:depth]) in files for depth in range(1, len(parts) + 1)):
+                        continue  # below a file's key (or the same key twice): unreachable
+                    for depth in range(1, len(parts) + 1 if is_dir else len(parts)):
+                        below = "/".join(parts[:depth])
+                        if below in seen:
+                            continue
+                        seen.add(below)
+                        yield WalkEntry(rel=below, type="directory", target=self._target(base + below))
+                    if not is_dir:
+                        below = "/".join(parts)
+                        files.add(below)
+                        yield WalkEntry(rel=below, type="file", target=self._target(base + below), size=size,
+                                        mtime_ns=mtime)
+        except S3Failure as failure:
+            raise fs_error(failure, "list", display) from failure
+
+    async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
+        """GetObject streamed in 64 KiB chunks, the bytes as stored."""
+        check_abort(signal, "read")
+        rel = self._rel(target)
+        display = target.display_path
+        if rel == "":
+            raise not_regular_file("read", display)
+        try:
+            async with self.store.open(self.location.object_key(rel)) as opened:
+                if opened is None:
+                    raise await self._absent(rel, "read", display, not_found("read", display))
+                while True:
+                    check_abort(signal, "read")
+                    chunk = await read_chunk(opened[1], STREAM_CHUNK)
+                    if not chunk:
+                        return
+                    yield chunk
+        except S3Failure as failure:
+            raise fs_error(failure, "read", display) from failure
 
     async def write_text(
         self,

@@ -3,7 +3,8 @@
 One method per request shape, each one round trip (``requests`` counts them): HeadObject,
 GetObject (whole or streamed), PutObject (plain, ``If-None-Match: *`` or ``If-Match``),
 multipart upload (the same conditions on CompleteMultipartUpload), DeleteObject (plain or
-``If-Match``), ListObjectsV2 and GetBucketVersioning. Failures raise ``S3Failure``; a 404 on HEAD/GET becomes ``None``.
+``If-Match``), ListObjectsV2 (one level, or every key under a prefix: ``list_all``) and
+GetBucketVersioning. Failures raise ``S3Failure``; a 404 on HEAD/GET becomes ``None``.
 
 aiobotocore (the ``[s3]`` extra) is imported when the first request is made, so importing
 ``dsh_fs.fs_s3`` needs nothing beyond dsh-fs itself. Credentials, region and profile come from
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import importlib
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -52,6 +54,16 @@ def _meta(response: Mapping[str, Any], size: int | None = None) -> ObjectMeta:
         version_id=None if version in (None, "", "null") else str(version),
         size=response.get("ContentLength", size),
     )
+
+
+def _ns(moment: Any) -> int | None:
+    """A listing's ``LastModified`` (an aware ``datetime``) in ns since the epoch."""
+    if not isinstance(moment, datetime.datetime):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    delta = moment - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    return (delta // datetime.timedelta(microseconds=1)) * 1000
 
 
 async def read_chunk(body: Any, size: int) -> bytes:
@@ -326,6 +338,27 @@ class ObjectStore:
                 prefixes.append(item["Prefix"])
             if not response.get("IsTruncated"):
                 return objects, prefixes
+            token = response.get("NextContinuationToken")
+
+    async def list_all(
+        self, prefix: str, *, check: Callable[[], None] | None = None
+    ) -> AsyncIterator[list[tuple[str, int, int | None]]]:
+        """ListObjectsV2 without a delimiter, page by page: every key under ``prefix`` as
+        ``(key, size in bytes, LastModified in ns since the epoch or None)``, in key order."""
+        token: str | None = None
+        while True:
+            if check is not None:
+                check()
+            params: dict[str, Any] = {"Prefix": prefix}
+            if token:
+                params["ContinuationToken"] = token
+            response = await self._call("list_objects_v2", **params)
+            yield [
+                (item["Key"], int(item.get("Size") or 0), _ns(item.get("LastModified")))
+                for item in response.get("Contents") or ()
+            ]
+            if not response.get("IsTruncated"):
+                return
             token = response.get("NextContinuationToken")
 
     async def versioning_enabled(self) -> bool:

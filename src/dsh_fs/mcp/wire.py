@@ -30,10 +30,14 @@ _MUTATION: Final[Mapping[str, bool]] = {
     "openWorldHint": False,
 }
 
+_READ_ONLY: Final[Mapping[str, bool]] = {"readOnlyHint": True, "openWorldHint": False}
+
 TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
-    "read": {"readOnlyHint": True, "openWorldHint": False},
+    "read": _READ_ONLY,
     "write": _MUTATION,
     "edit": _MUTATION,
+    "glob": _READ_ONLY,
+    "grep": _READ_ONLY,
     "apply_patch": _MUTATION,  # the editing faces (docs/EDITING-FACES.md): views and changes alike
     "str_replace_based_edit_tool": _MUTATION,
     "str_replace_editor": _MUTATION,

@@ -29,6 +29,7 @@ from ..fs.types import (
     RenameOutcome,
     Target,
     Version,
+    WalkEntry,
     WriteIntent,
     WriteOutcome,
 )
@@ -99,9 +100,12 @@ class RecordingFileSystem(FileSystem):
         self._record("read_text", target.display_path)
         return await self.inner.read_text(target, signal=signal)
 
-    async def stream_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[str]:
-        self._record("stream_text", target.display_path)
-        stream = self.inner.stream_text(target, signal=signal)
+    def stream_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[str]:
+        return self._relay("stream_text", target, self.inner.stream_text(target, signal=signal))
+
+    async def _relay(self, primitive: str, target: Target, stream: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        """``stream`` passed through, recorded once iteration starts and closed however it ends."""
+        self._record(primitive, target.display_path)
         try:
             async for chunk in stream:
                 yield chunk
@@ -118,6 +122,18 @@ class RecordingFileSystem(FileSystem):
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
         self._record("list_dir", target.display_path)
         return await self.inner.list_dir(target, signal=signal)
+
+    def host_path(self, target: Target) -> str | None:
+        self._record("host_path", target.display_path)
+        return self.inner.host_path(target)
+
+    async def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:
+        self._record("walk", target.display_path)
+        async for entry in self.inner.walk(target, signal=signal):
+            yield entry
+
+    def stream_bytes(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[bytes]:
+        return self._relay("stream_bytes", target, self.inner.stream_bytes(target, signal=signal))
 
     async def write_text(self, target: Target, content: str, expected: WriteIntent | None = None, *,
                          signal: "AbortSignal | None" = None) -> WriteOutcome:

@@ -13,7 +13,7 @@ from .read_render import (
     DEFAULT_READ_STREAM_MIN_SIZE,
 )
 
-__all__ = ("CONFIG_KEYS", "ToolFsConfig")
+__all__ = ("CONFIG_KEYS", "ToolFsConfig", "positive_integer")
 
 CONFIG_KEYS = {
     "read_limit": "readLimit",
@@ -24,12 +24,16 @@ CONFIG_KEYS = {
 """Python keyword → the reference's config name (used in messages and scenarios)"""
 
 
-def _positive_integer(name: str, value: object) -> int:
+def positive_integer(name: str, value: object, *, plugin: str = "tool-fs") -> int:
+    """A plugin setting that must be an integer ≥ 1 (``2.0`` counts as 2), as ``int``.
+
+    :raises ValueError: ``<plugin>: <name> must be a positive integer``
+    """
     ok = (
         isinstance(value, int) and not isinstance(value, bool) and value >= 1
     ) or (isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 1)
     if not ok:
-        raise ValueError(f"tool-fs: {name} must be a positive integer")
+        raise ValueError(f"{plugin}: {name} must be a positive integer")
     return int(value)  # type: ignore[arg-type]
 
 
@@ -53,5 +57,5 @@ class ToolFsConfig:
 
     def __post_init__(self) -> None:
         for key, name in CONFIG_KEYS.items():
-            object.__setattr__(self, key, _positive_integer(name, getattr(self, key)))
+            object.__setattr__(self, key, positive_integer(name, getattr(self, key)))
         object.__setattr__(self, "profile", Profile.parse(self.profile))

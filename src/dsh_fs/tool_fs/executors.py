@@ -102,10 +102,18 @@ class FsTools:
             check_unicode("file_path", file_path)
         return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
 
+    def _spilled(self, file_path: str, execution: ToolExecution) -> FileSystem | None:
+        """The read-only provider of a saved search result (``spill_store.reader``), when
+        ``file_path`` is the locator of one of this session's: the model pages a capped
+        ``glob``/``grep`` result even where the workspace provider cannot reach it."""
+        if execution.session is None or not self.ctx.has("spill_store"):
+            return None
+        return self.ctx.spill_store.reader(file_path, session_id=execution.session.id)  # type: ignore[no-any-return]
+
     async def _read(self, file_path: str, offset: int, limit: int, execution: ToolExecution) -> list[ContentBlock]:
-        fs = self.fs
+        fs = self._spilled(file_path, execution) or self.fs
         signal = execution.signal
-        target = await self._resolve(file_path, execution)
+        target = await fs.resolve(file_path, cwd=execution.cwd, signal=signal)
         info = await fs.stat(target, signal=signal)
         if info is None:
             if self.better:  # absence (D8); the reference never emits on a failure (§4.10)

@@ -1,0 +1,180 @@
+"""Running ripgrep: where the program is, and one run with streamed output (REFERENCE-SPEC
+§6.3 shared execution; tracker issue 10).
+
+* **Where.** ``find_ripgrep``: the ``rg`` of the ``ripgrep`` wheel (a dependency of dsh-fs
+  where a wheel exists), else ``rg`` on ``PATH``; ``None`` when there is neither.
+* **How.** ``run_ripgrep`` starts the program with a fixed ``argv`` (no shell), stdin from
+  ``/dev/null``, in a session of its own (``start_new_session``), and hands stdout to the
+  caller line by line as it arrives: memory stays bounded by one line and the caller's own
+  caps. stderr keeps its last ``STDERR_KEEP`` bytes (the reference executor's 64 000). Once
+  more than ``raw_cap`` bytes came out, the run stops (``Run.stopped``).
+* **Ending.** Whatever ends the run early — the caller's stop, a consumer error, a
+  cancellation of the calling task (a time budget, an abort watcher, a client going away) —
+  the whole process group gets ``SIGKILL`` and is reaped before ``run_ripgrep`` returns or
+  raises, shielded from cancellation; no ripgrep outlives its call.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import shutil
+import signal as signals
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import anyio
+import anyio.abc
+
+__all__ = ("INSTALL_HINT", "Run", "STDERR_KEEP", "find_ripgrep", "run_ripgrep")
+
+STDERR_KEEP = 64_000
+"""bytes of stderr kept (the tail)"""
+
+INSTALL_HINT = "install the ripgrep wheel (pip install 'ripgrep==14.1.0') or put rg on PATH"
+"""what to do when ``find_ripgrep`` finds nothing"""
+
+_READ = 1 << 16
+
+
+@lru_cache(maxsize=1)
+def _wheel_ripgrep() -> str | None:
+    """The ``rg`` executable the ``ripgrep`` distribution installed, if any."""
+    try:
+        dist = importlib.metadata.distribution("ripgrep")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in dist.files or ():
+        if file.name in ("rg", "rg.exe"):
+            path = os.path.realpath(str(dist.locate_file(file)))
+            if os.path.isfile(path) and os.access(path, os.X_OK):
+                return path
+    return None
+
+
+def find_ripgrep() -> str | None:
+    """The ripgrep program to run: the wheel's, else ``rg`` on ``PATH``, else ``None``."""
+    return _wheel_ripgrep() or shutil.which("rg")
+
+
+@dataclass(slots=True)
+class Run:
+    """How one ripgrep run ended."""
+
+    exit_code: int | None = None
+    """the exit status; ``None`` when killed by a signal"""
+    signal_name: str | None = None
+    """``SIGKILL`` etc. when a signal ended it (ours, after ``stopped``, included)"""
+    stderr: str = ""
+    """the kept stderr, decoded (U+FFFD for bad bytes)"""
+    stderr_truncated: bool = False
+    """``True`` when the head of stderr was dropped"""
+    raw_bytes: int = 0
+    """stdout bytes read"""
+    stopped: bool = False
+    """``True`` when the run was stopped after ``raw_cap`` bytes (its output is incomplete)"""
+
+
+def _kill(process: anyio.abc.Process) -> None:
+    if process.returncode is not None:
+        return
+    try:
+        os.killpg(process.pid, signals.SIGKILL)  # the session leader's pid is its group id
+    except (ProcessLookupError, PermissionError):
+        try:
+            process.kill()
+        except ProcessLookupError:
+            pass
+
+
+async def run_ripgrep(
+    program: str,
+    argv: list[str],
+    *,
+    cwd: str,
+    on_line: Callable[[bytes], None],
+    raw_cap: int,
+) -> Run:
+    """Run ``program argv`` in ``cwd``, calling ``on_line`` with each stdout line (without
+    its ``\\n``) as it arrives.
+
+    :param raw_cap: stop the run (kill it, ``Run.stopped``) once stdout exceeds this many
+        bytes; the line being read at that point is not delivered
+    :raises OSError: when the process cannot be started (``cwd`` unusable, not executable)
+    :raises Exception: whatever ``on_line`` raises (the process is killed first)
+    """
+    run = Run()
+    process = await anyio.open_process(
+        [program, *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    tail = bytearray()
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        async for chunk in process.stderr:
+            tail.extend(chunk)
+            if len(tail) > STDERR_KEEP:
+                del tail[: len(tail) - STDERR_KEEP]
+                run.stderr_truncated = True
+
+    failure: list[Exception] = []
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        pending = b""
+        while True:
+            try:
+                chunk = await process.stdout.receive(_READ)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                break
+            room = raw_cap - run.raw_bytes
+            run.raw_bytes += len(chunk)
+            if len(chunk) > room:  # deliver the complete lines within the cap, then stop
+                run.stopped = True
+                _kill(process)
+                chunk = chunk[: max(0, room)]
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            for line in lines:
+                on_line(line)
+            if run.stopped:
+                return
+        if pending:
+            on_line(pending)
+
+    async def consume() -> None:
+        try:
+            await read_stdout()
+        except Exception as exc:  # re-raised below, outside the task group
+            failure.append(exc)
+            _kill(process)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read_stderr)
+            await consume()
+        if failure:
+            raise failure[0]
+        await process.wait()
+    finally:
+        with anyio.CancelScope(shield=True):
+            _kill(process)
+            await process.wait()
+            await process.aclose()
+    code = process.returncode
+    if code is not None and code < 0:
+        try:
+            run.signal_name = signals.Signals(-code).name
+        except ValueError:
+            run.signal_name = None
+    else:
+        run.exit_code = code
+    run.stderr = bytes(tail).decode("utf-8", "replace")
+    return run

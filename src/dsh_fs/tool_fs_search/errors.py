@@ -1,0 +1,114 @@
+"""``SearchError`` and the texts of search failures (REFERENCE-SPEC §6.3; DEVIATIONS S3, S5).
+
+::
+
+    SEARCH_INVALID_PATTERN      <- ripgrep rejected the regex or glob
+    SEARCH_FAILED               <- ripgrep missing or could not start, a nonzero exit, a
+                                   signal, malformed --json output
+    SEARCH_RAW_OUTPUT_OVERFLOW  <- more raw output than rawOutputMaxBytes
+    SEARCH_ABORTED              <- the call's abort signal, or its time budget (timeoutMs)
+
+Pure: message builders only. ``better`` selects the default profile's texts where they
+differ (no "bash executor": there is none here).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core.errors import HarnessError
+
+__all__ = (
+    "NARROW",
+    "SearchError",
+    "aborted",
+    "could_not_start",
+    "exit_failure",
+    "killed",
+    "malformed",
+    "missing_ripgrep",
+    "overflow",
+    "stderr_excerpt",
+    "timed_out",
+)
+
+NARROW = "narrow pattern, path, or include and retry"
+
+_INVALID = re.compile(r"regex parse error|error parsing glob", re.IGNORECASE)
+_NOT_FOUND = re.compile(r"command not found", re.IGNORECASE)
+
+
+class SearchError(HarnessError):
+    """A search failure with a stable ``SEARCH_*`` code; ``str(err)`` is the model-facing text."""
+
+
+def aborted(tool: str) -> SearchError:
+    """The call's abort signal fired (caller cancellation, or an outer timeout policy)."""
+    return SearchError(f"{tool} was aborted before completion (tool timeout or caller cancellation)", "SEARCH_ABORTED")
+
+
+def timed_out(tool: str, timeout_ms: int, *, better: bool) -> SearchError:
+    """The call used up its ``timeoutMs``. Reference: the timeout policy aborts the signal,
+    so the text is ``aborted``'s; default profile (S3): it says what happened and what to do."""
+    if not better:
+        return aborted(tool)
+    return SearchError(f"{tool} timed out after {timeout_ms}ms; {NARROW}", "SEARCH_ABORTED")
+
+
+def could_not_start(tool: str, reason: str | None, *, better: bool) -> SearchError:
+    """ripgrep could not be started (unusable working directory, exec failure)."""
+    if not better or not reason:
+        return SearchError(
+            f"{tool} could not start its search command (unusable working directory or missing shell)", "SEARCH_FAILED"
+        )
+    return SearchError(f"{tool} could not start ripgrep: {reason}", "SEARCH_FAILED")
+
+
+def missing_ripgrep(tool: str, hint: str, *, better: bool) -> SearchError:
+    """Neither the ripgrep wheel nor ``rg`` on PATH (reference: the shell's exit 127)."""
+    if not better:
+        return SearchError(f"{tool} requires ripgrep (rg) on the bash executor's PATH", "SEARCH_FAILED")
+    return SearchError(f"{tool} requires ripgrep (rg): {hint}", "SEARCH_FAILED")
+
+
+def killed(tool: str, signal_name: str | None) -> SearchError:
+    """ripgrep died of a signal we did not send."""
+    return SearchError(f"{tool} search command was killed by signal {signal_name or '(unknown)'}", "SEARCH_FAILED")
+
+
+def stderr_excerpt(text: str, truncated: bool) -> str:
+    """The trimmed retained stderr, `` [stderr truncated]`` when its head was dropped."""
+    text = text.strip()
+    if not text:
+        return ""
+    return f"{text} [stderr truncated]" if truncated else text
+
+
+def exit_failure(tool: str, code: int, stderr: str, *, better: bool) -> SearchError:
+    """A ripgrep exit other than 0 and 1, classified by its stderr (§6.3)."""
+    if _INVALID.search(stderr):
+        return SearchError(f"{tool} pattern rejected by ripgrep: {stderr}", "SEARCH_INVALID_PATTERN")
+    if code == 127 or _NOT_FOUND.search(stderr):
+        place = "" if better else " on the bash executor's PATH"
+        return SearchError(f"{tool} requires ripgrep (rg){place}{': ' + stderr if stderr else ''}", "SEARCH_FAILED")
+    return SearchError(f"{tool} search failed (exit {code}){': ' + stderr if stderr else ''}", "SEARCH_FAILED")
+
+
+def overflow(tool: str, cap: int, produced: int | None = None, *, better: bool = False) -> SearchError:
+    """More raw output than ``cap`` bytes: retained-truncated (``produced`` unknown), or a
+    complete output that decodes to more than ``cap`` bytes."""
+    if produced is None and better:
+        return SearchError(f"{tool} produced more than {cap} bytes of raw output; {NARROW}",
+                           "SEARCH_RAW_OUTPUT_OVERFLOW")
+    if produced is None:
+        return SearchError(
+            f"{tool} produced more raw output than the bash executor retained within the {cap}-byte cap; {NARROW}",
+            "SEARCH_RAW_OUTPUT_OVERFLOW",
+        )
+    return SearchError(f"{tool} produced {produced} bytes of raw output, over the {cap}-byte cap; {NARROW}",
+                       "SEARCH_RAW_OUTPUT_OVERFLOW")
+
+
+def malformed(detail: str) -> SearchError:
+    """An ``rg --json`` record of an unexpected shape (§6.2)."""
+    return SearchError(f"grep received malformed ripgrep --json output ({detail})", "SEARCH_FAILED")

@@ -1,0 +1,390 @@
+"""The executors of ``glob`` and ``grep`` (REFERENCE-SPEC §6; DEVIATIONS S1–S6).
+
+One call: check the arguments → resolve the working directory and ``path`` through the
+provider (containment) → pick the ``Space`` (host directory, mirror, or spill artifact) →
+run ripgrep, streaming its output into a page (the first ``globMaxResults`` /
+``grepMaxMatches`` results) and, once the result outgrows the page, into a spill writer →
+the model-facing text. The whole call runs under the call's time budget (``timeoutMs``) and
+abort signal: either ends it with ``SEARCH_ABORTED`` and the ripgrep process group killed.
+
+A capped result names the saved complete list (``spill_store``, if loaded and the call has
+a session); it is never an error when it cannot be saved (§6.1).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio
+
+from ..core.context import Context
+from ..core.jsonvalue import well_formed
+from ..core.session import ToolExecution
+from ..core.signal import wait_aborted
+from ..core.tools import ContentBlock, text_block
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.filesystem import FileSystem
+from ..fs.types import Info, Target
+from ..spill.store import SpillRequest, SpillStore, SpillWriter
+from ..tool_fs.args import ToolInputError
+from . import errors
+from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
+from .commands import glob_argv, grep_argv, grep_files_argv
+from .config import ToolFsSearchConfig
+from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
+from .mirror import Mirror
+from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
+from .space import Space
+
+__all__ = ("SearchTools",)
+
+T = TypeVar("T")
+
+_UNSAVED = {
+    "glob": "The complete result could not be saved; narrow pattern or path to see more.",
+    "grep": "The complete result could not be saved; narrow pattern, path, or include to see more.",
+}
+
+
+class _SpillSink:
+    """Receives the complete formatted result piece by piece (one piece per result); holds the
+    first ``limit`` pieces in memory and opens a spill writer only when a result beyond the
+    page arrives (an uncapped result never makes a file)."""
+
+    def __init__(self, limit: int, opener: Callable[[], SpillWriter | None]) -> None:
+        self.limit = limit
+        self.opener = opener
+        self.count = 0
+        self.pending: list[str] | None = []
+        self.writer: SpillWriter | None = None
+        self.failed = False
+
+    def __call__(self, piece: str) -> None:
+        self.count += 1
+        if self.pending is not None:
+            self.pending.append(piece)
+            if self.count <= self.limit:
+                return
+            pieces, self.pending = self.pending, None
+            try:
+                self.writer = self.opener()
+            except OSError:
+                self.failed = True
+            if self.writer is None:
+                self.failed = True
+                return
+            self._write("".join(pieces))
+        elif self.writer is not None and not self.failed:
+            self._write(piece)
+
+    def _write(self, text: str) -> None:
+        assert self.writer is not None
+        try:
+            self.writer.write(text)
+        except OSError:
+            self.failed = True
+
+    async def finish(self, *, keep: bool, head: str = "") -> Any:
+        """Commit (``keep``) or drop what was written; the ``SpillRef``, or ``None``."""
+        writer, self.writer = self.writer, None
+        if writer is None:
+            return None
+        if not keep or self.failed:
+            await writer.discard()
+            return None
+        try:
+            return await writer.commit(head=head)
+        except OSError:
+            return None
+
+
+class SearchTools:
+    """The two executors bound to one context and configuration."""
+
+    def __init__(self, ctx: Context, config: ToolFsSearchConfig, *, rg_path: str | None = None) -> None:
+        self.ctx = ctx
+        self.config = config
+        self.better = config.profile.is_default
+        self.rg_path = rg_path
+
+    # -- shared ------------------------------------------------------------------------------
+    def _program(self, tool: str) -> str:
+        program = self.rg_path if self.rg_path is not None else find_ripgrep()
+        if not program:
+            raise errors.missing_ripgrep(tool, INSTALL_HINT, better=self.better)
+        return program
+
+    def _value(self, tool: str, name: str, value: str | None) -> str | None:
+        """A model value as it can go into an argument vector: lone surrogates become U+FFFD
+        (as the reference's UTF-8 encoding does). A NUL cannot be passed at all: the reference
+        fails to start its command; the default profile says which argument (a ``path`` with a
+        NUL gets the provider's ``FS_PERMISSION_DENIED``, as for ``read``)."""
+        if value is None:
+            return None
+        if "\0" in value and not (self.better and name == "path"):  # a path: the provider refuses it
+            if self.better:
+                raise ToolInputError(f"{name} must not contain a NUL character")
+            raise errors.could_not_start(tool, None, better=False)
+        return well_formed(value)
+
+    async def _bounded(self, tool: str, execution: ToolExecution, work: Callable[[], Awaitable[T]]) -> T:
+        """Run ``work`` under the call's abort signal and ``timeoutMs``; either ends it with
+        ``SEARCH_ABORTED`` (a provider's ``FS_ABORTED`` too)."""
+        signal = execution.signal
+        if signal is not None and signal.aborted:
+            raise errors.aborted(tool)
+        outcome: list[T] = []
+        failure: list[BaseException] = []
+        with anyio.move_on_after(self.config.timeout_ms / 1000) as budget:
+            async with anyio.create_task_group() as tg:
+                if signal is not None:
+
+                    async def watch() -> None:
+                        await wait_aborted(signal)
+                        tg.cancel_scope.cancel()
+
+                    tg.start_soon(watch)
+                try:
+                    outcome.append(await work())
+                except Exception as exc:  # raised outside the task group (no exception group)
+                    failure.append(exc)
+                tg.cancel_scope.cancel()
+        if budget.cancelled_caught:
+            raise errors.timed_out(tool, self.config.timeout_ms, better=self.better)
+        if failure:
+            exc = failure[0]
+            if isinstance(exc, FsError) and exc.code == FsErrorCode.ABORTED.value:
+                raise errors.aborted(tool) from exc
+            raise exc
+        if not outcome:
+            raise errors.aborted(tool)
+        return outcome[0]
+
+    def _spill_opener(self, tool: str, execution: ToolExecution, name: str) -> Callable[[], SpillWriter | None]:
+        def open_writer() -> SpillWriter | None:
+            store: SpillStore | None = self.ctx.spill_store if self.ctx.has("spill_store") else None
+            if store is None or execution.session is None:
+                return None
+            return store.open_writer(SpillRequest(
+                session_id=execution.session.id, tool_name=tool, call_id=execution.call_id, suggested_name=name,
+            ))
+
+        return open_writer
+
+    async def _space(self, tool: str, path: str | None, execution: ToolExecution) -> Space:
+        """Resolve the working directory and ``path`` and prepare where ripgrep runs.
+
+        :raises FsError: containment (FS_PERMISSION_DENIED), a NUL in ``path``; default
+            profile (S5): a missing ``path``, ``glob`` on a file; both profiles: a special file
+        """
+        signal = execution.signal
+        if tool == "grep" and path is not None and self.ctx.has("spill_store") and execution.session is not None:
+            reader = self.ctx.spill_store.reader(path, session_id=execution.session.id)
+            if reader is not None:
+                artifact = await reader.resolve(path, signal=signal)
+                host = reader.host_path(artifact)
+                if host is not None:
+                    return Space(cwd=posixpath.dirname(host), path_arg=host, workdir=None)
+        fs: FileSystem = self.ctx.fs
+        here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
+        target = await fs.resolve(path, cwd=execution.cwd, signal=signal) if path is not None else None
+        info = await self._check_target(tool, fs, target, signal)
+        if fs.host_path(target or here) is not None:
+            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path)
+        return await self._mirror_space(tool, fs, here, target, info, path, execution)
+
+    async def _check_target(self, tool: str, fs: FileSystem, target: Target | None, signal: Any) -> Info | None:
+        if target is None:
+            return None
+        info = await fs.stat(target, signal=signal)
+        shown = target.display_path
+        if info is not None and info.type == "other":  # a FIFO, device or socket: ripgrep would block on it
+            raise FsError(f'cannot search "{shown}": not a regular file or directory', FsErrorCode.NOT_REGULAR_FILE)
+        if self.better and info is None:
+            raise FsError(f'cannot search "{shown}": not found', FsErrorCode.NOT_FOUND)
+        if self.better and tool == "glob" and info is not None and info.type == "file":
+            raise FsError(f'cannot search "{shown}": not a directory', FsErrorCode.NOT_DIRECTORY)
+        return info
+
+    async def _mirror_space(self, tool: str, fs: FileSystem, here: Target, target: Target | None,
+                            info: Info | None, path: str | None, execution: ToolExecution) -> Space:
+        signal = execution.signal
+        here_info = await fs.stat(here, signal=signal)
+        if here_info is None or here_info.type != "directory":
+            raise errors.could_not_start(tool, f'the working directory "{here.display_path}" is not a directory',
+                                         better=self.better)
+        mirror = Mirror(fs, signal=signal)
+        try:
+            await mirror.add_directory(here.display_path)
+            searched, searched_info = (target, info) if target is not None else (here, here_info)
+            if searched_info is not None:
+                await mirror.add_tree(searched, searched_info, contents=tool == "grep", newest_first=self.better)
+                if tool == "grep":
+                    await mirror.add_ancestor_rules(searched.display_path)
+        except BaseException:
+            await mirror.close()
+            raise
+        arg = path
+        if path is not None and path.startswith("/"):
+            arg = mirror.root + path
+        return Space(cwd=mirror.host(here.display_path), path_arg=arg, workdir=here.display_path, mirror=mirror)
+
+    async def _rg(self, tool: str, program: str, argv: list[str], space: Space, on_line: Callable[[bytes], None],
+                  budget: int) -> Run:
+        try:
+            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget)
+        except OSError as exc:
+            reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
+            raise errors.could_not_start(tool, reason, better=self.better) from exc
+
+    def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
+        """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
+        if run.stopped or run.exit_code in (0, 1):
+            return None
+        if run.exit_code is None:
+            return errors.killed(tool, run.signal_name)
+        excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
+        return errors.exit_failure(tool, run.exit_code, excerpt, better=self.better)
+
+    def _overflow(self, tool: str) -> errors.SearchError:
+        return errors.overflow(tool, self.config.raw_output_max_bytes, better=self.better)
+
+    # -- glob (§6.1) ---------------------------------------------------------------------------
+    async def glob(self, args: dict[str, Any], execution: ToolExecution) -> list[ContentBlock]:
+        """Paths matching ``pattern`` below ``path`` (default: the session workspace) by
+        modification time: oldest first (reference) or newest first (default profile, S1)."""
+        given = parse_glob_args(args)
+        given = GlobInput(pattern=self._value("glob", "pattern", given.pattern) or "",
+                          path=self._value("glob", "path", given.path))
+        program = self._program("glob")
+        return await self._bounded("glob", execution, lambda: self._glob(program, given, execution))
+
+    async def _glob(self, program: str, given: GlobInput, execution: ToolExecution) -> list[ContentBlock]:
+        space = await self._space("glob", given.path, execution)
+        sink = _SpillSink(self.config.glob_max_results, self._spill_opener("glob", execution, "glob-results.txt"))
+        page = GlobPage(self.config.glob_max_results, sink)
+        extra = 0  # bytes the reference's UTF-8 decoding would add (U+FFFD for bad bytes)
+
+        def on_line(line: bytes) -> None:
+            nonlocal extra
+            if not line:
+                return
+            try:
+                printed = line.decode("utf-8")
+            except UnicodeDecodeError:
+                printed = line.decode("utf-8", "replace")
+                extra += len(printed.encode("utf-8")) - len(line)
+            page.add(space.shown(printed))
+
+        try:
+            run = await self._rg("glob", program, glob_argv(given.pattern, space.path_arg, newest_first=self.better),
+                                 space, on_line, self.config.raw_output_max_bytes)
+            failure = self._failure("glob", run, space)
+            if failure is not None:
+                raise failure
+            cap = self.config.raw_output_max_bytes
+            if run.stopped and not (self.better and page.seen):
+                raise self._overflow("glob")
+            if not run.stopped and not self.better and run.raw_bytes + extra > cap:
+                raise errors.overflow("glob", cap, run.raw_bytes + extra)
+            if run.exit_code == 1:
+                return [text_block("No files found")]
+            if run.stopped:  # S4: the first page, and why the rest is missing
+                await sink.finish(keep=False)
+                return [text_block(
+                    "\n".join(page.kept) + f"\n\n(Showing {len(page.kept)} of more than {page.seen} paths: "
+                    f"the search stopped after {cap} bytes of ripgrep output and the complete result was not "
+                    "saved; narrow pattern or path to see more.)"
+                )]
+            ref = await sink.finish(keep=page.truncated)
+            recovery = f"Full sorted result stored at: {ref.locator}. {ref.retrieval_hint}" if ref else _UNSAVED["glob"]
+            return [text_block(glob_text(page, recovery))]
+        finally:
+            await sink.finish(keep=False)
+            if space.mirror is not None:
+                await space.mirror.close()
+
+    # -- grep (§6.2) ---------------------------------------------------------------------------
+    async def grep(self, args: dict[str, Any], execution: ToolExecution) -> list[ContentBlock]:
+        """Lines matching the ripgrep regex ``pattern`` in ``path`` (a file or a directory;
+        default: the session workspace), grouped by file; in path order in the default
+        profile (S2)."""
+        given = parse_grep_args(args)
+        given = GrepInput(pattern=self._value("grep", "pattern", given.pattern) or "",
+                          path=self._value("grep", "path", given.path),
+                          include=self._value("grep", "include", given.include))
+        program = self._program("grep")
+        return await self._bounded("grep", execution, lambda: self._grep(program, given, execution))
+
+    async def _grep(self, program: str, given: GrepInput, execution: ToolExecution) -> list[ContentBlock]:
+        space = await self._space("grep", given.path, execution)
+        sink = _SpillSink(self.config.grep_max_matches, self._spill_opener("grep", execution, "grep-results.txt"))
+        page = GrepPage(self.config.grep_max_matches, sink)
+        max_line = self.config.grep_max_line_bytes
+
+        def on_line(line: bytes) -> None:
+            if not line:
+                return
+            match = parse_match(line, bytes_paths=self.better)
+            if match is not None:
+                page.add(type(match)(space.shown(match.path), match.line_number, preview_line(match.line, max_line)))
+
+        argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.better)
+        cap = self.config.raw_output_max_bytes
+        try:
+            if space.mirror is None:
+                runs = [await self._rg("grep", program, argv, space, on_line, cap)]
+            else:
+                runs = await self._grep_mirror(program, argv, given, space, on_line, cap)
+            for run in runs:
+                failure = self._failure("grep", run, space)
+                if failure is not None:
+                    raise failure
+            stopped = any(run.stopped for run in runs)
+            if stopped and not (self.better and page.seen):
+                raise self._overflow("grep")
+            if not stopped and all(run.exit_code == 1 for run in runs):
+                return [text_block("No matches found")]
+            if stopped:  # S4
+                await sink.finish(keep=False)
+                return [text_block(
+                    f"Found {len(page.kept)} of more than {page.seen} matches\n\n{format_grep_groups(page.kept)}\n\n"
+                    f"(The search stopped after {cap} bytes of ripgrep output and the complete result was not "
+                    "saved; narrow pattern, path, or include to see more.)"
+                )]
+            ref = await sink.finish(keep=page.truncated, head=page.head())
+            recovery = f"Full grep result stored at: {ref.locator}. {ref.retrieval_hint}" if ref else _UNSAVED["grep"]
+            return [text_block(grep_text(page, recovery))]
+        finally:
+            await sink.finish(keep=False)
+            if space.mirror is not None:
+                await space.mirror.close()
+
+    async def _grep_mirror(self, program: str, argv: list[str], given: GrepInput, space: Space,
+                           on_line: Callable[[bytes], None], cap: int) -> list[Run]:
+        """``grep`` in a mirror: list the files ripgrep would search (same rules), then copy
+        their bytes and search them batch by batch (in path order, so the output order is
+        one run's)."""
+        mirror = space.mirror
+        assert mirror is not None
+        hosts: list[str] = []
+        listed = await self._rg("grep", program, grep_files_argv(given.include, space.path_arg), space,
+                                lambda line: hosts.append(space.host(line.decode("utf-8", "surrogateescape"))) if line else None,
+                                cap)
+        if listed.stopped:
+            raise self._overflow("grep")
+        if listed.exit_code not in (0, 1):
+            return [listed]
+        runs: list[Run] = []
+        spent = 0
+        for batch in mirror.batches(hosts, self.config.mirror_batch_bytes) or [[]]:
+            await mirror.fill(batch)
+            run = await self._rg("grep", program, argv, space, on_line, cap - spent)
+            await mirror.empty(batch)
+            runs.append(run)
+            spent += run.raw_bytes
+            if run.stopped or self._failure("grep", run, space) is not None:
+                break
+        return runs

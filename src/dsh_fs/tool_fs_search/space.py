@@ -1,0 +1,53 @@
+"""Where one search runs: a host directory for ripgrep, its path argument, and how printed
+paths become display paths (REFERENCE-SPEC §6.3 "Workdir" and "Display paths").
+
+The reference runs ``rg … -- <path>`` in the session's working directory ``W`` and shows what
+ripgrep prints relative to ``W``. Here:
+
+* a provider with host paths (the local disk): ripgrep runs in ``W`` itself with the model's
+  ``path`` verbatim, so it prints, matches globs and reads ignore files exactly as the
+  reference's does — after the provider resolved ``W`` and ``path`` (containment: outside a
+  root they are refused with the file tools' ``FS_PERMISSION_DENIED`` message);
+* any other provider: ripgrep runs in a ``Mirror`` of the searched part, in the mirror's
+  stand-in for ``W``, and printed mirror paths are mapped back to display paths;
+* a spill artifact (``grep`` on a locator that the workspace provider cannot reach): ripgrep
+  runs on the artifact in the spill store's directory, and its path is shown as given.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from .mirror import Mirror
+from .output import to_workdir_relative
+
+__all__ = ("Space",)
+
+
+@dataclass(slots=True, kw_only=True)
+class Space:
+    """One search's place."""
+
+    cwd: str
+    """the host directory ripgrep runs in"""
+    path_arg: str | None
+    """ripgrep's path argument (``None``: search ``cwd``)"""
+    workdir: str | None
+    """the display path printed paths are made relative to (``None``: shown as printed)"""
+    mirror: Mirror | None = None
+    """the stand-in directory for a provider without host paths"""
+
+    def shown(self, printed: str) -> str:
+        """The display form of a path ripgrep printed (§6.3)."""
+        if self.mirror is not None:
+            printed = self.mirror.unmap(printed)
+        return printed if self.workdir is None else to_workdir_relative(printed, self.workdir)
+
+    def scrub(self, text: str) -> str:
+        """ripgrep's stderr with mirror paths as display paths."""
+        return self.mirror.scrub(text) if self.mirror is not None else text
+
+    def host(self, printed: str) -> str:
+        """The host path of a path ripgrep printed (relative ones are below ``cwd``)."""
+        return posixpath.normpath(posixpath.join(self.cwd, printed))
