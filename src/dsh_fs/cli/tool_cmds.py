@@ -1,5 +1,6 @@
-"""``dsh-fs read|write|edit|glob|grep|schema|prompt``: the tools for people and shell-only
-agents (tracker "Serve the tools to real agents", part 2; issue 10 for glob/grep).
+"""``dsh-fs read|write|edit|glob|grep|apply-patch|schema|prompt``: the tools for people and
+shell-only agents (tracker "Serve the tools to real agents", part 2; issue 10 for glob/grep;
+issue 11 for apply-patch).
 
 Each tool command makes exactly one registry call and prints exactly what the model would
 see: the result text, byte for byte (UTF-8), then one newline, on stdout, for successes and
@@ -8,7 +9,8 @@ failures alike. Exit status:
 * ``0`` the call succeeded;
 * ``1`` the call failed: stdout holds the ``Error: …`` text the model would see;
 * ``2`` the command itself is wrong or cannot run (bad option, bad setting, no content for
-  ``write``, unusable session store); the message goes to stderr and no call is made.
+  ``write``, no patch for ``apply-patch``, unusable session store); the message goes to stderr
+  and no call is made.
 
 Command-line values become tool arguments unchanged (numbers as ints), so they pass the tools'
 own validation and produce the spec's texts (``--offset 0`` → ``Error: offset must be a positive
@@ -33,7 +35,7 @@ import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
 
-__all__ = ("edit", "glob", "grep", "prompt", "read", "schema", "write")
+__all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -133,11 +135,11 @@ def _options(kwargs: dict[str, Any]) -> _Options:
     )
 
 
-def _context(options: _Options, *, store: Any = None) -> Any:
+def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = ()) -> Any:
     """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store
-    and capped search results saved under ``<state dir>/spill``.
+    and capped search results saved under ``<state dir>/spill``, plus the editing ``faces``.
 
-    :raises CliFailure: for an invalid read cap
+    :raises CliFailure: for an invalid read cap or an unknown face
     """
     from .. import create_context
     from .state import state_dir
@@ -153,7 +155,7 @@ def _context(options: _Options, *, store: Any = None) -> Any:
     try:
         return create_context(
             cwd=options.cwd, profile=options.profile, policy=options.policy, provider=provider,
-            observations=store, spill_root=os.path.join(state_dir(), "spill"), **options.caps,
+            observations=store, spill_root=os.path.join(state_dir(), "spill"), faces=faces, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
@@ -180,8 +182,9 @@ def _emit(text: str) -> None:
     out.flush()
 
 
-def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
-    """Make the one call, print its text, exit 1 on an error result."""
+def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces: tuple[str, ...] = ()) -> None:
+    """Make the one call (with the editing ``faces`` loaded), print its text, exit 1 on an
+    error result."""
     from ..core.session import Session
 
     session = Session(cwd=None if options.s3 else options.cwd, id=options.session_name)
@@ -189,7 +192,7 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
     if options.policy and options.session_name is not None:
         store = _open_store(options.session_name, session)
     try:
-        ctx = _context(options, store=store)
+        ctx = _context(options, store=store, faces=faces)
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
@@ -216,13 +219,14 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
         sys.exit(EXIT_TOOL_ERROR)
 
 
-def _stdin_content() -> str:
+def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the content on stdin") -> str:
     """The content piped on stdin (a pipe, file or socket), decoded as UTF-8.
 
     Undecodable bytes become lone surrogates, so the ``write`` tool reports them with its own
     text (DEVIATIONS D11) instead of writing something else. A terminal, ``/dev/null`` or a
     closed stdin is refused: forgetting ``--content`` must never empty a file.
 
+    :param missing: the message when there is nothing piped
     :raises CliFailure: when stdin is not a pipe, a file or a socket
     """
     stream = sys.stdin
@@ -231,7 +235,7 @@ def _stdin_content() -> str:
     except (OSError, ValueError):
         mode = None
     if mode is None or not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)):
-        raise CliFailure("no content: pass --content TEXT or pipe the content on stdin")
+        raise CliFailure(missing)
     return stream.buffer.read().decode("utf-8", "surrogateescape")
 
 
@@ -323,6 +327,35 @@ def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> 
     _run_tool("grep", arguments, _options(kwargs))
 
 
+@click.command("apply-patch", epilog=_EPILOG)
+@click.argument("patch_file", metavar="[FILE|-]", required=False, default="-")
+@_call_options
+@_deployment_options
+def apply_patch(patch_file: str, **kwargs: Any) -> None:
+    """Apply a Codex-format patch ('*** Begin Patch' ... '*** End Patch') from FILE or stdin.
+
+    The whole patch is checked first — every file it updates, moves or deletes read in the same
+    --session and unchanged since (or --no-policy), every hunk found at exactly one place, every
+    file it adds or moves to absent — and nothing is written unless all of it applies; then each
+    file is written atomically. Prints what the model would see: the updated files, or why
+    nothing was written.
+    """
+    options = _options(kwargs)
+    if patch_file == "-":
+        text = _stdin_content("no patch: give a FILE or pipe the patch on stdin")
+    else:
+        try:
+            with open(patch_file, "rb") as handle:
+                text = handle.read().decode("utf-8", "surrogateescape")
+        except OSError as exc:
+            raise CliFailure(f"cannot read the patch {patch_file}: {exc.strerror or exc}") from None
+    _run_tool("apply_patch", {"input": text}, options, faces=("apply_patch",))
+
+
+def _selection(tool_names: str | None) -> list[str] | None:
+    return None if tool_names is None else [name.strip() for name in tool_names.split(",") if name.strip()]
+
+
 @click.command()
 @click.option(
     "--format",
@@ -333,17 +366,31 @@ def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> 
     help=(
         "mcp: MCP tool list [{name, description, inputSchema}]; openai: Chat Completions tools "
         '[{"type": "function", "function": {...}}]; openai-responses: Responses API function tools; '
-        "anthropic: [{name, description, input_schema}]; native: [{name, description, parameters}]."
+        "anthropic: [{name, description, input_schema}]; native: [{name, description, parameters}]. "
+        "openai-responses and anthropic give the editing faces as the vendor's built-in tool "
+        '({"type": "apply_patch"}, {"type": "text_editor_20250728", ...}).'
     ),
 )
+@click.option("--tools", "tool_names", metavar="NAMES", default=None,
+              help="Only these tools, comma-separated, as dsh-fs mcp --tools (the editing faces apply_patch,"
+                   " str_replace_based_edit_tool and str_replace_editor are shown only when named).")
 @_deployment_options
-def schema(format_: str, **kwargs: Any) -> None:
+def schema(format_: str, tool_names: str | None, **kwargs: Any) -> None:
     """Print the tool definitions as JSON.
 
     The tools are ordered by name (edit, glob, grep, read, write); --read-limit,
     --glob-max-results and --grep-max-matches change the descriptions, as they do for the model.
     """
-    ctx = _context(_options(kwargs))
+    from ..core.selection import select_tools
+    from ..faces import FACE_TOOLS
+
+    selected = _selection(tool_names)
+    ctx = _context(_options(kwargs), faces=tuple(n for n in selected or () if n in FACE_TOOLS))
+    if selected is not None:
+        try:
+            select_tools(ctx, selected)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--tools") from None
     _emit(json.dumps(tool_definitions(ctx, format_), indent=2, ensure_ascii=False))
 
 
