@@ -25,6 +25,7 @@ def _call(server: RawStdio, name: str, arguments: dict[str, Any]) -> dict[str, A
 
 
 def test_the_faces_are_served_only_when_named(tmp_path: Any) -> None:
+    # DEVIATIONS E12
     root = os.path.realpath(str(tmp_path))
     with RawStdio(root) as server:
         server.initialize()

@@ -51,6 +51,7 @@ async def read(ctx: dsh_fs.Context, session: Session, *paths: str) -> None:
 
 
 async def test_a_patch_adds_updates_moves_and_deletes(ws: str, patch_ctx: Any) -> None:
+    # DEVIATIONS E15
     put(f"{ws}/a.txt", "one\ntwo\nthree\n")
     put(f"{ws}/old/b.txt", "x\ny\n")
     put(f"{ws}/gone.txt", "bye\n")
@@ -101,6 +102,7 @@ async def test_updates_and_moves_keep_crlf_and_the_bom(ws: str, patch_ctx: Any) 
 
 
 async def test_an_unread_file_refuses_the_whole_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E14
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/b.txt", "b\n")
     ctx, session = patch_ctx(), Session(cwd=ws)
@@ -119,6 +121,7 @@ async def test_an_unread_file_refuses_the_whole_patch(ws: str, patch_ctx: Any, t
 # -- the failure cases: each leaves every file untouched and says why ---------------------
 
 async def test_a_hunk_whose_context_occurs_twice(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E2
     put(f"{ws}/dup.py", "def f():\n    return 1\n\ndef g():\n    return 1\n")
     put(f"{ws}/ok.txt", "ok\n")
     ctx, session = patch_ctx(), Session(cwd=ws)
@@ -137,6 +140,7 @@ async def test_a_hunk_whose_context_occurs_twice(ws: str, patch_ctx: Any, tree: 
 
 
 async def test_a_file_changed_between_observation_and_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E14
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/b.txt", "b\n")
     ctx, session = patch_ctx(), Session(cwd=ws)
@@ -153,6 +157,7 @@ async def test_a_file_changed_between_observation_and_patch(ws: str, patch_ctx: 
 
 
 async def test_a_patch_that_deletes_then_recreates_a_file(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E6
     put(f"{ws}/a.txt", "a\n")
     ctx, session = patch_ctx(), Session(cwd=ws)
     await read(ctx, session, "a.txt")
@@ -164,6 +169,7 @@ async def test_a_patch_that_deletes_then_recreates_a_file(ws: str, patch_ctx: An
 
 
 async def test_a_rename_onto_an_existing_file(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E5
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/b.txt", "b\n")
     ctx, session = patch_ctx(), Session(cwd=ws)
@@ -176,6 +182,7 @@ async def test_a_rename_onto_an_existing_file(ws: str, patch_ctx: Any, tree: Any
 
 
 async def test_a_patch_half_of_whose_files_do_not_exist(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E10
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/c.txt", "c\n")
     ctx, session = patch_ctx(), Session(cwd=ws)
@@ -196,6 +203,7 @@ async def test_a_patch_half_of_whose_files_do_not_exist(ws: str, patch_ctx: Any,
 
 
 async def test_every_reason_is_listed_in_patch_order(ws: str, tree: Any) -> None:
+    # DEVIATIONS E10
     put(f"{ws}/seen.txt", "seen\n")
     put(f"{ws}/unseen.txt", "unseen\n")
     put(f"{ws}/dir/x", "x")
@@ -297,6 +305,7 @@ class FailingSecondWrite(LocalFileSystem):
 
 
 async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
+    # DEVIATIONS E10
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/b.txt", "b\n")
     put(f"{ws}/c.txt", "c\n")

@@ -79,6 +79,7 @@ async def test_the_fallback_refuses_an_existing_destination(tmp_path) -> None:  
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for use in (True, False):
+    # DEVIATIONS E17
             with pytest.raises(FileExistsError):
                 moves.rename_noreplace(fd, "a.txt", fd, "b.txt", use_renameat2=use)
     finally:

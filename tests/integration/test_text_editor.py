@@ -60,6 +60,7 @@ async def test_view_numbers_lines_as_documented(ws: str, editor_ctx: Any) -> Non
 
 
 async def test_view_records_an_observation_like_read(ws: str, editor_ctx: Any) -> None:
+    # DEVIATIONS E14
     put(f"{ws}/a.txt", "alpha\n")
     ctx, session = editor_ctx(), Session(cwd=ws)
     refused = await run(ctx, session, "edit", file_path="a.txt", old_string="alpha", new_string="beta")
@@ -70,6 +71,7 @@ async def test_view_records_an_observation_like_read(ws: str, editor_ctx: Any) -
 
 
 async def test_max_characters_cuts_views_on_a_line_boundary(ws: str, make_ctx: Any) -> None:
+    # DEVIATIONS E7
     put(f"{ws}/a.txt", "".join(f"line {i}\n" for i in range(1, 30)))
     ctx, session = make_ctx(), Session(cwd=ws)
     ctx.plugin(ToolTextEditor, max_characters=20)
@@ -116,6 +118,7 @@ async def test_create_is_create_or_overwrite_under_the_policy(ws: str, editor_ct
 
 
 async def test_str_replace_is_edit_with_a_unique_match(ws: str, editor_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E16
     put(f"{ws}/a.py", b"def f():\r\n    return 1\r\n\r\ndef g():\r\n    return 1\r\n")
     ctx, session = editor_ctx(), Session(cwd=ws)
     unread = await run(ctx, session, TE, command="str_replace", path="a.py", old_str="def f", new_str="def h")
@@ -146,6 +149,7 @@ async def test_str_replace_is_edit_with_a_unique_match(ws: str, editor_ctx: Any,
 
 
 async def test_a_change_made_behind_the_view_is_stale(ws: str, editor_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E14
     put(f"{ws}/a.txt", "one\ntwo\n")
     ctx, session = editor_ctx(), Session(cwd=ws)
     await run(ctx, session, TE, command="view", path="a.txt")
@@ -159,6 +163,7 @@ async def test_a_change_made_behind_the_view_is_stale(ws: str, editor_ctx: Any, 
 
 
 async def test_insert_takes_whole_lines_after_insert_line(ws: str, editor_ctx: Any) -> None:
+    # DEVIATIONS E9, E13
     put(f"{ws}/a.txt", b"one\r\ntwo\r\n")
     ctx, session = editor_ctx(), Session(cwd=ws)
     await run(ctx, session, TE, command="view", path="a.txt")
@@ -201,6 +206,7 @@ async def test_the_reference_editor_needs_absolute_paths(ws: str, editor_ctx: An
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
 async def test_the_reference_editor_view(ws: str, editor_ctx: Any, profile: str) -> None:
+    # DEVIATIONS E8
     put(f"{ws}/a.txt", b"one\r\ntwo\r\n")
     ctx, session = editor_ctx(profile=profile), Session(cwd=ws)
     result = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt")
@@ -248,6 +254,7 @@ async def test_the_reference_editor_create_str_replace_insert(ws: str, editor_ct
 
 
 async def test_the_reference_profile_matches_the_raw_text(ws: str, editor_ctx: Any) -> None:
+    # DEVIATIONS E16
     put(f"{ws}/a.txt", b"one\r\ntwo\r\n")
     put(f"{ws}/b.txt", b"one\r\ntwo\r\n")
     for profile, name in (("reference", "a.txt"), ("default", "b.txt")):

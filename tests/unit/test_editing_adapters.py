@@ -44,6 +44,7 @@ def patch_call(call_id: str, **operation: Any) -> dict[str, Any]:
 
 
 def test_the_vendor_apis_get_their_built_in_tools(ctx: dsh_fs.Context) -> None:
+    # DEVIATIONS E12
     tools = responses_tools(ctx)
     assert [t.get("name", t["type"]) for t in tools] == [
         "apply_patch", "edit", "read", "str_replace_based_edit_tool", "str_replace_editor", "write"]
@@ -91,6 +92,7 @@ async def test_responses_apply_patch_calls_answer_in_model_order(ctx: dsh_fs.Con
 
 
 async def test_responses_sdk_objects_and_several_operations(ctx: dsh_fs.Context) -> None:
+    # DEVIATIONS E10
     from openai.types.responses import ResponseApplyPatchToolCall
 
     session = Session(cwd="/abs")

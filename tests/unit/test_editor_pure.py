@@ -53,6 +53,7 @@ def test_anthropic_view_numbers_lines_as_the_documented_example() -> None:
 
 
 def test_max_characters_keeps_whole_lines_then_the_clipped_note() -> None:
+    # DEVIATIONS E7
     lines = ["aaaa", "bbbb", "cccc"]
     assert render_numbered(lines, 1, 15) == "1: aaaa\n2: bbbb\n" + TRUNCATED_MESSAGE  # two rows and a break: 15
     assert render_numbered(lines, 1, 14) == "1: aaaa\n" + TRUNCATED_MESSAGE
@@ -140,6 +141,7 @@ def test_reference_insert_in_the_default_profile_keeps_crlf() -> None:
     ],
 )
 def test_anthropic_insert_takes_whole_lines(text: str, line: int, new: str, expected: str) -> None:
+    # DEVIATIONS E9
     assert insert_text(text, line, new, whole_lines=True, keep_bytes=True) == expected
 
 

@@ -927,6 +927,7 @@ class ProviderContract:
         assert await workspace.files() == {"b.txt": b"two\n"}
 
     async def test_rename_never_replaces_the_destination(self, workspace: Workspace) -> None:
+        # DEVIATIONS E5
         fs = await workspace.provider()
         await workspace.put("a.txt", b"a")
         await workspace.put("b.txt", b"b")
