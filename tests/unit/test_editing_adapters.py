@@ -163,7 +163,7 @@ async def test_the_agents_sdk_editor_called_directly(ctx: dsh_fs.Context) -> Non
 
 
 async def test_the_agents_sdk_runner_uses_the_editor(ctx: dsh_fs.Context) -> None:
-    from agents import Agent, ModelResponse, Runner, Usage
+    from agents import Agent, ModelResponse, Runner, Usage, set_tracing_disabled
     from agents.models.interface import Model
     from openai.types.responses import ResponseApplyPatchToolCall, ResponseOutputMessage, ResponseOutputText
 
@@ -198,6 +198,7 @@ async def test_the_agents_sdk_runner_uses_the_editor(ctx: dsh_fs.Context) -> Non
         def stream_response(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - not streamed here
             raise NotImplementedError
 
+    set_tracing_disabled(True)  # nothing leaves the machine
     session = Session(cwd="/abs")
     agent = Agent(name="coder", model=Scripted(),
                   tools=[*function_tools(ctx, session, names=["read"]), apply_patch_tool(ctx, session)])

@@ -96,3 +96,36 @@ def test_the_editor_call_presenter() -> None:
         {"path": "/a", "line": 1}]
     assert editor_present_call({"command": "undo_edit", "path": "/a"}) is None
     assert editor_present_call("nonsense") is None
+
+
+def _apply(lines: list[str], edits: list[tuple[int, int, list[str]]]) -> list[str]:
+    out = list(lines)
+    for start, removed, inserted in reversed(edits):
+        out[start : start + removed] = inserted
+    return out
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_region_diffs_equal_the_whole_file_diff(seed: int) -> None:
+    """``AppliedPatch.diffs`` diffs only around a patch's hunks: the same §4.9 hunks as diffing
+    the whole file (distinct lines, so the alignment is unique)."""
+    import random
+
+    from dsh_fs.tool_fs.diff import compute_hunk_diffs
+    from dsh_fs.tool_patch.executor import region_diffs
+
+    rng = random.Random(seed)
+    count = rng.randint(1, 60)
+    lines = [f"line {i}" for i in range(count)] + ([""] if rng.random() < 0.8 else [])
+    edits: list[tuple[int, int, list[str]]] = []
+    at = 0
+    while at < len(lines) and len(edits) < 8:
+        at += rng.randint(0, 12)
+        if at > len(lines):
+            break
+        removed = rng.randint(0, min(3, len(lines) - at))
+        inserted = [f"new {seed} {at} {k}" for k in range(rng.randint(0 if removed else 1, 3))]
+        edits.append((at, removed, inserted))
+        at += removed + 1
+    before, after = "\n".join(lines), "\n".join(_apply(lines, edits))
+    assert region_diffs("p", before, after, edits) == compute_hunk_diffs("p", before, after)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from . import messages as msg
-from .apply import apply_chunks
+from .apply import LineEdit, apply_line_edits, chunk_edits, file_lines
 from .model import AddFile, DeleteFile, FileOp, Patch, UpdateFile
 
 __all__ = ("FileChange", "FileState", "plan_patch", "required_paths")
@@ -46,6 +46,8 @@ class FileChange:
     """the text to store (``None`` for a delete); for a move, at ``move_to``"""
     move_to: str | None = None
     move_display: str | None = None
+    edits: tuple[LineEdit, ...] = ()
+    """an update's line edits in ``file_lines(before)`` coordinates (where each hunk applied)"""
 
 
 def required_paths(patch: Patch) -> list[str]:
@@ -104,7 +106,9 @@ def _plan_op(op: FileOp, files: Mapping[str, FileState], touched: set[str]) -> F
         raise msg.missing_file("update", state.display, op.line)
     if dest is not None and dest.text is not None:
         raise msg.move_target_exists(state.display, dest.display, op.line)
-    after = apply_chunks(state.text, op.chunks, dialect=op.dialect, path=state.display)
+    lines = file_lines(state.text)
+    edits = chunk_edits(lines, op.chunks, dialect=op.dialect, path=state.display)
+    after = apply_line_edits(state.text, edits, lines=lines)
     return FileChange(
         kind="update",
         path=op.path,
@@ -113,4 +117,5 @@ def _plan_op(op: FileOp, files: Mapping[str, FileState], touched: set[str]) -> F
         after=after,
         move_to=op.move_to if dest is not None else None,
         move_display=dest.display if dest is not None else None,
+        edits=tuple(edits),
     )

@@ -10,7 +10,8 @@ through the seam and the policy events, exactly as ``read`` / ``write`` / ``edit
   unread existing file ``FS_NOT_OBSERVED``); reference: refused when the path exists, then a
   create-if-absent write.
 * ``str_replace`` — ``edit_text`` with a unique match under ``fs/edit-intent`` (D1/D2), the
-  face's own texts for "no match" and "several matches"; the reference profile of
+  face's own texts for "no match" and "several matches" (Anthropic: no stat on success, as
+  ``edit``); the reference profile of
   ``str_replace_editor`` matches the raw text as the reference does and writes it back under a
   ``ReplaceIfVersion`` guard.
 * ``insert`` — under ``fs/edit-intent``: read, ``insert.insert_text``, then ``write_text`` under
@@ -52,6 +53,10 @@ Face = Literal["anthropic", "reference"]
 """``anthropic``: ``str_replace_based_edit_tool``; ``reference``: ``str_replace_editor``"""
 
 _TEXT_ARGS = ("path", "file_text", "old_str", "new_str", "insert_text")
+
+_MAYBE_MISSING = frozenset({FsErrorCode.NOT_OBSERVED, FsErrorCode.NOT_FOUND, FsErrorCode.STALE_VERSION,
+                            FsErrorCode.NOT_REGULAR_FILE})
+"""refusals of an edit that may mean the path is missing or not a file (the face then says so)"""
 
 
 class Editor:
@@ -220,29 +225,40 @@ class Editor:
     # -- str_replace ---------------------------------------------------------------------------
     async def _str_replace(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
         if self.anthropic:
-            old = self._old_str(args)
-            target = await self._resolve(args["path"], execution)
-            info = await self._existing(target, "str_replace", execution)
-            guard = await self._edit_guard(target, info, execution)
-        else:  # the reference's order: intent, then the arguments, then the stat
-            target = await self._resolve(args["path"], execution)
-            intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution,
-                                                                 default=lambda: None)
-            old = self._old_str(args)
-            info = await self._existing(target, "str_replace", execution)
-            guard = intent.version if intent is not None else info.version
+            return await self._anthropic_replace(args, execution)
+        # the reference's order: intent, then the arguments, then the stat
+        target = await self._resolve(args["path"], execution)
+        intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+        old = self._old_str(args)
+        info = await self._existing(target, "str_replace", execution)
+        guard = intent.version if intent is not None else info.version
         new: str = args.get("new_str", "")
-        if not self.anthropic and not self.better:
+        if not self.better:
             return await self._reference_replace(args, target, old, new, guard, execution)
         try:
-            outcome = await self.fs.edit_text(target, EditRequest(old_string=old, new_string=new),
-                                              EditIntent(guard) if guard is not None else None,
+            outcome = await self.fs.edit_text(target, EditRequest(old_string=old, new_string=new), EditIntent(guard),
                                               signal=execution.signal)
         except FsError as err:
             raise (await self._match_failure(err, target, old, execution)) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        done = t.ANTHROPIC_REPLACED if self.anthropic else t.REF_EDITED.format(path=target.display_path)
-        return self._written(args, done, outcome.before, outcome.after)
+        return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after)
+
+    async def _anthropic_replace(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        """``edit`` with a unique match, at ``edit``'s cost: no stat unless a failure needs one
+        to tell "File not found" or a directory from a guard's refusal."""
+        old = self._old_str(args)
+        target = await self._resolve(args["path"], execution)
+        request = EditRequest(old_string=old, new_string=args.get("new_str", ""))
+        try:
+            intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution,
+                                                                 default=lambda: None)
+            outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+        except FsError as err:
+            if err.code in _MAYBE_MISSING:
+                await self._existing(target, "str_replace", execution)  # raises the face's text if so
+            raise (await self._match_failure(err, target, old, execution)) from err
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        return self._written(args, t.ANTHROPIC_REPLACED, outcome.before, outcome.after)
 
     def _old_str(self, args: dict[str, Any]) -> str:
         old: str = self._required(args, "old_str", "str_replace")

@@ -4,7 +4,7 @@ One executor for every face that applies patches — the ``apply_patch`` registr
 OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs apply-patch``:
 
 1. **Gather.** Each path the patch names is resolved (against the session's cwd), stat'ed and,
-   when it is a file, read. A file the patch updates, moves or deletes goes through the
+   when it is a file, read (up to ``_GATHER_AT_ONCE`` paths at a time). A file the patch updates, moves or deletes goes through the
    ``fs/edit-intent`` waterfall (the policy raises ``FS_NOT_OBSERVED`` for a file this session
    never read); its guard is the observed version (or, without a policy, the version just
    stat'ed), and it must still be current after the read (``FileSystem.is_current``: else
@@ -44,14 +44,18 @@ from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.text import normalize
 from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
-from ..patch import AddFile, DeleteFile, FileChange, FileState, Patch, PatchError, PatchRejected, UpdateFile
+from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected, UpdateFile
 from ..patch import codex_summary, plan_patch
+from ..tool_fs.diff import DIFF_CONTEXT
 from ..tool_fs.executors import bounded_diffs
 from ..tool_fs.remedies import with_remedy
 
-__all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code")
+__all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
 
 Role = Literal["add", "update", "delete", "move_from", "move_to"]
+
+_GATHER_AT_ONCE = 16
+"""paths resolved, stat'ed and read at the same time while a patch is checked"""
 
 _VERBS: dict[Role, Literal["write", "edit", "delete", "rename"]] = {
     "add": "write",
@@ -99,13 +103,50 @@ class AppliedPatch:
 
     def diffs(self) -> list[dict[str, Any]]:
         """§4.9 hunks of every file, in patch order (UI metadata; a deleted file's text goes,
-        an added file's comes; bounded as ``edit``'s)."""
+        an added file's comes; bounded as ``edit``'s). An update is diffed only around its
+        hunks (``region_diffs``)."""
         out: list[dict[str, Any]] = []
         for change in self.changes:
+            path = change.move_display or change.display
             before = "" if change.before is None else normalize(change.before)
             after = "" if change.after is None else normalize(change.after)
-            out.extend(bounded_diffs(change.move_display or change.display, before, after))
+            out.extend(region_diffs(path, before, after, change.edits) if change.edits
+                       else bounded_diffs(path, before, after))
         return out
+
+
+def region_diffs(path: str, before: str, after: str, edits: Sequence[LineEdit]) -> list[dict[str, Any]]:
+    """``compute_hunk_diffs(path, before, after)`` computed on the regions the ``edits`` touch:
+    each group of edits close enough to share a hunk (§4.9 merges changes at most
+    ``2 * DIFF_CONTEXT`` unchanged lines apart), with ``DIFF_CONTEXT + 1`` lines around it — the same hunks, without diffing the
+    unchanged rest of the file (a patch knows where it changed a file).
+
+    :param before: / after: LF-normalized texts; ``edits`` in ``before.split("\n")`` lines
+    """
+    old, new = before.split("\n"), after.split("\n")
+    out: list[dict[str, Any]] = []
+    delta = 0  # new line index minus old line index before the current group
+    i = 0
+    while i < len(edits):
+        j = i
+        # groups that may share a hunk: merging too much is harmless (the slice's own diff splits
+        # it again), too little is not — hence the slack for a changed final line break
+        while j + 1 < len(edits) and edits[j + 1][0] - (edits[j][0] + edits[j][1]) <= 2 * DIFF_CONTEXT + 2:
+            j += 1
+        group = edits[i : j + 1]
+        grown = sum(len(inserted) - removed for _, removed, inserted in group)
+        # one line more each side: a change of the final line break changes the line before it
+        lo = max(0, group[0][0] - DIFF_CONTEXT - 1)
+        hi = min(len(old), group[-1][0] + group[-1][1] + DIFF_CONTEXT + 1)
+        out.extend(bounded_diffs(path, _slice(old, lo, hi), _slice(new, lo + delta, hi + delta + grown)))
+        delta += grown
+        i = j + 1
+    return out
+
+
+def _slice(lines: list[str], lo: int, hi: int) -> str:
+    """Lines ``lo``..``hi`` (exclusive) of a text split at ``"\n"``, with their line breaks."""
+    return "\n".join(lines[lo:hi]) + ("\n" if hi < len(lines) else "")
 
 
 @dataclass(slots=True)
@@ -165,9 +206,16 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
     """
     run = _Run(ctx, execution)
     for path, role, index in _roles(patch):
-        if path not in run.paths:
-            run.paths[path] = _Path(role=role, index=index)
+        run.paths.setdefault(path, _Path(role=role, index=index))
+    limiter = anyio.CapacityLimiter(_GATHER_AT_ONCE)
+
+    async def gather(path: str) -> None:
+        async with limiter:
             await _gather(run, path)
+
+    async with anyio.create_task_group() as tg:  # the files are independent: read them side by side
+        for path in run.paths:
+            tg.start_soon(gather, path)
     try:
         planned = plan_patch(patch, _states(run))
     except PatchRejected as rejected:
