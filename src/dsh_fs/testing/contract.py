@@ -78,6 +78,22 @@ async def _windowed(fs: FileSystem, target: Any, window: ReadWindow, streamed: b
     return await build_window(chunks, window, target.display_path)
 
 
+async def _race(calls: dict[str, Awaitable[Any]]) -> dict[str, Any]:
+    """Run ``calls`` concurrently: name → its outcome, or the ``FsError`` it raised."""
+    results: dict[str, Any] = {}
+
+    async def attempt(name: str, call: Awaitable[Any]) -> None:
+        try:
+            results[name] = await call
+        except FsError as err:
+            results[name] = err
+
+    async with anyio.create_task_group() as tg:
+        for name, call in calls.items():
+            tg.start_soon(attempt, name, call)
+    return results
+
+
 def _edit(old: str, new: str, replace_all: bool = False) -> EditRequest:
     return EditRequest(old_string=old, new_string=new, replace_all=replace_all)
 
@@ -887,19 +903,10 @@ class ProviderContract:
         target = await first.resolve("a.txt")
         seen = await first.stat(target)
         assert seen is not None
-        results: list[Any] = []
-
-        async def attempt(fs: FileSystem) -> None:
-            try:
-                results.append(await fs.delete(target, DeleteIntent(seen.version)))
-            except FsError as err:
-                results.append(err)
-
-        async with anyio.create_task_group() as tg:
-            for fs in (first, second, first):
-                tg.start_soon(attempt, fs)
-        assert sum(not isinstance(r, FsError) for r in results) == 1, results
-        assert all(r.code == "FS_STALE_VERSION" for r in results if isinstance(r, FsError))
+        results = await _race({f"{n}": fs.delete(target, DeleteIntent(seen.version))
+                               for n, fs in enumerate((first, second, first))})
+        assert sum(not isinstance(r, FsError) for r in results.values()) == 1, results
+        assert all(r.code == "FS_STALE_VERSION" for r in results.values() if isinstance(r, FsError))
         assert await workspace.files() == {}
 
     # -- rename ------------------------------------------------------------------------------
@@ -984,17 +991,8 @@ class ProviderContract:
         await workspace.put("a.txt", b"a")
         await workspace.put("b.txt", b"b")
         first, second = await workspace.provider(), await workspace.provider()
-        results: dict[str, Any] = {}
-
-        async def attempt(name: str, fs: FileSystem) -> None:
-            try:
-                results[name] = await fs.rename(await fs.resolve(name), await fs.resolve("c.txt"))
-            except FsError as err:
-                results[name] = err
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(attempt, "a.txt", first)
-            tg.start_soon(attempt, "b.txt", second)
+        results = await _race({name: fs.rename(await fs.resolve(name), await fs.resolve("c.txt"))
+                               for name, fs in (("a.txt", first), ("b.txt", second))})
         winners = [n for n, r in results.items() if not isinstance(r, FsError)]
         assert len(winners) == 1, results
         loser = "b.txt" if winners == ["a.txt"] else "a.txt"
@@ -1007,17 +1005,8 @@ class ProviderContract:
         source = await first.resolve("a.txt")
         seen = await first.stat(source)
         assert seen is not None
-        results: dict[str, Any] = {}
-
-        async def attempt(dest: str, fs: FileSystem) -> None:
-            try:
-                results[dest] = await fs.rename(source, await fs.resolve(dest), RenameIntent(seen.version))
-            except FsError as err:
-                results[dest] = err
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(attempt, "x.txt", first)
-            tg.start_soon(attempt, "y.txt", second)
+        results = await _race({dest: fs.rename(source, await fs.resolve(dest), RenameIntent(seen.version))
+                               for dest, fs in (("x.txt", first), ("y.txt", second))})
         winners = [n for n, r in results.items() if not isinstance(r, FsError)]
         assert len(winners) == 1, results
         assert all(r.code == "FS_STALE_VERSION" for r in results.values() if isinstance(r, FsError))

@@ -27,34 +27,33 @@ __all__ = ("ToolStrReplaceEditor", "ToolTextEditor", "anthropic_params", "editor
 _COMMANDS = ("view", "create", "str_replace", "insert")
 
 
+_SHAPES: dict[str, dict[str, Any]] = {
+    "command": {"type": "string", "required": True, "enum": _COMMANDS},
+    "path": {"type": "string", "required": True},
+    "file_text": {"type": "string"},
+    "insert_line": {"type": "integer"},
+    "insert_text": {"type": "string"},
+    "new_str": {"type": "string"},
+    "old_str": {"type": "string"},
+    "view_range": {"type": "array", "items": Param(type="integer")},
+}
+"""each parameter's type, shared by the two faces (the names are Anthropic's and the reference's)"""
+
+
+def _params(descriptions: Mapping[str, str]) -> dict[str, Param]:
+    """Parameters in the order of ``descriptions`` (name → description)."""
+    return {name: Param(**_SHAPES[name], description=text) for name, text in descriptions.items()}
+
+
 def reference_params() -> dict[str, Param]:
-    """The ``str_replace_editor`` parameters ([ref], verbatim)."""
-    d = t.REF_PARAMETERS
-    return {
-        "command": Param(type="string", required=True, enum=_COMMANDS, description=d["command"]),
-        "path": Param(type="string", required=True, description=d["path"]),
-        "file_text": Param(type="string", description=d["file_text"]),
-        "insert_line": Param(type="integer", description=d["insert_line"]),
-        "new_str": Param(type="string", description=d["new_str"]),
-        "old_str": Param(type="string", description=d["old_str"]),
-        "view_range": Param(type="array", items=Param(type="integer"), description=d["view_range"]),
-    }
+    """The ``str_replace_editor`` parameters ([ref], verbatim, in its order)."""
+    return _params(t.REF_PARAMETERS)
 
 
 def anthropic_params() -> dict[str, Param]:
     """The ``str_replace_based_edit_tool`` parameters as a JSON schema for other surfaces (the
     Anthropic API has the schema built in; names and meanings from its documentation, E12)."""
-    d = t.ANTHROPIC_PARAMETERS
-    return {
-        "command": Param(type="string", required=True, enum=_COMMANDS, description=d["command"]),
-        "path": Param(type="string", required=True, description=d["path"]),
-        "file_text": Param(type="string", description=d["file_text"]),
-        "old_str": Param(type="string", description=d["old_str"]),
-        "new_str": Param(type="string", description=d["new_str"]),
-        "insert_line": Param(type="integer", description=d["insert_line"]),
-        "insert_text": Param(type="string", description=d["insert_text"]),
-        "view_range": Param(type="array", items=Param(type="integer"), description=d["view_range"]),
-    }
+    return _params(t.ANTHROPIC_PARAMETERS)
 
 
 def editor_present_call(args: Any) -> dict[str, Any] | None:
