@@ -178,6 +178,10 @@ async def test_a_rename_onto_an_existing_file(ws: str, patch_ctx: Any, tree: Any
     result = await call(ctx, session, envelope("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+A"))
     assert result.error is not None and result.error.code == "FS_NOT_OBSERVED"
     assert result.text == f"Error: Failed to move {ws}/a.txt to {ws}/b.txt: the destination already exists"
+    os.mkdir(f"{ws}/dir")
+    before = tree(ws)
+    onto_dir = await call(ctx, session, envelope("*** Update File: a.txt", "*** Move to: dir", "@@", "-a", "+A"))
+    assert onto_dir.text == f"Error: Failed to move {ws}/a.txt to {ws}/dir: the destination already exists"
     assert tree(ws) == before
 
 

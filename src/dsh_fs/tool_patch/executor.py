@@ -3,14 +3,15 @@
 One executor for every face that applies patches — the ``apply_patch`` registry tool, the
 OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs apply-patch``:
 
-1. **Gather.** Each path the patch names is resolved (against the session's cwd), stat'ed and,
-   when it is a file, read (up to ``_GATHER_AT_ONCE`` paths at a time). A file the patch updates, moves or deletes goes through the
-   ``fs/edit-intent`` waterfall (the policy raises ``FS_NOT_OBSERVED`` for a file this session
-   never read); its guard is the observed version (or, without a policy, the version just
-   stat'ed), and it must still be current after the read (``FileSystem.is_current``: else
-   ``FS_STALE_VERSION``, "changed since it was read"). An added file and a move's destination
-   go through ``fs/write-intent`` (a listener may refuse; the write is create-if-absent
-   whatever it answers: E5).
+1. **Gather** (up to ``_GATHER_AT_ONCE`` paths at a time). Each path the patch names is
+   resolved (against the session's cwd) and stat'ed. A file the patch updates, moves or
+   deletes goes through the ``fs/edit-intent`` waterfall (the policy raises ``FS_NOT_OBSERVED``
+   for a file this session never read), is read, and must still be at its guard version — the
+   observed one, or without a policy the one just stat'ed — after the read
+   (``FileSystem.is_current``: else ``FS_STALE_VERSION``, "changed since it was read"). An added
+   file and a move's destination that are absent go through ``fs/write-intent`` (a listener may
+   refuse; the write is create-if-absent whatever it answers: E5); present, the planner refuses
+   them.
 2. **Plan.** ``patch.plan_patch`` checks every operation against the texts read: every hunk
    located once, every path as the operation needs it.
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
@@ -39,7 +40,7 @@ import anyio
 
 from ..core.context import Context
 from ..core.session import ToolExecution
-from ..fs.errors import FsError, FsErrorCode, not_regular_file, rename_destination_exists, stale
+from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.text import normalize
@@ -238,15 +239,13 @@ async def _gather(run: _Run, path: str) -> None:
             if entry.role in ("add", "move_to"):
                 await run.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
             return  # the planner says what a missing file means
-        if info.type != "file":
-            if entry.role == "move_to":
-                raise rename_destination_exists(path, target.display_path)
-            raise not_regular_file(verb, target.display_path)
-        if entry.role in ("add", "move_to"):
+        if entry.role == "move_to" or (entry.role == "add" and info.type == "file"):
             entry.text = ""  # present: the planner refuses it (E5); its content does not matter
             return
-        entry.text = await fs.read_text(target, signal=execution.signal)
+        if info.type != "file":
+            raise not_regular_file(verb, target.display_path)
         intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+        entry.text = await fs.read_text(target, signal=execution.signal)
         entry.guard = intent.version if intent is not None else info.version
         if not await fs.is_current(target, entry.guard, signal=execution.signal):
             raise stale(verb, target.display_path)
