@@ -14,7 +14,7 @@ import anyio
 import click
 from click.core import ParameterSource
 
-from .tool_cmds import CliFailure
+from .tool_cmds import CliFailure, tool_selection
 
 __all__ = ("mcp",)
 
@@ -142,7 +142,7 @@ def mcp(
         "read_max_bytes": read_max_bytes,
         "read_stream_min_size": read_stream_min_size,
     }
-    selected = None if tool_names is None else [name.strip() for name in tool_names.split(",") if name.strip()]
+    selected = tool_selection(tool_names)
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=tuple(name for name in selected or () if name in FACE_TOOLS),

@@ -35,7 +35,7 @@ import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
 
-__all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "write")
+__all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "tool_selection", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -352,7 +352,8 @@ def apply_patch(patch_file: str, **kwargs: Any) -> None:
     _run_tool("apply_patch", {"input": text}, options, faces=("apply_patch",))
 
 
-def _selection(tool_names: str | None) -> list[str] | None:
+def tool_selection(tool_names: str | None) -> list[str] | None:
+    """The names of a ``--tools`` option (comma-separated, blanks ignored); ``None`` without it."""
     return None if tool_names is None else [name.strip() for name in tool_names.split(",") if name.strip()]
 
 
@@ -384,7 +385,7 @@ def schema(format_: str, tool_names: str | None, **kwargs: Any) -> None:
     from ..core.selection import select_tools
     from ..faces import FACE_TOOLS
 
-    selected = _selection(tool_names)
+    selected = tool_selection(tool_names)
     ctx = _context(_options(kwargs), faces=tuple(n for n in selected or () if n in FACE_TOOLS))
     if selected is not None:
         try:
