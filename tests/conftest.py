@@ -57,10 +57,13 @@ def ws(tmp_path: Any) -> str:
 
 @pytest.fixture
 def make_ctx(ws: str) -> Callable[..., dsh_fs.Context]:
-    """``make_ctx(profile="default", policy=True, cwd=ws, **tool_config)`` → a fresh deployment."""
+    """``make_ctx(profile="default", policy=True, cwd=ws, root=ws, **tool_config)`` → a fresh
+    deployment confined to the workspace (``root=None``: the whole disk, as the reference)."""
 
-    def build(*, profile: str = "default", policy: bool = True, cwd: str | None = None, **config: Any) -> dsh_fs.Context:
-        return dsh_fs.create_context(cwd=cwd if cwd is not None else ws, profile=profile, policy=policy, **config)
+    def build(*, profile: str = "default", policy: bool = True, cwd: str | None = None, root: str | None = ws,
+              **config: Any) -> dsh_fs.Context:
+        return dsh_fs.create_context(cwd=cwd if cwd is not None else ws, root=root, profile=profile, policy=policy,
+                                     **config)
 
     return build
 

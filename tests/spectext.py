@@ -116,3 +116,6 @@ GREP_SCHEMA: dict[str, Any] = {
 }
 # §4.2 + §6: the default deployment's system prompt (file tools 100–102, search tools 103–104)
 FULL_PROMPT = PROMPT + "\n\n" + GLOB_PROMPT + "\n\n" + GREP_PROMPT
+# what ``dsh-fs mcp`` sends as instructions in the default deployment (§4.2 + §6 tool sections)
+FULL_TOOL_GUIDANCE = FULL_PROMPT.split("\n\n", 1)[1]
+FULL_TOOL_GUIDANCE_UNGUARDED = TOOL_GUIDANCE_UNGUARDED + "\n\n" + GLOB_PROMPT + "\n\n" + GREP_PROMPT

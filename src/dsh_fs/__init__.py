@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from types import EllipsisType
 from typing import Any
 
 from .core import (
@@ -86,6 +87,7 @@ __all__ = (
 def create_context(
     *,
     cwd: str | os.PathLike[str] | None = None,
+    root: str | os.PathLike[str] | None | EllipsisType = ...,
     profile: Profile | str | None = None,
     policy: bool = True,
     provider: FileSystem | None = None,
@@ -98,7 +100,15 @@ def create_context(
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
     + ``LocalSpillStore`` + ``ToolFsSearch``.
 
+    Safe by default: the model's paths are confined to ``root``, which is the ``cwd`` unless
+    said otherwise (tracker issue 13, item 8) — ``..``, absolute paths and symlinks that lead
+    elsewhere fail ``FS_PERMISSION_DENIED`` ``cannot resolve "<path>": outside the workspace
+    "<root>"``. ``root=None`` serves the whole disk, as the reference does (its conformance
+    scenarios assume no containment root).
+
     :param cwd: the provider's default base for relative paths (default: process cwd)
+    :param root: the directory no path may leave; ``...`` (default): ``cwd``; ``None``: no
+        containment. Only for the built-in local provider (a given ``provider`` has its own)
     :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
     :param policy: ``False`` loads the bare deployment (unconditional write/edit)
     :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one;
@@ -114,7 +124,8 @@ def create_context(
         ``read_stream_min_size`` (``ToolFs``); ``glob_max_results``, ``grep_max_matches``,
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
-    :raises ValueError: for an invalid profile or tool setting, or an unknown face
+    :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
+        with ``provider``
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
@@ -126,7 +137,10 @@ def create_context(
     if provider is None:
         from .fs_local import LocalFileSystem
 
-        ctx.plugin(LocalFileSystem, cwd=cwd)
+        base = os.fspath(cwd) if cwd is not None else os.getcwd()
+        ctx.plugin(LocalFileSystem, cwd=base, root=base if root is ... else root)
+    elif root is not ...:
+        raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")
     else:
         ctx.plugin(_Provided, provider=provider)
     if policy:

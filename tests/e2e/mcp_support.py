@@ -147,13 +147,21 @@ class RawStdio:
         self.proc.stdin.write(json.dumps(message).encode("utf-8") + b"\n")
         self.proc.stdin.flush()
 
-    def request(self, method: str, params: Any = None) -> dict[str, Any]:
-        """Send one request and return the raw response message (the next line)."""
+    def request(self, method: str, params: Any = None, *, params_json: str | None = None) -> dict[str, Any]:
+        """Send one request and return the raw response message (the next line).
+
+        :param params_json: the params as raw JSON text (literals JSON itself would not write)
+        """
         self._next_id += 1
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
         if params is not None:
             message["params"] = params
-        self.send(message)
+        if params_json is None:
+            self.send(message)
+        else:
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps(message)[:-1].encode() + f', "params": {params_json}}}\n'.encode())
+            self.proc.stdin.flush()
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()  # the pytest-timeout bounds a hung server
         assert line, self.stderr()

@@ -122,11 +122,27 @@ def test_read_window_options(fast, ws):
         (["--limit", "2001"], "Error: limit must be less than or equal to 2000"),
         (["--limit", "6", "--read-limit", "5"], "Error: limit must be less than or equal to 5"),
         (["--offset", "9"], 'Error: offset 9 is out of range for "{a}" (2 lines)'),
+        # JSON numbers, read as the reference reads them (docs/JSON-NUMBERS.md)
+        (["--offset=-0"], "Error: tool execution arguments must be losslessly JSON-serializable"),
+        (["--offset", "1e2"], 'Error: offset 100 is out of range for "{a}" (2 lines)'),
+        (["--offset", "2.5"], "Error: offset must be a positive integer"),
+        (["--offset", "12345678901234567890"], 'Error: offset 12345678901234567000 is out of range for "{a}" (2 lines)'),
+        (["--offset", "1" + "0" * 400], "Error: tool execution arguments must be losslessly JSON-serializable"),
     ],
 )
 def test_read_numbers_go_through_the_tool_validation(fast, ws, args, text):
     done = fast("read", "a.txt", *args)
     assert (done.returncode, done.stdout) == (1, out(text.format(a=ws / "a.txt")))
+
+
+def test_read_numbers_are_json_numbers(fast, ws):
+    done = fast("read", "a.txt", "--offset", "2.0", "--limit", "1E0")
+    assert (done.returncode, done.stdout) == (0, out(
+        f"<path>{ws / 'a.txt'}</path>\n<type>file</type>\n<content>\n2: beta\n\n(End of file - total 2 lines)\n</content>"))
+    for value in ("abc", "NaN", "true", '"3"', "0x10"):
+        done = fast("read", "a.txt", f"--offset={value}")
+        assert done.returncode == 2 and done.stdout == b"", value
+        assert f"Invalid value for '--offset': {value!r} is not a JSON number".encode() in done.stderr, done.stderr
 
 
 def test_read_errors_exit_1_with_the_text_on_stdout(cli, ws):
@@ -270,10 +286,35 @@ def test_write_over_an_unread_file_is_refused(cli, ws):
     assert (ws / "a.txt").read_text() == "alpha\nbeta\n"
 
 
-def test_write_invalid_utf8_from_stdin_is_reported_by_the_tool(fast, ws):
-    done = fast("write", "bad.txt", stdin=b"ab\x99c")
-    assert (done.returncode, done.stdout) == (1, out("Error: content must be valid Unicode text (lone surrogate U+DC99 at index 2)"))
+@pytest.mark.parametrize("profile", ["default", "reference"])
+def test_write_invalid_utf8_from_stdin_names_the_byte(fast, ws, profile):
+    """Issue 13.5: the bytes are what is wrong, said as ``read`` says it of a file (D6), and
+    nothing is written — in the reference profile too (it would write U+FFFD)."""
+    for data, detail in ((b"caf\xe9\n", "byte 0xE9 at offset 3, line 1"),
+                         (b"ok\nab\x99c", "byte 0x99 at offset 5, line 2"),
+                         (b"end\xe2\x82", "byte 0xE2 at offset 3, line 1; the text ends inside a multi-byte character")):
+        done = fast("write", "bad.txt", "--profile", profile, stdin=data)
+        assert (done.returncode, done.stdout) == (2, b""), done.stderr
+        assert done.stderr == f"Error: stdin: invalid UTF-8 text ({detail})\n".encode()
     assert not (ws / "bad.txt").exists()
+    done = fast("write", "bom.txt", stdin=b"\xef\xbb\xbfx\x00y")  # a BOM and NUL are content
+    assert done.returncode == 0 and (ws / "bom.txt").read_bytes() == b"\xef\xbb\xbfx\x00y"
+
+
+def test_arguments_that_are_not_utf8_name_the_byte(fast, ws):
+    """argv bytes that are not UTF-8 (``--content``, ``--old``, ``--new``, FILE)."""
+    for args, detail in (
+        ([b"write", b"w.txt", b"--content", b"a\nb\xffc"], "--content: invalid UTF-8 text (byte 0xFF at offset 3, line 2)"),
+        ([b"edit", b"a.txt", b"--no-policy", b"--old", b"alpha", b"--new", b"\xc3("],
+         "--new: invalid UTF-8 text (byte 0xC3 at offset 0, line 1)"),
+        ([b"edit", b"a.txt", b"--no-policy", b"--old", b"\xe9", b"--new", b"x"],
+         "--old: invalid UTF-8 text (byte 0xE9 at offset 0, line 1; the text ends inside a multi-byte character)"),
+        ([b"read", b"caf\xe9.txt"], "FILE: invalid UTF-8 text (byte 0xE9 at offset 3, line 1)"),
+    ):
+        done = subprocess.run([*map(os.fsencode, fast.prefix), *args], cwd=ws, env=fast.env, capture_output=True,
+                              timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        assert (done.returncode, done.stdout, done.stderr) == (2, b"", f"Error: {detail}\n".encode()), args
+    assert sorted(p.name for p in ws.iterdir()) == ["a.txt"] and (ws / "a.txt").read_text() == "alpha\nbeta\n"
 
 
 # -- edit --------------------------------------------------------------------------------------------
@@ -341,18 +382,6 @@ def test_every_command_has_help(cli, command):
     if command in ("read", "write", "edit", "apply-patch"):
         text = b" ".join(done.stdout.split())
         assert b"--session NAME" in text and b"--no-policy" in text and b"Exit status" in text
-
-
-@pytest.mark.parametrize("args", [["read", "a.txt", "--s3", "s3://bucket/p"], ["mcp", "--s3", "s3://bucket/p"]],
-                         ids=["read", "mcp"])
-def test_s3_without_the_extra_says_how_to_install_it(ws, env, args):
-    """Without aiobotocore, ``--s3`` fails at once on stderr with the extra to install (not as
-    a tool result on stdout at the first request)."""
-    blocked = ("import sys; sys.modules['aiobotocore'] = None; sys.modules['aiobotocore.session'] = None; "
-               "from dsh_fs.cli.main import main; sys.argv[0] = 'dsh-fs'; main()")
-    proc = Cli([sys.executable, "-c", blocked], ws, env)(*args)
-    assert proc.returncode in (1, 2) and proc.stdout == b""
-    assert b"the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'" in proc.stderr
 
 
 # -- glob / grep (tracker issue 10) -----------------------------------------------------------
@@ -437,3 +466,45 @@ def test_schema_shows_the_faces_when_named(fast):
     assert claude == [{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}]
     unknown = fast("schema", "--tools", "read,nope")
     assert unknown.returncode == 2 and b'unknown tool "nope"' in unknown.stderr
+@pytest.mark.parametrize("args", [["read", "a.txt", "--s3", "s3://bucket/p"], ["mcp", "--s3", "s3://bucket/p"]],
+                         ids=["read", "mcp"])
+def test_s3_without_the_extra_says_how_to_install_it(ws, env, args):
+    """Without aiobotocore, ``--s3`` fails at once on stderr with the extra to install (not as
+    a tool result on stdout at the first request)."""
+    blocked = ("import sys; sys.modules['aiobotocore'] = None; sys.modules['aiobotocore.session'] = None; "
+               "from dsh_fs.cli.main import main; sys.argv[0] = 'dsh-fs'; main()")
+    proc = Cli([sys.executable, "-c", blocked], ws, env)(*args)
+    assert proc.returncode in (1, 2) and proc.stdout == b""
+    assert b"the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'" in proc.stderr
+
+
+# -- replay ------------------------------------------------------------------------------------------
+
+
+def test_replay_reads_the_scenario_as_json_parse_does(fast, ws):
+    """A recorded call with ``-0`` replays as the reference answers it (docs/JSON-NUMBERS.md)."""
+    scenario = ws / "s.json"
+    scenario.write_bytes(b'{"files": {"a.txt": "x\\n"}, "calls": [{"tool": "read", "args": '
+                         b'{"file_path": "a.txt", "offset": -0}}, {"tool": "read", "args": '
+                         b'{"file_path": "a.txt", "offset": 12345678901234567890}}]}')
+    done = fast("replay", str(scenario))
+    assert done.returncode == 0, done.stderr
+    texts = [r["text"] for r in json.loads(done.stdout)["results"]]
+    assert texts == ["Error: tool execution arguments must be losslessly JSON-serializable",
+                     'Error: offset 12345678901234567000 is out of range for "<ws>/a.txt" (1 lines)']
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'{"files": {"a": "caf\xe9"}}', "invalid UTF-8 text (byte 0xE9 at offset 20, line 1)"),
+        (b'{"calls": [', "not JSON (Expecting value: line 1 column 12 (char 11))"),
+        (b'{"calls": [NaN]}', "not JSON (NaN is not JSON)"),
+    ],
+)
+def test_replay_of_a_file_that_is_not_json_text_is_a_usage_error(fast, ws, data, message):
+    scenario = ws / "bad.json"
+    scenario.write_bytes(data)
+    done = fast("replay", str(scenario))
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.endswith(f"Error: {scenario}: {message}\n".encode()), done.stderr

@@ -30,7 +30,7 @@ import dsh_fs
 from filekit import get, put
 from httpkit import INITIALIZE, Endpoint, HttpServer, http_client, http_server, http_session, raw_post, server_argv
 from mcp_support import call_raw, list_raw, row
-from spectext import TOOL_GUIDANCE
+from spectext import FULL_TOOL_GUIDANCE
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -67,7 +67,7 @@ def test_listing_and_instructions_over_http(root: str, url: Endpoint) -> None:
 
     async def main() -> None:
         async with http_session(url) as session:
-            assert session.instructions == TOOL_GUIDANCE
+            assert session.instructions == FULL_TOOL_GUIDANCE
             listed = await list_raw(session)
         assert [
             {"name": t["name"], "description": t["description"], "parameters": t["inputSchema"]} for t in listed["tools"]
@@ -124,7 +124,7 @@ def test_stateless_2026_clients_are_owned_by_their_token(root: str, url: Endpoin
             assert edited.is_error is False, edited.content
         async with http_client(url) as auto:  # auto mode: server/discover offers 2026-07-28
             assert auto.protocol_version == MODERN
-            assert auto.instructions == TOOL_GUIDANCE
+            assert auto.instructions == FULL_TOOL_GUIDANCE
             again = await auto.call_tool("edit", {"file_path": "agent.txt", "old_string": "agent-1", "new_string": "again"})
             assert again.is_error is False  # still agent-1's observation
 

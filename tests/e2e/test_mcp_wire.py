@@ -1,7 +1,8 @@
 """The exact JSON ``dsh-fs mcp`` puts on the wire (raw JSON-RPC lines over its stdio pipe):
 ``initialize`` instructions, ``tools/list`` (schemas verbatim, annotations, nothing added) and
 ``tools/call`` results (only our text block is model-visible; meta under ``_meta.dsh_fs``;
-tool failures, unknown tools and non-object arguments are results, not protocol errors).
+tool failures, unknown tools and non-object arguments are results, not protocol errors);
+number literals read as JavaScript's ``JSON.parse`` reads them (issue 13, item 4).
 
 The expected schemas and prompt come from ``dsh_fs.create_context`` with the same settings,
 not from the MCP package. Not covered: HTTP (``test_mcp_http.py``), tool semantics
@@ -18,19 +19,19 @@ import pytest
 
 import dsh_fs
 from mcp_support import RawStdio
-from spectext import TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
+from spectext import FULL_TOOL_GUIDANCE, FULL_TOOL_GUIDANCE_UNGUARDED
 
 pytestmark = pytest.mark.timeout(60)
 
 CONFIGS = [
-    pytest.param([], {}, TOOL_GUIDANCE, id="default"),
+    pytest.param([], {}, FULL_TOOL_GUIDANCE, id="default"),
     pytest.param(
         ["--profile", "reference", "--no-policy", "--read-limit", "7"],
         {"profile": "reference", "policy": False, "read_limit": 7},
-        TOOL_GUIDANCE,
+        FULL_TOOL_GUIDANCE,
         id="reference-bare-limit7",
     ),
-    pytest.param(["--no-policy"], {"policy": False}, TOOL_GUIDANCE_UNGUARDED, id="default-bare"),
+    pytest.param(["--no-policy"], {"policy": False}, FULL_TOOL_GUIDANCE_UNGUARDED, id="default-bare"),
 ]
 
 
@@ -148,3 +149,26 @@ def test_absent_arguments_are_an_empty_object_and_unknown_tools_are_results(serv
     assert wrong_types["result"]["content"][0]["text"] == (
         'Error: invalid arguments: "offset" must be a number; "limit" must be a number'
     )
+
+
+@pytest.mark.parametrize(
+    ("literal", "text"),
+    [
+        ("-0", "Error: tool execution arguments must be losslessly JSON-serializable"),
+        ("-0.0", "Error: tool execution arguments must be losslessly JSON-serializable"),
+        ("1e400", "Error: tool execution arguments must be losslessly JSON-serializable"),
+        ("NaN", "Error: tool execution arguments must be losslessly JSON-serializable"),
+        ("1" + "0" * 400, "Error: tool execution arguments must be losslessly JSON-serializable"),
+        ("1e2", 'Error: offset 100 is out of range for "{a}" (2 lines)'),
+        ("12345678901234567890", 'Error: offset 12345678901234567000 is out of range for "{a}" (2 lines)'),
+        ("1.5", "Error: offset must be a positive integer"),
+    ],
+)
+def test_number_literals_get_the_reference_answer(root: str, server: RawStdio, literal: str, text: str) -> None:
+    """docs/JSON-NUMBERS.md: ``-0`` is negative zero (not lossless), a huge integer its double."""
+    with open(os.path.join(root, "numbers.txt"), "w", encoding="utf-8") as handle:
+        handle.write("one\ntwo\n")
+    response = server.request("tools/call", params_json=f'{{"name": "read", "arguments": {{"file_path": "numbers.txt", '
+                                                         f'"offset": {literal}}}}}')
+    assert response["result"]["isError"] is True
+    assert response["result"]["content"] == [{"type": "text", "text": text.format(a=os.path.join(root, "numbers.txt"))}]

@@ -113,7 +113,8 @@ def bench_factory(ws: str, make_ctx: Callable[..., Context], tree: Callable[[str
         pass
 
     def build(profile: str = "default", policy: bool = True, **config: Any) -> Bench:
-        return Bench(ws, make_ctx(profile=profile, policy=policy, **config), profile, tree)
+        # no containment root: the bad targets include paths outside the workspace (/, /dev/…)
+        return Bench(ws, make_ctx(profile=profile, policy=policy, root=None, **config), profile, tree)
 
     try:
         yield build

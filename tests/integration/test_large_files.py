@@ -30,7 +30,7 @@ import dsh_fs
 from dsh_fs import AbortSignal, Session
 from dsh_fs.core.tools import ToolCall, ToolResult
 from dsh_fs.fs import FS_OBSERVED, FsError, FsErrorCode
-from dsh_fs.fs.types import Info, Target
+from dsh_fs.fs.types import EditRequest, Info, Target
 from dsh_fs.fs.window import ReadWindow, WindowResult
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_local import large_edit, rules, versions
@@ -322,6 +322,7 @@ EDIT_FILES: dict[str, bytes] = {
     "invalid": numbered(20_000) + b"\xc3(" + numbered(3),
     "nul-after-invalid": b"\xff" + numbered(20_000) + b"\x00",
     "utf16": b"\xff\xfe" + "line 0000001 x\n".encode("utf-16-le"),
+    "repeated": b"foo\n" * 300_000 + b"foo\r\nfoo\r\nfoo\n",  # overlapping matches (D15)
 }
 EDITS: list[dict[str, Any]] = [
     {"old_string": "line 0012345", "new_string": "LINE\n0012345"},
@@ -330,6 +331,9 @@ EDITS: list[dict[str, Any]] = [
     {"old_string": "line 00", "new_string": "L"},
     {"old_string": "not there", "new_string": "x"},
     {"old_string": "lone\rcr\r\nend", "new_string": "done"},
+    {"old_string": "foo\nfoo\n", "new_string": "X"},  # D15: ambiguous, the matches overlap
+    {"old_string": "foo\nfoo\n", "new_string": "X", "replace_all": True},
+    {"old_string": "x\nline", "new_string": "X\nL", "replace_all": True},  # line breaks in every match
 ]
 
 
@@ -453,6 +457,48 @@ async def test_inline_reads_and_probes_can_be_turned_off(ws: str, settled: None)
     session = Session(cwd=ws)
     for args in ({}, {"offset": 2}, {"offset": 3}):
         assert (await read(inline, session, "a.txt", **args)).text == (await read(threaded, session, "a.txt", **args)).text
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_D16_an_edit_or_write_over_the_size_limit_changes_nothing(ws: str, profile: str, streamed: bool) -> None:
+    """The size of the new file is known before it is built: over ``write_max_size`` the call
+    fails with the size, the file keeps its bytes, and no temp file is left (both profiles)."""
+    fs = LocalFileSystem(cwd=ws, profile=profile, stream_edit_min_size=1 if streamed else 10**12,
+                         write_max_size=10_000)
+    ctx = deployment(ws, fs, profile=profile, policy=False)
+    data = b"a\r\nb\nc\r\n" * 1000  # 8000 bytes, mixed line endings
+    put(os.path.join(ws, "f.txt"), data)
+    session = Session(cwd=ws)
+    cases = [
+        # the reference rewrites every line break as CRLF (dominant style): exactly the limit
+        ({"old_string": "a", "new_string": "aa", "replace_all": True}, 9000 if profile == "default" else 10_000),
+        ({"old_string": "a", "new_string": "aaaa\naa", "replace_all": True}, None),
+        ({"old_string": "a\nb", "new_string": "a\nbbbbbb", "replace_all": True}, None),
+    ]
+    for args, fits in cases:
+        result = await ctx.tools.execute("edit", {"file_path": "f.txt", **args}, session=session)
+        if fits is not None:
+            assert not result.is_error, result.text
+            assert len(get(os.path.join(ws, "f.txt"))) == fits
+            put(os.path.join(ws, "f.txt"), data)
+            continue
+        reference = LocalFileSystem(cwd=ws, profile=profile, stream_edit_min_size=10**12)
+        outcome = await reference.edit_text(await reference.resolve("f.txt"),
+                                            EditRequest(old_string=args["old_string"], new_string=args["new_string"],
+                                                        replace_all=True))
+        size = len(get(os.path.join(ws, "f.txt")))
+        put(os.path.join(ws, "f.txt"), data)
+        assert outcome.version and size > 10_000
+        result = await ctx.tools.execute("edit", {"file_path": "f.txt", **args}, session=session)
+        assert result.error is not None and result.error.code == "FS_IO_ERROR"
+        assert result.text == (f'Error: cannot edit "{ws}/f.txt": the file would be {size} bytes, '
+                               "more than the limit of 10000 bytes")
+        assert get(os.path.join(ws, "f.txt")) == data
+    result = await ctx.tools.execute("write", {"file_path": "f.txt", "content": "é" * 5001}, session=session)
+    assert result.text == f'Error: cannot write "{ws}/f.txt": the file would be 10002 bytes, more than the limit of 10000 bytes'
+    assert get(os.path.join(ws, "f.txt")) == data
+    assert sorted(os.listdir(ws)) == ["f.txt"]
 
 
 def test_the_streaming_threshold_is_a_provider_setting() -> None:

@@ -461,15 +461,15 @@ def test_writes_through_an_owner_only_temp_file_in_the_target_directory(ws: str,
     """writeFileAtomic: writes through an owner-only temp file (our mechanics: no staging dir,
     the temp file is anonymous while it is written where the file system allows it)"""
     seen: list[tuple[int, int, list[str]]] = []
-    real_fsync = os.fsync
+    real_write = os.write
 
-    def inspect(fd: int) -> None:
+    def inspect(fd: int, data: Any) -> int:  # the content goes into an owner-only file
         st = os.fstat(fd)
         if stat_mod.S_ISREG(st.st_mode) and not seen:
             seen.append((stat_mod.S_IMODE(st.st_mode), st.st_nlink, sorted(os.listdir(ws))))
-        real_fsync(fd)
+        return real_write(fd, data)
 
-    monkeypatch.setattr(os, "fsync", inspect)
+    monkeypatch.setattr(os, "write", inspect)
     atomic.atomic_write(f"{ws}/out.txt", b"data", mode=0o640, owner=None, signal=None, verb="write", display="/o")
     [(mode, links, names)] = seen
     assert mode == 0o600

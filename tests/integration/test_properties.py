@@ -1,8 +1,9 @@
 """Property tests (hypothesis) on a real disk, against models written independently here.
 
-(a) DEVIATIONS D2 + D1: an ``edit`` in the default profile never changes a byte outside its
-    matches — files mix CRLF, LF and lone CR, with or without BOM and final newline; every
-    outcome (success, not found, ambiguous, must-differ) is compared byte for byte.
+(a) DEVIATIONS D2 + D1 + D15: an ``edit`` in the default profile never changes a byte outside
+    its matches — files mix CRLF, LF and lone CR, with or without BOM and final newline; every
+    outcome (success, not found, ambiguous — overlapping occurrences counted, must-differ) is
+    compared byte for byte, on the local disk (held and streamed) and in the memory provider.
 (b) REFERENCE-SPEC §4.6.2–§4.6.5 + A1/D10: a read window's lines and footer agree with the
     file for any offset/limit/caps, through the pure builder (random chunking, both
     profiles) and through the ``read`` tool (whole and streamed reads).
@@ -29,6 +30,8 @@ from hypothesis import strategies as st
 
 import dsh_fs
 from dsh_fs import Session
+from dsh_fs.fs_local import LocalFileSystem
+from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.core.jsonvalue import is_lossless_json
 from dsh_fs.core.schema import validate
 from dsh_fs.tool_fs.plugin import edit_params, read_params, write_params
@@ -133,7 +136,8 @@ def _matches(content: str, needle: str) -> list[int]:
 
 
 def _expected_edit(raw: str, old: str, new: str, replace_all: bool) -> tuple[str, str | None]:
-    """``(outcome, expected text)``: outcome is ``ok`` or the refusal; text only for ``ok``."""
+    """``(outcome, expected text)``: outcome is ``ok`` or the refusal; text only for ``ok``.
+    Without ``replace_all`` every position where old_string occurs counts (D15)."""
     if old == "":
         return "empty", None
     if old == new or old.replace("\r\n", "\n") == new.replace("\r\n", "\n"):
@@ -143,7 +147,8 @@ def _expected_edit(raw: str, old: str, new: str, replace_all: bool) -> tuple[str
     starts = _matches(content, needle)
     if not starts:
         return "FS_EDIT_NOT_FOUND", None
-    if len(starts) > 1 and not replace_all:
+    occurrences = sum(content.startswith(needle, i) for i in range(len(content)))
+    if occurrences > 1 and not replace_all:
         return "FS_AMBIGUOUS_EDIT", None
     crlf = raw.count("\r\n")
     style_crlf = crlf > raw.count("\n") - crlf
@@ -177,26 +182,35 @@ def edits(draw: Any) -> tuple[str, bool, str, str, bool]:
 
 
 @PROPS
-@given(case=edits())
-def test_D2_edit_never_changes_bytes_outside_its_matches(workspace: Callable[[], Workspace],
-                                                         case: tuple[str, bool, str, str, bool]) -> None:
+@given(case=edits(), provider=st.sampled_from(["local", "streamed", "memory"]))
+def test_D2_D15_edit_never_changes_bytes_outside_its_matches(workspace: Callable[[], Workspace],
+                                                             case: tuple[str, bool, str, str, bool],
+                                                             provider: str) -> None:
+    """On the local disk (in memory, and streamed as huge files are), and in the in-memory
+    provider (the S3 provider shares its text rules: the contract pins it on fixed cases)."""
     raw, bom, old, new, replace_all = case
     ws = workspace()
     before = (BOM if bom else b"") + raw.encode()
     ws.put("f.txt", before)
-    ctx = dsh_fs.create_context(cwd=ws.path, profile="default", policy=False)
+    fs: Any
+    if provider == "memory":
+        fs = MemoryFileSystem({"f.txt": before}, root=ws.path)
+    else:
+        fs = LocalFileSystem(cwd=ws.path, stream_edit_min_size=1 if provider == "streamed" else 10**12)
+    ctx = dsh_fs.create_context(cwd=ws.path, profile="default", policy=False, provider=fs)
     result = _execute(ctx, "edit", {"file_path": "f.txt", "old_string": old, "new_string": new,
                                     "replace_all": replace_all}, Session(ws.path))
     outcome, expected = _expected_edit(raw, old, new, replace_all)
     event(f"{outcome}{' with CRLF' if chr(13) + chr(10) in raw else ''}")
+    stored = fs.get("f.txt") if provider == "memory" else ws.get("f.txt")
     if outcome == "ok":
         assert not result.is_error, result.text
-        assert ws.get("f.txt") == (BOM if bom else b"") + expected.encode()  # type: ignore[union-attr]
+        assert stored == (BOM if bom else b"") + expected.encode()  # type: ignore[union-attr]
     else:
         assert result.is_error, (outcome, result.text)
         if outcome.startswith("FS_"):
             assert result.error is not None and result.error.code == outcome, result.text
-        assert ws.get("f.txt") == before
+        assert stored == before
     ws.close()
 
 

@@ -15,7 +15,6 @@ from typing import Any
 import anyio
 import pytest
 
-import dsh_fs
 from dsh_fs import AbortSignal, Context, Session
 from dsh_fs.tool_fs_search import ToolFsSearch
 from filekit import get, put

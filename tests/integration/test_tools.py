@@ -30,7 +30,7 @@ from dsh_fs.fs.types import CreateIfAbsent, EditIntent, Version
 from dsh_fs.fs_policy import FsPolicy
 from dsh_fs.tool_fs import ToolFs
 from filekit import get, put
-from spectext import PROMPT, TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
+from spectext import FULL_TOOL_GUIDANCE_UNGUARDED, PROMPT, TOOL_GUIDANCE, TOOL_GUIDANCE_UNGUARDED
 
 pytestmark = pytest.mark.anyio
 
@@ -139,7 +139,7 @@ def test_the_prompt_describes_the_deployment_it_runs_in_d14(fake: Callable[..., 
     assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE
     policy.dispose()
     assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
-    assert dsh_fs.create_context(policy=False).system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
+    assert dsh_fs.create_context(policy=False).system_prompt.render(only="tool:") == FULL_TOOL_GUIDANCE_UNGUARDED
 
 
 def test_stays_pending_until_ctx_fs_exists(memory_fs: type) -> None:
@@ -1021,14 +1021,15 @@ async def test_D2_mixed_line_endings_untouched(make_ctx: Callable[..., Context],
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
 async def test_D3_new_file_mode_and_kept_owner(make_ctx: Callable[..., Context], ws: str, profile: str) -> None:
-    """D3: new files get 0o666 & ~umask (default) vs 0o600; existing files keep mode (and, default, owner/group)"""
+    """D3: new files get 0o666 & ~umask (default; the umask when the file is made, as creat)
+    vs 0o600; existing files keep mode (and, default, owner/group)"""
+    ctx = make_ctx(profile=profile, policy=False)
+    s = Session(ws)
     previous = os.umask(0o027)
     try:
-        ctx = make_ctx(profile=profile, policy=False)
+        ok(await ctx.tools.execute("write", {"file_path": "new.txt", "content": "n\n"}, session=s))
     finally:
         os.umask(previous)
-    s = Session(ws)
-    ok(await ctx.tools.execute("write", {"file_path": "new.txt", "content": "n\n"}, session=s))
     assert stat_mod.S_IMODE(os.stat(f"{ws}/new.txt").st_mode) == (0o640 if profile == "default" else 0o600)
     put(f"{ws}/run.sh", "#!/bin/sh\necho hi\n", mode=0o755)
     os.chmod(f"{ws}/run.sh", 0o4755)  # setuid is dropped, the permission bits are kept
@@ -1086,6 +1087,77 @@ async def test_D5_not_found_hint(make_ctx: Callable[..., Context], ws: str, prof
     missing = await ctx.tools.execute("edit", {"file_path": "f.go", "old_string": "zzzz qqqq", "new_string": "x"}, session=s)
     assert missing.text == first  # no near match: no hint
     assert get(f"{ws}/f.go") == b"func f() {\n\treturn 1\n}\n"
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_D18_an_edit_retried_after_it_succeeded_looks_applied(make_ctx: Callable[..., Context], ws: str,
+                                                                      profile: str) -> None:
+    """D18: the second of two identical edits says new_string is there already (default only)."""
+    put(f"{ws}/a.py", "x = compute(1)\ny = 2\n")
+    ctx = make_ctx(profile=profile, policy=False)
+    args = {"file_path": "a.py", "old_string": "x = compute(1)", "new_string": "x = compute(2)"}
+    ok(await ctx.tools.execute("edit", args, session=Session(ws)))
+    again = await ctx.tools.execute("edit", args, session=Session(ws))
+    first = f'Error: old_string was not found in "{ws}/a.py"'
+    failed(again, "FS_EDIT_NOT_FOUND")
+    assert again.text == first if profile == "reference" else again.text == (
+        first + "\nHint: new_string is already in the file at line 1: the edit looks already applied; read the file "
+        "before changing it again.")
+    assert get(f"{ws}/a.py") == b"x = compute(2)\ny = 2\n"
+
+
+async def test_D18_two_differences_through_the_tool(fake: Callable[..., Context], session: Session) -> None:
+    """D18 on the recording fake: line numbers copied from read output and tabs typed as spaces."""
+    ctx = fake(files={"f.go": "func f() {\n\treturn 1\n}\n"}, profile="default", policy=False)
+    result = await ctx.tools.execute(
+        "edit", {"file_path": "f.go", "old_string": "2:     return 1", "new_string": "\treturn 2"}, session=session)
+    failed(result, "FS_EDIT_NOT_FOUND", 'Error: old_string was not found in "/abs/f.go"\nHint: old_string has the '
+           'line-number prefixes copied from read output (like "2: "), which are not part of the file; without them, '
+           "line 2 matches if indentation is ignored: the file indents with tabs, old_string with spaces.")
+
+
+LOOKALIKES = {"my\u00a0notes.txt": "my notes.txt", "Cafe\u0301.md": "Caf\u00e9.md", "README.md": "readme.md",
+              "John\u2019s.txt": "John's.txt"}
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_D19_a_read_of_a_lookalike_name_names_the_file(fake: Callable[..., Context], session: Session,
+                                                             profile: str) -> None:
+    """D19: the not-found error of ``read`` names a file whose name differs only by lookalike
+    characters, listing the directory through the seam and never stat-ing more (§4.11)."""
+    ctx = fake(files={name: "x\n" for name in LOOKALIKES}, dirs=("My\u00a0Docs",), profile=profile)
+    wanted = {
+        "my notes.txt": '"/abs/my\\u00a0notes.txt" exists: its name has a no-break space (U+00A0) where the path '
+                        "has a space",
+        "Caf\u00e9.md": '"/abs/Cafe\u0301.md" exists: its name writes "\u00e9" as U+0065 U+0301 (decomposed), the '
+                        "path as U+00E9 (composed)",
+        "readme.md": '"/abs/README.md" exists: only letter case differs',
+        "John's.txt": '"/abs/John\u2019s.txt" exists: its name has a right single quotation mark (\u2019, U+2019) '
+                      "where the path has a straight quote (')",
+        "My Docs/a.txt": '"/abs/My\\u00a0Docs" exists: its name has a no-break space (U+00A0) where the path has a space',
+    }
+    for path, hint in wanted.items():
+        before = ctx.fs.count("stat")
+        result = await ctx.tools.execute("read", {"file_path": path}, session=session)
+        first = f'Error: cannot read "/abs/{path}": not found'
+        failed(result, "FS_NOT_FOUND", first if profile == "reference" else f"{first}\nHint: {hint}.")
+        assert ctx.fs.count("stat") - before == 1
+    result = await ctx.tools.execute("read", {"file_path": "unrelated.txt"}, session=session)
+    assert result.text == 'Error: cannot read "/abs/unrelated.txt": not found'
+
+
+async def test_D19_the_lookup_is_bounded(fake: Callable[..., Context], session: Session) -> None:
+    """A directory too long to list within the bound gives no hint (and is not listed to the end)."""
+    from dsh_fs.tool_fs import lookup
+
+    names = {f"f{i:05d}.txt": "" for i in range(2 * lookup._MAX_ENTRIES + 50)}  # over the checkpoint bound
+    ctx = fake(files={**names, "zz\u00a0last.txt": ""}, profile="default")
+    result = await ctx.tools.execute("read", {"file_path": "zz last.txt"}, session=session)
+    assert result.text == 'Error: cannot read "/abs/zz last.txt": not found'
+    ctx = fake(files={**dict(list(names.items())[:10]), "zz\u00a0last.txt": ""}, profile="default")
+    result = await ctx.tools.execute("read", {"file_path": "zz last.txt"}, session=session)
+    assert result.text.endswith('"/abs/zz\\u00a0last.txt" exists: its name has a no-break space (U+00A0) where the '
+                                "path has a space.")
 
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
@@ -1215,7 +1287,7 @@ async def test_D11_lone_surrogates_are_rejected(make_ctx: Callable[..., Context]
 async def test_D12_writing_through_a_dangling_symlink(make_ctx: Callable[..., Context], ws: str, profile: str) -> None:
     """D12: the dangling link is kept and its target created (default); the reference replaces the link"""
     os.symlink("target.txt", f"{ws}/link")
-    ctx = make_ctx(profile=profile)
+    ctx = make_ctx(profile=profile, root=None)  # the reference's own setting: no containment root
     ok(await ctx.tools.execute("write", {"file_path": "link", "content": "via link\n"}, session=Session(ws)),
        envelope(f"{ws}/link", "Created file"))
     if profile == "default":

@@ -5,6 +5,8 @@
 * ``call`` — one registry call with a hard timeout;
 * ``temp_entries`` / ``snapshot`` — what a failed or killed mutation may have left behind;
 * ``Lines`` — a line-oriented JSON pipe to a helper process, with deadlines (no hang);
+* ``run_as`` — Python code in a child process that drops root for another user (skips
+  when not root or when the switch is refused);
 * ``mcp_clients`` / ``mcp_call`` — ``dsh-fs mcp --root`` stdio servers driven by the MCP
   SDK's ``ClientSession`` (``needs_mcp`` skips when the server package is absent);
   ``RawMcp`` — the same server spoken to in raw JSON-RPC lines, for messages no SDK sends.
@@ -47,6 +49,7 @@ __all__ = (
     "needs_mcp",
     "python_argv",
     "RawMcp",
+    "run_as",
     "snapshot",
     "temp_entries",
     "write_content",
@@ -162,6 +165,33 @@ class Lines:
         for stream in (self.proc.stdout, self.proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+_DROP = """
+import json, os, sys
+def drop():
+    \"\"\"Become the test's user (call it after importing what the python install may close to them).\"\"\"
+    uid, gid, groups = json.loads(os.environ["DSH_FS_TEST_USER"])
+    os.setgroups(groups); os.setgid(gid); os.setuid(uid)
+"""
+
+
+def run_as(code: str, *args: str, uid: int, gid: int, groups: tuple[int, ...] = (), cwd: str,
+           env: dict[str, str] | None = None, timeout: float = 50.0) -> Any:
+    """Run the Python ``code`` (with ``args`` as ``sys.argv[1:]``) in a child process, as root
+    until it calls ``drop()`` (defined for it), which switches to ``uid``/``gid``/``groups``;
+    return the JSON the child prints last. Skips the test when not root or when the switch
+    is refused (e.g. in a user namespace).
+    """
+    if os.geteuid() != 0:
+        pytest.skip("switching to another user needs root")
+    child = {**child_env(), **(env or {}), "DSH_FS_TEST_USER": json.dumps([uid, gid, list(groups)])}
+    proc = subprocess.run([sys.executable, "-c", _DROP + code, *args], capture_output=True, text=True,
+                          timeout=timeout, env=child, cwd=cwd)
+    if proc.returncode != 0 and "drop()" in proc.stderr and "PermissionError" in proc.stderr:
+        pytest.skip(f"cannot switch to uid {uid}: {proc.stderr[-300:]}")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def python_argv(script: str, *args: str) -> list[str]:

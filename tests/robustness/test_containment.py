@@ -266,10 +266,32 @@ async def test_root_given_through_a_symlink(world: World) -> None:
 
 
 async def test_no_root_is_the_reference_behaviour(world: World) -> None:
-    """Without ``root`` (the reference), a path outside the cwd is served like any other."""
-    ctx = dsh_fs.create_context(cwd=world.root)
+    """With ``root=None`` (the reference), a path outside the cwd is served like any other."""
+    ctx = dsh_fs.create_context(cwd=world.root, root=None)
     read = await call(ctx, "read", {"file_path": "../outside/secret.txt"}, Session(cwd=world.root))
     assert not read.is_error and "TOP SECRET" in read.text
+
+
+@pytest.mark.parametrize("given", ["cwd", "process-cwd", "root"])
+async def test_the_library_is_confined_by_default(world: World, given: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``create_context()`` confines the model to its cwd unless told otherwise (tracker issue
+    13, item 8): the process cwd when none is given, or an explicit ``root``."""
+    if given == "cwd":
+        ctx = dsh_fs.create_context(cwd=world.root)
+    elif given == "process-cwd":
+        monkeypatch.chdir(world.root)
+        ctx = dsh_fs.create_context()
+    else:
+        ctx = dsh_fs.create_context(cwd=os.path.join(world.root, "sub"), root=world.root)
+    session = Session(cwd=None)
+    inside = await call(ctx, "read", {"file_path": f"{world.root}/real.txt"}, session)
+    assert not inside.is_error, inside.text
+    for path in (f"{world.outside}/secret.txt", "/etc/passwd", f"{world.root}/out-file"):
+        denied = await call(ctx, "read", {"file_path": path}, session)
+        assert denied.error is not None and denied.error.code == "FS_PERMISSION_DENIED", (path, denied.text)
+        assert denied.text.endswith(f'outside the workspace "{world.root}"')
+    with pytest.raises(ValueError, match="root= applies to the built-in local provider"):
+        dsh_fs.create_context(provider=LocalFileSystem(cwd=world.root), root=world.root)
 
 
 # -- a symlink swapped in between the check and the open ------------------------------------
@@ -323,7 +345,9 @@ async def test_parent_swapped_for_a_symlink_after_resolve(
     assert result.is_error, result.text
     assert "TOP SECRET" not in result.text
     assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", result.text
-    assert result.text.startswith(f'Error: cannot resolve "{world.root}/{args["file_path"]}": outside the workspace')
+    # the one containment message, naming the root (tracker issue 12)
+    assert result.text == f'Error: cannot resolve "{world.root}/{args["file_path"]}": outside the workspace "{world.root}"'
+
     assert recorder.reads == [], "read an outside file"
     assert recorder.files_opened() == [], "opened an outside file"
     assert snapshot(world.outside) == outside_before

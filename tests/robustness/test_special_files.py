@@ -112,7 +112,7 @@ async def test_fifo_swapped_in_after_the_type_check_does_not_hang(
 async def test_character_devices_are_not_read(ws: str, device: str) -> None:
     if not os.path.exists(device):
         pytest.skip(f"{device} does not exist here")
-    ctx = dsh_fs.create_context(cwd=ws)
+    ctx = dsh_fs.create_context(cwd=ws, root=None)
     result = await call(ctx, "read", {"file_path": device}, Session(cwd=ws), timeout=10)
     _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot read "{device}": not a regular file')
 
@@ -124,7 +124,7 @@ async def test_a_file_swapped_for_a_device_link_is_not_read(ws: str, device: str
     path = os.path.join(ws, "f.txt")
     with open(path, "w") as handle:
         handle.write("a\n")
-    ctx = dsh_fs.create_context(cwd=ws, policy=False)
+    ctx = dsh_fs.create_context(cwd=ws, root=None, policy=False)
     real_open = files.open_regular
 
     def swap_then_open(p: str, *a: Any, **k: Any) -> int:
@@ -185,7 +185,7 @@ async def test_proc_file_reads_its_current_text_although_stat_says_zero_bytes(ws
     if not os.path.exists(path):
         pytest.skip("no /proc here")
     assert os.stat(path).st_size == 0
-    ctx = dsh_fs.create_context(cwd=ws)
+    ctx = dsh_fs.create_context(cwd=ws, root=None)
     result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=10)
     assert not result.is_error, result.text
     head, _, rest = result.text.partition("\n<content>\n")
@@ -202,7 +202,7 @@ async def test_proc_file_with_an_io_error_is_a_coded_error(ws: str) -> None:
     path = "/proc/self/mem"  # open succeeds, read at offset 0 fails with EIO
     if not os.path.exists(path):
         pytest.skip("no /proc here")
-    ctx = dsh_fs.create_context(cwd=ws)
+    ctx = dsh_fs.create_context(cwd=ws, root=None)
     result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=10)
     assert result.error is not None and result.error.code in ("FS_IO_ERROR", "FS_PERMISSION_DENIED"), result.text
     assert result.text.startswith(f'Error: cannot read "{path}": ')
@@ -251,6 +251,19 @@ print(json.dumps(out))
 """
 
 
+def run_as(uid: int, script: str, ws: str, *, locks: str, cwd: str) -> Any:
+    """Run ``script`` (which switches to ``uid`` itself, after its imports) on ``ws``; its JSON
+    output. Skips the test when this system does not let root switch."""
+    env = {**child_env(), "DSH_FS_LOCK_DIR": locks}
+    proc = subprocess.run([sys.executable, "-c", script, ws, str(uid)],
+                          capture_output=True, text=True, timeout=50, env=env, cwd=cwd)
+    if proc.returncode != 0 and ("Operation not permitted" in proc.stderr or "PermissionError" in proc.stderr
+                                 and "setuid" in proc.stderr):
+        pytest.skip(f"cannot switch to uid {uid}: {proc.stderr[-300:]}")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 @pytest.mark.skipif(not IS_ROOT, reason="dropping privileges needs root")
 def test_permission_errors_for_an_unprivileged_user() -> None:
     """As root, run the calls in a child process that switched to ``nobody``."""
@@ -273,20 +286,14 @@ def test_permission_errors_for_an_unprivileged_user() -> None:
         os.mkdir(os.path.join(ws, "mine"), 0o755)
         os.chown(os.path.join(ws, "mine"), nobody, nobody)
         before = snapshot(ws)
-        env = {**child_env(), "DSH_FS_LOCK_DIR": locks}
-        proc = subprocess.run([sys.executable, "-c", PRIVILEGE_DROP, ws, str(nobody)],
-                              capture_output=True, text=True, timeout=50, env=env, cwd=top)
-        if proc.returncode != 0 and ("Operation not permitted" in proc.stderr or "PermissionError" in proc.stderr
-                                     and "setuid" in proc.stderr):
-            pytest.skip(f"cannot switch to uid {nobody}: {proc.stderr[-300:]}")
-        assert proc.returncode == 0, proc.stderr
-        out = json.loads(proc.stdout)
+        out = run_as(nobody, PRIVILEGE_DROP, ws, locks=locks, cwd=top)
         denied = "FS_PERMISSION_DENIED"
         assert out["read secret.txt"] == [denied, f'Error: cannot read "{ws}/secret.txt": permission denied']
         assert out["write secret.txt"] == [denied, f'Error: cannot write "{ws}/secret.txt": permission denied']
         assert out["edit secret.txt"] == [denied, f'Error: cannot edit "{ws}/secret.txt": permission denied']
-        # a readable file in a directory we may not write: the temp file cannot be made
-        assert out["write public.txt"] == [denied, f'Error: cannot write "{ws}/public.txt": permission denied']
+        # root's readable file, in a directory we may not write either: refused as read-only (D17)
+        assert out["write public.txt"] == [
+            denied, f'Error: cannot write "{ws}/public.txt": permission denied — the file is read-only']
         assert out["write new.txt"] == [denied, f'Error: cannot write "{ws}/new.txt": permission denied']
         assert out["read closed/inside.txt"][0] == denied
         assert out["read closed/inside.txt"][1].endswith(f'"{ws}/closed/inside.txt": permission denied')
@@ -295,6 +302,102 @@ def test_permission_errors_for_an_unprivileged_user() -> None:
         del after["mine/new.txt"]
         before["mine"], after["mine"] = before["mine"][:3], after["mine"][:3]  # its mtime changed
         assert after == before, "a refused call changed something"
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+# -- read-only files (DEVIATIONS D17) ----------------------------------------------------------------
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_D17_a_read_only_file_is_not_replaced(ws: str, streamed: bool) -> None:
+    """``chmod 444``: write and edit are refused in the default profile (as any user, root
+    included: no write bit means nobody is meant to write it) and the file keeps every byte,
+    its mode and its inode; the reference profile replaces it as the reference does."""
+    path = os.path.join(ws, "notes.txt")
+    with open(path, "w") as handle:
+        handle.write("keep me\n")
+    os.chmod(path, 0o444)
+    threshold = 1 if streamed else 10**12
+    ctx = dsh_fs.create_context(provider=LocalFileSystem(cwd=ws, stream_edit_min_size=threshold), policy=False)
+    before = snapshot(ws)
+    for tool, args in (("edit", {"file_path": "notes.txt", "old_string": "keep", "new_string": "lose"}),
+                       ("write", {"file_path": "notes.txt", "content": "lost\n"})):
+        result = await call(ctx, tool, args, Session(cwd=ws))
+        _expect(result, "FS_PERMISSION_DENIED", f'Error: cannot {tool} "{path}": permission denied — the file is read-only')
+    assert snapshot(ws) == before and temp_entries(ws) == []
+    reference = dsh_fs.create_context(
+        provider=LocalFileSystem(cwd=ws, profile="reference", stream_edit_min_size=threshold), profile="reference",
+        policy=False)
+    result = await call(reference, "edit", {"file_path": "notes.txt", "old_string": "keep", "new_string": "lose"},
+                        Session(cwd=ws))
+    assert not result.is_error, result.text
+    with open(path) as handle:
+        assert handle.read() == "lose me\n"
+    assert stat_mod.S_IMODE(os.stat(path).st_mode) == 0o444
+
+
+READ_ONLY_AS_NOBODY = r"""
+import anyio, json, os, sys
+import dsh_fs
+ws = sys.argv[1]
+uid = int(sys.argv[2])
+default = dsh_fs.create_context(cwd=ws, policy=False)  # modules are imported while still root
+reference = dsh_fs.create_context(cwd=ws, profile="reference", policy=False)
+out = {}
+async def main():
+    os.setgroups([]); os.setgid(uid); os.setuid(uid)
+    s = dsh_fs.Session(cwd=ws)
+    for name in ("mine-444.txt", "root-644.txt", "mine-644.txt", "group-664.txt"):
+        for tool, args in (("edit", {"old_string": "a", "new_string": "b"}), ("write", {"content": "w"})):
+            r = await default.tools.execute(tool, {"file_path": name, **args}, session=s)
+            out[f"{tool} {name}"] = [r.error.code if r.error else None, r.text]
+    r = await reference.tools.execute("edit", {"file_path": "ref-444.txt", "old_string": "a", "new_string": "b"},
+                                      session=s)
+    out["reference edit ref-444.txt"] = [r.error.code if r.error else None, r.text]
+anyio.run(main)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="dropping privileges needs root")
+def test_D17_read_only_for_an_unprivileged_user() -> None:
+    """As ``nobody``, in a directory ``nobody`` may write: its own ``0444`` file and root's
+    ``0644`` file are refused and untouched (the kernel's answer for the caller's effective
+    ids decides); its own ``0644`` file and a ``0664`` file of its group are edited; the
+    reference profile replaces a ``0444`` file."""
+    nobody = 65534
+    top = tempfile.mkdtemp(prefix="dsh-fs-ro-")
+    try:
+        os.chmod(top, 0o755)
+        ws = os.path.join(top, "ws")
+        locks = os.path.join(top, "locks")
+        os.mkdir(ws, 0o755)
+        os.chown(ws, nobody, nobody)
+        os.mkdir(locks, 0o700)
+        os.chown(locks, nobody, nobody)
+        for name, mode, owner in (("mine-444.txt", 0o444, (nobody, nobody)), ("root-644.txt", 0o644, (0, 0)),
+                                  ("mine-644.txt", 0o644, (nobody, nobody)), ("group-664.txt", 0o664, (0, nobody)),
+                                  ("ref-444.txt", 0o444, (nobody, nobody))):
+            path = os.path.join(ws, name)
+            with open(path, "w") as handle:
+                handle.write("a\n")
+            os.chown(path, *owner)
+            os.chmod(path, mode)
+        before = snapshot(ws)
+        out = run_as(nobody, READ_ONLY_AS_NOBODY, ws, locks=locks, cwd=top)
+        for tool in ("edit", "write"):
+            for name in ("mine-444.txt", "root-644.txt"):
+                assert out[f"{tool} {name}"] == [
+                    "FS_PERMISSION_DENIED", f'Error: cannot {tool} "{ws}/{name}": permission denied — the file is read-only']
+            for name in ("mine-644.txt", "group-664.txt"):
+                assert out[f"{tool} {name}"][0] is None, out[f"{tool} {name}"]
+        assert out["reference edit ref-444.txt"][0] is None, out["reference edit ref-444.txt"]
+        after = snapshot(ws)
+        for name in ("mine-444.txt", "root-644.txt"):
+            assert after[name] == before[name], f"{name} changed"
+        with open(os.path.join(ws, "ref-444.txt")) as handle:
+            assert handle.read() == "b\n"
+        assert temp_entries(ws) == []
     finally:
         shutil.rmtree(top, ignore_errors=True)
 

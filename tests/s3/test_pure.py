@@ -78,15 +78,23 @@ def test_resolve_rooted(path: str, base: str, root: str, display: str, rel: str)
 
 
 @pytest.mark.parametrize(
-    ("path", "base", "root"),
-    [("..", "/", "/"), ("../x", "/", "/"), ("a/../../x", "/", "/"), ("/etc/passwd", "/ws", "/ws"), ("..", "/ws", "/ws"),
-     ("/ws/../ws2/a", "/ws", "/ws"), ("/wsx/a", "/ws", "/ws")],
+    ("path", "base", "root", "display"),
+    [("/etc/passwd", "/ws", "/ws", "/etc/passwd"), ("..", "/ws", "/ws", "/"), ("/ws/../ws2/a", "/ws", "/ws", "/ws2/a"),
+     ("/wsx/a", "/ws", "/ws", "/wsx/a"), ("../../x", "/ws/src", "/ws", "/x"), ("a/../../..//x/", "/ws", "/ws", "/x")],
 )
-def test_resolve_rooted_never_leaves_the_root(path: str, base: str, root: str) -> None:
+def test_resolve_rooted_never_leaves_the_root(path: str, base: str, root: str, display: str) -> None:
+    """The refusal shows the resolved display path, as the local provider does (tracker issue 12)."""
     with pytest.raises(FsError) as caught:
         resolve_rooted(path, base, check_root(root))
     assert caught.value.code == "FS_PERMISSION_DENIED"
-    assert str(caught.value) == f'cannot resolve "{path}": outside the workspace "{root}"'
+    assert str(caught.value) == f'cannot resolve "{display}": outside the workspace "{root}"'
+
+
+@pytest.mark.parametrize(("path", "display"), [("..", "/"), ("../x", "/x"), ("a/../../x", "/x"), ("/../../x", "/x")])
+def test_dot_dot_above_slash_is_slash(path: str, display: str) -> None:
+    """``/..`` is ``/`` (POSIX, and the local provider): at the display root ``/`` nothing climbs out."""
+    found = resolve_rooted(path, "/", check_root("/"))
+    assert found.display == display and found.rel == display.strip("/")
 
 
 def test_resolve_rooted_blank_and_nul() -> None:
@@ -140,3 +148,15 @@ def test_error_mapping_messages() -> None:
     network = fs_error(failure_of(ConnectionError("Could not connect to the endpoint URL")), "write", "/b")
     assert (network.code, str(network)) == ("FS_IO_ERROR", 'cannot write "/b": Could not connect to the endpoint URL')
     assert isinstance(network.cause, S3Failure)
+
+
+def test_resolve_rooted_has_no_home_directory() -> None:
+    """DEVIATIONS D20 on a rooted provider (memory, S3): ``~``/``~/…`` is refused in the
+    default profile (``home_tilde``), a literal name otherwise; ``./~`` and ``~x`` are names."""
+    for path in ("~", "~/a.txt"):
+        with pytest.raises(FsError) as caught:
+            resolve_rooted(path, "/", "/", home_tilde=True)
+        assert caught.value.code == "FS_NOT_FOUND" and str(caught.value).startswith(f'cannot resolve "{path}": there is no home')
+        assert resolve_rooted(path, "/", "/").display == "/" + path
+    assert resolve_rooted("./~/a.txt", "/", "/", home_tilde=True).display == "/~/a.txt"
+    assert resolve_rooted("~x", "/", "/", home_tilde=True).display == "/~x"

@@ -143,6 +143,8 @@ def test_parse_arguments_keeps_negative_zero_and_huge_numbers_like_json_parse():
     zero = parse_arguments('{"offset": -0}')["offset"]
     assert zero == 0 and isinstance(zero, float) and str(zero) == "-0.0"
     assert parse_arguments('{"offset": ' + "9" * 5000 + "}")["offset"] == float("inf")
+    huge = parse_arguments('{"offset": 12345678901234567890}')["offset"]  # the double JavaScript reads
+    assert isinstance(huge, float) and huge == 12345678901234567168
 
 
 @pytest.mark.parametrize(

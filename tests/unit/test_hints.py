@@ -1,12 +1,15 @@
-"""Unit tests for ``dsh_fs.tool_fs.hints`` (DEVIATIONS D5: near-match hints for a failed edit).
+"""Unit tests for ``dsh_fs.tool_fs.hints`` (DEVIATIONS D5, D18: near-match hints for a failed edit).
 
 Covers: one exact hint per difference class (indentation, trailing whitespace, spacing runs,
 bare/stray carriage returns, Unicode spaces, quotes/dashes/ellipsis, invisible characters,
 NFC vs NFD, final/leading newline, read line-number prefixes, letter case, the closest-line
-fallback), the inputs of the three D5 conformance cases (hard-coded, and re-read from the shared
-corpus when it is present), the None cases (unrelated, literal occurrence, bounds, budget), the
-size/time bounds, and property tests (a hint never comes with a literal occurrence, never raises,
-is always one printable line, and its line number is the real first normalized occurrence).
+fallback), D18 (two differences at once — a copying mistake of old_string plus any other;
+``\\n`` typed for a line break; whitespace of any kind; an edit already applied), the inputs
+of the three D5 conformance cases (hard-coded, and re-read from the shared corpus when it is
+present), the None cases (unrelated, literal occurrence, bounds, budget), the work budget
+(counted, never timed: adversarial inputs stay within it and give the same answer every
+time), and property tests (a hint never comes with a literal occurrence, never raises, is
+always one printable line, and its line number is the real first normalized occurrence).
 
 Not covered here: how the ``edit`` tool appends the hint to its error (tool tests and the
 conformance suite).
@@ -18,7 +21,6 @@ import base64
 import json
 import os
 import re
-import time
 import unicodedata
 
 import pytest
@@ -27,6 +29,7 @@ from hypothesis import strategies as st
 
 from dsh_fs.tool_fs import hints as hints_mod
 from dsh_fs.tool_fs.hints import near_match_hint
+from stepcount import traced_lines
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, "..", "shared")))
@@ -37,8 +40,7 @@ NFC_CAFE = unicodedata.normalize("NFC", "café")
 
 
 def hint(content: str, needle: str, **kwargs: object) -> str | None:
-    """The hint with a generous budget, so that slow CI machines give deterministic results."""
-    kwargs.setdefault("time_budget_s", 10.0)
+    """The hint with the default (counted, machine-independent) budget."""
     return near_match_hint(content, needle, **kwargs)  # type: ignore[arg-type]
 
 
@@ -456,7 +458,7 @@ def test_needle_over_its_bound_is_not_searched() -> None:
 
 
 def test_zero_budget_gives_none() -> None:
-    assert near_match_hint("func f() {\n\treturn 1\n}\n", "    return 1", time_budget_s=0) is None
+    assert near_match_hint("func f() {\n\treturn 1\n}\n", "    return 1", work_budget=0) is None
 
 
 def test_closest_line_needs_one_line_and_a_small_file() -> None:
@@ -466,37 +468,51 @@ def test_closest_line_needs_one_line_and_a_small_file() -> None:
     assert hint("total = compute(a, b)\nx\n", "total = compute(a, c)\nx") is None
 
 
-def test_large_content_returns_quickly() -> None:
+def spent(content: str, needle: str, **kwargs: object) -> tuple[str | None, dict[str, int]]:
+    stats: dict[str, int] = {}
+    result = near_match_hint(content, needle, stats=stats, **kwargs)  # type: ignore[arg-type]
+    return result, stats
+
+
+def test_large_content_stays_within_its_budget() -> None:
     content = "def f(x):\n\tif x:  \n        return 'a' + x\n    # comment here\n" * 50_000  # ~3 MB
     assert len(content) > 3_000_000
     for needle in ("nothing here matches at all", "if x:\n    return 'b' + x", "x\n" * 300 + "y"):
-        start = time.monotonic()
-        assert near_match_hint(content, needle) is None
-        assert time.monotonic() - start < 2.0
+        result, stats = spent(content, needle)
+        assert result is None
+        assert stats["spent"] <= stats["budget"] == hints_mod._WORK_BASE + hints_mod._WORK_PER_CHAR * len(content)
 
 
 def test_large_content_still_gets_cheap_hints() -> None:
     content = "line\n" * 600_000 + "hello"  # 3 MB
-    start = time.monotonic()
-    result = near_match_hint(content, "hello\n")
-    assert time.monotonic() - start < 2.0
+    result, stats = spent(content, "hello\n")
     assert result == (
         "Hint: line 600001 matches without the final newline of old_string; the file does not end with a newline there."
     )
+    assert stats["spent"] <= 4 * len(content)  # a few passes, not the whole budget
 
 
-def test_pathological_repetition_is_bounded() -> None:
-    cases = [
-        ("a" * 1_000_000, "a" * 1000 + "b"),
-        ("x\n" * 500_000, "x\n" * 500 + "y"),
-        (" " * 1_000_000, "  x"),
-        ("\u00a0" * 500_000 + "\n", " " * 1000 + "x"),
-        ("e\u0301" * 300_000, "\u00e9" * 100 + "x"),
-    ]
-    for content, needle in cases:
-        start = time.monotonic()
-        near_match_hint(content, needle)
-        assert time.monotonic() - start < 2.0
+PATHOLOGICAL = [
+    ("a" * 1_000_000, "a" * 1000 + "b"),
+    ("x\n" * 500_000, "x\n" * 500 + "y"),
+    (" " * 1_000_000, "  x"),
+    ("\u00a0" * 500_000 + "\n", " " * 1000 + "x"),
+    ("e\u0301" * 300_000, "\u00e9" * 100 + "x"),
+    ("\ta\n" * 300_000, "1: " + "    a\n1: " * 200 + "b"),  # prefixes: a second form is searched
+    ("a\n" * 300_000, "a\\n" * 500 + "b"),  # escaped line breaks: another form
+    ("x = 1 \n" * 200_000, "x  =  1  \n" * 300 + "y"),
+]
+
+
+@pytest.mark.parametrize(("content", "needle"), PATHOLOGICAL)
+def test_pathological_repetition_is_bounded_by_the_budget(content: str, needle: str) -> None:
+    """Counted, not timed: the work stays within the budget and the answer is the same for
+    every run (and every machine)."""
+    first, stats = spent(content, needle)
+    assert stats["spent"] <= stats["budget"]
+    assert spent(content, needle)[0] == first
+    tight, tight_stats = spent(content, needle, work_budget=len(content) // 2)
+    assert tight is None and tight_stats["spent"] <= len(content) // 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -528,12 +544,15 @@ def _check(content: str, needle: str, result: str | None) -> None:
 @given(ANY_TEXT, ANY_TEXT)
 def test_property_arbitrary_text_never_raises(content: str, needle: str) -> None:
     # the private entry point has no catch-all: a bug would surface here
-    ctx = hints_mod._Ctx(content, needle, time.monotonic() + 10)
+    text = hints_mod._Text(content, hints_mod._Budget(10**9))
     if needle.strip() and needle not in content:
-        for stage in hints_mod._STAGES:
-            found = stage(ctx)
-            if found is not None:
-                break
+        for transform in hints_mod._transforms(needle):
+            ctx = hints_mod._Ctx(text, transform.needle)
+            if transform.literal is not None:
+                transform.literal(ctx)
+            for stage in (*hints_mod._STAGES, *hints_mod._LAST_RESORT):
+                if stage(ctx) is not None:
+                    break
     _check(content, needle, hint(content, needle))
 
 
@@ -602,3 +621,163 @@ def test_property_indentation_hint_is_a_real_match(lines: list[tuple[str, str]],
     wanted = "\n".join(text for _indent, text in lines[first : last + 1])
     assert "\n".join(stripped[claimed - 1 :]).startswith(wanted)
     assert claimed <= first + 1
+
+
+# --------------------------------------------------------------------------------------------
+# D18: two differences at once, escaped line breaks, any whitespace, an edit already applied
+# --------------------------------------------------------------------------------------------
+
+D18 = [
+    pytest.param(
+        "func f() {\n\treturn 1\n}\n", "2:     return 1",
+        'Hint: old_string has the line-number prefixes copied from read output (like "2: "), which are not part of '
+        "the file; without them, line 2 matches if indentation is ignored: the file indents with tabs, old_string "
+        "with spaces.",
+        id="prefix-and-tab-as-spaces",
+    ),
+    pytest.param(
+        "hello\nworld\n", "1: hello \n2: world",
+        'Hint: old_string has the line-number prefixes copied from read output (like "1: "), which are not part of '
+        "the file; without them, line 1 matches if trailing whitespace is ignored: old_string has 1 space at the end "
+        "of line 1, the file does not.",
+        id="prefix-and-trailing-space",
+    ),
+    pytest.param(
+        "a = 1\nb = 2\n", "a = 1\\nb = 2",
+        "Hint: line 1 matches if each \\n (a backslash and an n) in old_string is a line break: write real line "
+        "breaks, not those two characters.",
+        id="escaped-line-break",
+    ),
+    pytest.param(
+        "def f():\n\treturn 1\n", "def f():\\n    return 1",
+        "Hint: old_string has \\n (a backslash and an n) where the file has line breaks; with real line breaks, "
+        "line 1 matches if indentation is ignored: the file indents with tabs, old_string with spaces.",
+        id="escaped-line-break-and-indentation",
+    ),
+    pytest.param(
+        "x\ny = 1\nz = 2\n", "2: y = 1\\n3: z = 2",
+        'Hint: line 2 matches without the line-number prefixes copied from read output (like "2: ") and with a real '
+        "line break for each \\n (a backslash and an n) in old_string.",
+        id="prefix-and-escaped-line-break",
+    ),
+    pytest.param(
+        "foo(a, b)\n", "foo( a,b )",
+        "Hint: line 1 matches if all whitespace is ignored.",
+        id="whitespace-inside-a-line",
+    ),
+    pytest.param(
+        "x = [\n  1, 2,\n  3]\n", "x = [1, 2, 3]",
+        "Hint: line 1 matches if all whitespace is ignored: the text runs over 3 lines in the file (lines 1-3) but 1 "
+        "in old_string.",
+        id="whitespace-line-breaks",
+    ),
+    pytest.param(
+        "a\n\n\nb\n", "a\nb",
+        "Hint: line 1 matches if all whitespace is ignored: the text runs over 4 lines in the file (lines 1-4) but 2 "
+        "in old_string.",
+        id="whitespace-blank-lines",
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "needle", "expected"), D18)
+def test_D18_hints(content: str, needle: str, expected: str) -> None:
+    assert hint(content, needle) == expected
+
+
+def test_D18_an_edit_already_applied() -> None:
+    content = "x = compute(2)\ny = 3\n"
+    assert hint(content, "x = compute(1)", replacement="x = compute(2)") == (
+        "Hint: new_string is already in the file at line 1: the edit looks already applied; read the file before "
+        "changing it again.")
+    # not a claim: a short or blank new_string, one that is part of old_string, or one not in the file
+    for needle, replacement in (("y = 4", "3"), ("y = 3\nz", "y = 3"), ("zzz", "   "), ("x = compute(1)", "x = compute(9)")):
+        assert "already" not in (hint(content, needle, replacement=replacement) or "")
+    # old_string literally there: no hint at all, whatever new_string is
+    assert hint(content, "y = 3", replacement="x = compute(2)") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(NEARISH, NEARISH, NEARISH)
+def test_property_already_applied_names_a_real_occurrence(content: str, needle: str, replacement: str) -> None:
+    result = hint(content, needle, replacement=replacement)
+    _check(content, needle, result)
+    if result is not None and result.startswith("Hint: new_string is already in the file"):
+        line = int(re.search(r"at line (\d+)", result).group(1))  # type: ignore[union-attr]
+        assert replacement in content and replacement not in needle
+        assert content.count("\n", 0, content.find(replacement)) + 1 == line
+
+
+@settings(max_examples=300, deadline=None)
+@given(NEARISH, NEARISH)
+def test_property_whitespace_claims_are_real(content: str, needle: str) -> None:
+    result = hint(content, needle)
+    _check(content, needle, result)
+    if result is not None and "if all whitespace is ignored" in result:
+        line = int(re.match(r"Hint: line (\d+)", result).group(1))  # type: ignore[union-attr]
+        rest = "\n".join(content.split("\n")[line - 1 :])
+        assert "".join(needle.split()) in "".join(rest.split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab \t", min_size=1, max_size=6), min_size=1, max_size=6), st.data())
+def test_property_prefixed_lines_from_read_output_are_recognized(lines: list[str], data: st.DataObject) -> None:
+    """A block copied from read output, with one more whitespace difference, is recognized and
+    its claimed line starts the block (or an earlier copy of it)."""
+    content = "\n".join(lines) + "\n"
+    first = data.draw(st.integers(0, len(lines) - 1))
+    last = data.draw(st.integers(first, len(lines) - 1))
+    block = lines[first : last + 1]
+    assume(any(line.strip(" \t") for line in block))
+    extra = data.draw(st.sampled_from(["", " ", "\t"]))
+    needle = "\n".join(f"{first + 1 + i}: {line}" for i, line in enumerate(block)) + extra
+    assume(needle not in content)
+    # the block without prefixes must not occur inside a line (then it is no copy of read output)
+    stripped = "\n".join(block) + extra
+    assume(stripped not in content or ("\n" + content).find("\n" + stripped) >= 0)
+    result = hint(content, needle)
+    _check(content, needle, result)
+    assert result is not None, (content, needle)
+    assert "line-number prefixes" in result or "whitespace" in result or "newline" in result
+
+
+# --------------------------------------------------------------------------------------------
+# The work budget, counted independently (no timers)
+# --------------------------------------------------------------------------------------------
+
+
+def traced(content: str, needle: str, **kwargs: object) -> tuple[str | None, int, dict[str, int]]:
+    """The hint, the Python lines executed in ``hints`` while finding it, and its budget stats."""
+    stats: dict[str, int] = {}
+    result, lines = traced_lines(lambda: near_match_hint(content, needle, stats=stats, **kwargs), hints_mod)
+    return result, lines, stats
+
+
+ADVERSARIAL = [
+    ("total = compute(a, b)\n" * 4999, "total = compute(a, c)"),  # the closest-line loop on every line
+    ("x\n" * 100_000 + "yz\n", "y z"),  # whitespace: the match at the very end
+    ("e\u0301 " * 30_000 + "\n", "\u00e9 " * 50 + "x"),
+    ("\u2019" * 50_000, "'" * 5_000 + "x"),
+    ("ab" * 50_000, "AB" * 1_000 + "c"),
+    *[(c[:200_000], n) for c, n in PATHOLOGICAL],
+]
+
+
+@pytest.mark.parametrize(("content", "needle"), ADVERSARIAL)
+def test_python_level_work_is_paid_for(content: str, needle: str) -> None:
+    """Every Python-level step is paid from the budget at ``_STEP`` characters or more (the
+    rest is C-speed passes, paid by their length): so the steps a search takes are bounded by
+    its budget, whatever the input."""
+    _result, events, stats = traced(content, needle)
+    assert stats["spent"] <= stats["budget"]
+    assert events <= stats["spent"] // hints_mod._STEP + 3_000
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet="ab \t\n\u00a0\u2019'\\n:1", min_size=1, max_size=8), st.integers(1, 20_000),
+       st.text(alphabet="ab \t\n\u00a0'\\n:1", min_size=1, max_size=40))
+def test_property_adversarial_repetition_stays_within_budget(unit: str, times: int, needle: str) -> None:
+    content = unit * times
+    _result, events, stats = traced(content, needle, replacement=needle[::-1])
+    assert stats["spent"] <= stats["budget"]
+    assert events <= stats["spent"] // hints_mod._STEP + 3_000

@@ -30,9 +30,10 @@ PROPS = settings(max_examples=600, deadline=None, suppress_health_check=[HealthC
 PARTS = ["a", "b", "ab", "\n", "\r", "\r\n", "\r\r\n", "é", "😀", " "]
 
 
-def in_memory(text: str, old: str, new: str, replace_all: bool, keep_bytes: bool) -> tuple[Any, ...]:
+def in_memory(text: str, old: str, new: str, replace_all: bool, keep_bytes: bool,
+              overlapping: bool = False) -> tuple[Any, ...]:
     try:
-        plan = plan_edit(text, old, new, replace_all, keep_bytes=keep_bytes)
+        plan = plan_edit(text, old, new, replace_all, keep_bytes=keep_bytes, overlapping=overlapping)
     except EditFailure as failure:
         return ("fail", failure.kind, failure.count)
     return ("ok", encode_text(plan.text))
@@ -49,14 +50,15 @@ def pieces(data: bytes, sizes: list[int]) -> list[bytes]:
 
 
 def streamed(text: str, old_string: str, new_string: str, replace_all: bool, keep_bytes: bool,
-             sizes: list[int], count_lines: bool = True, record: int = 0) -> tuple[Any, ...]:
+             sizes: list[int], count_lines: bool = True, record: int = 0, overlapping: bool = False) -> tuple[Any, ...]:
     """The provider's decisions, made from the two passes (as ``fs_local.large_edit.edit_large_file`` does)."""
     old, new = normalize(old_string), normalize(new_string)
     if old == "":
         return ("fail", "empty", 0)
     raw = text.encode("utf-8")
     chunks = pieces(raw, sizes)
-    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=count_lines, record=record)
+    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=count_lines, record=record,
+                    overlapping=overlapping and not replace_all)
     for chunk in chunks:
         scan.feed(chunk)
     scan.finish()
@@ -64,12 +66,12 @@ def streamed(text: str, old_string: str, new_string: str, replace_all: bool, kee
         scan.newlines += raw.count(b"\n", 0, scan.uncounted)
     if scan.matches == 0:
         return ("fail", "not_found", 0)
-    if scan.matches > 1 and not replace_all:
-        return ("fail", "ambiguous", scan.matches)
+    if scan.occurrences > 1 and not replace_all:
+        return ("fail", "ambiguous", scan.occurrences)
     if scan.positions is not None:
         assert len(scan.positions) == scan.matches
     rewriter = EditRewriter(old, new, keep_bytes=keep_bytes, style=scan.style(keep_bytes), has_crlf=scan.crlf > 0,
-                            positions=scan.positions)
+                            has_cr=scan.has_cr, crlf_only=scan.crlf_only, positions=scan.positions)
     out = b"".join(buffer for chunk in chunks for buffer in rewriter.feed(chunk)) + b"".join(rewriter.finish())
     assert rewriter.matches == scan.matches
     return ("ok", out)
@@ -96,13 +98,13 @@ def edits(draw: st.DrawFn) -> tuple[str, str, str]:
 @PROPS
 @given(case=edits(), replace_all=st.booleans(), keep_bytes=st.booleans(),
        sizes=st.lists(st.integers(1, 7), min_size=1, max_size=4), count_lines=st.booleans(),
-       record=st.sampled_from([0, 1, 3, 1000]))
+       record=st.sampled_from([0, 1, 3, 1000]), overlapping=st.booleans())
 def test_streamed_edit_writes_exactly_what_plan_edit_writes(case: tuple[str, str, str], replace_all: bool,
                                                             keep_bytes: bool, sizes: list[int], count_lines: bool,
-                                                            record: int) -> None:
+                                                            record: int, overlapping: bool) -> None:
     text, old, new = case
-    got = streamed(text, old, new, replace_all, keep_bytes, sizes, count_lines, record)
-    assert got == in_memory(text, old, new, replace_all, keep_bytes)
+    got = streamed(text, old, new, replace_all, keep_bytes, sizes, count_lines, record, overlapping)
+    assert got == in_memory(text, old, new, replace_all, keep_bytes, overlapping)
 
 
 @pytest.mark.parametrize("keep_bytes", [True, False])

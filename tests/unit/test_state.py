@@ -372,3 +372,41 @@ def test_a_persisted_absence_lets_write_create_and_edit_report_not_found(db, tmp
     assert _step(db, "s", ws, "write", {"file_path": "gone.txt", "content": "back\n"})[0] is False
     with open(path) as handle:
         assert handle.read() == "back\n"
+
+
+# -- housekeeping (dsh-fs sessions) ---------------------------------------------------------------
+
+def test_list_forget_and_prune_work_on_the_whole_store(db):
+    from dsh_fs.cli.state import forget_session, list_sessions, open_database, prune_sessions
+
+    for name, keys in (("b", ["/x"]), ("a", ["/x", "/y"]), ("\udcff odd", ["/z"])):
+        with SqliteObservationStore(db, name, owner=(owner := Session())) as store:
+            for key in keys:
+                store.record(owner, key, Version("v1"))
+    conn = open_database(db)
+    try:
+        conn.execute("UPDATE observations SET updated_at = 100 WHERE session = ?", (b"b",))
+        assert [(s.name, s.observations) for s in list_sessions(conn)] == [("a", 2), ("b", 1), ("\udcff odd", 1)]
+        assert prune_sessions(conn, 60, now=200) == ["b"]
+        assert prune_sessions(conn, 60, now=200) == []
+        assert forget_session(conn, "a") == 2 and forget_session(conn, "a") == 0
+        assert [s.name for s in list_sessions(conn)] == ["\udcff odd"]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("0s", 0), ("45s", 45), ("90m", 5400), ("12h", 43200), ("30d", 2592000),
+                                               ("1w2d", 777600), ("2d1w", 777600), ("1h30m", 5400)])
+def test_durations(text, seconds):
+    from dsh_fs.cli.sessions_cmd import parse_duration
+
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "30", "d", "1.5h", "-1d", "1 d", "1y", "1D", "1d ", "+1d", "1d2"])
+def test_bad_durations_say_what_is_wrong(text):
+    from dsh_fs.cli.sessions_cmd import parse_duration
+
+    with pytest.raises(ValueError) as caught:
+        parse_duration(text)
+    assert ("must not be empty" if not text else f"{text!r} is not a duration") in str(caught.value)

@@ -411,9 +411,9 @@ def test_prior_tally_agrees_with_the_whole_bytes(raw: bytes, cuts: list[int], bo
 
 def test_rewrite_over_a_summary_keeps_bom_and_crlf_without_a_diff_basis() -> None:
     rules = TextRules.for_profile("default")
-    planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", rules)
+    planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", rules, "/f")
     assert (planned.data, planned.before, planned.after) == (b"\xef\xbb\xbfa\r\nb\r\n", None, "a\nb\n")
-    planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", TextRules.for_profile("reference"))
+    planned = rewrite(PriorSummary(has_bom=True, crlf_dominant=True), "a\nb\n", TextRules.for_profile("reference"), "/f")
     assert planned.data == b"a\nb\n"
 
 

@@ -15,6 +15,14 @@ objects. Every result carries exactly the text the model must see (REFERENCE-SPE
 Arguments are parsed as the reference's agent loop does (§5.5: ``""`` → ``{}``, unparseable →
 the raw string, reported as ``"arguments" must be an object``), and one message's calls run
 through ``execute_batch`` (reads in parallel, write/edit as barriers, results in model order).
+
+Give them a confined context: ``dsh_fs.create_context(cwd="/srv/project")`` keeps every path
+the model names inside ``/srv/project`` (``root`` defaults to the cwd; ``root=None`` would
+hand the model the whole disk)::
+
+    ctx = dsh_fs.create_context(cwd="/srv/project")
+    tools = chat_tools(ctx)                                   # for the request
+    messages += await run_chat_tool_calls(ctx, reply.tool_calls, session=dsh_fs.Session())
 """
 
 from __future__ import annotations

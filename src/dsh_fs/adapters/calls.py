@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..core.jsonvalue import parse_json
 from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolRegistry, ToolResult
@@ -34,25 +35,13 @@ ToolSource = Any
 ``{name, description, parameters}`` schemas as ``ToolRegistry.schemas()`` returns them"""
 
 
-def _parse_int(literal: str) -> int | float:
-    if literal == "-0":
-        return -0.0  # JSON.parse gives -0, which the registry then rejects as not lossless
-    try:
-        return int(literal)
-    except ValueError:  # beyond Python's digit limit: JSON.parse gives a (possibly infinite) double
-        return float(literal)
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_arguments(raw: Any) -> Any:
     """A model's raw tool-call arguments as the reference's agent loop parses them (§5.5).
 
     * ``str``: ``""`` → ``{}``; JSON text → the parsed value, with ``JSON.parse`` semantics
-      (``NaN``/``Infinity`` are not JSON, ``-0`` is negative zero); anything unparseable → the
-      raw string itself, which the registry then reports as ``"arguments" must be an object``.
+      (``core.jsonvalue.parse_json``: ``NaN``/``Infinity`` are not JSON, ``-0`` is negative
+      zero, integers beyond 2**53 are doubles); anything unparseable → the raw string itself,
+      which the registry then reports as ``"arguments" must be an object``.
     * ``None`` → ``{}`` (an SDK that leaves the field out).
     * anything else (already parsed, e.g. an Anthropic ``tool_use`` ``input``) → unchanged.
     """
@@ -63,7 +52,7 @@ def parse_arguments(raw: Any) -> Any:
     if raw == "":
         return {}
     try:
-        return json.loads(raw, parse_int=_parse_int, parse_constant=_reject_constant)
+        return parse_json(raw)
     except (ValueError, RecursionError):
         return raw
 

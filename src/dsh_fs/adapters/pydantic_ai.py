@@ -7,7 +7,9 @@
     from dsh_fs import create_context
     from dsh_fs.adapters.pydantic_ai import DshFsToolset
 
-    agent = Agent("deepseek:deepseek-chat", toolsets=[DshFsToolset(create_context(cwd="."))])
+    # the model's paths stay inside /srv/project (create_context confines to its cwd by default)
+    ctx = create_context(cwd="/srv/project")
+    agent = Agent("deepseek:deepseek-chat", toolsets=[DshFsToolset(ctx)])
 
 What the model gets, exactly as from the other adapters:
 

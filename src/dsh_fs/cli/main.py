@@ -8,6 +8,7 @@ import click
 from .demo_cmd import demo
 from .mcp_cmd import mcp
 from .replay_cmd import replay
+from .sessions_cmd import sessions
 from .tool_cmds import apply_patch, edit, glob, grep, prompt, read, schema, write
 
 __all__ = ("main",)
@@ -30,6 +31,7 @@ main.add_command(apply_patch)
 main.add_command(schema)
 main.add_command(prompt)
 main.add_command(demo)
+main.add_command(sessions)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,6 +14,7 @@ import anyio
 import click
 from click.core import ParameterSource
 
+from .options import require_s3_credentials, s3_options
 from .tool_cmds import CliFailure, tool_selection
 
 __all__ = ("mcp",)
@@ -82,9 +83,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
     help="HTTP: accept requests without a token. Anyone who can connect can then read and write your"
     " files; stateless (2026-07-28) clients are refused.",
 )
-@click.option("--s3", metavar="s3://BUCKET/PREFIX", default=None,
-              help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
-@click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3 (default: AWS).")
+@s3_options(s3_help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
 @click.option("--tools", "tool_names", metavar="NAMES", default=None,
               help="Serve only these tools, comma-separated (e.g. read,glob,grep; default: read, write, edit, glob,"
                    " grep). The editing faces apply_patch, str_replace_based_edit_tool and str_replace_editor are"
@@ -127,15 +126,14 @@ def mcp(
             host, port = parse_listen(listen)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--http") from None
+    if unix_socket is not None:
+        _check_socket_place(unix_socket)
     served_over_http = listen is not None or unix_socket is not None
     given = {name for name in _AUTH_OPTIONS if click_ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE}
     if given and not served_over_http:
         raise click.UsageError(f"--{sorted(given)[0].replace('_', '-')} applies only with --http or --unix-socket")
     if no_auth and given - {"no_auth"}:
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
-    bearer = None
-    if served_over_http and not no_auth:
-        bearer = _tokens(token_file, tokens, explicit_count="tokens" in given)
     settings = {
         "read_limit": read_limit,
         "read_max_line_length": read_max_line_length,
@@ -156,8 +154,6 @@ def mcp(
         ctx = build_context(options)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    except ImportError as exc:  # --s3 without the [s3] extra
-        raise click.ClickException(str(exc)) from None
     if selected is not None:
         from ..core.selection import select_tools
 
@@ -165,20 +161,25 @@ def mcp(
             select_tools(ctx, selected)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--tools") from None
+    bearer = None  # minted (and shown) only once every other option is known to be good
+    if served_over_http and not no_auth:
+        bearer = _tokens(token_file, tokens, explicit_count="tokens" in given)
 
     def announce(url: str) -> None:
         where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url
-        click.echo(f"dsh-fs mcp: serving {options.root} at {where}", err=True)
+        lines = [f"dsh-fs mcp: serving {options.root} at {where}"]
         if no_auth:
             reach = "the socket" if unix_socket is not None else url
-            click.echo(
+            lines.append(
                 f"dsh-fs mcp: WARNING: --no-auth: no authentication. Any process that can connect to {reach}"
-                f" can read and write every file under {options.root} as {_user()}.",
-                err=True,
+                f" can read and write every file under {options.root} as {_user()}."
             )
+        click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
+            if s3 is not None:
+                await require_s3_credentials()
             if not served_over_http:
                 await serve_stdio(ctx, root=options.root)
             else:
@@ -194,6 +195,23 @@ def mcp(
         anyio.run(serve)
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def _check_socket_place(path: str) -> None:
+    """Refuse, before any token is minted, a ``--unix-socket`` path whose directory cannot be
+    the private directory ``serve_http`` binds in (created ``0700`` if absent).
+
+    :raises click.BadParameter: an empty path, or a directory that is missing its parent, is
+        not a directory, or is not private (the message says how to fix it)
+    """
+    from ..mcp.http import check_private_dir
+
+    if not path:
+        raise click.BadParameter("the path is empty", param_hint="--unix-socket")
+    try:
+        check_private_dir(os.path.dirname(os.path.abspath(path)))
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
 
 
 def _user() -> str:

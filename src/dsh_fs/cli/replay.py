@@ -245,9 +245,9 @@ async def _run_calls(
 async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
     """Run ``scenario`` in the existing empty directory ``ws`` (a real path)."""
     build_workspace(ws, scenario.get("files", {}))
-    ctx = create_context(
-        cwd=ws, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False,
-        search=scenario.get("search") is True, **_config(scenario)
+    ctx = create_context(  # no containment root, as in the reference (the scenarios assume none)
+        cwd=ws, root=None, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False,
+        search=scenario.get("search") is True, **_config(scenario),
     )
 
     async def external(step: Mapping[str, Any]) -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
 
 import anyio
 import click
+
+from .options import ENDPOINT_URL, require_s3_credentials, require_s3_extra
 
 __all__ = ("replay",)
 
@@ -22,6 +23,7 @@ __all__ = ("replay",)
 )
 @click.option(
     "--endpoint-url",
+    type=ENDPOINT_URL,
     default=None,
     metavar="URL",
     help="S3-compatible endpoint for --provider s3 (default: AWS). Credentials: the standard AWS chain.",
@@ -38,12 +40,34 @@ def replay(scenario: str, provider: str, endpoint_url: str | None) -> None:
     calls run through the S3 provider with <ws> standing for its display root, and "files"
     lists the final objects. Symlinks and FIFOs cannot be replayed there.
     """
+    from ..core.jsonvalue import parse_json
+    from .inputs import utf8_bytes
     from .replay import ScenarioError, replay_scenario
 
-    with open(scenario, encoding="utf-8") as handle:
-        data = json.load(handle)
+    if provider == "s3":
+        require_s3_extra()
+    elif endpoint_url is not None:
+        raise click.UsageError("--endpoint-url is only used with --provider s3")
     try:
-        output = anyio.run(functools.partial(replay_scenario, data, provider=provider, endpoint_url=endpoint_url))
+        with open(scenario, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read the scenario: {exc}", param_hint="SCENARIO") from None
+    try:  # the file as JSON.parse reads it: -0 and huge integers replay as the reference sees them
+        data = parse_json(utf8_bytes(scenario, raw))
+    except ValueError as exc:
+        message = str(exc) if str(exc).startswith(scenario) else f"{scenario}: not JSON ({exc})"
+        raise click.UsageError(message) from None
+    except RecursionError:
+        raise click.UsageError(f"{scenario}: not JSON (nested too deep)") from None
+
+    async def run() -> object:
+        if provider == "s3":
+            await require_s3_credentials()
+        return await replay_scenario(data, provider=provider, endpoint_url=endpoint_url)
+
+    try:
+        output = anyio.run(run)
     except ScenarioError as err:
         raise click.ClickException(str(err)) from err
     json.dump(output, sys.stdout, indent=1)

@@ -25,7 +25,16 @@ file, DEVIATIONS D8), stored as a NULL version. Session names, target keys and v
 opaque strings; they are stored as UTF-8 BLOBs (``surrogatepass``) so any Python ``str``
 (e.g. a path with undecodable bytes) round-trips exactly.
 
-Not here: what an observation authorizes (``fs_policy``), command-line parsing (``tool_cmds``).
+* **Private.** The default state directory must be private to this user (a real directory,
+  not a symlink, of this user, writable by nobody else: ``fs_local.private``, the lock
+  directory's check); the database and its companion files are never opened through a
+  symlink. An explicit ``$DSH_FS_STATE_DIR`` is trusted, as an explicit lock directory is.
+
+Housekeeping (``dsh-fs sessions``): :func:`list_sessions`, :func:`forget_session`,
+:func:`prune_sessions` work on the whole store.
+
+Not here: what an observation authorizes (``fs_policy``), command-line parsing (``tool_cmds``,
+``sessions_cmd``).
 """
 
 from __future__ import annotations
@@ -33,12 +42,24 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from dataclasses import dataclass
 from typing import Final
 
 from ..fs.types import Version
+from ..fs_local.private import ensure_private_dir
 from ..fs_policy import ABSENT, ObservationStore
 
-__all__ = ("DB_FILENAME", "SqliteObservationStore", "state_dir")
+__all__ = (
+    "DB_FILENAME",
+    "SessionSummary",
+    "SqliteObservationStore",
+    "forget_session",
+    "list_sessions",
+    "open_database",
+    "prune_sessions",
+    "state_dir",
+    "store_location",
+)
 
 DB_FILENAME: Final = "observations.sqlite3"
 """the database file inside :func:`state_dir`"""
@@ -77,6 +98,101 @@ def state_dir() -> str:
     return os.path.join(os.path.expanduser("~"), ".local", "state", "dsh-fs")
 
 
+def store_location() -> tuple[str, bool]:
+    """The session store's database file (in :func:`state_dir`), and whether its directory
+    must be private: the default location must; an explicit ``$DSH_FS_STATE_DIR`` is trusted."""
+    return os.path.join(state_dir(), DB_FILENAME), not os.environ.get("DSH_FS_STATE_DIR")
+
+
+def _prepare(path: str, *, private: bool) -> None:
+    """Make the database's directory (``0700``) and refuse to open the database through a
+    symlink (it and its ``-wal``/``-shm``/``-journal`` companions).
+
+    :raises NotPrivate: ``private`` and the directory is not private to this user
+    :raises OSError: the directory cannot be made or is not a directory; a file is a symlink
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    if private:
+        ensure_private_dir(directory)
+    else:
+        try:
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+        except FileExistsError:
+            pass  # a file, or a symlink to nothing: said below
+        if not os.path.isdir(directory):
+            what = "a symbolic link to a missing directory" if os.path.islink(directory) else "not a directory"
+            raise NotADirectoryError(f"{directory} is {what}")
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        if os.path.islink(name):
+            raise PermissionError(f"{name} is a symbolic link (the session store is never opened through one)")
+
+
+def open_database(path: str, *, private: bool = True, busy_timeout: float = 10.0) -> sqlite3.Connection:
+    """A connection to the session store at ``path``, created if missing (WAL, schema checked).
+
+    :param private: the directory must be private to this user (see the module docstring)
+    :param busy_timeout: seconds to wait for another process's lock
+    :raises sqlite3.Error: when the database cannot be opened, created or read
+    :raises OSError: when its directory cannot be used (``NotPrivate`` when not private)
+    """
+    _prepare(path, private=private)
+    conn = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+    try:
+        _enable_wal(conn, busy_timeout)
+        conn.execute("PRAGMA synchronous = FULL")  # a committed observation survives a power cut
+        _check_schema(conn, path)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _check_schema(conn: sqlite3.Connection, path: str) -> None:
+    """Create the schema of a new database; refuse an unknown schema version."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == 0:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(_SCHEMA)
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    elif version != SCHEMA_VERSION:
+        raise sqlite3.DatabaseError(
+            f"{path}: observation store schema {version} is not supported (expected {SCHEMA_VERSION})"
+        )
+
+
+def _enable_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
+    """Put the database in WAL mode: readers never block the writer. (A filesystem that
+    cannot do WAL, without shared memory, keeps the rollback journal: just as correct,
+    only slower.)
+
+    Several processes opening a *new* database at once (``dsh-fs read … --session S`` run
+    in parallel) all try to switch it: each holds a shared lock and needs an exclusive
+    one, and SQLite answers one of them ``SQLITE_BUSY`` at once, without the busy handler
+    (waiting could deadlock). So a busy switch is retried with short sleeps, for up to
+    ``busy_timeout``; once another process has switched the file, there is nothing to do.
+
+    :raises sqlite3.OperationalError: still busy after ``busy_timeout``, or another failure
+    """
+    deadline = time.monotonic() + busy_timeout
+    delay = 0.001
+    while True:
+        try:
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+
+
 def _busy(exc: sqlite3.OperationalError) -> bool:
     """Is ``exc`` SQLITE_BUSY (any extended code), i.e. another connection holds a lock?"""
     code = getattr(exc, "sqlite_errorcode", None)
@@ -107,74 +223,26 @@ class SqliteObservationStore(ObservationStore):
     :param path: the SQLite database file (its directory is created ``0700`` if missing)
     :param name: the session name (any string; the key of the persisted rows)
     :param owner: the ``Session`` object whose observations persist
+    :param private: the directory must be private to this user (:func:`open_database`)
     :param busy_timeout: seconds to wait for another process's write lock
     :raises sqlite3.Error: when the database cannot be opened, created or read
-    :raises OSError: when its directory cannot be created
+    :raises OSError: when its directory cannot be used
     """
 
-    def __init__(self, path: str | os.PathLike[str], name: str, *, owner: object, busy_timeout: float = 10.0) -> None:
+    def __init__(self, path: str | os.PathLike[str], name: str, *, owner: object, private: bool = True,
+                 busy_timeout: float = 10.0) -> None:
         super().__init__()
         self.path = os.fspath(path)
         self.name = name
         self.owner = owner
         self.errors: list[sqlite3.Error] = []
         """failures to save an observation (the observation was kept in memory only)"""
-        directory = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        self._busy_timeout = busy_timeout
-        self._conn = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False)
+        self._conn = open_database(self.path, private=private, busy_timeout=busy_timeout)
         try:
-            self._setup()
             self.reload()
         except BaseException:
             self._conn.close()
             raise
-
-    def _setup(self) -> None:
-        conn = self._conn
-        self._enable_wal()
-        conn.execute("PRAGMA synchronous = FULL")  # a committed observation survives a power cut
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.execute(_SCHEMA)
-                if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
-                    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        elif version != SCHEMA_VERSION:
-            raise sqlite3.DatabaseError(
-                f"{self.path}: observation store schema {version} is not supported (expected {SCHEMA_VERSION})"
-            )
-
-    def _enable_wal(self) -> None:
-        """Put the database in WAL mode: readers never block the writer. (A filesystem that
-        cannot do WAL, without shared memory, keeps the rollback journal: just as correct,
-        only slower.)
-
-        Several processes opening a *new* database at once (``dsh-fs read … --session S`` run
-        in parallel) all try to switch it: each holds a shared lock and needs an exclusive
-        one, and SQLite answers one of them ``SQLITE_BUSY`` at once, without the busy handler
-        (waiting could deadlock). So a busy switch is retried with short sleeps, for up to
-        ``busy_timeout``; once another process has switched the file, there is nothing to do.
-
-        :raises sqlite3.OperationalError: still busy after ``busy_timeout``, or another failure
-        """
-        deadline = time.monotonic() + self._busy_timeout
-        delay = 0.001
-        while True:
-            try:
-                if str(self._conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-                    self._conn.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if not _busy(exc) or time.monotonic() >= deadline:
-                    raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
 
     @property
     def journal_mode(self) -> str:
@@ -220,9 +288,9 @@ class SqliteObservationStore(ObservationStore):
         :return: the number of rows deleted
         :raises sqlite3.Error: when the database cannot be written
         """
-        cursor = self._conn.execute("DELETE FROM observations WHERE session = ?", (_blob(self.name),))
+        deleted = forget_session(self._conn, self.name)
         self._by_owner[self.owner] = {}
-        return cursor.rowcount
+        return deleted
 
     def close(self) -> None:
         """Close the database connection (idempotent). Later records stay in memory only."""
@@ -233,3 +301,56 @@ class SqliteObservationStore(ObservationStore):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# -- housekeeping (dsh-fs sessions) -----------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One named session in the store."""
+
+    name: str
+    observations: int
+    """files it has observed (a version or an absence)"""
+    last_used: float
+    """when it last recorded an observation (seconds since the epoch)"""
+
+
+def list_sessions(conn: sqlite3.Connection) -> list[SessionSummary]:
+    """Every session in the store, by name (code-point order).
+
+    :raises sqlite3.Error: when the database cannot be read
+    """
+    rows = conn.execute(
+        "SELECT session, COUNT(*), MAX(updated_at) FROM observations GROUP BY session"
+    ).fetchall()
+    return sorted((SessionSummary(_text(name), count, last) for name, count, last in rows), key=lambda s: s.name)
+
+
+def forget_session(conn: sqlite3.Connection, name: str) -> int:
+    """Delete every observation of session ``name``; the number deleted (0: no such session).
+
+    :raises sqlite3.Error: when the database cannot be written
+    """
+    return conn.execute("DELETE FROM observations WHERE session = ?", (_blob(name),)).rowcount
+
+
+def prune_sessions(conn: sqlite3.Connection, older_than: float, *, now: float | None = None) -> list[str]:
+    """Delete the sessions that recorded nothing for ``older_than`` seconds (all their
+    observations, in one transaction); their names, sorted.
+
+    :raises sqlite3.Error: when the database cannot be written
+    """
+    cutoff = (time.time() if now is None else now) - older_than
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        stale = [_text(name) for (name,) in conn.execute(
+            "SELECT session FROM observations GROUP BY session HAVING MAX(updated_at) < ?", (cutoff,)
+        ).fetchall()]
+        conn.executemany("DELETE FROM observations WHERE session = ?", [(_blob(name),) for name in stale])
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return sorted(stale)

@@ -12,12 +12,13 @@ failures alike. Exit status:
   ``write``, no patch for ``apply-patch``, unusable session store); the message goes to stderr
   and no call is made.
 
-Command-line values become tool arguments unchanged (numbers as ints), so they pass the tools'
-own validation and produce the spec's texts (``--offset 0`` → ``Error: offset must be a positive
-integer``). Observations last for one command unless ``--session NAME`` keeps them in the
-persistent store (``state.py``). A capped ``glob``/``grep`` result is saved under
-``<state dir>/spill`` (kept 7 days), so a later ``dsh-fs read <locator>`` pages it. Tool logic
-lives in the tools, never here.
+Command-line values become tool arguments unchanged (``--offset``/``--limit`` as JSON numbers,
+read as the reference reads them; text as UTF-8, or the command fails naming the first bad
+byte: ``inputs``), so they pass the tools' own validation and produce the spec's texts
+(``--offset 0`` → ``Error: offset must be a positive integer``). Observations last for one
+command unless ``--session NAME`` keeps them in the persistent store (``state.py``). A capped
+``glob``/``grep`` result is saved under ``<state dir>/spill`` (kept 7 days), so a later
+``dsh-fs read <locator>`` pages it. Tool logic lives in the tools, never here.
 """
 
 from __future__ import annotations
@@ -34,13 +35,14 @@ import anyio
 import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
+from .inputs import JsonNumber, utf8_bytes, utf8_text
+from .options import SESSION_NAME, CliFailure, require_s3_credentials, s3_options
 
 __all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "tool_selection", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_TOOL_ERROR = 1
-EXIT_USAGE = 2
 
 _CAPS = (
     ("read_limit", "--read-limit", "Default and maximum lines per read (default 2000)."),
@@ -69,12 +71,6 @@ _SESSION_HELP = (
 )
 
 
-class CliFailure(click.ClickException):
-    """The command cannot run (exit status 2, message on stderr)."""
-
-    exit_code = EXIT_USAGE
-
-
 def _deployment_options(func: F) -> F:
     """``--profile`` and the read caps (every command)."""
     for key, flag, text in reversed(_CAPS):
@@ -93,18 +89,14 @@ def _deployment_options(func: F) -> F:
 def _call_options(func: F) -> F:
     """``--cwd``, ``--no-policy`` and ``--session`` (the tool commands)."""
     func = click.option(
-        "--session", "session_name", metavar="NAME", default=None, envvar="DSH_FS_SESSION", show_envvar=True,
-        help=_SESSION_HELP,
+        "--session", "session_name", type=SESSION_NAME, metavar="NAME", default=None, envvar="DSH_FS_SESSION",
+        show_envvar=True, help=_SESSION_HELP,
     )(func)
     func = click.option(
         "--no-policy", "no_policy", is_flag=True,
         help="Run without the observation policy: write and edit are unconditional (still atomic and locked).",
     )(func)
-    func = click.option("--endpoint-url", metavar="URL", default=None, help="S3-compatible endpoint for --s3.")(func)
-    func = click.option(
-        "--s3", metavar="s3://BUCKET/PREFIX", default=None,
-        help="Work on an S3-compatible bucket prefix instead of the local disk (standard AWS credential chain).",
-    )(func)
+    func = s3_options()(func)
     return click.option(
         "--cwd", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
         help="Directory that relative paths resolve against (default: the current directory).",
@@ -145,28 +137,28 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
     from .state import state_dir
 
     provider = None
-    if options.s3 is not None:
+    if options.s3 is not None:  # checked by its option type (S3_URL)
         from ..fs_s3 import from_url
 
-        try:
-            provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
-        except ImportError as exc:
-            raise CliFailure(str(exc)) from None
+        provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
     try:
+        # a person's command line (or a shell-only agent, which has the shell anyway): no
+        # containment root, as in the reference (S3: the bucket prefix is the root)
         return create_context(
-            cwd=options.cwd, profile=options.profile, policy=options.policy, provider=provider,
-            observations=store, spill_root=os.path.join(state_dir(), "spill"), faces=faces, **options.caps,
+            cwd=options.cwd, root=None if provider is None else ..., profile=options.profile,
+            policy=options.policy, provider=provider, observations=store,
+            spill_root=os.path.join(state_dir(), "spill"), faces=faces, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
 
 
 def _open_store(name: str, owner: object) -> Any:
-    from .state import DB_FILENAME, SqliteObservationStore, state_dir
+    from .state import SqliteObservationStore, store_location
 
-    path = os.path.join(state_dir(), DB_FILENAME)
+    path, private = store_location()
     try:
-        return SqliteObservationStore(path, name, owner=owner)
+        return SqliteObservationStore(path, name, owner=owner, private=private)
     except Exception as exc:  # sqlite3.Error, OSError
         raise CliFailure(f"cannot open the session store {path}: {exc}") from None
 
@@ -196,6 +188,8 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
+                if options.s3 is not None:
+                    await require_s3_credentials()
                 return await ctx.tools.execute(name, arguments, session=session)
 
         result = anyio.run(call)
@@ -219,15 +213,23 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
         sys.exit(EXIT_TOOL_ERROR)
 
 
-def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the content on stdin") -> str:
-    """The content piped on stdin (a pipe, file or socket), decoded as UTF-8.
+def _text(source: str, value: str) -> str:
+    """``inputs.utf8_text``, failing the command (exit 2) when the argument is not UTF-8."""
+    try:
+        return utf8_text(source, value)
+    except ValueError as exc:
+        raise CliFailure(str(exc)) from None
 
-    Undecodable bytes become lone surrogates, so the ``write`` tool reports them with its own
-    text (DEVIATIONS D11) instead of writing something else. A terminal, ``/dev/null`` or a
-    closed stdin is refused: forgetting ``--content`` must never empty a file.
+
+def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the content on stdin") -> str:
+    """The content piped on stdin (a pipe, file or socket), decoded as strict UTF-8.
+
+    Bytes that are not UTF-8 fail the command with the first bad byte, its offset and line
+    (as ``read`` reports a file, D6), before anything is written. A terminal, ``/dev/null``
+    or a closed stdin is refused: forgetting ``--content`` must never empty a file.
 
     :param missing: the message when there is nothing piped
-    :raises CliFailure: when stdin is not a pipe, a file or a socket
+    :raises CliFailure: when stdin is not a pipe, a file or a socket, or not UTF-8
     """
     stream = sys.stdin
     try:
@@ -236,21 +238,25 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
         mode = None
     if mode is None or not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)):
         raise CliFailure(missing)
-    return stream.buffer.read().decode("utf-8", "surrogateescape")
+    try:
+        return utf8_bytes("stdin", stream.buffer.read())
+    except ValueError as exc:
+        raise CliFailure(str(exc)) from None
 
 
 @click.command(epilog=_EPILOG)
 @click.argument("file")
-@click.option("--offset", type=int, default=None, metavar="N", help="1-based first line to return (default 1).")
-@click.option("--limit", type=int, default=None, metavar="N", help="Maximum number of lines to return (default: --read-limit).")
+@click.option("--offset", type=JsonNumber(), default=None, metavar="N", help="1-based first line to return (default 1).")
+@click.option("--limit", type=JsonNumber(), default=None, metavar="N",
+              help="Maximum number of lines to return (default: --read-limit).")
 @_call_options
 @_deployment_options
-def read(file: str, offset: int | None, limit: int | None, **kwargs: Any) -> None:
+def read(file: str, offset: int | float | None, limit: int | float | None, **kwargs: Any) -> None:
     """Read a UTF-8 text FILE and print its line-numbered content.
 
     A successful read lets the same --session overwrite or edit FILE while it is unchanged.
     """
-    arguments: dict[str, Any] = {"file_path": file}
+    arguments: dict[str, Any] = {"file_path": _text("FILE", file)}
     if offset is not None:
         arguments["offset"] = offset
     if limit is not None:
@@ -271,8 +277,8 @@ def write(file: str, content: str | None, **kwargs: Any) -> None:
     existing file requires reading it first in the same --session (or --no-policy).
     """
     options = _options(kwargs)
-    text = content if content is not None else _stdin_content()
-    _run_tool("write", {"file_path": file, "content": text}, options)
+    text = _text("--content", content) if content is not None else _stdin_content()
+    _run_tool("write", {"file_path": _text("FILE", file), "content": text}, options)
 
 
 @click.command(epilog=_EPILOG)
@@ -288,7 +294,8 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
     FILE must have been read (or written) before in the same --session, and be unchanged since;
     without --session use --no-policy.
     """
-    arguments: dict[str, Any] = {"file_path": file, "old_string": old, "new_string": new}
+    arguments: dict[str, Any] = {"file_path": _text("FILE", file), "old_string": _text("--old", old),
+                                 "new_string": _text("--new", new)}
     if replace_all:
         arguments["replace_all"] = True
     _run_tool("edit", arguments, _options(kwargs))
@@ -296,16 +303,16 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
 
 @click.command(epilog=_EPILOG)
 @click.argument("pattern")
-@click.option("--path", default=None, metavar="DIR", help="Directory to search in (default: the working directory).")
+@click.option("--path", default=None, metavar="PATH", help="Directory to search in (default: the working directory).")
 @_call_options
 @_deployment_options
 def glob(pattern: str, path: str | None, **kwargs: Any) -> None:
     """List the files whose paths match the glob PATTERN (ripgrep globs: '*.py' matches at any
     depth, 'src/**/*.ts' from the working directory), by modification time, newest first
     (--profile reference: oldest first). A capped list names the file that holds all of it."""
-    arguments: dict[str, Any] = {"pattern": pattern}
+    arguments: dict[str, Any] = {"pattern": _text("PATTERN", pattern)}
     if path is not None:
-        arguments["path"] = path
+        arguments["path"] = _text("--path", path)
     _run_tool("glob", arguments, _options(kwargs))
 
 
@@ -319,11 +326,11 @@ def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> 
     """Print the lines matching the ripgrep regular expression PATTERN, grouped by file, with
     line numbers (ignored and hidden files are skipped, as ripgrep does). A capped result names
     the file that holds all of it."""
-    arguments: dict[str, Any] = {"pattern": pattern}
+    arguments: dict[str, Any] = {"pattern": _text("PATTERN", pattern)}
     if path is not None:
-        arguments["path"] = path
+        arguments["path"] = _text("--path", path)
     if include is not None:
-        arguments["include"] = include
+        arguments["include"] = _text("--include", include)
     _run_tool("grep", arguments, _options(kwargs))
 
 

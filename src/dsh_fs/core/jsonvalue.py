@@ -1,18 +1,113 @@
-"""JSON-value checks and JavaScript number formatting (REFERENCE-SPEC §5.3, §9 items 10–11).
+"""JSON-value checks, JavaScript's reading of JSON numbers and its number formatting
+(REFERENCE-SPEC §5.3, §9 items 10–11; tracker issue 13, item 4).
 
-Pure: no I/O. Iterative, so hostile nesting depth cannot raise ``RecursionError``.
+Pure: no I/O. ``is_lossless_json`` is iterative, so hostile nesting depth cannot raise
+``RecursionError``.
+
+Python's ``json`` and JavaScript's ``JSON.parse`` read some number literals differently;
+``parse_json`` and ``js_numbers`` read them as the reference does (docs/JSON-NUMBERS.md):
+
+* ``-0`` (an integer literal): JavaScript's negative zero, which the registry's lossless
+  check refuses (``tool execution arguments must be losslessly JSON-serializable``); Python
+  reads the integer 0.
+* an integer beyond 2**53: JavaScript's nearest double (``12345678901234567890`` is
+  ``12345678901234567000``); Python keeps every digit. Beyond the largest double (or 4300
+  digits, Python's limit): JavaScript's ``Infinity``, refused by the lossless check.
+* ``NaN``, ``Infinity``: not JSON for ``JSON.parse``; Python's ``json`` accepts them.
+* ``1.0``, ``1e2``, ``-0.0``, ``1e400``, ``1e-400`` and every other literal with a fraction
+  or an exponent: the same double in both (both round correctly).
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from typing import Any
 
 __all__ = (
     "JSON_ARGS_ERROR",
     "is_lossless_json",
     "js_number_str",
+    "js_numbers",
+    "parse_json",
     "well_formed",
 )
+
+_SAFE_INTEGER = 2**53
+_CANDIDATES = re.compile(r"-0(?![0-9.eE])|[0-9]{16,}")
+"""text where ``js_numbers`` may have something to change (it may also occur inside a string)"""
+
+
+def _js_integer(literal: str) -> int | float:
+    """An integer literal as ``JSON.parse`` reads it: an exact ``int`` up to 2**53, else the
+    double JavaScript gets (``-0.0`` for ``-0``; ``inf`` beyond the largest double)."""
+    if literal == "-0":
+        return -0.0
+    if len(literal) <= 16:
+        value = int(literal)
+        if -_SAFE_INTEGER <= value <= _SAFE_INTEGER:
+            return value
+    return float(literal)
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(text: str | bytes) -> Any:
+    """``JSON.parse(text)`` in Python values: numbers as JavaScript reads them (see the module
+    docstring), ``NaN``/``Infinity`` refused; objects keep the last of duplicate keys.
+
+    :raises ValueError: not JSON (``json.JSONDecodeError`` included)
+    :raises RecursionError: nested too deep for Python's parser
+    """
+    return json.loads(text, parse_int=_js_integer, parse_constant=_not_json)
+
+
+class _IntegerLiteral(str):
+    """An integer literal as written (``js_numbers`` decides how to read it by where it is)."""
+
+
+def _settle(node: Any, path: tuple[str, ...], js: bool) -> tuple[Any, bool]:
+    """``node`` with its integer literals read (JavaScript's way below ``path``), and whether
+    that differs from Python's reading."""
+    if isinstance(node, _IntegerLiteral):
+        python = int(node)
+        if not js:
+            return python, False
+        value = _js_integer(node)
+        return value, type(value) is not int
+    if isinstance(node, list):
+        pairs = [_settle(item, (), js) for item in node]
+        return [v for v, _ in pairs], any(c for _, c in pairs)
+    if isinstance(node, dict):
+        out, changed = {}, False
+        for key, item in node.items():
+            deeper = bool(path) and key == path[0]
+            out[key], differs = _settle(item, path[1:] if deeper else (), js or (deeper and len(path) == 1))
+            changed = changed or differs
+        return out, changed
+    return node, False
+
+
+def js_numbers(text: str, *, within: tuple[str, ...] = ("params", "arguments")) -> str:
+    """``text`` (a JSON document: a JSON-RPC message) with the number literals of its
+    ``within`` member (a tool call's arguments) rewritten so that Python's JSON parsers
+    (``json``, pydantic's) read them as ``JSON.parse`` does: ``-0`` becomes ``-0.0`` and an
+    integer beyond 2**53 its double. Other members (a request ``id``) keep every digit.
+
+    :return: ``text`` itself when there is nothing to rewrite, or when it is not JSON Python
+        can read (the caller's parser then answers for it); ``NaN`` and ``Infinity`` are left
+        to that parser too
+    """
+    if not _CANDIDATES.search(text):
+        return text
+    try:
+        value, changed = _settle(json.loads(text, parse_int=_IntegerLiteral), within, not within)
+    except (ValueError, RecursionError):
+        return text
+    return json.dumps(value, separators=(",", ":")) if changed else text
 
 JSON_ARGS_ERROR = "tool execution arguments must be losslessly JSON-serializable"
 
@@ -36,8 +131,11 @@ def is_lossless_json(value: object) -> bool:
         if isinstance(item, int):
             if type(item) is not int:
                 return False
-            if item.bit_length() > 1024:  # beyond a double: JSON.parse gives ±Infinity
-                return False
+            if item.bit_length() > 1023:  # near or beyond the largest double
+                try:
+                    float(item)
+                except OverflowError:  # JSON.parse gives ±Infinity
+                    return False
             continue
         if isinstance(item, float):
             if type(item) is not float or not math.isfinite(item):

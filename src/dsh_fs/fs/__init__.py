@@ -9,7 +9,8 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``events`` | the ``fs/*`` event names and their listener contracts |
 | ``text``, ``byte_text`` | strict UTF-8, BOM, NUL and line-ending rules (on text; on raw bytes) |
 | ``literal_edit``, ``literal_edit_stream`` | literal matching on decoded text; the same over a byte stream |
-| ``provider_rules`` | ``TextRules`` (profile switches) and the whole-object read/rewrite/edit rules |
+| ``occurrences`` | counting occurrences at C speed: the reference's scan, and with overlaps (D15) |
+| ``provider_rules`` | ``TextRules`` (profile switches, ``write_max_size``) and the whole-object read/rewrite/edit rules |
 | ``window`` | read windows (``ReadWindow``, ``WindowBuilder``) |
 | ``paths``, ``rooted`` | Node-style path resolution; lexical resolution inside a display root |
 | ``locks`` | the in-process per-target mutation lock every provider shares |

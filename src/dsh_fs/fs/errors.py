@@ -19,9 +19,12 @@ display path; ``<verb>`` one of ``Verb``.
     FS_NOT_TEXT           not_text                         cannot <verb> "<dp>": <reason>                #8 #9 #25 #26 (D6 detail)
     FS_NOT_REGULAR_FILE   not_regular_file                 cannot <verb> "<dp>": not a regular file      #7 #16 #24
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
+                          read_only                        cannot <write|edit> "<dp>": permission denied — the file is read-only  (D17)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
+    FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
     FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
+                          too_large                        cannot <verb> "<dp>": the file would be <n> bytes, more than the limit of <max> bytes  (D16)
                           write_cleanup_failed             write failed (<error>) and temp close|cleanup failed (<error>)  #21 #22 (A2 code)
                           lock_unavailable                 cannot take the cross-process lock in <dir>: <reason>  (A4)
                           lock_dir_unusable                cannot use the lock directory <dir>: <reason> (set DSH_FS_LOCK_DIR …)  (A4)
@@ -30,7 +33,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_NOT_OBSERVED       overwrite_not_observed           cannot overwrite existing "<dp>" without reading it first  #19
                           rename_destination_exists        cannot rename "<dp>" to "<dest>": the destination already exists  (rename)
                           edit_not_observed                edit requires reading "<dp>" first            #31 (policy)
-    FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"; provide …  #30
+    FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"[ (some matches overlap)]; provide …  #30 (D15)
     FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
                           edit_not_found                   old_string was not found in "<dp>"            #29
 
@@ -40,8 +43,8 @@ Who raises which code::
     FS_NOT_DIRECTORY      <- list_dir on a non-directory
     FS_NOT_TEXT           <- read/edit of binary (NUL) or non-UTF-8 bytes
     FS_NOT_REGULAR_FILE   <- read/write/edit of a directory, FIFO, socket, device
-    FS_PERMISSION_DENIED  <- EACCES/EPERM (A2), containment violations
-    FS_IO_ERROR           <- any other OS error (A2)
+    FS_PERMISSION_DENIED  <- EACCES/EPERM (A2), containment violations, a read-only file (D17)
+    FS_IO_ERROR           <- any other OS error (A2), a file over the size limit (D16)
     FS_STALE_VERSION      <- guarded write/edit/delete/rename whose target changed or vanished
     FS_NOT_OBSERVED       <- createIfAbsent over an existing file (a rename's destination too); the policy's edit gate
     FS_AMBIGUOUS_EDIT     <- old_string matched more than once without replace_all
@@ -80,6 +83,7 @@ __all__ = (
     "io_error",
     "lock_dir_unusable",
     "lock_unavailable",
+    "no_home",
     "not_directory",
     "not_found",
     "not_regular_file",
@@ -90,8 +94,10 @@ __all__ = (
     "overwrite_not_observed",
     "parent_not_directory",
     "permission_denied",
+    "read_only",
     "rename_destination_exists",
     "stale",
+    "too_large",
     "write_cleanup_failed",
 )
 
@@ -128,6 +134,8 @@ class FsError(HarnessError):
     :param needle: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``old_string``
     :param count: for ``FS_AMBIGUOUS_EDIT``, how many times ``old_string`` matched (the
         editing faces name it in their own texts)
+    :param replacement: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``new_string`` (an edit
+        already applied is told apart by it, DEVIATIONS D18)
     """
 
     def __init__(
@@ -139,11 +147,13 @@ class FsError(HarnessError):
         searched_text: str | None = None,
         needle: str | None = None,
         count: int | None = None,
+        replacement: str | None = None,
     ) -> None:
         super().__init__(message, str(FsErrorCode(code)), cause=cause)
         self.searched_text = searched_text
         self.needle = needle
         self.count = count
+        self.replacement = replacement
 
     @property
     def fs_code(self) -> FsErrorCode:
@@ -198,12 +208,20 @@ def foreign_target(display: str, why: str) -> FsError:
     return FsError(f'cannot resolve "{display}": {why}', FsErrorCode.NOT_FOUND)
 
 
-def outside_workspace(shown: str, root: str | None) -> FsError:
-    """``FS_PERMISSION_DENIED``: ``shown`` (a display path, or the model's path where the
-    provider shows that) is outside the workspace ``root`` (containment; the root is named
-    when known)."""
+def outside_workspace(shown: str, root: str | None, *, cause: BaseException | None = None) -> FsError:
+    """``FS_PERMISSION_DENIED``: ``shown`` (the display path: the model's path resolved
+    lexically against the cwd) is outside the workspace ``root``, or its resolution would
+    leave it (containment, every provider; the root is named when known)."""
     where = f' "{root}"' if root else ""
-    return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED)
+    return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED,
+                   cause=cause)
+
+
+def no_home(path: str) -> FsError:
+    """``FS_NOT_FOUND``: ``path`` starts with ``~`` (the home directory, DEVIATIONS D20) in a
+    workspace that has none (the memory and S3 providers, or a process without a home)."""
+    return FsError(f'cannot resolve "{path}": there is no home directory here; '
+                   "name the file from the workspace (./~ for a file named ~)", FsErrorCode.NOT_FOUND)
 
 
 def nul_in_path(display: str) -> FsError:
@@ -242,6 +260,22 @@ def not_text(verb: Verb, display: str, reason: str) -> FsError:
 def permission_denied(verb: Verb, display: str, *, cause: BaseException | None = None) -> FsError:
     """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied`` (§1.5 #14; A2)."""
     return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=cause)
+
+
+def read_only(verb: Literal["write", "edit"], display: str) -> FsError:
+    """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the file is
+    read-only``: the file exists and the caller may not write it (DEVIATIONS D17; the remedy
+    part in the style of D9)."""
+    return FsError(f'cannot {verb} "{display}": permission denied — the file is read-only',
+                   FsErrorCode.PERMISSION_DENIED)
+
+
+def too_large(verb: Literal["write", "edit"], display: str, size: int, limit: int) -> FsError:
+    """``FS_IO_ERROR``: the file a write or an edit would store takes ``size`` bytes, more than
+    the provider's ``write_max_size`` ``limit`` (DEVIATIONS D16, both profiles: the size is
+    computed before the new content is built, so a huge ``replace_all`` never exhausts memory)."""
+    return FsError(f'cannot {verb} "{display}": the file would be {size} bytes, more than the limit of {limit} bytes',
+                   FsErrorCode.IO_ERROR)
 
 
 def io_error(verb: Verb, display: str, reason: str, *, cause: BaseException | None = None) -> FsError:
@@ -311,22 +345,26 @@ def edit_empty() -> FsError:
     return FsError("old_string must be a non-empty string", FsErrorCode.EDIT_NOT_FOUND)
 
 
-def edit_not_found(display: str, *, searched_text: str | None = None, needle: str | None = None) -> FsError:
+def edit_not_found(display: str, *, searched_text: str | None = None, needle: str | None = None,
+                   replacement: str | None = None) -> FsError:
     """``FS_EDIT_NOT_FOUND`` ``old_string was not found in "<dp>"`` (§1.5 #29).
 
     :param searched_text: the LF-normalized text searched, kept for the near-match hint
         (DEVIATIONS D5); ``None`` when the provider did not hold it
     :param needle: the LF-normalized ``old_string``
+    :param replacement: the LF-normalized ``new_string`` (D18)
     """
     return FsError(f'old_string was not found in "{display}"', FsErrorCode.EDIT_NOT_FOUND,
-                   searched_text=searched_text, needle=needle)
+                   searched_text=searched_text, needle=needle, replacement=replacement)
 
 
-def edit_ambiguous(display: str, count: int) -> FsError:
+def edit_ambiguous(display: str, count: int, *, overlapping: bool = False) -> FsError:
     """``FS_AMBIGUOUS_EDIT`` (§1.5 #30): ``old_string`` matched ``count`` (> 1) times without
-    ``replace_all``."""
+    ``replace_all``. ``overlapping``: the count includes occurrences that overlap others and
+    the message says so (DEVIATIONS D15)."""
+    overlap = " (some matches overlap)" if overlapping else ""
     return FsError(
-        f'old_string matched {count} times in "{display}"; '
+        f'old_string matched {count} times in "{display}"{overlap}; '
         "provide a more specific old_string or set replace_all to true",
         FsErrorCode.AMBIGUOUS_EDIT,
         count=count,

@@ -16,8 +16,17 @@ any size — pieces may split a CRLF pair, a multi-byte character or a match:
 
 Memory stays bounded by the piece size plus the lengths of the two strings. Not here: the
 NUL and UTF-8 checks (``byte_text``), the ambiguity and not-found decisions (the caller
-compares ``EditScan.matches``), I/O, the BOM (the provider writes it or not, D1). The local
-provider drives it from ``dsh_fs.fs_local.large_edit``.
+compares ``EditScan.matches``, or ``EditScan.occurrences`` for the default profile's
+one-match rule, D15), I/O, the BOM (the provider writes it or not, D1). The local provider
+drives it from ``dsh_fs.fs_local.large_edit``.
+
+Cost: linear in the content, whatever the number of matches (tracker issue 12, item 4).
+Counting and, where an occurrence in the raw bytes is one in the normalized text (no CR in
+the content, an ``old_string`` without line breaks, or a CRLF-only file: ``EditRewriter``'s
+*direct* mode) or the whole text is rewritten (the reference profile), replacing are
+``bytes`` methods over each piece; only an ``old_string`` with line breaks in a file mixing
+line-break kinds (or with lone CRs) has its matches mapped back to raw spans one by one (a
+walk linear in the bytes it crosses).
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ import codecs
 from typing import Literal
 
 from ..core.jsonvalue import well_formed
+from .occurrences import borders, count_overlapping, greedy_end
 from .text import detect
 
 __all__ = ("DETECT_HEAD_BYTES", "EditRewriter", "EditScan", "encodable")
@@ -34,11 +44,6 @@ DETECT_HEAD_BYTES = 4 * 4096 + 4
 """content bytes enough for the reference's 4096-UTF-16-unit ``detect`` sample"""
 
 LineStyle = Literal["LF", "CRLF"]
-
-
-def _has_border(needle: bytes) -> bool:
-    """Can two occurrences of ``needle`` overlap (does it have a proper border)?"""
-    return any(needle[:k] == needle[-k:] for k in range(1, len(needle)))
 
 
 class _CrHold:
@@ -63,16 +68,14 @@ def _normalize(seg: bytes) -> bytes:
 
 def _raw_span(raw: bytes, raw_pos: int, length: int) -> int:
     """``literal_edit.raw_span`` on bytes: the raw index reached by advancing ``length``
-    normalized bytes from ``raw_pos`` (a CRLF pair is one normalized byte, never split)."""
-    if b"\r" not in raw:
-        return raw_pos + length
-    crlf = 0
-    while True:
-        seen = raw.count(b"\r\n", raw_pos, raw_pos + length + crlf)
-        if seen == crlf:
-            break
-        crlf = seen
-    end = raw_pos + length + crlf
+    normalized bytes from ``raw_pos`` (a CRLF pair is one normalized byte, never split).
+    Linear in the span: each byte is counted once."""
+    end = raw_pos + length
+    pairs = raw.count(b"\r\n", raw_pos, end)
+    while pairs:
+        reach = end + pairs
+        pairs = raw.count(b"\r\n", max(end - 1, raw_pos), reach)
+        end = reach
     if 0 < end < len(raw) and raw[end - 1] == 0x0D and raw[end] == 0x0A:
         end += 1
     return end
@@ -91,7 +94,7 @@ class _Matcher:
     def __init__(self, needle: bytes) -> None:
         self.needle = needle
         self.size = len(needle)
-        self.overlaps = _has_border(needle)
+        self.overlaps = bool(borders(needle))
 
     def boundary(self, tail: bytes, piece: bytes) -> int:
         """Start (in ``tail``) of a match that begins in ``tail`` and ends in ``piece``, or -1."""
@@ -102,17 +105,7 @@ class _Matcher:
 
     def count(self, buf: bytes, start: int) -> tuple[int, int]:
         """(matches in ``buf[start:]``, index after the last one, or ``start``)."""
-        if not self.overlaps:
-            found = buf.count(self.needle, start)
-            return found, (buf.rfind(self.needle, start) + self.size if found else start)
-        found, pos = 0, start
-        needle, size = self.needle, self.size
-        while True:
-            at = buf.find(needle, pos)
-            if at < 0:
-                return found, pos
-            found += 1
-            pos = at + size
+        return greedy_end(buf, self.needle, start, overlaps=self.overlaps)
 
     def scan(self, buf: bytes, start: int, want: int) -> tuple[int, int, list[int] | None]:
         """(matches in ``buf[start:]``, index after the last one or ``start``, their start
@@ -158,15 +151,19 @@ class EditScan:
         the caller adds the line feeds of the first ``uncounted`` content bytes if it needs them
     :param record: remember the positions of up to this many matches (``positions``), so the
         rewrite need not search again
+    :param overlapping: also count the occurrences that overlap others (``occurrences``, D15)
     """
 
-    def __init__(self, old: bytes, *, count_lines: bool = True, record: int = 0) -> None:
+    def __init__(self, old: bytes, *, count_lines: bool = True, record: int = 0, overlapping: bool = False) -> None:
         if not old:
             raise ValueError("old must not be empty")
         self._matcher = _Matcher(old)
         self._hold = _CrHold()
         self._tail = b""
         self._counting = count_lines
+        self._overlapping = overlapping and self._matcher.overlaps  # else occurrences == matches
+        self._otail = b""  # the last len(old) - 1 normalized bytes, for overlapping occurrences
+        self._occurrences = 0
         self.matches = 0
         """non-overlapping occurrences in the normalized content so far"""
         self.crlf = 0
@@ -174,6 +171,8 @@ class EditScan:
         self.has_cr = False
         """the raw content holds a CR (paired or lone): without one, raw and normalized
         content are the same bytes and ``positions`` are raw offsets too"""
+        self.cr = 0
+        """CR bytes in the raw content (paired and lone)"""
         self.newlines = 0
         """LF bytes in the raw content (bare and in pairs), after the first ``uncounted`` bytes"""
         self.uncounted = 0
@@ -195,7 +194,13 @@ class EditScan:
     def finish(self) -> None:
         """End of the content (flushes a held CR)."""
         self._segment(self._hold.take(b"", final=True))
-        self._tail = b""
+        self._tail = self._otail = b""
+
+    @property
+    def occurrences(self) -> int:
+        """Occurrences in the normalized content so far, overlapping ones included when the
+        scan was asked to count them (``overlapping``), else ``matches``."""
+        return self._occurrences if self._overlapping else self.matches
 
     def _segment(self, seg: bytes) -> None:
         if not seg:
@@ -203,6 +208,7 @@ class EditScan:
         if b"\r" in seg:
             norm = seg.replace(b"\r\n", b"\n")
             self.crlf += len(seg) - len(norm)
+            self.cr += seg.count(b"\r")
             self.has_cr = self._counting = True
         else:
             norm = seg
@@ -211,6 +217,10 @@ class EditScan:
         else:
             self.uncounted += len(seg)
         matcher = self._matcher
+        if self._overlapping:  # every occurrence ends in exactly one of these buffers
+            buf = self._otail + norm
+            self._occurrences += count_overlapping(buf, matcher.needle)
+            self._otail = buf[max(0, len(buf) - matcher.size + 1) :]
         tail = self._tail
         base = self._offset - len(tail)  # normalized offset of tail[0]
         self._offset += len(norm)
@@ -244,6 +254,12 @@ class EditScan:
             self.positions = None
         else:
             self.positions.extend(where)
+
+    @property
+    def crlf_only(self) -> bool:
+        """Every line break of the content is a CRLF pair and every CR is in one (a Windows
+        file; needs every line feed counted)."""
+        return self.crlf > 0 and self.cr == self.crlf == self.newlines
 
     def style(self, keep_bytes: bool) -> LineStyle:
         """The line-ending style of the rewrite: the reference's ``detect`` over the first
@@ -293,14 +309,26 @@ class EditRewriter:
         reference's whole-text rewrite
     :param style: from ``EditScan.style(keep_bytes)``
     :param has_crlf: the content holds at least one CRLF pair (``EditScan.crlf > 0``)
+    :param has_cr: the content holds a CR at all (``EditScan.has_cr``)
+    :param crlf_only: every line break is a CRLF pair and every CR is in one (``EditScan.crlf_only``)
     :param positions: ``EditScan.positions`` of the same content: the matches are taken from
-        it instead of being searched for again
+        it instead of being searched for again (only where they must be mapped to raw spans)
+
+    Three ways to the same bytes, chosen once: *direct* (D2, and an occurrence in the raw
+    bytes is one in the normalized text: no CR in the content; or an ``old`` with no line
+    break that does not end with a CR; or a CRLF-only file, where ``old`` is searched with
+    its line breaks as CRLF) replaces in the raw bytes; *whole* (the reference) replaces in
+    the normalized text and restores the style; *mapped* (D2 otherwise: line breaks of both
+    kinds or lone CRs) maps each match back to its raw span.
     """
 
     def __init__(self, old: str, new: str, *, keep_bytes: bool, style: LineStyle, has_crlf: bool,
-                 positions: list[int] | None = None) -> None:
-        self._matcher = _Matcher(old.encode("utf-8", "surrogatepass"))
-        self._keep_bytes = keep_bytes
+                 has_cr: bool = True, crlf_only: bool = False, positions: list[int] | None = None) -> None:
+        simple = "\n" not in old and not old.endswith("\r")
+        self._direct = keep_bytes and (not has_cr or simple or (crlf_only and not old.endswith("\r")))
+        self._mapped = keep_bytes and not self._direct
+        raw_old = old.replace("\n", "\r\n") if self._direct and has_cr and not simple else old
+        self._matcher = _Matcher(raw_old.encode("utf-8", "surrogatepass"))
         if keep_bytes:
             replacement = new.replace("\n", "\r\n") if has_crlf and style == "CRLF" else new
             self._crlf_out = False
@@ -310,8 +338,8 @@ class EditRewriter:
         self._replacement = replacement.encode("utf-8", "surrogatepass")
         self._fix = None if encodable(new) else _SurrogateFix()
         self._hold = _CrHold()
-        self._raw = b""  # keep_bytes: raw bytes not yet written (never ends with a held CR)
-        self._norm = b""  # the normalized form of ``_raw`` (or, for the reference, the tail)
+        self._raw = b""  # mapped: raw bytes not yet written (never ends with a held CR)
+        self._norm = b""  # mapped: the normalized form of ``_raw``; else the unsettled tail
         self._out_cr = False  # reference CRLF output: a CR held back
         self._known = positions
         self._next = 0  # index of the next known position
@@ -319,30 +347,95 @@ class EditRewriter:
         self.matches = 0
         """replacements made so far"""
 
+    def planned_size(self, content_bytes: int, scan: EditScan) -> tuple[int, bool]:
+        """(bytes this rewrite will produce for a content of ``content_bytes`` bytes that
+        ``scan`` read, exact?) — before producing any (DEVIATIONS D16). *mapped* gives an
+        upper bound (a matched span is longer than ``old`` by the CRLF pairs inside it);
+        *whole* is exact except where lone CRs stand next to line breaks (the reference's
+        rewrite merges such pairs: at most two bytes a match, plus one per "\\r\\r\\n")."""
+        grow = len(self._replacement) - self._matcher.size
+        if self._direct:
+            return content_bytes + scan.matches * grow, True
+        if self._mapped:
+            return content_bytes + scan.matches * grow, False
+        size = content_bytes - scan.crlf + scan.matches * grow
+        if self._crlf_out:
+            size += scan.newlines + scan.matches * (self._replacement.count(b"\n") - self._matcher.needle.count(b"\n"))
+        return size, True
+
     def feed(self, piece: bytes) -> list[bytes | memoryview]:
         """The output that follows from the next raw content bytes, as buffers to write in
-        order (views into ``piece`` where the content is unchanged: no copies)."""
-        return self._emit(self._step(self._hold.take(piece)), final=False)
+        order (views where the content is unchanged: no copies)."""
+        if self._direct:
+            return self._emit(self._replace(piece), final=False)
+        seg = self._hold.take(piece)
+        return self._emit(self._map(seg) if self._mapped else self._replace(_normalize(seg)), final=False)
 
     def finish(self) -> list[bytes | memoryview]:
         """The remaining output at the end of the content."""
-        out = self._step(self._hold.take(b"", final=True))
-        out.append(self._raw if self._keep_bytes else self._norm)
+        if self._direct:
+            out: list[bytes | memoryview] = []
+        else:
+            seg = self._hold.take(b"", final=True)
+            out = self._map(seg) if self._mapped else self._replace(_normalize(seg))
+        out.append(self._raw if self._mapped else self._norm)
         self._raw = self._norm = b""
         return self._emit(out, final=True)
 
-    def _step(self, seg: bytes) -> list[bytes | memoryview]:
+    def _replace(self, seg: bytes) -> list[bytes | memoryview]:
+        """*direct* and *whole*: ``seg`` continues the text being matched (raw or normalized);
+        everything up to the point where no further match can begin goes out, replaced (one
+        ``bytes.replace`` over the piece; the unsettled tail is the last ``len(old) - 1``
+        bytes at most)."""
+        if not seg:
+            return []
+        matcher = self._matcher
+        needle, size = matcher.needle, matcher.size
+        out: list[bytes | memoryview] = []
+        tail = self._norm
+        start = 0
+        if tail:
+            if len(seg) < size - 1:  # too short to settle the tail: match the two as one
+                seg = tail + seg
+            else:
+                at = matcher.boundary(tail, seg)
+                if at >= 0:  # the next match starts in the tail and ends in this piece
+                    out += [tail[:at], self._replacement]
+                    self.matches += 1
+                    start = at + size - len(tail)
+                else:
+                    out.append(tail)
+        if matcher.overlaps:
+            found, end = matcher.count(seg, start)
+        else:
+            last = seg.rfind(needle, start)
+            found, end = -1, (last + size if last >= 0 else start)
+        cut = max(end, len(seg) - size + 1, start)  # no match ends after ``cut``
+        self._norm = seg[cut:]
+        body = seg[start:] if start else seg
+        if end == start:
+            out.append(memoryview(body)[: cut - start])
+            return out
+        replaced = body.replace(needle, self._replacement)
+        grow = len(self._replacement) - size
+        if found < 0:
+            found = (len(replaced) - len(body)) // grow if grow else body.count(needle)
+        self.matches += found
+        out.append(memoryview(replaced)[: len(replaced) - (len(seg) - cut)])
+        return out
+
+    def _map(self, seg: bytes) -> list[bytes | memoryview]:
+        """*mapped*: match the normalized ``seg``, replace each match's raw span."""
         out: list[bytes | memoryview] = []
         if not seg:
             return out
         matcher = self._matcher
         size = matcher.size
-        keep_bytes = self._keep_bytes
         norm = _normalize(seg)
         raw_tail, norm_tail = self._raw, self._norm
         base = self._base  # normalized offset of norm_tail[0]
         if len(norm) < size:  # too short to settle anything on its own: join with the tail
-            seg = raw_tail + seg if keep_bytes else b""
+            seg = raw_tail + seg
             norm = norm_tail + norm
             raw_tail = norm_tail = b""
         seg_base = base + len(norm_tail)  # normalized offset of norm[0]
@@ -357,14 +450,14 @@ class EditRewriter:
         else:
             at = -1
         if at >= 0:
-            out.append(raw_tail[: _raw_span(raw_tail, 0, at)] if keep_bytes else norm_tail[:at])
+            out.append(raw_tail[: _raw_span(raw_tail, 0, at)])
             out.append(self._replacement)
             self.matches += 1
             norm_cursor = at + size - len(norm_tail)
-            raw_cursor = _raw_span(seg, 0, norm_cursor) if keep_bytes else norm_cursor
-        elif norm_tail:
-            out.append(raw_tail if keep_bytes else norm_tail)
-        source = memoryview(seg) if keep_bytes else memoryview(norm)
+            raw_cursor = _raw_span(seg, 0, norm_cursor)
+        elif raw_tail:
+            out.append(raw_tail)
+        source = seg  # slices of bytes are copies, but not objects the garbage collector tracks
         if known is None:
             starts = matcher.positions(norm, norm_cursor)
         else:
@@ -374,22 +467,19 @@ class EditRewriter:
                 self._next += 1
             starts = [p - seg_base for p in known[first : self._next]]
         for at in starts:
-            if keep_bytes:
-                raw_start = _raw_span(seg, raw_cursor, at - norm_cursor)
-                raw_end = _raw_span(seg, raw_start, size)
-            else:
-                raw_start, raw_end = at, at + size
+            raw_start = _raw_span(seg, raw_cursor, at - norm_cursor)
+            raw_end = _raw_span(seg, raw_start, size)
             out.append(source[raw_cursor:raw_start])
             out.append(self._replacement)
             raw_cursor, norm_cursor = raw_end, at + size
             self.matches += 1
         keep = matcher.keep_from(norm, norm_cursor)
-        raw_keep = _raw_span(seg, raw_cursor, keep - norm_cursor) if keep_bytes else keep
+        raw_keep = _raw_span(seg, raw_cursor, keep - norm_cursor)
         out.append(source[raw_cursor:raw_keep])
-        self._raw = seg[raw_keep:] if keep_bytes else b""
+        self._raw = seg[raw_keep:]
         self._norm = norm[keep:]
         self._base = seg_base + keep
-        return out
+        return [b"".join(out)] if len(out) > 2 else out
 
     def _emit(self, pieces: list[bytes | memoryview], *, final: bool) -> list[bytes | memoryview]:
         if not self._crlf_out and self._fix is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-__all__ = ("JS_WHITESPACE", "is_blank", "node_resolve")
+__all__ = ("JS_WHITESPACE", "expand_home", "is_blank", "names_home", "node_resolve")
 
 JS_WHITESPACE = frozenset(
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
@@ -28,3 +28,17 @@ def node_resolve(base: str, path: str) -> str:
         out = "/" + out.lstrip("/")
     return out
 
+
+
+def names_home(path: str) -> bool:
+    """Does ``path`` start with the home directory, ``~`` alone or ``~/`` (DEVIATIONS D20)?
+
+    ``~user`` is not expanded (a name may start with ``~``, e.g. ``~$report.docx``), and
+    ``./~`` names a file or directory called ``~``.
+    """
+    return path == "~" or path.startswith("~/")
+
+
+def expand_home(path: str, home: str) -> str:
+    """``path`` with its leading ``~`` replaced by ``home`` (when :func:`names_home`)."""
+    return home + path[1:] if names_home(path) else path

@@ -1,11 +1,13 @@
 """Whole-object text rules shared by providers that hold a file as one blob (memory, S3).
 
 Pure: no I/O. Each function turns bytes already fetched into what to store or report, with
-the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, D2, D4, D6:
+the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, D2, D4, D6, D15:
 
 * ``TextRules`` — the profile switches (BOM kept, line endings kept, detailed non-text
-  errors), all derived from the profile by ``TextRules.for_profile``; providers with more
-  switches subclass it and declare them with ``profile_switch``.
+  errors, overlapping matches counted), all derived from the profile by
+  ``TextRules.for_profile``, and the size limit of a stored file (``write_max_size``, D16,
+  both profiles); providers with more switches subclass it and declare them with
+  ``profile_switch``.
 * ``decode_for_read`` / ``not_text_error`` — §2.5 read decoding and its FS_NOT_TEXT error.
 * ``rewrite`` — §2.8 steps 4–5: the diff basis of the prior bytes and the bytes to store
   (D4 keeps a BOM and CRLF style when replacing an existing file); ``PriorTally`` summarizes
@@ -24,9 +26,9 @@ from typing import Any, Self
 
 from ..core.jsonvalue import well_formed as well_formed  # re-exported for providers
 from ..core.profile import Profile
-from .errors import FsError, Verb, edit_ambiguous, edit_empty, edit_not_found, not_text
+from .errors import FsError, Verb, edit_ambiguous, edit_empty, edit_not_found, not_text, too_large
 from .literal_edit import EditFailure, EditPlan, plan_edit
-from .text import BOM, NUL_SAMPLE, NotTextError, decode_text, normalize
+from .text import BOM, NUL_SAMPLE, NotTextError, decode_text, normalize, utf8_size
 from .types import EditRequest
 
 __all__ = (
@@ -36,6 +38,7 @@ __all__ = (
     "PriorTally",
     "Rewrite",
     "TextRules",
+    "WRITE_MAX_SIZE",
     "apply_edit",
     "decode_for_read",
     "diff_basis",
@@ -47,6 +50,9 @@ __all__ = (
     "well_formed",
 )
 
+
+WRITE_MAX_SIZE = 256 * 1024 * 1024
+"""default ``write_max_size``: the largest file (bytes) a write or an edit may store (D16)"""
 
 PROFILE_SWITCH = "dsh_fs.profile_switch"
 """``dataclasses.field`` metadata key marking a profile switch (its value: the deviation IDs)"""
@@ -77,6 +83,14 @@ class TextRules:
     """D2/D4: an edit changes only matched spans; a rewrite of a CRLF file stays CRLF"""
     detailed_errors: bool = profile_switch("D6")
     """D6: non-text errors say where and why"""
+    home_tilde: bool = profile_switch("D20")
+    """D20: a leading ``~``/``~/`` names the home directory (refused where there is none);
+    else it is a literal name"""
+    overlapping_matches: bool = profile_switch("D15")
+    """D15: without ``replace_all``, overlapping occurrences of ``old_string`` count as matches"""
+    write_max_size: int = WRITE_MAX_SIZE
+    """D16 (both profiles): a write or an edit that would store a file of more bytes fails
+    ``FS_IO_ERROR`` before the new content is built"""
 
     @classmethod
     def switches(cls) -> tuple[str, ...]:
@@ -110,15 +124,19 @@ def not_text_error(exc: NotTextError, verb: Verb, display: str, rules: TextRules
     return not_text(verb, display, exc.message(rules.detailed_errors))
 
 
-def edit_failure_error(failure: EditFailure, display: str) -> FsError:
+def edit_failure_error(failure: EditFailure, display: str, rules: TextRules, *, prefix: int = 0) -> FsError:
     """The coded error of a literal-edit failure (§1.5 #28, #29, #30): ``edit_empty``,
     ``edit_not_found`` (keeping the searched text and needle for the tool layer's near-match
-    hint, D5) or ``edit_ambiguous``."""
+    hint, D5), ``edit_ambiguous`` (D15: saying when matches overlap) or ``too_large`` (D16;
+    ``prefix``: bytes stored before the text, a kept BOM)."""
     if failure.kind == "empty":
         return edit_empty()
     if failure.kind == "not_found":
-        return edit_not_found(display, searched_text=failure.content, needle=failure.needle)
-    return edit_ambiguous(display, failure.count)
+        return edit_not_found(display, searched_text=failure.content, needle=failure.needle,
+                              replacement=failure.replacement)
+    if failure.kind == "too_large":
+        return too_large("edit", display, prefix + failure.size, rules.write_max_size)
+    return edit_ambiguous(display, failure.count, overlapping=failure.overlapping)
 
 
 def decode_for_read(raw: bytes, display: str, rules: TextRules) -> str:
@@ -194,15 +212,18 @@ class Rewrite:
     """``content`` LF-normalized (the diff basis, not necessarily the stored bytes)"""
 
 
-def rewrite(old: bytes | PriorSummary | None, content: str, rules: TextRules) -> Rewrite:
+def rewrite(old: bytes | PriorSummary | None, content: str, rules: TextRules, display: str) -> Rewrite:
     """§2.8 steps 4–7 on bytes: ``old`` is the prior file (``None`` when creating; a
     ``PriorSummary`` when it is too big to hold: then there is no diff basis).
 
     New files are stored verbatim. Replacing an existing file (D4, default profile): a BOM
     is kept unless ``content`` starts with one; if the old file is CRLF-dominant and
     ``content`` has only bare LF line breaks, they are written as CRLF.
+
+    :raises FsError: ``FS_IO_ERROR`` (``too_large``, D16) when the bytes to store would exceed
+        ``rules.write_max_size`` — measured before they are built
     """
-    text = well_formed(content)
+    add_bom = to_crlf = False
     before: str | None = None
     if old is not None:
         if isinstance(old, PriorSummary):
@@ -210,10 +231,18 @@ def rewrite(old: bytes | PriorSummary | None, content: str, rules: TextRules) ->
         else:
             before = diff_basis(old)
             has_bom, crlf_dominant = old.startswith(BOM), _crlf_dominant(old)
-        if rules.keep_bom and has_bom and not text.startswith("\ufeff"):
-            text = "\ufeff" + text
-        if rules.keep_line_endings and "\n" in text and "\r\n" not in text and crlf_dominant:
-            text = text.replace("\n", "\r\n")
+        add_bom = rules.keep_bom and has_bom and not content.startswith("\ufeff")
+        to_crlf = rules.keep_line_endings and crlf_dominant and "\n" in content and "\r\n" not in content
+    limit = rules.write_max_size
+    if 4 * len(content) + (len(content) if to_crlf else 0) + 3 > limit:  # may not fit: measure
+        size = utf8_size(content) + (3 if add_bom else 0) + (content.count("\n") if to_crlf else 0)
+        if size > limit:
+            raise too_large("write", display, size, limit)
+    text = well_formed(content)
+    if add_bom:
+        text = "\ufeff" + text
+    if to_crlf:
+        text = text.replace("\n", "\r\n")
     return Rewrite(data=text.encode("utf-8"), before=before, after=normalize(well_formed(content)))
 
 
@@ -229,18 +258,22 @@ class EditedBytes:
 
 def apply_edit(raw: bytes, edit: EditRequest, display: str, rules: TextRules) -> EditedBytes:
     """§2.11 steps 5–7 on the current bytes ``raw``: decode (a NUL anywhere is binary), match,
-    re-encode (D1: the BOM is kept in the default profile; D2: only matched spans change).
+    re-encode (D1: the BOM is kept in the default profile; D2: only matched spans change; D15:
+    overlapping matches count in the default profile; D16: no file over ``write_max_size``).
 
     :raises FsError: ``FS_NOT_TEXT`` ``cannot edit "<display>": …``; ``FS_EDIT_NOT_FOUND``;
-        ``FS_AMBIGUOUS_EDIT``
+        ``FS_AMBIGUOUS_EDIT``; ``FS_IO_ERROR`` (``too_large``)
     """
     try:
         text = decode_text(raw, nul_scan=None, foreign_boms=rules.detailed_errors)
     except NotTextError as exc:
         raise not_text_error(exc, "edit", display, rules) from None
-    try:
-        plan = plan_edit(text, edit.old_string, edit.new_string, edit.replace_all, keep_bytes=rules.keep_line_endings)
-    except EditFailure as failure:
-        raise edit_failure_error(failure, display) from None
     bom = "\ufeff" if rules.keep_bom and raw.startswith(BOM) else ""
+    prefix = len(bom) and len(BOM)
+    try:
+        plan = plan_edit(text, edit.old_string, edit.new_string, edit.replace_all, keep_bytes=rules.keep_line_endings,
+                         overlapping=rules.overlapping_matches, max_bytes=rules.write_max_size - prefix,
+                         raw_bytes=len(raw) - (len(BOM) if raw.startswith(BOM) else 0))
+    except EditFailure as failure:
+        raise edit_failure_error(failure, display, rules, prefix=prefix) from None
     return EditedBytes(data=(bom + well_formed(plan.text)).encode("utf-8"), plan=plan)

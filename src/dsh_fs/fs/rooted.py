@@ -2,10 +2,11 @@
 the in-memory provider, S3 under a key prefix). Pure: no I/O.
 
 The model sees absolute POSIX display paths under a *display root* (``/`` by default). A
-path resolves lexically (``.``/``..`` collapsed, duplicate and trailing slashes dropped) against
-the session cwd; the result must stay inside the root. ``..`` never climbs above it: that,
-and an absolute path elsewhere, is ``FS_PERMISSION_DENIED``
-``cannot resolve "<path>": outside the workspace "<root>"`` (``<path>`` as the model wrote it).
+path resolves lexically against the session cwd exactly as the local provider resolves it
+(``fs.paths.node_resolve``: ``.``/``..`` collapsed, ``/..`` is ``/``, duplicate and trailing
+slashes dropped); the result must stay inside the root, or the call fails with the one
+containment error of every provider, ``FS_PERMISSION_DENIED`` ``cannot resolve "<display>":
+outside the workspace "<root>"`` (the resolved display path, as the local provider shows it).
 
 The *relative key* of a display path is the part below the root (``""`` for the root itself),
 segments joined by ``/``. The display path of a relative key is ``root + "/" + key``.
@@ -15,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import blank_path, nul_in_path, outside_workspace
-from .paths import is_blank
+from .errors import blank_path, no_home, nul_in_path, outside_workspace
+from .paths import is_blank, names_home, node_resolve
 
 __all__ = ("RootedPath", "check_root", "display_of", "resolve_rooted")
 
@@ -51,42 +52,28 @@ def display_of(root: str, rel: str) -> str:
     return ("" if root == "/" else root) + "/" + rel
 
 
-def _segments(path: str) -> list[str] | None:
-    """Lexical segments of an absolute path; ``None`` when ``..`` climbs above ``/``."""
-    out: list[str] = []
-    for part in path.split("/"):
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not out:
-                return None
-            out.pop()
-        else:
-            out.append(part)
-    return out
-
-
-def resolve_rooted(path: str, base: str, root: str) -> RootedPath:
+def resolve_rooted(path: str, base: str, root: str, *, home_tilde: bool = False) -> RootedPath:
     """Resolve the model path ``path`` against ``base`` (an absolute display path) inside ``root``.
 
     :param path: the model's path (relative or absolute); never trimmed
     :param base: the session cwd (absolute); ignored for an absolute ``path``
     :param root: a display root as returned by :func:`check_root`
+    :param home_tilde: DEVIATIONS D20: a leading ``~``/``~/`` names a home directory, which a
+        rooted workspace does not have: refused (else ``~`` is a literal name)
     :raises FsError: ``FS_NOT_FOUND`` ``file_path must be a non-empty string`` for a blank
-        path (JS ``trim`` semantics, §2.2 step 3); ``FS_PERMISSION_DENIED`` ``cannot resolve
-        "<dp>": path contains a NUL byte`` and outside the root
+        path (JS ``trim`` semantics, §2.2 step 3), ``no_home`` (D20); ``FS_PERMISSION_DENIED``
+        ``cannot resolve "<dp>": path contains a NUL byte``, and ``… outside the workspace "<root>"``
     """
     if is_blank(path):
         raise blank_path()
-    joined = path if path.startswith("/") else base.rstrip("/") + "/" + path
-    if not joined.startswith("/"):
-        joined = "/" + joined
-    segments = _segments(joined)
-    root_parts = [p for p in root.split("/") if p]
-    if segments is None or segments[: len(root_parts)] != root_parts:
-        raise outside_workspace(path, root)
-    rel = "/".join(segments[len(root_parts) :])
-    display = display_of(root, rel)
+    if home_tilde and names_home(path):
+        raise no_home(path)
+    display = node_resolve(base if base.startswith("/") else "/" + base, path)
     if "\0" in path:
         raise nul_in_path(display)
-    return RootedPath(display=display, rel=rel)
+    segments = [p for p in display.split("/") if p]
+    root_parts = [p for p in root.split("/") if p]
+    if segments[: len(root_parts)] != root_parts:
+        raise outside_workspace(display, root)
+    rel = "/".join(segments[len(root_parts):])
+    return RootedPath(display=display_of(root, rel), rel=rel)

@@ -21,6 +21,7 @@ __all__ = (
     "NotTextError",
     "TextStreamDecoder",
     "decode_text",
+    "decode_utf8",
     "detect",
     "dominant_style",
     "foreign_bom",
@@ -29,6 +30,7 @@ __all__ = (
     "normalize",
     "nul_error",
     "restore",
+    "utf8_size",
 )
 
 BOM = b"\xef\xbb\xbf"
@@ -86,12 +88,14 @@ def nul_error(offset: int, newlines_before: int) -> NotTextError:
     return NotTextError(BINARY, f"NUL byte at offset {offset}, line {newlines_before + 1}")
 
 
-def invalid_error(raw: bytes, start: int, base: int, newlines_before: int, at_eof: bool) -> NotTextError:
-    """``invalid UTF-8 text`` for the bad byte ``raw[start]`` at file offset ``base + start``."""
+def invalid_error(raw: bytes, start: int, base: int, newlines_before: int, at_eof: bool, *,
+                  what: str = "file") -> NotTextError:
+    """``invalid UTF-8 text`` for the bad byte ``raw[start]`` at offset ``base + start`` of the
+    ``what`` (``file``; ``text`` for input that is not a file)."""
     byte = raw[start] if start < len(raw) else 0
     where = f"byte 0x{byte:02X} at offset {base + start}, line {newlines_before + 1}"
     if at_eof:
-        where += "; the file ends inside a multi-byte character"
+        where += f"; the {what} ends inside a multi-byte character"
     return NotTextError(INVALID, where)
 
 
@@ -118,6 +122,19 @@ def decode_text(raw: bytes, *, nul_scan: int | None = NUL_SAMPLE, foreign_boms: 
         bad = start + exc.start
         at_eof = exc.end >= len(raw) - start and exc.reason.startswith("unexpected end")
         raise invalid_error(raw, bad, 0, raw.count(b"\n", 0, bad), at_eof) from None
+
+
+def decode_utf8(raw: bytes) -> str:
+    """Strict UTF-8 and nothing else (a BOM and NUL bytes are text here): input that is not a
+    file, such as a command line's ``write`` content.
+
+    :raises NotTextError: ``invalid UTF-8 text`` with the detail of D6 (byte, offset, line)
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at_eof = exc.end >= len(raw) and exc.reason.startswith("unexpected end")
+        raise invalid_error(raw, exc.start, 0, raw.count(b"\n", 0, exc.start), at_eof, what="text") from None
 
 
 class TextStreamDecoder:
@@ -181,6 +198,15 @@ class TextStreamDecoder:
         self._offset += len(chunk)
         self._newlines += chunk.count(b"\n")
         return text
+
+
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (a lone surrogate counts 3, as the U+FFFD it is written as),
+    measured in bounded extra memory: ASCII text costs one ``isascii``."""
+    if text.isascii():
+        return len(text)
+    step = 1 << 20
+    return sum(len(text[i : i + step].encode("utf-8", "surrogatepass")) for i in range(0, len(text), step))
 
 
 # -- line endings (§2.7) ------------------------------------------------------------------

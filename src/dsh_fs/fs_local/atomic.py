@@ -1,9 +1,16 @@
 """Atomic, durable replacement of one file (REFERENCE-SPEC §2.10; DEVIATIONS A2, A3).
 
-The new content goes into a temp file in the target's directory, is fsynced, takes the
-target's permission bits (and owner, when asked), and is renamed over the target; then the
-directory is fsynced (A3), so a reported write survives a crash. Every step runs relative to
-a descriptor of the parent directory, opened beneath the workspace root when there is one.
+The new content goes into a temp file in the target's directory, takes what the replaced
+file had (owner and group when asked; its access ACL, ``acl``; its permission bits), is
+fsynced and renamed over the target; then the directory is fsynced (A3), so a reported write
+survives a crash. Every step runs relative to a descriptor of the parent directory, opened
+beneath the workspace root when there is one.
+
+Access never widens (tracker issue 12, item 5): a replace keeps the old file's access ACL (or
+is refused); when the owner cannot be kept the group still is (``fchown(fd, -1, gid)``), and
+when the group cannot be kept either, the new group gets no more than others had. A new file
+in the default profile (D3) is made as ``creat(path, 0o666)`` makes it: the umask, or the
+directory's default ACL, decides its permissions.
 
 Where we differ from §2.10 (tracker issues 4 and 5): the reference makes a private staging
 directory per call (``mkdir`` 0o700, temp file inside, ``rm -rf`` after). Here the temp file
@@ -28,8 +35,8 @@ import time
 from collections.abc import Callable
 
 from ..core.signal import AbortSignal
-from ..fs.errors import FsError, Verb, check_abort, write_cleanup_failed
-from . import beneath
+from ..fs.errors import Verb, check_abort, io_error, write_cleanup_failed
+from . import acl, beneath
 from .oserrors import map_os_error
 
 __all__ = ("ANONYMOUS_TEMP", "STALE_AFTER_S", "SWEEP_INTERVAL_S", "TEMP_NAME", "atomic_write", "sweep_stale")
@@ -66,19 +73,24 @@ it was last scanned, ``time.monotonic()``)"""
 _swept_lock = threading.Lock()
 
 
-def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, owner: tuple[int, int] | None,
-                 signal: AbortSignal | None, verb: Verb, display: str, root: str | None = None) -> None:
+def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int | None,
+                 owner: tuple[int, int] | None, signal: AbortSignal | None, verb: Verb, display: str,
+                 root: beneath.Root | None = None) -> None:
     """Replace (or create) the file at ``path`` with ``data``, atomically and durably.
 
     :param path: absolute path of the target; missing parent directories are created
     :param data: the content, or a function that writes it to the descriptor it is given
         (checking ``signal`` as it goes: ``write aborted``) — for content streamed from elsewhere
-    :param mode: permission bits of the new file (the old file's, or the new-file mode)
-    :param owner: ``(uid, gid)`` to give the new inode (best effort), or None to keep ours
+    :param mode: permission bits of the new file (the old file's, or the reference's 0o600 for
+        a new one), which also gets the old file's access ACL or none; ``None``: a new file
+        made as ``creat(path, 0o666)`` makes it (umask or the directory's default ACL; D3)
+    :param owner: ``(uid, gid)`` to give the new inode, or None to keep ours; when only the
+        group can be given, it is; when neither, the group bits are cut to the others' bits
     :param verb: / display: for error messages (``cannot <verb> "<display>": ...``)
     :param root: when given, the parent directory is opened beneath it (containment)
     :raises FsError: ``FS_ABORTED`` ``write aborted`` before the rename; OS errors mapped by
-        DEVIATIONS A2; ``write failed (<error>) and temp close|cleanup failed (<error>)``
+        DEVIATIONS A2; ``FS_IO_ERROR`` ``cannot <verb> "<dp>": its access ACL cannot be kept
+        (<reason>)``; ``write failed (<error>) and temp close|cleanup failed (<error>)``
         (``FS_IO_ERROR``) when even the cleanup fails (§2.10 failure handling). On any error
         the target is untouched and no temp file is left.
     """
@@ -94,7 +106,8 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int, o
     try:
         check_abort(signal, "write")
         clean = sweep_stale(parent)
-        _write_and_rename(parent, name, data, mode=mode, owner=owner, signal=signal, verb=verb, display=display)
+        _write_and_rename(parent, name, data, mode=mode, owner=owner, signal=signal, verb=verb, display=display,
+                          path=path)
         try:
             os.fsync(parent)
         except OSError:
@@ -116,26 +129,46 @@ def _unique() -> str:
     return os.urandom(16).hex()
 
 
-def _open_temp(parent: int, name: str) -> tuple[int, str | None]:
-    """A descriptor of a new, empty, owner-only file in ``parent``, and its temp name (None
-    while it is anonymous)."""
+def _open_temp(parent: int, name: str, create_mode: int) -> tuple[int, str | None]:
+    """A descriptor of a new, empty file in ``parent`` made with ``create_mode`` (subject to
+    the umask or the directory's default ACL), and its temp name (None while it is anonymous)."""
     if ANONYMOUS_TEMP:
         try:
-            return os.open(".", os.O_WRONLY | os.O_TMPFILE | os.O_CLOEXEC, 0o600, dir_fd=parent), None
+            return os.open(".", os.O_WRONLY | os.O_TMPFILE | os.O_CLOEXEC, create_mode, dir_fd=parent), None
         except OSError as exc:
             if exc.errno not in _NO_TMPFILE:
                 raise
     temp = _temp_name(name)
-    return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+    return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, create_mode,
                    dir_fd=parent), temp
 
 
-def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None], *, mode: int,
-                      owner: tuple[int, int] | None, signal: AbortSignal | None, verb: Verb, display: str) -> None:
+def _give_owner(fd: int, owner: tuple[int, int], mode: int) -> int:
+    """Give the new inode ``owner`` (uid, gid), or at least the gid; the permission bits to
+    set: ``mode``, with the group bits cut to the others' when the group could not be kept
+    either (the new inode's group, ours, must not get what the old group had)."""
+    uid, gid = owner
+    try:
+        os.fchown(fd, uid, gid)
+        return mode
+    except OSError:
+        pass  # not ours to give away: keep at least the group
+    try:
+        os.fchown(fd, -1, gid)
+        return mode
+    except OSError:
+        return (mode & ~0o070) | (mode & ((mode & 0o007) << 3))
+
+
+def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None], *, mode: int | None,
+                      owner: tuple[int, int] | None, signal: AbortSignal | None, verb: Verb, display: str,
+                      path: str) -> None:
     fd: int | None = None
     temp: str | None = None
     try:
-        fd, temp = _open_temp(parent, name)
+        # the old file's access ACL (read before anything is made: a failure changes nothing)
+        old_acl = acl.access_acl(parent, name, path) if mode is not None else None
+        fd, temp = _open_temp(parent, name, 0o600 if mode is not None else 0o666)
         if callable(data):
             data(fd)
         else:
@@ -144,13 +177,12 @@ def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None
             while written < len(view):
                 check_abort(signal, "write")
                 written += os.write(fd, view[written : written + WRITE_CHUNK])
-        os.fsync(fd)
-        if owner is not None:
-            try:
-                os.fchown(fd, *owner)
-            except OSError:
-                pass  # not ours to give away: the new inode keeps our ownership
-        os.fchmod(fd, mode)
+        if mode is not None:
+            if owner is not None:
+                mode = _give_owner(fd, owner, mode)
+            acl.set_access_acl(fd, old_acl)  # before fchmod: the ACL mask becomes the group bits
+            os.fchmod(fd, mode)
+        os.fsync(fd)  # the content and the metadata
         check_abort(signal, "write")
         if temp is None:  # give the anonymous inode a name, in the same directory
             linked = _temp_name(name)
@@ -161,9 +193,12 @@ def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None
         check_abort(signal, "write")
         os.rename(temp, name, src_dir_fd=parent, dst_dir_fd=parent)
     except BaseException as exc:
-        primary = exc if isinstance(exc, FsError) else (
-            map_os_error(exc, verb, display) if isinstance(exc, OSError) else exc
-        )
+        if isinstance(exc, acl.AclError):
+            primary: BaseException = io_error(verb, display, str(exc.strerror), cause=exc)
+        elif isinstance(exc, OSError):
+            primary = map_os_error(exc, verb, display)
+        else:
+            primary = exc
         if fd is not None:
             try:
                 os.close(fd)

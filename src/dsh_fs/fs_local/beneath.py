@@ -1,9 +1,17 @@
-"""Opening paths without escaping a workspace root (tracker issue "Never lose a byte", containment).
+"""Resolving and opening paths without escaping a workspace root (containment; tracker
+issues 4 and 12).
 
-With a root, every open walks from the root's directory descriptor one component at a
-time with ``O_NOFOLLOW``, so a symlink swapped into the path after ``resolve`` checked it
-can never redirect the operation outside the root (the walk fails with ``Escape``).
-Without a root, paths are opened as they are (the reference's behaviour).
+* ``real_path_in`` — ``os.path.realpath`` that never takes a step outside the root: every
+  component (a symlink's target included) is looked at only while the path so far is inside;
+  the first step out fails with ``Escape``, whatever lies outside, so no error can tell the
+  model anything about the rest of the disk (no oracle: ``up -> /`` then ``up/etc/shadow/x``
+  and ``up/etc/none/x`` fail alike).
+* ``open_dir`` / ``open_in`` / ``stat_in`` / ``lstat_in`` — with a root, every open walks from
+  the root's directory descriptor one component at a time with ``O_NOFOLLOW``, so a symlink
+  swapped into the path after ``resolve`` checked it can never redirect the operation outside
+  the root (the walk fails with ``Escape``).
+
+Without a root, paths are resolved and opened as they are (the reference's behaviour).
 """
 
 from __future__ import annotations
@@ -12,14 +20,41 @@ import errno
 import os
 import posixpath
 import stat as stat_mod
+from dataclasses import dataclass
 
-__all__ = ("Escape", "inside", "open_dir", "open_in", "stat_in")
+__all__ = ("Escape", "Root", "inside", "lstat_in", "open_dir", "open_in", "real_path_in", "stat_in")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
+_MAX_LINKS = 40
+"""symlinks one resolution may follow (Linux's ``MAXSYMLINKS``), then ``ELOOP``"""
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A workspace root: where walks start, and how the containment message names it."""
+
+    real: str
+    """the root's real path (absolute, no symlinks)"""
+    shown: str
+    """the root as configured (absolute, lexically normalized; may differ from ``real`` when
+    given through a symlink): display paths below it are inside too, and messages name it"""
+
+    def contains(self, path: str) -> bool:
+        """Is the absolute normalized ``path`` inside the root, lexically (as ``real`` or ``shown``)?"""
+        return inside(path, self.real) or inside(path, self.shown)
+
 
 class Escape(PermissionError):
-    """A path component changed into a symlink (or otherwise left the root) after resolution."""
+    """The resolution or a walk would leave the root (a symlink pointing out, ``..`` above it,
+    or a component changed into a symlink after resolution).
+
+    :param root: the root that was left (``None`` where unknown); the message names ``root.shown``
+    """
+
+    def __init__(self, root: Root | None, where: str) -> None:
+        super().__init__(13, "outside the workspace", where)
+        self.root = root
 
 
 def inside(path: str, root: str) -> bool:
@@ -27,17 +62,86 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root if root.endswith("/") else root + "/")
 
 
+def _below(parts: list[str], root: Root) -> list[str] | None:
+    """The components of an absolute path (``parts``, split on ``/``) below ``root`` (real or
+    shown), or ``None`` when it is not lexically inside it."""
+    parts = [p for p in parts if p]
+    for base in (root.real, root.shown):
+        head = [p for p in base.split("/") if p]
+        if parts[: len(head)] == head:
+            return parts[len(head):]
+    return None
+
+
+def real_path_in(path: str, root: Root, *, strict: bool) -> str:
+    """``os.path.realpath(path, strict=strict)`` for a ``path`` lexically inside ``root``,
+    resolved one component at a time from ``root.real`` without ever stepping outside it.
+
+    A symlink's relative target continues from where it is; an absolute one must lie lexically
+    inside the root (as ``real`` or ``shown``). ``..`` never climbs above the root. Non-strict,
+    a missing component and everything after it are kept as written (``..`` after it is lexical).
+
+    :raises Escape: at the first step that would leave the root (before looking at anything there)
+    :raises OSError: strict: as ``os.lstat`` of a component inside the root (``FileNotFoundError``,
+        ``NotADirectoryError``, ``PermissionError``, …); ``ELOOP`` after ``_MAX_LINKS`` symlinks
+    """
+    below = _below(path.split("/"), root)
+    if below is None:
+        raise Escape(root, path)
+    pending = below[::-1]
+    current = root.real
+    links = 0
+    missing = False
+    while pending:
+        name = pending.pop()
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if current == root.real:
+                raise Escape(root, path)
+            current = posixpath.dirname(current)
+            continue
+        candidate = posixpath.join(current, name)
+        if missing:
+            current = candidate
+            continue
+        try:
+            st = os.lstat(candidate)
+        except OSError:
+            if strict:
+                raise
+            missing = True  # as realpath: the rest is kept as written
+            current = candidate
+            continue
+        if not stat_mod.S_ISLNK(st.st_mode):
+            current = candidate
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+        link = os.readlink(candidate)
+        if link.startswith("/"):
+            rest = _below(link.split("/"), root)
+            if rest is None:
+                raise Escape(root, path)
+            current = root.real
+            pending.extend(rest[::-1])
+        else:
+            pending.extend(link.split("/")[::-1])
+    return current
+
+
 _PATH_MAX = 4096
 """Linux ``PATH_MAX`` (bytes, NUL included): descriptor walks could go deeper, but a path no
 other program can open is refused, as it is without a root (``ENAMETOOLONG``)"""
 
 
-def _parts(path: str, root: str) -> list[str]:
-    if not inside(path, root):
-        raise Escape(13, "outside the workspace", path)
+def _parts(path: str, root: Root) -> list[str]:
+    if not inside(path, root.real):
+        raise Escape(root, path)
     if len(path.encode("utf-8", "surrogateescape")) >= _PATH_MAX:
         raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG), path)
-    rel = path[len(root):].lstrip("/")
+    rel = path[len(root.real):].lstrip("/")
     return [p for p in rel.split("/") if p]
 
 
@@ -48,12 +152,12 @@ def _is_link(name: str, dir_fd: int) -> bool:
         return False
 
 
-def _walk(parts: list[str], root: str, *, create: bool) -> int:
-    fd = os.open(root, _DIR_FLAGS)
+def _walk(parts: list[str], root: Root, *, create: bool) -> int:
+    fd = os.open(root.real, _DIR_FLAGS)
     try:
         for part in parts:
             if part in (".", ".."):
-                raise Escape(13, "outside the workspace", part)
+                raise Escape(root, part)
             try:
                 nxt = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
             except FileNotFoundError:
@@ -67,7 +171,7 @@ def _walk(parts: list[str], root: str, *, create: bool) -> int:
             except OSError as exc:
                 # a symlink now: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
                 if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
-                    raise Escape(13, "outside the workspace", part) from exc
+                    raise Escape(root, part) from exc
                 raise
             os.close(fd)
             fd = nxt
@@ -77,7 +181,7 @@ def _walk(parts: list[str], root: str, *, create: bool) -> int:
     return fd
 
 
-def open_dir(path: str, *, root: str | None, create: bool = False) -> int:
+def open_dir(path: str, *, root: Root | None, create: bool = False) -> int:
     """A directory descriptor for ``path`` (created with parents when ``create``).
 
     :raises Escape: the walk met a symlink or left ``root``
@@ -90,7 +194,7 @@ def open_dir(path: str, *, root: str | None, create: bool = False) -> int:
     return _walk(_parts(path, root), root, create=create)
 
 
-def open_in(path: str, flags: int, mode: int = 0o777, *, root: str | None) -> int:
+def open_in(path: str, flags: int, mode: int = 0o777, *, root: Root | None) -> int:
     """``os.open(path, flags, mode)``, beneath ``root`` when given (final component not followed)."""
     if root is None:
         return os.open(path, flags, mode)
@@ -99,21 +203,39 @@ def open_in(path: str, flags: int, mode: int = 0o777, *, root: str | None) -> in
         return os.open(posixpath.basename(path), flags | os.O_NOFOLLOW, mode, dir_fd=parent)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise Escape(13, "outside the workspace", path) from exc
+            raise Escape(root, path) from exc
         raise
     finally:
         os.close(parent)
 
 
-def stat_in(path: str, *, root: str | None) -> os.stat_result:
-    """``os.stat(path)``; beneath ``root`` the final component is not followed (a symlink
-    swapped in shows as a symlink, i.e. type ``other``)."""
+def stat_in(path: str, *, root: Root | None) -> os.stat_result:
+    """``os.stat(path)`` of a resolved path; beneath ``root`` the final component is not
+    followed (a symlink swapped in shows as a symlink, i.e. type ``other``)."""
     if root is None:
         return os.stat(path)
-    if path == root:
-        return os.stat(root)
+    if path == root.real:
+        return os.stat(root.real)
     parent = open_dir(posixpath.dirname(path), root=root)
     try:
         return os.stat(posixpath.basename(path), dir_fd=parent, follow_symlinks=False)
     finally:
         os.close(parent)
+
+
+def lstat_in(path: str, *, root: Root | None) -> os.stat_result:
+    """``os.lstat(path)`` of an unresolved absolute normalized ``path``; beneath ``root`` its
+    parent is resolved with ``real_path_in`` (so nothing outside the root is looked at).
+
+    :raises Escape: the parent's resolution leaves the root
+    :raises OSError: as ``os.lstat``
+    """
+    if root is None:
+        return os.lstat(path)
+    below = _below(path.split("/"), root)
+    if below is None:
+        raise Escape(root, path)
+    if not below:
+        return os.lstat(root.real)
+    parent = real_path_in(posixpath.dirname(path), root, strict=True)
+    return stat_in(posixpath.join(parent, below[-1]), root=root)

@@ -6,6 +6,7 @@
 * ``open_regular`` — open a regular file for reading without ever blocking on a FIFO,
   beneath the workspace root when there is one.
 * ``owner_to_keep`` and ``version_after_write`` — what a replacement keeps (D3) and reports.
+* ``is_read_only`` — whether a replacement would overwrite a file the caller may not write (D17).
 * ``STREAM_CHUNK`` — the bytes per read of ``stream_text``, which ``read_window``'s streamed
   validation must align to.
 
@@ -29,6 +30,7 @@ __all__ = (
     "Probe",
     "STREAM_CHUNK",
     "file_type",
+    "is_read_only",
     "open_regular",
     "owner_to_keep",
     "probe",
@@ -57,7 +59,7 @@ class Probe:
 
     path: str
     st: os.stat_result
-    root: str | None = None
+    root: beneath.Root | None = None
     """containment root: digests are read beneath it"""
     _version: str | None = None
 
@@ -86,7 +88,7 @@ class Probe:
         return Info(version=self.version, type=self.type, size=self.st.st_size)
 
 
-def probe(path: str, verb: Verb, display: str, *, root: str | None = None) -> Probe | None:
+def probe(path: str, verb: Verb, display: str, *, root: beneath.Root | None = None) -> Probe | None:
     """Following stat (beneath ``root``: final component not followed); ``None`` for
     ENOENT/ENOTDIR; other errors mapped (A2) with ``verb`` and ``display``."""
     try:
@@ -99,10 +101,12 @@ def probe(path: str, verb: Verb, display: str, *, root: str | None = None) -> Pr
         return None
 
 
-def probe_no_follow(path: str, display: str) -> PathInfo | None:
-    """``lstat`` metadata of ``path`` (type may be ``symlink``); ``None`` when absent."""
+def probe_no_follow(path: str, display: str, *, root: beneath.Root | None = None) -> PathInfo | None:
+    """``lstat`` metadata of the unresolved ``path`` (type may be ``symlink``); ``None`` when
+    absent. Beneath ``root`` its parent is resolved without leaving the root: a path whose
+    resolution leaves it fails with the containment error."""
     try:
-        st = os.lstat(path)
+        st = beneath.lstat_in(path, root=root)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -113,7 +117,7 @@ def probe_no_follow(path: str, display: str) -> PathInfo | None:
     return PathInfo(version=Version(versions.mint(st, path, read=False)), type=kind, size=st.st_size)
 
 
-def open_regular(path: str, verb: Verb, display: str, root: str | None) -> int:
+def open_regular(path: str, verb: Verb, display: str, root: beneath.Root | None) -> int:
     """A read-only descriptor of the regular file at ``path`` (beneath ``root`` when given),
     opened without ever blocking on a FIFO; the caller closes it.
 
@@ -148,7 +152,31 @@ def owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] 
     return uid, gid
 
 
-def version_after_write(key: str, data: bytes | None, root: str | None) -> Version:
+def is_read_only(existing: Probe) -> bool:
+    """D17: is ``existing`` a file the caller may read but not open for writing — so that
+    replacing it (which needs only the directory's permission) would defeat its protection?
+
+    Asked of the file alone, for the caller's *effective* ids (``faccessat(AT_EACCESS)``:
+    owner, groups, POSIX ACLs): it is read-only when it has no write permission bit at all
+    (``chmod 444``: nobody is meant to write it — root and callers with ``CAP_DAC_OVERRIDE``
+    included, although the kernel would let them) or when the kernel would not let the
+    caller write it. Not read-only: a file the caller cannot read either (the replace then
+    fails reading it, plain ``permission denied``, A2), and a file on a read-only file system
+    (the replace fails with the file system's own error, ``FS_IO_ERROR``).
+    """
+    effective = os.access in os.supports_effective_ids
+    path = existing.path
+    if existing.st.st_mode & 0o222 and os.access(path, os.W_OK, effective_ids=effective):
+        return False
+    if not os.access(path, os.R_OK, effective_ids=effective):
+        return False
+    try:
+        return not os.statvfs(path).f_flag & os.ST_RDONLY
+    except OSError:
+        return True
+
+
+def version_after_write(key: str, data: bytes | None, root: beneath.Root | None) -> Version:
     """The version of ``key`` just after a write of ``data`` (``None``: the content is not in
     memory; a digest, if the A5 racy window needs one, re-reads the file)."""
     try:

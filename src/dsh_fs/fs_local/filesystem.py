@@ -30,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat as stat_mod
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
@@ -42,8 +41,8 @@ import anyio.to_thread
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
-from ..fs.paths import is_blank, node_resolve
-from ..fs.errors import FsError, Stage, aborted, blank_path, check_abort, outside_workspace
+from ..fs.errors import FsError, Stage, aborted, check_abort
+from ..fs.provider_rules import WRITE_MAX_SIZE
 from ..fs.types import (
     DeleteIntent,
     DeleteOutcome,
@@ -62,7 +61,7 @@ from ..fs.types import (
     WriteOutcome,
 )
 from ..fs.window import ReadWindow, WindowResult
-from . import files, fsio, moves, versions
+from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
@@ -73,7 +72,6 @@ __all__ = (
     "LocalFileSystem",
     "SLOW_DISK_COOLDOWN_S",
     "SLOW_MUTATION_S",
-    "current_umask",
 )
 
 SLOW_MUTATION_S = 0.005
@@ -84,24 +82,6 @@ SLOW_DISK_COOLDOWN_S = 30.0
 
 _ABORT_POLL_S = 0.01
 """how often a wait for a cross-process lock held elsewhere looks at the abort signal"""
-
-_umask_lock = threading.Lock()
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where Linux allows (``/proc/self/status``)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    with _umask_lock:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
-
 
 class LocalFileSystem(FileSystem):
     """The host filesystem as a ``FileSystem`` provider.
@@ -127,6 +107,8 @@ class LocalFileSystem(FileSystem):
     :param stream_edit_min_size: edits of files of at least this many bytes stream through
         the matcher in bounded memory and return no diff basis (``before``/``after`` are
         ``None``)
+    :param write_max_size: the largest file (bytes) a write or an edit may store; a bigger
+        result fails ``FS_IO_ERROR`` before it is built (DEVIATIONS D16)
     """
 
     name: ClassVar[str] = "fs-local"
@@ -145,6 +127,7 @@ class LocalFileSystem(FileSystem):
         index_min_size: int = files.STREAM_CHUNK,
         index_files: int = DEFAULT_CACHED_FILES,
         stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE,
+        write_max_size: int = WRITE_MAX_SIZE,
     ) -> None:
         self.root = os.path.abspath(os.fspath(root)) if root is not None else None
         default_cwd = self.root if self.root is not None else os.getcwd()
@@ -152,10 +135,9 @@ class LocalFileSystem(FileSystem):
         self.profile = Profile.parse(profile)
         self.rules = LocalRules.for_profile(
             self.profile,
-            umask=current_umask(),
-            root=os.path.realpath(self.root) if self.root is not None else None,
-            root_display=self.root,
+            root=beneath.Root(os.path.realpath(self.root), self.root) if self.root is not None else None,
             stream_edit_min_size=stream_edit_min_size,
+            write_max_size=write_max_size,
         )
         self._limiter = anyio.CapacityLimiter(max_threads)
         self.locks = TargetLocks()
@@ -203,12 +185,8 @@ class LocalFileSystem(FileSystem):
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         check_abort(signal, "lstat")
-        if is_blank(path):
-            raise blank_path()
-        display = node_resolve(cwd or self.cwd, path)
-        if not self.rules.contains(display):
-            raise outside_workspace(display, self.rules.root_display)
-        found = await self._run(files.probe_no_follow, display, display)
+        display = fsio.display_path(path, cwd or self.cwd, self.rules)
+        found = await self._run(files.probe_no_follow, display, display, root=self.rules.root)
         check_abort(signal, "lstat")
         return found
 

@@ -1,4 +1,4 @@
-"""Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12).
+"""Local disk mechanics, synchronous (REFERENCE-SPEC §2; DEVIATIONS A1–A6, D1–D4, D6, D12, D15–D17).
 
 The seam's primitives on one target each (resolve, read, stream, list, write, edit). Runs in
 worker threads (or inline, see ``filesystem``); checks the abort signal at the reference's
@@ -10,7 +10,6 @@ async shell (``filesystem``), windowed reads (``reads``), observations, prompt t
 
 from __future__ import annotations
 
-import errno
 import os
 import posixpath
 import stat as stat_mod
@@ -23,7 +22,7 @@ from ..fs.errors import (
     blank_path,
     check_abort,
     gone,
-    io_error,
+    no_home,
     not_directory,
     not_found,
     not_regular_file,
@@ -31,7 +30,7 @@ from ..fs.errors import (
     outside_workspace,
     overwrite_not_observed,
     parent_not_directory,
-    permission_denied,
+    read_only,
     stale,
 )
 from ..fs.provider_rules import (
@@ -43,7 +42,7 @@ from ..fs.provider_rules import (
     rewrite,
     well_formed,
 )
-from ..fs.paths import is_blank, node_resolve
+from ..fs.paths import expand_home, is_blank, names_home, node_resolve
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
@@ -68,6 +67,7 @@ from .rules import LocalRules
 
 __all__ = (
     "StreamReader",
+    "display_path",
     "edit_file",
     "list_directory",
     "read_file_bytes",
@@ -83,52 +83,78 @@ _WHOLE_READ_STEP = 8 * STREAM_CHUNK
 # -- resolve (§2.2) ----------------------------------------------------------------------
 
 def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: LocalRules) -> Target:
-    """Map ``path`` (relative to ``base``) to a target: display path + realpath key."""
+    """Map ``path`` (relative to ``base``) to a target: display path + realpath key.
+
+    With a containment root, the real path is found without a step outside the root
+    (``beneath.real_path_in``): any path whose resolution leaves it fails with the one
+    containment error, whatever lies outside (no oracle: tracker issue 12).
+    """
     check_abort(signal, "resolve")
-    if is_blank(path):
-        raise blank_path()
-    path = well_formed(path)
-    display = node_resolve(base, path)
-    if "\0" in path:
-        raise nul_in_path(display)
-    if not rules.contains(display):
-        raise outside_workspace(display, rules.root_display)
+    display = display_path(path, base, rules)
     try:
-        key = os.path.realpath(display, strict=True)
-    except FileNotFoundError:
-        key = _missing_key(display, rules)
+        try:
+            key = _realpath(display, rules, strict=True)
+        except FileNotFoundError:
+            key = _missing_key(display, rules)
     except NotADirectoryError:
         raise parent_not_directory(display) from None
     except OSError as exc:
         raise map_os_error(exc, "resolve", display) from exc
-    if rules.root is not None and not beneath.inside(key, rules.root):
+    if rules.root is not None and not beneath.inside(key, rules.root.real):
         raise outside_workspace(display, rules.root_display)
     check_abort(signal, "resolve")
     return Target(key=TargetKey(key), display_path=display)
 
 
+def display_path(path: str, base: str, rules: LocalRules) -> str:
+    """The display path of the model's ``path`` (relative to ``base``): a leading ``~`` is the
+    home directory (D20), then ``.``/``..`` are collapsed lexically; it must be inside the
+    containment root, lexically.
+
+    :raises FsError: ``blank_path``; ``no_home`` (D20, a process without a home directory);
+        ``nul_in_path``; ``outside_workspace``
+    """
+    if is_blank(path):
+        raise blank_path()
+    path = well_formed(path)
+    if rules.home_tilde and names_home(path):
+        home = os.path.expanduser("~")
+        if not home.startswith("/"):
+            raise no_home(path)
+        path = expand_home(path, home)
+    display = node_resolve(base, path)
+    if "\0" in path:
+        raise nul_in_path(display)
+    if not rules.contains(display):
+        raise outside_workspace(display, rules.root_display)
+    return display
+
+
+def _realpath(path: str, rules: LocalRules, *, strict: bool) -> str:
+    """``os.path.realpath``, beneath the containment root when there is one."""
+    if rules.root is None:
+        return os.path.realpath(path, strict=strict)
+    return beneath.real_path_in(path, rules.root, strict=strict)
+
+
 def _missing_key(display: str, rules: LocalRules) -> str:
+    """The key of a path that does not exist (yet).
+
+    :raises OSError: as ``_realpath`` (``NotADirectoryError`` for a file-valued ancestor)
+    """
     if rules.follow_dangling:
         # D12: follow a dangling final link (and any links above it) as the shell does
-        try:
-            return os.path.realpath(display, strict=False)
-        except OSError as exc:
-            raise map_os_error(exc, "resolve", display) from exc
+        return _realpath(display, rules, strict=False)
     missing = [posixpath.basename(display)]
     ancestor = posixpath.dirname(display)
     while True:
         try:
-            real = os.path.realpath(ancestor, strict=True)
-            return posixpath.join(real, *missing)
+            return posixpath.join(_realpath(ancestor, rules, strict=True), *missing)
         except FileNotFoundError:
             if ancestor == "/":
                 return display
             missing.insert(0, posixpath.basename(ancestor))
             ancestor = posixpath.dirname(ancestor)
-        except NotADirectoryError:
-            raise parent_not_directory(display) from None
-        except OSError as exc:
-            raise map_os_error(exc, "resolve", display) from exc
 
 
 # -- reading (§2.5) ----------------------------------------------------------------------
@@ -153,7 +179,7 @@ def _read_fd(fd: int, signal: AbortSignal | None, stage: Stage, verb: Verb, disp
     return b"".join(chunks)
 
 
-def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: Verb = "read",
+def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root: beneath.Root | None, verb: Verb = "read",
                     stage: Stage = "read") -> bytes:
     """The whole regular file's bytes (abortable between chunks)."""
     check_abort(signal, stage)
@@ -164,7 +190,7 @@ def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root
         os.close(fd)
 
 
-def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: str | None, verb: Verb,
+def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: beneath.Root | None, verb: Verb,
                   stage: Stage) -> tuple[bytes, os.stat_result]:
     """``read_file_bytes``, with the ``fstat`` of the descriptor the bytes were read from."""
     check_abort(signal, stage)
@@ -235,10 +261,6 @@ class StreamReader:
 
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
 
-def _new_file_mode(rules: LocalRules) -> int:
-    return (0o666 & ~rules.umask) if rules.umask_mode else 0o600
-
-
 def write_file(target: Target, content: str, expected: WriteIntent | None, *, signal: AbortSignal | None,
                rules: LocalRules) -> WriteOutcome:
     """§2.8 ``writeText`` steps 1–7 (call with the target's locks held)."""
@@ -253,15 +275,18 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             raise stale("write", display)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise overwrite_not_observed(display)
+    if existing is not None and rules.keep_read_only and files.is_read_only(existing):
+        raise read_only("write", display)
     old: bytes | PriorSummary | None = None
     if existing is not None:
         if existing.st.st_size < rules.stream_edit_min_size:
             old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write")
         else:  # bounded memory: what D1/D4 need of it, and no diff basis
             old = _summarize(key, display, signal=signal, rules=rules)
-    planned = rewrite(old, content, rules)
+    planned = rewrite(old, content, rules, display)
     data = planned.data
-    mode = existing.mode if existing is not None else _new_file_mode(rules)
+    # a new file: made as creat(0o666) makes it (umask or default ACL; D3), else the reference's 0o600
+    mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
     owner = owner_to_keep(existing, rules)
     atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root)
     return WriteOutcome(
@@ -311,6 +336,8 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         fields, digest = versions.split_token(expected.version)
         if fields != versions.fields_of(existing.st):
             raise stale("edit", display)
+    if rules.keep_read_only and files.is_read_only(existing):
+        raise read_only("edit", display)
     if existing.st.st_size >= rules.stream_edit_min_size:
         if expected is not None and digest is not None and not existing.matches(expected.version):
             raise stale("edit", display)
@@ -375,18 +402,22 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
         check_abort(signal, "list")
         child_display = posixpath.join(display, name)
         try:
-            child = resolve_target(name, target.key, signal=None, rules=rules)
-            found = files.probe(child.key, "list", child_display, root=rules.root)
+            child_key = resolve_target(name, target.key, signal=None, rules=rules).key
+            found = files.probe(child_key, "list", child_display, root=rules.root)
         except FsError as exc:
-            if isinstance(exc.cause, OSError):
+            if isinstance(exc.cause, beneath.Escape):
+                # a symlink out of the workspace: listed, never followed (nothing told of outside)
+                child_key, found = TargetKey(posixpath.join(target.key, name)), None
+            elif isinstance(exc.cause, OSError):
                 raise list_error(exc.cause, child_display) from exc.cause
-            raise
+            else:
+                raise
         kind: FileType = found.type if found is not None else "other"
         entries.append(
             DirEntry(
                 name=name,
                 type=kind,
-                target=Target(key=child.key, display_path=child_display),
+                target=Target(key=child_key, display_path=child_display),
                 version=Version(versions.mint(found.st, found.path, read=False)) if found is not None else None,
                 size=found.st.st_size if found is not None and kind == "file" else None,
             )

@@ -1,6 +1,6 @@
 """The local driver of streamed edits: ``edit_text`` of a huge file in bounded memory
-(REFERENCE-SPEC §2.11; DEVIATIONS D1, D2, D6; tracker issue 5). I/O; the matching itself is
-the pure ``dsh_fs.fs.literal_edit_stream`` (``EditScan``, ``EditRewriter``).
+(REFERENCE-SPEC §2.11; DEVIATIONS D1, D2, D6, D15, D16; tracker issue 5). I/O; the matching
+itself is the pure ``dsh_fs.fs.literal_edit_stream`` (``EditScan``, ``EditRewriter``).
 
 ``fsio.edit_file`` hands an edit here, after its probe and version guard and still under the
 target's locks, when the file has at least ``LocalRules.stream_edit_min_size`` bytes. Two
@@ -9,7 +9,11 @@ passes over one open descriptor, each holding one piece (``files.STREAM_CHUNK`` 
 1. Read and check: the text rules of an edit (a UTF-16/32 byte-order mark in the default
    profile, then a NUL byte *anywhere*, then strict UTF-8 — the same errors, in the same
    order of precedence, as decoding the whole file), while ``EditScan`` counts the matches.
-   Then the not-found / ambiguous decisions, exactly as ``plan_edit`` makes them.
+   Then the not-found / ambiguous decisions, exactly as ``plan_edit`` makes them (D15:
+   overlapping occurrences count in the default profile), and the size of the new file,
+   computed from the counts before anything is written (D16: ``write_max_size``; a file
+   with CRs and an ``old_string`` with line breaks is measured by a dry run when the bound
+   exceeds the limit).
 2. Write, into the temp file of ``atomic.atomic_write`` (the same fsyncs, rename and cleanup
    as any write): when the content holds no CR and pass 1 noted the matches (at most
    ``_RECORD``), the unchanged stretches are copied by the kernel (``copy_file_range``; a
@@ -27,10 +31,11 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterator
 
 from ..core.signal import AbortSignal
 from ..fs.byte_text import Utf8Validator
-from ..fs.errors import check_abort, edit_ambiguous, edit_empty, edit_not_found, stale
+from ..fs.errors import Stage, check_abort, edit_ambiguous, edit_empty, edit_not_found, stale, too_large
 from ..fs.provider_rules import not_text_error
 from ..fs.literal_edit_stream import EditRewriter, EditScan, encodable
 from ..fs.text import BOM, NotTextError, foreign_bom_error, nul_error, normalize
@@ -99,11 +104,14 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
             except OSError:  # pragma: no cover - advisory only
                 pass
         fingerprint = _fingerprint(os.fstat(fd))
+        overlapping = rules.overlapping_matches and not edit.replace_all
         try:
             try:
-                scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=True)
+                scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=True,
+                                                       overlapping=overlapping)
             except _Recheck:
-                scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=False)
+                scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=False,
+                                                       overlapping=overlapping)
             if scan is not None and scan.crlf and scan.uncounted:  # the dominant style needs every line
                 scan.newlines += _count_lines(fd, content_start, scan.uncounted, chunk, signal)
                 scan.uncounted = 0
@@ -116,12 +124,22 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
             raise edit_empty()
         if scan.matches == 0:
             raise edit_not_found(display, needle=old)
-        if scan.matches > 1 and not edit.replace_all:
-            raise edit_ambiguous(display, scan.matches)
+        if scan.occurrences > 1 and not edit.replace_all:
+            raise edit_ambiguous(display, scan.occurrences, overlapping=scan.occurrences > scan.matches)
         keep = rules.keep_line_endings
-        rewriter = EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0,
-                                positions=scan.positions)
+
+        def rewriter() -> EditRewriter:
+            return EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0,
+                                has_cr=scan.has_cr, crlf_only=scan.crlf_only, positions=scan.positions)
+
+        prefix = len(BOM) if content_start and rules.keep_bom else 0
+        size, exact = rewriter().planned_size(fingerprint[2] - content_start, scan)
+        if prefix + size > rules.write_max_size and not exact:
+            size = _measure(fd, content_start, rewriter(), chunk, signal)
+        if prefix + size > rules.write_max_size:
+            raise too_large("edit", display, prefix + size, rules.write_max_size)
         spans = scan.positions if not scan.has_cr and encodable(new) else None
+        streaming = rewriter()
 
         def produce(out: int) -> None:
             if content_start and rules.keep_bom:
@@ -142,16 +160,10 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
                 if not whole or _fingerprint(os.fstat(fd)) != fingerprint:
                     raise stale("edit", display)
                 return
-            pos = content_start
-            while True:
-                check_abort(signal, "write")
-                piece = os.pread(fd, chunk, pos)
-                if not piece:
-                    break
-                pos += len(piece)
-                _write_all(out, rewriter.feed(piece))
-            _write_all(out, rewriter.finish())
-            if rewriter.matches != scan.matches or _fingerprint(os.fstat(fd)) != fingerprint:
+            for piece in _pieces(fd, content_start, chunk, signal, "write"):
+                _write_all(out, streaming.feed(piece))
+            _write_all(out, streaming.finish())
+            if streaming.matches != scan.matches or _fingerprint(os.fstat(fd)) != fingerprint:
                 raise stale("edit", display)
 
         atomic_write(key, produce, mode=existing.mode, owner=owner_to_keep(existing, rules),
@@ -159,6 +171,26 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
     finally:
         os.close(fd)
     return EditOutcome(version=version_after_write(key, None, rules.root), before=None, after=None)
+
+
+def _pieces(fd: int, start: int, chunk: int, signal: AbortSignal | None, stage: Stage) -> Iterator[bytes]:
+    """The file's bytes from ``start`` to its end, ``chunk`` at a time (abort checked before each)."""
+    pos = start
+    while True:
+        check_abort(signal, stage)
+        piece = os.pread(fd, chunk, pos)
+        if not piece:
+            return
+        pos += len(piece)
+        yield piece
+
+
+def _measure(fd: int, start: int, rewriter: EditRewriter, chunk: int, signal: AbortSignal | None) -> int:
+    """The exact bytes ``rewriter`` produces for the content from ``start`` (nothing is written)."""
+    size = 0
+    for piece in _pieces(fd, start, chunk, signal, "edit"):
+        size += sum(len(buffer) for buffer in rewriter.feed(piece))
+    return size + sum(len(buffer) for buffer in rewriter.finish())
 
 
 _COPY_STEP = 64 * 1024 * 1024
@@ -204,17 +236,19 @@ def _count_lines(fd: int, start: int, length: int, chunk: int, signal: AbortSign
 
 
 def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: LocalRules,
-                     chunk: int, fast: bool) -> tuple[EditScan | None, int]:
+                     chunk: int, fast: bool, overlapping: bool) -> tuple[EditScan | None, int]:
     """Pass 1: the text rules of an edit over the whole file, and the match count.
 
     :param fast: count no line feeds (they only locate errors, and matter to the dominant
         style only in a file with CRLF pairs); raise ``_Recheck`` at the first problem, for
         the exact pass (``fast=False``) to report it with its line
+    :param overlapping: the scan also counts overlapping occurrences (D15)
     :return: the scan (``None`` when ``old`` is empty) and the content start (3 after a BOM)
     :raises NotTextError: foreign byte-order mark (D6), NUL anywhere, invalid UTF-8 — in
         that order of precedence, each at its first occurrence
     """
-    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=not fast, record=_RECORD) if old else None
+    scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=not fast, record=_RECORD,
+                    overlapping=overlapping) if old else None
     validator = Utf8Validator()
     invalid: NotTextError | None = None
     newlines = 0

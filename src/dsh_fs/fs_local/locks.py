@@ -7,23 +7,27 @@ machine (MCP servers, CLI runs) serializes mutations of one target, and the lock
 never holds more than ``stripes`` files. Two targets that share a stripe merely serialize.
 
 The default lock directory, in a shared ``/tmp``, must be private (a real directory of this
-user, writable by nobody else, and so its parent): another user could otherwise pre-create
-it and hold the locks, or plant symlinks where the lock files go. A directory given
-explicitly is trusted (it may be shared by a group on purpose). Lock files are opened
-``O_NOFOLLOW`` either way.
+user, writable by nobody else, and so its parent; ``private``): another user could otherwise
+pre-create it and hold the locks, or plant symlinks where the lock files go. When it is not
+(another user made it first: a denial of service), the locks move to a private location —
+``$XDG_RUNTIME_DIR/dsh-fs/locks``, else a fresh private directory (then the locks cover only
+this process) — and a warning says so once per process (logger ``dsh_fs``). A directory
+given explicitly is trusted (it may be shared by a group on purpose) and never replaced.
+Lock files are opened ``O_NOFOLLOW`` either way.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import os
-import stat as stat_mod
 import tempfile
 import threading
 
 from ..fs.errors import FsError, lock_dir_unusable, lock_unavailable
 from ..fs.locks import TargetLocks as TargetLocks  # re-exported: the in-process half
+from .private import NotPrivate, ensure_private_dir, not_private
 
 __all__ = ("LockWait", "ProcessLocks", "TargetLocks", "default_lock_dir")
 
@@ -57,6 +61,8 @@ class ProcessLocks:
         self.lock_dir = os.path.abspath(lock_dir or default_lock_dir())  # one place, whatever the cwd
         self.stripes = stripes
         self.check_private = not explicit if check_private is None else check_private
+        self._may_move = not explicit  # the default location may be taken by someone else
+        self._levels = 2  # directories that must be private, from the lock directory up
 
     def path_for(self, key: str) -> str:
         """The lock file that guards ``key``."""
@@ -84,16 +90,13 @@ class ProcessLocks:
         """Open the lock file of ``key`` and ``flock`` it. The directory is (re)created when
         missing, e.g. after a ``/tmp`` cleaner removed it, and checked on every call when
         ``check_private``."""
-        path = self.path_for(key)
         try:
             if self.check_private:
-                _check_private(self.lock_dir)
-            fd = os.open(path, _LOCK_FLAGS, 0o600)
+                self._check()
+            fd = os.open(self.path_for(key), _LOCK_FLAGS, 0o600)
         except FileNotFoundError:
-            _create(self.lock_dir)
-            if self.check_private:
-                _check_private(self.lock_dir)
-            fd = self._open(path)
+            self._create()
+            fd = self._open(self.path_for(key))
         except OSError as exc:
             raise self._failure(exc) from exc
         try:
@@ -105,6 +108,41 @@ class ProcessLocks:
             os.close(fd)
             raise self._failure(exc) from exc
         return fd
+
+    def _check(self) -> None:
+        """Is the lock directory (and its parent) private? If not and it is the default
+        location, move to a private one (``_moved``).
+
+        :raises FileNotFoundError: when it is missing (the caller creates it)
+        :raises FsError: ``FS_IO_ERROR`` when it is not private and may not move
+        """
+        directory = self.lock_dir
+        for _ in range(self._levels):
+            reason = not_private(directory)
+            if reason is not None:
+                self._not_private(reason)
+                return
+            directory = os.path.dirname(directory)
+
+    def _create(self) -> None:
+        """Create the lock directory (and its parent), private.
+
+        :raises FsError: ``FS_IO_ERROR``
+        """
+        try:
+            ensure_private_dir(self.lock_dir, levels=self._levels if self.check_private else 0)
+        except NotPrivate as exc:
+            self._not_private(exc.reason)
+        except OSError as exc:
+            raise _unusable(self.lock_dir, exc) from exc
+
+    def _not_private(self, reason: str) -> None:
+        """The lock directory is not private: move (the default location), else refuse."""
+        if not self._may_move:
+            raise _unusable(self.lock_dir, NotPrivate(reason))
+        self.lock_dir = _moved(self.lock_dir, reason)
+        self._may_move = False
+        self._levels = 1  # its parent was checked when it was chosen
 
     def _open(self, path: str) -> int:
         try:
@@ -160,39 +198,43 @@ class LockWait:
             self._locks.release(fd)
 
 
-def _create(path: str) -> None:
-    """Create the lock directory and any missing parents, each 0700 (whatever the umask
-    would have given intermediate directories).
+_moves: dict[str, str] = {}
+"""default lock directory found not private -> where this process keeps its locks instead"""
+_moves_lock = threading.Lock()
+_log = logging.getLogger("dsh_fs")
 
-    :raises FsError: ``FS_IO_ERROR``
+
+def _moved(lock_dir: str, reason: str) -> str:
+    """The private lock directory that replaces the default ``lock_dir`` in this process
+    (chosen once, so every provider of the process shares it): ``$XDG_RUNTIME_DIR/dsh-fs/locks``
+    when that is private, else a fresh private directory. Logs one warning.
+
+    :raises FsError: ``FS_IO_ERROR`` when no private directory can be made
     """
-    try:
-        missing: list[str] = []
-        at = path
-        while at and not os.path.isdir(at):
-            missing.append(at)
-            at = os.path.dirname(at)
-        for directory in reversed(missing):
+    with _moves_lock:
+        moved = _moves.get(lock_dir)
+        if moved is not None:
+            return moved
+        runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+        moved = None
+        if os.path.isabs(runtime):
+            candidate = os.path.join(runtime, "dsh-fs", "locks")
             try:
-                os.mkdir(directory, 0o700)
-            except FileExistsError:
-                pass  # made meanwhile by someone else: the privacy check decides
-    except OSError as exc:
-        raise _unusable(path, exc) from exc
-
-
-def _check_private(path: str) -> None:
-    """Refuse the lock directory unless it and its parent are real directories (no symlinks)
-    of this user that nobody else may write — in a shared ``/tmp`` another user could have
-    made them.
-
-    :raises FileNotFoundError: when either is missing (the caller creates them)
-    :raises FsError: ``FS_IO_ERROR``, naming the directory and ``DSH_FS_LOCK_DIR``
-    """
-    for directory in (os.path.dirname(path), path):
-        st = os.lstat(directory)
-        if not stat_mod.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-            raise _unusable(path, PermissionError(f"{directory} is not a directory private to this user"))
+                ensure_private_dir(candidate, levels=3)
+                moved = candidate
+            except OSError:
+                moved = None
+        note = ""
+        if moved is None:
+            try:
+                moved = tempfile.mkdtemp(prefix=f"dsh-fs-{os.geteuid()}-locks-")
+            except OSError as exc:
+                raise _unusable(lock_dir, exc) from exc
+            note = " (its locks cover this process only: set DSH_FS_LOCK_DIR to a private directory to share them)"
+        _log.warning("dsh-fs: the lock directory %s is not usable (%s); using %s instead%s",
+                     lock_dir, reason, moved, note)
+        _moves[lock_dir] = moved
+        return moved
 
 
 def _unusable(path: str, exc: OSError) -> FsError:

@@ -20,7 +20,7 @@ __all__ = ("list_error", "map_os_error")
 def map_os_error(exc: OSError, verb: Verb, display: str) -> FsError:
     """An ``OSError`` as the coded ``FsError`` of DEVIATIONS A2."""
     if isinstance(exc, Escape):
-        return outside_workspace(display, None)
+        return outside_workspace(display, exc.root.shown if exc.root is not None else None, cause=exc)
     if exc.errno in (errno.EACCES, errno.EPERM):
         return permission_denied(verb, display, cause=exc)
     return io_error(verb, display, os.strerror(exc.errno) if exc.errno else str(exc), cause=exc)

@@ -1,7 +1,7 @@
 """``LocalRules``: what the local provider does differently per profile, and its settings.
 
-The shared text switches (``TextRules``: D1, D2, D4, D6) plus the local ones (D3, D12), and
-the settings every local operation reads (umask, containment root, the streamed-edit
+The shared text switches (``TextRules``: D1, D2, D4, D6, D15, D20) plus the local ones (D3,
+D12, D17), and the settings every local operation reads (containment root, the streamed-edit
 threshold). One frozen value per provider, passed to every ``fsio`` function. Pure: no I/O.
 """
 
@@ -21,26 +21,28 @@ tracker issue 5)"""
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalRules(TextRules):
-    """Per-profile behaviour of the local provider: the shared text switches (D1, D2, D4, D6)
-    plus the local ones (D3, D12), and the settings below. Build with
-    ``LocalRules.for_profile(profile, umask=…, root=…, …)``: every switch follows the profile."""
+    """Per-profile behaviour of the local provider: the shared text switches (D1, D2, D4, D6,
+    D15, D20) plus the local ones (D3, D12, D17), and the settings below. Build with
+    ``LocalRules.for_profile(profile, root=…, …)``: every switch follows the profile."""
 
     umask_mode: bool = profile_switch("D3")
-    """D3: new files get 0o666 & ~umask (else 0o600); existing owner/group kept"""
+    """D3: new files are made as ``creat(0o666)`` makes them (umask or the directory's default
+    ACL; else 0o600); existing owner/group kept"""
     follow_dangling: bool = profile_switch("D12")
     """D12: writing through a dangling symlink creates its target"""
-    umask: int = 0o022
-    root: str | None = None
-    """containment: the real path of the workspace root; ``None`` = no containment (reference)"""
-    root_display: str | None = None
-    """the root as configured (lexically normalized), for messages and the lexical check"""
+    keep_read_only: bool = profile_switch("D17")
+    """D17: a write or edit of an existing file the caller may not write is refused"""
+    root: beneath.Root | None = None
+    """containment: the workspace root (real path, and as configured); ``None`` = no
+    containment (reference)"""
     stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE
     """edits of files of at least this many bytes stream (``large_edit``), without a diff basis"""
 
+    @property
+    def root_display(self) -> str | None:
+        """the root as configured, as messages name it (``None`` without a root)"""
+        return self.root.shown if self.root is not None else None
+
     def contains(self, display: str) -> bool:
         """Is ``display`` (absolute, normalized) inside the root, lexically? Always without a root."""
-        if self.root is None:
-            return True
-        return beneath.inside(display, self.root) or (
-            self.root_display is not None and beneath.inside(display, self.root_display)
-        )
+        return self.root is None or self.root.contains(display)

@@ -58,7 +58,7 @@ def digest_bytes(data: bytes) -> str:
     return _digest(lambda off, n: bytes(view[off : off + n]), len(data))
 
 
-def digest_file(path: str, st: os.stat_result, *, root: str | None = None) -> str | None:
+def digest_file(path: str, st: os.stat_result, *, root: beneath.Root | None = None) -> str | None:
     """Digest of the file at ``path`` (opened beneath ``root`` when given, never outside it),
     or ``None`` when it is not the file ``st`` describes any more (replaced, unreadable) — the
     caller must then treat the version as changed."""
@@ -82,7 +82,7 @@ UNVERIFIED = "unverified"
 
 
 def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: bool = True,
-         root: str | None = None) -> str:
+         root: beneath.Root | None = None) -> str:
     """The version token of ``st`` (for ``path``); racy regular files get a digest.
 
     :param content: the file's bytes when the caller just wrote them (avoids a re-read)
@@ -106,7 +106,7 @@ def split_token(expected: str) -> tuple[str, str | None]:
     return expected, None
 
 
-def same_version(expected: str, st: os.stat_result, path: str, *, root: str | None = None) -> bool:
+def same_version(expected: str, st: os.stat_result, path: str, *, root: beneath.Root | None = None) -> bool:
     """Does the file at ``path`` (now ``st``) still have version ``expected``?"""
     fields, digest = split_token(expected)
     if fields != fields_of(st):

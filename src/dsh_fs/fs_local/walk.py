@@ -54,7 +54,7 @@ def _children(fd: int, key: str, display: str, prefix: str,
                 pending.append((sub, child.key, child.display_path, rel + "/"))
 
 
-def walk_batches(target: Target, *, root: str | None, signal: AbortSignal | None,
+def walk_batches(target: Target, *, root: beneath.Root | None, signal: AbortSignal | None,
                  batch: int = WALK_BATCH) -> Iterator[list[WalkEntry]]:
     """The walk below the directory ``target`` in batches of about ``batch`` entries (each
     ``next`` is one worker-thread call). Directory descriptors are closed however it ends.
@@ -96,7 +96,7 @@ def walk_batches(target: Target, *, root: str | None, signal: AbortSignal | None
 class RawReader:
     """``stream_bytes`` mechanics: one ``next_chunk`` call per chunk, ``b""`` at the end."""
 
-    def __init__(self, target: Target, *, root: str | None, signal: AbortSignal | None) -> None:
+    def __init__(self, target: Target, *, root: beneath.Root | None, signal: AbortSignal | None) -> None:
         self._target = target
         self._root = root
         self._signal = signal

@@ -36,7 +36,7 @@ from ..fs.errors import (
     stale,
 )
 from ..fs.filesystem import FileSystem
-from ..fs.provider_rules import TextRules, apply_edit, decode_for_read, not_text_error, rewrite
+from ..fs.provider_rules import WRITE_MAX_SIZE, TextRules, apply_edit, decode_for_read, not_text_error, rewrite
 from ..fs.rooted import check_root, display_of, resolve_rooted
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
@@ -78,6 +78,7 @@ class MemoryFileSystem(FileSystem):
         ``FS_PERMISSION_DENIED``
     :param profile: ``default`` (DEVIATIONS D1, D2, D4, D6 on) or ``reference``
     :param name: identity used in target keys (``mem://<name>/<path>``); random by default
+    :param write_max_size: the largest file (bytes) a write or an edit may store (DEVIATIONS D16)
     """
 
     name: ClassVar[str] = "fs-memory"
@@ -90,11 +91,12 @@ class MemoryFileSystem(FileSystem):
         root: str = "/",
         profile: Profile | str | None = None,
         name: str | None = None,
+        write_max_size: int = WRITE_MAX_SIZE,
     ) -> None:
         self.root = check_root(root)
         self.cwd = cwd if cwd is not None else self.root
         self.profile = Profile.parse(profile)
-        self.rules = TextRules.for_profile(self.profile)
+        self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size)
         self._id = name or uuid.uuid4().hex[:12]
         self._files: dict[str, tuple[bytes, Version]] = {}
         self._mtimes: dict[str, int] = {}  # relative path → modification time (ns since the epoch)
@@ -103,9 +105,11 @@ class MemoryFileSystem(FileSystem):
         for path, content in (files or {}).items():
             self.put(path, content)
 
-    def with_profile(self, profile: Profile | str | None) -> "MemoryFileSystem":
-        """Another provider over the same files (and version counter) with ``profile``."""
-        twin = MemoryFileSystem(cwd=self.cwd, root=self.root, profile=profile, name=self._id)
+    def with_profile(self, profile: Profile | str | None, *, write_max_size: int | None = None) -> "MemoryFileSystem":
+        """Another provider over the same files (and version counter) with ``profile`` (and
+        ``write_max_size``, else this one's)."""
+        twin = MemoryFileSystem(cwd=self.cwd, root=self.root, profile=profile, name=self._id,
+                                write_max_size=self.rules.write_max_size if write_max_size is None else write_max_size)
         twin._files, twin._mtimes, twin._dirs, twin._counter = self._files, self._mtimes, self._dirs, self._counter
         return twin
 
@@ -221,7 +225,7 @@ class MemoryFileSystem(FileSystem):
         """
         check_abort(signal, "resolve")
         await anyio.lowlevel.checkpoint()
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         check_abort(signal, "resolve")
         return Target(key=self._key(found.rel), display_path=found.display)
 
@@ -236,7 +240,7 @@ class MemoryFileSystem(FileSystem):
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """As ``stat`` of the resolved path (there are no symlinks here)."""
         check_abort(signal, "lstat")
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         await anyio.lowlevel.checkpoint()
         info = self._info(found.rel)
         check_abort(signal, "lstat")
@@ -360,7 +364,7 @@ class MemoryFileSystem(FileSystem):
             raise overwrite_not_observed(display)
         if existing is not None:
             check_abort(signal, "read")
-        planned = rewrite(existing[0] if existing is not None else None, content, self.rules)
+        planned = rewrite(existing[0] if existing is not None else None, content, self.rules, display)
         check_abort(signal, "write")
         version = self._store(rel, planned.data)
         return WriteOutcome(

@@ -49,7 +49,7 @@ from ..fs.errors import (
     stale,
 )
 from ..fs.filesystem import FileSystem
-from ..fs.provider_rules import TextRules, apply_edit, decode_for_read, not_text_error, rewrite
+from ..fs.provider_rules import WRITE_MAX_SIZE, TextRules, apply_edit, decode_for_read, not_text_error, rewrite
 from ..fs.rooted import check_root, display_of, resolve_rooted
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
@@ -113,6 +113,7 @@ class S3FileSystem(FileSystem):
     :param part_size: bytes per part (at least 5 MiB, the S3 minimum)
     :param edit_retries: how often an *unguarded* edit or write re-reads and retries after
         losing a race to another writer before it reports ``FS_STALE_VERSION``
+    :param write_max_size: the largest object (bytes) a write or an edit may store (DEVIATIONS D16)
     :param store: an ``ObjectStore`` to use instead of building one (tests, instrumentation)
     :raises ValueError: for an invalid bucket, prefix, root, profile or part size
     """
@@ -132,13 +133,14 @@ class S3FileSystem(FileSystem):
         multipart_threshold: int = DEFAULT_MULTIPART_THRESHOLD,
         part_size: int = DEFAULT_PART_SIZE,
         edit_retries: int = DEFAULT_EDIT_RETRIES,
+        write_max_size: int = WRITE_MAX_SIZE,
         store: ObjectStore | None = None,
     ) -> None:
         self.location = S3Location(bucket, prefix)
         self.root = check_root(root)
         self.cwd = cwd if cwd is not None else self.root
         self.profile = Profile.parse(profile)
-        self.rules = TextRules.for_profile(self.profile)
+        self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size)
         if part_size < MIN_PART_SIZE:
             raise ValueError(f"part_size must be at least {MIN_PART_SIZE} bytes (the S3 minimum)")
         self.multipart_threshold = multipart_threshold
@@ -223,7 +225,7 @@ class S3FileSystem(FileSystem):
             ``cannot resolve "<path>": outside the workspace "<root>"``
         """
         check_abort(signal, "resolve")
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         check_abort(signal, "resolve")
         return self._target(found.rel)
 
@@ -244,7 +246,7 @@ class S3FileSystem(FileSystem):
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """``stat`` of the resolved path (S3 has no symlinks)."""
         check_abort(signal, "lstat")
-        found = resolve_rooted(path, cwd or self.cwd, self.root)
+        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
         try:
             info = await self._info(found.rel)
         except S3Failure as failure:
@@ -449,7 +451,7 @@ class S3FileSystem(FileSystem):
             raise not_regular_file("write", display)
         if signal is not None and signal.aborted and await self.store.head(self.location.object_key(rel)) is not None:
             raise exists  # the guard wins over an abort (§2.8 notes), as on the local disk
-        planned = rewrite(None, content, self.rules)
+        planned = rewrite(None, content, self.rules, display)
         try:
             meta = await self._put(rel, planned.data, if_match=None, if_none_match=True, signal=signal)
         except S3Failure as failure:
@@ -472,7 +474,7 @@ class S3FileSystem(FileSystem):
                     raise await self._absent(rel, "write", display, missing)
                 if await self._is_dir(rel):
                     raise not_regular_file("write", display)
-                planned = rewrite(None, content, self.rules)
+                planned = rewrite(None, content, self.rules, display)
                 try:
                     meta = await self._put(rel, planned.data, if_match=None, if_none_match=True, signal=signal)
                 except S3Failure as failure:
@@ -486,7 +488,7 @@ class S3FileSystem(FileSystem):
             if expected is not None and meta.token != expected.version:
                 raise changed
             check_abort(signal, "read")
-            planned = rewrite(old, content, self.rules)
+            planned = rewrite(old, content, self.rules, display)
             try:
                 written = await self._put(rel, planned.data, if_match=meta.etag, if_none_match=False, signal=signal)
             except S3Failure as failure:

@@ -27,7 +27,7 @@ import anyio
 
 from .errors import S3Failure, failure_of
 
-__all__ = ("ObjectMeta", "ObjectStore", "client_config", "read_chunk")
+__all__ = ("ObjectMeta", "ObjectStore", "client_config", "has_credentials", "read_chunk")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +102,12 @@ def _session() -> Any:
 
         _SESSION = get_session()
     return _SESSION
+
+
+async def has_credentials() -> bool:
+    """Does the standard AWS credential chain find credentials (environment, shared files,
+    SSO, instance metadata …)? Imports aiobotocore; may take a moment (the chain's probes)."""
+    return await _session().get_credentials() is not None
 
 
 def client_config(endpoint_url: str | None, max_pool_connections: int) -> Any:

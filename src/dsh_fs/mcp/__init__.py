@@ -9,6 +9,7 @@
 | ``server`` | the SDK low-level ``Server`` (``build_server``), arrival-order scheduling of calls, stdio serving |
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
 | ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
+| ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
 
 Importing this package imports the ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``);
 ``import dsh_fs`` and the ``dsh-fs`` command line never import it until ``dsh-fs mcp`` runs.

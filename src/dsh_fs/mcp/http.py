@@ -61,6 +61,7 @@ from starlette.routing import Route
 from ..core.context import Context
 from ..core.session import Session
 from .auth import BearerTokens, require_private
+from .numbers import JsNumbers
 from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
@@ -487,7 +488,7 @@ async def serve_http(
         url = f"http://localhost{MCP_PATH}"
         app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=None, host_header="localhost")
     config = uvicorn.Config(
-        app,
+        JsNumbers(app),
         log_level="warning",
         access_log=False,
         lifespan="on",

@@ -11,6 +11,9 @@ same pair of streams to ``Server.run``, with these differences:
   ``json.loads`` and modelled with ``validate_python``. So lone surrogates reach the tools
   (in the default profile, the tools reject them with their own error texts), and validation
   ignores a deep value under a key no schema declares. Blank lines are skipped. Lines end at ``\\n`` only.
+  Number literals are first read as JavaScript's ``JSON.parse`` reads them (``-0`` is negative
+  zero, integers beyond 2**53 are doubles: ``core.jsonvalue.js_numbers``), so the registry
+  gives the reference's answer for them.
 * **Lines that are not a message.** The transport answers these itself, through the same
   writer as the server's replies (one line each, never interleaved). The code is ``-32700``
   for a line that is not JSON, or that is nested too deep for Python's parser. The code is
@@ -61,7 +64,7 @@ from anyio.from_thread import BlockingPortal
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
-from ..core.jsonvalue import well_formed
+from ..core.jsonvalue import js_numbers, well_formed
 
 __all__ = ("IncomingStream", "OutgoingStream", "encode_message", "parse_line", "recover_id", "stdio_transport")
 
@@ -98,6 +101,7 @@ def parse_line(line: str) -> SessionMessage | types.JSONRPCError | None:
     """
     if not line.strip(_WHITESPACE):
         return None
+    line = js_numbers(line)  # -0 and huge integers as JSON.parse reads them (docs/JSON-NUMBERS.md)
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..fs.literal_edit import plan_edit
-from ..fs.text import BOM, NotTextError, decode_text, normalize
+from ..fs.text import BOM, NotTextError, decode_text
 from ..patch import AddFile, Chunk, DeleteFile, FileState, Patch, UpdateFile, format_operation_diff, format_patch
 from ..patch import parse_operation, parse_patch, plan_patch, required_paths
 from ..patch.apply import file_lines

@@ -19,10 +19,10 @@ gives, errors included, streamed validation aligned to its own stream_text), lis
 search capabilities (``walk`` with sizes and modification times, ``stream_bytes`` exact and
 binary-safe, ``host_path`` naming the same bytes where a provider has one),
 write_text and edit_text (intents, exact messages, diff basis, D1/D2/D4 per profile, abort
-ordering), delete and rename (guards, exact messages, bytes moved unchanged, a destination
-never replaced, parents created, abort ordering), ``is_current``, and races between two
-provider instances over one workspace (as two processes: one wins, the other is stale,
-nothing is lost). Every mutation is checked by reading the
+ordering; D15 overlapping matches, D16 the size limit), delete and rename (guards, exact
+messages, bytes moved unchanged, a destination never replaced, parents created, abort
+ordering), ``is_current``, and races between two provider instances over one workspace (as two
+processes: one wins, the other is stale, nothing is lost). Every mutation is checked by reading the
 storage back through the workspace, never by trusting the outcome alone.
 
 Not covered: symlinks, modes, owners, FIFOs, the local provider's realpath identity and
@@ -700,6 +700,44 @@ class ProviderContract:
         assert await workspace.get("a.txt") == b"b b b\n"
         await fs.edit_text(target, _edit("b", "c", replace_all=True))
         assert await workspace.get("a.txt") == b"c c c\n"
+
+    async def test_edit_counts_overlapping_matches_in_the_default_profile(self, workspace: Workspace) -> None:
+        """DEVIATIONS D15: without ``replace_all`` every occurrence counts, overlapping ones
+        included; the reference profile and ``replace_all`` keep the left-to-right scan."""
+        default = await workspace.provider()
+        reference = await workspace.provider(profile="reference")
+        for rel, raw, old, count in (("lines.txt", b"foo\nfoo\nfoo\n", "foo\nfoo\n", 2), ("a.txt", b"aaa\n", "aa", 2),
+                                     ("crlf.txt", b"x\r\nx\r\nx\r\n", "x\nx\n", 2)):
+            await workspace.put(rel, raw)
+            target = await default.resolve(rel)
+            await _fails(default.edit_text(target, _edit(old, "Z")), "FS_AMBIGUOUS_EDIT",
+                         f'old_string matched {count} times in "{target.display_path}" (some matches overlap); '
+                         "provide a more specific old_string or set replace_all to true")
+            assert await workspace.get(rel) == raw
+        await default.edit_text(await default.resolve("lines.txt"), _edit("foo\nfoo\n", "Z", replace_all=True))
+        assert await workspace.get("lines.txt") == b"Zfoo\n"
+        await reference.edit_text(await reference.resolve("a.txt"), _edit("aa", "b"))
+        assert await workspace.get("a.txt") == b"ba\n"
+
+    @pytest.mark.parametrize("profile", ["default", "reference"])
+    async def test_a_write_or_edit_over_write_max_size_changes_nothing(self, workspace: Workspace, profile: str) -> None:
+        """DEVIATIONS D16 (both profiles): the size of the new file is computed before it is
+        built; over the limit the call fails with it and the stored bytes stay."""
+        fs = await workspace.provider(profile=profile, write_max_size=1000)
+        await workspace.put("a.txt", b"ab\n" * 100)
+        target = await fs.resolve("a.txt")
+        dp = target.display_path
+        await _fails(fs.edit_text(target, _edit("a", "a" * 30, replace_all=True)), "FS_IO_ERROR",
+                     f'cannot edit "{dp}": the file would be 3200 bytes, more than the limit of 1000 bytes')
+        await _fails(fs.write_text(target, "é" * 501), "FS_IO_ERROR",
+                     f'cannot write "{dp}": the file would be 1002 bytes, more than the limit of 1000 bytes')
+        await _fails(fs.write_text(await fs.resolve("new.txt"), "x" * 1001, CreateIfAbsent()), "FS_IO_ERROR",
+                     f'cannot write "{workspace.path("new.txt")}": the file would be 1001 bytes, more than the limit of 1000 bytes')
+        assert await workspace.files() == {"a.txt": b"ab\n" * 100}
+        await fs.edit_text(target, _edit("a", "a" * 8, replace_all=True))
+        assert len(await workspace.get("a.txt") or b"") == 1000
+        await fs.write_text(target, "x" * 1000)
+        assert await workspace.get("a.txt") == b"x" * 1000
 
     async def test_edit_keeps_the_not_found_search_basis(self, workspace: Workspace) -> None:
         """The tool layer's near-match hint (D5) needs the searched text."""

@@ -170,9 +170,10 @@ class MemoryWorkspace(Workspace):
         self.root = self.store.root
 
     async def provider(self, *, profile: Profile | str | None = None, **options: Any) -> FileSystem:
-        if options:
-            raise TypeError(f"MemoryWorkspace.provider takes no options, got {sorted(options)}")
-        return self.store.with_profile(profile)
+        unknown = sorted(set(options) - {"write_max_size"})
+        if unknown:
+            raise TypeError(f"MemoryWorkspace.provider takes only write_max_size, got {unknown}")
+        return self.store.with_profile(profile, **options)
 
     async def put(self, rel: str, data: bytes) -> None:
         self.store.put(rel, data)

@@ -2,7 +2,8 @@
 
 They call the provider directly and dispatch the ``fs/*`` events; they never catch a
 failure (the registry turns it into an error result), except to add the default profile's
-remedies and hints (D5, D9). Stat budget: read stats once, write and edit never (§4.11).
+remedies and hints (D5, D9, D18, D19: a ``read`` of a missing path lists its directory for a
+lookalike name). Stat budget: read stats once, write and edit never (§4.11).
 
 Read windows: the provider windows the file itself when it can (``FileSystem.read_window``,
 e.g. the local provider on bytes with a line index); otherwise the executor windows
@@ -30,7 +31,8 @@ from .args import ToolInputError, check_file_path, check_positive_integer, check
 from .config import ToolFsConfig
 from .diff import compute_hunk_diffs
 from .read_render import ReadWindow, build_window, format_read_output
-from .remedies import with_remedy
+from .lookup import lookalike_hint
+from .remedies import with_hint, with_remedy
 
 __all__ = ("DIFF_META_MAX_CHARS", "FsTools", "bounded_diffs")
 
@@ -116,9 +118,12 @@ class FsTools:
         target = await fs.resolve(file_path, cwd=execution.cwd, signal=signal)
         info = await fs.stat(target, signal=signal)
         if info is None:
-            if self.better:  # absence (D8); the reference never emits on a failure (§4.10)
-                self.ctx.emit(FS_OBSERVED, target, None, execution)
-            raise not_found("read", target.display_path)
+            if not self.better:
+                raise not_found("read", target.display_path)
+            # absence (D8; the reference never emits on a failure, §4.10), and a lookalike name (D19)
+            self.ctx.emit(FS_OBSERVED, target, None, execution)
+            hint = await lookalike_hint(fs, target.display_path, signal=signal)
+            raise with_hint(not_found("read", target.display_path), hint)
         if info.type != "file":
             raise not_regular_file("read", target.display_path)
         streamed = info.size is None or info.size >= self.config.read_stream_min_size

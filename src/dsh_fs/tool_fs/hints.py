@@ -1,4 +1,4 @@
-"""Near-match hints for a failed ``edit`` (DEVIATIONS D5). Pure.
+"""Near-match hints for a failed ``edit`` (DEVIATIONS D5, D18). Pure.
 
 Stdlib only, no I/O, no imports from the rest of ``dsh_fs``.
 
@@ -7,56 +7,77 @@ When ``old_string`` is not found, the ``edit`` tool (``default`` profile) append
 normalization is applied to both the file text and ``old_string``; the first one under which
 ``old_string`` occurs wins, and the match is mapped back to the original text to name its
 1-based line (the read tool's numbering: lines are split on ``\\n`` only) and what differs.
-In order:
 
-1. line-number prefixes (``12: ``) copied from ``read`` output, on every line of old_string;
-2. a final (or leading) newline of old_string the file does not have there;
-3. a bare carriage return where old_string has a line break, or a stray carriage return;
-4. NBSP and other Unicode spaces (U+00A0, U+1680, U+2000-U+200A, U+202F, U+205F, U+3000,
+0. (D18) ``new_string`` is in the file instead: the edit looks already applied (models retry
+   edits that succeeded). Only for a ``new_string`` that is not part of ``old_string`` and has
+   at least ``_APPLIED_MIN_CHARS`` non-space characters.
+
+Then, for old_string itself and for the forms a copying mistake gives it — without the
+line-number prefixes (``12: ``) copied from ``read`` output on every line, with each two-character
+``\\n`` read as a line break (D18), or both — the form occurring as it is, else, in order:
+
+1. a final (or leading) newline of old_string the file does not have there;
+2. a bare carriage return where old_string has a line break, or a stray carriage return;
+3. NBSP and other Unicode spaces (U+00A0, U+1680, U+2000-U+200A, U+202F, U+205F, U+3000,
    U+FEFF) vs an ASCII space;
-5. curly vs straight quotes, Unicode dashes vs ``-``, ``…`` vs ``...``;
-6. invisible characters (zero-width spaces and joiners, U+2060, U+FEFF, soft hyphen);
-7. NFC vs NFD (``unicodedata.normalize``);
-8. indentation (leading spaces/tabs of each line), then trailing spaces/tabs, then both;
-9. runs of spaces and tabs anywhere in a line;
+4. curly vs straight quotes, Unicode dashes vs ``-``, ``…`` vs ``...``;
+5. invisible characters (zero-width spaces and joiners, U+2060, U+FEFF, soft hyphen);
+6. NFC vs NFD (``unicodedata.normalize``);
+7. indentation (leading spaces/tabs of each line), then trailing spaces/tabs, then both;
+8. runs of spaces and tabs anywhere in a line;
+9. (D18) any whitespace anywhere: line breaks, blank lines, a space inside a token;
 10. letter case (last resort);
 11. only for one-line old_strings in files of at most ``_FUZZY_MAX_LINES`` lines: the most
     similar line (``difflib`` ratio at least ``_FUZZY_CUTOFF``), worded as *not* a match.
 
-Character-exact classes (3-7) come before the whitespace ones because their hints say exactly
+So two differences at once are found when one of them is a copying mistake of old_string
+(a prefix plus a tab typed as spaces; a prefix plus a trailing space; ``\\n`` plus
+indentation), and any number of whitespace differences by stage 9. A hint for a transformed
+form says both what was changed and what the stage found.
+
+Character-exact classes (2-6) come before the whitespace ones because their hints say exactly
 which character differs; on ASCII-only text they cost nothing.
 
 Guarantees: a hint never claims a match that is not there (the normalized old_string really
-occurs in the normalized text, and character-level claims are re-aligned on the original text);
-None when old_string literally occurs in the text; nothing is ever applied.
+occurs in the normalized text, and character-level claims are re-aligned on the original text;
+the already-applied hint names a real occurrence of new_string); None when old_string
+literally occurs in the text; nothing is ever applied.
 
 Cost: nothing is searched when the text exceeds ``max_content_chars`` or old_string exceeds
-``_MAX_NEEDLE_CHARS``. Every normalization is one linear pass over the text (C-speed ``str``
-methods and regex substitutions, then ``str.find``); most are skipped by cheap prefilters
-(ASCII-only text, a piece of old_string the normalization cannot change that must occur
-literally). The search stops, returning None, once ``time_budget_s`` has elapsed: checked before
-every normalization, in every Python-level loop, and before every full-text pass, which is skipped
-when the longest pass so far would not fit in the remaining budget (so the budget is overrun by at
-most about one pass). The closest-line fallback compares at most ``_FUZZY_MAX_LINES`` lines.
+``_MAX_NEEDLE_CHARS``. The search has a *work budget* counted in characters examined (not a
+clock, so the answer never depends on the machine's speed): every pass over the text (C-speed
+``str`` methods and regex substitutions) is paid before it runs, and every Python-level loop
+pays as it goes; when the budget is spent the result is None. Most normalizations are skipped
+by cheap prefilters (ASCII-only text, a piece of old_string the normalization cannot change
+that must occur literally). The closest-line fallback compares at most ``_FUZZY_MAX_LINES`` lines.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-import time
 import unicodedata
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import accumulate, repeat
 
-__all__ = ("near_match_hint",)
+__all__ = ("describe", "escape", "fold_lookalikes", "near_match_hint", "unnormalized_cluster")
 
 _MAX_NEEDLE_CHARS = 100_000
 """Longest old_string (in code points) for which a hint is searched."""
 
 _MAX_TRIES = 64
 """Normalized occurrences examined per normalization before giving up."""
+
+_WORK_BASE = 2_000_000
+_WORK_PER_CHAR = 12
+"""The default work budget: this many characters examined, plus this many per character of
+the text (about a dozen passes over a big file; every stage on a small one)."""
+
+_STEP = 64
+"""what one iteration of a Python-level loop costs, in characters: a C-speed pass examines
+about that many characters in the time one Python iteration takes"""
 
 _FUZZY_MAX_LINES = 5_000
 """The closest-line fallback only runs on files with at most this many lines."""
@@ -99,38 +120,67 @@ def near_match_hint(
     content: str,
     needle: str,
     *,
+    replacement: str | None = None,
     max_content_chars: int = 4_000_000,
-    time_budget_s: float = 0.05,
+    work_budget: int | None = None,
+    stats: dict[str, int] | None = None,
 ) -> str | None:
-    """Explain why ``needle`` was not found in ``content``, if a near match exists (DEVIATIONS D5).
+    """Explain why ``needle`` was not found in ``content``, if a near match exists (DEVIATIONS D5, D18).
 
     :param content: the file text, LF-normalized (CRLF already turned to LF, BOM stripped).
     :param needle: ``old_string``, LF-normalized the same way.
+    :param replacement: ``new_string``, LF-normalized: when it is in the file instead, the
+        edit looks already applied (D18).
     :param max_content_chars: above this many characters of ``content`` nothing is searched.
-    :param time_budget_s: wall-clock budget of the search; when it runs out the result is None.
+    :param work_budget: characters the search may examine (a count, not a clock: the same
+        inputs always give the same answer); default ``_WORK_BASE + _WORK_PER_CHAR`` per
+        character of ``content``. Each pass over the text is paid before it runs; when the
+        budget runs out the result is None.
+    :param stats: when given, receives ``spent`` (characters examined) and ``budget``.
     :returns: one line starting with ``Hint: `` (no leading or trailing newline, no control
         characters, ending with a period) that names the closest candidate as ``line N`` and
         what differs; or None when there is no near match, when ``needle`` occurs literally in
         ``content``, when either argument is not a string or is out of bounds, or when the budget
         ran out. Never raises.
     """
+    budget = _Budget(0)
     try:
         if not isinstance(content, str) or not isinstance(needle, str):
             return None
+        budget.limit = max(0, _WORK_BASE + _WORK_PER_CHAR * len(content) if work_budget is None else int(work_budget))
         if not needle.strip() or len(needle) > _MAX_NEEDLE_CHARS or len(content) > max_content_chars:
             return None
-        if needle in content:
+        if not budget.pay(len(content)) or needle in content:
             return None
-        ctx = _Ctx(content, needle, time.monotonic() + max(0.0, float(time_budget_s)))
-        for stage in _STAGES:
-            if ctx.expired():
-                return None
-            hint = stage(ctx)
-            if hint is not None:
-                return _escape(hint)
+        text = _Text(content, budget)
+        if isinstance(replacement, str):
+            found = _already_applied(text, needle, replacement)
+            if found is not None:
+                return _escape(found)
+        forms: list[tuple[_Transform, _Ctx]] = []
+        for transform in _transforms(needle):  # a form that occurs as it is explains it all
+            ctx = _Ctx(text, transform.needle)
+            if transform.literal is not None and transform.needle in content:
+                found = transform.literal(ctx)
+                if found is not None:
+                    return _escape(found)
+                continue  # it occurs, but not where a copy of read output would be
+            if transform.needle.strip():
+                forms.append((transform, ctx))
+        for stages in (_STAGES, _LAST_RESORT):  # precise classes on every form before guesses
+            for transform, ctx in forms:
+                for stage in stages:
+                    if budget.exhausted():
+                        return None
+                    hint = stage(ctx)
+                    if hint is not None:
+                        return _escape(transform.wrap(hint))
         return None
     except Exception:  # a hint is best effort: never turn an edit error into a crash
         return None
+    finally:
+        if stats is not None:
+            stats["spent"], stats["budget"] = budget.spent, budget.limit
 
 
 # --------------------------------------------------------------------------------------------
@@ -138,48 +188,73 @@ def near_match_hint(
 # --------------------------------------------------------------------------------------------
 
 
-class _Ctx:
-    """The inputs of one search, its deadline and lazily computed views of the text."""
+class _Budget:
+    """Characters the search may still examine; every pass and loop pays before it runs."""
 
-    __slots__ = ("content", "needle", "deadline", "pass_cost", "_lines", "_ws_anchor")
+    __slots__ = ("limit", "spent")
 
-    def __init__(self, content: str, needle: str, deadline: float) -> None:
+    def __init__(self, limit: int) -> None:
+        self.limit = max(0, int(limit))
+        self.spent = 0
+
+    def pay(self, cost: int) -> bool:
+        """Pay ``cost`` if it fits; else the budget is used up and the search ends (False)."""
+        if self.spent + cost > self.limit:
+            self.spent = self.limit
+            return False
+        self.spent += cost
+        return True
+
+    def exhausted(self) -> bool:
+        return self.spent >= self.limit
+
+
+class _Text:
+    """The file text of one search, what was computed from it, and the budget (shared by every
+    form of old_string the search tries)."""
+
+    __slots__ = ("content", "budget", "_lines")
+
+    def __init__(self, content: str, budget: _Budget) -> None:
         self.content = content
-        self.needle = needle
-        self.deadline = deadline
-        self.pass_cost = 0.0  # longest full-text normalization so far, in seconds
+        self.budget = budget
         self._lines: list[str] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.content.split("\n") if self.budget.pay(2 * len(self.content)) else [""]
+        return self._lines
+
+
+class _Ctx:
+    """One form of old_string (the needle) against the text, with lazily computed views."""
+
+    __slots__ = ("text", "content", "needle", "_ws_anchor")
+
+    def __init__(self, text: _Text, needle: str) -> None:
+        self.text = text
+        self.content = text.content
+        self.needle = needle
         self._ws_anchor: bool | None = None
 
-    def expired(self) -> bool:
-        return time.monotonic() >= self.deadline
+    def pay(self, cost: int) -> bool:
+        return self.text.budget.pay(cost)
 
     def pass_over(self, fn: Callable[[], str]) -> str | None:
-        """Run one full-text normalization ``fn`` if it likely fits in the remaining budget.
-
-        A pass is predicted to cost as much as the longest one so far; when it does not fit the
-        whole search ends (the deadline is moved to now) and None is returned.
-        """
-        start = time.monotonic()
-        if start + self.pass_cost >= self.deadline:
-            self.deadline = start
+        """Run one full-text normalization ``fn`` if the budget pays for a pass over the text."""
+        if not self.pay(len(self.content) + len(self.needle)):
             return None
-        result = fn()
-        self.pass_cost = max(self.pass_cost, time.monotonic() - start)
-        return result
+        return fn()
 
     @property
     def lines(self) -> list[str]:
         """``content`` split on ``\\n`` (the read tool's lines)."""
-        if self._lines is None:
-            start = time.monotonic()
-            self._lines = self.content.split("\n")
-            # a strip-and-join pass over the lines costs a few times the split
-            self.pass_cost = max(self.pass_cost, 3 * (time.monotonic() - start))
-        return self._lines
+        return self.text.lines
 
     def line_start(self, line_no: int) -> int:
         """Offset in ``content`` of the first character of 1-based line ``line_no``."""
+        self.pay(line_no)
         return sum(map(len, self.lines[: line_no - 1])) + line_no - 1
 
     def ws_anchor_found(self) -> bool:
@@ -190,7 +265,7 @@ class _Ctx:
         """
         if self._ws_anchor is None:
             tokens = _TOKEN_RE.findall(self.needle)
-            self._ws_anchor = bool(tokens) and max(tokens, key=len) in self.content
+            self._ws_anchor = bool(tokens) and self.pay(len(self.content)) and max(tokens, key=len) in self.content
         return self._ws_anchor
 
 
@@ -236,6 +311,13 @@ def _describe(piece: str) -> str:
     if piece.isprintable():
         return f"{article} {name} ({piece}, {code})"
     return f"{article} {name} ({code})"
+
+
+describe = _describe
+"""Name a character or a short piece of text for a hint: ``a no-break space (U+00A0)``."""
+
+escape = _escape
+"""A text with every non-printable character written as an escape (``\\u00a0``)."""
 
 
 def _code_points(text: str) -> str:
@@ -290,14 +372,29 @@ def _find_at_lines(hay: str, pat: str, sol: bool, eol: bool) -> int:
 
 
 # --------------------------------------------------------------------------------------------
-# 1-2. Line-number prefixes and edge newlines (old_string alone is transformed)
+# Forms of old_string (old_string alone is transformed): read prefixes, escaped line breaks
 # --------------------------------------------------------------------------------------------
 
 
-def _stage_line_prefixes(ctx: _Ctx) -> str | None:
-    """Every line of old_string starts with the read tool's ``<n>: `` prefix."""
-    segs = ctx.needle.split("\n")
-    body = segs[:-1] if ctx.needle.endswith("\n") else segs
+@dataclass(frozen=True)
+class _Transform:
+    """A form of old_string to search for, and how to say what was changed to get it."""
+
+    needle: str
+    literal: Callable[[_Ctx], str | None] | None
+    """the hint when this form occurs as it is (None: the untransformed old_string)"""
+    wrap: Callable[[str], str]
+    """the hint of a stage that matched this form, turned into the hint of old_string"""
+
+
+def _same(hint: str) -> str:
+    return hint
+
+
+def _strip_prefixes(needle: str) -> tuple[str, str] | None:
+    """old_string without the read tool's ``<n>: `` prefix on every line, and the first prefix."""
+    segs = needle.split("\n")
+    body = segs[:-1] if needle.endswith("\n") else segs
     if not body:
         return None
     stripped = []
@@ -312,16 +409,104 @@ def _stage_line_prefixes(ctx: _Ctx) -> str | None:
     if len(body) < len(segs):
         stripped.append("")
     candidate = "\n".join(stripped)
-    if not candidate.strip():
+    return (candidate, first_prefix) if candidate.strip() else None
+
+
+def _read_escapes(needle: str) -> str | None:
+    """old_string with each two-character ``\\n`` (and ``\\r\\n``, ``\\t``) read as the
+    character it stands for, when it has a ``\\n``."""
+    if "\\n" not in needle:
         return None
-    idx = _find_at_lines(ctx.content, candidate, True, False)
+    return needle.replace("\\r\\n", "\n").replace("\\n", "\n").replace("\\t", "\t")
+
+
+_PREFIXES = "the line-number prefixes copied from read output (like \"{prefix}\")"
+_ESCAPES = "\\n (a backslash and an n)"
+
+
+def _line_of(ctx: _Ctx, idx: int) -> int:
+    ctx.pay(idx)
+    return ctx.content.count("\n", 0, idx) + 1
+
+
+def _transforms(needle: str) -> Iterator[_Transform]:
+    """old_string itself, then the forms a model's copying mistakes give it (lazily)."""
+    yield _Transform(needle, None, _same)
+    prefixed = _strip_prefixes(needle)
+    escaped = _read_escapes(needle)
+    if prefixed is not None:
+        stripped, prefix = prefixed
+        what = _PREFIXES.format(prefix=prefix)
+
+        def prefix_literal(ctx: _Ctx) -> str | None:
+            if not ctx.pay(len(ctx.content)):
+                return None
+            idx = _find_at_lines(ctx.content, ctx.needle, True, False)
+            if idx < 0:
+                return None
+            return f"Hint: line {_line_of(ctx, idx)} matches without {what}; they are not part of the file."
+
+        yield _Transform(stripped, prefix_literal,
+                         lambda hint: f"Hint: old_string has {what}, which are not part of the file; without them, "
+                                      + hint.removeprefix("Hint: "))
+    if escaped is not None:
+
+        def escapes_literal(ctx: _Ctx) -> str | None:
+            idx = ctx.content.find(ctx.needle)
+            return None if idx < 0 else (
+                f"Hint: line {_line_of(ctx, idx)} matches if each {_ESCAPES} in old_string is a line break: "
+                "write real line breaks, not those two characters.")
+
+        yield _Transform(escaped, escapes_literal,
+                         lambda hint: f"Hint: old_string has {_ESCAPES} where the file has line breaks; with real "
+                                      "line breaks, " + hint.removeprefix("Hint: "))
+    both_prefixed = _strip_prefixes(escaped) if escaped is not None else None
+    if both_prefixed is not None:  # prefixes on the lines the escaped line breaks make
+        both, prefix = both_prefixed
+        what = _PREFIXES.format(prefix=prefix)
+        if both.strip():
+
+            def both_literal(ctx: _Ctx) -> str | None:
+                if not ctx.pay(len(ctx.content)):
+                    return None
+                idx = _find_at_lines(ctx.content, ctx.needle, True, False)
+                return None if idx < 0 else (
+                    f"Hint: line {_line_of(ctx, idx)} matches without {what} and with a real line break for each "
+                    f"{_ESCAPES} in old_string.")
+
+            yield _Transform(both, both_literal,
+                             lambda hint: f"Hint: old_string has {what}, which are not part of the file, and {_ESCAPES} "
+                                          "where the file has line breaks; without the prefixes and with real line "
+                                          "breaks, " + hint.removeprefix("Hint: "))
+
+
+# --------------------------------------------------------------------------------------------
+# The edit looks already applied (D18)
+# --------------------------------------------------------------------------------------------
+
+_APPLIED_MIN_CHARS = 3
+"""new_string needs this many non-space characters to say anything by being in the file"""
+
+
+def _already_applied(text: _Text, needle: str, replacement: str) -> str | None:
+    """new_string (not part of old_string, not trivially short) is in the file: the edit most
+    likely succeeded before and the model is retrying it."""
+    if len("".join(replacement.split())) < _APPLIED_MIN_CHARS or replacement in needle:
+        return None
+    if not text.budget.pay(len(text.content)):
+        return None
+    idx = text.content.find(replacement)
     if idx < 0:
         return None
-    line = ctx.content.count("\n", 0, idx) + 1
-    return (
-        f"Hint: line {line} matches without the line-number prefixes copied from read output "
-        f'(like "{first_prefix}"); they are not part of the file.'
-    )
+    text.budget.pay(idx)
+    line = text.content.count("\n", 0, idx) + 1
+    return (f"Hint: new_string is already in the file at line {line}: the edit looks already applied; "
+            "read the file before changing it again.")
+
+
+# --------------------------------------------------------------------------------------------
+# Edge newlines (old_string alone is transformed)
+# --------------------------------------------------------------------------------------------
 
 
 def _stage_edge_newlines(ctx: _Ctx) -> str | None:
@@ -329,6 +514,8 @@ def _stage_edge_newlines(ctx: _Ctx) -> str | None:
     content, needle = ctx.content, ctx.needle
     core = needle.rstrip("\n")
     extra = len(needle) - len(core)
+    if (extra or needle.startswith("\n")) and not ctx.pay(len(content)):
+        return None
     if extra and core.strip():
         body = content.rstrip("\n")
         have = len(content) - len(body)
@@ -405,12 +592,12 @@ def _ws_stage(ctx: _Ctx, *, lead: bool, trail: bool, runs: bool, intro: str) -> 
     if runs:
         norm_content = ctx.pass_over(lambda: strip_lines(_collapse_runs(ctx.content).split("\n")))
     else:
-        lines = ctx.lines  # timed on its own, so that its cost predicts the pass below
+        lines = ctx.lines  # split (and paid for) once, shared by every stage
         norm_content = ctx.pass_over(lambda: strip_lines(lines))
     if norm_content is None:
         return None
     idx = _find_at_lines(norm_content, norm_needle, sol, eol)
-    if idx < 0:
+    if idx < 0 or not ctx.pay(len(norm_content) + _STEP * (len(segs) + len(needle))):  # the count, the detail loops
         return None
     first = norm_content.count("\n", 0, idx) + 1
     file_lines = ctx.lines[first - 1 : first - 1 + len(segs)]
@@ -535,6 +722,33 @@ def _stage_spacing(ctx: _Ctx) -> str | None:
     return _ws_stage(ctx, lead=True, trail=True, runs=True, intro="matches if spaces and tabs are compared loosely")
 
 
+def _nonspace(text: str) -> str:
+    return "".join(text.split())
+
+
+def _stage_whitespace_any(ctx: _Ctx) -> str | None:
+    """Only whitespace differs, of any kind and anywhere: spaces, tabs, Unicode spaces, line
+    breaks, blank lines, a space inside a token (D18). The claim is exact: old_string and the
+    text from line N on are equal once every whitespace character is removed from both."""
+    core = _nonspace(ctx.needle)
+    if not core:
+        return None
+    flat = ctx.pass_over(lambda: _nonspace(ctx.content))
+    if flat is None:
+        return None
+    idx = flat.find(core)
+    if idx < 0 or not ctx.pay(2 * len(ctx.content) + 8 * len(ctx.lines)):  # C-speed, line by line
+        return None
+    # non-space characters up to the end of each line: the match's first and last lines
+    seen = list(accumulate(map(len, map("".join, map(str.split, ctx.lines)))))
+    first, last = bisect_right(seen, idx) + 1, bisect_left(seen, idx + len(core)) + 1
+    file_lines, needle_lines = last - first + 1, ctx.needle.strip().count("\n") + 1
+    if file_lines != needle_lines:
+        return (f"Hint: line {first} matches if all whitespace is ignored: the text runs over {file_lines} "
+                f"line{'s' if file_lines > 1 else ''} in the file (lines {first}-{last}) but {needle_lines} in old_string.")
+    return f"Hint: line {first} matches if all whitespace is ignored."
+
+
 # --------------------------------------------------------------------------------------------
 # 3-6, 10. Character maps (each character of both texts maps to a fixed string)
 # --------------------------------------------------------------------------------------------
@@ -595,11 +809,19 @@ _INVISIBLES = _table_norm({ch: "" for ch in _INVISIBLE}, needs_non_ascii=True)
 _CASE = _CharNorm(str.casefold, str.casefold, False, None, False)
 
 
+def fold_lookalikes(text: str) -> str:
+    """``text`` with every difference these hints name as a lookalike folded away: NFC,
+    invisible characters removed, Unicode spaces as a space, curly quotes and dashes as ASCII,
+    letter case folded (for names: ``name_hints``, DEVIATIONS D19)."""
+    text = unicodedata.normalize("NFC", text)
+    return _CASE.apply(_TYPOGRAPHY.apply(_SPACES.apply(_INVISIBLES.apply(text))))
+
+
 def _anchor_found(ctx: _Ctx, affected: str) -> bool:
     """Whether the longest run of old_string free of ``affected`` characters is in the text."""
     pieces = re.split("[" + re.escape(affected) + "]+", ctx.needle)
     anchor = max(pieces, key=len)
-    return not anchor or anchor in ctx.content
+    return not anchor or (ctx.pay(len(ctx.content)) and anchor in ctx.content)
 
 
 def _walk(ctx: _Ctx, start: int, norm: _CharNorm) -> list[tuple[int, int, str, str]] | None:
@@ -611,11 +833,9 @@ def _walk(ctx: _Ctx, start: int, norm: _CharNorm) -> list[tuple[int, int, str, s
     content, needle, g = ctx.content, ctx.needle, norm.g
     i, j, n, m = start, 0, len(content), len(needle)
     diffs: list[tuple[int, int, str, str]] = []
-    steps = 0
+    if not ctx.pay(_STEP * m):  # a step per character of old_string (and of the file text it meets)
+        return None
     while j < m:
-        steps += 1
-        if not steps & 0x1FFF and ctx.expired():
-            return None
         b = needle[j]
         a = content[i] if i < n else ""
         if a == b:
@@ -655,11 +875,15 @@ def _walk(ctx: _Ctx, start: int, norm: _CharNorm) -> list[tuple[int, int, str, s
 
 def _orig_index(ctx: _Ctx, norm_content: str, idx: int, norm: _CharNorm) -> int | None:
     """Map an index of the normalized text back to ``content`` (None: inside an expansion)."""
+    if not ctx.pay(idx):
+        return None
     line_no = norm_content.count("\n", 0, idx) + 1
     col = idx - (norm_content.rfind("\n", 0, idx) + 1)
     line = ctx.lines[line_no - 1]
     lo, hi = 0, len(line)
     while lo < hi:
+        if not ctx.pay(len(line) + _STEP):
+            return None
         mid = (lo + hi) // 2
         if len(norm.apply(line[:mid])) < col:
             lo = mid + 1
@@ -686,10 +910,12 @@ def _char_match(ctx: _Ctx, norm: _CharNorm) -> tuple[int, list[tuple[int, int, s
     norm_content = ctx.pass_over(lambda: norm.apply(content))
     if norm_content is None:
         return None
+    if not ctx.pay(len(norm_content)):  # the finds below, together
+        return None
     idx = norm_content.find(norm_needle)
     tries = 0
     while idx >= 0 and tries < _MAX_TRIES:
-        if ctx.expired():
+        if not ctx.pay(len(norm_needle) + _STEP):
             return None
         start = idx if norm.length_preserving else _orig_index(ctx, norm_content, idx, norm)
         if start is not None:
@@ -707,7 +933,7 @@ def _char_hint(ctx: _Ctx, norm: _CharNorm) -> str | None:
     if found is None:
         return None
     start, diffs = found
-    first = ctx.content.count("\n", 0, start) + 1
+    first = _line_of(ctx, start)
     i0, _j0, a, b = diffs[0]
     line = first + ctx.content.count("\n", start, i0)
     if a and b:
@@ -804,10 +1030,16 @@ def _first_unnormalized_cluster(text: str, wanted_in: str | None) -> str | None:
     return None
 
 
+unnormalized_cluster = _first_unnormalized_cluster
+"""The first base character plus combining marks of a text that NFC changes (or None)."""
+
+
 def _stage_nfc(ctx: _Ctx) -> str | None:
     """Match after NFC on both sides; name a decomposed character as an example when possible."""
     content, needle = ctx.content, ctx.needle
     if content.isascii() and needle.isascii():
+        return None
+    if not ctx.pay(len(content) + _STEP * _EXAMPLE_SCAN_LIMIT):  # the example scan is a Python loop
         return None
     if unicodedata.is_normalized("NFC", content) and unicodedata.is_normalized("NFC", needle):
         return None
@@ -818,7 +1050,7 @@ def _stage_nfc(ctx: _Ctx) -> str | None:
     if norm_content is None:
         return None
     idx = norm_content.find(norm_needle)
-    if idx < 0:
+    if idx < 0 or not ctx.pay(len(content)):
         return None
     first = norm_content.count("\n", 0, idx) + 1
     region = "\n".join(ctx.lines[first - 1 : first + needle.count("\n")])
@@ -854,7 +1086,7 @@ def _stage_closest_line(ctx: _Ctx) -> str | None:
     target = ctx.needle.strip()
     if "\n" in target or not _FUZZY_MIN_CHARS <= len(target) <= _FUZZY_MAX_CHARS:
         return None
-    if ctx.content.count("\n") >= _FUZZY_MAX_LINES:
+    if not ctx.pay(len(ctx.content)) or ctx.content.count("\n") >= _FUZZY_MAX_LINES:
         return None
     # ratio = 2*M/(a+b) >= cutoff needs the lengths within these bounds
     lo = len(target) * _FUZZY_CUTOFF / (2 - _FUZZY_CUTOFF)
@@ -863,7 +1095,7 @@ def _stage_closest_line(ctx: _Ctx) -> str | None:
     matcher.set_seq2(target)
     best_ratio, best_line = 0.0, 0
     for line_no, line in enumerate(ctx.lines, 1):
-        if not line_no & 0x3F and ctx.expired():
+        if not ctx.pay(len(line) + _STEP):
             return None
         candidate = line.strip()
         if not lo <= len(candidate) <= hi:
@@ -871,9 +1103,13 @@ def _stage_closest_line(ctx: _Ctx) -> str | None:
         matcher.set_seq1(candidate)
         if matcher.real_quick_ratio() < _FUZZY_CUTOFF:
             continue
+        if not ctx.pay(_STEP * (len(candidate) + len(target))):  # quick_ratio: a Python loop per character
+            return None
         quick = matcher.quick_ratio()
         if quick < _FUZZY_CUTOFF or quick <= best_ratio:
             continue
+        if not ctx.pay(_STEP * len(candidate) * len(target) // 8):  # ratio: difflib's matching blocks
+            return None
         ratio = matcher.ratio()
         if ratio >= _FUZZY_CUTOFF and ratio > best_ratio:
             best_ratio, best_line = ratio, line_no
@@ -886,7 +1122,6 @@ def _stage_closest_line(ctx: _Ctx) -> str | None:
 
 
 _STAGES: tuple[Callable[[_Ctx], str | None], ...] = (
-    _stage_line_prefixes,
     _stage_edge_newlines,
     _stage_cr_as_break,
     _stage_cr_stray,
@@ -898,6 +1133,10 @@ _STAGES: tuple[Callable[[_Ctx], str | None], ...] = (
     _stage_trailing,
     _stage_indent_trailing,
     _stage_spacing,
+    _stage_whitespace_any,
+)
+
+_LAST_RESORT: tuple[Callable[[_Ctx], str | None], ...] = (
     _stage_case,
     _stage_closest_line,
 )

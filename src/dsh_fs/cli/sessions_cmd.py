@@ -1,0 +1,143 @@
+"""``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store (tracker
+issue 13, item 10).
+
+The store (``state.py``) keeps every named session's observations until told otherwise; these
+commands show them, drop one, or drop those unused for a while. They never touch a file of
+the workspace. Exit status: 0 done (``forget`` of an unknown name included: nothing to do is
+said on stderr); 2 bad usage or an unusable store (message on stderr).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from .options import CliFailure
+
+__all__ = ("DURATION", "parse_duration", "sessions")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_PART = re.compile(r"([0-9]+)([smhdw])")
+
+
+def parse_duration(text: str) -> int:
+    """Seconds in a duration written as numbers with units, largest first or not: ``30d``,
+    ``12h``, ``1w2d``, ``90m``, ``45s`` (units ``s m h d w``; no sign, no fraction, no spaces).
+
+    :raises ValueError: with a message that says what is wrong
+    """
+    if not text:
+        raise ValueError("a duration must not be empty (e.g. 30d, 12h, 1w2d)")
+    seconds, at = 0, 0
+    for match in _PART.finditer(text):
+        if match.start() != at:
+            break
+        seconds += int(match.group(1)) * _UNITS[match.group(2)]
+        at = match.end()
+    if at != len(text):
+        raise ValueError(f"{text!r} is not a duration: write numbers with units s, m, h, d or w, e.g. 30d, 12h, 1w2d")
+    return seconds
+
+
+class _Duration(click.ParamType):
+    name = "duration"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_duration(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+DURATION = _Duration()
+"""a ``click`` type for :func:`parse_duration` (the value is in seconds)"""
+
+
+def _with_store(action: Callable[[sqlite3.Connection, str], None]) -> None:
+    """Open the session store (its usual place and checks), run ``action(conn, path)``, close it.
+
+    :raises click.ClickException: (exit 2) when the store cannot be opened or used
+    """
+    from .state import open_database, store_location
+
+    path, private = store_location()
+    try:
+        conn = open_database(path, private=private)
+    except Exception as exc:  # sqlite3.Error, OSError
+        raise CliFailure(f"cannot open the session store {path}: {exc}") from None
+    try:
+        action(conn, path)
+    except sqlite3.Error as exc:
+        raise CliFailure(f"cannot use the session store {path}: {exc}") from None
+    finally:
+        conn.close()
+
+
+def _ago(seconds: float) -> str:
+    """``5m ago``, ``3h ago``, ``2d ago`` (rounded down; ``just now`` under a minute)."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+@click.group()
+def sessions() -> None:
+    """List and clean up the --session store.
+
+    The store is SQLite under $DSH_FS_STATE_DIR, else $XDG_STATE_HOME/dsh-fs, else
+    ~/.local/state/dsh-fs. Forgetting a session only means a later write or edit in it must
+    read the file again; no file is touched.
+    """
+
+
+@sessions.command(name="list")
+def list_() -> None:
+    """Print one line per session: NAME, files observed, last used (tab-separated)."""
+    from .state import list_sessions
+
+    def action(conn: sqlite3.Connection, path: str) -> None:
+        now = time.time()
+        for found in list_sessions(conn):
+            click.echo(f"{found.name}\t{found.observations}\t{_ago(max(0.0, now - found.last_used))}")
+
+    _with_store(action)
+
+
+@sessions.command()
+@click.argument("name")
+def forget(name: str) -> None:
+    """Forget session NAME: drop everything it has observed."""
+    from .state import forget_session
+
+    def action(conn: sqlite3.Connection, path: str) -> None:
+        deleted = forget_session(conn, name)
+        if deleted:
+            click.echo(f"forgot session {name!r} ({deleted} observation{'s' if deleted != 1 else ''})")
+        else:
+            click.echo(f"dsh-fs: no session {name!r} in {path}: nothing to forget", err=True)
+
+    _with_store(action)
+
+
+@sessions.command()
+@click.option("--older-than", "older_than", type=DURATION, required=True, metavar="DURATION",
+              help="Forget sessions unused for at least this long: 30d, 12h, 1w2d (units s, m, h, d, w).")
+def prune(older_than: int) -> None:
+    """Forget every session that observed nothing for --older-than; print their names."""
+    from .state import prune_sessions
+
+    def action(conn: sqlite3.Connection, path: str) -> None:
+        for name in prune_sessions(conn, older_than):
+            click.echo(name)
+
+    _with_store(action)
