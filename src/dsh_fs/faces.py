@@ -1,6 +1,6 @@
 """The optional editing faces, by the name of the tool each adds (docs/EDITING-FACES.md).
 
-``create_context(faces=[...])``, ``dsh-fs mcp --tools …`` and ``dsh-fs schema --faces …`` load
+``create_context(faces=[...])``, ``dsh-fs mcp --tools …`` and ``dsh-fs schema --tools …`` load
 them by tool name; ``ctx.plugin(ToolPatch)`` etc. does the same explicitly (with options).
 They are not loaded by default: each adds a tool a model would see beside ``read``/``write``/
 ``edit``, and a deployment usually offers the one its model was trained on.

@@ -19,7 +19,7 @@ import pytest
 import dsh_fs
 from dsh_fs.fs import DeleteIntent, FsError, RenameIntent
 from dsh_fs.fs_s3 import S3FileSystem
-from dsh_fs.fs_s3.store import ObjectMeta, ObjectStore
+from dsh_fs.fs_s3.store import ObjectStore
 from dsh_fs.testing.workspaces import MOTO_CLIENT_OPTIONS, S3Workspace
 
 pytestmark = pytest.mark.anyio
