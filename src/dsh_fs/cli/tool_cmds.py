@@ -246,8 +246,8 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
 
 @click.command(epilog=_EPILOG)
 @click.argument("file")
-@click.option("--offset", type=JsonNumber(), default=None, metavar="N", help="1-based first line to return (default 1).")
-@click.option("--limit", type=JsonNumber(), default=None, metavar="N",
+@click.option("--offset", type=JsonNumber(), default=None, metavar="NUMBER", help="1-based first line to return (default 1).")
+@click.option("--limit", type=JsonNumber(), default=None, metavar="NUMBER",
               help="Maximum number of lines to return (default: --read-limit).")
 @_call_options
 @_deployment_options
