@@ -19,7 +19,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_NOT_TEXT           not_text                         cannot <verb> "<dp>": <reason>                #8 #9 #25 #26 (D6 detail)
     FS_NOT_REGULAR_FILE   not_regular_file                 cannot <verb> "<dp>": not a regular file      #7 #16 #24
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
-                          read_only                        cannot <write|edit> "<dp>": permission denied — the file is read-only  (D17)
+                          read_only                        cannot <write|edit|delete> "<dp>": permission denied — the file is read-only  (D17)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
     FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
@@ -262,7 +262,7 @@ def permission_denied(verb: Verb, display: str, *, cause: BaseException | None =
     return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=cause)
 
 
-def read_only(verb: Literal["write", "edit"], display: str) -> FsError:
+def read_only(verb: Literal["write", "edit", "delete"], display: str) -> FsError:
     """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the file is
     read-only``: the file exists and the caller may not write it (DEVIATIONS D17; the remedy
     part in the style of D9)."""

@@ -66,6 +66,7 @@ from .types import (
 if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
+    from .errors import Verb
     from .window import ReadWindow, WindowResult
 
 __all__ = ("FileSystem",)
@@ -172,6 +173,20 @@ class FileSystem(abc.ABC):
         """
         info = await self.stat(target, signal=signal)
         return info is not None and info.type == "file" and info.version == version
+
+    async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
+        """Optional: refuse now what a ``write_text``/``edit_text``/``delete`` of the existing
+        regular file ``target`` would refuse for the file's own protection, whatever its
+        content — so a multi-file mutation (``apply_patch``) is refused before its first write
+        instead of stopping half way. The mutation itself still checks, under the lock.
+
+        The default: nothing to check (providers without permission bits: memory, S3). The
+        local provider refuses a read-only file (DEVIATIONS D17, default profile).
+
+        :param verb: the verb the message names (``write``, ``edit``, ``delete``)
+        :raises FsError: the mutation's own error (D17: ``FS_PERMISSION_DENIED`` … read-only)
+        """
+        return None
 
     def host_path(self, target: Target) -> str | None:
         """Optional: the path of ``target`` on this machine's disk (absolute, symlinks

@@ -41,7 +41,7 @@ import anyio.to_thread
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
-from ..fs.errors import FsError, Stage, aborted, check_abort
+from ..fs.errors import FsError, Stage, Verb, aborted, check_abort, read_only
 from ..fs.provider_rules import WRITE_MAX_SIZE
 from ..fs.types import (
     DeleteIntent,
@@ -320,6 +320,21 @@ class LocalFileSystem(FileSystem):
         if self.inline_probes and versions.split_token(version)[1] is None:
             return current()  # stat fields only: no read
         return await self._run(current)  # type: ignore[no-any-return]
+
+    async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
+        """D17 (default profile): a read-only file (``files.is_read_only``) is refused with
+        ``read_only(verb, …)``, the text its write, edit or delete would give. A missing or
+        non-regular file passes: the mutation says what that means."""
+        check_abort(signal, "stat")
+        if not self.rules.keep_read_only or verb not in ("write", "edit", "delete"):
+            return
+
+        def check() -> None:
+            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            if found is not None and found.type == "file" and files.is_read_only(found):
+                raise read_only(verb, target.display_path)  # type: ignore[arg-type]
+
+        await self._run(check)
 
     @contextlib.asynccontextmanager
     async def _holding(self, keys: list[str], signal: AbortSignal | None, stage: Stage):  # type: ignore[no-untyped-def]

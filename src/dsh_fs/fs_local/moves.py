@@ -31,6 +31,7 @@ from ..fs.errors import (
     gone,
     not_found,
     not_regular_file,
+    read_only,
     rename_destination_exists,
     stale,
 )
@@ -125,6 +126,8 @@ def delete_file(target: Target, expected: DeleteIntent | None, *, signal: AbortS
     """Remove the regular file ``target`` (call with its locks held)."""
     display = target.display_path
     existing = _regular(target, "delete", expected.version if expected else None, rules)
+    if rules.keep_read_only and files.is_read_only(existing):
+        raise read_only("delete", display)  # D17: a protected file keeps its bytes
     version = existing.version  # minted while the file is there (a racy token digests it)
     check_abort(signal, "delete")
     try:

@@ -38,6 +38,7 @@ from .workspaces import Workspace
 if TYPE_CHECKING:
     from ..core.profile import Profile
     from ..core.signal import AbortSignal
+    from ..fs.errors import Verb
     from ..fs.window import ReadWindow, WindowResult
 
 __all__ = ("RecordingFileSystem", "RecordingWorkspace")
@@ -51,7 +52,7 @@ class RecordingFileSystem(FileSystem):
       ``("stream_text", dp)``, ``("read_window", dp, window, streamed)``, ``("list_dir", dp)``,
       ``("write_text", dp, content, expected)``, ``("edit_text", dp, edit, expected)``,
       ``("delete", dp, expected)``, ``("rename", dp, dest_dp, expected)``,
-      ``("is_current", dp, version)``, ``("aclose",)``; ``count(primitive)`` counts them.
+      ``("is_current", dp, version)``, ``("check_replaceable", dp, verb)``, ``("aclose",)``; ``count(primitive)`` counts them.
     * ``failures[primitive] = exc`` — every later call of that primitive raises ``exc``
       (after it is recorded, before ``inner`` sees it).
     * ``sizes[display_path] = int | None`` — what ``stat`` reports as the file's ``size``
@@ -158,6 +159,10 @@ class RecordingFileSystem(FileSystem):
     async def is_current(self, target: Target, version: Version, *, signal: "AbortSignal | None" = None) -> bool:
         self._record("is_current", target.display_path, version)
         return await self.inner.is_current(target, version, signal=signal)
+
+    async def check_replaceable(self, target: Target, verb: "Verb", *, signal: "AbortSignal | None" = None) -> None:
+        self._record("check_replaceable", target.display_path, verb)
+        await self.inner.check_replaceable(target, verb, signal=signal)
 
     async def aclose(self) -> None:
         """Record the call and close ``inner``."""

@@ -13,7 +13,9 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
    refuse; the write is create-if-absent whatever it answers: E5); present, the planner refuses
    them.
 2. **Plan.** ``patch.plan_patch`` checks every operation against the texts read: every hunk
-   located once, every path as the operation needs it.
+   located once, every path as the operation needs it. Then the provider is asked whether each
+   file the plan rewrites or deletes may be (``FileSystem.check_replaceable``: a read-only
+   file, D17), so such a refusal comes before the first write.
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
    every reason (one per line, patch order; the code of the first). Otherwise each file is
    written atomically through the seam in patch order — create ``write_text(CreateIfAbsent)``,
@@ -222,9 +224,28 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
     except PatchRejected as rejected:
         raise _refusal(run, rejected.errors) from None
     gated = [p for p in run.paths.values() if p.error is not None]
+    if not gated:
+        await _check_replaceable(run, patch, planned)
+        gated = [p for p in run.paths.values() if p.error is not None]
     if gated:
         raise _refusal(run, ())
     return await _write(run, patch, planned)
+
+
+async def _check_replaceable(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> None:
+    """Ask the provider whether each file the plan rewrites or deletes may be (D17: a read-only
+    file is refused now, not after the patch's first writes); a pure move keeps its file's bytes
+    and is not asked. Errors are kept on the paths, as the gather's are."""
+    for op, change in zip(patch.ops, planned):
+        if change.kind == "create" or (change.move_to is not None and change.after == change.before):
+            continue
+        entry = run.paths[op.path]
+        assert entry.target is not None
+        try:
+            await run.fs.check_replaceable(entry.target, "delete" if change.kind == "delete" else "write",
+                                           signal=run.execution.signal)
+        except FsError as err:
+            entry.error = err
 
 
 async def _gather(run: _Run, path: str) -> None:
