@@ -258,6 +258,20 @@ async def test_a_symlinked_name_to_delete_or_move_refuses_the_whole_patch(ws: st
     assert get(f"{ws}/b.txt") == b"B\n" and os.path.islink(f"{ws}/link")
 
 
+async def test_a_file_and_a_file_inside_it_refuse_the_whole_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "*** Move to: q/a.txt", "@@", "-a", "+A",
+        "*** Add File: q", "+q",
+    ))
+    assert result.is_error and result.error is None  # plain: the patch contradicts itself
+    assert result.text == f"Error: Failed to add file {ws}/q: the patch adds {ws}/q/a.txt inside it"
+    assert tree(ws) == before
+
+
 async def test_a_malformed_patch_names_the_line(ws: str, patch_ctx: Any) -> None:
     ctx, session = patch_ctx(), Session(cwd=ws)
     result = await call(ctx, session, "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n")
