@@ -62,3 +62,18 @@ def test_a_hunk_of_common_lines_ending_in_a_missing_one_is_refused_at_once() -> 
     # indexing the file is the same work both times; the 500 "x" lines add their own folding
     # (4 tiers), not one comparison per "x" line of the file (50 000 per tier)
     assert common_lines < alone_lines + 20 * 500, (alone_lines, common_lines)
+
+
+def _anchored_work(count: int) -> int:
+    text = "".join(f"    x = 1\ndef f{i}():\n    return {i}\n" for i in range(count))
+    hunks = [row for i in range(0, count, 10) for row in ("@@     x = 1", f"-def f{i}():", f"+def g{i}():")]
+    patch = parse_patch("*** Begin Patch\n*** Update File: a\n" + "\n".join(hunks) + "\n*** End Patch\n")
+    (change,), lines = traced_lines(lambda: plan_patch(patch, {"a": FileState(display="/a", key="a", text=text)}),
+                                    locate)
+    assert all(f"    x = 1\ndef g{i}():\n" in change.after for i in range(0, count, 10))
+    return lines
+
+
+def test_an_anchor_that_occurs_everywhere_is_found_from_the_cursor_without_listing_every_place() -> None:
+    small, large = _anchored_work(1000), _anchored_work(4000)
+    assert large < 5 * small, (small, large)

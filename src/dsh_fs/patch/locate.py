@@ -101,9 +101,11 @@ class Haystack:
     def first(self, line: str, lo: int) -> int | None:
         """The first position ``>= lo`` of ``line`` in the first tier that has one."""
         for tier in TIERS:
-            hits = self.matches([line], tier, lo, len(self.lines) - 1)
-            if hits:
-                return hits[0]
+            _, index = self._view(tier)
+            positions = index.get(_FOLD[tier](line), _NOWHERE)
+            at = bisect.bisect_left(positions, lo)
+            if at < len(positions):
+                return positions[at]
         return None
 
 
