@@ -28,6 +28,7 @@ __all__ = (
     "codex_summary",
     "duplicate_path",
     "empty_patch",
+    "empty_move",
     "empty_update",
     "file_exists",
     "file_nested",
@@ -107,6 +108,12 @@ def bad_header(text: str) -> str:
 def empty_update(path: str) -> str:
     """*Codex*: ``*** Update File:`` with no hunk."""
     return f"Update file hunk for path '{path}' is empty"
+
+
+def empty_move(path: str) -> str:
+    """*dsh-fs* (Codex takes the empty text as the destination and fails when writing): a
+    ``*** Move to:`` line without a path."""
+    return f"Update file hunk for path '{path}' has an empty '*** Move to:' path"
 
 
 def missing_marker(text: str) -> str:
