@@ -4,8 +4,8 @@ editor receive them (docs/EDITING-FACES.md §1.4, §1.5, §6.3).
 An operation is ``{"type": "create_file" | "update_file" | "delete_file", "path", "diff"}``
 (the Agents SDK adds ``move_to`` to an update). ``apply_operations`` checks the payloads with the
 Agents SDK runner's texts (and, in the default profile, D11 on their texts), parses each V4A
-``diff`` with the shared parser, and applies all of them as **one** patch through ``executor.apply_patch`` (all or nothing: E10, where the SDK's
-runner applies them one by one). It never raises for a failure: the result is the
+``diff`` with the shared parser, and applies all of them as **one** patch through
+``executor.apply_patch`` (all or nothing: E10, where the SDK's runner applies them one by one). It never raises for a failure: the result is the
 ``status``/``output`` pair both APIs send back. Used by ``openai_responses`` and
 ``openai_agents`` — ``completed`` with the SDK editors' texts
 (``Created <p>``, ``Updated <p>``, ``Deleted <p>``, a move ``Updated <p>\\nMoved <p> to <d>``,
