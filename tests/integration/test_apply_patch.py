@@ -232,6 +232,46 @@ async def test_every_reason_is_listed_in_patch_order(ws: str, tree: Any) -> None
     assert tree(ws) == before
 
 
+async def test_a_symlinked_name_to_delete_or_move_refuses_the_whole_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    """E17 is checked with the rest of the patch: a deterministic refusal, not a write failing
+    midway after earlier files were written."""
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    os.symlink("b.txt", f"{ws}/link")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "link")
+    before = tree(ws)
+    deleting = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Delete File: link"))
+    assert deleting.error is not None and deleting.error.code == "FS_NOT_REGULAR_FILE"
+    assert deleting.text == f'Error: cannot delete "{ws}/link": not a regular file'
+    assert tree(ws) == before
+    moving = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "@@", "-a", "+A",
+        "*** Update File: link", "*** Move to: c.txt", "@@", "-b", "+B",
+    ))
+    assert moving.error is not None and moving.error.code == "FS_NOT_REGULAR_FILE"
+    assert moving.text == f'Error: cannot rename "{ws}/link": not a regular file'
+    assert tree(ws) == before
+    # updating through the link in place is an ordinary write of the linked file
+    updating = await call(ctx, session, envelope("*** Update File: link", "@@", "-b", "+B"))
+    assert not updating.is_error, updating.text
+    assert get(f"{ws}/b.txt") == b"B\n" and os.path.islink(f"{ws}/link")
+
+
+async def test_a_file_and_a_file_inside_it_refuse_the_whole_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "*** Move to: q/a.txt", "@@", "-a", "+A",
+        "*** Add File: q", "+q",
+    ))
+    assert result.is_error and result.error is None  # plain: the patch contradicts itself
+    assert result.text == f"Error: Failed to add file {ws}/q: the patch adds {ws}/q/a.txt inside it"
+    assert tree(ws) == before
+
+
 async def test_a_malformed_patch_names_the_line(ws: str, patch_ctx: Any) -> None:
     ctx, session = patch_ctx(), Session(cwd=ws)
     result = await call(ctx, session, "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n")

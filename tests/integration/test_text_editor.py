@@ -59,6 +59,27 @@ async def test_view_numbers_lines_as_documented(ws: str, editor_ctx: Any) -> Non
     assert typed.text == 'Error: invalid arguments: "view_range[1]" must be an integer'
 
 
+async def test_numbers_are_read_and_shown_as_json_and_javascript_have_them(ws: str, editor_ctx: Any, tree: Any) -> None:
+    """``2.0`` is the JSON integer 2 (the schema accepts it, so the commands must too); numbers in
+    texts are printed as the reference prints them (``1e+300``, never 301 digits or ``-1.0``)."""
+    put(f"{ws}/a.txt", "one\ntwo\nthree\n")
+    ctx, session = editor_ctx(), Session(cwd=ws)
+    part = await run(ctx, session, TE, command="view", path="a.txt", view_range=[2.0, 3.0])
+    assert part.text == "2: two\n3: three"
+    ref = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt", view_range=[3.0, -1.0])
+    assert ref.text == (f"Here's the content of {ws}/a.txt with line numbers (which has a total of 4 lines) "
+                        "with view_range=[3, -1]:\n     3  three\n     4  \n")
+    before = tree(ws)
+    far = await run(ctx, session, TE, command="insert", path="a.txt", insert_line=1e300, insert_text="x")
+    assert far.text == "Error: Invalid `insert_line` parameter: 1e+300. It should be within the range [0, 3]."
+    far_ref = await run(ctx, session, SRE, command="insert", path=f"{ws}/a.txt", insert_line=1e300, new_str="x")
+    assert far_ref.text == ("Error: Invalid `insert_line` parameter: 1e+300. It should be within the range of lines "
+                            "of the file: [0, 4]")
+    assert tree(ws) == before
+    done = await run(ctx, session, TE, command="insert", path="a.txt", insert_line=1.0, insert_text="x")
+    assert not done.is_error and get(f"{ws}/a.txt") == b"one\nx\ntwo\nthree\n"
+
+
 async def test_view_records_an_observation_like_read(ws: str, editor_ctx: Any) -> None:
     # DEVIATIONS E14
     put(f"{ws}/a.txt", "alpha\n")

@@ -113,6 +113,27 @@ async def test_responses_sdk_objects_and_several_operations(ctx: dsh_fs.Context)
     assert ctx.fs.text("/abs/x.txt") is None  # all or nothing (E10)
 
 
+async def test_responses_operations_are_checked_as_the_tool_s_input(ctx: dsh_fs.Context) -> None:
+    """D11 on the operation's texts as on the registry tool's ``input``; a blank path is a
+    missing path (not a resolve error naming a ``file_path`` the model never sent)."""
+    session = Session(cwd="/abs")
+    output = [
+        patch_call("p1", type="create_file", path="s.txt", diff="+ok\ud800\n+"),
+        patch_call("p2", type="create_file", path="s\udc00.txt", diff="+ok\n+"),
+        patch_call("p3", type="create_file", path="   ", diff="+ok\n+"),
+    ]
+    items = await run_responses_function_calls(ctx, output, session=session)
+    assert [(i["status"], i["output"]) for i in items] == [
+        ("failed", "diff must be valid Unicode text (lone surrogate U+D800 at index 3)"),
+        ("failed", "path must be valid Unicode text (lone surrogate U+DC00 at index 1)"),
+        ("failed", "Apply patch operation is missing a valid path."),
+    ]
+    assert ctx.fs.text("/abs/s.txt") is None
+    reference = dsh_fs.create_context(provider=ctx.fs, search=False, faces=["apply_patch"], profile="reference")
+    (lenient,) = await run_responses_function_calls(reference, output[:1], session=session)
+    assert lenient["status"] == "completed" and ctx.fs.text("/abs/s.txt") == "ok\ufffd\n"
+
+
 async def test_responses_stop_at_an_abort_and_need_the_context(ctx: dsh_fs.Context) -> None:
     output = [patch_call("p1", type="create_file", path="z.txt", diff="+z\n+")]
     assert await run_responses_function_calls(ctx, output, session=None, signal=AbortSignal.aborted_signal()) == []

@@ -255,6 +255,29 @@ def test_a_file_touched_twice_is_refused() -> None:
     assert rejected(text, two_names) == [("duplicate", "The patch touches /w/a more than once")]
 
 
+def test_a_patch_cannot_add_a_file_and_a_path_beneath_it() -> None:
+    """No file system holds both ``n`` (a file) and ``n/x`` (a file in ``n``): such a patch is
+    refused whole, whichever comes first — not after the first has been written."""
+    def named(*paths: str, **texts: str) -> dict[str, FileState]:
+        return {p: FileState(display=f"/w/{p}", key=p, text=texts.get(p)) for p in paths}
+
+    files = named("n", "n/x.txt", "a", "q/r.txt", "q", "nx", "n/y/z", a="a\n")
+    file_first = "*** Begin Patch\n*** Add File: n\n+x\n*** Add File: n/x.txt\n+y\n*** End Patch"
+    assert rejected(file_first, files) == [
+        ("duplicate", "Failed to add file /w/n/x.txt: the patch adds /w/n as a file")]
+    file_last = "*** Begin Patch\n*** Add File: n/y/z\n+y\n*** Add File: n\n+x\n*** End Patch"
+    assert rejected(file_last, files) == [("duplicate", "Failed to add file /w/n: the patch adds /w/n/y/z inside it")]
+    moved = "*** Begin Patch\n*** Update File: a\n*** Move to: q/r.txt\n@@\n-a\n+A\n*** Add File: q\n+x\n*** End Patch"
+    assert rejected(moved, files) == [("duplicate", "Failed to add file /w/q: the patch adds /w/q/r.txt inside it")]
+    moved_in = ("*** Begin Patch\n*** Add File: q\n+x\n"
+                "*** Update File: a\n*** Move to: q/r.txt\n@@\n-a\n+A\n*** End Patch")
+    assert rejected(moved_in, files) == [
+        ("duplicate", "Failed to move /w/a to /w/q/r.txt: the patch adds /w/q as a file")]
+    siblings = ("*** Begin Patch\n*** Add File: nx\n+x\n*** Add File: n/x.txt\n+y\n"
+                "*** Add File: n/y/z\n+z\n*** End Patch")
+    assert [c.display for c in plan_patch(parse_patch(siblings), files)] == ["/w/nx", "/w/n/x.txt", "/w/n/y/z"]
+
+
 def test_an_empty_patch_modifies_nothing() -> None:
     assert rejected("*** Begin Patch\n*** End Patch", {}) == [("empty", "No files were modified.")]
 

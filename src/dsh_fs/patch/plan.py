@@ -2,7 +2,8 @@
 §2.5). Pure: the caller reads the files (``required_paths``) and writes the plan.
 
 Rules: an update, move or delete needs the file; an add, and a move's destination, need the
-path absent; no file may be touched by two operations; every hunk must apply. Every operation is
+path absent; no file may be touched by two operations, nor be added inside a file the patch adds
+(``n`` and ``n/x``); every hunk must apply. Every operation is
 checked and every failure reported (``PatchRejected``) before anything may be written: a patch
 applies entirely or not at all.
 """
@@ -73,9 +74,12 @@ def plan_patch(patch: Patch, files: Mapping[str, FileState]) -> tuple[FileChange
     changes: list[FileChange] = []
     errors: list[msg.PatchError] = []
     touched: set[str] = set()
+    created = _Created()
     for op in patch.ops:
         try:
-            changes.append(_plan_op(op, files, touched))
+            change = _plan_op(op, files, touched)
+            created.add(op, change)
+            changes.append(change)
         except msg.PatchError as err:
             errors.append(err)
     if errors:
@@ -119,3 +123,44 @@ def _plan_op(op: FileOp, files: Mapping[str, FileState], touched: set[str]) -> F
         move_display=dest.display if dest is not None else None,
         edits=tuple(edits),
     )
+
+
+class _Created:
+    """The files a patch creates so far (added, or moved to), by display path, to refuse one
+    inside another (a file ``n`` and a file ``n/x``)."""
+
+    def __init__(self) -> None:
+        self.files: set[str] = set()
+        self.below: dict[str, str] = {}
+        """each directory a created file needs → one such file"""
+
+    def add(self, op: FileOp, change: FileChange) -> None:
+        """Record ``change``'s new file, if any.
+
+        :raises PatchError: ``duplicate`` (``file_nested``) when a file above it or inside it is
+            created too
+        """
+        path = change.display if change.kind == "create" else change.move_display
+        if path is None:
+            return
+        source = change.display if change.kind == "update" else None
+        parents = _parents(path)
+        for parent in parents:
+            if parent in self.files:
+                raise msg.file_nested(path, op.line, parent=parent, source=source)
+        if path in self.below:
+            raise msg.file_nested(path, op.line, child=self.below[path], source=source)
+        self.files.add(path)
+        for parent in parents:
+            self.below.setdefault(parent, path)
+
+
+def _parents(path: str) -> list[str]:
+    """The directories above ``path`` (a ``/``-separated display path), nearest first."""
+    out: list[str] = []
+    cut = path.rfind("/")
+    while cut > 0:
+        path = path[:cut]
+        out.append(path)
+        cut = path.rfind("/")
+    return out

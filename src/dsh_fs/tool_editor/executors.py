@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from ..core.context import Context
+from ..core.jsonvalue import js_number_str
 from ..core.session import ToolExecution
 from ..core.tools import ToolOutput, text_block
 from ..fs.errors import FsError, FsErrorCode, not_regular_file
@@ -180,7 +181,7 @@ class Editor:
                 return render_numbered(lines[first - 1 : last], first, self.max_chars)
             lines = (normalize(text) if self.better else text).split("\n")  # E8
             first, last = select_range(view_range, len(lines))
-            shown = view_range[1] if view_range is not None else last
+            shown = int(view_range[1]) if view_range is not None else last  # 2.0 is 2 (select_range)
             return render_reference_file(target.display_path, lines[first - 1 : last], first, shown,
                                          view_range is not None, self.max_chars or 0, len(lines))
         except ViewRangeError as err:
@@ -310,7 +311,8 @@ class Editor:
                 raise ToolInputError(t.REF_REQUIRED_PARAMETER.format(name="insert_text", command="insert"))
         else:
             value = self._required(args, "new_str", "insert")
-        line = int(line)
+        number = js_number_str(line)  # as the reference prints it (1e+300, not 301 digits)
+        line = int(line)  # 2.0 is 2 (the schema's integer)
         target = await self._resolve(args["path"], execution)
         if self.anthropic:
             info = await self._existing(target, "insert", execution)
@@ -324,7 +326,7 @@ class Editor:
         count = content_line_count(raw) if self.anthropic else reference_line_count(raw)
         if not 0 <= line <= count:
             template = t.ANTHROPIC_INSERT_RANGE if self.anthropic else t.REF_INSERT_RANGE
-            raise ToolInputError(template.format(line=line, count=count))
+            raise ToolInputError(template.format(line=number, count=count))
         after = insert_text(raw, line, value, whole_lines=self.anthropic, keep_bytes=self.better)
         assert guard is not None
         try:

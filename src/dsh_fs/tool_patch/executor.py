@@ -8,7 +8,9 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
    deletes goes through the ``fs/edit-intent`` waterfall (the policy raises ``FS_NOT_OBSERVED``
    for a file this session never read), is read, and must still be at its guard version — the
    observed one, or without a policy the one just stat'ed — after the read
-   (``FileSystem.is_current``: else ``FS_STALE_VERSION``, "changed since it was read"). An added
+   (``FileSystem.is_current``: else ``FS_STALE_VERSION``, "changed since it was read"); one to
+   delete or move whose own name is a symbolic link is refused as the provider would refuse it
+   (E17), so that refusal never comes half way through the writes. An added
    file and a move's destination that are absent go through ``fs/write-intent`` (a listener may
    refuse; the write is create-if-absent whatever it answers: E5); present, the planner refuses
    them.
@@ -265,6 +267,10 @@ async def _gather(run: _Run, path: str) -> None:
             return
         if info.type != "file":
             raise not_regular_file(verb, target.display_path)
+        if entry.role in ("delete", "move_from"):
+            named = await fs.lstat(target.display_path, signal=execution.signal)
+            if named is not None and named.type == "symlink":
+                raise not_regular_file(verb, target.display_path)  # E17, refused before any write
         intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
         entry.text = await fs.read_text(target, signal=execution.signal)
         entry.guard = intent.version if intent is not None else info.version
