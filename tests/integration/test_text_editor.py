@@ -23,6 +23,7 @@ from dsh_fs import Session
 from dsh_fs.fs.errors import permission_denied
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.tool_editor import ToolStrReplaceEditor, ToolTextEditor
+from dsh_fs.tool_editor.texts import TRUNCATED_MESSAGE
 from filekit import get, put
 
 pytestmark = pytest.mark.anyio
@@ -119,6 +120,25 @@ async def test_view_of_a_directory_and_of_nothing(ws: str, editor_ctx: Any) -> N
     assert ranged.text == "Error: The `view_range` parameter is not allowed when `path` points to a directory."
     missing = await run(ctx, session, TE, command="view", path="nope.txt")
     assert (missing.text, missing.error.code) == ("Error: File not found", "FS_NOT_FOUND")  # type: ignore[union-attr]
+
+
+async def test_E18_a_huge_directory_view_is_clipped(ws: str, editor_ctx: Any, make_ctx: Any) -> None:
+    """Without ``max_characters``, the default profile clips a directory view at 16,000
+    characters with the ``<response clipped>`` note (a tree of 3,000 files would be ~100 KB);
+    the reference profile shows it whole; ``max_characters`` still rules when given."""
+    for i in range(3000):
+        put(f"{ws}/src/module_with_a_long_name_{i:04}.py", "x")
+    header = (f"Here're the files and directories up to 2 levels deep in {ws}, excluding hidden items, "
+              "node_modules, and Python cache directories:\n")
+    clipped = (await run(editor_ctx(), Session(cwd=ws), TE, command="view", path=".")).text
+    assert clipped.startswith(header + f"d\t{ws}\nd\t{ws}/src\nf\t{ws}/src/module_with_a_long_name_0000.py\n")
+    assert clipped.endswith(TRUNCATED_MESSAGE + "\n") and len(clipped) == len(header) + 16_000 + len(TRUNCATED_MESSAGE) + 1
+    whole = (await run(make_ctx(profile="reference").plugin(ToolTextEditor), Session(cwd=ws), TE,
+                       command="view", path=".")).text
+    assert "<response clipped>" not in whole and whole.count("\nf\t") == 3000
+    small = await run(make_ctx().plugin(ToolTextEditor, max_characters=100), Session(cwd=ws), TE,
+                      command="view", path=".")
+    assert len(small.text) == len(header) + 100 + len(TRUNCATED_MESSAGE) + 1
 
 
 async def test_create_is_create_or_overwrite_under_the_policy(ws: str, editor_ctx: Any, tree: Any) -> None:

@@ -45,8 +45,8 @@ from ..tool_fs.remedies import with_remedy
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .replace import occurrence_lines, occurrences, replace_once
-from .view import LISTING_DEPTH, ViewRangeError, listed, render_listing, render_numbered, render_reference_file
-from .view import select_range
+from .view import LISTING_DEPTH, LISTING_MAX_CHARS, ViewRangeError, listed, render_listing, render_numbered
+from .view import render_reference_file, select_range
 
 __all__ = ("Editor", "Face")
 
@@ -200,7 +200,10 @@ class Editor:
                     await visit(entry.target, depth + 1)
 
         await visit(target, 1)
-        return render_listing(target.display_path, rows, self.max_chars, utf16_order=not self.better)
+        clip = self.max_chars
+        if clip is None and self.better:
+            clip = LISTING_MAX_CHARS  # E18: a huge tree never floods the context
+        return render_listing(target.display_path, rows, clip, utf16_order=not self.better)
 
     # -- create --------------------------------------------------------------------------------
     async def _create(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:

@@ -32,6 +32,7 @@ from .texts import (
 __all__ = (
     "HIDDEN_NAMES",
     "LISTING_DEPTH",
+    "LISTING_MAX_CHARS",
     "ViewRangeError",
     "clip_units",
     "listed",
@@ -43,6 +44,9 @@ __all__ = (
 
 LISTING_DEPTH = 2
 """directories are listed this many levels deep"""
+LISTING_MAX_CHARS = 16_000
+"""E18: a directory view of the Anthropic face without ``max_characters`` is clipped here (the
+length Anthropic's own editor clips every output at, and the reference's ``maxOutputChars``)"""
 HIDDEN_NAMES = frozenset({"node_modules", "__pycache__"})
 """dependency and cache folders left out of listings (besides dot-names)"""
 
