@@ -29,6 +29,9 @@ Workloads (ours → baseline):
 * MCP round trip per ``read`` call (``dsh-fs mcp`` over stdio, driven by the MCP SDK client)
   → the same call in process; skipped with a note when the command is not available.
 * ``bench/s3_bench.py`` rows (S3 provider over a loopback moto server), when the file exists.
+* ``bench/faces_bench.py`` rows (issue 11): an ``apply_patch`` of 20 files / 200 hunks on a
+  10k-line tree → ``git apply`` of the same changes (and, info, ``git apply`` + fsyncs); a text
+  editor ``str_replace`` call → the ``edit`` call making the same change.
 * ``bench/search_bench.py`` rows: ``glob``/``grep`` over a generated tree of 100k files / 1 GiB
   (``--quick``: 10k files / 100 MiB) → plain ``rg`` with the same flags; a ``grep`` matching
   every line (peak memory); ``glob``/``grep`` over 10k objects on moto (``--quick``: 1k) → a
@@ -633,6 +636,19 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
                              "target": "(info)", "met": None})
             notes.append("S3 rows come from bench/s3_bench.py (median latency per call; see that script).")
 
+    # editing faces
+    if args.skip_faces:
+        notes.append("Editing-face rows: skipped (--skip-faces).")
+    else:
+        sys.path.insert(0, HERE)
+        import faces_bench
+
+        say("editing faces (apply_patch, str_replace) …")
+        rows.extend(faces_bench.rows(work))
+        notes.append("apply_patch: one registry call with the policy on (the files read before, untimed): parse, "
+                     "check every file (resolve, stat, read, version), locate 200 hunks, then 20 atomic durable "
+                     "writes (fsync of each file and directory, A3) and the diff metadata. `git apply` runs as a "
+                     "subprocess and does not fsync; most of the gap is the 40 fsyncs (see the durable row).")
     # glob / grep
     if args.skip_search:
         notes.append("Search rows: skipped (--skip-search).")
@@ -683,6 +699,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-mcp", action="store_true")
     parser.add_argument("--skip-s3", action="store_true")
     parser.add_argument("--skip-search", action="store_true", help="leave out the glob/grep rows")
+    parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

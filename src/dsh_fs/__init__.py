@@ -10,6 +10,7 @@ and ``dsh_fs.spill``.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from types import EllipsisType
 from typing import Any
 
@@ -25,6 +26,8 @@ from .core import (
 )
 from .fs import (
     CreateIfAbsent as CreateIfAbsent,
+    DeleteIntent as DeleteIntent,
+    DeleteOutcome as DeleteOutcome,
     DirEntry as DirEntry,
     EditIntent as EditIntent,
     EditOutcome as EditOutcome,
@@ -34,6 +37,8 @@ from .fs import (
     FsErrorCode as FsErrorCode,
     Info as Info,
     PathInfo as PathInfo,
+    RenameIntent as RenameIntent,
+    RenameOutcome as RenameOutcome,
     ReplaceIfVersion as ReplaceIfVersion,
     Target as Target,
     TargetKey as TargetKey,
@@ -49,6 +54,8 @@ __all__ = (
     "AbortSignal",
     "Context",
     "CreateIfAbsent",
+    "DeleteIntent",
+    "DeleteOutcome",
     "DirEntry",
     "EditIntent",
     "EditOutcome",
@@ -61,6 +68,8 @@ __all__ = (
     "Info",
     "PathInfo",
     "Profile",
+    "RenameIntent",
+    "RenameOutcome",
     "ReplaceIfVersion",
     "Session",
     "Target",
@@ -85,6 +94,7 @@ def create_context(
     observations: Any = None,
     spill_root: str | os.PathLike[str] | None = None,
     search: bool = True,
+    faces: Iterable[str] = (),
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -105,6 +115,8 @@ def create_context(
     :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one;
         the context owns it from then on: ``await ctx.aclose()`` closes it
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
+    :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
+        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -113,7 +125,8 @@ def create_context(
         ``read_stream_min_size`` (``ToolFs``); ``glob_max_results``, ``grep_max_matches``,
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
-    :raises ValueError: for an invalid profile or tool setting, or ``root`` with ``provider``
+    :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
+        with ``provider``
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
@@ -141,6 +154,10 @@ def create_context(
     if search:
         ctx.plugin(LocalSpillStore, root=spill_root)
         ctx.plugin(ToolFsSearch, **search_config)
+    if faces:
+        from .faces import load_faces
+
+        load_faces(ctx, faces)
     return ctx
 
 

@@ -374,12 +374,12 @@ def test_invalid_read_cap_is_a_usage_error(fast):
     assert b"tool-fs: readLimit must be a positive integer" in done.stderr
 
 
-@pytest.mark.parametrize("command", ["read", "write", "edit", "schema", "prompt"])
+@pytest.mark.parametrize("command", ["read", "write", "edit", "apply-patch", "schema", "prompt"])
 def test_every_command_has_help(cli, command):
     done = cli(command, "--help")
     assert done.returncode == 0
     assert done.stdout.startswith(b"Usage: ")
-    if command in ("read", "write", "edit"):
+    if command in ("read", "write", "edit", "apply-patch"):
         text = b" ".join(done.stdout.split())
         assert b"--session NAME" in text and b"--no-policy" in text and b"Exit status" in text
 
@@ -419,6 +419,53 @@ def test_a_capped_cli_result_is_paged_by_a_later_command(fast, ws, env):
     assert locator.startswith(env["DSH_FS_STATE_DIR"] + "/spill/")
     paged = fast("read", locator, "--offset", "1", "--limit", "1")
     assert paged.returncode == 0 and b"1: Found 5 matches" in paged.stdout
+
+
+# -- apply-patch (issue 11) ---------------------------------------------------------------------
+
+PATCH = "*** Begin Patch\n*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n*** Add File: new.txt\n+new\n*** End Patch\n"
+
+
+def test_apply_patch_from_a_file_and_from_stdin(cli, ws):
+    (ws / "p.patch").write_text(PATCH)
+    done = cli("apply-patch", "p.patch", "--no-policy")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, out(f"Success. Updated the following files:\nA {ws}/new.txt\nM {ws}/a.txt\n"), b"")
+    assert (ws / "a.txt").read_bytes() == b"alpha\nBETA\n" and (ws / "new.txt").read_bytes() == b"new\n"
+    again = cli("apply-patch", "-", "--no-policy", stdin=PATCH.replace("new.txt", "other.txt").encode())
+    assert again.returncode == 1  # the hunk no longer fits: nothing written
+    assert again.stdout == out(f"Error: Failed to find expected lines in {ws}/a.txt:\nalpha\nbeta")
+    assert not (ws / "other.txt").exists()
+
+
+def test_apply_patch_needs_the_session_read_or_no_policy(fast, ws):
+    refused = fast("apply-patch", stdin=PATCH.encode())
+    assert refused.returncode == 1
+    assert refused.stdout == out(f'Error: edit requires reading "{ws}/a.txt" first — read the file, then retry')
+    assert b"--session NAME" in refused.stderr
+    assert not (ws / "new.txt").exists() and (ws / "a.txt").read_bytes() == b"alpha\nbeta\n"
+    assert fast("read", "a.txt", "--session", "s").returncode == 0
+    done = fast("apply-patch", "--session", "s", stdin=PATCH.encode())
+    assert done.returncode == 0, done.stdout
+    assert (ws / "a.txt").read_bytes() == b"alpha\nBETA\n"
+
+
+def test_apply_patch_usage_errors_exit_2(fast, ws):
+    missing = fast("apply-patch", "nope.patch")
+    assert missing.returncode == 2 and missing.stdout == b""
+    assert b"cannot read the patch nope.patch" in missing.stderr
+    nothing = fast("apply-patch")  # stdin is /dev/null: never an empty patch by accident
+    assert nothing.returncode == 2 and b"no patch: give a FILE or pipe the patch on stdin" in nothing.stderr
+
+
+def test_schema_shows_the_faces_when_named(fast):
+    done = fast("schema", "--format", "openai-responses", "--tools", "read,apply_patch")
+    printed = json.loads(done.stdout)
+    assert printed[0] == {"type": "apply_patch"} and printed[1]["name"] == "read" and len(printed) == 2
+    claude = json.loads(fast("schema", "--format", "anthropic", "--tools", "str_replace_based_edit_tool").stdout)
+    assert claude == [{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}]
+    unknown = fast("schema", "--tools", "read,nope")
+    assert unknown.returncode == 2 and b'unknown tool "nope"' in unknown.stderr
 @pytest.mark.parametrize("args", [["read", "a.txt", "--s3", "s3://bucket/p"], ["mcp", "--s3", "s3://bucket/p"]],
                          ids=["read", "mcp"])
 def test_s3_without_the_extra_says_how_to_install_it(ws, env, args):

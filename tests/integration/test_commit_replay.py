@@ -1,14 +1,18 @@
-"""Real commits rebuilt by the patch engine (issue 11 "Proof on real input", phase 1: the pure
-engine; phase 2 runs the same forms through the tools).
+"""Real commits rebuilt by the patch engine and by the tools (issue 11 "Proof on real input").
 
 A small git repository is built in a temp dir — LF, CRLF, BOM and BOM+CRLF files, a file
 without a final line break, repeated blocks that force wider context, adds, deletes, renames
 with and without edits, final line breaks added and removed, a binary file, a line-break style
 change — and each commit is turned into a Codex patch, Responses operations and text-editor
 calls (``dsh_fs.testing.commits``) whose application to the parent must give the child byte
-for byte. Skips are asserted too: a form that cannot carry a change must say so.
+for byte. Skips are asserted too: a form that cannot carry a change must say so. Each form runs
+twice: on the pure engine, and through the tools — the ``apply_patch`` registry tool, the OpenAI
+Responses adapter's ``apply_patch_call`` items and the Anthropic adapter's text-editor
+``tool_use`` blocks, after ``read``/``view`` calls, with the observation policy on, on the local
+disk and on the in-memory provider (``dsh_fs.testing.commit_tools``).
 
-Not covered here: the history of a large checkout (``python -m dsh_fs.testing.commits``).
+Not covered here: the history of a large checkout (``python -m dsh_fs.testing.commits
+CHECKOUT [--through tools]``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from dsh_fs.testing.commit_tools import local_provider, memory_provider
 from dsh_fs.testing.commits import Report, apply_codex, apply_editor, apply_responses, codex_patch, commit_deltas
 from dsh_fs.testing.commits import editor_calls, expected_tree, parent_tree, replay_commit, responses_operations
 
@@ -118,11 +123,17 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, li
     yield repo, commits
 
 
-def test_every_commit_is_rebuilt_byte_for_byte_in_every_form(history: tuple[Path, list[str]]) -> None:
+@pytest.mark.parametrize(
+    ("through", "provider"),
+    [("engine", None), ("tools", local_provider), ("tools", memory_provider)],
+    ids=["engine", "tools-local", "tools-memory"],
+)
+def test_every_commit_is_rebuilt_byte_for_byte_in_every_form(history: tuple[Path, list[str]], through: str,
+                                                              provider: object) -> None:
     repo, commits = history
     report = Report()
     for sha in commits:
-        replay_commit(repo, sha, report)
+        replay_commit(repo, sha, report, through=through, provider=provider)  # type: ignore[arg-type]
     assert report.failures == []
     assert report.commits == 4
     assert dict(report.checked) == {"codex": 26, "responses": 28, "editor": 25}  # 30 files; skips below
@@ -180,8 +191,11 @@ def test_the_repeated_block_needs_wider_context_and_gets_it(history: tuple[Path,
     assert apply_codex(parent_tree([dup]), patch) == expected_tree([dup], [])
 
 
-def test_the_cli_replays_a_checkout(history: tuple[Path, list[str]]) -> None:
+@pytest.mark.parametrize("through", ["engine", "tools"])
+def test_the_cli_replays_a_checkout(history: tuple[Path, list[str]], through: str) -> None:
     repo, _ = history
-    run = subprocess.run([sys.executable, "-m", "dsh_fs.testing.commits", str(repo)], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "dsh_fs.testing.commits", str(repo), "--through", through],
+                         capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "commits: 4" in run.stdout and "FAILED" not in run.stdout
+    assert "rebuilt byte for byte (codex): 26 files" in run.stdout

@@ -28,7 +28,7 @@ from dsh_fs.testing.snapshot import snapshot
 
 BAD_VALUES: dict[str, list[str]] = {
     "N": ["x", "1.5", "", "1e3"],
-    "NUMBER": ["x", "", "1.", "0x10", "true"],
+    "NUMBER": ["x", "", "1.", "NaN", "Infinity", "0x10", "1 2", "true"],
     "DIR": ["{missing}", "{file}"],
     "HOST:PORT": ["nonsense", "example.com:80", "127.0.0.1:99999", "127.0.0.1:x"],
     "s3://BUCKET/PREFIX": ["mybucket", "s3://", "s3://b/p/../q", "http://b/p", "s3:///p"],
@@ -57,6 +57,7 @@ VALID_ARGS: dict[str, list[str]] = {
     "edit": ["a.txt", "--old", "alpha", "--new", "beta"],
     "glob": ["*.txt"],
     "grep": ["alpha"],
+    "apply-patch": ["{patch}"],
     "schema": [],
     "prompt": [],
     "mcp": [],
@@ -129,7 +130,10 @@ def test_every_bad_option_value_of_every_command_exits_2(commands: list[list[str
     (ws / "a.txt").write_text("alpha\n")
     scenario = tmp_path / "scenario.json"
     scenario.write_text(json.dumps({"files": {}, "calls": []}))
-    fill = {"{missing}": str(tmp_path / "missing"), "{file}": str(ws / "a.txt"), "{scenario}": str(scenario)}
+    patch = tmp_path / "add.patch"
+    patch.write_text("*** Begin Patch\n*** Add File: new.txt\n+new\n*** End Patch\n")
+    fill = {"{missing}": str(tmp_path / "missing"), "{file}": str(ws / "a.txt"), "{scenario}": str(scenario),
+            "{patch}": str(patch)}
 
     def filled(arg: str) -> str:
         for mark, value in fill.items():

@@ -336,6 +336,34 @@ async def test_D17_a_read_only_file_is_not_replaced(ws: str, streamed: bool) -> 
     assert stat_mod.S_IMODE(os.stat(path).st_mode) == 0o444
 
 
+@pytest.mark.parametrize("op", ["*** Delete File: notes.txt\n", "*** Update File: notes.txt\n@@\n-keep me\n+lost\n",
+                                "*** Update File: notes.txt\n*** Move to: moved.txt\n@@\n-keep me\n+lost\n"],
+                         ids=["delete", "update", "move-and-update"])
+async def test_D17_a_patch_that_changes_a_read_only_file_is_refused_whole(ws: str, op: str) -> None:
+    """An ``apply_patch`` that deletes or rewrites a ``chmod 444`` file after changing another
+    file is refused before its first write (``FileSystem.check_replaceable``): every file is
+    untouched. The reference profile applies it."""
+    for name, text in (("notes.txt", "keep me\n"), ("other.txt", "x\n")):
+        with open(os.path.join(ws, name), "w") as handle:
+            handle.write(text)
+    os.chmod(os.path.join(ws, "notes.txt"), 0o444)
+    patch = f"*** Begin Patch\n*** Update File: other.txt\n@@\n-x\n+y\n{op}*** End Patch\n"
+    before = snapshot(ws)
+    ctx = dsh_fs.create_context(cwd=ws, policy=False, faces=["apply_patch"])
+    result = await call(ctx, "apply_patch", {"input": patch}, Session(cwd=ws))
+    assert result.is_error and result.error is not None and result.error.code == "FS_PERMISSION_DENIED", result.text
+    verb = "delete" if "Delete" in op else "write"
+    assert result.text == f'Error: cannot {verb} "{ws}/notes.txt": permission denied — the file is read-only'
+    assert "applied in part" not in result.text
+    assert snapshot(ws) == before and temp_entries(ws) == []
+    reference = dsh_fs.create_context(cwd=ws, profile="reference", policy=False, faces=["apply_patch"])
+    result = await call(reference, "apply_patch", {"input": patch}, Session(cwd=ws))
+    assert not result.is_error, result.text
+    assert not os.path.exists(os.path.join(ws, "notes.txt")) or "Delete" not in op
+    with open(os.path.join(ws, "other.txt")) as handle:
+        assert handle.read() == "y\n"
+
+
 READ_ONLY_AS_NOBODY = r"""
 import anyio, json, os, sys
 import dsh_fs

@@ -20,7 +20,8 @@ from dsh_fs.tool_editor.view import render_reference_file, select_range
 
 @pytest.mark.parametrize(
     "view_range,count,selected",
-    [(None, 3, (1, 3)), ([2, -1], 3, (2, 3)), ([1, 1], 3, (1, 1)), ([3, 3], 3, (3, 3))],
+    [(None, 3, (1, 3)), ([2, -1], 3, (2, 3)), ([1, 1], 3, (1, 1)), ([3, 3], 3, (3, 3)),
+     ([1.0, 2.0], 3, (1, 2)), ([2.0, -1.0], 3, (2, 3))],  # JSON 1.0 is the integer 1 (Number.isInteger)
 )
 def test_select_range(view_range: list[int] | None, count: int, selected: tuple[int, int]) -> None:
     assert select_range(view_range, count) == selected
@@ -36,6 +37,11 @@ def test_select_range(view_range: list[int] | None, count: int, selected: tuple[
         ([1, 99], "Invalid `view_range`: [1, 99]. Its second element `99` should be smaller than the number of lines in the file: `3`"),
         ([2, 1], "Invalid `view_range`: [2, 1]. Its second element `1` should be larger or equal than its first `2`"),
         ([2, -2], "Invalid `view_range`: [2, -2]. Its second element `-2` should be larger or equal than its first `2`"),
+        # numbers as JavaScript prints them (a JSON integer beyond 2**53 arrives as a double)
+        ([1, 1e20], "Invalid `view_range`: [1, 100000000000000000000]. Its second element `100000000000000000000` "
+                    "should be smaller than the number of lines in the file: `3`"),
+        ([1e21, 2.0], "Invalid `view_range`: [1e+21, 2]. Its first element `1e+21` should be within the range of "
+                      "lines of the file: [1, 3]"),
     ],
 )
 def test_select_range_refusals_use_the_reference_texts(view_range: list[object], message: str) -> None:
@@ -53,6 +59,7 @@ def test_anthropic_view_numbers_lines_as_the_documented_example() -> None:
 
 
 def test_max_characters_keeps_whole_lines_then_the_clipped_note() -> None:
+    # DEVIATIONS E7
     lines = ["aaaa", "bbbb", "cccc"]
     assert render_numbered(lines, 1, 15) == "1: aaaa\n2: bbbb\n" + TRUNCATED_MESSAGE  # two rows and a break: 15
     assert render_numbered(lines, 1, 14) == "1: aaaa\n" + TRUNCATED_MESSAGE
@@ -140,6 +147,7 @@ def test_reference_insert_in_the_default_profile_keeps_crlf() -> None:
     ],
 )
 def test_anthropic_insert_takes_whole_lines(text: str, line: int, new: str, expected: str) -> None:
+    # DEVIATIONS E9
     assert insert_text(text, line, new, whole_lines=True, keep_bytes=True) == expected
 
 

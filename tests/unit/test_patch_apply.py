@@ -50,6 +50,7 @@ def test_exact_match_replaces_only_the_changed_line() -> None:
     ],
 )
 def test_looser_tiers_find_the_hunk_and_never_rewrite_context(file_line: str, patch_line: str) -> None:
+    # DEVIATIONS E4
     text = f"x\n{file_line}\nold\ny\n"
     assert update(f"@@\n {patch_line}\n-old\n+new\n", text) == f"x\n{file_line}\nnew\ny\n"
 
@@ -67,6 +68,7 @@ def test_removed_lines_matched_loosely_remove_the_file_s_own_line() -> None:
 
 
 def test_a_hunk_that_fits_two_places_is_refused_with_the_lines_listed() -> None:
+    # DEVIATIONS E2
     err = failure("@@\n a\n-b\n+c\n", "a\nb\nx\na\nb\n")
     assert err.kind == "ambiguous"
     assert str(err) == (
@@ -100,6 +102,7 @@ def test_an_anchor_above_the_cursor_still_holds_for_the_next_hunk() -> None:
 
 
 def test_a_missing_anchor_is_an_error() -> None:
+    # DEVIATIONS E11
     err = failure("@@ def nowhere():\n-a\n+b\n", "a\n")
     assert (err.kind, str(err), err.line) == ("not_found", "Failed to find context 'def nowhere():' in f", 3)
 
@@ -128,6 +131,7 @@ def test_end_of_file_pins_the_hunk_to_the_end() -> None:
 
 
 def test_a_file_without_final_line_break_keeps_lacking_one() -> None:
+    # DEVIATIONS E1
     # Codex would append one; only an explicit hunk changes the last line break
     assert update("@@\n-last\n+LAST\n", "first\nlast") == "first\nLAST"
 
@@ -154,6 +158,7 @@ def test_a_pure_addition_goes_to_the_end_in_codex_and_to_the_cursor_in_v4a() -> 
 
 
 def test_a_pure_addition_after_an_anchor_goes_right_after_it() -> None:
+    # DEVIATIONS E3
     assert update("@@ b\n+inserted\n", "a\nb\nc\n") == "a\nb\ninserted\nc\n"
 
 
@@ -231,6 +236,7 @@ def rejected(patch_text: str, files: dict[str, FileState]) -> list[tuple[str, st
 
 
 def test_half_of_the_files_missing_lists_every_reason() -> None:
+    # DEVIATIONS E5
     assert rejected(MULTI, states(**{"new.txt": "there", "mod.txt": None, "mv.txt": "keep\n", "moved.txt": "x", "gone.txt": None})) == [
         ("exists", "Failed to add file /w/new.txt: the file already exists"),
         ("missing", "Failed to read file to update /w/mod.txt: file not found"),
@@ -240,12 +246,36 @@ def test_half_of_the_files_missing_lists_every_reason() -> None:
 
 
 def test_a_file_touched_twice_is_refused() -> None:
+    # DEVIATIONS E6
     text = "*** Begin Patch\n*** Delete File: a\n*** Add File: a\n+again\n*** End Patch"
     assert rejected(text, states(a="old\n")) == [("duplicate", "The patch touches /w/a more than once")]
     # same file under two names (same key)
     two_names = {"a": FileState(display="/w/a", key="K", text="x\n"), "./a": FileState(display="/w/a", key="K", text="x\n")}
     text = "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** Delete File: ./a\n*** End Patch"
     assert rejected(text, two_names) == [("duplicate", "The patch touches /w/a more than once")]
+
+
+def test_a_patch_cannot_add_a_file_and_a_path_beneath_it() -> None:
+    """No file system holds both ``n`` (a file) and ``n/x`` (a file in ``n``): such a patch is
+    refused whole, whichever comes first — not after the first has been written."""
+    def named(*paths: str, **texts: str) -> dict[str, FileState]:
+        return {p: FileState(display=f"/w/{p}", key=p, text=texts.get(p)) for p in paths}
+
+    files = named("n", "n/x.txt", "a", "q/r.txt", "q", "nx", "n/y/z", a="a\n")
+    file_first = "*** Begin Patch\n*** Add File: n\n+x\n*** Add File: n/x.txt\n+y\n*** End Patch"
+    assert rejected(file_first, files) == [
+        ("duplicate", "Failed to add file /w/n/x.txt: the patch adds /w/n as a file")]
+    file_last = "*** Begin Patch\n*** Add File: n/y/z\n+y\n*** Add File: n\n+x\n*** End Patch"
+    assert rejected(file_last, files) == [("duplicate", "Failed to add file /w/n: the patch adds /w/n/y/z inside it")]
+    moved = "*** Begin Patch\n*** Update File: a\n*** Move to: q/r.txt\n@@\n-a\n+A\n*** Add File: q\n+x\n*** End Patch"
+    assert rejected(moved, files) == [("duplicate", "Failed to add file /w/q: the patch adds /w/q/r.txt inside it")]
+    moved_in = ("*** Begin Patch\n*** Add File: q\n+x\n"
+                "*** Update File: a\n*** Move to: q/r.txt\n@@\n-a\n+A\n*** End Patch")
+    assert rejected(moved_in, files) == [
+        ("duplicate", "Failed to move /w/a to /w/q/r.txt: the patch adds /w/q as a file")]
+    siblings = ("*** Begin Patch\n*** Add File: nx\n+x\n*** Add File: n/x.txt\n+y\n"
+                "*** Add File: n/y/z\n+z\n*** End Patch")
+    assert [c.display for c in plan_patch(parse_patch(siblings), files)] == ["/w/nx", "/w/n/x.txt", "/w/n/y/z"]
 
 
 def test_an_empty_patch_modifies_nothing() -> None:

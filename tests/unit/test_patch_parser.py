@@ -65,6 +65,10 @@ def test_the_codex_example_parses_into_its_three_operations() -> None:
             "*** Begin Patch\n*** Update File: f\n@@\n-a\n+b\n-c\n*** End Patch",
             None,  # valid: one hunk
         ),
+        (  # the move line names no destination: said at its line (not "the update is empty" at line 2)
+            "*** Begin Patch\n*** Update File: f\n*** Move to: \n@@\n-a\n+b\n*** End Patch",
+            "Invalid patch hunk on line 3: Update file hunk for path 'f' has an empty '*** Move to:' path",
+        ),
         (
             "*** Begin Patch\n*** Update File: f\n@@\n*** End Patch",
             "Invalid patch hunk on line 4: Update hunk does not contain any lines",

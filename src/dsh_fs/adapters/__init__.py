@@ -3,8 +3,10 @@
 | module | API | definitions | results |
 |---|---|---|---|
 | ``openai_chat`` | Chat Completions (OpenAI, DeepSeek, any compatible server) | ``chat_tools`` | ``run_chat_tool_calls`` → ``{"role": "tool", …}`` |
-| ``openai_responses`` | OpenAI Responses | ``responses_tools`` | ``run_responses_function_calls`` → ``function_call_output`` |
-| ``anthropic_messages`` | Anthropic Messages | ``anthropic_tools`` | ``run_anthropic_tool_uses`` → ``tool_result`` |
+| ``openai_responses`` | OpenAI Responses | ``responses_tools`` (built-in ``apply_patch``) | ``run_responses_function_calls`` → ``function_call_output``, ``apply_patch_call_output`` |
+| ``anthropic_messages`` | Anthropic Messages | ``anthropic_tools`` (built-in text editor) | ``run_anthropic_tool_uses`` → ``tool_result`` |
+| ``openai_agents`` (optional extra, import it explicitly) | OpenAI Agents SDK | ``function_tools``, ``apply_patch_tool`` | ``DshApplyPatchEditor`` → ``ApplyPatchResult`` |
+| ``patch_operations`` | Responses ``apply_patch`` operations (shared by the two above) | | ``apply_operations`` → status + output |
 | ``pydantic_ai`` (optional extra, import it explicitly) | pydantic-ai agents | ``DshFsToolset`` | |
 | ``definitions`` | ``dsh-fs schema --format`` | ``tool_definitions`` | |
 
@@ -35,13 +37,16 @@ from .definitions import tool_definitions as tool_definitions
 from .openai_chat import chat_tool_message as chat_tool_message
 from .openai_chat import chat_tools as chat_tools
 from .openai_chat import run_chat_tool_calls as run_chat_tool_calls
+from .openai_responses import apply_patch_call_output as apply_patch_call_output
 from .openai_responses import function_call_output as function_call_output
 from .openai_responses import responses_tools as responses_tools
+from .openai_responses import run_apply_patch_call as run_apply_patch_call
 from .openai_responses import run_responses_function_calls as run_responses_function_calls
 
 __all__ = (
     "FORMATS",
     "anthropic_tools",
+    "apply_patch_call_output",
     "chat_tool_message",
     "chat_tools",
     "function_call_output",
@@ -49,6 +54,7 @@ __all__ = (
     "parse_arguments",
     "responses_tools",
     "run_anthropic_tool_uses",
+    "run_apply_patch_call",
     "run_chat_tool_calls",
     "run_responses_function_calls",
     "tool_definitions",

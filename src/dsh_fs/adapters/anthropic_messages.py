@@ -3,7 +3,10 @@ flag, and running the ``tool_use`` blocks of one assistant message.
 
 Wire shapes (the SDK's objects are accepted as input):
 
-* definition: ``{"name", "description", "input_schema"}``, ``input_schema`` exactly §4.3.
+* definition: ``{"name", "description", "input_schema"}``, ``input_schema`` exactly §4.3; a tool
+  with an Anthropic built-in definition (``ToolDefinition.native["anthropic"]``: the text
+  editor, ``{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}``) is sent
+  as that definition, so the model uses the editor it was trained on.
 * call block: ``{"type": "tool_use", "id", "name", "input": object}``; ``input`` is already
   parsed by the API and goes to the registry unchanged. Other blocks (text, thinking) are
   skipped.
@@ -19,18 +22,20 @@ from typing import Any
 from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolResult
-from .calls import ToolSource, field, items_of, parse_arguments, run_calls, tool_schemas
+from .calls import ToolSource, field, items_of, native_definitions, parse_arguments, run_calls, tool_schemas
 
 __all__ = ("anthropic_tools", "run_anthropic_tool_uses", "to_tool_calls", "tool_result_block")
 
 
 def anthropic_tools(source: ToolSource) -> list[dict[str, Any]]:
-    """The ``tools`` array of a Messages request, in registry order.
+    """The ``tools`` array of a Messages request, in registry order (built-in definitions
+    for the tools that have one).
 
     :param source: a ``Context``, its ``ToolRegistry`` or a list of registry schemas
     """
+    native = native_definitions(source, "anthropic")
     return [
-        {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
+        native.get(s["name"]) or {"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
         for s in tool_schemas(source)
     ]
 

@@ -19,7 +19,16 @@ from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolRegistry, ToolResult
 
-__all__ = ("ToolSource", "field", "items_of", "parse_arguments", "registry_of", "run_calls", "tool_schemas")
+__all__ = (
+    "ToolSource",
+    "field",
+    "items_of",
+    "native_definitions",
+    "parse_arguments",
+    "registry_of",
+    "run_calls",
+    "tool_schemas",
+)
 
 ToolSource = Any
 """a ``Context`` (its ``tools`` service), a ``ToolRegistry``, or a sequence of
@@ -96,6 +105,21 @@ def tool_schemas(source: ToolSource) -> list[dict[str, Any]]:
     if isinstance(source, ToolRegistry) or isinstance(getattr(source, "tools", None), ToolRegistry):
         return registry_of(source).schemas()
     return [json.loads(json.dumps(dict(schema))) for schema in source]
+
+
+def native_definitions(source: ToolSource, format: str) -> dict[str, dict[str, Any]]:
+    """name → the vendor's built-in definition in ``format`` of the tools that declare one
+    (``ToolDefinition.native``: ``apply_patch`` for ``openai-responses``, the text editor for
+    ``anthropic``); empty for a list of schemas. Fresh copies."""
+    if not (isinstance(source, ToolRegistry) or isinstance(getattr(source, "tools", None), ToolRegistry)):
+        return {}
+    registry = registry_of(source)
+    found: dict[str, dict[str, Any]] = {}
+    for name in registry.names():
+        definition = registry.get(name)
+        if definition is not None and definition.native is not None and format in definition.native:
+            found[name] = json.loads(json.dumps(dict(definition.native[format])))
+    return found
 
 
 async def run_calls(

@@ -9,7 +9,7 @@ from .demo_cmd import demo
 from .mcp_cmd import mcp
 from .replay_cmd import replay
 from .sessions_cmd import sessions
-from .tool_cmds import edit, glob, grep, prompt, read, schema, write
+from .tool_cmds import apply_patch, edit, glob, grep, prompt, read, schema, write
 
 __all__ = ("main",)
 
@@ -27,6 +27,7 @@ main.add_command(write)
 main.add_command(edit)
 main.add_command(glob)
 main.add_command(grep)
+main.add_command(apply_patch)
 main.add_command(schema)
 main.add_command(prompt)
 main.add_command(demo)

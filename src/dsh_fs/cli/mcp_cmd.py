@@ -16,6 +16,7 @@ from click.core import ParameterSource
 
 from .options import (
     CliFailure,
+    faces_named,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -103,6 +104,7 @@ def mcp(
     connections. Calls one client sends together run as one assistant message's would:
     reads in parallel, a write or edit after everything sent before it.
     """
+    from ..faces import FACE_TOOLS
     from ..mcp import ServeOptions, build_context, parse_listen, serve_http, serve_stdio
 
     click_ctx = click.get_current_context()
@@ -124,6 +126,7 @@ def mcp(
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
     options = ServeOptions(
         root=root or os.getcwd(),
+        faces=faces_named(tool_names),
         profile=profile,
         policy=not no_policy,
         tool_config=pop_settings(settings),

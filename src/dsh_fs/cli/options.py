@@ -35,6 +35,7 @@ __all__ = (
     "TOOL_NAMES",
     "cwd_option",
     "endpoint_url_option",
+    "faces_named",
     "no_policy_option",
     "pop_settings",
     "profile_option",
@@ -198,11 +199,14 @@ tools_option = click.option(
     type=TOOL_NAMES,
     metavar="NAMES",
     default=None,
-    show_default="every tool",
-    help="Only these tools, comma-separated, e.g. read,glob,grep; the guidance then covers only them.",
+    show_default="read, write, edit, glob, grep",
+    help="Only these tools, comma-separated, e.g. read,glob,grep; the guidance then covers only them. The"
+    " editing faces apply_patch, str_replace_based_edit_tool and str_replace_editor are loaded only when"
+    " named here (e.g. read,apply_patch).",
 )
-"""``--tools``: a subset of the registered tools (the command receives ``tool_names``, a
-tuple, and applies it with :func:`select_tools_option`)"""
+"""``--tools``: a subset of the tools, the editing faces only when named (the command receives
+``tool_names``, a tuple: it loads :func:`faces_named` and applies the rest with
+:func:`select_tools_option`)"""
 
 search_path_option = click.option(
     "--path",
@@ -286,6 +290,14 @@ def pop_settings(kwargs: dict[str, Any]) -> dict[str, int]:
     them (``create_context`` keywords; a bad value is refused there, e.g. ``tool-fs: readLimit
     must be a positive integer``)."""
     return {key: kwargs.pop(key) for key in SETTINGS_HELP}
+
+
+def faces_named(names: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The editing faces (``dsh_fs.faces.FACE_TOOLS``) among the ``--tools`` names: a command
+    loads them into its context (``faces=``) before :func:`select_tools_option`."""
+    from ..faces import FACE_TOOLS
+
+    return tuple(name for name in names or () if name in FACE_TOOLS)
 
 
 def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:

@@ -1,5 +1,6 @@
-"""``dsh-fs read|write|edit|glob|grep|schema|prompt``: the tools for people and shell-only
-agents (tracker "Serve the tools to real agents", part 2; issue 10 for glob/grep).
+"""``dsh-fs read|write|edit|glob|grep|apply-patch|schema|prompt``: the tools for people and
+shell-only agents (tracker "Serve the tools to real agents", part 2; issue 10 for glob/grep;
+issue 11 for apply-patch).
 
 Each tool command makes exactly one registry call and prints exactly what the model would
 see: the result text, byte for byte (UTF-8), then one newline, on stdout, for successes and
@@ -8,7 +9,8 @@ failures alike. Exit status:
 * ``0`` the call succeeded;
 * ``1`` the call failed: stdout holds the ``Error: …`` text the model would see;
 * ``2`` the command itself is wrong or cannot run (bad option, bad setting, no content for
-  ``write``, unusable session store); the message goes to stderr and no call is made.
+  ``write``, no patch for ``apply-patch``, unusable session store); the message goes to stderr
+  and no call is made.
 
 Command-line values become tool arguments unchanged (``--offset``/``--limit`` as JSON numbers,
 read as the reference reads them; text as UTF-8, or the command fails naming the first bad
@@ -37,6 +39,7 @@ from .inputs import JsonNumber, utf8_bytes, utf8_text
 from .options import (
     CliFailure,
     cwd_option,
+    faces_named,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -49,7 +52,7 @@ from .options import (
     tools_option,
 )
 
-__all__ = ("edit", "glob", "grep", "prompt", "read", "schema", "write")
+__all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -95,11 +98,11 @@ def _options(kwargs: dict[str, Any]) -> _Options:
     )
 
 
-def _context(options: _Options, *, store: Any = None) -> Any:
+def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = ()) -> Any:
     """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store
-    and capped search results saved under ``<state dir>/spill``.
+    and capped search results saved under ``<state dir>/spill``, plus the editing ``faces``.
 
-    :raises CliFailure: for an invalid read cap
+    :raises CliFailure: for an invalid read cap or an unknown face
     """
     from .. import create_context
     from .state import state_dir
@@ -115,7 +118,7 @@ def _context(options: _Options, *, store: Any = None) -> Any:
         return create_context(
             cwd=options.cwd, root=None if provider is None else ..., profile=options.profile,
             policy=options.policy, provider=provider, observations=store,
-            spill_root=os.path.join(state_dir(), "spill"), **options.caps,
+            spill_root=os.path.join(state_dir(), "spill"), faces=faces, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
@@ -142,8 +145,9 @@ def _emit(text: str) -> None:
     out.flush()
 
 
-def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
-    """Make the one call, print its text, exit 1 on an error result."""
+def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces: tuple[str, ...] = ()) -> None:
+    """Make the one call (with the editing ``faces`` loaded), print its text, exit 1 on an
+    error result."""
     from ..core.session import Session
 
     session = Session(cwd=None if options.s3 else options.cwd, id=options.session_name)
@@ -151,7 +155,7 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options) -> None:
     if options.policy and options.session_name is not None:
         store = _open_store(options.session_name, session)
     try:
-        ctx = _context(options, store=store)
+        ctx = _context(options, store=store, faces=faces)
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
@@ -188,13 +192,14 @@ def _text(source: str, value: str) -> str:
         raise CliFailure(str(exc)) from None
 
 
-def _stdin_content() -> str:
+def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the content on stdin") -> str:
     """The content piped on stdin (a pipe, file or socket), decoded as strict UTF-8.
 
     Bytes that are not UTF-8 fail the command with the first bad byte, its offset and line
     (as ``read`` reports a file, D6), before anything is written. A terminal, ``/dev/null``
     or a closed stdin is refused: forgetting ``--content`` must never empty a file.
 
+    :param missing: the message when there is nothing piped
     :raises CliFailure: when stdin is not a pipe, a file or a socket, or not UTF-8
     """
     stream = sys.stdin
@@ -203,7 +208,7 @@ def _stdin_content() -> str:
     except (OSError, ValueError):
         mode = None
     if mode is None or not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)):
-        raise CliFailure("no content: pass --content TEXT or pipe the content on stdin")
+        raise CliFailure(missing)
     try:
         return utf8_bytes("stdin", stream.buffer.read())
     except ValueError as exc:
@@ -302,6 +307,31 @@ def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> 
     _run_tool("grep", arguments, _options(kwargs))
 
 
+@click.command("apply-patch", epilog=_EPILOG)
+@click.argument("patch_file", metavar="[FILE|-]", required=False, default="-")
+@_call_options
+@_deployment_options
+def apply_patch(patch_file: str, **kwargs: Any) -> None:
+    """Apply a Codex-format patch ('*** Begin Patch' ... '*** End Patch') from FILE or stdin.
+
+    The whole patch is checked first — every file it updates, moves or deletes read in the same
+    --session and unchanged since (or --no-policy), every hunk found at exactly one place, every
+    file it adds or moves to absent — and nothing is written unless all of it applies; then each
+    file is written atomically. Prints what the model would see: the updated files, or why
+    nothing was written.
+    """
+    options = _options(kwargs)
+    if patch_file == "-":
+        text = _stdin_content("no patch: give a FILE or pipe the patch on stdin")
+    else:
+        try:
+            with open(patch_file, "rb") as handle:
+                text = handle.read().decode("utf-8", "surrogateescape")
+        except OSError as exc:
+            raise CliFailure(f"cannot read the patch {patch_file}: {exc.strerror or exc}") from None
+    _run_tool("apply_patch", {"input": text}, options, faces=("apply_patch",))
+
+
 @click.command()
 @click.option(
     "--format",
@@ -312,7 +342,9 @@ def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> 
     help=(
         "mcp: MCP tool list [{name, description, inputSchema}]; openai: Chat Completions tools "
         '[{"type": "function", "function": {...}}]; openai-responses: Responses API function tools; '
-        "anthropic: [{name, description, input_schema}]; native: [{name, description, parameters}]."
+        "anthropic: [{name, description, input_schema}]; native: [{name, description, parameters}]. "
+        "openai-responses and anthropic give the editing faces as the vendor's built-in tool "
+        '({"type": "apply_patch"}, {"type": "text_editor_20250728", ...}).'
     ),
 )
 @tools_option
@@ -323,7 +355,7 @@ def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> N
     The tools are ordered by name (edit, glob, grep, read, write); --read-limit,
     --glob-max-results and --grep-max-matches change the descriptions, as they do for the model.
     """
-    ctx = _context(_options(kwargs))
+    ctx = _context(_options(kwargs), faces=faces_named(tool_names))
     select_tools_option(ctx, tool_names)
     _emit(json.dumps(tool_definitions(ctx, format_), indent=2, ensure_ascii=False))
 
@@ -338,6 +370,6 @@ def prompt(tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     --no-policy, --tools and the settings change it as they change what the model is told
     (dsh-fs mcp sends the tools' sections of it as its instructions).
     """
-    ctx = _context(_options(kwargs))
+    ctx = _context(_options(kwargs), faces=faces_named(tool_names))
     select_tools_option(ctx, tool_names)
     _emit(ctx.system_prompt.render())

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 __all__ = ("Param", "ParamType", "json_schema", "validate")
 
-ParamType = Literal["string", "number", "boolean", "object", "array"]
+ParamType = Literal["string", "number", "integer", "boolean", "object", "array"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -21,7 +21,9 @@ class Param:
     """One declared property of a tool's arguments (the reference's ``defineTool`` DSL)."""
 
     type: ParamType
-    """JSON type; ``number`` accepts ints and floats but never booleans"""
+    """JSON type; ``number`` accepts ints and floats but never booleans; ``integer`` accepts
+    integral numbers (``2.0`` too, as JavaScript's ``Number.isInteger``; the reference's
+    ``str_replace_editor`` declares it)"""
     required: bool = False
     """absent → ``missing required property "<key>"``"""
     description: str | None = None
@@ -68,6 +70,10 @@ def _type_ok(value: object, kind: ParamType) -> bool:
         return isinstance(value, str)
     if kind == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "integer":
+        return not isinstance(value, bool) and (
+            isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        )
     if kind == "boolean":
         return isinstance(value, bool)
     if kind == "object":
@@ -75,7 +81,7 @@ def _type_ok(value: object, kind: ParamType) -> bool:
     return isinstance(value, list)
 
 
-_ARTICLE = {"string": "a string", "number": "a number", "boolean": "a boolean",
+_ARTICLE = {"string": "a string", "number": "a number", "integer": "an integer", "boolean": "a boolean",
             "object": "an object", "array": "an array"}
 
 

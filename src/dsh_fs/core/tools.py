@@ -118,6 +118,11 @@ class ToolDefinition:
     timeout_ms: int | None = None
     """declared time budget of one call in milliseconds (the reference's declarative
     ``timeoutMs``); the registry does not enforce it, a tool that declares it does"""
+    native: Mapping[str, Mapping[str, Any]] | None = None
+    """a vendor's built-in definition of this tool per adapter format (``openai-responses``:
+    ``{"type": "apply_patch"}``; ``anthropic``: ``{"type": "text_editor_20250728", …}``): the
+    adapters of that API send it instead of the JSON schema, and the model calls the tool it was
+    trained on; every other surface uses ``schema()``"""
 
     def schema(self) -> dict[str, Any]:
         """``{name, description, parameters}`` exactly as the model sees it (§4.3)."""

@@ -3,7 +3,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 
 | module | owns |
 |---|---|
-| ``filesystem`` | ``FileSystem``: the eight primitives, the optional ``read_window``, the lifecycle (``aclose``) |
+| ``filesystem`` | ``FileSystem``: the eight primitives, ``delete``/``rename``, the optional ``read_window``/``is_current``, the lifecycle (``aclose``) |
 | ``types`` | targets, ``Info``/``PathInfo``/``DirEntry``, intents, outcomes |
 | ``errors`` | ``FsError``, ``FsErrorCode`` and the message catalog (one builder per message, ``check_abort``) |
 | ``events`` | the ``fs/*`` event names and their listener contracts |
@@ -23,6 +23,8 @@ from .events import FS_EDIT_INTENT as FS_EDIT_INTENT, FS_OBSERVED as FS_OBSERVED
 from .filesystem import FileSystem as FileSystem
 from .types import (
     CreateIfAbsent as CreateIfAbsent,
+    DeleteIntent as DeleteIntent,
+    DeleteOutcome as DeleteOutcome,
     DirEntry as DirEntry,
     EditIntent as EditIntent,
     EditOutcome as EditOutcome,
@@ -31,6 +33,8 @@ from .types import (
     Info as Info,
     PathInfo as PathInfo,
     PathType as PathType,
+    RenameIntent as RenameIntent,
+    RenameOutcome as RenameOutcome,
     ReplaceIfVersion as ReplaceIfVersion,
     Target as Target,
     TargetKey as TargetKey,
@@ -42,6 +46,8 @@ from .types import (
 
 __all__ = (
     "CreateIfAbsent",
+    "DeleteIntent",
+    "DeleteOutcome",
     "DirEntry",
     "EditIntent",
     "EditOutcome",
@@ -56,6 +62,8 @@ __all__ = (
     "Info",
     "PathInfo",
     "PathType",
+    "RenameIntent",
+    "RenameOutcome",
     "ReplaceIfVersion",
     "Target",
     "TargetKey",

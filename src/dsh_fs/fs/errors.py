@@ -19,7 +19,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_NOT_TEXT           not_text                         cannot <verb> "<dp>": <reason>                #8 #9 #25 #26 (D6 detail)
     FS_NOT_REGULAR_FILE   not_regular_file                 cannot <verb> "<dp>": not a regular file      #7 #16 #24
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
-                          read_only                        cannot <write|edit> "<dp>": permission denied — the file is read-only  (D17)
+                          read_only                        cannot <write|edit|delete> "<dp>": permission denied — the file is read-only  (D17)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
     FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
@@ -28,9 +28,10 @@ display path; ``<verb>`` one of ``Verb``.
                           write_cleanup_failed             write failed (<error>) and temp close|cleanup failed (<error>)  #21 #22 (A2 code)
                           lock_unavailable                 cannot take the cross-process lock in <dir>: <reason>  (A4)
                           lock_dir_unusable                cannot use the lock directory <dir>: <reason> (set DSH_FS_LOCK_DIR …)  (A4)
-    FS_STALE_VERSION      stale                            cannot <write|edit> "<dp>": file changed since it was read  #18 #23
-                          gone                             cannot write "<dp>": file no longer exists    #17
+    FS_STALE_VERSION      stale                            cannot <write|edit|delete|rename> "<dp>": file changed since it was read  #18 #23
+                          gone                             cannot <write|delete|rename> "<dp>": file no longer exists  #17
     FS_NOT_OBSERVED       overwrite_not_observed           cannot overwrite existing "<dp>" without reading it first  #19
+                          rename_destination_exists        cannot rename "<dp>" to "<dest>": the destination already exists  (rename)
                           edit_not_observed                edit requires reading "<dp>" first            #31 (policy)
     FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"[ (some matches overlap)]; provide …  #30 (D15)
     FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
@@ -44,8 +45,8 @@ Who raises which code::
     FS_NOT_REGULAR_FILE   <- read/write/edit of a directory, FIFO, socket, device
     FS_PERMISSION_DENIED  <- EACCES/EPERM (A2), containment violations, a read-only file (D17)
     FS_IO_ERROR           <- any other OS error (A2), a file over the size limit (D16)
-    FS_STALE_VERSION      <- guarded write/edit whose target changed or vanished
-    FS_NOT_OBSERVED       <- createIfAbsent over an existing file; the policy's edit gate
+    FS_STALE_VERSION      <- guarded write/edit/delete/rename whose target changed or vanished
+    FS_NOT_OBSERVED       <- createIfAbsent over an existing file (a rename's destination too); the policy's edit gate
     FS_AMBIGUOUS_EDIT     <- old_string matched more than once without replace_all
     FS_EDIT_NOT_FOUND     <- old_string not found (or empty)
     FS_ABORTED            <- the abort signal fired at a checkpoint (``check_abort``)
@@ -94,6 +95,7 @@ __all__ = (
     "parent_not_directory",
     "permission_denied",
     "read_only",
+    "rename_destination_exists",
     "stale",
     "too_large",
     "write_cleanup_failed",
@@ -130,6 +132,8 @@ class FsError(HarnessError):
     :param searched_text: for ``FS_EDIT_NOT_FOUND``, the LF-normalized text that was searched,
         so the tool layer can look for a near match (DEVIATIONS D5); ``None`` when not kept
     :param needle: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``old_string``
+    :param count: for ``FS_AMBIGUOUS_EDIT``, how many times ``old_string`` matched (the
+        editing faces name it in their own texts)
     :param replacement: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``new_string`` (an edit
         already applied is told apart by it, DEVIATIONS D18)
     """
@@ -142,11 +146,13 @@ class FsError(HarnessError):
         cause: BaseException | None = None,
         searched_text: str | None = None,
         needle: str | None = None,
+        count: int | None = None,
         replacement: str | None = None,
     ) -> None:
         super().__init__(message, str(FsErrorCode(code)), cause=cause)
         self.searched_text = searched_text
         self.needle = needle
+        self.count = count
         self.replacement = replacement
 
     @property
@@ -155,12 +161,14 @@ class FsError(HarnessError):
         return FsErrorCode(self.code)
 
 
-Verb = Literal["resolve", "stat", "read", "list", "write", "edit"]
-"""the operation a ``cannot <verb> "<dp>": …`` message names"""
+Verb = Literal["resolve", "stat", "read", "list", "write", "edit", "delete", "rename"]
+"""the operation a ``cannot <verb> "<dp>": …`` message names (``delete``/``rename``: the seam's
+guarded delete and rename, docs/EDITING-FACES.md §6.1)"""
 
-Stage = Literal["resolve", "stat", "lstat", "read", "list", "write", "edit"]
+Stage = Literal["resolve", "stat", "lstat", "read", "list", "write", "edit", "delete", "rename"]
 """the checkpoint an ``<stage> aborted`` message names (§2.12): a write that reads the prior
-file aborts as ``read``, an edit's read stage as ``edit``, any atomic write stage as ``write``"""
+file aborts as ``read``, an edit's read stage as ``edit``, any atomic write stage as ``write``;
+a delete or rename checks before it changes anything (``delete``/``rename``)"""
 
 
 # -- FS_ABORTED ---------------------------------------------------------------------------
@@ -254,7 +262,7 @@ def permission_denied(verb: Verb, display: str, *, cause: BaseException | None =
     return FsError(f'cannot {verb} "{display}": permission denied', FsErrorCode.PERMISSION_DENIED, cause=cause)
 
 
-def read_only(verb: Literal["write", "edit"], display: str) -> FsError:
+def read_only(verb: Literal["write", "edit", "delete"], display: str) -> FsError:
     """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the file is
     read-only``: the file exists and the caller may not write it (DEVIATIONS D17; the remedy
     part in the style of D9)."""
@@ -297,16 +305,24 @@ def lock_dir_unusable(lock_dir: str, reason: str, *, cause: BaseException | None
 
 # -- guards (intents) -------------------------------------------------------------------------
 
-def stale(verb: Literal["write", "edit"], display: str) -> FsError:
+def stale(verb: Literal["write", "edit", "delete", "rename"], display: str) -> FsError:
     """``FS_STALE_VERSION`` ``cannot <verb> "<dp>": file changed since it was read`` (§1.5
-    #18, #23; an edit of a missing file too)."""
+    #18, #23; an edit of a missing file too; a guarded delete or rename of a changed file)."""
     return FsError(f'cannot {verb} "{display}": file changed since it was read', FsErrorCode.STALE_VERSION)
 
 
-def gone(display: str) -> FsError:
-    """``FS_STALE_VERSION`` ``cannot write "<dp>": file no longer exists`` (§1.5 #17: a
-    ``ReplaceIfVersion`` write of a missing file; it is not recreated)."""
-    return FsError(f'cannot write "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+def gone(display: str, verb: Literal["write", "delete", "rename"] = "write") -> FsError:
+    """``FS_STALE_VERSION`` ``cannot <verb> "<dp>": file no longer exists`` (§1.5 #17: a
+    ``ReplaceIfVersion`` write of a missing file, which is not recreated; a guarded delete or
+    rename of a missing file)."""
+    return FsError(f'cannot {verb} "{display}": file no longer exists', FsErrorCode.STALE_VERSION)
+
+
+def rename_destination_exists(display: str, dest_display: str) -> FsError:
+    """``FS_NOT_OBSERVED`` ``cannot rename "<dp>" to "<dest>": the destination already exists``:
+    ``rename`` never replaces (its destination is create-if-absent, like ``CreateIfAbsent``)."""
+    return FsError(f'cannot rename "{display}" to "{dest_display}": the destination already exists',
+                   FsErrorCode.NOT_OBSERVED)
 
 
 def overwrite_not_observed(display: str) -> FsError:
@@ -351,6 +367,7 @@ def edit_ambiguous(display: str, count: int, *, overlapping: bool = False) -> Fs
         f'old_string matched {count} times in "{display}"{overlap}; '
         "provide a more specific old_string or set replace_all to true",
         FsErrorCode.AMBIGUOUS_EDIT,
+        count=count,
     )
 
 

@@ -1,4 +1,6 @@
-"""The provider seam: eight primitives every filesystem backend implements (REFERENCE-SPEC §1.3).
+"""The provider seam: the primitives every filesystem backend implements (REFERENCE-SPEC §1.3):
+the reference's eight, plus ``delete`` and ``rename`` with a version guard (docs/EDITING-FACES.md
+§6.1; the editing faces need them to apply a patch's deletions and moves).
 
 A provider is also a plugin: ``ctx.plugin(LocalFileSystem, cwd=...)`` constructs it with the
 context's profile and provides it as the ``fs`` service (exactly one at a time).
@@ -8,8 +10,9 @@ provider's HTTP client; nothing for the local and in-memory ones) and ``async wi
 calls it on exit. A provider loaded as a plugin is closed by the context: ``await ctx.aclose()``
 (or ``await scope.adispose()``) awaits its ``aclose``.
 
-The seam has no delete, rename, copy, watch, recursion, search or observed state.
-Mutations run under the provider's per-target lock whether or not a guard is given.
+The seam has no copy, watch, recursion, search or observed state. Mutations (``write_text``,
+``edit_text``, ``delete``, ``rename``) run under the provider's per-target lock whether or not a
+guard is given; ``rename`` holds both targets' locks, taken in key order.
 
 Optional capability (not one of the eight; a provider may leave it out):
 
@@ -18,6 +21,9 @@ Optional capability (not one of the eight; a provider may leave it out):
   the same errors that windowing ``read_text`` / ``stream_text`` would give. The default
   returns ``None``, which tells the caller to window the text primitives itself. It never
   stats through the seam (the caller passes the ``Info`` of its one stat, §4.11).
+* ``is_current`` — whether a target is still at a version, compared the way the provider's own
+  guards compare (a provider whose version tokens of one unchanged file may differ as strings,
+  like the local provider's A5 tokens, overrides it). The default stats and compares strings.
 
 Optional capabilities for search tools (``glob``/``grep`` run ripgrep; REFERENCE-SPEC §6 has
 search outside the seam, on the host disk):
@@ -40,13 +46,18 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from .types import (
+    DeleteIntent,
+    DeleteOutcome,
     DirEntry,
     EditIntent,
     EditOutcome,
     EditRequest,
     Info,
     PathInfo,
+    RenameIntent,
+    RenameOutcome,
     Target,
+    Version,
     WalkEntry,
     WriteIntent,
     WriteOutcome,
@@ -55,6 +66,7 @@ from .types import (
 if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
+    from .errors import Verb
     from .window import ReadWindow, WindowResult
 
 __all__ = ("FileSystem",)
@@ -148,6 +160,34 @@ class FileSystem(abc.ABC):
         """
         return None
 
+    async def is_current(self, target: Target, version: Version, *, signal: "AbortSignal | None" = None) -> bool:
+        """Optional: is ``target`` a regular file at ``version`` right now, by the comparison
+        the provider's guards make (``ReplaceIfVersion``, ``EditIntent``, ``DeleteIntent``,
+        ``RenameIntent``)? A check before a multi-file mutation; the guards themselves still
+        decide, under the lock.
+
+        The default: ``stat`` and string equality (exact for providers whose tokens of an
+        unchanged file are equal strings: the in-memory and S3 providers).
+
+        :raises FsError: as ``stat``
+        """
+        info = await self.stat(target, signal=signal)
+        return info is not None and info.type == "file" and info.version == version
+
+    async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
+        """Optional: refuse now what a ``write_text``/``edit_text``/``delete`` of the existing
+        regular file ``target`` would refuse for the file's own protection, whatever its
+        content — so a multi-file mutation (``apply_patch``) is refused before its first write
+        instead of stopping half way. The mutation itself still checks, under the lock.
+
+        The default: nothing to check (providers without permission bits: memory, S3). The
+        local provider refuses a read-only file (DEVIATIONS D17, default profile).
+
+        :param verb: the verb the message names (``write``, ``edit``, ``delete``)
+        :raises FsError: the mutation's own error (D17: ``FS_PERMISSION_DENIED`` … read-only)
+        """
+        return None
+
     def host_path(self, target: Target) -> str | None:
         """Optional: the path of ``target`` on this machine's disk (absolute, symlinks
         resolved), when the provider stores its files there; ``None`` otherwise (the default).
@@ -224,4 +264,56 @@ class FileSystem(abc.ABC):
 
         :raises FsError: FS_STALE_VERSION, FS_NOT_REGULAR_FILE, FS_NOT_TEXT,
             FS_EDIT_NOT_FOUND, FS_AMBIGUOUS_EDIT, FS_ABORTED, …
+        """
+
+    @abc.abstractmethod
+    async def delete(
+        self,
+        target: Target,
+        expected: DeleteIntent | None = None,
+        *,
+        signal: "AbortSignal | None" = None,
+    ) -> DeleteOutcome:
+        """Remove the regular file ``target``, durably; guarded iff ``expected`` is given.
+
+        Under the target's lock: the file must exist (and be at ``expected.version``), then it
+        is removed. A provider with symlinks refuses a target whose own name is a symlink
+        (``FS_NOT_REGULAR_FILE``): what to delete would be ambiguous. Directories are never
+        removed; parent directories left empty stay.
+
+        :param expected: ``DeleteIntent(version)``; ``None`` deletes whatever file is there
+        :param signal: checked before anything changes (``delete aborted``); a removal, once
+            started, is never abandoned
+        :return: the version the file had when it was deleted
+        :raises FsError: FS_STALE_VERSION (guarded: changed ``cannot delete "<dp>": file
+            changed since it was read``, or missing ``… file no longer exists``);
+            FS_NOT_FOUND (unguarded and missing); FS_NOT_REGULAR_FILE; FS_ABORTED;
+            FS_PERMISSION_DENIED; FS_IO_ERROR
+        """
+
+    @abc.abstractmethod
+    async def rename(
+        self,
+        source: Target,
+        dest: Target,
+        expected: RenameIntent | None = None,
+        *,
+        signal: "AbortSignal | None" = None,
+    ) -> RenameOutcome:
+        """Give the regular file ``source`` the name ``dest``; never replaces anything.
+
+        Under both targets' locks (taken in key order): ``source`` must exist (and be at
+        ``expected.version``) and ``dest`` must be absent; missing parent directories of
+        ``dest`` are created. The content and (where the provider has them) mode and owner
+        travel with the file. Atomic where the provider can rename atomically (local disk: one
+        ``renameat2(RENAME_NOREPLACE)``); an object store copies then deletes (see its docs).
+
+        :param expected: ``RenameIntent(version)`` for ``source``; ``None``: unguarded
+        :param signal: checked before anything changes (``rename aborted``)
+        :return: the file's version at ``dest``
+        :raises FsError: FS_STALE_VERSION (guarded: ``source`` changed or missing);
+            FS_NOT_FOUND (unguarded and ``source`` missing); FS_NOT_OBSERVED (``dest``
+            exists: ``cannot rename "<src>" to "<dest>": the destination already exists``);
+            FS_NOT_REGULAR_FILE (``source`` is not a regular file); FS_ABORTED;
+            FS_PERMISSION_DENIED; FS_IO_ERROR
         """

@@ -10,6 +10,8 @@ from typing import Literal, NewType
 
 __all__ = (
     "CreateIfAbsent",
+    "DeleteIntent",
+    "DeleteOutcome",
     "DirEntry",
     "EditIntent",
     "EditOutcome",
@@ -18,6 +20,8 @@ __all__ = (
     "Info",
     "PathInfo",
     "PathType",
+    "RenameIntent",
+    "RenameOutcome",
     "ReplaceIfVersion",
     "Target",
     "TargetKey",
@@ -141,6 +145,20 @@ class EditIntent:
     version: Version
 
 
+@dataclass(frozen=True, slots=True)
+class DeleteIntent:
+    """Delete guard: the target must still be at ``version`` (checked under its lock)."""
+
+    version: Version
+
+
+@dataclass(frozen=True, slots=True)
+class RenameIntent:
+    """Rename guard: the source must still be at ``version`` (checked under both locks)."""
+
+    version: Version
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EditRequest:
     """A literal replacement (the seam's camelCase ``oldString``/``newString``/``replaceAll``)."""
@@ -170,3 +188,19 @@ class EditOutcome:
     version: Version
     before: str | None
     after: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeleteOutcome:
+    """Result of ``delete``."""
+
+    version: Version
+    """the version the file had when it was deleted"""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RenameOutcome:
+    """Result of ``rename``."""
+
+    version: Version
+    """the file's version at its new name (guard the next write of the destination with it)"""

@@ -27,6 +27,7 @@ unchanged file costs about one scan in total.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat as stat_mod
 import time
@@ -40,11 +41,27 @@ import anyio.to_thread
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
-from ..fs.errors import FsError, Stage, aborted, check_abort
+from ..fs.errors import FsError, Stage, Verb, aborted, check_abort, read_only
 from ..fs.provider_rules import WRITE_MAX_SIZE
-from ..fs.types import DirEntry, EditIntent, EditOutcome, EditRequest, Info, PathInfo, Target, WalkEntry, WriteIntent, WriteOutcome
+from ..fs.types import (
+    DeleteIntent,
+    DeleteOutcome,
+    DirEntry,
+    EditIntent,
+    EditOutcome,
+    EditRequest,
+    Info,
+    PathInfo,
+    RenameIntent,
+    RenameOutcome,
+    Target,
+    Version,
+    WalkEntry,
+    WriteIntent,
+    WriteOutcome,
+)
 from ..fs.window import ReadWindow, WindowResult
-from . import beneath, files, fsio, versions
+from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
@@ -263,6 +280,75 @@ class LocalFileSystem(FileSystem):
         async with self.locks.hold(target.key):
             return await self._mutate(fsio.edit_file, target, edit, expected, signal,
                                       new_size=_edit_size_bound(edit), stage="edit")
+
+    async def delete(
+        self,
+        target: Target,
+        expected: DeleteIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> DeleteOutcome:
+        """Unlink the file under its locks, then fsync its directory (``moves.delete_file``);
+        see ``FileSystem.delete``. A name that is a symbolic link is refused."""
+        async with self._holding([target.key], signal, "delete"):
+            return await self._run(moves.delete_file, target, expected, signal=signal,  # type: ignore[no-any-return]
+                                   rules=self.rules)
+
+    async def rename(
+        self,
+        source: Target,
+        dest: Target,
+        expected: RenameIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> RenameOutcome:
+        """``renameat2(RENAME_NOREPLACE)`` (or link + unlink) under both targets' locks, then
+        fsync both directories (``moves.rename_file``); see ``FileSystem.rename``."""
+        async with self._holding([source.key, dest.key], signal, "rename"):
+            return await self._run(moves.rename_file, source, dest, expected, signal=signal,  # type: ignore[no-any-return]
+                                   rules=self.rules)
+
+    async def is_current(self, target: Target, version: Version, *, signal: AbortSignal | None = None) -> bool:
+        """The A5-aware comparison the guards make (a token minted in the racy window carries a
+        content digest, so the same unchanged file may have two token strings)."""
+        check_abort(signal, "stat")
+
+        def current() -> bool:
+            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            return found is not None and found.type == "file" and found.matches(version)
+
+        if self.inline_probes and versions.split_token(version)[1] is None:
+            return current()  # stat fields only: no read
+        return await self._run(current)  # type: ignore[no-any-return]
+
+    async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
+        """D17 (default profile): a read-only file (``files.is_read_only``) is refused with
+        ``read_only(verb, …)``, the text its write, edit or delete would give. A missing or
+        non-regular file passes: the mutation says what that means."""
+        check_abort(signal, "stat")
+        if not self.rules.keep_read_only or verb not in ("write", "edit", "delete"):
+            return
+
+        def check() -> None:
+            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            if found is not None and found.type == "file" and files.is_read_only(found):
+                raise read_only(verb, target.display_path)  # type: ignore[arg-type]
+
+        await self._run(check)
+
+    @contextlib.asynccontextmanager
+    async def _holding(self, keys: list[str], signal: AbortSignal | None, stage: Stage):  # type: ignore[no-untyped-def]
+        """Hold the in-process locks of ``keys`` (in key order) and their cross-process locks
+        (in lock-file order, each lock file once), so two multi-target mutations never wait
+        for each other in a cycle."""
+        async with contextlib.AsyncExitStack() as stack:
+            for key in sorted(set(keys)):
+                await stack.enter_async_context(self.locks.hold(key))
+            stripes = {self.process_locks.path_for(key): key for key in keys}
+            for path in sorted(stripes):
+                fd = await self._acquire(stripes[path], signal, stage)
+                stack.callback(self.process_locks.release, fd)
+            yield
 
     async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
                       new_size: Callable[[int], int], stage: Stage):

@@ -17,7 +17,7 @@ import itertools
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import anyio.lowlevel
 
@@ -32,6 +32,7 @@ from ..fs.errors import (
     not_found,
     not_regular_file,
     overwrite_not_observed,
+    rename_destination_exists,
     stale,
 )
 from ..fs.filesystem import FileSystem
@@ -40,12 +41,16 @@ from ..fs.rooted import check_root, display_of, resolve_rooted
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
+    DeleteIntent,
+    DeleteOutcome,
     DirEntry,
     EditIntent,
     EditOutcome,
     EditRequest,
     Info,
     PathInfo,
+    RenameIntent,
+    RenameOutcome,
     ReplaceIfVersion,
     Target,
     TargetKey,
@@ -132,8 +137,9 @@ class MemoryFileSystem(FileSystem):
         found = self._files.get(_rel_of(path))
         return None if found is None else found[0]
 
-    def delete(self, path: str) -> None:
-        """Remove the file at ``path``, or everything under it when it is a directory."""
+    def remove(self, path: str) -> None:
+        """Remove the file at ``path``, or everything under it when it is a directory (as
+        another writer would; the seam's guarded primitive is ``delete``)."""
         rel = _rel_of(path)
         self._files.pop(rel, None)
         self._mtimes.pop(rel, None)
@@ -198,7 +204,19 @@ class MemoryFileSystem(FileSystem):
             raise not_regular_file(verb, target.display_path)
         raise not_found(verb, target.display_path)
 
-    # -- the eight primitives --------------------------------------------------------------
+    def _existing_file(self, rel: str, display: str, version: Version | None,
+                       verb: Literal["delete", "rename"]) -> Version:
+        """The version of the file at ``rel`` for a guarded delete/rename, or the error."""
+        existing = self._files.get(rel)
+        if existing is None:
+            if self._is_dir(rel):
+                raise not_regular_file(verb, display)
+            raise gone(display, verb) if version is not None else not_found(verb, display)
+        if version is not None and existing[1] != version:
+            raise stale(verb, display)
+        return existing[1]
+
+    # -- the primitives ----------------------------------------------------------------------
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
         """Lexical resolution inside the root (``fs.rooted``); key ``mem://<name>/<path>``.
 
@@ -384,3 +402,46 @@ class MemoryFileSystem(FileSystem):
         check_abort(signal, "write")
         version = self._store(rel, edited.data)
         return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after)
+
+    async def delete(
+        self,
+        target: Target,
+        expected: DeleteIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> DeleteOutcome:
+        """Remove the file; guard and removal without yielding in between (atomic).
+
+        :raises FsError: FS_STALE_VERSION (guarded: changed or missing), FS_NOT_FOUND
+            (unguarded, missing), FS_NOT_REGULAR_FILE (a directory), FS_ABORTED
+        """
+        await anyio.lowlevel.checkpoint()
+        rel = self._rel(target)
+        version = self._existing_file(rel, target.display_path, expected.version if expected else None, "delete")
+        check_abort(signal, "delete")
+        del self._files[rel]
+        return DeleteOutcome(version=version)
+
+    async def rename(
+        self,
+        source: Target,
+        dest: Target,
+        expected: RenameIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> RenameOutcome:
+        """Move the bytes to ``dest`` under a new version; guards and the move without yielding.
+
+        :raises FsError: FS_STALE_VERSION, FS_NOT_FOUND, FS_NOT_OBSERVED (``dest`` exists, a
+            file or a directory), FS_NOT_REGULAR_FILE, FS_ABORTED
+        """
+        await anyio.lowlevel.checkpoint()
+        rel, dest_rel = self._rel(source), self._rel(dest)
+        self._existing_file(rel, source.display_path, expected.version if expected else None, "rename")
+        if dest_rel in self._files or self._is_dir(dest_rel):
+            raise rename_destination_exists(source.display_path, dest.display_path)
+        check_abort(signal, "rename")
+        data, _ = self._files.pop(rel)
+        version = self._version()
+        self._files[dest_rel] = (data, version)
+        return RenameOutcome(version=version)

@@ -14,15 +14,23 @@ conditional PutObject (or CompleteMultipartUpload) — ``If-None-Match: *`` to c
 S3 itself and no update is lost. Inside one process, mutations of a target also serialize on
 an in-process lock. Text rules are the local provider's (shared pure code in ``dsh_fs.fs``).
 
+``delete`` is HeadObject + DeleteObject ``If-Match: <ETag>``; ``rename`` has no S3 request of
+its own: GetObject, a PutObject of the same bytes ``If-None-Match: *`` at the destination, then
+DeleteObject ``If-Match`` of the source (undone if that fails). Not atomic: a crash between the
+two leaves both objects (docs/S3.md).
+
 Round trips (a request each): stat 1 (HEAD; +1 LIST when there is no object); read_text 1
 (GET); write 2 (GET or LIST, then PUT); edit 2 (GET, PUT), +2 per retry of an unguarded
-edit that lost a race; list_dir 1–2 (+ pages).
+edit that lost a race; list_dir 1–2 (+ pages); delete 2; rename 4–5.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
+
+import anyio
 
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
@@ -37,6 +45,7 @@ from ..fs.errors import (
     not_found,
     not_regular_file,
     overwrite_not_observed,
+    rename_destination_exists,
     stale,
 )
 from ..fs.filesystem import FileSystem
@@ -45,12 +54,16 @@ from ..fs.rooted import check_root, display_of, resolve_rooted
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
+    DeleteIntent,
+    DeleteOutcome,
     DirEntry,
     EditIntent,
     EditOutcome,
     EditRequest,
     Info,
     PathInfo,
+    RenameIntent,
+    RenameOutcome,
     ReplaceIfVersion,
     Target,
     TargetKey,
@@ -539,6 +552,112 @@ class S3FileSystem(FileSystem):
             except S3Failure as failure:
                 raise fs_error(failure, "edit", display) from failure
         raise changed  # pragma: no cover - the loop always returns or raises
+
+
+    async def delete(
+        self,
+        target: Target,
+        expected: DeleteIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> DeleteOutcome:
+        """HeadObject (existence, version check) → DeleteObject ``If-Match: <ETag>`` for a
+        guarded delete, so an object replaced in between (by anyone, anywhere) is not deleted
+        (412 → FS_STALE_VERSION). Where the service ignores ``If-Match`` on DeleteObject the
+        window between the two requests is unguarded (docs/S3.md). See ``FileSystem.delete``.
+
+        :raises FsError: FS_STALE_VERSION, FS_NOT_FOUND, FS_NOT_REGULAR_FILE (a directory),
+            FS_ABORTED ``delete aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        rel = self._rel(target)
+        display = target.display_path
+        missing = gone(display, "delete") if expected is not None else not_found("delete", display)
+        async with self.locks.hold(target.key):
+            try:
+                if rel == "":
+                    raise not_regular_file("delete", display)
+                key = self.location.object_key(rel)
+                meta = await self.store.head(key)
+                if meta is None:
+                    raise await self._absent(rel, "delete", display, missing)
+                if expected is not None and meta.token != expected.version:
+                    raise stale("delete", display)
+                check_abort(signal, "delete")
+                try:
+                    await self.store.delete(key, if_match=meta.etag if expected is not None else None)
+                except S3Failure as failure:
+                    if failure.precondition_failed:
+                        raise stale("delete", display) from failure
+                    if failure.not_found:
+                        raise missing from failure
+                    raise
+                return DeleteOutcome(version=Version(meta.token))
+            except S3Failure as failure:
+                raise fs_error(failure, "delete", display) from failure
+
+    async def rename(
+        self,
+        source: Target,
+        dest: Target,
+        expected: RenameIntent | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> RenameOutcome:
+        """S3 has no rename: GetObject of the source (version check) → PutObject of the same
+        bytes at ``dest`` with ``If-None-Match: *`` (never replaces an object) → DeleteObject of
+        the source ``If-Match: <ETag read>``. If the source changed or vanished before that
+        delete, the copy is deleted again and the rename fails (FS_STALE_VERSION). Once
+        started, the sequence is shielded from cancellation; a crash inside it leaves both
+        objects (docs/S3.md). See ``FileSystem.rename``.
+
+        :raises FsError: FS_STALE_VERSION, FS_NOT_FOUND, FS_NOT_OBSERVED (``dest`` exists),
+            FS_NOT_REGULAR_FILE, FS_ABORTED ``rename aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
+        """
+        rel, dest_rel = self._rel(source), self._rel(dest)
+        display = source.display_path
+        missing = gone(display, "rename") if expected is not None else not_found("rename", display)
+        taken = rename_destination_exists(display, dest.display_path)
+        async with contextlib.AsyncExitStack() as held:
+            for key in sorted({source.key, dest.key}):
+                await held.enter_async_context(self.locks.hold(key))
+            try:
+                if rel == "":
+                    raise not_regular_file("rename", display)
+                got = await self.store.get(self.location.object_key(rel))
+                if got is None:
+                    raise await self._absent(rel, "rename", display, missing)
+                meta, data = got
+                if expected is not None and meta.token != expected.version:
+                    raise stale("rename", display)
+                if dest_rel in ("", rel) or await self._info(dest_rel) is not None:
+                    raise taken
+                check_abort(signal, "rename")
+                with anyio.CancelScope(shield=True):
+                    return await self._move(rel, dest_rel, meta, data, display, taken, missing)
+            except S3Failure as failure:
+                raise fs_error(failure, "rename", display) from failure
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _move(self, rel: str, dest_rel: str, meta: ObjectMeta, data: bytes, display: str,
+                    taken: FsError, missing: FsError) -> RenameOutcome:
+        """The copy and the conditional delete of ``rename`` (shielded by the caller)."""
+        try:
+            written = await self._put(dest_rel, data, if_match=None, if_none_match=True, signal=None)
+        except S3Failure as failure:
+            if failure.precondition_failed:
+                raise taken from failure
+            raise
+        try:
+            await self.store.delete(self.location.object_key(rel), if_match=meta.etag)
+        except S3Failure as failure:
+            with contextlib.suppress(S3Failure):  # undo the copy: the source keeps its name
+                await self.store.delete(self.location.object_key(dest_rel), if_match=written.etag)
+            if failure.precondition_failed:
+                raise stale("rename", display) from failure
+            if failure.not_found:
+                raise missing from failure
+            raise
+        return RenameOutcome(version=Version(written.token))
 
 
 def from_url(url: str, *, endpoint_url: str | None = None, **options: Any) -> S3FileSystem:

@@ -2,8 +2,9 @@
 
 One method per request shape, each one round trip (``requests`` counts them): HeadObject,
 GetObject (whole or streamed), PutObject (plain, ``If-None-Match: *`` or ``If-Match``),
-multipart upload (the same conditions on CompleteMultipartUpload), ListObjectsV2 (one level,
-or every key under a prefix: ``list_all``) and GetBucketVersioning. Failures raise ``S3Failure``; a 404 on HEAD/GET becomes ``None``.
+multipart upload (the same conditions on CompleteMultipartUpload), DeleteObject (plain or
+``If-Match``), ListObjectsV2 (one level, or every key under a prefix: ``list_all``) and
+GetBucketVersioning. Failures raise ``S3Failure``; a 404 on HEAD/GET becomes ``None``.
 
 aiobotocore (the ``[s3]`` extra) is imported when the first request is made, so importing
 ``dsh_fs.fs_s3`` needs nothing beyond dsh-fs itself. Credentials, region and profile come from
@@ -300,6 +301,21 @@ class ObjectStore:
                 await self._call("abort_multipart_upload", Key=key, UploadId=upload_id)
             raise
         return _meta(response, size=len(data))
+
+    async def delete(self, key: str, *, if_match: str | None = None) -> None:
+        """DeleteObject; ``if_match`` sends ``If-Match: <etag>`` (a conditional delete: AWS
+        general purpose buckets since 2025-09; a service that ignores the header deletes
+        unconditionally). In a versioned bucket this adds a delete marker.
+
+        The request is shielded from cancellation: once sent it is never abandoned.
+        :raises S3Failure: ``precondition_failed`` when the object has another ETag;
+            ``not_found`` when there is no object and ``if_match`` was sent
+        """
+        params: dict[str, Any] = {"Key": key}
+        if if_match is not None:
+            params["IfMatch"] = if_match
+        with anyio.CancelScope(shield=True):
+            await self._call("delete_object", **params)
 
     # -- listing ---------------------------------------------------------------------------
     async def has_children(self, prefix: str) -> bool:

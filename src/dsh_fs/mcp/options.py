@@ -41,6 +41,8 @@ class ServeOptions:
     sessions' cwd is then the provider's display root ``/``"""
     endpoint_url: str | None = None
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
+    faces: tuple[str, ...] = ()
+    """optional editing faces to load, by tool name (``dsh_fs.faces.FACE_TOOLS``); none by default"""
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
     """files one owner's observations may cover (the least recently recorded is forgotten
     first: a later overwrite of it fails safe); bounds each connection's memory"""
@@ -71,6 +73,7 @@ def build_context(options: ServeOptions) -> Context:
     owner (``options.observations_per_owner``).
 
     :raises ValueError: for an invalid tool setting (``tool-fs: <name> must be a positive integer``)
+        or an unknown face
     """
     from .. import create_context
     from ..fs_policy import ObservationStore
@@ -81,5 +84,6 @@ def build_context(options: ServeOptions) -> Context:
         policy=options.policy,
         provider=build_provider(options),
         observations=ObservationStore(max_per_owner=options.observations_per_owner),
+        faces=options.faces,
         **options.tool_config,
     )

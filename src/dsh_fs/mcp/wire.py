@@ -38,6 +38,9 @@ TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
     "edit": _MUTATION,
     "glob": _READ_ONLY,
     "grep": _READ_ONLY,
+    "apply_patch": _MUTATION,  # the editing faces (docs/EDITING-FACES.md): views and changes alike
+    "str_replace_based_edit_tool": _MUTATION,
+    "str_replace_editor": _MUTATION,
 }
 """MCP ``ToolAnnotations`` (wire names) per tool; a tool not listed here gets none"""
 

@@ -17,7 +17,7 @@ from ..fs.text import normalize
 from .locate import Haystack, locate_chunk
 from .model import Chunk, Dialect
 
-__all__ = ("LineEdit", "apply_chunks", "apply_line_edits", "file_lines")
+__all__ = ("LineEdit", "apply_chunks", "apply_line_edits", "chunk_edits", "file_lines")
 
 LineEdit = tuple[int, int, list[str]]
 """``(start, removed, inserted)``: replace ``removed`` lines from 0-based line ``start`` by the
@@ -37,6 +37,14 @@ def apply_chunks(raw: str, chunks: Sequence[Chunk], *, dialect: Dialect, path: s
     :raises PatchError: ``not_found`` or ``ambiguous`` for the first hunk that does not apply
     """
     lines = file_lines(raw)
+    return apply_line_edits(raw, chunk_edits(lines, chunks, dialect=dialect, path=path), lines=lines)
+
+
+def chunk_edits(lines: list[str], chunks: Sequence[Chunk], *, dialect: Dialect, path: str) -> list[LineEdit]:
+    """The line edits of every hunk, located in ``lines`` (``file_lines`` of the file) in order.
+
+    :raises PatchError: ``not_found`` or ``ambiguous`` for the first hunk that does not apply
+    """
     hay = Haystack(lines)
     edits: list[LineEdit] = []
     cursor = 0
@@ -56,7 +64,7 @@ def apply_chunks(raw: str, chunks: Sequence[Chunk], *, dialect: Dialect, path: s
             else:
                 inserted.append(text)
         cursor = located.start + located.span
-    return apply_line_edits(raw, edits, lines=lines)
+    return edits
 
 
 def apply_line_edits(raw: str, edits: Sequence[LineEdit], *, lines: list[str] | None = None) -> str:

@@ -58,6 +58,9 @@ _FOLD: dict[Tier, Callable[[str], str]] = {
 }
 
 
+_NOWHERE: list[int] = []
+
+
 class Haystack:
     """The lines of one file, with a lazily built index per tier (line → positions)."""
 
@@ -81,23 +84,28 @@ class Haystack:
         return view
 
     def matches(self, pattern: Sequence[str], tier: Tier, lo: int, hi: int) -> list[int]:
-        """Every start ``i`` with ``lo <= i <= hi`` where ``pattern`` matches under ``tier``."""
+        """Every start ``i`` with ``lo <= i <= hi`` where ``pattern`` matches under ``tier``.
+
+        Candidates are the places of the pattern's rarest line (the work follows how often
+        that line occurs, not how often a blank or common first line does)."""
         folded, index = self._view(tier)
         fold = _FOLD[tier]
         wanted = [fold(line) for line in pattern]
-        positions = index.get(wanted[0], [])
+        offset, positions = min(enumerate(index.get(line, _NOWHERE) for line in wanted), key=lambda kp: len(kp[1]))
         found: list[int] = []
-        for i in positions[bisect.bisect_left(positions, lo) : bisect.bisect_right(positions, hi)]:
-            if folded[i : i + len(wanted)] == wanted:
-                found.append(i)
+        for i in positions[bisect.bisect_left(positions, lo + offset) : bisect.bisect_right(positions, hi + offset)]:
+            if folded[i - offset : i - offset + len(wanted)] == wanted:
+                found.append(i - offset)
         return found
 
     def first(self, line: str, lo: int) -> int | None:
         """The first position ``>= lo`` of ``line`` in the first tier that has one."""
         for tier in TIERS:
-            hits = self.matches([line], tier, lo, len(self.lines) - 1)
-            if hits:
-                return hits[0]
+            _, index = self._view(tier)
+            positions = index.get(_FOLD[tier](line), _NOWHERE)
+            at = bisect.bisect_left(positions, lo)
+            if at < len(positions):
+                return positions[at]
         return None
 
 

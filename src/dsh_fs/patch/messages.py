@@ -27,9 +27,11 @@ __all__ = (
     "bad_update_line",
     "codex_summary",
     "duplicate_path",
+    "empty_move",
     "empty_patch",
     "empty_update",
     "file_exists",
+    "file_nested",
     "invalid_hunk",
     "invalid_patch",
     "lines_not_found",
@@ -42,7 +44,7 @@ __all__ = (
 PatchErrorKind = Literal[
     "syntax",  # malformed patch text (which line, what was expected)
     "empty",  # no file operation at all
-    "duplicate",  # one file touched by two operations
+    "duplicate",  # one file touched by two operations, or a file added inside another one
     "missing",  # update/delete of a file that is not there
     "exists",  # add, or move onto, a file that is there
     "not_found",  # an anchor or a hunk's expected lines are not in the file
@@ -106,6 +108,12 @@ def bad_header(text: str) -> str:
 def empty_update(path: str) -> str:
     """*Codex*: ``*** Update File:`` with no hunk."""
     return f"Update file hunk for path '{path}' is empty"
+
+
+def empty_move(path: str) -> str:
+    """*dsh-fs* (Codex takes the empty text as the destination and fails when writing): a
+    ``*** Move to:`` line without a path."""
+    return f"Update file hunk for path '{path}' has an empty '*** Move to:' path"
 
 
 def missing_marker(text: str) -> str:
@@ -187,6 +195,18 @@ def duplicate_path(path: str, line: int) -> PatchError:
     """*dsh-fs*: a second operation on a file the patch already touches (Codex applies them in
     sequence; OpenAI's first ``apply_patch.py`` rejected them too)."""
     return PatchError(f"The patch touches {path} more than once", "duplicate", path=path, line=line)
+
+
+def file_nested(path: str, line: int, *, parent: str | None = None, child: str | None = None,
+                source: str | None = None) -> PatchError:
+    """*dsh-fs*: the patch adds (or moves to) ``path`` and also adds ``parent``, a file above
+    it, or ``child``, a file inside it; no file system holds both (Codex fails half way).
+
+    :param source: for a move, the file moved to ``path``
+    """
+    head = f"Failed to move {source} to {path}" if source is not None else f"Failed to add file {path}"
+    reason = f"the patch adds {parent} as a file" if parent is not None else f"the patch adds {child} inside it"
+    return PatchError(f"{head}: {reason}", "duplicate", path=source or path, line=line)
 
 
 # -- success texts ----------------------------------------------------------------------------

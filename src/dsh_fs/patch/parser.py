@@ -121,6 +121,8 @@ def _parse_op(cursor: _Lines) -> FileOp:
         if cursor.more() and cursor.text().strip().startswith(MOVE):
             move_to = cursor.text().strip()[len(MOVE) :]
             cursor.i += 1
+        elif cursor.more() and cursor.text().strip() == MOVE.strip():
+            raise msg.invalid_hunk(cursor.number(), msg.empty_move(path))
         chunks = _parse_chunks(cursor)
         if not chunks:
             raise msg.invalid_hunk(number, msg.empty_update(path))

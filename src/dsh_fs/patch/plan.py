@@ -2,7 +2,8 @@
 §2.5). Pure: the caller reads the files (``required_paths``) and writes the plan.
 
 Rules: an update, move or delete needs the file; an add, and a move's destination, need the
-path absent; no file may be touched by two operations; every hunk must apply. Every operation is
+path absent; no file may be touched by two operations, nor be added inside a file the patch adds
+(``n`` and ``n/x``); every hunk must apply. Every operation is
 checked and every failure reported (``PatchRejected``) before anything may be written: a patch
 applies entirely or not at all.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from . import messages as msg
-from .apply import apply_chunks
+from .apply import LineEdit, apply_line_edits, chunk_edits, file_lines
 from .model import AddFile, DeleteFile, FileOp, Patch, UpdateFile
 
 __all__ = ("FileChange", "FileState", "plan_patch", "required_paths")
@@ -46,6 +47,8 @@ class FileChange:
     """the text to store (``None`` for a delete); for a move, at ``move_to``"""
     move_to: str | None = None
     move_display: str | None = None
+    edits: tuple[LineEdit, ...] = ()
+    """an update's line edits in ``file_lines(before)`` coordinates (where each hunk applied)"""
 
 
 def required_paths(patch: Patch) -> list[str]:
@@ -71,9 +74,12 @@ def plan_patch(patch: Patch, files: Mapping[str, FileState]) -> tuple[FileChange
     changes: list[FileChange] = []
     errors: list[msg.PatchError] = []
     touched: set[str] = set()
+    created = _Created()
     for op in patch.ops:
         try:
-            changes.append(_plan_op(op, files, touched))
+            change = _plan_op(op, files, touched)
+            created.add(op, change)
+            changes.append(change)
         except msg.PatchError as err:
             errors.append(err)
     if errors:
@@ -104,7 +110,9 @@ def _plan_op(op: FileOp, files: Mapping[str, FileState], touched: set[str]) -> F
         raise msg.missing_file("update", state.display, op.line)
     if dest is not None and dest.text is not None:
         raise msg.move_target_exists(state.display, dest.display, op.line)
-    after = apply_chunks(state.text, op.chunks, dialect=op.dialect, path=state.display)
+    lines = file_lines(state.text)
+    edits = chunk_edits(lines, op.chunks, dialect=op.dialect, path=state.display)
+    after = apply_line_edits(state.text, edits, lines=lines)
     return FileChange(
         kind="update",
         path=op.path,
@@ -113,4 +121,46 @@ def _plan_op(op: FileOp, files: Mapping[str, FileState], touched: set[str]) -> F
         after=after,
         move_to=op.move_to if dest is not None else None,
         move_display=dest.display if dest is not None else None,
+        edits=tuple(edits),
     )
+
+
+class _Created:
+    """The files a patch creates so far (added, or moved to), by display path, to refuse one
+    inside another (a file ``n`` and a file ``n/x``)."""
+
+    def __init__(self) -> None:
+        self.files: set[str] = set()
+        self.below: dict[str, str] = {}
+        """each directory a created file needs → one such file"""
+
+    def add(self, op: FileOp, change: FileChange) -> None:
+        """Record ``change``'s new file, if any.
+
+        :raises PatchError: ``duplicate`` (``file_nested``) when a file above it or inside it is
+            created too
+        """
+        path = change.display if change.kind == "create" else change.move_display
+        if path is None:
+            return
+        source = change.display if change.kind == "update" else None
+        parents = _parents(path)
+        for parent in parents:
+            if parent in self.files:
+                raise msg.file_nested(path, op.line, parent=parent, source=source)
+        if path in self.below:
+            raise msg.file_nested(path, op.line, child=self.below[path], source=source)
+        self.files.add(path)
+        for parent in parents:
+            self.below.setdefault(parent, path)
+
+
+def _parents(path: str) -> list[str]:
+    """The directories above ``path`` (a ``/``-separated display path), nearest first."""
+    out: list[str] = []
+    cut = path.rfind("/")
+    while cut > 0:
+        path = path[:cut]
+        out.append(path)
+        cut = path.rfind("/")
+    return out

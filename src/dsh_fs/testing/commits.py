@@ -12,14 +12,15 @@ A commit (first parent → commit) becomes
 
 Hunks are made with ``difflib`` and grown until their expected lines occur exactly once past the
 previous hunk — checked here, independently of the engine's locator. ``apply_codex``,
-``apply_responses`` and ``apply_editor`` run the pure engine on an in-memory tree (phase 2 runs
-the same calls through the tools). A change the forms cannot carry is skipped with a reason:
+``apply_responses`` and ``apply_editor`` run the pure engine on an in-memory tree;
+``dsh_fs.testing.commit_tools`` runs the same calls through the tools, the adapters and a real
+provider (``replay_commit(..., through="tools")``). A change the forms cannot carry is skipped with a reason:
 non-UTF-8 or binary files, a BOM added or removed, line breaks of mixed or changed style, and
 (Codex envelope only) an added file without a final line break.
 
-Command line: ``python -m dsh_fs.testing.commits CHECKOUT [--rev REV] [--max-count N]`` replays
-the history of any git checkout and prints what was checked, skipped and failed (exit 1 on a
-failure).
+Command line: ``python -m dsh_fs.testing.commits CHECKOUT [--rev REV] [--max-count N]
+[--through engine|tools]`` replays the history of any git checkout and prints what was checked,
+skipped and failed (exit 1 on a failure).
 """
 
 from __future__ import annotations
@@ -425,12 +426,8 @@ class Report:
     failures: list[str] = field(default_factory=list)
 
 
-def replay_commit(repo: Path, commit: str, report: Report) -> None:
-    """Rebuild ``commit``'s child files from its parent in the three forms; record the outcome."""
-    deltas = commit_deltas(repo, commit)
-    report.commits += 1
-    if not deltas:
-        return
+def _engine_forms(deltas: Sequence[Delta]) -> dict[str, tuple[Tree | Exception, Skipped]]:
+    """Each form applied by the pure engine: form → (the resulting tree or the failure, skips)."""
     tree = parent_tree(deltas)
     patch, skipped_codex = codex_patch(deltas)
     operations, skipped_responses = responses_operations(deltas)
@@ -440,13 +437,38 @@ def replay_commit(repo: Path, commit: str, report: Report) -> None:
         ("responses", skipped_responses, lambda: apply_responses(tree, operations)),
         ("editor", skipped_editor, lambda: apply_editor(tree, calls)),
     ]
+    out: dict[str, tuple[Tree | Exception, Skipped]] = {}
     for form, skipped, run in forms:
+        try:
+            out[form] = (run(), skipped)
+        except Exception as exc:  # noqa: BLE001 - every failure is reported with its commit
+            out[form] = (exc, skipped)
+    return out
+
+
+def replay_commit(repo: Path, commit: str, report: Report, *, through: Literal["engine", "tools"] = "engine",
+                  provider: Any = None) -> None:
+    """Rebuild ``commit``'s child files from its parent in the three forms; record the outcome.
+
+    :param through: ``engine``: the pure engine on in-memory trees; ``tools``: the registry and
+        the adapters on a real provider (``commit_tools``)
+    :param provider: with ``tools``, a ``commit_tools.ProviderFactory`` (default: local disk)
+    """
+    deltas = commit_deltas(repo, commit)
+    report.commits += 1
+    if not deltas:
+        return
+    if through == "tools":
+        from .commit_tools import apply_forms_through_tools, local_provider
+
+        results = apply_forms_through_tools(deltas, provider=provider or local_provider)
+    else:
+        results = _engine_forms(deltas)
+    for form, (got, skipped) in results.items():
         for _, reason in skipped:
             report.skipped[f"{form}: {reason}"] += 1
-        try:
-            got = run()
-        except Exception as exc:  # noqa: BLE001 - every failure is reported with its commit
-            report.failures.append(f"{commit[:12]} {form}: {type(exc).__name__}: {exc}")
+        if isinstance(got, Exception):
+            report.failures.append(f"{commit[:12]} {form}: {type(got).__name__}: {got}")
             continue
         want = expected_tree(deltas, skipped)
         if got != want:
@@ -457,16 +479,18 @@ def replay_commit(repo: Path, commit: str, report: Report) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m dsh_fs.testing.commits CHECKOUT [--rev REV] [--max-count N]``."""
+    """``python -m dsh_fs.testing.commits CHECKOUT [--rev REV] [--max-count N] [--through engine|tools]``."""
     parser = argparse.ArgumentParser(prog="python -m dsh_fs.testing.commits", description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path)
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--max-count", type=int, default=200)
+    parser.add_argument("--through", choices=("engine", "tools"), default="engine",
+                        help="engine: the pure patch engine; tools: the registry and adapters on the local disk")
     args = parser.parse_args(argv)
     commits = _git(args.checkout, "rev-list", f"--max-count={args.max_count}", args.rev).decode().split()
     report = Report()
     for commit in commits:
-        replay_commit(args.checkout, commit, report)
+        replay_commit(args.checkout, commit, report, through=args.through)
     print(f"commits: {report.commits}")
     for form, count in sorted(report.checked.items()):
         print(f"rebuilt byte for byte ({form}): {count} files")

@@ -19,9 +19,10 @@ gives, errors included, streamed validation aligned to its own stream_text), lis
 search capabilities (``walk`` with sizes and modification times, ``stream_bytes`` exact and
 binary-safe, ``host_path`` naming the same bytes where a provider has one),
 write_text and edit_text (intents, exact messages, diff basis, D1/D2/D4 per profile, abort
-ordering; D15 overlapping matches, D16 the size limit) and races between two provider
-instances over one workspace (as two processes:
-one wins, the other is stale, nothing is lost). Every mutation is checked by reading the
+ordering; D15 overlapping matches, D16 the size limit), delete and rename (guards, exact
+messages, bytes moved unchanged, a destination never replaced, parents created, abort
+ordering), ``is_current``, and races between two provider instances over one workspace (as two
+processes: one wins, the other is stale, nothing is lost). Every mutation is checked by reading the
 storage back through the workspace, never by trusting the outcome alone.
 
 Not covered: symlinks, modes, owners, FIFOs, the local provider's realpath identity and
@@ -39,7 +40,7 @@ import pytest
 from ..core.signal import AbortSignal
 from ..fs.errors import FsError
 from ..fs.filesystem import FileSystem
-from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, ReplaceIfVersion, Version
+from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, EditRequest, RenameIntent, ReplaceIfVersion, Version
 from ..fs.window import ReadWindow
 from ..tool_fs.read_render import build_window
 from .workspaces import Workspace
@@ -75,6 +76,22 @@ async def _windowed(fs: FileSystem, target: Any, window: ReadWindow, streamed: b
     (whole) or over ``stream_text``, abandoned once the window stops (streamed)."""
     chunks = fs.stream_text(target) if streamed else [await fs.read_text(target)]
     return await build_window(chunks, window, target.display_path)
+
+
+async def _race(calls: dict[str, Awaitable[Any]]) -> dict[str, Any]:
+    """Run ``calls`` concurrently: name → its outcome, or the ``FsError`` it raised."""
+    results: dict[str, Any] = {}
+
+    async def attempt(name: str, call: Awaitable[Any]) -> None:
+        try:
+            results[name] = await call
+        except FsError as err:
+            results[name] = err
+
+    async with anyio.create_task_group() as tg:
+        for name, call in calls.items():
+            tg.start_soon(attempt, name, call)
+    return results
 
 
 def _edit(old: str, new: str, replace_all: bool = False) -> EditRequest:
@@ -856,3 +873,196 @@ class ProviderContract:
         losers = [n for n, r in results.items() if isinstance(r, FsError)]
         assert len(losers) == 1 and results[losers[0]].code == "FS_STALE_VERSION", results
         assert await workspace.get("a.txt") == (b"edited\n" if losers == ["write"] else b"written\n")
+
+    # -- delete ------------------------------------------------------------------------------
+    async def test_delete_at_the_version_removes_only_that_file(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("dir/a.txt", b"a\n")
+        await workspace.put("dir/b.txt", b"b\n")
+        target = await fs.resolve("dir/a.txt")
+        seen = await fs.stat(target)
+        assert seen is not None
+        outcome = await fs.delete(target, DeleteIntent(seen.version))
+        assert outcome.version == seen.version
+        assert await workspace.files() == {"dir/b.txt": b"b\n"}
+        assert await fs.stat(target) is None
+
+    async def test_unguarded_delete_removes_whatever_is_there(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"one\n")
+        await workspace.put("a.txt", b"two\n")
+        await fs.delete(await fs.resolve("a.txt"))
+        assert await workspace.files() == {}
+
+    async def test_delete_refuses_a_changed_file(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"old\n")
+        target = await fs.resolve("a.txt")
+        seen = await fs.stat(target)
+        assert seen is not None
+        await workspace.put("a.txt", b"new\n")
+        await _fails(fs.delete(target, DeleteIntent(seen.version)), "FS_STALE_VERSION",
+                     f'cannot delete "{target.display_path}": file changed since it was read')
+        assert await workspace.get("a.txt") == b"new\n"
+
+    async def test_delete_of_a_missing_file(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        target = await fs.resolve("gone.txt")
+        await _fails(fs.delete(target, DeleteIntent(Version("v"))), "FS_STALE_VERSION",
+                     f'cannot delete "{target.display_path}": file no longer exists')
+        await _fails(fs.delete(target), "FS_NOT_FOUND", f'cannot delete "{target.display_path}": not found')
+
+    async def test_delete_refuses_directories(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("dir/inner.txt", b"i")
+        for rel in ("dir", "."):
+            target = await fs.resolve(rel)
+            info = await fs.stat(target)
+            assert info is not None
+            for intent in (None, DeleteIntent(info.version)):
+                await _fails(fs.delete(target, intent), "FS_NOT_REGULAR_FILE",
+                             f'cannot delete "{target.display_path}": not a regular file')
+        assert await workspace.files() == {"dir/inner.txt": b"i"}
+
+    async def test_delete_abort_ordering(self, workspace: Workspace) -> None:
+        """§2.12 order: existence and version failures win over a pre-aborted signal."""
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"keep")
+        target = await fs.resolve("a.txt")
+        aborted = AbortSignal.aborted_signal()
+        await _fails(fs.delete(target, signal=aborted), "FS_ABORTED", "delete aborted")
+        await _fails(fs.delete(target, DeleteIntent(Version("old")), signal=aborted), "FS_STALE_VERSION")
+        await _fails(fs.delete(await fs.resolve("nope.txt"), signal=aborted), "FS_NOT_FOUND")
+        assert await workspace.get("a.txt") == b"keep"
+
+    async def test_concurrent_guarded_deletes_one_wins(self, workspace: Workspace) -> None:
+        await workspace.put("a.txt", b"x\n")
+        first, second = await workspace.provider(), await workspace.provider()
+        target = await first.resolve("a.txt")
+        seen = await first.stat(target)
+        assert seen is not None
+        results = await _race({f"{n}": fs.delete(target, DeleteIntent(seen.version))
+                               for n, fs in enumerate((first, second, first))})
+        assert sum(not isinstance(r, FsError) for r in results.values()) == 1, results
+        assert all(r.code == "FS_STALE_VERSION" for r in results.values() if isinstance(r, FsError))
+        assert await workspace.files() == {}
+
+    # -- rename ------------------------------------------------------------------------------
+    async def test_rename_moves_the_bytes_unchanged(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        raw = BOM + b"one\r\ntwo\n\xff"
+        await workspace.put("a.bin", raw)
+        await workspace.put("other.txt", b"o")
+        source, dest = await fs.resolve("a.bin"), await fs.resolve("moved/deeper/b.bin")
+        seen = await fs.stat(source)
+        assert seen is not None
+        outcome = await fs.rename(source, dest, RenameIntent(seen.version))
+        assert await workspace.files() == {"moved/deeper/b.bin": raw, "other.txt": b"o"}
+        now = await fs.stat(dest)
+        assert now is not None and now.version == outcome.version
+        assert await fs.stat(source) is None
+        written = await fs.write_text(dest, "text\n", ReplaceIfVersion(outcome.version))
+        assert written.operation == "update"
+
+    async def test_unguarded_rename(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"one\n")
+        await workspace.put("a.txt", b"two\n")
+        await fs.rename(await fs.resolve("a.txt"), await fs.resolve("b.txt"))
+        assert await workspace.files() == {"b.txt": b"two\n"}
+
+    async def test_rename_never_replaces_the_destination(self, workspace: Workspace) -> None:
+        # DEVIATIONS E5
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"a")
+        await workspace.put("b.txt", b"b")
+        await workspace.put("dir/inner.txt", b"i")
+        source = await fs.resolve("a.txt")
+        seen = await fs.stat(source)
+        assert seen is not None
+        for rel in ("b.txt", "dir", "a.txt", "./a.txt"):
+            dest = await fs.resolve(rel)
+            for intent in (None, RenameIntent(seen.version)):
+                await _fails(fs.rename(source, dest, intent), "FS_NOT_OBSERVED",
+                             f'cannot rename "{source.display_path}" to "{dest.display_path}": '
+                             "the destination already exists")
+        assert await workspace.files() == {"a.txt": b"a", "b.txt": b"b", "dir/inner.txt": b"i"}
+
+    async def test_rename_refuses_a_changed_or_missing_source(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"old\n")
+        source, dest = await fs.resolve("a.txt"), await fs.resolve("b.txt")
+        seen = await fs.stat(source)
+        assert seen is not None
+        await workspace.put("a.txt", b"new\n")
+        await _fails(fs.rename(source, dest, RenameIntent(seen.version)), "FS_STALE_VERSION",
+                     f'cannot rename "{source.display_path}": file changed since it was read')
+        assert await workspace.files() == {"a.txt": b"new\n"}
+        missing = await fs.resolve("nope.txt")
+        await _fails(fs.rename(missing, dest, RenameIntent(seen.version)), "FS_STALE_VERSION",
+                     f'cannot rename "{missing.display_path}": file no longer exists')
+        await _fails(fs.rename(missing, dest), "FS_NOT_FOUND", f'cannot rename "{missing.display_path}": not found')
+        assert await workspace.files() == {"a.txt": b"new\n"}
+
+    async def test_rename_refuses_directories(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("dir/inner.txt", b"i")
+        for rel in ("dir", "."):
+            source = await fs.resolve(rel)
+            await _fails(fs.rename(source, await fs.resolve("elsewhere")), "FS_NOT_REGULAR_FILE",
+                         f'cannot rename "{source.display_path}": not a regular file')
+        assert await workspace.files() == {"dir/inner.txt": b"i"}
+
+    async def test_rename_abort_ordering(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"keep")
+        await workspace.put("b.txt", b"other")
+        source = await fs.resolve("a.txt")
+        aborted = AbortSignal.aborted_signal()
+        await _fails(fs.rename(source, await fs.resolve("c.txt"), signal=aborted), "FS_ABORTED", "rename aborted")
+        await _fails(fs.rename(source, await fs.resolve("b.txt"), signal=aborted), "FS_NOT_OBSERVED")
+        await _fails(fs.rename(source, await fs.resolve("c.txt"), RenameIntent(Version("old")), signal=aborted),
+                     "FS_STALE_VERSION")
+        assert await workspace.files() == {"a.txt": b"keep", "b.txt": b"other"}
+
+    async def test_concurrent_renames_onto_one_name_one_wins_nothing_lost(self, workspace: Workspace) -> None:
+        await workspace.put("a.txt", b"a")
+        await workspace.put("b.txt", b"b")
+        first, second = await workspace.provider(), await workspace.provider()
+        results = await _race({name: fs.rename(await fs.resolve(name), await fs.resolve("c.txt"))
+                               for name, fs in (("a.txt", first), ("b.txt", second))})
+        winners = [n for n, r in results.items() if not isinstance(r, FsError)]
+        assert len(winners) == 1, results
+        loser = "b.txt" if winners == ["a.txt"] else "a.txt"
+        assert results[loser].code == "FS_NOT_OBSERVED"
+        assert await workspace.files() == {"c.txt": winners[0][0].encode(), loser: loser[0].encode()}
+
+    async def test_concurrent_renames_of_one_file_one_wins(self, workspace: Workspace) -> None:
+        await workspace.put("a.txt", b"a")
+        first, second = await workspace.provider(), await workspace.provider()
+        source = await first.resolve("a.txt")
+        seen = await first.stat(source)
+        assert seen is not None
+        results = await _race({dest: fs.rename(source, await fs.resolve(dest), RenameIntent(seen.version))
+                               for dest, fs in (("x.txt", first), ("y.txt", second))})
+        winners = [n for n, r in results.items() if not isinstance(r, FsError)]
+        assert len(winners) == 1, results
+        assert all(r.code == "FS_STALE_VERSION" for r in results.values() if isinstance(r, FsError))
+        assert await workspace.files() == {winners[0]: b"a"}
+
+    # -- is_current ----------------------------------------------------------------------------
+    async def test_is_current_compares_as_the_guards_do(self, workspace: Workspace) -> None:
+        fs = await workspace.provider()
+        await workspace.put("a.txt", b"one\n")
+        await workspace.put("dir/x.txt", b"x")
+        target = await fs.resolve("a.txt")
+        seen = await fs.stat(target)
+        assert seen is not None
+        assert await fs.is_current(target, seen.version)
+        await workspace.put("a.txt", b"two\n")
+        assert not await fs.is_current(target, seen.version)
+        directory = await fs.resolve("dir")
+        info = await fs.stat(directory)
+        assert info is not None and not await fs.is_current(directory, info.version)
+        await workspace.delete("a.txt")
+        assert not await fs.is_current(target, seen.version)

@@ -17,13 +17,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..fs.filesystem import FileSystem
 from ..fs.types import (
+    DeleteIntent,
+    DeleteOutcome,
     DirEntry,
     EditIntent,
     EditOutcome,
     EditRequest,
     Info,
     PathInfo,
+    RenameIntent,
+    RenameOutcome,
     Target,
+    Version,
     WalkEntry,
     WriteIntent,
     WriteOutcome,
@@ -33,6 +38,7 @@ from .workspaces import Workspace
 if TYPE_CHECKING:
     from ..core.profile import Profile
     from ..core.signal import AbortSignal
+    from ..fs.errors import Verb
     from ..fs.window import ReadWindow, WindowResult
 
 __all__ = ("RecordingFileSystem", "RecordingWorkspace")
@@ -45,7 +51,8 @@ class RecordingFileSystem(FileSystem):
       ``("resolve", path, cwd)``, ``("stat", dp)``, ``("lstat", path)``, ``("read_text", dp)``,
       ``("stream_text", dp)``, ``("read_window", dp, window, streamed)``, ``("list_dir", dp)``,
       ``("write_text", dp, content, expected)``, ``("edit_text", dp, edit, expected)``,
-      ``("aclose",)``; ``count(primitive)`` counts them.
+      ``("delete", dp, expected)``, ``("rename", dp, dest_dp, expected)``,
+      ``("is_current", dp, version)``, ``("check_replaceable", dp, verb)``, ``("aclose",)``; ``count(primitive)`` counts them.
     * ``failures[primitive] = exc`` — every later call of that primitive raises ``exc``
       (after it is recorded, before ``inner`` sees it).
     * ``sizes[display_path] = int | None`` — what ``stat`` reports as the file's ``size``
@@ -138,6 +145,24 @@ class RecordingFileSystem(FileSystem):
                         signal: "AbortSignal | None" = None) -> EditOutcome:
         self._record("edit_text", target.display_path, edit, expected)
         return await self.inner.edit_text(target, edit, expected, signal=signal)
+
+    async def delete(self, target: Target, expected: DeleteIntent | None = None, *,
+                     signal: "AbortSignal | None" = None) -> DeleteOutcome:
+        self._record("delete", target.display_path, expected)
+        return await self.inner.delete(target, expected, signal=signal)
+
+    async def rename(self, source: Target, dest: Target, expected: RenameIntent | None = None, *,
+                     signal: "AbortSignal | None" = None) -> RenameOutcome:
+        self._record("rename", source.display_path, dest.display_path, expected)
+        return await self.inner.rename(source, dest, expected, signal=signal)
+
+    async def is_current(self, target: Target, version: Version, *, signal: "AbortSignal | None" = None) -> bool:
+        self._record("is_current", target.display_path, version)
+        return await self.inner.is_current(target, version, signal=signal)
+
+    async def check_replaceable(self, target: Target, verb: "Verb", *, signal: "AbortSignal | None" = None) -> None:
+        self._record("check_replaceable", target.display_path, verb)
+        await self.inner.check_replaceable(target, verb, signal=signal)
 
     async def aclose(self) -> None:
         """Record the call and close ``inner``."""

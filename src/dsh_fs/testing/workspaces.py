@@ -182,7 +182,7 @@ class MemoryWorkspace(Workspace):
         return self.store.get(rel)
 
     async def delete(self, rel: str) -> None:
-        self.store.delete(rel)
+        self.store.remove(rel)
 
     async def mkdir(self, rel: str) -> None:
         self.store.mkdir(rel)

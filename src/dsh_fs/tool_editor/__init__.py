@@ -2,9 +2,14 @@
 (``text_editor_20250728``) and the reference's ``str_replace_editor``, over the same seam, policy
 events and locks as ``read``/``write``/``edit``.
 
-This package holds the faces' pure parts: the texts (``texts``), ``view`` rendering (``view``),
-``insert`` (``insert``) and the reference's ``str_replace`` matching (``replace``). The plugin
-registering the tools comes with the providers' ``delete``/``rename`` primitives (phase 2).
+| module | owns |
+|---|---|
+| ``plugin`` | ``ToolTextEditor`` (Anthropic), ``ToolStrReplaceEditor`` (reference): schemas, registration |
+| ``executors`` | ``Editor``: ``view``/``create``/``str_replace``/``insert`` through the seam and the ``fs/*`` events |
+| ``texts`` | every model-facing text, with its source |
+| ``view``, ``insert``, ``replace`` | pure: view rendering, line insertion, the reference's raw matching |
 """
 
-__all__ = ()
+from .plugin import ToolStrReplaceEditor as ToolStrReplaceEditor, ToolTextEditor as ToolTextEditor
+
+__all__ = ("ToolStrReplaceEditor", "ToolTextEditor")

@@ -20,13 +20,17 @@ from __future__ import annotations
 
 __all__ = (
     "ANTHROPIC_CREATED",
+    "ANTHROPIC_DESCRIPTION",
     "ANTHROPIC_FILE_NOT_FOUND",
     "ANTHROPIC_INSERTED",
     "ANTHROPIC_INSERT_RANGE",
     "ANTHROPIC_MULTIPLE_MATCHES",
+    "ANTHROPIC_NAME",
     "ANTHROPIC_NO_MATCH",
+    "ANTHROPIC_PARAMETERS",
     "ANTHROPIC_PERMISSION_DENIED",
     "ANTHROPIC_REPLACED",
+    "ANTHROPIC_TYPE",
     "DIRECTORY_ONLY_VIEW",
     "LISTING_HEADER",
     "REF_ABSOLUTE_PATH",
@@ -38,9 +42,12 @@ __all__ = (
     "REF_FILE_HEADER",
     "REF_INSERT_RANGE",
     "REF_MULTIPLE",
+    "REF_NAME",
     "REF_NOT_FOUND",
+    "REF_NOT_VIEWABLE",
     "REF_NO_MATCH",
     "REF_PARAMETERS",
+    "REF_PATH_BLANK",
     "REF_REQUIRED_PARAMETER",
     "REF_VIEW_RANGE_ON_DIRECTORY",
     "TRUNCATED_MESSAGE",
@@ -51,6 +58,32 @@ __all__ = (
 )
 
 # -- str_replace_based_edit_tool ----------------------------------------------------------------
+
+ANTHROPIC_NAME = "str_replace_based_edit_tool"  # [doc], [sdk-a]: the tool's fixed name
+ANTHROPIC_TYPE = "text_editor_20250728"  # [doc], [sdk-a]: the built-in tool's type
+ANTHROPIC_DESCRIPTION = "\n".join(  # dsh-fs (E12): the API defines no description; shown on other surfaces
+    [
+        "Anthropic's text editor (text_editor_20250728) for viewing, creating and editing text files",
+        "* `view` shows a file with line numbers (`view_range` selects lines) or lists a directory 2 levels deep",
+        "* `create` creates a file, or replaces the whole content of a file you have viewed",
+        "* `str_replace` replaces `old_str`, which must occur exactly once, with `new_str`",
+        "* `insert` inserts `insert_text` after line `insert_line` (0 for the beginning of the file)",
+    ]
+)
+ANTHROPIC_PARAMETERS = {  # [doc] where it describes the parameter, else [ref]/[cud]'s text (E12)
+    "command": "The commands to run. Allowed options are: `view`, `create`, `str_replace`, `insert`.",
+    "path": "Path to the file or directory, resolved by the filesystem backend.",
+    "file_text": "Required parameter of `create` command, with the content of the file to be created.",
+    "old_str": "Required parameter of `str_replace` command containing the string in `path` to replace.",
+    "new_str": "The new text to insert in place of the old text (`str_replace`).",
+    "insert_line": "The line number after which to insert the text (0 for beginning of file).",
+    "insert_text": "The text to insert (`insert`).",
+    "view_range": (
+        "An array of two integers specifying the start and end line numbers to view. Line numbers are "
+        "1-indexed, and -1 for the end line means read to the end of the file. This parameter only applies "
+        "when viewing files, not directories."
+    ),
+}
 
 ANTHROPIC_FILE_NOT_FOUND = "File not found"  # [doc] "Error: File not found"
 ANTHROPIC_MULTIPLE_MATCHES = (  # [doc] with {count}
@@ -132,6 +165,9 @@ REF_PARAMETERS = {
         "lines from `start_line` to the end of the file."
     ),
 }
+REF_NAME = "str_replace_editor"
+REF_PATH_BLANK = "path must be a non-empty string"
+REF_NOT_VIEWABLE = 'cannot view "{path}": not a regular file or directory'
 REF_FILE_HEADER = "Here's the content of {path} with line numbers (which has a total of {count} lines)"
 REF_ABSOLUTE_PATH = "The path {path} is not an absolute path, it should start with `/`. Maybe you meant /{path}?"
 REF_NOT_FOUND = "The path {path} does not exist. Please provide a valid path."

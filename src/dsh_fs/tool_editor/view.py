@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..core.jsonvalue import js_number_str
 from .texts import (
     LISTING_HEADER,
     REF_FILE_HEADER,
@@ -31,6 +32,7 @@ from .texts import (
 __all__ = (
     "HIDDEN_NAMES",
     "LISTING_DEPTH",
+    "LISTING_MAX_CHARS",
     "ViewRangeError",
     "clip_units",
     "listed",
@@ -42,6 +44,9 @@ __all__ = (
 
 LISTING_DEPTH = 2
 """directories are listed this many levels deep"""
+LISTING_MAX_CHARS = 16_000
+"""E18: a directory view of the Anthropic face without ``max_characters`` is clipped here (the
+length Anthropic's own editor clips every output at, and the reference's ``maxOutputChars``)"""
 HIDDEN_NAMES = frozenset({"node_modules", "__pycache__"})
 """dependency and cache folders left out of listings (besides dot-names)"""
 
@@ -51,29 +56,37 @@ class ViewRangeError(ValueError):
 
 
 def _js_list(values: Sequence[Any]) -> str:
-    return "[" + ", ".join(str(v) for v in values) + "]"
+    return "[" + ", ".join(js_number_str(v) for v in values) + "]"
+
+
+def _is_integer(value: Any) -> bool:
+    """JavaScript's ``Number.isInteger``: ``2`` and ``2.0`` (JSON cannot tell them apart)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 def select_range(view_range: Sequence[Any] | None, count: int) -> tuple[int, int]:
     """The 1-based inclusive lines ``view_range`` selects in a file of ``count`` lines.
 
-    :param view_range: ``None`` (all lines) or ``[first, last]``, ``last`` ``-1`` = to the end
+    :param view_range: ``None`` (all lines) or ``[first, last]``, ``last`` ``-1`` = to the end;
+        integers as JSON has them (``2.0`` is 2), shown in errors as JavaScript prints them
     :return: ``(first, last)``; ``(1, count)`` without a range
     :raises ViewRangeError: with the reference's texts, checked in the reference's order
     """
     if view_range is None:
         return 1, count
-    if len(view_range) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in view_range):
+    if len(view_range) != 2 or not all(_is_integer(v) for v in view_range):
         raise ViewRangeError(VIEW_RANGE_SHAPE)
     first, last = view_range
-    shown = _js_list(view_range)
+    shown, first_shown, last_shown = _js_list(view_range), js_number_str(first), js_number_str(last)
     if first < 1 or first > count:
-        raise ViewRangeError(VIEW_RANGE_FIRST.format(range=shown, first=first, count=count))
+        raise ViewRangeError(VIEW_RANGE_FIRST.format(range=shown, first=first_shown, count=count))
     if last > count:
-        raise ViewRangeError(VIEW_RANGE_SECOND.format(range=shown, second=last, count=count))
+        raise ViewRangeError(VIEW_RANGE_SECOND.format(range=shown, second=last_shown, count=count))
     if last != -1 and last < first:
-        raise ViewRangeError(VIEW_RANGE_ORDER.format(range=shown, first=first, second=last))
-    return first, count if last == -1 else last
+        raise ViewRangeError(VIEW_RANGE_ORDER.format(range=shown, first=first_shown, second=last_shown))
+    return int(first), count if last == -1 else int(last)
 
 
 def render_numbered(lines: Iterable[str], first: int, max_characters: int | None = None) -> str:

@@ -34,14 +34,15 @@ from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
 from .remedies import with_hint, with_remedy
 
-__all__ = ("DIFF_META_MAX_CHARS", "FsTools")
+__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "bounded_diffs")
 
 DIFF_META_MAX_CHARS = 32 * 1024 * 1024
 """largest diff basis (characters per side) for which hunk metadata is computed"""
 
 
-def _diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
-    """§4.9 hunks of ``before`` → ``after``; none when either side is missing or too big."""
+def bounded_diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
+    """§4.9 hunks of ``before`` → ``after``; none when either side is missing or exceeds
+    ``DIFF_META_MAX_CHARS`` (shared with the editing faces)."""
     if before is None or after is None or len(before) > DIFF_META_MAX_CHARS or len(after) > DIFF_META_MAX_CHARS:
         return []
     return compute_hunk_diffs(file_path, before, after)
@@ -157,7 +158,7 @@ class FsTools:
         intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
         outcome = await self.fs.write_text(target, content, intent, signal=execution.signal)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        diffs = _diffs(file_path, outcome.before, outcome.after)
+        diffs = bounded_diffs(file_path, outcome.before, outcome.after)
         word = "Updated file" if outcome.operation == "update" else "Created file"
         text = f"<path>{target.display_path}</path>\n<type>file</type>\n<content>\n{word}\n</content>"
         return ToolOutput(content=[text_block(text)], meta={"diffs": diffs} if diffs else None)
@@ -190,7 +191,7 @@ class FsTools:
         intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
         outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        diffs = _diffs(file_path, outcome.before, outcome.after)
+        diffs = bounded_diffs(file_path, outcome.before, outcome.after)
         if request.replace_all:
             text = f"The file {target.display_path} has been updated. All occurrences were successfully replaced."
         else:

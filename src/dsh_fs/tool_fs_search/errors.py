@@ -8,7 +8,8 @@
     SEARCH_RAW_OUTPUT_OVERFLOW  <- more raw output than rawOutputMaxBytes
     SEARCH_ABORTED              <- the call's abort signal, or its time budget (timeoutMs)
 
-Pure: message builders only. ``better`` selects the default profile's texts where they
+``unsearchable`` builds the ``FsError`` of a ``path`` argument that names no searchable
+target (DEVIATIONS S5). Pure: message builders only. ``better`` selects the default profile's texts where they
 differ (no "bash executor": there is none here).
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import HarnessError
+from ..fs.errors import FsError, FsErrorCode
 
 __all__ = (
     "NARROW",
@@ -30,6 +32,7 @@ __all__ = (
     "overflow",
     "stderr_excerpt",
     "timed_out",
+    "unsearchable",
 )
 
 NARROW = "narrow pattern, path, or include and retry"
@@ -112,3 +115,20 @@ def overflow(tool: str, cap: int, produced: int | None = None, *, better: bool =
 def malformed(detail: str) -> SearchError:
     """An ``rg --json`` record of an unexpected shape (§6.2)."""
     return SearchError(f"grep received malformed ripgrep --json output ({detail})", "SEARCH_FAILED")
+
+
+_UNSEARCHABLE = {
+    FsErrorCode.NOT_REGULAR_FILE: "not a regular file or directory",
+    FsErrorCode.NOT_FOUND: "not found",
+    FsErrorCode.NOT_DIRECTORY: "not a directory",
+}
+
+
+def unsearchable(display: str, code: FsErrorCode) -> FsError:
+    """``cannot search "<display>": <why>`` for a ``path`` that is a FIFO, device or socket
+    (``FS_NOT_REGULAR_FILE``: ripgrep would block on it), missing (``FS_NOT_FOUND``) or, for
+    ``glob``, a file (``FS_NOT_DIRECTORY``) — DEVIATIONS S5.
+
+    :raises KeyError: for any other code
+    """
+    return FsError(f'cannot search "{display}": {_UNSEARCHABLE[code]}', code)

@@ -201,11 +201,11 @@ class SearchTools:
         info = await fs.stat(target, signal=signal)
         shown = target.display_path
         if info is not None and info.type == "other":  # a FIFO, device or socket: ripgrep would block on it
-            raise FsError(f'cannot search "{shown}": not a regular file or directory', FsErrorCode.NOT_REGULAR_FILE)
+            raise errors.unsearchable(shown, FsErrorCode.NOT_REGULAR_FILE)
         if self.better and info is None:
-            raise FsError(f'cannot search "{shown}": not found', FsErrorCode.NOT_FOUND)
+            raise errors.unsearchable(shown, FsErrorCode.NOT_FOUND)
         if self.better and tool == "glob" and info is not None and info.type == "file":
-            raise FsError(f'cannot search "{shown}": not a directory', FsErrorCode.NOT_DIRECTORY)
+            raise errors.unsearchable(shown, FsErrorCode.NOT_DIRECTORY)
         return info
 
     async def _mirror_space(self, tool: str, fs: FileSystem, here: Target, target: Target | None,

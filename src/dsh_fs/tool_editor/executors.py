@@ -1,0 +1,341 @@
+"""The executors of the two text-editor faces (docs/EDITING-FACES.md §1.2, §1.3, §3, §6.3).
+
+``Editor(ctx, face=...)`` runs one ``view`` / ``create`` / ``str_replace`` / ``insert`` call
+through the seam and the policy events, exactly as ``read`` / ``write`` / ``edit`` do:
+
+* ``view`` of a file stats once, reads, and records the observation (``fs/observed``, like
+  ``read``); a missing path records an absence in the default profile (D8); a directory is
+  listed two levels deep with ``list_dir`` (no observation).
+* ``create`` — Anthropic: create or overwrite under ``fs/write-intent`` (the policy makes an
+  unread existing file ``FS_NOT_OBSERVED``); reference: refused when the path exists, then a
+  create-if-absent write.
+* ``str_replace`` — ``edit_text`` with a unique match under ``fs/edit-intent`` (D1/D2), the
+  face's own texts for "no match" and "several matches" (Anthropic: no stat on success, as
+  ``edit``); the reference profile of
+  ``str_replace_editor`` matches the raw text as the reference does and writes it back under a
+  ``ReplaceIfVersion`` guard.
+* ``insert`` — under ``fs/edit-intent``: read, ``insert.insert_text``, then ``write_text`` under
+  ``ReplaceIfVersion`` of the observed version (D4 keeps the BOM).
+
+Without a policy the guards are the version just stat'ed (the reference's ``intent ?? info``).
+The default profile adds D9's remedies (stale, unobserved), D5's near-match hint to "no match",
+and D11 (text arguments must be valid Unicode). Errors the reference raises plain stay plain
+(``ToolInputError``); the rest are ``FsError`` with their codes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from ..core.context import Context
+from ..core.jsonvalue import js_number_str
+from ..core.session import ToolExecution
+from ..core.tools import ToolOutput, text_block
+from ..fs.errors import FsError, FsErrorCode, not_regular_file
+from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
+from ..fs.filesystem import FileSystem
+from ..fs.paths import is_blank
+from ..fs.text import normalize
+from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
+from ..tool_fs.args import ToolInputError, check_unicode
+from ..tool_fs.executors import bounded_diffs
+from ..tool_fs.hints import near_match_hint
+from ..tool_fs.remedies import with_remedy
+from . import texts as t
+from .insert import content_line_count, insert_text, reference_line_count
+from .replace import occurrence_lines, occurrences, replace_once
+from .view import LISTING_DEPTH, LISTING_MAX_CHARS, ViewRangeError, listed, render_listing, render_numbered
+from .view import render_reference_file, select_range
+
+__all__ = ("Editor", "Face")
+
+Face = Literal["anthropic", "reference"]
+"""``anthropic``: ``str_replace_based_edit_tool``; ``reference``: ``str_replace_editor``"""
+
+_TEXT_ARGS = ("path", "file_text", "old_str", "new_str", "insert_text")
+
+_MAYBE_MISSING = frozenset({FsErrorCode.NOT_OBSERVED, FsErrorCode.NOT_FOUND, FsErrorCode.STALE_VERSION,
+                            FsErrorCode.NOT_REGULAR_FILE})
+"""refusals of an edit that may mean the path is missing or not a file (the face then says so)"""
+
+
+class Editor:
+    """One face's executor bound to a context.
+
+    :param face: which tool this is (texts and line models differ, EDITING-FACES §3)
+    :param max_chars: Anthropic's ``max_characters`` (``None``: whole files) or the
+        reference's ``maxOutputChars`` (UTF-16 units)
+    """
+
+    def __init__(self, ctx: Context, *, face: Face, max_chars: int | None) -> None:
+        self.ctx = ctx
+        self.face = face
+        self.anthropic = face == "anthropic"
+        self.max_chars = max_chars
+        self.better = ctx.profile.is_default
+
+    @property
+    def fs(self) -> FileSystem:
+        return self.ctx.fs  # type: ignore[no-any-return]
+
+    # -- dispatch ----------------------------------------------------------------------------
+    async def execute(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        """Run one call (``args`` passed the face's schema)."""
+        path: str = args["path"]
+        if is_blank(path):
+            raise ToolInputError(t.REF_PATH_BLANK)
+        if not self.anthropic and not path.startswith("/"):
+            raise ToolInputError(t.REF_ABSOLUTE_PATH.format(path=path))
+        if self.better:
+            for name in _TEXT_ARGS:
+                if isinstance(args.get(name), str):
+                    check_unicode(name, args[name])
+        command: str = args["command"]
+        run: Callable[[dict[str, Any], ToolExecution], Awaitable[str | ToolOutput]] = {
+            "view": self._view,
+            "create": self._create,
+            "str_replace": self._str_replace,
+            "insert": self._insert,
+        }[command]
+        try:
+            done = await run(args, execution)
+        except FsError as err:
+            projected = with_remedy(err) if self.better else err
+            if projected is err:
+                raise
+            raise projected from err
+        return done if isinstance(done, ToolOutput) else ToolOutput(content=[text_block(done)])
+
+    # -- shared steps ------------------------------------------------------------------------
+    async def _resolve(self, path: str, execution: ToolExecution) -> Target:
+        return await self.fs.resolve(path, cwd=execution.cwd, signal=execution.signal)
+
+    def _not_found(self, target: Target) -> FsError:
+        if self.anthropic:
+            return FsError(t.ANTHROPIC_FILE_NOT_FOUND, FsErrorCode.NOT_FOUND)
+        return FsError(t.REF_NOT_FOUND.format(path=target.display_path), FsErrorCode.NOT_FOUND)
+
+    async def _existing(self, target: Target, command: str, execution: ToolExecution) -> Info:
+        """The reference's ``statExisting``: the file to change, or the face's error."""
+        info = await self.fs.stat(target, signal=execution.signal)
+        if info is None:
+            if self.better:
+                self.ctx.emit(FS_OBSERVED, target, None, execution)  # an absence, as read records it (D8)
+            raise self._not_found(target)
+        if info.type == "directory":
+            raise FsError(t.DIRECTORY_ONLY_VIEW.format(path=target.display_path), FsErrorCode.NOT_REGULAR_FILE)
+        if info.type != "file":
+            if command == "insert":
+                raise FsError(f'cannot insert into "{target.display_path}": not a regular file',
+                              FsErrorCode.NOT_REGULAR_FILE)
+            raise not_regular_file("edit", target.display_path)
+        return info
+
+    async def _edit_guard(self, target: Target, info: Info | None, execution: ToolExecution) -> Version | None:
+        """The version the change is guarded by: the observed one (policy) or the stat's."""
+        intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+        if intent is not None:
+            return intent.version
+        return info.version if info is not None else None
+
+    def _denied(self, err: FsError) -> FsError:
+        """Anthropic's documented text for a write refused by the OS (the tool docs)."""
+        if self.anthropic and err.code == FsErrorCode.PERMISSION_DENIED and "permission denied" in err.message:
+            return FsError(t.ANTHROPIC_PERMISSION_DENIED, FsErrorCode.PERMISSION_DENIED, cause=err)
+        return err
+
+    def _written(self, args: dict[str, Any], text: str, before: str | None, after: str | None) -> ToolOutput:
+        diffs = bounded_diffs(args["path"], before, after)
+        return ToolOutput(content=[text_block(text)], meta={"diffs": diffs})
+
+    @staticmethod
+    def _required(args: dict[str, Any], name: str, command: str) -> Any:
+        if name not in args:
+            raise ToolInputError(t.REF_REQUIRED_PARAMETER.format(name=name, command=command))
+        return args[name]
+
+    # -- view ----------------------------------------------------------------------------------
+    async def _view(self, args: dict[str, Any], execution: ToolExecution) -> str:
+        view_range = args.get("view_range")
+        target = await self._resolve(args["path"], execution)
+        info = await self.fs.stat(target, signal=execution.signal)
+        if info is None:
+            if self.better:
+                self.ctx.emit(FS_OBSERVED, target, None, execution)
+            raise self._not_found(target)
+        if info.type == "directory":
+            if view_range is not None:
+                raise ToolInputError(t.REF_VIEW_RANGE_ON_DIRECTORY)
+            return await self._listing(target, execution)
+        if info.type != "file":
+            raise FsError(t.REF_NOT_VIEWABLE.format(path=target.display_path), FsErrorCode.NOT_REGULAR_FILE)
+        text = await self.fs.read_text(target, signal=execution.signal)
+        self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        try:
+            if self.anthropic:
+                lines = normalize(text).split("\n")
+                if lines[-1] == "":
+                    lines.pop()  # a final line break ends the last line (§4.6.2)
+                first, last = select_range(view_range, len(lines))
+                return render_numbered(lines[first - 1 : last], first, self.max_chars)
+            lines = (normalize(text) if self.better else text).split("\n")  # E8
+            first, last = select_range(view_range, len(lines))
+            shown = int(view_range[1]) if view_range is not None else last  # 2.0 is 2 (select_range)
+            return render_reference_file(target.display_path, lines[first - 1 : last], first, shown,
+                                         view_range is not None, self.max_chars or 0, len(lines))
+        except ViewRangeError as err:
+            raise ToolInputError(str(err)) from None
+
+    async def _listing(self, target: Target, execution: ToolExecution) -> str:
+        rows: list[tuple[str, str]] = []
+
+        async def visit(directory: Target, depth: int) -> None:
+            for entry in await self.fs.list_dir(directory, signal=execution.signal):
+                if not listed(entry.name):
+                    continue
+                kind = "d" if entry.type == "directory" else "f" if entry.type == "file" else "?"
+                rows.append((kind, entry.target.display_path))
+                if entry.type == "directory" and depth < LISTING_DEPTH:
+                    await visit(entry.target, depth + 1)
+
+        await visit(target, 1)
+        clip = self.max_chars
+        if clip is None and self.better:
+            clip = LISTING_MAX_CHARS  # E18: a huge tree never floods the context
+        return render_listing(target.display_path, rows, clip, utf16_order=not self.better)
+
+    # -- create --------------------------------------------------------------------------------
+    async def _create(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        content: str = self._required(args, "file_text", "create")
+        if not isinstance(content, str):
+            raise ToolInputError(t.REF_REQUIRED_PARAMETER.format(name="file_text", command="create"))
+        target = await self._resolve(args["path"], execution)
+        if self.anthropic:
+            intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
+        else:
+            if await self.fs.stat(target, signal=execution.signal) is not None:
+                raise ToolInputError(t.REF_EXISTS.format(path=target.display_path))
+            intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=CreateIfAbsent)
+            intent = intent if intent is not None else CreateIfAbsent()
+        try:
+            outcome = await self.fs.write_text(target, content, intent, signal=execution.signal)
+        except FsError as err:
+            raise self._denied(err) from err
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        done = (t.ANTHROPIC_CREATED if self.anthropic else t.REF_CREATED).format(path=target.display_path)
+        return self._written(args, done, outcome.before if outcome.before is not None else "", outcome.after)
+
+    # -- str_replace ---------------------------------------------------------------------------
+    async def _str_replace(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        if self.anthropic:
+            return await self._anthropic_replace(args, execution)
+        # the reference's order: intent, then the arguments, then the stat
+        target = await self._resolve(args["path"], execution)
+        intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+        old = self._old_str(args)
+        info = await self._existing(target, "str_replace", execution)
+        guard = intent.version if intent is not None else info.version
+        new: str = args.get("new_str", "")
+        if not self.better:
+            return await self._reference_replace(args, target, old, new, guard, execution)
+        try:
+            outcome = await self.fs.edit_text(target, EditRequest(old_string=old, new_string=new), EditIntent(guard),
+                                              signal=execution.signal)
+        except FsError as err:
+            raise (await self._match_failure(err, target, old, execution)) from err
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after)
+
+    async def _anthropic_replace(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        """``edit`` with a unique match, at ``edit``'s cost: no stat unless a failure needs one
+        to tell "File not found" or a directory from a guard's refusal."""
+        old = self._old_str(args)
+        target = await self._resolve(args["path"], execution)
+        request = EditRequest(old_string=old, new_string=args.get("new_str", ""))
+        try:
+            intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution,
+                                                                 default=lambda: None)
+            outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+        except FsError as err:
+            if err.code in _MAYBE_MISSING:
+                await self._existing(target, "str_replace", execution)  # raises the face's text if so
+            raise (await self._match_failure(err, target, old, execution)) from err
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        return self._written(args, t.ANTHROPIC_REPLACED, outcome.before, outcome.after)
+
+    def _old_str(self, args: dict[str, Any]) -> str:
+        old: str = self._required(args, "old_str", "str_replace")
+        if old == "":
+            raise ToolInputError(t.REF_EMPTY_PARAMETER.format(name="old_str", command="str_replace"))
+        return old
+
+    async def _match_failure(self, err: FsError, target: Target, old: str, execution: ToolExecution) -> FsError:
+        """The face's text for an ``edit_text`` that found ``old_str`` zero or several times."""
+        if err.code == FsErrorCode.EDIT_NOT_FOUND:
+            text = t.ANTHROPIC_NO_MATCH if self.anthropic else t.REF_NO_MATCH.format(old=old, path=target.display_path)
+            if self.better and err.searched_text is not None and err.needle:
+                hint = near_match_hint(err.searched_text, err.needle)
+                if hint is not None:
+                    text += "\n" + hint
+            return FsError(text, FsErrorCode.EDIT_NOT_FOUND, cause=err)
+        if err.code == FsErrorCode.AMBIGUOUS_EDIT:
+            if self.anthropic:
+                return FsError(t.ANTHROPIC_MULTIPLE_MATCHES.format(count=err.count), FsErrorCode.AMBIGUOUS_EDIT, cause=err)
+            text = normalize(await self.fs.read_text(target, signal=execution.signal))
+            lines = occurrence_lines(text, occurrences(text, normalize(old)))
+            return FsError(t.REF_MULTIPLE.format(old=old, lines=", ".join(map(str, lines))),
+                           FsErrorCode.AMBIGUOUS_EDIT, cause=err)
+        return self._denied(err)
+
+    async def _reference_replace(self, args: dict[str, Any], target: Target, old: str, new: str,
+                                 guard: Version | None, execution: ToolExecution) -> ToolOutput:
+        """The reference profile of ``str_replace_editor``: raw matching, then a guarded write."""
+        text = await self.fs.read_text(target, signal=execution.signal)
+        found = occurrences(text, old)
+        if not found:
+            raise FsError(t.REF_NO_MATCH.format(old=old, path=target.display_path), FsErrorCode.EDIT_NOT_FOUND)
+        if len(found) > 1:
+            lines = ", ".join(map(str, occurrence_lines(text, found)))
+            raise FsError(t.REF_MULTIPLE.format(old=old, lines=lines), FsErrorCode.AMBIGUOUS_EDIT)
+        assert guard is not None
+        outcome = await self.fs.write_text(target, replace_once(text, found[0], old, new), ReplaceIfVersion(guard),
+                                           signal=execution.signal)
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after)
+
+    # -- insert --------------------------------------------------------------------------------
+    async def _insert(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        line: int = self._required(args, "insert_line", "insert")
+        if self.anthropic:
+            # insert_text is the documented name; older docs and wrappers send new_str (E13)
+            value = args["insert_text"] if "insert_text" in args else args.get("new_str")
+            if value is None:
+                raise ToolInputError(t.REF_REQUIRED_PARAMETER.format(name="insert_text", command="insert"))
+        else:
+            value = self._required(args, "new_str", "insert")
+        number = js_number_str(line)  # as the reference prints it (1e+300, not 301 digits)
+        line = int(line)  # 2.0 is 2 (the schema's integer)
+        target = await self._resolve(args["path"], execution)
+        if self.anthropic:
+            info = await self._existing(target, "insert", execution)
+            guard = await self._edit_guard(target, info, execution)
+        else:
+            intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution,
+                                                                 default=lambda: None)
+            info = await self._existing(target, "insert", execution)
+            guard = intent.version if intent is not None else info.version
+        raw = await self.fs.read_text(target, signal=execution.signal)
+        count = content_line_count(raw) if self.anthropic else reference_line_count(raw)
+        if not 0 <= line <= count:
+            template = t.ANTHROPIC_INSERT_RANGE if self.anthropic else t.REF_INSERT_RANGE
+            raise ToolInputError(template.format(line=number, count=count))
+        after = insert_text(raw, line, value, whole_lines=self.anthropic, keep_bytes=self.better)
+        assert guard is not None
+        try:
+            outcome = await self.fs.write_text(target, after, ReplaceIfVersion(guard), signal=execution.signal)
+        except FsError as err:
+            raise self._denied(err) from err
+        self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
+        done = (t.ANTHROPIC_INSERTED if self.anthropic else t.REF_EDITED).format(path=target.display_path)
+        return self._written(args, done, outcome.before, outcome.after)

@@ -1,0 +1,385 @@
+"""Apply a parsed patch through the seam and the policy events (docs/EDITING-FACES.md §6.2).
+
+One executor for every face that applies patches — the ``apply_patch`` registry tool, the
+OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs apply-patch``:
+
+1. **Gather** (up to ``_GATHER_AT_ONCE`` paths at a time). Each path the patch names is
+   resolved (against the session's cwd) and stat'ed. A file the patch updates, moves or
+   deletes goes through the ``fs/edit-intent`` waterfall (the policy raises ``FS_NOT_OBSERVED``
+   for a file this session never read), is read, and must still be at its guard version — the
+   observed one, or without a policy the one just stat'ed — after the read
+   (``FileSystem.is_current``: else ``FS_STALE_VERSION``, "changed since it was read"); one to
+   delete or move whose own name is a symbolic link is refused as the provider would refuse it
+   (E17), so that refusal never comes half way through the writes. An added
+   file and a move's destination that are absent go through ``fs/write-intent`` (a listener may
+   refuse; the write is create-if-absent whatever it answers: E5); present, the planner refuses
+   them.
+2. **Plan.** ``patch.plan_patch`` checks every operation against the texts read: every hunk
+   located once, every path as the operation needs it. Then the provider is asked whether each
+   file the plan rewrites or deletes may be (``FileSystem.check_replaceable``: a read-only
+   file, D17), so such a refusal comes before the first write.
+3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
+   every reason (one per line, patch order; the code of the first). Otherwise each file is
+   written atomically through the seam in patch order — create ``write_text(CreateIfAbsent)``,
+   update ``write_text(ReplaceIfVersion(guard))``, move ``rename(RenameIntent(guard))`` then
+   ``write_text`` of the new text at the new name, delete ``delete(DeleteIntent(guard))`` — and
+   ``fs/observed`` is emitted after each (a deleted or moved-away file as absent). The guards
+   are checked again inside each write's lock; a file changed in the meantime (a race) or an
+   I/O error stops the run, and the error says exactly which files were written and which not.
+
+The writes, once the first has begun, are never abandoned half way: a cancellation waits for
+them and the abort signal is only honoured before the first one. The default profile adds
+the remedies of DEVIATIONS D9 to stale and unobserved files. D4 applies to updates as to
+``write``: the BOM of an updated file is kept; line breaks are the plan's (the engine keeps the
+file's own, D2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+
+from ..core.context import Context
+from ..core.session import ToolExecution
+from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
+from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
+from ..fs.filesystem import FileSystem
+from ..fs.text import normalize
+from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
+from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected, UpdateFile
+from ..patch import codex_summary, plan_patch
+from ..tool_fs.diff import DIFF_CONTEXT
+from ..tool_fs.executors import bounded_diffs
+from ..tool_fs.remedies import with_remedy
+
+__all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
+
+Role = Literal["add", "update", "delete", "move_from", "move_to"]
+
+_GATHER_AT_ONCE = 16
+"""paths resolved, stat'ed and read at the same time while a patch is checked"""
+
+_VERBS: dict[Role, Literal["write", "edit", "delete", "rename"]] = {
+    "add": "write",
+    "update": "edit",
+    "delete": "delete",
+    "move_from": "rename",
+    "move_to": "rename",
+}
+
+_CODES: dict[str, FsErrorCode | None] = {
+    "syntax": None,
+    "empty": None,
+    "duplicate": None,
+    "missing": FsErrorCode.NOT_FOUND,
+    "exists": FsErrorCode.NOT_OBSERVED,
+    "not_found": FsErrorCode.EDIT_NOT_FOUND,
+    "ambiguous": FsErrorCode.AMBIGUOUS_EDIT,
+}
+
+
+class PatchInputError(ValueError):
+    """A patch the tools refuse without a filesystem code: malformed text, no operation, a file
+    touched twice (a *plain* error: the registry reports it without ``{name, code}``)."""
+
+
+def patch_error_code(err: PatchError) -> FsErrorCode | None:
+    """The ``FsErrorCode`` a planner failure is reported with (EDITING-FACES §2.6), or
+    ``None`` for a plain error."""
+    return _CODES[err.kind]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppliedPatch:
+    """What an applied patch wrote, in patch order."""
+
+    changes: tuple[FileChange, ...]
+
+    def codex_summary(self) -> str:
+        """Codex's ``Success. Updated the following files:`` text, display paths (a moved
+        file is listed as ``M <destination>``)."""
+        added = [c.display for c in self.changes if c.kind == "create"]
+        modified = [c.move_display or c.display for c in self.changes if c.kind == "update"]
+        deleted = [c.display for c in self.changes if c.kind == "delete"]
+        return codex_summary(added, modified, deleted)
+
+    def diffs(self) -> list[dict[str, Any]]:
+        """§4.9 hunks of every file, in patch order (UI metadata; a deleted file's text goes,
+        an added file's comes; bounded as ``edit``'s). An update is diffed only around its
+        hunks (``region_diffs``)."""
+        out: list[dict[str, Any]] = []
+        for change in self.changes:
+            path = change.move_display or change.display
+            before = "" if change.before is None else normalize(change.before)
+            after = "" if change.after is None else normalize(change.after)
+            out.extend(region_diffs(path, before, after, change.edits) if change.edits
+                       else bounded_diffs(path, before, after))
+        return out
+
+
+def region_diffs(path: str, before: str, after: str, edits: Sequence[LineEdit]) -> list[dict[str, Any]]:
+    """``compute_hunk_diffs(path, before, after)`` computed on the regions the ``edits`` touch:
+    each group of edits close enough to share a hunk (§4.9 merges changes at most
+    ``2 * DIFF_CONTEXT`` unchanged lines apart), with ``DIFF_CONTEXT + 1`` lines around it — the same hunks, without diffing the
+    unchanged rest of the file (a patch knows where it changed a file).
+
+    :param before: / after: LF-normalized texts; ``edits`` in ``before.split("\n")`` lines
+    """
+    old, new = before.split("\n"), after.split("\n")
+    out: list[dict[str, Any]] = []
+    delta = 0  # new line index minus old line index before the current group
+    i = 0
+    while i < len(edits):
+        j = i
+        # groups that may share a hunk: merging too much is harmless (the slice's own diff splits
+        # it again), too little is not — hence the slack for a changed final line break
+        while j + 1 < len(edits) and edits[j + 1][0] - (edits[j][0] + edits[j][1]) <= 2 * DIFF_CONTEXT + 2:
+            j += 1
+        group = edits[i : j + 1]
+        grown = sum(len(inserted) - removed for _, removed, inserted in group)
+        # one line more each side: a change of the final line break changes the line before it
+        lo = max(0, group[0][0] - DIFF_CONTEXT - 1)
+        hi = min(len(old), group[-1][0] + group[-1][1] + DIFF_CONTEXT + 1)
+        out.extend(bounded_diffs(path, _slice(old, lo, hi), _slice(new, lo + delta, hi + delta + grown)))
+        delta += grown
+        i = j + 1
+    return out
+
+
+def _slice(lines: list[str], lo: int, hi: int) -> str:
+    """Lines ``lo``..``hi`` (exclusive) of a text split at ``"\n"``, with their line breaks."""
+    return "\n".join(lines[lo:hi]) + ("\n" if hi < len(lines) else "")
+
+
+@dataclass(slots=True)
+class _Path:
+    """One path of the patch as gathered."""
+
+    role: Role
+    target: Target | None = None
+    text: str | None = None
+    guard: Version | None = None
+    error: FsError | None = None
+    index: int = 0
+    """the operation that first names it (the order errors are listed in)"""
+
+
+@dataclass(slots=True)
+class _Run:
+    """The state of one application."""
+
+    ctx: Context
+    execution: ToolExecution
+    paths: dict[str, _Path] = field(default_factory=dict)
+
+    @property
+    def fs(self) -> FileSystem:
+        return self.ctx.fs  # type: ignore[no-any-return]
+
+    @property
+    def better(self) -> bool:
+        return self.ctx.profile.is_default
+
+
+def _roles(patch: Patch) -> list[tuple[str, Role, int]]:
+    out: list[tuple[str, Role, int]] = []
+    for index, op in enumerate(patch.ops):
+        if isinstance(op, AddFile):
+            out.append((op.path, "add", index))
+        elif isinstance(op, DeleteFile):
+            out.append((op.path, "delete", index))
+        else:
+            out.append((op.path, "move_from" if op.move_to is not None else "update", index))
+            if op.move_to is not None:
+                out.append((op.move_to, "move_to", index))
+    return out
+
+
+async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> AppliedPatch:
+    """Check ``patch`` whole against the current files, then write it (see the module docstring).
+
+    :param ctx: a context with a provider (``ctx.fs``) and, usually, the observation policy
+    :param patch: from ``parse_patch`` / ``parse_operation``
+    :param execution: the call's session (cwd, observation owner) and abort signal
+    :return: the changes written
+    :raises PatchInputError: no operation, a file touched twice (nothing written)
+    :raises FsError: the patch does not apply (nothing written; every reason, one per line,
+        the first one's code), or a write failed midway (the message lists what was written)
+    """
+    run = _Run(ctx, execution)
+    for path, role, index in _roles(patch):
+        run.paths.setdefault(path, _Path(role=role, index=index))
+    limiter = anyio.CapacityLimiter(_GATHER_AT_ONCE)
+
+    async def gather(path: str) -> None:
+        async with limiter:
+            await _gather(run, path)
+
+    async with anyio.create_task_group() as tg:  # the files are independent: read them side by side
+        for path in run.paths:
+            tg.start_soon(gather, path)
+    try:
+        planned = plan_patch(patch, _states(run))
+    except PatchRejected as rejected:
+        raise _refusal(run, rejected.errors) from None
+    gated = [p for p in run.paths.values() if p.error is not None]
+    if not gated:
+        await _check_replaceable(run, patch, planned)
+        gated = [p for p in run.paths.values() if p.error is not None]
+    if gated:
+        raise _refusal(run, ())
+    return await _write(run, patch, planned)
+
+
+async def _check_replaceable(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> None:
+    """Ask the provider whether each file the plan rewrites or deletes may be (D17: a read-only
+    file is refused now, not after the patch's first writes); a pure move keeps its file's bytes
+    and is not asked. Errors are kept on the paths, as the gather's are."""
+    for op, change in zip(patch.ops, planned):
+        if change.kind == "create" or (change.move_to is not None and change.after == change.before):
+            continue
+        entry = run.paths[op.path]
+        assert entry.target is not None
+        try:
+            await run.fs.check_replaceable(entry.target, "delete" if change.kind == "delete" else "write",
+                                           signal=run.execution.signal)
+        except FsError as err:
+            entry.error = err
+
+
+async def _gather(run: _Run, path: str) -> None:
+    """Resolve, stat, read and gate one path (errors are kept on it, not raised)."""
+    entry = run.paths[path]
+    fs, execution = run.fs, run.execution
+    try:
+        target = entry.target = await fs.resolve(path, cwd=execution.cwd, signal=execution.signal)
+        info = await fs.stat(target, signal=execution.signal)
+        verb = _VERBS[entry.role]
+        if info is None:
+            if entry.role in ("add", "move_to"):
+                await run.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
+            return  # the planner says what a missing file means
+        if entry.role == "move_to" or (entry.role == "add" and info.type == "file"):
+            entry.text = ""  # present: the planner refuses it (E5); its content does not matter
+            return
+        if info.type != "file":
+            raise not_regular_file(verb, target.display_path)
+        if entry.role in ("delete", "move_from"):
+            named = await fs.lstat(target.display_path, signal=execution.signal)
+            if named is not None and named.type == "symlink":
+                raise not_regular_file(verb, target.display_path)  # E17, refused before any write
+        intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+        entry.text = await fs.read_text(target, signal=execution.signal)
+        entry.guard = intent.version if intent is not None else info.version
+        if not await fs.is_current(target, entry.guard, signal=execution.signal):
+            raise stale(verb, target.display_path)
+    except FsError as err:
+        entry.error = with_remedy(err) if run.better else err
+
+
+def _states(run: _Run) -> dict[str, FileState]:
+    out: dict[str, FileState] = {}
+    for path, entry in run.paths.items():
+        target = entry.target
+        display = target.display_path if target is not None else path
+        key = target.key if target is not None else f"unresolved:{path}"
+        out[path] = FileState(display=display, key=key, text=entry.text)
+    return out
+
+
+def _refusal(run: _Run, planned: Sequence[PatchError]) -> Exception:
+    """The one error refusing the patch: the gate's reasons and the planner's, patch order."""
+    gated = {(p.target.display_path if p.target else path): p for path, p in run.paths.items() if p.error}
+    order = {(p.target.display_path if p.target else path): p.index for path, p in run.paths.items()}
+    rows: list[tuple[int, str, FsErrorCode | None]] = []
+    for display, entry in gated.items():
+        assert entry.error is not None
+        rows.append((entry.index, str(entry.error), entry.error.fs_code))
+    for err in planned:
+        if err.path is not None and err.path in gated:
+            continue  # the gate already says why this file cannot be changed
+        rows.append((order.get(err.path or "", len(order)), err.message, patch_error_code(err)))
+    rows.sort(key=lambda row: row[0])  # stable: within one operation, the order found
+    message = "\n".join(text for _, text, _ in rows)
+    code = rows[0][2]
+    if code is None:
+        return PatchInputError(message)
+    return FsError(message, code)
+
+
+async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> AppliedPatch:
+    """Write the plan in patch order (see the module docstring); shielded once begun."""
+    ctx, fs, execution = run.ctx, run.fs, run.execution
+    done: list[FileChange] = []
+    rows: list[str] = []  # what was written, as summary rows, for a failure's report
+    signal = execution.signal
+    with anyio.CancelScope(shield=True):
+        for op, change in zip(patch.ops, planned):
+            entry = run.paths[op.path]
+            target = entry.target
+            assert target is not None
+            try:
+                if change.kind == "create":
+                    written = await fs.write_text(target, change.after or "", CreateIfAbsent(), signal=signal)
+                    ctx.emit(FS_OBSERVED, target, written.version, execution)
+                    rows.append(f"A {change.display}")
+                elif change.kind == "delete":
+                    assert entry.guard is not None
+                    await fs.delete(target, DeleteIntent(entry.guard), signal=signal)
+                    ctx.emit(FS_OBSERVED, target, None, execution)
+                    rows.append(f"D {change.display}")
+                elif isinstance(op, UpdateFile) and change.move_to is not None:
+                    await _move(run, op, change, rows, signal)
+                else:
+                    assert entry.guard is not None
+                    written = await fs.write_text(target, change.after or "", ReplaceIfVersion(entry.guard),
+                                                  signal=signal)
+                    ctx.emit(FS_OBSERVED, target, written.version, execution)
+                    rows.append(f"M {change.display}")
+            except FsError as err:
+                raise _partial(run, err, rows, planned[len(done):]) from err
+            done.append(change)
+            signal = None  # begun: the rest is never abandoned
+    return AppliedPatch(changes=tuple(done))
+
+
+async def _move(run: _Run, op: UpdateFile, change: FileChange, rows: list[str], signal: Any) -> None:
+    """Rename, then write the moved file's new text under the renamed version (D4 keeps its BOM)."""
+    ctx, fs, execution = run.ctx, run.fs, run.execution
+    source, dest = run.paths[op.path], run.paths[op.move_to or ""]
+    assert source.target is not None and dest.target is not None and source.guard is not None
+    moved = await fs.rename(source.target, dest.target, RenameIntent(source.guard), signal=signal)
+    ctx.emit(FS_OBSERVED, source.target, None, execution)
+    ctx.emit(FS_OBSERVED, dest.target, moved.version, execution)
+    rows.append(f"R {change.display} -> {change.move_display}")
+    if change.after != change.before:
+        written = await fs.write_text(dest.target, change.after or "", ReplaceIfVersion(moved.version))
+        ctx.emit(FS_OBSERVED, dest.target, written.version, execution)
+    rows[-1] = f"M {change.display} -> {change.move_display}"
+
+
+def _partial(run: _Run, err: FsError, rows: list[str], pending: Sequence[FileChange]) -> FsError:
+    """A write failed midway: its error, then what was and was not written."""
+    failed = with_remedy(err) if run.better else err
+    lines = [str(failed)]
+    if rows:
+        lines.append("The patch was applied in part. Written:")
+        lines.extend(rows)
+    else:
+        lines.append("No files were modified.")
+    if pending:
+        lines.append("Not written:")
+        for change in pending:
+            if change.kind == "create":
+                lines.append(f"A {change.display}")
+            elif change.kind == "delete":
+                lines.append(f"D {change.display}")
+            elif change.move_to is not None:
+                renamed = bool(rows) and rows[-1] == f"R {change.display} -> {change.move_display}"
+                lines.append(f"M {change.move_display}" if renamed else f"M {change.display} -> {change.move_display}")
+            else:
+                lines.append(f"M {change.display}")
+    return FsError("\n".join(lines), err.fs_code, cause=err)

@@ -1,0 +1,70 @@
+"""The ``tool-patch`` plugin: the ``apply_patch`` registry tool (docs/EDITING-FACES.md §6.3).
+
+One required string parameter ``input`` holding a Codex-format patch (``*** Begin Patch`` …
+``*** End Patch``), with Codex's own description (``texts``). The patch is parsed by the shared
+engine (``dsh_fs.patch``) and applied by ``executor.apply_patch``: checked whole first, nothing
+written unless all of it applies. Success: Codex's ``Success. Updated the following files:``
+list (display paths); ``meta.diffs``: the §4.9 hunks of every file. Errors: the engine's texts
+(which line, what was expected; which hunk, where it fits), with the codes of EDITING-FACES §2.6.
+
+The OpenAI Responses adapter sends the built-in ``{"type": "apply_patch"}`` for this tool
+instead of the function form (``ToolDefinition.native``) and answers its ``apply_patch_call``
+items through the same executor. Not loaded by ``create_context()`` unless asked for
+(``create_context(faces=["apply_patch"])``): a model sees it only where it is wanted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..core.context import Scope
+from ..core.schema import Param
+from ..core.session import ToolExecution
+from ..core.tools import ToolDefinition, ToolOutput, text_block
+from ..patch import PatchError, parse_patch
+from ..tool_fs.args import check_unicode
+from .executor import PatchInputError, apply_patch
+from .texts import APPLY_PATCH_DESCRIPTION, INPUT_DESCRIPTION, TOOL_NAME
+
+__all__ = ("ToolPatch", "patch_params")
+
+
+def patch_params() -> dict[str, Param]:
+    """The ``apply_patch`` parameters (Codex ``create_apply_patch_json_tool``)."""
+    return {"input": Param(type="string", required=True, description=INPUT_DESCRIPTION)}
+
+
+class ToolPatch:
+    """``ctx.plugin(ToolPatch)``: registers ``apply_patch``; the profile comes from the context
+    (default: DEVIATIONS D9 remedies and D11 on the patch text)."""
+
+    name: ClassVar[str] = "tool-patch"
+    inject: ClassVar[tuple[str, ...]] = ("fs", "tools")
+
+    @classmethod
+    def apply(cls, scope: Scope, /) -> None:
+        ctx = scope.ctx
+        better = scope.profile.is_default
+
+        async def execute(args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+            text: str = args["input"]
+            if better:
+                check_unicode("input", text)
+            try:
+                patch = parse_patch(text)
+            except PatchError as err:
+                raise PatchInputError(err.message) from None
+            applied = await apply_patch(ctx, patch, execution)
+            return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": applied.diffs()})
+
+        scope.effect(
+            scope.tools.register(
+                ToolDefinition(
+                    name=TOOL_NAME,
+                    description=APPLY_PATCH_DESCRIPTION,
+                    parameters=patch_params(),
+                    execute=execute,
+                    native={"openai-responses": {"type": "apply_patch"}},
+                )
+            )
+        )

@@ -1,0 +1,374 @@
+"""The ``apply_patch`` tool through the registry on the local disk (``dsh_fs.tool_patch``).
+
+Covers the executor's contract (docs/EDITING-FACES.md §6.2) as a model meets it: the whole
+patch checked first (every file observed at its current version, every hunk located), nothing
+written unless all of it applies — proved by byte-level snapshots of the workspace — and each
+file then written atomically; the issue's failure cases (a hunk whose context occurs twice, a
+stale file, a patch that deletes then re-creates, a rename onto an existing file, a patch half
+of whose files do not exist), each with its exact text and code; a write failing midway
+(injected) reported precisely; CRLF/BOM bytes kept by updates and moves; the policy's
+observations after the patch; containment; the profiles (D9 remedies, D11).
+Not covered here: the engine's parsing and locating rules (tests/unit/test_patch_*.py), the
+seam primitives (the provider contract), the adapters (tests/unit/test_editing_adapters.py).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import dsh_fs
+from dsh_fs import AbortSignal, Session
+from dsh_fs.fs.errors import io_error
+from dsh_fs.fs_local import LocalFileSystem
+from filekit import get, put
+
+pytestmark = pytest.mark.anyio
+
+BOM = b"\xef\xbb\xbf"
+
+
+def envelope(*lines: str) -> str:
+    return "\n".join(["*** Begin Patch", *lines, "*** End Patch"]) + "\n"
+
+
+@pytest.fixture
+def patch_ctx(make_ctx: Callable[..., dsh_fs.Context]) -> Callable[..., dsh_fs.Context]:
+    return lambda **kw: make_ctx(faces=["apply_patch"], **kw)
+
+
+async def call(ctx: dsh_fs.Context, session: Session, patch: str, **kw: Any) -> Any:
+    return await ctx.tools.execute("apply_patch", {"input": patch}, session=session, **kw)
+
+
+async def read(ctx: dsh_fs.Context, session: Session, *paths: str) -> None:
+    for path in paths:
+        result = await ctx.tools.execute("read", {"file_path": path}, session=session)
+        assert not result.is_error, result.text
+
+
+async def test_a_patch_adds_updates_moves_and_deletes(ws: str, patch_ctx: Any) -> None:
+    # DEVIATIONS E15
+    put(f"{ws}/a.txt", "one\ntwo\nthree\n")
+    put(f"{ws}/old/b.txt", "x\ny\n")
+    put(f"{ws}/gone.txt", "bye\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "old/b.txt", "gone.txt")
+    result = await call(ctx, session, envelope(
+        "*** Add File: new/c.txt", "+hello", "+world",
+        "*** Update File: a.txt", "@@", " one", "-two", "+TWO",
+        "*** Delete File: gone.txt",
+        "*** Update File: old/b.txt", "*** Move to: moved/b.txt", "@@", " x", "-y", "+Y",
+    ))
+    assert not result.is_error, result.text
+    assert result.text == (
+        "Success. Updated the following files:\n"
+        f"A {ws}/new/c.txt\nM {ws}/a.txt\nM {ws}/moved/b.txt\nD {ws}/gone.txt\n"
+    )
+    assert get(f"{ws}/new/c.txt") == b"hello\nworld\n"
+    assert get(f"{ws}/a.txt") == b"one\nTWO\nthree\n"
+    assert get(f"{ws}/moved/b.txt") == b"x\nY\n"
+    assert not os.path.exists(f"{ws}/gone.txt") and not os.path.exists(f"{ws}/old/b.txt")
+    assert [d["path"] for d in result.meta["diffs"]] == [f"{ws}/new/c.txt", f"{ws}/a.txt", f"{ws}/gone.txt",
+                                                         f"{ws}/moved/b.txt"]  # patch order
+    assert result.meta["diffs"][1] == {"path": f"{ws}/a.txt", "oldText": "one\ntwo\nthree",
+                                       "newText": "one\nTWO\nthree"}
+    # the patch's writes are observations: the moved and added files may be edited at once
+    edited = await ctx.tools.execute("edit", {"file_path": "moved/b.txt", "old_string": "Y", "new_string": "Z"},
+                                     session=session)
+    assert not edited.is_error, edited.text
+    again = await call(ctx, session, envelope("*** Update File: new/c.txt", "@@", "-hello", "+hi"))
+    assert not again.is_error, again.text
+    # and the deleted file is known to be absent: a write creates it (D8)
+    created = await ctx.tools.execute("write", {"file_path": "gone.txt", "content": "back\n"}, session=session)
+    assert created.text.endswith("Created file\n</content>")
+
+
+async def test_updates_and_moves_keep_crlf_and_the_bom(ws: str, patch_ctx: Any) -> None:
+    put(f"{ws}/win.txt", BOM + b"alpha\r\nbeta\r\ngamma\r\n")
+    put(f"{ws}/mv.txt", BOM + b"one\r\ntwo\r\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "win.txt", "mv.txt")
+    result = await call(ctx, session, envelope(
+        "*** Update File: win.txt", "@@", " alpha", "-beta", "+BETA", "+added",
+        "*** Update File: mv.txt", "*** Move to: sub/mv.txt", "@@", "-two", "+TWO",
+    ))
+    assert not result.is_error, result.text
+    assert get(f"{ws}/win.txt") == BOM + b"alpha\r\nBETA\r\nadded\r\ngamma\r\n"
+    assert get(f"{ws}/sub/mv.txt") == BOM + b"one\r\nTWO\r\n"
+
+
+async def test_an_unread_file_refuses_the_whole_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E14
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "@@", "-a", "+A",
+        "*** Update File: b.txt", "@@", "-b", "+B",
+        "*** Add File: c.txt", "+c",
+    ))
+    assert result.is_error and result.error is not None and result.error.code == "FS_NOT_OBSERVED"
+    assert result.text == f'Error: edit requires reading "{ws}/b.txt" first — read the file, then retry'
+    assert tree(ws) == before
+
+
+# -- the issue's failure cases: each leaves every file untouched and says why ---------------------
+
+async def test_a_hunk_whose_context_occurs_twice(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E2
+    put(f"{ws}/dup.py", "def f():\n    return 1\n\ndef g():\n    return 1\n")
+    put(f"{ws}/ok.txt", "ok\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "dup.py", "ok.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: ok.txt", "@@", "-ok", "+OK",
+        "*** Update File: dup.py", "@@", "-    return 1", "+    return 2",
+    ))
+    assert result.error is not None and result.error.code == "FS_AMBIGUOUS_EDIT"
+    assert result.text == (
+        f"Error: Expected lines match 2 places in {ws}/dup.py (lines 2, 5); add context lines or an @@ line "
+        "so that they match one place:\n    return 1"
+    )
+    assert tree(ws) == before
+
+
+async def test_a_file_changed_between_observation_and_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E14
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    put(f"{ws}/b.txt", "b\nchanged by someone else\n")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "@@", "-a", "+A",
+        "*** Delete File: b.txt",
+    ))
+    assert result.error is not None and result.error.code == "FS_STALE_VERSION"
+    assert result.text == f'Error: cannot delete "{ws}/b.txt": file changed since it was read — re-read the file, then retry'
+    assert tree(ws) == before
+
+
+async def test_a_patch_that_deletes_then_recreates_a_file(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E6
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope("*** Delete File: a.txt", "*** Add File: a.txt", "+new"))
+    assert result.is_error and result.error is None  # a plain error: the patch itself is wrong (E6)
+    assert result.text == f"Error: The patch touches {ws}/a.txt more than once"
+    assert tree(ws) == before
+
+
+async def test_a_rename_onto_an_existing_file(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E5
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-a", "+A"))
+    assert result.error is not None and result.error.code == "FS_NOT_OBSERVED"
+    assert result.text == f"Error: Failed to move {ws}/a.txt to {ws}/b.txt: the destination already exists"
+    os.mkdir(f"{ws}/dir")
+    before = tree(ws)
+    onto_dir = await call(ctx, session, envelope("*** Update File: a.txt", "*** Move to: dir", "@@", "-a", "+A"))
+    assert onto_dir.text == f"Error: Failed to move {ws}/a.txt to {ws}/dir: the destination already exists"
+    assert tree(ws) == before
+
+
+async def test_a_patch_half_of_whose_files_do_not_exist(ws: str, patch_ctx: Any, tree: Any) -> None:
+    # DEVIATIONS E10
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/c.txt", "c\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "c.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "@@", "-a", "+A",
+        "*** Update File: b.txt", "@@", "-b", "+B",
+        "*** Update File: c.txt", "@@", "-c", "+C",
+        "*** Delete File: d.txt",
+    ))
+    assert result.error is not None and result.error.code == "FS_NOT_FOUND"
+    assert result.text == (
+        f"Error: Failed to read file to update {ws}/b.txt: file not found\n"
+        f"Failed to delete file {ws}/d.txt: file not found"
+    )
+    assert tree(ws) == before
+
+
+async def test_every_reason_is_listed_in_patch_order(ws: str, tree: Any) -> None:
+    # DEVIATIONS E10
+    put(f"{ws}/seen.txt", "seen\n")
+    put(f"{ws}/unseen.txt", "unseen\n")
+    put(f"{ws}/dir/x", "x")
+    ctx = dsh_fs.create_context(provider=LocalFileSystem(cwd=ws, root=ws), faces=["apply_patch"])
+    session = Session(cwd=ws)
+    await read(ctx, session, "seen.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: seen.txt", "@@", "-nope", "+x",
+        "*** Update File: unseen.txt", "@@", "-nope", "+x",
+        "*** Add File: dir", "+x",
+        "*** Delete File: ../outside.txt",
+    ))
+    assert result.text.split("\n") == [
+        f"Error: Failed to find expected lines in {ws}/seen.txt:",
+        "nope",
+        f'edit requires reading "{ws}/unseen.txt" first — read the file, then retry',
+        f'cannot write "{ws}/dir": not a regular file',
+        f'cannot resolve "{os.path.dirname(ws)}/outside.txt": outside the workspace "{ws}"',
+    ]
+    assert result.error is not None and result.error.code == "FS_EDIT_NOT_FOUND"
+    assert tree(ws) == before
+
+
+async def test_a_symlinked_name_to_delete_or_move_refuses_the_whole_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    """E17 is checked with the rest of the patch: a deterministic refusal, not a write failing
+    midway after earlier files were written."""
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    os.symlink("b.txt", f"{ws}/link")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "link")
+    before = tree(ws)
+    deleting = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Delete File: link"))
+    assert deleting.error is not None and deleting.error.code == "FS_NOT_REGULAR_FILE"
+    assert deleting.text == f'Error: cannot delete "{ws}/link": not a regular file'
+    assert tree(ws) == before
+    moving = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "@@", "-a", "+A",
+        "*** Update File: link", "*** Move to: c.txt", "@@", "-b", "+B",
+    ))
+    assert moving.error is not None and moving.error.code == "FS_NOT_REGULAR_FILE"
+    assert moving.text == f'Error: cannot rename "{ws}/link": not a regular file'
+    assert tree(ws) == before
+    # updating through the link in place is an ordinary write of the linked file
+    updating = await call(ctx, session, envelope("*** Update File: link", "@@", "-b", "+B"))
+    assert not updating.is_error, updating.text
+    assert get(f"{ws}/b.txt") == b"B\n" and os.path.islink(f"{ws}/link")
+
+
+async def test_a_file_and_a_file_inside_it_refuse_the_whole_patch(ws: str, patch_ctx: Any, tree: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "*** Move to: q/a.txt", "@@", "-a", "+A",
+        "*** Add File: q", "+q",
+    ))
+    assert result.is_error and result.error is None  # plain: the patch contradicts itself
+    assert result.text == f"Error: Failed to add file {ws}/q: the patch adds {ws}/q/a.txt inside it"
+    assert tree(ws) == before
+
+
+async def test_a_malformed_patch_names_the_line(ws: str, patch_ctx: Any) -> None:
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    result = await call(ctx, session, "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch\n")
+    assert result.is_error and result.error is None
+    assert result.text == (
+        "Error: Invalid patch hunk on line 2: '*** Frobnicate File: a.txt' is not a valid hunk header. "
+        "Valid hunk headers: '*** Add File: {path}', '*** Delete File: {path}', '*** Update File: {path}'"
+    )
+    empty = await call(ctx, session, "*** Begin Patch\n*** End Patch\n")
+    assert (empty.text, empty.error) == ("Error: No files were modified.", None)
+    assert os.listdir(ws) == []
+
+
+async def test_lone_surrogates_are_refused_in_the_default_profile_only(ws: str, patch_ctx: Any) -> None:
+    """D11 applies to the patch text as to write's content."""
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    result = await call(ctx, session, envelope("*** Add File: a.txt", "+\ud800"))
+    assert result.text == "Error: input must be valid Unicode text (lone surrogate U+D800 at index 37)"
+    assert os.listdir(ws) == []
+    ref = patch_ctx(profile="reference")
+    await call(ref, session, envelope("*** Add File: a.txt", "+\ud800"))
+    assert get(f"{ws}/a.txt") == "\ufffd\n".encode()
+
+
+async def test_the_reference_profile_has_no_remedies(ws: str, patch_ctx: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(profile="reference"), Session(cwd=ws)
+    result = await call(ctx, session, envelope("*** Delete File: a.txt"))
+    assert result.text == f'Error: edit requires reading "{ws}/a.txt" first'
+
+
+async def test_an_aborted_call_writes_nothing(ws: str, patch_ctx: Any, tree: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt")
+    before = tree(ws)
+    result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Add File: b.txt", "+b"),
+                        signal=AbortSignal.aborted_signal())
+    assert result.error is not None and result.error.code == "FS_ABORTED"
+    assert tree(ws) == before
+
+
+async def test_without_the_policy_the_patch_is_still_checked_whole(ws: str, patch_ctx: Any, tree: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    before = tree(ws)
+    bad = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Delete File: b.txt"))
+    assert bad.is_error and tree(ws) == before
+    good = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A"))
+    assert not good.is_error and get(f"{ws}/a.txt") == b"A\n"
+
+
+# -- a write that fails midway ---------------------------------------------------------------
+
+class FailingSecondWrite(LocalFileSystem):
+    """The local provider, except that its second mutation fails with an I/O error (a full
+    disk, say) — after the patch was checked whole."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.mutations = 0
+
+    async def _count(self, display: str) -> None:
+        self.mutations += 1
+        if self.mutations == 2:
+            raise io_error("write", display, "No space left on device")
+
+    async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
+        await self._count(target.display_path)
+        return await super().write_text(target, content, expected, signal=signal)
+
+    async def rename(self, source: Any, dest: Any, expected: Any = None, *, signal: Any = None) -> Any:
+        await self._count(source.display_path)
+        return await super().rename(source, dest, expected, signal=signal)
+
+
+async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
+    # DEVIATIONS E10
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    put(f"{ws}/c.txt", "c\n")
+    ctx = dsh_fs.create_context(provider=FailingSecondWrite(cwd=ws), faces=["apply_patch"])
+    session = Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt", "c.txt")
+    result = await call(ctx, session, envelope(
+        "*** Update File: a.txt", "@@", "-a", "+A",
+        "*** Update File: b.txt", "*** Move to: d.txt", "@@", "-b", "+B",
+        "*** Delete File: c.txt",
+    ))
+    assert result.error is not None and result.error.code == "FS_IO_ERROR"
+    assert result.text == "\n".join([
+        f'Error: cannot write "{ws}/b.txt": No space left on device',
+        "The patch was applied in part. Written:",
+        f"M {ws}/a.txt",
+        "Not written:",
+        f"M {ws}/b.txt -> {ws}/d.txt",
+        f"D {ws}/c.txt",
+    ])
+    assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"b\n", b"c\n")
+    assert not os.path.exists(f"{ws}/d.txt")

@@ -1,0 +1,79 @@
+"""Patches that ask the engine for too much work (``dsh_fs.patch``; EDITING-FACES §2.3).
+
+A hunk is searched through a per-line index of the file. Measured without a clock (the Python
+lines of ``dsh_fs.patch.locate`` executed, ``stepcount``): the candidate places a hunk is
+compared at grow with the occurrences of its *rarest* expected line, not with those of its
+first one — a patch of thousands of hunks that each start with a blank context line on a file
+with thousands of blank lines used to compare every hunk at every blank line (quadratic:
+~9 s for 2000 hunks on a 60 000-line file).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dsh_fs.patch import FileState, PatchRejected, locate, parse_patch, plan_patch
+from stepcount import traced_lines
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _functions(count: int) -> str:
+    return "".join(f"def f{i}():\n    return {i}\n\n" for i in range(count))
+
+
+def _renames(count: int, every: int) -> str:
+    hunks = []
+    for i in range(0, count, every):
+        hunks += ["@@", "", f"-def f{i}():", f"+def g{i}():"] if i else ["@@", f"-def f{i}():", f"+def g{i}():"]
+    return "*** Begin Patch\n*** Update File: a\n" + "\n".join(hunks) + "\n*** End Patch\n"
+
+
+def _work(count: int, every: int) -> int:
+    patch = parse_patch(_renames(count, every))
+    state = {"a": FileState(display="/a", key="a", text=_functions(count))}
+    (change,), lines = traced_lines(lambda: plan_patch(patch, state), locate)
+    assert all(f"def g{i}():\n" in change.after for i in range(0, count, every))
+    return lines
+
+
+def test_hunks_are_compared_where_their_rarest_line_is() -> None:
+    small, large = _work(1000, 10), _work(4000, 10)  # 4 times the hunks on a 4 times longer file
+    assert large < 5 * small, (small, large)  # linear; comparing at every blank line was ~16 times
+
+
+def test_a_hunk_of_common_lines_ending_in_a_missing_one_is_refused_at_once() -> None:
+    state = {"a": FileState(display="/a", key="a", text="x\n" * 50_000)}
+
+    def work(body: str) -> tuple[str, int]:
+        patch = parse_patch("*** Begin Patch\n*** Update File: a\n@@\n" + body + "*** End Patch\n")
+
+        def refused() -> str:
+            with pytest.raises(PatchRejected) as info:
+                plan_patch(patch, state)
+            return str(info.value)
+
+        return traced_lines(refused, locate)
+
+    alone, alone_lines = work("-y\n")
+    common, common_lines = work(" x\n" * 500 + "-y\n")
+    assert (alone, common) == ("Failed to find expected lines in /a:\ny", "Failed to find expected lines in /a:\n"
+                               + "x\n" * 500 + "y")
+    # indexing the file is the same work both times; the 500 "x" lines add their own folding
+    # (4 tiers), not one comparison per "x" line of the file (50 000 per tier)
+    assert common_lines < alone_lines + 20 * 500, (alone_lines, common_lines)
+
+
+def _anchored_work(count: int) -> int:
+    text = "".join(f"    x = 1\ndef f{i}():\n    return {i}\n" for i in range(count))
+    hunks = [row for i in range(0, count, 10) for row in ("@@     x = 1", f"-def f{i}():", f"+def g{i}():")]
+    patch = parse_patch("*** Begin Patch\n*** Update File: a\n" + "\n".join(hunks) + "\n*** End Patch\n")
+    (change,), lines = traced_lines(lambda: plan_patch(patch, {"a": FileState(display="/a", key="a", text=text)}),
+                                    locate)
+    assert all(f"    x = 1\ndef g{i}():\n" in change.after for i in range(0, count, 10))
+    return lines
+
+
+def test_an_anchor_that_occurs_everywhere_is_found_from_the_cursor_without_listing_every_place() -> None:
+    small, large = _anchored_work(1000), _anchored_work(4000)
+    assert large < 5 * small, (small, large)
