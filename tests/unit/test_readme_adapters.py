@@ -60,6 +60,28 @@ def _expected_results(ws: str) -> tuple[str, str]:
     return read, f"The file {path} has been updated successfully."
 
 
+def _scripted(monkeypatch: pytest.MonkeyPatch, sdk: Any, client_class: str,
+              replies: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Make ``sdk.<client_class>(**kwargs)`` build the real client on a transport that answers
+    ``replies``; returns the request bodies sent and the constructor's keyword arguments."""
+    sent: list[dict[str, Any]] = []
+    made: list[dict[str, Any]] = []
+    real = getattr(sdk, client_class)
+
+    def client(**kwargs: Any) -> Any:
+        made.append(kwargs)
+        return real(**kwargs, http_client=mock_client(replies, sent))
+
+    monkeypatch.setattr(sdk, client_class, client)
+    return sent, made
+
+
+def _assert_fixed(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The program printed the model's final answer, and the typo is fixed on disk."""
+    assert capsys.readouterr().out == "Fixed the typo.\n"
+    assert Path(ws, "README.md").read_text() == FIXED
+
+
 def _tool_names(tools: list[dict[str, Any]]) -> list[str]:
     return sorted(tool.get("name") or tool["function"]["name"] for tool in tools)
 
@@ -71,22 +93,13 @@ def test_the_section_has_one_example_per_adapter() -> None:
 def test_chat_completions_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import openai
 
-    sent: list[dict[str, Any]] = []
     replies = [chat_completion([chat_call("c1", "read", READ_ARGS)]), chat_completion([chat_call("c2", "edit", EDIT_ARGS)]),
                chat_completion(None, "Fixed the typo.")]
-    real = openai.AsyncOpenAI
-    made: list[dict[str, Any]] = []
-
-    def client(**kwargs: Any) -> Any:
-        made.append(kwargs)
-        return real(**kwargs, http_client=mock_client(replies, sent))
-
-    monkeypatch.setattr(openai, "AsyncOpenAI", client)
+    sent, made = _scripted(monkeypatch, openai, "AsyncOpenAI", replies)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
     _run(_examples()["chat"])
     read, edited = _expected_results(ws)
-    assert capsys.readouterr().out == "Fixed the typo.\n"
-    assert Path(ws, "README.md").read_text() == FIXED
+    _assert_fixed(ws, capsys)
     assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test"}]
     assert _tool_names(sent[0]["tools"]) == ["edit", "glob", "grep", "read", "write"]
     assert sent[0]["messages"][0] == {"role": "system", "content": dsh_fs.create_context().system_prompt.render()}
@@ -104,18 +117,15 @@ def _function_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[s
 def test_responses_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import openai
 
-    sent: list[dict[str, Any]] = []
     answer = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
               "content": [{"type": "output_text", "text": "Fixed the typo.", "annotations": []}]}
     replies = [response_object([_function_call("call_1", "read", READ_ARGS)]),
                response_object([_function_call("call_2", "edit", EDIT_ARGS)]), response_object([answer])]
-    real = openai.AsyncOpenAI
-    monkeypatch.setattr(openai, "AsyncOpenAI", lambda **kw: real(**kw, http_client=mock_client(replies, sent)))
+    sent, _ = _scripted(monkeypatch, openai, "AsyncOpenAI", replies)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     _run(_examples()["responses"])
     read, edited = _expected_results(ws)
-    assert capsys.readouterr().out == "Fixed the typo.\n"
-    assert Path(ws, "README.md").read_text() == FIXED
+    _assert_fixed(ws, capsys)
     assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "read", "write"] for body in sent)
     assert all(body["instructions"] == dsh_fs.create_context().system_prompt.render() for body in sent)
     assert sent[1]["input"] == [{"type": "function_call_output", "call_id": "call_1", "output": read}]
@@ -127,20 +137,17 @@ def test_anthropic_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     import anthropic
     from anthropic._data import DEPRECATED_MODELS
 
-    sent: list[dict[str, Any]] = []
     replies = [
         anthropic_message([{"type": "tool_use", "id": "tu_1", "name": "read", "input": READ_ARGS}]),
         anthropic_message([{"type": "text", "text": "Now the fix."},
                            {"type": "tool_use", "id": "tu_2", "name": "edit", "input": EDIT_ARGS}]),
         anthropic_message([{"type": "text", "text": "Fixed the typo."}], stop="end_turn"),
     ]
-    real = anthropic.AsyncAnthropic
-    monkeypatch.setattr(anthropic, "AsyncAnthropic", lambda **kw: real(**kw, http_client=mock_client(replies, sent)))
+    sent, _ = _scripted(monkeypatch, anthropic, "AsyncAnthropic", replies)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     _run(_examples()["anthropic"])
     read, edited = _expected_results(ws)
-    assert capsys.readouterr().out == "Fixed the typo.\n"
-    assert Path(ws, "README.md").read_text() == FIXED
+    _assert_fixed(ws, capsys)
     assert sent[0]["model"] not in DEPRECATED_MODELS
     assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "read", "write"] for body in sent)
     assert sent[1]["messages"][-1] == {"role": "user", "content": [
@@ -178,7 +185,6 @@ def test_pydantic_ai_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: p
     monkeypatch.setattr(pydantic_ai, "Agent", agent)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
     _run(_examples()["pydantic-ai"])
-    assert capsys.readouterr().out == "Fixed the typo.\n"
-    assert Path(ws, "README.md").read_text() == FIXED
+    _assert_fixed(ws, capsys)
     assert [m.model_name for m in named] == ["deepseek-chat"]
     assert returns == list(_expected_results(ws))
