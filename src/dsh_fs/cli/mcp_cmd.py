@@ -104,7 +104,6 @@ def mcp(
     connections. Calls one client sends together run as one assistant message's would:
     reads in parallel, a write or edit after everything sent before it.
     """
-    from ..faces import FACE_TOOLS
     from ..mcp import ServeOptions, build_context, parse_listen, serve_http, serve_stdio
 
     click_ctx = click.get_current_context()
