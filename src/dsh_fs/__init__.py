@@ -106,7 +106,8 @@ def create_context(
     "<root>"``. ``root=None`` serves the whole disk, as the reference does (its conformance
     scenarios assume no containment root).
 
-    :param cwd: the provider's default base for relative paths (default: process cwd)
+    :param cwd: the provider's default base for relative paths (default: ``root`` when one is
+        given, else the process cwd)
     :param root: the directory no path may leave; ``...`` (default): ``cwd``; ``None``: no
         containment. Only for the built-in local provider (a given ``provider`` has its own)
     :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
@@ -137,7 +138,10 @@ def create_context(
     if provider is None:
         from .fs_local import LocalFileSystem
 
-        base = os.fspath(cwd) if cwd is not None else os.getcwd()
+        if cwd is not None:
+            base = os.fspath(cwd)
+        else:  # relative paths resolve inside the given root, not against an outside process cwd
+            base = os.fspath(root) if root is not ... and root is not None else os.getcwd()
         ctx.plugin(LocalFileSystem, cwd=base, root=base if root is ... else root)
     elif root is not ...:
         raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,15 +23,13 @@ from typing import Any
 
 import pytest
 
+import clikit
 from dsh_fs.testing.snapshot import snapshot
-
-PREFIX = [sys.executable, "-m", "dsh_fs.cli.main"]
 
 BAD_VALUES: dict[str, list[str]] = {
     "N": ["x", "1.5", "", "1e3"],
-    "NUMBER": ["x", "", "NaN", "Infinity", "0x10", "1 2"],  # any JSON number goes to the tool
+    "NUMBER": ["x", "", "1.", "NaN", "Infinity", "0x10", "1 2", "true"],
     "DIR": ["{missing}", "{file}"],
-    "DIRECTORY": ["{missing}", "{file}"],
     "HOST:PORT": ["nonsense", "example.com:80", "127.0.0.1:99999", "127.0.0.1:x"],
     "s3://BUCKET/PREFIX": ["mybucket", "s3://", "s3://b/p/../q", "http://b/p", "s3:///p"],
     "URL": ["nope", "ftp://host/", "http://", "http://host:port/"],
@@ -43,7 +40,9 @@ BAD_VALUES: dict[str, list[str]] = {
     "PATH": ["", "{file}/s", "{missing}/sub/s"],
     "NAMES": ["", ",", "bogus", "read,bogus"],
 }
-"""metavar -> bad values (``{missing}``: a path that does not exist, ``{file}``: a regular file)"""
+"""metavar -> bad values (``{missing}``: a path that does not exist, ``{file}``: a regular file;
+``NUMBER``: a JSON number handed to the tool, so only what is not a JSON number is a usage
+error — ``1.5`` or ``1e3`` gets the tool's own answer, as the model would)"""
 
 FREE_TEXT = {"TEXT"}
 """metavars whose every value is valid (the content and literal strings of the tools)"""
@@ -77,53 +76,6 @@ NEEDS_BY_COMMAND: dict[tuple[str, str], list[str]] = {
     ("mcp", "--token-file"): ["--http", "127.0.0.1:0"],
 }
 
-_OPTION = re.compile(r"^  (?:-\w, )?(--[a-z0-9-]+)(?: (\S+))?(?:\s|$)")
-_COMMAND = re.compile(r"^  ([a-z][a-z0-9-]*)\s")
-
-
-def _help(command: list[str], env: dict[str, str]) -> str:
-    done = subprocess.run([*PREFIX, *command, "--help"], capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def _section(text: str, title: str) -> list[str]:
-    lines = text.splitlines()
-    if f"{title}:" not in lines:
-        return []
-    out = []
-    for line in lines[lines.index(f"{title}:") + 1:]:
-        if line and not line.startswith(" "):
-            break
-        out.append(line)
-    return out
-
-
-def _commands(env: dict[str, str], group: list[str] | None = None) -> list[list[str]]:
-    """Every leaf command under ``group`` (``[]``: the top level), as argument lists."""
-    group = group or []
-    found = []
-    for line in _section(_help(group, env), "Commands"):
-        match = _COMMAND.match(line)
-        if match:
-            command = [*group, match.group(1)]
-            text = _help(command, env)
-            found.extend(_commands(env, command) if _section(text, "Commands") else [command])
-    return found
-
-
-def _options(command: list[str], env: dict[str, str]) -> list[tuple[str, str]]:
-    """``(option, metavar)`` of a command (``FLAG`` for a flag, ``CHOICE`` for ``[a|b]``)."""
-    out = []
-    for line in _section(_help(command, env), "Options"):
-        match = _OPTION.match(line)
-        if not match or match.group(1) in ("--help", "--version"):
-            continue
-        metavar = match.group(2) or "FLAG"
-        out.append((match.group(1), "CHOICE" if metavar.startswith("[") else metavar))
-    return out
-
-
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     home = tmp_path_factory.mktemp("cli-options")
@@ -135,7 +87,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def commands(env: dict[str, str]) -> list[list[str]]:
-    return _commands(env)
+    return clikit.commands(env)
 
 
 def test_every_listed_command_has_a_row(commands: list[list[str]]) -> None:
@@ -148,7 +100,7 @@ def test_every_listed_command_has_a_row(commands: list[list[str]]) -> None:
 def _cases(command: list[str], env: dict[str, str]) -> list[tuple[str, list[str]]]:
     name = " ".join(command)
     cases = []
-    for option, metavar in _options(command, env):
+    for option, metavar in clikit.options(command, env):
         if metavar in FREE_TEXT or (name, option) in TOOL_ARGUMENTS:
             continue
         assert metavar in BAD_VALUES, f"{name} {option}: add bad values for metavar {metavar!r} to BAD_VALUES"
@@ -160,7 +112,7 @@ def _cases(command: list[str], env: dict[str, str]) -> list[tuple[str, list[str]
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*PREFIX, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60,
+    return subprocess.run([*clikit.PREFIX, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL)
 
 

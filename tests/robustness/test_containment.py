@@ -17,6 +17,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -292,6 +293,18 @@ async def test_the_library_is_confined_by_default(world: World, given: str, monk
         assert denied.text.endswith(f'outside the workspace "{world.root}"')
     with pytest.raises(ValueError, match="root= applies to the built-in local provider"):
         dsh_fs.create_context(provider=LocalFileSystem(cwd=world.root), root=world.root)
+
+
+async def test_a_root_alone_is_also_the_base_of_relative_paths(world: World, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``create_context(root=D)`` from a process elsewhere: relative paths name files in ``D``
+    (the demo's five-line library example relies on it), and ``..`` still cannot leave it."""
+    monkeypatch.chdir(tmp_path)
+    ctx = dsh_fs.create_context(root=world.root)
+    inside = await call(ctx, "read", {"file_path": "real.txt"}, Session(cwd=None))
+    assert not inside.is_error and f"<path>{world.root}/real.txt</path>" in inside.text, inside.text
+    denied = await call(ctx, "read", {"file_path": "../outside/secret.txt"}, Session(cwd=None))
+    assert denied.error is not None and denied.error.code == "FS_PERMISSION_DENIED", denied.text
 
 
 # -- a symlink swapped in between the check and the open ------------------------------------

@@ -23,7 +23,6 @@ import subprocess
 import sys
 from typing import Any
 
-import httpx2
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
@@ -40,6 +39,7 @@ from dsh_fs.adapters import (
     tool_definitions,
 )
 from dsh_fs.core.signal import AbortSignal
+from llmkit import anthropic_message, chat_call, chat_completion, mock_client, response_object
 from spectext import (
     EDIT_DESCRIPTION,
     EDIT_SCHEMA,
@@ -106,16 +106,6 @@ def conforms(typed_dict: Any, value: Any) -> None:
     declared = typed_dict.__required_keys__ | typed_dict.__optional_keys__
     assert set(value) <= declared, set(value) - declared
     assert typed_dict.__required_keys__ <= set(value)
-
-
-def mock_client(replies: list[dict[str, Any]], sent: list[dict[str, Any]]) -> httpx2.AsyncClient:
-    """An HTTP client whose transport answers from ``replies`` and records request bodies."""
-
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        sent.append(json.loads(request.content))
-        return httpx2.Response(200, json=replies.pop(0))
-
-    return httpx2.AsyncClient(transport=httpx2.MockTransport(handler))
 
 
 # -- argument parsing (§5.5) ------------------------------------------------------------------
@@ -237,24 +227,6 @@ def test_importing_the_adapters_needs_no_sdk():
 # -- Chat Completions -------------------------------------------------------------------------
 
 
-def _completion(tool_calls: list[dict[str, Any]] | None, content: str | None = None) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if tool_calls:
-        message["tool_calls"] = tool_calls
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "deepseek-chat",
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_calls else "stop"}],
-    }
-
-
-def _fc(call_id: str, name: str, arguments: Any) -> dict[str, Any]:
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
-
-
 async def test_chat_completions_round_trip_through_the_openai_sdk(ws, ctx, session):
     import openai
     from openai.types.chat import ChatCompletionToolMessageParam
@@ -262,17 +234,17 @@ async def test_chat_completions_round_trip_through_the_openai_sdk(ws, ctx, sessi
     a, b, new = (os.path.join(ws, name) for name in ("a.txt", "b.txt", "new.txt"))
     sent: list[dict[str, Any]] = []
     replies = [
-        _completion(
+        chat_completion(
             [
-                _fc("c1", "read", {"file_path": "a.txt"}),
-                _fc("c2", "read", {"file_path": "b.txt"}),
-                _fc("c3", "edit", {"file_path": "a.txt", "old_string": "beta", "new_string": "gamma"}),
-                _fc("c4", "write", {"file_path": "new.txt", "content": "fresh\n"}),
-                _fc("c5", "edit", {"file_path": "b.txt", "old_string": "nope", "new_string": "x"}),
-                _fc("c6", "find", {}),
+                chat_call("c1", "read", {"file_path": "a.txt"}),
+                chat_call("c2", "read", {"file_path": "b.txt"}),
+                chat_call("c3", "edit", {"file_path": "a.txt", "old_string": "beta", "new_string": "gamma"}),
+                chat_call("c4", "write", {"file_path": "new.txt", "content": "fresh\n"}),
+                chat_call("c5", "edit", {"file_path": "b.txt", "old_string": "nope", "new_string": "x"}),
+                chat_call("c6", "find", {}),
             ]
         ),
-        _completion(None, "done"),
+        chat_completion(None, "done"),
     ]
     client = openai.AsyncOpenAI(api_key="sk-test", base_url="http://llm.test/v1", http_client=mock_client(replies, sent))
     tools = chat_tools(ctx)
@@ -305,7 +277,7 @@ async def test_chat_accepts_the_assistant_message_itself(ctx, session, ws):
     from openai.types.chat import ChatCompletionMessage
 
     message = ChatCompletionMessage.model_validate(
-        {"role": "assistant", "content": None, "tool_calls": [_fc("x1", "read", {"file_path": "b.txt"})]}
+        {"role": "assistant", "content": None, "tool_calls": [chat_call("x1", "read", {"file_path": "b.txt"})]}
     )
     expected = [{"role": "tool", "tool_call_id": "x1", "content": read_text(os.path.join(ws, "b.txt"), "bee")}]
     assert await run_chat_tool_calls(ctx, message, session=session) == expected
@@ -315,8 +287,8 @@ async def test_chat_accepts_the_assistant_message_itself(ctx, session, ws):
 
 async def test_without_a_session_nothing_existing_can_be_changed(ctx, ws):
     calls = [
-        _fc("c1", "read", {"file_path": "a.txt"}),
-        _fc("c2", "edit", {"file_path": "a.txt", "old_string": "alpha", "new_string": "x"}),
+        chat_call("c1", "read", {"file_path": "a.txt"}),
+        chat_call("c2", "edit", {"file_path": "a.txt", "old_string": "alpha", "new_string": "x"}),
     ]
     results = await run_chat_tool_calls(ctx, calls, session=None)
     path = os.path.join(ws, "a.txt")
@@ -324,26 +296,12 @@ async def test_without_a_session_nothing_existing_can_be_changed(ctx, ws):
 
 
 async def test_an_aborted_signal_starts_no_call(ctx, session, ws):
-    calls = [_fc("c1", "write", {"file_path": "never.txt", "content": "x"})]
+    calls = [chat_call("c1", "write", {"file_path": "never.txt", "content": "x"})]
     assert await run_chat_tool_calls(ctx, calls, session=session, signal=AbortSignal.aborted_signal()) == []
     assert not os.path.exists(os.path.join(ws, "never.txt"))
 
 
 # -- Responses --------------------------------------------------------------------------------
-
-
-def _response(output: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 1,
-        "model": "gpt-test",
-        "status": "completed",
-        "output": output,
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-    }
 
 
 async def test_responses_round_trip_through_the_openai_sdk(ws, ctx, session):
@@ -361,7 +319,7 @@ async def test_responses_round_trip_through_the_openai_sdk(ws, ctx, session):
         "content": [{"type": "output_text", "text": "reading", "annotations": []}],
     }
     replies = [
-        _response(
+        response_object(
             [
                 message,
                 {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read",
@@ -370,7 +328,7 @@ async def test_responses_round_trip_through_the_openai_sdk(ws, ctx, session):
                  "arguments": "{bad", "status": "completed"},
             ]
         ),
-        _response([message]),
+        response_object([message]),
     ]
     client = openai.AsyncOpenAI(api_key="sk-test", base_url="http://llm.test/v1", http_client=mock_client(replies, sent))
     tools = responses_tools(ctx)
@@ -396,7 +354,7 @@ async def test_responses_round_trip_through_the_openai_sdk(ws, ctx, session):
     assert sent[0]["tools"] == tools
     assert sent[1]["input"] == outputs
     # plain dicts work too: a whole response, or its bare output list
-    plain = _response([message, {"type": "function_call", "call_id": "call_3", "name": "read", "arguments": ""}])
+    plain = response_object([message, {"type": "function_call", "call_id": "call_3", "name": "read", "arguments": ""}])
     expected = [
         {
             "type": "function_call_output",
@@ -411,19 +369,6 @@ async def test_responses_round_trip_through_the_openai_sdk(ws, ctx, session):
 # -- Anthropic Messages -----------------------------------------------------------------------
 
 
-def _message(content: list[dict[str, Any]], stop: str = "tool_use") -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-test",
-        "content": content,
-        "stop_reason": stop,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-
-
 async def test_anthropic_round_trip_through_the_sdk(ws, ctx, session):
     import anthropic
     from anthropic.types import MessageParam, ToolResultBlockParam
@@ -431,7 +376,7 @@ async def test_anthropic_round_trip_through_the_sdk(ws, ctx, session):
     a = os.path.join(ws, "a.txt")
     sent: list[dict[str, Any]] = []
     replies = [
-        _message(
+        anthropic_message(
             [
                 {"type": "text", "text": "Let me fix it."},
                 {"type": "tool_use", "id": "tu_1", "name": "read", "input": {"file_path": "a.txt"}},
@@ -440,7 +385,7 @@ async def test_anthropic_round_trip_through_the_sdk(ws, ctx, session):
                 {"type": "tool_use", "id": "tu_3", "name": "read", "input": {"file_path": 5}},
             ]
         ),
-        _message([{"type": "text", "text": "done"}], stop="end_turn"),
+        anthropic_message([{"type": "text", "text": "done"}], stop="end_turn"),
     ]
     client = anthropic.AsyncAnthropic(api_key="sk-test", base_url="http://llm.test", http_client=mock_client(replies, sent))
     tools = anthropic_tools(ctx)

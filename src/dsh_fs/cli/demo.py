@@ -5,7 +5,8 @@ on it over stdio, and plays the calls an agent would make, printing each call an
 the text the model sees: a glob and a grep to find its way, a capped grep whose complete
 result it pages with read, a read, an edit refused without a read, a read, a successful edit,
 a change by another process and the resulting stale refusal, a re-read and a successful
-retry, a new file written, and a huge file paged.
+retry, a new file written, and a huge file paged. It ends with the next steps for the
+directory it was run in (``next_steps``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import tempfile
 import textwrap
 from collections.abc import Callable
 from typing import Any
+
+from .next_steps import dsh_fs_command, next_steps, scratch_name
 
 __all__ = ("run_demo",)
 
@@ -43,7 +46,8 @@ def _prepare_workspace(base: str) -> str:
 
 
 async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) -> int:
-    """Play the scripted session; returns 0 when every step behaved as expected.
+    """Play the scripted session; returns 0 when every step behaved as expected (then the next
+    steps for the current directory follow).
 
     :param out: where to print (one call per line group)
     :param keep: keep the temporary workspace (its path is printed)
@@ -51,6 +55,7 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
+    here = os.getcwd()  # the directory the closing next steps are for
     base = tempfile.mkdtemp(prefix="dsh-fs-demo-")
     project = _prepare_workspace(base)
     params = StdioServerParameters(
@@ -130,4 +135,5 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
         out("\nUNEXPECTED outcomes in steps: " + "; ".join(surprises))
         return 1
     out("\nEvery step behaved as expected.")
+    _show(out, "Next steps", next_steps(here, dsh_fs_command(), scratch_name(here)))
     return 0

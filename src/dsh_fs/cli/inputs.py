@@ -53,7 +53,7 @@ def utf8_text(source: str, value: str) -> str:
 class JsonNumber(click.ParamType):
     """A JSON number literal, as ``JSON.parse`` reads it (an ``int``, or a ``float``)."""
 
-    name = "N"
+    name = "number"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):

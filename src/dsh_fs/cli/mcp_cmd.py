@@ -14,8 +14,19 @@ import anyio
 import click
 from click.core import ParameterSource
 
-from .options import require_s3_credentials, s3_options
-from .tool_cmds import CliFailure, tool_selection
+from .options import (
+    CliFailure,
+    faces_named,
+    no_policy_option,
+    pop_settings,
+    profile_option,
+    require_s3_credentials,
+    root_option,
+    s3_options,
+    select_tools_option,
+    settings_options,
+    tools_option,
+)
 
 __all__ = ("mcp",)
 
@@ -23,38 +34,23 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 
 
 @click.command()
-@click.option(
-    "--root",
-    type=click.Path(exists=True, file_okay=False, resolve_path=True),
-    default=None,
-    help="Directory served: relative paths resolve against it and no path may leave it"
-    " (default: the current directory).",
-)
-@click.option(
-    "--profile",
-    type=click.Choice(["default", "reference"]),
-    default="default",
-    show_default=True,
-    help="default: dsh-fs behaviour; reference: byte-exact with the TypeScript reference.",
-)
-@click.option("--no-policy", is_flag=True, help="Serve without the observation policy (no read-before-write guard).")
-@click.option("--read-limit", type=int, metavar="N", help="Default and maximum lines per read.")
-@click.option("--read-max-line-length", type=int, metavar="N", help="Characters kept per line.")
-@click.option("--read-max-bytes", type=int, metavar="N", help="UTF-8 byte cap on one read.")
-@click.option(
-    "--read-stream-min-size", type=int, metavar="N", help="Stream files of at least N bytes."
-)
+@root_option
+@profile_option
+@no_policy_option
+@settings_options
 @click.option(
     "--http",
     "listen",
     metavar="HOST:PORT",
     default=None,
+    show_default="stdio",
     help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback HOST only; PORT 0 picks one).",
 )
 @click.option(
     "--unix-socket",
     metavar="PATH",
     default=None,
+    show_default="stdio",
     help="Serve streamable HTTP (http://localhost/mcp) on a Unix socket instead of stdio; its directory"
     " must be private to you (created 0700 if absent).",
 )
@@ -64,9 +60,9 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
     default=None,
     envvar="DSH_FS_TOKEN_FILE",
     show_envvar=True,
+    show_default="new tokens, shown once on stderr",
     help="HTTP: the bearer tokens, one per line (one per agent). Read if it exists (it must be yours and"
-    " mode 0600); otherwise --tokens new tokens are written to it (0600). Default: new tokens, shown once"
-    " on stderr.",
+    " mode 0600); otherwise --tokens new tokens are written to it (0600).",
 )
 @click.option(
     "--tokens",
@@ -83,19 +79,12 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
     help="HTTP: accept requests without a token. Anyone who can connect can then read and write your"
     " files; stateless (2026-07-28) clients are refused.",
 )
-@s3_options(s3_help="Serve an S3-compatible bucket prefix instead of a directory (standard AWS credential chain).")
-@click.option("--tools", "tool_names", metavar="NAMES", default=None,
-              help="Serve only these tools, comma-separated (e.g. read,glob,grep; default: read, write, edit, glob,"
-                   " grep). The editing faces apply_patch, str_replace_based_edit_tool and str_replace_editor are"
-                   " served only when named here (e.g. read,apply_patch).")
+@s3_options
+@tools_option
 def mcp(
     root: str | None,
     profile: str,
     no_policy: bool,
-    read_limit: int | None,
-    read_max_line_length: int | None,
-    read_max_bytes: int | None,
-    read_stream_min_size: int | None,
     listen: str | None,
     unix_socket: str | None,
     token_file: str | None,
@@ -103,7 +92,8 @@ def mcp(
     no_auth: bool,
     s3: str | None,
     endpoint_url: str | None,
-    tool_names: str | None = None,
+    tool_names: tuple[str, ...] | None = None,
+    **settings: int,
 ) -> None:
     """Serve the file tools (read, write, edit, glob, grep) over MCP.
 
@@ -134,19 +124,12 @@ def mcp(
         raise click.UsageError(f"--{sorted(given)[0].replace('_', '-')} applies only with --http or --unix-socket")
     if no_auth and given - {"no_auth"}:
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
-    settings = {
-        "read_limit": read_limit,
-        "read_max_line_length": read_max_line_length,
-        "read_max_bytes": read_max_bytes,
-        "read_stream_min_size": read_stream_min_size,
-    }
-    selected = tool_selection(tool_names)
     options = ServeOptions(
         root=root or os.getcwd(),
-        faces=tuple(name for name in selected or () if name in FACE_TOOLS),
+        faces=faces_named(tool_names),
         profile=profile,
         policy=not no_policy,
-        tool_config={k: v for k, v in settings.items() if v is not None},
+        tool_config=pop_settings(settings),
         s3=s3,
         endpoint_url=endpoint_url,
     )
@@ -154,13 +137,7 @@ def mcp(
         ctx = build_context(options)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    if selected is not None:
-        from ..core.selection import select_tools
-
-        try:
-            select_tools(ctx, selected)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--tools") from None
+    select_tools_option(ctx, tool_names)
     bearer = None  # minted (and shown) only once every other option is known to be good
     if served_over_http and not no_auth:
         bearer = _tokens(token_file, tokens, explicit_count="tokens" in given)

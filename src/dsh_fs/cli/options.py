@@ -1,4 +1,6 @@
-"""Options that several ``dsh-fs`` commands share, checked once (tracker issue 12, item 8).
+"""Options that several ``dsh-fs`` commands share: one definition each (the same name,
+metavar, help, environment variable and default wherever it appears; tracker issue 13, item
+9), checked once (issue 12, item 8).
 
 Every bad option value is a usage error — one ``Error: …`` line on stderr, exit status 2,
 nothing done — on every command, through click's own facilities (``click.ParamType.fail``,
@@ -29,9 +31,23 @@ __all__ = (
     "ENDPOINT_URL",
     "S3_URL",
     "SESSION_NAME",
+    "SETTINGS_HELP",
+    "TOOL_NAMES",
+    "cwd_option",
+    "endpoint_url_option",
+    "faces_named",
+    "no_policy_option",
+    "pop_settings",
+    "profile_option",
     "require_s3_credentials",
     "require_s3_extra",
+    "root_option",
     "s3_options",
+    "search_path_option",
+    "select_tools_option",
+    "session_option",
+    "settings_options",
+    "tools_option",
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -94,33 +110,211 @@ class _SessionName(click.ParamType):
         return str(value)
 
 
+class _ToolNames(click.ParamType):
+    name = "names"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[str, ...]:
+        if isinstance(value, tuple):
+            return value
+        return tuple(name.strip() for name in str(value).split(",") if name.strip())
+
+
 S3_URL = _S3Url()
 """``--s3``: ``s3://bucket[/prefix]``, with the ``[s3]`` extra installed"""
 ENDPOINT_URL = _EndpointUrl()
 """``--endpoint-url``: an http(s) URL with a host"""
 SESSION_NAME = _SessionName()
 """``--session``: any non-empty name"""
+TOOL_NAMES = _ToolNames()
+"""``--tools``: comma-separated tool names (blanks dropped; checked against the registry by
+:func:`select_tools_option`)"""
 
 
-def s3_options(*, endpoint_help: str = "S3-compatible endpoint for --s3 (default: AWS).",
-               s3_help: str = ("Work on an S3-compatible bucket prefix instead of the local disk "
-                               "(standard AWS credential chain).")) -> Callable[[F], F]:
+# -- the shared options: one definition each, used by every command that has it ------------
+#
+# A setting's help shows its default (``[default: …]``) and, where one exists, its environment
+# variable (``[env var: …]``): DSH_FS_PROFILE, DSH_FS_SESSION (and mcp's DSH_FS_TOKEN_FILE).
+# tests/e2e/test_cli_options.py reads every command's --help and holds them to that.
+
+profile_option = click.option(
+    "--profile",
+    type=click.Choice(["default", "reference"]),
+    default="default",
+    show_default=True,
+    envvar="DSH_FS_PROFILE",
+    show_envvar=True,
+    help="'default': dsh-fs behaviour; 'reference': byte-exact with the TypeScript reference.",
+)
+"""``--profile``: the deployment's profile (``DSH_FS_PROFILE``)"""
+
+no_policy_option = click.option(
+    "--no-policy",
+    "no_policy",
+    is_flag=True,
+    help="Leave out the observation policy: write and edit need no earlier read (they stay atomic and"
+    " locked), and the tools' guidance does not ask for one.",
+)
+"""``--no-policy``: the bare deployment (the command receives ``no_policy``)"""
+
+cwd_option = click.option(
+    "--cwd",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    show_default="the current directory",
+    metavar="DIR",
+    help="Directory that relative paths resolve against.",
+)
+"""``--cwd``: the base of relative paths (no containment: a person's command line)"""
+
+root_option = click.option(
+    "--root",
+    type=click.Path(exists=True, file_okay=False, resolve_path=True),
+    default=None,
+    show_default="the current directory",
+    metavar="DIR",
+    help="Directory served: relative paths resolve against it and no path may leave it.",
+)
+"""``--root``: the served directory and containment root (``dsh-fs mcp``)"""
+
+session_option = click.option(
+    "--session",
+    "session_name",
+    type=SESSION_NAME,
+    metavar="NAME",
+    default=None,
+    show_default="none: observations last for this one command",
+    envvar="DSH_FS_SESSION",
+    show_envvar=True,
+    help="Keep what this command observes under session NAME, so a read authorizes a later write/edit of"
+    " the same session, in later commands too (stored in SQLite under $DSH_FS_STATE_DIR, else"
+    " $XDG_STATE_HOME/dsh-fs, else ~/.local/state/dsh-fs). Without it, overwriting or editing an existing"
+    " file needs --no-policy.",
+)
+"""``--session``: the persistent observation owner (``DSH_FS_SESSION``; the command receives
+``session_name``)"""
+
+tools_option = click.option(
+    "--tools",
+    "tool_names",
+    type=TOOL_NAMES,
+    metavar="NAMES",
+    default=None,
+    show_default="read, write, edit, glob, grep",
+    help="Only these tools, comma-separated, e.g. read,glob,grep; the guidance then covers only them. The"
+    " editing faces apply_patch, str_replace_based_edit_tool and str_replace_editor are loaded only when"
+    " named here (e.g. read,apply_patch).",
+)
+"""``--tools``: a subset of the tools, the editing faces only when named (the command receives
+``tool_names``, a tuple: it loads :func:`faces_named` and applies the rest with
+:func:`select_tools_option`)"""
+
+search_path_option = click.option(
+    "--path",
+    default=None,
+    show_default="the working directory",
+    metavar="PATH",
+    help="Where to search: a directory (glob), a file or a directory (grep).",
+)
+"""``--path``: the ``path`` argument of ``glob`` and ``grep`` (their own checks apply)"""
+
+endpoint_url_option = click.option(
+    "--endpoint-url",
+    type=ENDPOINT_URL,
+    metavar="URL",
+    default=None,
+    show_default="AWS",
+    help="S3-compatible service to use instead of AWS (MinIO, R2, Ceph RGW, …); only with S3.",
+)
+"""``--endpoint-url``: an S3-compatible endpoint (only together with S3: each command checks)"""
+
+_s3_option = click.option(
+    "--s3",
+    type=S3_URL,
+    metavar="s3://BUCKET/PREFIX",
+    default=None,
+    show_default="the local disk",
+    help="Work on an S3-compatible bucket prefix instead of the local disk (standard AWS credential chain).",
+)
+
+
+def s3_options(func: F) -> F:
     """Add ``--s3`` and ``--endpoint-url`` to a command; ``--endpoint-url`` without ``--s3``
     is a usage error. The command receives ``s3`` and ``endpoint_url``."""
 
-    def decorate(func: F) -> F:
-        @functools.wraps(func)
-        def checked(*args: Any, **kwargs: Any) -> Any:
-            if kwargs.get("endpoint_url") is not None and kwargs.get("s3") is None:
-                raise click.UsageError("--endpoint-url is only used with --s3")
-            return func(*args, **kwargs)
+    @functools.wraps(func)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("endpoint_url") is not None and kwargs.get("s3") is None:
+            raise click.UsageError("--endpoint-url is only used with --s3")
+        return func(*args, **kwargs)
 
-        with_endpoint = click.option("--endpoint-url", type=ENDPOINT_URL, metavar="URL", default=None,
-                                     help=endpoint_help)(checked)
-        return click.option("--s3", type=S3_URL, metavar="s3://BUCKET/PREFIX", default=None,  # type: ignore[return-value]
-                            help=s3_help)(with_endpoint)
+    return _s3_option(endpoint_url_option(checked))  # type: ignore[return-value]
 
-    return decorate
+
+SETTINGS_HELP: dict[str, str] = {
+    "read_limit": "Default and maximum lines per read.",
+    "read_max_line_length": "Characters kept per line of a read.",
+    "read_max_bytes": "UTF-8 bytes of one read's lines.",
+    "read_stream_min_size": "Files of at least this many bytes are read streaming.",
+    "glob_max_results": "Paths one glob shows inline.",
+    "grep_max_matches": "Matching lines one grep shows inline.",
+    "grep_max_line_bytes": "Bytes kept of one matched line.",
+    "raw_output_max_bytes": "Bytes of ripgrep output one search may produce.",
+    "timeout_ms": "Time budget of one glob/grep call in milliseconds.",
+}
+"""the tools' settings (``create_context`` keywords; flag = ``--`` + the keyword with dashes)
+and their help; the defaults shown are the plugins' own (``ToolFsConfig``,
+``ToolFsSearchConfig``)"""
+
+
+def _setting_defaults() -> dict[str, int]:
+    from ..tool_fs.config import ToolFsConfig
+    from ..tool_fs_search.config import ToolFsSearchConfig
+
+    read, search = ToolFsConfig(), ToolFsSearchConfig()
+    return {key: getattr(config, key) for config in (read, search) for key in SETTINGS_HELP
+            if hasattr(config, key)}
+
+
+def settings_options(func: F) -> F:
+    """Add the tools' settings (``--read-limit N`` … ``--timeout-ms N``, ``SETTINGS_HELP``),
+    each defaulting to the plugin's own value; :func:`pop_settings` takes them back out."""
+    defaults = _setting_defaults()
+    for key, text in reversed(SETTINGS_HELP.items()):
+        func = click.option("--" + key.replace("_", "-"), key, type=int, default=defaults[key], show_default=True,
+                            metavar="N", help=text)(func)
+    return func
+
+
+def pop_settings(kwargs: dict[str, Any]) -> dict[str, int]:
+    """Remove the settings of :func:`settings_options` from a command's ``kwargs`` and return
+    them (``create_context`` keywords; a bad value is refused there, e.g. ``tool-fs: readLimit
+    must be a positive integer``)."""
+    return {key: kwargs.pop(key) for key in SETTINGS_HELP}
+
+
+def faces_named(names: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The editing faces (``dsh_fs.faces.FACE_TOOLS``) among the ``--tools`` names: a command
+    loads them into its context (``faces=``) before :func:`select_tools_option`."""
+    from ..faces import FACE_TOOLS
+
+    return tuple(name for name in names or () if name in FACE_TOOLS)
+
+
+def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:
+    """Apply ``--tools`` to the context ``ctx`` (``core.selection.select_tools``); ``None``:
+    every tool.
+
+    :raises click.BadParameter: for an unknown name or none at all (the message names the
+        registered tools)
+    """
+    if names is None:
+        return
+    from ..core.selection import select_tools
+
+    try:
+        select_tools(ctx, names)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--tools") from None
 
 
 async def require_s3_credentials() -> None:

@@ -8,7 +8,7 @@ import sys
 import anyio
 import click
 
-from .options import ENDPOINT_URL, require_s3_credentials, require_s3_extra
+from .options import endpoint_url_option, require_s3_credentials, require_s3_extra
 
 __all__ = ("replay",)
 
@@ -19,15 +19,10 @@ __all__ = ("replay",)
     type=click.Choice(["local", "s3"]),
     default="local",
     show_default=True,
-    help="Where the workspace lives: a temporary directory, or a fresh S3 bucket.",
+    help="Where the workspace lives: a temporary directory, or a fresh S3 bucket (standard AWS credential"
+    " chain).",
 )
-@click.option(
-    "--endpoint-url",
-    type=ENDPOINT_URL,
-    default=None,
-    metavar="URL",
-    help="S3-compatible endpoint for --provider s3 (default: AWS). Credentials: the standard AWS chain.",
-)
+@endpoint_url_option
 @click.argument("scenario", type=click.Path(exists=True, dir_okay=False))
 def replay(scenario: str, provider: str, endpoint_url: str | None) -> None:
     """Run one conformance SCENARIO (a JSON file) and print its output JSON.

@@ -36,25 +36,27 @@ import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
 from .inputs import JsonNumber, utf8_bytes, utf8_text
-from .options import SESSION_NAME, CliFailure, require_s3_credentials, s3_options
+from .options import (
+    CliFailure,
+    cwd_option,
+    faces_named,
+    no_policy_option,
+    pop_settings,
+    profile_option,
+    require_s3_credentials,
+    s3_options,
+    search_path_option,
+    select_tools_option,
+    session_option,
+    settings_options,
+    tools_option,
+)
 
-__all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "tool_selection", "write")
+__all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_TOOL_ERROR = 1
-
-_CAPS = (
-    ("read_limit", "--read-limit", "Default and maximum lines per read (default 2000)."),
-    ("read_max_line_length", "--read-max-line-length", "Characters kept per line (default 2000)."),
-    ("read_max_bytes", "--read-max-bytes", "Byte cap on one read's lines (default 51200)."),
-    ("read_stream_min_size", "--read-stream-min-size", "Files of at least this many bytes are streamed (default 10485760)."),
-    ("glob_max_results", "--glob-max-results", "Paths one glob shows inline (default 100)."),
-    ("grep_max_matches", "--grep-max-matches", "Matching lines one grep shows inline (default 250)."),
-    ("grep_max_line_bytes", "--grep-max-line-bytes", "Bytes kept of one matched line (default 2000)."),
-    ("raw_output_max_bytes", "--raw-output-max-bytes", "Bytes of ripgrep output one search may produce (default 20000000)."),
-    ("timeout_ms", "--timeout-ms", "Time budget of one glob/grep call in milliseconds (default 30000)."),
-)
 
 _EPILOG = (
     "Prints exactly the text the model would see, then a newline. "
@@ -62,45 +64,15 @@ _EPILOG = (
     "2 bad usage or an unusable session store (message on stderr, nothing done)."
 )
 
-_SESSION_HELP = (
-    "Keep what this command observes under session NAME, so a read authorizes a later write/edit of the "
-    "same session, in later commands too (stored in SQLite under $DSH_FS_STATE_DIR, else "
-    "$XDG_STATE_HOME/dsh-fs, else ~/.local/state/dsh-fs). Without it, observations last for this one "
-    "command: overwriting or editing an existing file then needs --session (read it first with the same "
-    "NAME) or --no-policy."
-)
-
 
 def _deployment_options(func: F) -> F:
-    """``--profile`` and the read caps (every command)."""
-    for key, flag, text in reversed(_CAPS):
-        func = click.option(flag, key, type=int, default=None, metavar="N", help=text)(func)
-    return click.option(
-        "--profile",
-        type=click.Choice(["default", "reference"]),
-        default="default",
-        show_default=True,
-        envvar="DSH_FS_PROFILE",
-        show_envvar=True,
-        help="'default': dsh-fs behaviour; 'reference': byte-exact with the TypeScript reference.",
-    )(func)
+    """``--profile`` and the tools' settings (every command that builds a deployment)."""
+    return profile_option(settings_options(func))
 
 
 def _call_options(func: F) -> F:
-    """``--cwd``, ``--no-policy`` and ``--session`` (the tool commands)."""
-    func = click.option(
-        "--session", "session_name", type=SESSION_NAME, metavar="NAME", default=None, envvar="DSH_FS_SESSION",
-        show_envvar=True, help=_SESSION_HELP,
-    )(func)
-    func = click.option(
-        "--no-policy", "no_policy", is_flag=True,
-        help="Run without the observation policy: write and edit are unconditional (still atomic and locked).",
-    )(func)
-    func = s3_options()(func)
-    return click.option(
-        "--cwd", type=click.Path(exists=True, file_okay=False), default=None, metavar="DIR",
-        help="Directory that relative paths resolve against (default: the current directory).",
-    )(func)
+    """``--cwd``, ``--s3``/``--endpoint-url``, ``--no-policy`` and ``--session`` (the tool commands)."""
+    return cwd_option(s3_options(no_policy_option(session_option(func))))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -115,10 +87,9 @@ class _Options:
 
 
 def _options(kwargs: dict[str, Any]) -> _Options:
-    caps = {key: kwargs.pop(key) for key, _, _ in _CAPS}
     return _Options(
         profile=kwargs.pop("profile"),
-        caps={k: v for k, v in caps.items() if v is not None},
+        caps=pop_settings(kwargs),
         cwd=kwargs.pop("cwd", None),
         policy=not kwargs.pop("no_policy", False),
         session_name=kwargs.pop("session_name", None),
@@ -246,9 +217,10 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
 
 @click.command(epilog=_EPILOG)
 @click.argument("file")
-@click.option("--offset", type=JsonNumber(), default=None, metavar="NUMBER", help="1-based first line to return (default 1).")
-@click.option("--limit", type=JsonNumber(), default=None, metavar="NUMBER",
-              help="Maximum number of lines to return (default: --read-limit).")
+@click.option("--offset", type=JsonNumber(), default=None, show_default="1", metavar="NUMBER",
+              help="1-based first line to return.")
+@click.option("--limit", type=JsonNumber(), default=None, show_default="--read-limit", metavar="NUMBER",
+              help="Maximum number of lines to return.")
 @_call_options
 @_deployment_options
 def read(file: str, offset: int | float | None, limit: int | float | None, **kwargs: Any) -> None:
@@ -266,7 +238,7 @@ def read(file: str, offset: int | float | None, limit: int | float | None, **kwa
 
 @click.command(epilog=_EPILOG)
 @click.argument("file")
-@click.option("--content", default=None, metavar="TEXT", help="The full new content (default: read from stdin).")
+@click.option("--content", default=None, show_default="stdin", metavar="TEXT", help="The full new content.")
 @_call_options
 @_deployment_options
 def write(file: str, content: str | None, **kwargs: Any) -> None:
@@ -285,7 +257,7 @@ def write(file: str, content: str | None, **kwargs: Any) -> None:
 @click.argument("file")
 @click.option("--old", "old", required=True, metavar="TEXT", help="Literal text to replace; must match exactly.")
 @click.option("--new", "new", required=True, metavar="TEXT", help="Literal replacement text ('' deletes the match).")
-@click.option("--replace-all", is_flag=True, help="Replace every match (default: --old must appear exactly once).")
+@click.option("--replace-all", is_flag=True, help="Replace every match (without it, --old must appear exactly once).")
 @_call_options
 @_deployment_options
 def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> None:
@@ -303,7 +275,7 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
 
 @click.command(epilog=_EPILOG)
 @click.argument("pattern")
-@click.option("--path", default=None, metavar="PATH", help="Directory to search in (default: the working directory).")
+@search_path_option
 @_call_options
 @_deployment_options
 def glob(pattern: str, path: str | None, **kwargs: Any) -> None:
@@ -318,8 +290,9 @@ def glob(pattern: str, path: str | None, **kwargs: Any) -> None:
 
 @click.command(epilog=_EPILOG)
 @click.argument("pattern")
-@click.option("--path", default=None, metavar="PATH", help="File or directory to search (default: the working directory).")
-@click.option("--include", default=None, metavar="GLOB", help="Search only files matching this one glob, e.g. '*.{ts,tsx}'.")
+@search_path_option
+@click.option("--include", default=None, show_default="every file", metavar="GLOB",
+              help="Search only files matching this one glob, e.g. '*.{ts,tsx}'.")
 @_call_options
 @_deployment_options
 def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> None:
@@ -359,11 +332,6 @@ def apply_patch(patch_file: str, **kwargs: Any) -> None:
     _run_tool("apply_patch", {"input": text}, options, faces=("apply_patch",))
 
 
-def tool_selection(tool_names: str | None) -> list[str] | None:
-    """The names of a ``--tools`` option (comma-separated, blanks ignored); ``None`` without it."""
-    return None if tool_names is None else [name.strip() for name in tool_names.split(",") if name.strip()]
-
-
 @click.command()
 @click.option(
     "--format",
@@ -379,32 +347,29 @@ def tool_selection(tool_names: str | None) -> list[str] | None:
         '({"type": "apply_patch"}, {"type": "text_editor_20250728", ...}).'
     ),
 )
-@click.option("--tools", "tool_names", metavar="NAMES", default=None,
-              help="Only these tools, comma-separated, as dsh-fs mcp --tools (the editing faces apply_patch,"
-                   " str_replace_based_edit_tool and str_replace_editor are shown only when named).")
+@tools_option
 @_deployment_options
-def schema(format_: str, tool_names: str | None, **kwargs: Any) -> None:
+def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     """Print the tool definitions as JSON.
 
     The tools are ordered by name (edit, glob, grep, read, write); --read-limit,
     --glob-max-results and --grep-max-matches change the descriptions, as they do for the model.
     """
-    from ..core.selection import select_tools
-    from ..faces import FACE_TOOLS
-
-    selected = tool_selection(tool_names)
-    ctx = _context(_options(kwargs), faces=tuple(n for n in selected or () if n in FACE_TOOLS))
-    if selected is not None:
-        try:
-            select_tools(ctx, selected)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--tools") from None
+    ctx = _context(_options(kwargs), faces=faces_named(tool_names))
+    select_tools_option(ctx, tool_names)
     _emit(json.dumps(tool_definitions(ctx, format_), indent=2, ensure_ascii=False))
 
 
 @click.command()
+@no_policy_option
+@tools_option
 @_deployment_options
-def prompt(**kwargs: Any) -> None:
-    """Print the system prompt that goes with the tools."""
-    ctx = _context(_options(kwargs))
+def prompt(tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
+    """Print the system prompt that goes with the tools.
+
+    --no-policy, --tools and the settings change it as they change what the model is told
+    (dsh-fs mcp sends the tools' sections of it as its instructions).
+    """
+    ctx = _context(_options(kwargs), faces=faces_named(tool_names))
+    select_tools_option(ctx, tool_names)
     _emit(ctx.system_prompt.render())

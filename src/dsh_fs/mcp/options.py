@@ -33,7 +33,9 @@ class ServeOptions:
     policy: bool = True
     """``False``: the bare deployment without the observation policy"""
     tool_config: dict[str, Any] = field(default_factory=dict)
-    """``read_limit``, ``read_max_line_length``, ``read_max_bytes``, ``read_stream_min_size``"""
+    """the tools' settings, as ``create_context`` takes them: ``read_limit``,
+    ``read_max_line_length``, ``read_max_bytes``, ``read_stream_min_size``, ``glob_max_results``,
+    ``grep_max_matches``, ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``"""
     s3: str | None = None
     """``s3://bucket/prefix``: serve that bucket prefix instead of a local directory; the
     sessions' cwd is then the provider's display root ``/``"""
