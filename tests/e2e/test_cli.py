@@ -508,3 +508,33 @@ def test_replay_of_a_file_that_is_not_json_text_is_a_usage_error(fast, ws, data,
     done = fast("replay", str(scenario))
     assert (done.returncode, done.stdout) == (2, b"")
     assert done.stderr.endswith(f"Error: {scenario}: {message}\n".encode()), done.stderr
+
+
+@pytest.mark.parametrize(
+    ("scenario", "why"),
+    [
+        ({"files": {"{outside}/planted.txt": "x"}}, "relative paths in its workspace"),
+        ({"files": {"../planted.txt": "x"}}, "relative paths in its workspace"),
+        ({"files": {"up": {"symlink": "{outside}"}, "up/planted.txt": "x"}}, "leads out of the workspace"),
+        ({"calls": [{"external_delete": {"path": "{outside}/victim.txt"}}]}, "relative paths in its workspace"),
+        ({"calls": [{"external_write": {"path": "../victim.txt", "content": "y"}}]}, "relative paths in its workspace"),
+        ({"files": {"l": {"symlink": "{outside}/victim.txt"}},
+          "calls": [{"external_write": {"path": "l", "content": "y"}}]}, "leads out of the workspace"),
+        ({"calls": [{"external_mkdir": {"path": "/"}}]}, "relative paths in its workspace"),
+    ],
+    ids=["absolute", "dotdot", "symlinked-parent", "delete-absolute", "write-dotdot", "write-through-link", "mkdir-root"],
+)
+def test_replay_setup_never_leaves_its_workspace(fast, ws, tmp_path, scenario, why):
+    """A scenario's files and external steps act only inside its temporary workspace, so
+    replaying a file someone sent cannot plant, overwrite or delete the user's files."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.txt").write_text("mine\n")
+    text = json.dumps(scenario).replace("{outside}", str(outside))
+    path = tmp_path / "s.json"
+    path.write_text(text)
+    done = fast("replay", str(path))
+    assert done.returncode == 1 and why.encode() in done.stderr, done.stderr
+    assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
+    assert (outside / "victim.txt").read_text() == "mine\n"
+    assert not (tmp_path / "planted.txt").exists() and not (tmp_path / "victim.txt").exists()

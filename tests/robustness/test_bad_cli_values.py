@@ -178,6 +178,27 @@ def test_replay_endpoint_url_without_provider_s3_is_a_usage_error(env: dict[str,
     assert done.stderr.splitlines()[-1] == "Error: --endpoint-url is only used with --provider s3"
 
 
+def test_an_option_given_twice_is_refused_on_every_command(commands: list[list[str]], env: dict[str, str]) -> None:
+    """Click keeps the last of two values silently (``grep x --include '*.py' --include
+    '*.txt'`` searched the ``.txt`` files only): every value option of every command, given
+    twice, exits 2 naming it (``OnceCommand``; the check comes before any value is judged)."""
+    from click.testing import CliRunner
+
+    from dsh_fs.cli.main import main
+
+    runner = CliRunner()
+    checked = 0
+    for command in commands:
+        for option, metavar in clikit.options(command, env):
+            if metavar == "FLAG":
+                continue
+            done = runner.invoke(main, [*command, option, "x", option, "y"], env=env, prog_name="dsh-fs")
+            assert done.exit_code == 2, (command, option, done.stderr)
+            assert done.stderr.splitlines()[-1] == f"Error: {option} is given more than once (it takes one value)"
+            checked += 1
+    assert checked > 50
+
+
 NO_CREDENTIALS = ("Error: --s3: no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                   "AWS_PROFILE, or another source of the standard credential chain)")
 
@@ -191,6 +212,11 @@ def test_missing_credentials_are_a_setup_error(command: list[str], env: dict[str
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1] == NO_CREDENTIALS
     assert not (tmp_path / "a.txt").exists()
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps({"files": {}, "calls": []}))
+    replayed = _run(["replay", "--provider", "s3", "--endpoint-url", "http://127.0.0.1:9", str(scenario)], tmp_path, bare)
+    assert (replayed.returncode, replayed.stdout) == (2, "")
+    assert replayed.stderr.splitlines()[-1] == NO_CREDENTIALS.replace("--s3:", "--provider s3:")
 
 
 _WITHOUT_S3 = ("import sys; sys.modules['aiobotocore'] = None; sys.modules['aiobotocore.session'] = None; "

@@ -455,3 +455,15 @@ async def test_mcp_server_is_contained_to_its_root(world: World) -> None:
         inside = await mcp_call(client, "read", {"file_path": "in-file"})
         assert inside["ok"] and "1: real one" in inside["text"]
     assert snapshot(world.base) == before
+
+
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_root_that_is_not_a_directory_is_refused_up_front(tmp_path: Any, kind: str) -> None:
+    """A root that does not exist (a typo) or is a file would refuse every call later with a
+    confusing "not found"; its real path could also not be known. Refused at construction."""
+    root = tmp_path / "nope"
+    if kind == "file":
+        root.write_text("x")
+    with pytest.raises(ValueError, match=f"^LocalFileSystem: root {root} is not a directory$"):
+        dsh_fs.create_context(root=str(root))
+    assert (kind == "file") == root.exists()

@@ -17,7 +17,6 @@ Not covered here: real model behaviour (needs an API key), the MCP server (its o
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

@@ -7,10 +7,12 @@ import sys
 import anyio
 import click
 
+from .options import OnceCommand
+
 __all__ = ("demo",)
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.option("--keep", is_flag=True, help="Keep the temporary workspace and print its path.")
 def demo(keep: bool) -> None:
     """Run a scripted agent session over the real MCP client and server.

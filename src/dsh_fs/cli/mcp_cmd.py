@@ -16,6 +16,7 @@ from click.core import ParameterSource
 
 from .options import (
     CliFailure,
+    OnceCommand,
     faces_named,
     no_policy_option,
     pop_settings,
@@ -33,7 +34,7 @@ __all__ = ("mcp",)
 _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @root_option
 @profile_option
 @no_policy_option
@@ -137,6 +138,8 @@ def mcp(
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     select_tools_option(ctx, tool_names)
+    if options.policy:
+        _warn_if_nothing_observes(ctx.tools.names())
     bearer = None  # minted (and shown) only once every other option is known to be good
     if served_over_http and not no_auth:
         bearer = _tokens(token_file, tokens, explicit_count="tokens" in given)
@@ -188,6 +191,25 @@ def _check_socket_place(path: str) -> None:
         check_private_dir(os.path.dirname(os.path.abspath(path)))
     except (OSError, ValueError) as exc:
         raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
+
+
+_OBSERVING = ("read", "str_replace_based_edit_tool", "str_replace_editor")
+"""tools whose reads record observations (the text editors' ``view``)"""
+_MUTATING = ("write", "edit", "apply_patch")
+
+
+def _warn_if_nothing_observes(served: list[str]) -> None:
+    """Under the observation policy a changed file must have been read: serving ``write``,
+    ``edit`` or ``apply_patch`` without a tool that reads (``--tools edit``) leaves them able
+    to create files only. Say so once on stderr (the server still starts: a create-only
+    server may be what is wanted)."""
+    mutating = [name for name in _MUTATING if name in served]
+    if mutating and not any(name in served for name in _OBSERVING):
+        click.echo(
+            f"dsh-fs mcp: warning: {', '.join(mutating)} served without read: under the observation policy"
+            " they can only create new files (add read to --tools, or use --no-policy)",
+            err=True,
+        )
 
 
 def _user() -> str:

@@ -12,7 +12,8 @@ nothing done — on every command, through click's own facilities (``click.Param
   together with S3 (``s3_options`` refuses it alone);
 * ``--session NAME``: not empty;
 * :func:`require_s3_credentials`: no AWS credentials for ``--s3`` is a setup error too, not a
-  tool result.
+  tool result;
+* ``OnceCommand``: an option that takes one value, given twice (click would keep the last).
 
 Heavy modules (aiobotocore) are imported only when such an option is given.
 """
@@ -29,6 +30,7 @@ import click
 __all__ = (
     "CliFailure",
     "ENDPOINT_URL",
+    "OnceCommand",
     "S3_URL",
     "SESSION_NAME",
     "SETTINGS_HELP",
@@ -57,6 +59,30 @@ class CliFailure(click.ClickException):
     """The command cannot run (exit status 2, message on stderr, nothing done)."""
 
     exit_code = 2
+
+
+class OnceCommand(click.Command):
+    """A command that refuses an option taking one value when it is given twice: click keeps
+    the last one silently, so ``grep x --include '*.py' --include '*.txt'`` would search the
+    ``.txt`` files only. Flags may repeat (they mean the same thing twice).
+
+    :raises click.UsageError: ``--include is given more than once (it takes one value)``
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            try:
+                _opts, _rest, order = self.make_parser(ctx).parse_args(args=list(args))
+            except click.UsageError:
+                order = []  # the real parse below reports it
+            seen: set[str] = set()
+            for param in order:
+                if not isinstance(param, click.Option) or param.multiple or param.count or param.is_flag:
+                    continue
+                if param.name in seen:
+                    raise click.UsageError(f"{param.opts[0]} is given more than once (it takes one value)", ctx)
+                seen.add(param.name or "")
+        return super().parse_args(ctx, args)
 
 
 def require_s3_extra() -> None:
@@ -305,25 +331,29 @@ def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:
     every tool.
 
     :raises click.BadParameter: for an unknown name or none at all (the message names the
-        registered tools)
+        registered tools and the editing faces that may be named too)
     """
     if names is None:
         return
     from ..core.selection import select_tools
+    from ..faces import FACE_TOOLS
 
     try:
         select_tools(ctx, names)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--tools") from None
+        unloaded = [face for face in FACE_TOOLS if face not in ctx.tools.names()]
+        more = f"; editing faces: {', '.join(unloaded)}" if unloaded else ""
+        raise click.BadParameter(f"{exc}{more}", param_hint="--tools") from None
 
 
-async def require_s3_credentials() -> None:
-    """:raises click.UsageError: when the standard AWS credential chain finds no credentials
-    (a setup error, not a tool result)"""
+async def require_s3_credentials(option: str = "--s3") -> None:
+    """:param option: the option that asked for S3, as the message names it
+    :raises click.UsageError: when the standard AWS credential chain finds no credentials
+        (a setup error, not a tool result)"""
     from ..fs_s3.store import has_credentials
 
     if not await has_credentials():
         raise click.UsageError(
-            "--s3: no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+            f"{option}: no AWS credentials found (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
             "AWS_PROFILE, or another source of the standard credential chain)"
         )

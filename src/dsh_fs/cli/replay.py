@@ -61,8 +61,24 @@ def _file_bytes(spec: Mapping[str, Any]) -> bytes:
     return str(spec.get("text", "")).encode("utf-8", "surrogatepass")
 
 
-def _inside(ws: str, path: str) -> str:
-    return path if os.path.isabs(path) else os.path.join(ws, path)
+def _inside(ws: str, name: Any, *, follow: bool = True) -> str:
+    """The path of the scenario's workspace-relative ``name`` under ``ws``.
+
+    A scenario's setup (``files``, external steps) only ever acts inside its workspace: the
+    tool calls are what it tests, and replaying a file someone sent must never write or delete
+    the user's own files. ``follow``: the final component is acted on through a symlink (a
+    write), not replaced (a delete or a new symlink).
+
+    :raises ScenarioError: ``name`` is not a non-empty relative path, climbs out with ``..``,
+        or leads out of the workspace through a symlink
+    """
+    if not isinstance(name, str) or not name or os.path.isabs(name) or os.path.normpath(name).split(os.sep)[0] == "..":
+        raise ScenarioError(f"path {name!r}: a scenario's files and external steps are relative paths in its workspace")
+    path = os.path.join(ws, name)
+    real, root = os.path.realpath(path if follow else os.path.dirname(path)), os.path.realpath(ws)
+    if real != root and not real.startswith(root + os.sep):
+        raise ScenarioError(f"path {name!r} leads out of the workspace through a symlink")
+    return path
 
 
 def mtime_ns(name: str, spec: Mapping[str, Any]) -> int | None:
@@ -83,7 +99,7 @@ def build_workspace(ws: str, files: Mapping[str, Any]) -> None:
     files with an ``mtime`` that modification time (after everything exists)."""
     times: list[tuple[str, int]] = []
     for name, spec in files.items():
-        path = _inside(ws, name)
+        path = _inside(ws, name, follow=False)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if isinstance(spec, str):
             spec = {"text": spec}
@@ -127,7 +143,7 @@ def external_step(ws: str, step: Mapping[str, Any]) -> None:
         ):
             os.utime(path, ns=(after.st_atime_ns, after.st_mtime_ns + 1_000_000))
     elif "external_delete" in step:
-        path = _inside(ws, step["external_delete"]["path"])
+        path = _inside(ws, step["external_delete"]["path"], follow=False)
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)
         else:
@@ -136,7 +152,7 @@ def external_step(ws: str, step: Mapping[str, Any]) -> None:
         os.makedirs(_inside(ws, step["external_mkdir"]["path"]), exist_ok=True)
     elif "external_symlink" in step:
         spec = step["external_symlink"]
-        os.symlink(spec["target"], _inside(ws, spec["path"]))
+        os.symlink(spec["target"], _inside(ws, spec["path"], follow=False))
     elif "sleep_ms" in step:
         time.sleep(float(step["sleep_ms"]) / 1000)
     else:

@@ -8,12 +8,12 @@ import sys
 import anyio
 import click
 
-from .options import endpoint_url_option, require_s3_credentials, require_s3_extra
+from .options import OnceCommand, endpoint_url_option, require_s3_credentials, require_s3_extra
 
 __all__ = ("replay",)
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.option(
     "--provider",
     type=click.Choice(["local", "s3"]),
@@ -58,7 +58,7 @@ def replay(scenario: str, provider: str, endpoint_url: str | None) -> None:
 
     async def run() -> object:
         if provider == "s3":
-            await require_s3_credentials()
+            await require_s3_credentials("--provider s3")
         return await replay_scenario(data, provider=provider, endpoint_url=endpoint_url)
 
     try:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .options import CliFailure
+from .options import CliFailure, OnceCommand
 
 __all__ = ("DURATION", "parse_duration", "sessions")
 
@@ -100,7 +100,7 @@ def sessions() -> None:
     """
 
 
-@sessions.command(name="list")
+@sessions.command(name="list", cls=OnceCommand)
 def list_() -> None:
     """Print one line per session: NAME, files observed, last used (tab-separated)."""
     from .state import list_sessions
@@ -113,7 +113,7 @@ def list_() -> None:
     _with_store(action)
 
 
-@sessions.command()
+@sessions.command(cls=OnceCommand)
 @click.argument("name")
 def forget(name: str) -> None:
     """Forget session NAME: drop everything it has observed."""
@@ -129,7 +129,7 @@ def forget(name: str) -> None:
     _with_store(action)
 
 
-@sessions.command()
+@sessions.command(cls=OnceCommand)
 @click.option("--older-than", "older_than", type=DURATION, required=True, metavar="DURATION",
               help="Forget sessions unused for at least this long: 30d, 12h, 1w2d (units s, m, h, d, w).")
 def prune(older_than: int) -> None:

@@ -38,6 +38,7 @@ from ..adapters.definitions import FORMATS, tool_definitions
 from .inputs import JsonNumber, utf8_bytes, utf8_text
 from .options import (
     CliFailure,
+    OnceCommand,
     cwd_option,
     faces_named,
     no_policy_option,
@@ -215,7 +216,7 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
         raise CliFailure(str(exc)) from None
 
 
-@click.command(epilog=_EPILOG)
+@click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("file")
 @click.option("--offset", type=JsonNumber(), default=None, show_default="1", metavar="NUMBER",
               help="1-based first line to return.")
@@ -236,7 +237,7 @@ def read(file: str, offset: int | float | None, limit: int | float | None, **kwa
     _run_tool("read", arguments, _options(kwargs))
 
 
-@click.command(epilog=_EPILOG)
+@click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("file")
 @click.option("--content", default=None, show_default="stdin", metavar="TEXT", help="The full new content.")
 @_call_options
@@ -253,7 +254,7 @@ def write(file: str, content: str | None, **kwargs: Any) -> None:
     _run_tool("write", {"file_path": _text("FILE", file), "content": text}, options)
 
 
-@click.command(epilog=_EPILOG)
+@click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("file")
 @click.option("--old", "old", required=True, metavar="TEXT", help="Literal text to replace; must match exactly.")
 @click.option("--new", "new", required=True, metavar="TEXT", help="Literal replacement text ('' deletes the match).")
@@ -273,7 +274,7 @@ def edit(file: str, old: str, new: str, replace_all: bool, **kwargs: Any) -> Non
     _run_tool("edit", arguments, _options(kwargs))
 
 
-@click.command(epilog=_EPILOG)
+@click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("pattern")
 @search_path_option
 @_call_options
@@ -288,7 +289,7 @@ def glob(pattern: str, path: str | None, **kwargs: Any) -> None:
     _run_tool("glob", arguments, _options(kwargs))
 
 
-@click.command(epilog=_EPILOG)
+@click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("pattern")
 @search_path_option
 @click.option("--include", default=None, show_default="every file", metavar="GLOB",
@@ -307,7 +308,7 @@ def grep(pattern: str, path: str | None, include: str | None, **kwargs: Any) -> 
     _run_tool("grep", arguments, _options(kwargs))
 
 
-@click.command("apply-patch", epilog=_EPILOG)
+@click.command("apply-patch", cls=OnceCommand, epilog=_EPILOG)
 @click.argument("patch_file", metavar="[FILE|-]", required=False, default="-")
 @_call_options
 @_deployment_options
@@ -332,7 +333,7 @@ def apply_patch(patch_file: str, **kwargs: Any) -> None:
     _run_tool("apply_patch", {"input": text}, options, faces=("apply_patch",))
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @click.option(
     "--format",
     "format_",
@@ -360,7 +361,7 @@ def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> N
     _emit(json.dumps(tool_definitions(ctx, format_), indent=2, ensure_ascii=False))
 
 
-@click.command()
+@click.command(cls=OnceCommand)
 @no_policy_option
 @tools_option
 @_deployment_options

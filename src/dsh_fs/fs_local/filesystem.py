@@ -92,7 +92,8 @@ class LocalFileSystem(FileSystem):
     :param root: containment: every path must stay inside this directory, lexically and after
         resolving symlinks, or the call fails ``FS_PERMISSION_DENIED``; operations walk from
         the root with ``O_NOFOLLOW`` so a symlink swapped in later cannot escape. ``None``
-        (default): no containment, as in the reference.
+        (default): no containment, as in the reference. It must be an existing directory
+        (its real path is taken here).
     :param lock_dir: directory of the cross-process lock files (A4); default per user
     :param max_threads: worker threads this provider may use at once
     :param inline_probes: run ``resolve`` and ``stat`` on the event loop thread
@@ -109,6 +110,7 @@ class LocalFileSystem(FileSystem):
         ``None``)
     :param write_max_size: the largest file (bytes) a write or an edit may store; a bigger
         result fails ``FS_IO_ERROR`` before it is built (DEVIATIONS D16)
+    :raises ValueError: ``root`` is not an existing directory
     """
 
     name: ClassVar[str] = "fs-local"
@@ -130,6 +132,8 @@ class LocalFileSystem(FileSystem):
         write_max_size: int = WRITE_MAX_SIZE,
     ) -> None:
         self.root = os.path.abspath(os.fspath(root)) if root is not None else None
+        if self.root is not None and not os.path.isdir(self.root):
+            raise ValueError(f"LocalFileSystem: root {self.root} is not a directory")
         default_cwd = self.root if self.root is not None else os.getcwd()
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else default_cwd
         self.profile = Profile.parse(profile)
