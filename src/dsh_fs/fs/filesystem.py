@@ -175,16 +175,19 @@ class FileSystem(abc.ABC):
         return info is not None and info.type == "file" and info.version == version
 
     async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
-        """Optional: refuse now what a ``write_text``/``edit_text``/``delete`` of the existing
-        regular file ``target`` would refuse for the file's own protection, whatever its
-        content — so a multi-file mutation (``apply_patch``) is refused before its first write
-        instead of stopping half way. The mutation itself still checks, under the lock.
+        """Optional: refuse now what a ``write_text``/``edit_text``/``delete``/``rename`` of the
+        existing regular file ``target`` would refuse whatever the content — so a multi-file
+        mutation (``apply_patch``) is refused before its first write instead of stopping half
+        way. The mutation itself still checks, under the lock.
 
-        The default: nothing to check (providers without permission bits: memory, S3). The
-        local provider refuses a read-only file (DEVIATIONS D17, default profile).
+        The default: nothing to check (providers without symlinks or permission bits: memory,
+        S3). The local provider refuses a delete or rename of a name that is a symlink
+        (DEVIATIONS E17) and a write, edit or delete of a read-only file (D17, default profile).
 
-        :param verb: the verb the message names (``write``, ``edit``, ``delete``)
-        :raises FsError: the mutation's own error (D17: ``FS_PERMISSION_DENIED`` … read-only)
+        :param verb: the mutation, as the message names it (``write``, ``edit``, ``delete``,
+            ``rename``)
+        :raises FsError: the mutation's own error (E17: ``FS_NOT_REGULAR_FILE``; D17:
+            ``FS_PERMISSION_DENIED`` … read-only)
         """
         return None
 

@@ -6,7 +6,8 @@
 * ``open_regular`` — open a regular file for reading without ever blocking on a FIFO,
   beneath the workspace root when there is one.
 * ``owner_to_keep`` and ``version_after_write`` — what a replacement keeps (D3) and reports.
-* ``is_read_only`` — whether a replacement would overwrite a file the caller may not write (D17).
+* ``is_read_only`` — whether a replacement would overwrite a file the caller may not write (D17);
+  ``keep_read_only`` refuses one, where the rules say so.
 * ``STREAM_CHUNK`` — the bytes per read of ``stream_text``, which ``read_window``'s streamed
   validation must align to.
 
@@ -19,8 +20,9 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from dataclasses import dataclass
+from typing import Literal
 
-from ..fs.errors import Verb, not_found, not_regular_file
+from ..fs.errors import Verb, not_found, not_regular_file, read_only
 from ..fs.types import FileType, Info, PathInfo, Version
 from . import beneath, versions
 from .oserrors import map_os_error
@@ -31,6 +33,7 @@ __all__ = (
     "STREAM_CHUNK",
     "file_type",
     "is_read_only",
+    "keep_read_only",
     "open_regular",
     "owner_to_keep",
     "probe",
@@ -174,6 +177,16 @@ def is_read_only(existing: Probe) -> bool:
         return not os.statvfs(path).f_flag & os.ST_RDONLY
     except OSError:
         return True
+
+
+def keep_read_only(existing: Probe, verb: Literal["write", "edit", "delete"], display: str, rules: LocalRules) -> None:
+    """D17 (default profile): refuse replacing or deleting the read-only file ``existing``.
+
+    :raises FsError: ``read_only(verb, display)`` when ``rules.keep_read_only`` and
+        :func:`is_read_only`
+    """
+    if rules.keep_read_only and is_read_only(existing):
+        raise read_only(verb, display)
 
 
 def version_after_write(key: str, data: bytes | None, root: beneath.Root | None) -> Version:

@@ -41,7 +41,7 @@ import anyio.to_thread
 from ..core.profile import Profile
 from ..core.signal import AbortSignal
 from ..fs.filesystem import FileSystem
-from ..fs.errors import FsError, Stage, Verb, aborted, check_abort, read_only
+from ..fs.errors import FsError, Stage, Verb, aborted, check_abort
 from ..fs.provider_rules import WRITE_MAX_SIZE
 from ..fs.types import (
     DeleteIntent,
@@ -326,17 +326,23 @@ class LocalFileSystem(FileSystem):
         return await self._run(current)  # type: ignore[no-any-return]
 
     async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
-        """D17 (default profile): a read-only file (``files.is_read_only``) is refused with
-        ``read_only(verb, …)``, the text its write, edit or delete would give. A missing or
-        non-regular file passes: the mutation says what that means."""
+        """The refusals of ``moves`` and ``fsio`` that do not depend on the content, with their
+        texts: a delete or rename of a name that is a symlink (E17, both profiles); a write,
+        edit or delete of a read-only file (D17, default profile). A missing or non-regular
+        file passes: the mutation says what that means."""
         check_abort(signal, "stat")
-        if not self.rules.keep_read_only or verb not in ("write", "edit", "delete"):
+        display = target.display_path
+        names = verb in ("delete", "rename")
+        contents = self.rules.keep_read_only and verb in ("write", "edit", "delete")
+        if not names and not contents:
             return
 
         def check() -> None:
-            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
-            if found is not None and found.type == "file" and files.is_read_only(found):
-                raise read_only(verb, target.display_path)  # type: ignore[arg-type]
+            if names:
+                moves.refuse_symlinked_name(display, verb)  # type: ignore[arg-type]
+            found = files.probe(target.key, "stat", display, root=self.rules.root) if contents else None
+            if found is not None and found.type == "file":
+                files.keep_read_only(found, verb, display, self.rules)  # type: ignore[arg-type]
 
         await self._run(check)
 

@@ -30,7 +30,6 @@ from ..fs.errors import (
     outside_workspace,
     overwrite_not_observed,
     parent_not_directory,
-    read_only,
     stale,
 )
 from ..fs.provider_rules import (
@@ -275,8 +274,8 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
             raise stale("write", display)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise overwrite_not_observed(display)
-    if existing is not None and rules.keep_read_only and files.is_read_only(existing):
-        raise read_only("write", display)
+    if existing is not None:
+        files.keep_read_only(existing, "write", display, rules)
     old: bytes | PriorSummary | None = None
     if existing is not None:
         if existing.st.st_size < rules.stream_edit_min_size:
@@ -336,8 +335,7 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
         fields, digest = versions.split_token(expected.version)
         if fields != versions.fields_of(existing.st):
             raise stale("edit", display)
-    if rules.keep_read_only and files.is_read_only(existing):
-        raise read_only("edit", display)
+    files.keep_read_only(existing, "edit", display, rules)
     if existing.st.st_size >= rules.stream_edit_min_size:
         if expected is not None and digest is not None and not existing.matches(expected.version):
             raise stale("edit", display)

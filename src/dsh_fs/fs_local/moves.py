@@ -31,7 +31,6 @@ from ..fs.errors import (
     gone,
     not_found,
     not_regular_file,
-    read_only,
     rename_destination_exists,
     stale,
 )
@@ -40,7 +39,7 @@ from . import beneath, files, versions
 from .oserrors import map_os_error
 from .rules import LocalRules
 
-__all__ = ("RENAME_NOREPLACE", "delete_file", "rename_file", "rename_noreplace")
+__all__ = ("RENAME_NOREPLACE", "delete_file", "refuse_symlinked_name", "rename_file", "rename_noreplace")
 
 RENAME_NOREPLACE = 1
 """``renameat2`` flag (``<linux/fs.h>``): fail with ``EEXIST`` instead of replacing"""
@@ -86,12 +85,18 @@ def rename_noreplace(src_dir: int, src: str, dst_dir: int, dst: str, *, use_rena
         raise
 
 
-def _regular(target: Target, verb: _Verb, expected: Version | None, rules: LocalRules) -> files.Probe:
-    """The probed file ``target`` names, checked for a delete or rename (``verb``)."""
-    display = target.display_path
+def refuse_symlinked_name(display: str, verb: _Verb) -> None:
+    """E17: a delete or rename acts on the file a name resolves to, so a name that is itself a
+    symbolic link is refused (``FS_NOT_REGULAR_FILE``): "delete" would be ambiguous."""
     named = files.probe_no_follow(display, display)
     if named is not None and named.type == "symlink":
         raise not_regular_file(verb, display)
+
+
+def _regular(target: Target, verb: _Verb, expected: Version | None, rules: LocalRules) -> files.Probe:
+    """The probed file ``target`` names, checked for a delete or rename (``verb``)."""
+    display = target.display_path
+    refuse_symlinked_name(display, verb)
     existing = files.probe(target.key, verb, display, root=rules.root)
     if existing is None:
         if expected is not None:
@@ -126,8 +131,7 @@ def delete_file(target: Target, expected: DeleteIntent | None, *, signal: AbortS
     """Remove the regular file ``target`` (call with its locks held)."""
     display = target.display_path
     existing = _regular(target, "delete", expected.version if expected else None, rules)
-    if rules.keep_read_only and files.is_read_only(existing):
-        raise read_only("delete", display)  # D17: a protected file keeps its bytes
+    files.keep_read_only(existing, "delete", display, rules)
     version = existing.version  # minted while the file is there (a racy token digests it)
     check_abort(signal, "delete")
     try:

@@ -8,16 +8,15 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
    deletes goes through the ``fs/edit-intent`` waterfall (the policy raises ``FS_NOT_OBSERVED``
    for a file this session never read), is read, and must still be at its guard version — the
    observed one, or without a policy the one just stat'ed — after the read
-   (``FileSystem.is_current``: else ``FS_STALE_VERSION``, "changed since it was read"); one to
-   delete or move whose own name is a symbolic link is refused as the provider would refuse it
-   (E17), so that refusal never comes half way through the writes. An added
+   (``FileSystem.is_current``: else ``FS_STALE_VERSION``, "changed since it was read"). An added
    file and a move's destination that are absent go through ``fs/write-intent`` (a listener may
    refuse; the write is create-if-absent whatever it answers: E5); present, the planner refuses
    them.
 2. **Plan.** ``patch.plan_patch`` checks every operation against the texts read: every hunk
    located once, every path as the operation needs it. Then the provider is asked whether each
-   file the plan rewrites or deletes may be (``FileSystem.check_replaceable``: a read-only
-   file, D17), so such a refusal comes before the first write.
+   file the plan rewrites, moves or deletes may be (``FileSystem.check_replaceable``: a
+   symlinked name to move or delete, E17; a read-only file, D17), so such a refusal comes
+   before the first write.
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
    every reason (one per line, patch order; the code of the first). Otherwise each file is
    written atomically through the seam in patch order — create ``write_text(CreateIfAbsent)``,
@@ -44,7 +43,7 @@ import anyio
 
 from ..core.context import Context
 from ..core.session import ToolExecution
-from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
+from ..fs.errors import FsError, FsErrorCode, Verb, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.text import normalize
@@ -235,17 +234,25 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
 
 
 async def _check_replaceable(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> None:
-    """Ask the provider whether each file the plan rewrites or deletes may be (D17: a read-only
-    file is refused now, not after the patch's first writes); a pure move keeps its file's bytes
-    and is not asked. Errors are kept on the paths, as the gather's are."""
+    """Ask the provider whether each file the plan deletes, moves or rewrites may be (E17, D17:
+    refused now, not after the patch's first writes); a move whose text is unchanged keeps its
+    file's bytes and is asked only about the rename. Errors are kept on the paths, as the
+    gather's are."""
     for op, change in zip(patch.ops, planned):
-        if change.kind == "create" or (change.move_to is not None and change.after == change.before):
+        verbs: tuple[Verb, ...]
+        if change.kind == "create":
             continue
+        if change.kind == "delete":
+            verbs = ("delete",)
+        elif change.move_to is not None:
+            verbs = ("rename", "write") if change.after != change.before else ("rename",)
+        else:
+            verbs = ("write",)
         entry = run.paths[op.path]
         assert entry.target is not None
         try:
-            await run.fs.check_replaceable(entry.target, "delete" if change.kind == "delete" else "write",
-                                           signal=run.execution.signal)
+            for verb in verbs:
+                await run.fs.check_replaceable(entry.target, verb, signal=run.execution.signal)
         except FsError as err:
             entry.error = err
 
@@ -267,10 +274,6 @@ async def _gather(run: _Run, path: str) -> None:
             return
         if info.type != "file":
             raise not_regular_file(verb, target.display_path)
-        if entry.role in ("delete", "move_from"):
-            named = await fs.lstat(target.display_path, signal=execution.signal)
-            if named is not None and named.type == "symlink":
-                raise not_regular_file(verb, target.display_path)  # E17, refused before any write
         intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
         entry.text = await fs.read_text(target, signal=execution.signal)
         entry.guard = intent.version if intent is not None else info.version
