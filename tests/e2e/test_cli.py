@@ -538,3 +538,36 @@ def test_replay_setup_never_leaves_its_workspace(fast, ws, tmp_path, scenario, w
     assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
     assert (outside / "victim.txt").read_text() == "mine\n"
     assert not (tmp_path / "planted.txt").exists() and not (tmp_path / "victim.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("scenario", "why"),
+    [
+        (b"[]", "AttributeError"),
+        (b'{"files": "x"}', "AttributeError"),
+        (b'{"files": {"a\\u0000b": "x"}}', "ValueError: embedded null byte"),
+        (b'{"files": {"a": {"text": "x", "mode": "abc"}}}', "ValueError"),
+        (b'{"calls": [{"sleep_ms": -5}]}', "ValueError"),
+        (b'{"calls": [{"external_delete": {"path": "nosuch"}}]}', "FileNotFoundError"),
+        (b'{"config": {"readLimit": -1}}', "readLimit must be a positive integer"),
+    ],
+    ids=["list", "files-text", "nul", "mode", "sleep", "delete-missing", "config"],
+)
+def test_replay_of_a_malformed_scenario_says_why_without_a_traceback(fast, ws, tmp_path, scenario, why):
+    path = tmp_path / "s.json"
+    path.write_bytes(scenario)
+    done = fast("replay", str(path))
+    assert (done.returncode, done.stdout) == (1, b""), done.stderr
+    assert b"Traceback" not in done.stderr
+    assert done.stderr.startswith(f"Error: {path}: cannot replay it: ".encode()) and why.encode() in done.stderr
+
+
+def test_the_session_hint_is_not_given_without_a_policy(fast, ws):
+    """A patch moving onto an existing file fails FS_NOT_OBSERVED whatever was read: with
+    --no-policy the hint to use --session would not help, so it is not given."""
+    (ws / "g.txt").write_text("hi\n")
+    (ws / "h.txt").write_text("x\n")
+    patch = b"*** Begin Patch\n*** Update File: g.txt\n*** Move to: h.txt\n@@\n-hi\n+ho\n*** End Patch\n"
+    done = fast("apply-patch", "--no-policy", stdin=patch)
+    assert done.returncode == 1 and b"the destination already exists" in done.stdout
+    assert done.stderr == b""

@@ -67,9 +67,10 @@ def test_apply_patch_and_the_editor_over_mcp(tmp_path: Any) -> None:
 
 @pytest.mark.parametrize(("tools", "warned"), [("edit", "edit"), ("write,apply_patch", "write, apply_patch"),
                                                ("read,edit", None), ("str_replace_based_edit_tool,apply_patch", None)])
-def test_a_server_that_can_only_create_says_so(tmp_path: Any, tools: str, warned: str | None) -> None:
+def test_a_server_that_cannot_change_existing_files_says_so(tmp_path: Any, tools: str, warned: str | None) -> None:
     """Under the policy, a changed file must have been read: serving write/edit/apply_patch
-    without read (or an editor's view) warns once on stderr; --no-policy does not."""
+    without read (or an editor's view) warns once on stderr that no existing file can be
+    changed; --no-policy does not."""
     import subprocess
 
     from httpkit import server_argv
@@ -79,6 +80,6 @@ def test_a_server_that_can_only_create_says_so(tmp_path: Any, tools: str, warned
         done = subprocess.run(server_argv(root, "--tools", tools, *flags), stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
-        warning = (f"dsh-fs mcp: warning: {warned} served without read: under the observation policy they can"
-                   " only create new files (add read to --tools, or use --no-policy)")
+        warning = (f"dsh-fs mcp: warning: {warned} served without read: under the observation policy no"
+                   " existing file can be changed (add read to --tools, or use --no-policy)")
         assert (warning in done.stderr) == (warned is not None and not flags), done.stderr

@@ -200,14 +200,14 @@ _MUTATING = ("write", "edit", "apply_patch")
 
 def _warn_if_nothing_observes(served: list[str]) -> None:
     """Under the observation policy a changed file must have been read: serving ``write``,
-    ``edit`` or ``apply_patch`` without a tool that reads (``--tools edit``) leaves them able
-    to create files only. Say so once on stderr (the server still starts: a create-only
+    ``edit`` or ``apply_patch`` without a tool that reads (``--tools edit``) leaves no existing
+    file changeable (``write`` and ``apply_patch`` may still create files). Say so once on stderr (the server still starts: a create-only
     server may be what is wanted)."""
     mutating = [name for name in _MUTATING if name in served]
     if mutating and not any(name in served for name in _OBSERVING):
         click.echo(
             f"dsh-fs mcp: warning: {', '.join(mutating)} served without read: under the observation policy"
-            " they can only create new files (add read to --tools, or use --no-policy)",
+            " no existing file can be changed (add read to --tools, or use --no-policy)",
             err=True,
         )
 

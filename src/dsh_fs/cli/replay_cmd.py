@@ -65,5 +65,9 @@ def replay(scenario: str, provider: str, endpoint_url: str | None) -> None:
         output = anyio.run(run)
     except ScenarioError as err:
         raise click.ClickException(str(err)) from err
+    except (ValueError, TypeError, AttributeError, KeyError, OSError) as err:
+        # a malformed scenario (a list for "files", a NUL in a name, a bad mode or config value,
+        # an external step on a missing file): its own message, never a traceback
+        raise click.ClickException(f"{scenario}: cannot replay it: {type(err).__name__}: {err}") from err
     json.dump(output, sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -177,7 +177,7 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
                 err=True,
             )
     if result.is_error:
-        if store is None and result.error is not None and result.error.code == "FS_NOT_OBSERVED":
+        if store is None and options.policy and result.error is not None and result.error.code == "FS_NOT_OBSERVED":
             # the model-facing remedy ("read the file, then retry") cannot work across commands
             # without a session: say how, on stderr (stdout stays exactly what the model sees)
             click.echo("dsh-fs: hint: a read in another command counts only with --session NAME "
