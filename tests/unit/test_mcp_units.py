@@ -95,7 +95,7 @@ def test_http_sessions_expire_unused_soon_and_idle_later() -> None:
         sessions.opened(session_id, "agent-1")
     sessions.used("listed")
     assert sessions.begin("streaming", "agent-1")  # an open GET stream: in flight all along
-    sessions.owner("calling")  # a tool call makes it used too
+    sessions.owner("calling", "agent-1")  # a tool call makes it used too
     clock.now += 11
     assert sessions.expired() == [("unused", "agent-1"), ("streaming", "agent-1")]  # GET or not
     sessions.drop("unused")
@@ -134,10 +134,12 @@ def test_http_sessions_owners_one_per_session_and_one_per_stateless_principal() 
     sessions = HttpSessions("/ws", limits=SessionLimits(), clock=Clock())
     sessions.reserve("agent-1")
     sessions.opened("s1", "agent-1")
-    first = sessions.owner("s1")
-    assert sessions.owner("s1") is first and first.cwd == "/ws" and first.id == "s1"
+    first = sessions.owner("s1", "agent-1")
+    assert sessions.owner("s1", "agent-1") is first and first.cwd == "/ws" and first.id == "s1"
     with pytest.raises(KeyError):
-        sessions.owner("s2")
+        sessions.owner("s2", "agent-1")
+    with pytest.raises(KeyError):  # another principal's session
+        sessions.owner("s1", "agent-2")
     agent = sessions.stateless_owner("agent-1")
     assert sessions.stateless_owner("agent-1") is agent and agent is not first
     assert sessions.stateless_owner("agent-2") is not agent

@@ -43,7 +43,7 @@ import anyio
 import uvicorn
 from mcp.server import ServerRequestContext
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
@@ -55,12 +55,12 @@ from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERS
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
 from ..core.context import Context
 from ..core.session import Session
 from .auth import BearerTokens, require_private
+from .gate import AuthFirst
 from .numbers import JsNumbers
 from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
@@ -142,12 +142,12 @@ def _session_id(rctx: ServerRequestContext[Any, Any]) -> str | None:
 def _owner_lookup(sessions: HttpSessions) -> Callable[[ServerRequestContext[Any, Any]], Session]:
     def owner_for(rctx: ServerRequestContext[Any, Any]) -> Session:
         session_id = _session_id(rctx)
+        principal = _scope_principal(_request_scope(rctx))
         if session_id is not None:
             try:
-                return sessions.owner(session_id)
+                return sessions.owner(session_id, principal)
             except KeyError:
                 raise MCPError(code=INVALID_REQUEST, message="unknown or expired MCP session") from None
-        principal = _scope_principal(_request_scope(rctx))
         if principal is not None:  # a stateless request of an authenticated agent
             return sessions.stateless_owner(principal)
         raise MCPError(code=INVALID_REQUEST, message="tool calls need an MCP session (Mcp-Session-Id) or a token")
@@ -197,6 +197,22 @@ async def _refuse(reason: Refused, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+async def _not_found(send: Any) -> None:
+    """``404`` for a session id this principal does not hold: the SDK's own answer (the
+    streamable HTTP transport's ``Session not found``), so that every path says the same."""
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "Session not found"}}
+    ).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 404,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 class _SessionGate:
     """ASGI wrapper around the SDK's endpoint (inside authentication): enforces
     ``SessionLimits`` and keeps ``HttpSessions`` in step with the SDK's sessions.
@@ -239,6 +255,9 @@ class _SessionGate:
 
     async def _on_session(self, session_id: str, principal: Principal, scope: _Scope, receive: Any, send: Any) -> None:
         counted = self.sessions.begin(session_id, principal)
+        if not counted:  # unknown, expired, or another principal's: on every path, whatever the era
+            await _not_found(send)
+            return
         status: int | None = None
 
         async def watch(message: dict[str, Any]) -> None:
@@ -250,9 +269,8 @@ class _SessionGate:
         try:
             await self.app(scope, receive, watch)
         finally:
-            if counted:
-                self.sessions.end(session_id)
-            if counted and scope.get("method") == "DELETE" and status is not None and status < 300:
+            self.sessions.end(session_id)
+            if scope.get("method") == "DELETE" and status is not None and status < 300:
                 self.sessions.drop(session_id)
 
     async def _opening(self, principal: Principal, scope: _Scope, receive: Any, send: Any) -> None:
@@ -320,10 +338,12 @@ def build_http_app(
     limits: SessionLimits = SessionLimits(),
     host: str | None = "127.0.0.1",
     host_header: str = "127.0.0.1",
-) -> tuple[Starlette, HttpSessions]:
+) -> tuple[_ASGIApp, HttpSessions]:
     """The ASGI application serving ``ctx`` at ``MCP_PATH``, and its session table.
 
-    Its lifespan runs the SDK's session manager and closes expired sessions.
+    Its lifespan runs the SDK's session manager and closes expired sessions. Outermost,
+    ``gate.AuthFirst`` refuses unauthenticated requests and oversized bodies before any
+    work; then ``numbers.JsNumbers`` reads the body's numbers as JavaScript does.
 
     :param root: every owner's cwd
     :param tokens: the bearer tokens (one per agent); ``None``: no authentication
@@ -345,13 +365,7 @@ def build_http_app(
     )
     sdk_endpoint = StreamableHTTPASGIApp(manager)
     endpoint: _ASGIApp = _SessionGate(sdk_endpoint, sessions)
-    http_middleware: list[Middleware] = []
-    if tokens is not None:
-        endpoint = RequireAuthMiddleware(endpoint, required_scopes=[])
-        http_middleware = [
-            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(BearerTokens(tokens))),
-            Middleware(AuthContextMiddleware),
-        ]
+    http_middleware = [Middleware(AuthContextMiddleware)]  # the SDK reads the principal from it
     period = min(5.0, max(0.05, min(limits.unused_timeout, limits.idle_timeout) / 4))
 
     async def close_expired() -> None:
@@ -369,7 +383,8 @@ def build_http_app(
             tg.cancel_scope.cancel()
 
     app = Starlette(routes=[Route(MCP_PATH, endpoint=endpoint)], middleware=http_middleware, lifespan=lifespan)
-    return app, sessions
+    verifier = BearerTokens(tokens) if tokens is not None else None
+    return AuthFirst(JsNumbers(app), verifier=verifier, path=MCP_PATH), sessions
 
 
 # -- listening ----------------------------------------------------------------------------------
@@ -488,7 +503,7 @@ async def serve_http(
         url = f"http://localhost{MCP_PATH}"
         app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=None, host_header="localhost")
     config = uvicorn.Config(
-        JsNumbers(app),
+        app,
         log_level="warning",
         access_log=False,
         lifespan="on",

@@ -207,12 +207,16 @@ class HttpSessions:
 
     # -- owners ---------------------------------------------------------------------------
 
-    def owner(self, session_id: str) -> Session:
-        """The observation owner of ``session_id`` (created on first use).
+    def owner(self, session_id: str, principal: Principal) -> Session:
+        """The observation owner of ``session_id`` (created on first use), for a request
+        that authenticated as ``principal``: a session answers only to the principal that
+        opened it, on every path (the handshake era's and the stateless 2026-07-28 one).
 
-        :raises KeyError: for a session this table does not hold
+        :raises KeyError: for a session this table does not hold, or holds for another principal
         """
         entry = self._open[session_id]
+        if entry.principal != principal:
+            raise KeyError(session_id)
         entry.used = True
         if entry.owner is None:
             entry.owner = Session(self.cwd, id=session_id)
