@@ -253,3 +253,133 @@ def test_an_authenticated_body_over_the_limit_is_refused_without_being_held(serv
 
     anyio.run(main)
     assert served.peak_memory() < MEMORY_BOUND
+
+
+# -- idle connections ----------------------------------------------------------------------------
+
+
+def _response(sock: socket.socket) -> int:
+    """Read one whole response (it must have a ``content-length``); its status code."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise AssertionError(f"closed mid-response: {data!r}")
+        data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in lines if line.lower().startswith(b"content-length:"))
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "closed mid-body"
+        rest += chunk
+    return int(lines[0].split(b" ", 2)[1])
+
+
+def _closed_by_server(sock: socket.socket, within: float) -> bool:
+    """Whether the server closes ``sock`` (without answering anything) within ``within`` s."""
+    sock.settimeout(within)
+    try:
+        return sock.recv(65536) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+HALF_A_HEADER = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl"
+
+
+def test_idle_connections_cannot_lock_out_a_token(served: Served) -> None:
+    idle = [served.connect() for _ in range(300)]
+    try:
+        for sock in idle[::3]:
+            sock.sendall(HALF_A_HEADER)
+
+        async def main() -> None:
+            async with httpx2.AsyncClient(timeout=30) as http:
+                assert await _timed_read(http, served.endpoint) < PROMPT
+
+        anyio.run(main)
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_idle_connections_are_closed_after_the_header_timeout(tmp_path: Any) -> None:
+    import dsh_fs
+    from dsh_fs.mcp.connections import ConnectionLimits
+    from httpkit import serve_in_process
+
+    root = os.path.realpath(tmp_path)
+    limits = ConnectionLimits(total=40, reserved=10, header_timeout=0.5, keep_alive=30)
+
+    async def main() -> None:
+        async with serve_in_process(dsh_fs.create_context(cwd=root), root, connections=limits) as served:
+            port = int(served.endpoint.url.rsplit(":", 1)[1].split("/", 1)[0])
+            token = served.endpoint.tokens[0]
+
+            def run() -> None:
+                silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+                slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+                answered = socket.create_connection(("127.0.0.1", port))
+                try:
+                    for sock in slow:
+                        sock.sendall(HALF_A_HEADER)
+                    request = (f"DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                               "\r\n").encode("ascii")
+                    answered.sendall(request)
+                    answered.settimeout(10)
+                    _response(answered)  # then it idles: its next request head has the deadline too
+                    for sock in (*silent, *slow, answered):
+                        assert _closed_by_server(sock, 5.0)
+                finally:
+                    for sock in (*silent, *slow, answered):
+                        sock.close()
+
+            await anyio.to_thread.run_sync(run)
+
+    anyio.run(main)
+
+
+def test_a_share_of_the_connections_is_kept_for_authenticated_ones(tmp_path: Any) -> None:
+    import dsh_fs
+    from dsh_fs.mcp.connections import ConnectionLimits
+    from httpkit import serve_in_process
+
+    root = os.path.realpath(tmp_path)
+    limits = ConnectionLimits(total=30, reserved=10, header_timeout=60, keep_alive=60)
+
+    async def main() -> None:
+        async with serve_in_process(dsh_fs.create_context(cwd=root), root, connections=limits) as served:
+            port = int(served.endpoint.url.rsplit(":", 1)[1].split("/", 1)[0])
+            token = served.endpoint.tokens[0]
+            request = (f"DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                       "\r\n").encode("ascii")
+
+            def run() -> None:
+                proven = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(15)]
+                idle: list[socket.socket] = []
+                try:
+                    statuses = set()
+                    for sock in proven:
+                        sock.sendall(request)
+                        statuses.add(_response(sock))
+                    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(100)]
+                    time.sleep(0.5)
+                    for sock in proven:  # every authenticated connection kept its place
+                        sock.sendall(request)
+                        assert _response(sock) in statuses
+                    still_open = sum(not _closed_by_server(sock, 0.05) for sock in idle)
+                    assert still_open <= limits.total - limits.reserved
+                    late = socket.create_connection(("127.0.0.1", port), timeout=10)
+                    idle.append(late)
+                    late.sendall(request)  # a newcomer with a token still gets in
+                    assert _response(late) in statuses
+                finally:
+                    for sock in (*proven, *idle):
+                        sock.close()
+
+            await anyio.to_thread.run_sync(run)
+
+    anyio.run(main)

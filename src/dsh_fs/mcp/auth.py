@@ -144,8 +144,8 @@ class BearerTokens:
     def __len__(self) -> int:
         return len(self._secrets)
 
-    async def verify_token(self, token: str) -> AccessToken | None:
-        """The principal ``token`` authenticates, or ``None``.
+    def principal(self, token: str) -> str | None:
+        """The principal ``token`` authenticates, or ``None`` (constant time, see the class).
 
         :param token: what followed ``Bearer `` in the ``Authorization`` header
         """
@@ -154,6 +154,23 @@ class BearerTokens:
         for secret, name in self._secrets:
             if hmac.compare_digest(presented, secret):
                 principal = name
+        return principal
+
+    def authenticates(self, headers: Sequence[tuple[bytes, bytes]]) -> bool:
+        """Whether a request with these (ASGI, lower-case) headers carries one of the tokens:
+        an ``Authorization`` header of the ``Bearer`` scheme (any case), read as the SDK's
+        ``BearerAuthBackend`` reads it."""
+        value = next((v for k, v in headers if k == b"authorization"), None)
+        if value is None or not value[:7].lower() == b"bearer ":
+            return False
+        return self.principal(value[7:].decode("latin-1")) is not None
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The SDK ``TokenVerifier`` method: the ``AccessToken`` of ``principal(token)``, or ``None``.
+
+        :param token: what followed ``Bearer `` in the ``Authorization`` header
+        """
+        principal = self.principal(token)
         if principal is None:
             return None
         return AccessToken(token="", client_id=principal, scopes=[])

@@ -16,9 +16,13 @@
   ``Client(mode="auto")`` then falls back to the handshake by itself).
 * **Bounds (issue 12.2, ``sessions.SessionLimits``).** Sessions per token and in total,
   requests in flight per session (or stateless principal), expiry of sessions unused after
-  the handshake (60 s) or idle (30 min), observations per owner (``ServeOptions``), request
-  bodies (the SDK's 4 MiB) and concurrent connections (uvicorn). Over a bound: ``503`` with a
-  JSON-RPC error that says which.
+  the handshake (60 s) or idle (30 min), observations per owner (``ServeOptions``). Over a
+  bound: ``503`` with a JSON-RPC error that says which.
+* **Before any work (``gate.AuthFirst``, outermost).** The token is checked from the headers
+  before a byte of the body is read; bodies over the SDK's 4 MiB get ``413`` (from
+  ``Content-Length`` or as they stream), never held whole.
+* **Connections (``connections``).** A request head must arrive within 10 s; a share of the
+  256 connections is kept for connections that showed a token.
 * **Order (issue 13.7).** One owner's calls run in arrival order (``server.schedule_calls``).
 
 The endpoint is ``http://HOST:PORT/mcp`` (``http://localhost/mcp`` over a Unix socket);
@@ -60,16 +64,19 @@ from starlette.routing import Route
 from ..core.context import Context
 from ..core.session import Session
 from .auth import BearerTokens, require_private
+from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol
 from .gate import AuthFirst
 from .numbers import JsNumbers
 from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
-__all__ = ("MAX_CONNECTIONS", "MCP_PATH", "build_http_app", "check_private_dir", "parse_listen", "serve_http")
+__all__ = (
+    "MAX_CONNECTIONS", "MCP_PATH", "build_http_app", "check_private_dir", "parse_listen", "serve_http", "server_config",
+)
 
 MCP_PATH: Final = "/mcp"
-MAX_CONNECTIONS: Final = 256
-"""concurrent HTTP connections and requests (uvicorn answers ``503`` beyond)"""
+MAX_CONNECTIONS: Final = ConnectionLimits().total
+"""concurrent HTTP connections (``connections.ConnectionLimits``: a share is kept for authenticated ones)"""
 
 _Scope = dict[str, Any]
 _ASGIApp = Callable[[_Scope, Any, Any], Any]
@@ -448,6 +455,31 @@ def _bind_unix(path: str) -> socket.socket:
     return _listening(socket.AF_UNIX, path, prepare=lambda sock: os.chmod(path, 0o600))
 
 
+def server_config(
+    app: _ASGIApp, *, tokens: Sequence[str] | None, connections: ConnectionLimits = ConnectionLimits()
+) -> uvicorn.Config:
+    """The uvicorn configuration serving ``app`` (from ``build_http_app``): h11 with the
+    connection budget and request-head deadline of ``connections.guarded_protocol``.
+
+    :param tokens: the bearer tokens (a connection is proven by a request carrying one);
+        ``None``: every connection that sends a complete request head is proven
+    """
+    verifier = BearerTokens(tokens) if tokens is not None else None
+    return uvicorn.Config(
+        app,
+        http=guarded_protocol(
+            ConnectionBudget(connections), verifier.authenticates if verifier is not None else lambda headers: True
+        ),
+        ws="none",
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=connections.keep_alive,
+        limit_concurrency=None,
+    )
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn's server, except that SIGINT/SIGTERM end ``serve`` normally after the graceful
     shutdown (uvicorn raises the signal again, which kills the process before any cleanup:
@@ -475,6 +507,7 @@ async def serve_http(
     port: int = 0,
     unix_socket: str | None = None,
     limits: SessionLimits = SessionLimits(),
+    connections: ConnectionLimits = ConnectionLimits(),
     announce: Callable[[str], None] = lambda url: None,
 ) -> None:
     """Serve ``ctx`` over streamable HTTP until SIGINT/SIGTERM (then return normally).
@@ -486,6 +519,7 @@ async def serve_http(
     :param port: TCP port; ``0`` picks a free one
     :param unix_socket: serve on this Unix socket path instead of TCP (removed on exit)
     :param limits: what sessions may cost
+    :param connections: what connections may cost (``connections.ConnectionLimits``)
     :param announce: called with the endpoint URL once connections are accepted
         (``http://localhost/mcp`` over a Unix socket)
     :raises ValueError: for a non-loopback ``host`` or an unsafe socket directory
@@ -502,15 +536,7 @@ async def serve_http(
         bound = os.stat(unix_socket).st_ino
         url = f"http://localhost{MCP_PATH}"
         app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=None, host_header="localhost")
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        timeout_graceful_shutdown=5,
-        limit_concurrency=MAX_CONNECTIONS,
-    )
-    web = _Uvicorn(config)
+    web = _Uvicorn(server_config(app, tokens=tokens, connections=connections))
 
     async def announce_when_started() -> None:
         while not web.started:
