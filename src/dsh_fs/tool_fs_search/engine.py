@@ -96,9 +96,13 @@ async def run_ripgrep(
     cwd: str,
     on_line: Callable[[bytes], None],
     raw_cap: int,
+    separator: bytes = b"\n",
 ) -> Run:
     """Run ``program argv`` in ``cwd``, calling ``on_line`` with each stdout line (without
     its ``\\n``) as it arrives.
+
+    :param separator: what ends a line (``b"\\0"`` for ripgrep's ``--null`` output, where a
+        name may hold a line break)
 
     :param raw_cap: stop the run (kill it, ``Run.stopped``) once stdout exceeds this many
         bytes; the line being read at that point is not delivered
@@ -140,7 +144,7 @@ async def run_ripgrep(
                 run.stopped = True
                 _kill(process)
                 chunk = chunk[: max(0, room)]
-            lines = (pending + chunk).split(b"\n")
+            lines = (pending + chunk).split(separator)
             pending = lines.pop()
             for line in lines:
                 on_line(line)

@@ -232,9 +232,9 @@ class SearchTools:
         return Space(cwd=mirror.host(here.display_path), path_arg=arg, workdir=here.display_path, mirror=mirror)
 
     async def _rg(self, tool: str, program: str, argv: list[str], space: Space, on_line: Callable[[bytes], None],
-                  budget: int) -> Run:
+                  budget: int, *, separator: bytes = b"\n") -> Run:
         try:
-            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget)
+            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget, separator=separator)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, better=self.better) from exc
@@ -279,8 +279,8 @@ class SearchTools:
             page.add(space.shown(printed))
 
         try:
-            run = await self._rg("glob", program, glob_argv(given.pattern, space.path_arg, newest_first=self.better),
-                                 space, on_line, self.config.raw_output_max_bytes)
+            argv = ["--null", *glob_argv(given.pattern, space.path_arg, newest_first=self.better)]  # D22: one name a record
+            run = await self._rg("glob", program, argv, space, on_line, self.config.raw_output_max_bytes, separator=b"\0")
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
