@@ -232,16 +232,24 @@ class SearchTools:
         return Space(cwd=mirror.host(here.display_path), path_arg=arg, workdir=here.display_path, mirror=mirror)
 
     async def _rg(self, tool: str, program: str, argv: list[str], space: Space, on_line: Callable[[bytes], None],
-                  budget: int, *, separator: bytes = b"\n") -> Run:
+                  budget: int, *, separator: bytes = b"\n", shown: Callable[[], int] = lambda: 0) -> Run:
+        """One ripgrep run. Past ``budget`` bytes of output, the reference profile lets ripgrep
+        finish (its output dropped) so that an error exit wins over the output size (§6.3's
+        order); the default profile does so only while nothing is on the page (``shown()``
+        results), else stops it at once to show the first page (S4)."""
+        def drain_past_cap() -> bool:
+            return not self.better or shown() == 0
+
         try:
-            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget, separator=separator)
+            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget,
+                                     separator=separator, drain_past_cap=drain_past_cap)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, better=self.better) from exc
 
     def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
-        if run.stopped or run.exit_code in (0, 1):
+        if (run.stopped and not run.drained) or run.exit_code in (0, 1):
             return None
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
@@ -280,7 +288,8 @@ class SearchTools:
 
         try:
             argv = ["--null", *glob_argv(given.pattern, space.path_arg, newest_first=self.better)]  # D22: one name a record
-            run = await self._rg("glob", program, argv, space, on_line, self.config.raw_output_max_bytes, separator=b"\0")
+            run = await self._rg("glob", program, argv, space, on_line, self.config.raw_output_max_bytes, separator=b"\0",
+                                 shown=lambda: page.seen)
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
@@ -335,9 +344,9 @@ class SearchTools:
         cap = self.config.raw_output_max_bytes
         try:
             if space.mirror is None:
-                runs = [await self._rg("grep", program, argv, space, on_line, cap)]
+                runs = [await self._rg("grep", program, argv, space, on_line, cap, shown=lambda: page.seen)]
             else:
-                runs = await self._grep_mirror(program, argv, given, space, on_line, cap)
+                runs = await self._grep_mirror(program, argv, given, space, on_line, cap, shown=lambda: page.seen)
             for run in runs:
                 failure = self._failure("grep", run, space)
                 if failure is not None:
@@ -363,7 +372,7 @@ class SearchTools:
                 await space.mirror.close()
 
     async def _grep_mirror(self, program: str, argv: list[str], given: GrepInput, space: Space,
-                           on_line: Callable[[bytes], None], cap: int) -> list[Run]:
+                           on_line: Callable[[bytes], None], cap: int, *, shown: Callable[[], int]) -> list[Run]:
         """``grep`` in a mirror: list the files ripgrep would search (same rules), then copy
         their bytes and search them batch by batch (in path order, so the output order is
         one run's)."""
@@ -381,7 +390,7 @@ class SearchTools:
         spent = 0
         for batch in mirror.batches(hosts, self.config.mirror_batch_bytes) or [[]]:
             await mirror.fill(batch)
-            run = await self._rg("grep", program, argv, space, on_line, cap - spent)
+            run = await self._rg("grep", program, argv, space, on_line, cap - spent, shown=shown)
             await mirror.empty(batch)
             runs.append(run)
             spent += run.raw_bytes
