@@ -124,6 +124,8 @@ def mcp(
         raise click.UsageError(f"--{sorted(given)[0].replace('_', '-')} applies only with --http or --unix-socket")
     if no_auth and given - {"no_auth"}:
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
+    if root is None and s3 is None:
+        _warn_if_broad(os.getcwd())
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
@@ -208,6 +210,25 @@ def _warn_if_nothing_observes(served: list[str]) -> None:
         click.echo(
             f"dsh-fs mcp: warning: {', '.join(mutating)} served without read: under the observation policy"
             " no existing file can be changed (add read to --tools, or use --no-policy)",
+            err=True,
+        )
+
+
+def _warn_if_broad(cwd: str) -> None:
+    """Without ``--root`` the served directory is the current one; GUI clients often start
+    servers from ``/`` or the home directory, which would serve the whole disk or home. Say
+    so once on stderr, naming ``--root`` (the server still starts: it may be what is wanted)."""
+    here = os.path.realpath(cwd)
+    home = os.path.expanduser("~")
+    what = None
+    if here == "/":
+        what = "the whole disk"
+    elif home != "~" and here == os.path.realpath(home):
+        what = "your whole home directory"
+    if what is not None:
+        click.echo(
+            f"dsh-fs mcp: warning: no --root given, so the current directory {here} is served: {what} is readable"
+            " and writable by the client; give --root DIR to serve one project",
             err=True,
         )
 
