@@ -17,6 +17,7 @@ import pytest
 
 from dsh_fs import AbortSignal, Context, Session
 from dsh_fs.tool_fs_search import ToolFsSearch
+from dsh_fs.tool_fs_search.limiter import RG_MEMORY_FLAGS
 from filekit import get, put
 from searchkit import FakeRg, call, gone, search_ctx
 from spectext import FULL_PROMPT
@@ -87,7 +88,7 @@ async def test_ripgrep_runs_in_the_session_cwd_else_the_provider_cwd(ws: str, fa
     assert fake.cwd == os.path.join(ws, "s1")
     assert (await call(ctx, "grep", {"pattern": "x"})).text == "No matches found"
     assert fake.cwd == ws
-    assert fake.argv == ["--no-config", "--json", "--sort=path", "--regexp=x"]
+    assert fake.argv == [*RG_MEMORY_FLAGS, "--no-config", "--json", "--sort=path", "--regexp=x"]  # D23
 
 
 async def test_a_pre_aborted_signal_never_starts_ripgrep(ws: str, fake: FakeRg) -> None:

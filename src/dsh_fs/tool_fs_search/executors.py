@@ -34,6 +34,7 @@ from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
+from .limiter import RG_MEMORY_FLAGS, SearchSlots
 from .mirror import Mirror
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
 from .space import Space
@@ -108,6 +109,7 @@ class SearchTools:
         self.config = config
         self.better = config.profile.is_default
         self.rg_path = rg_path
+        self.slots = SearchSlots()
 
     # -- shared ------------------------------------------------------------------------------
     def _program(self, tool: str) -> str:
@@ -147,7 +149,9 @@ class SearchTools:
 
                     tg.start_soon(watch)
                 try:
-                    outcome.append(await work())
+                    owner = execution.session.id if execution.session is not None else None
+                    async with self.slots.hold(owner, tool):  # D23: waiting counts against the budget
+                        outcome.append(await work())
                 except Exception as exc:  # raised outside the task group (no exception group)
                     failure.append(exc)
                 tg.cancel_scope.cancel()
@@ -241,7 +245,7 @@ class SearchTools:
             return not self.better or shown() == 0
 
         try:
-            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget,
+            return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line, raw_cap=budget,
                                      separator=separator, drain_past_cap=drain_past_cap)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
