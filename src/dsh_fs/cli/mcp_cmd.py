@@ -168,6 +168,8 @@ def mcp(
                     await serve_http(
                         ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
                         unix_socket=unix_socket, announce=announce,
+                        token_file=os.path.abspath(token_file) if token_file is not None and bearer is not None else None,
+                        report=lambda line: click.echo(line, err=True),
                     )
                 except (OSError, ValueError) as exc:  # binding (the served requests never raise)
                     raise CliFailure(f"cannot listen: {exc}") from None

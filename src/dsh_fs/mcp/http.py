@@ -66,6 +66,7 @@ from ..core.session import Session
 from .auth import BearerTokens, require_private
 from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol
 from .gate import AuthFirst
+from .revocation import watch_token_file
 from .numbers import JsNumbers
 from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
@@ -341,10 +342,12 @@ def build_http_app(
     ctx: Context,
     *,
     root: str,
-    tokens: Sequence[str] | None,
+    tokens: Sequence[str] | BearerTokens | None,
     limits: SessionLimits = SessionLimits(),
     host: str | None = "127.0.0.1",
     host_header: str = "127.0.0.1",
+    token_file: str | None = None,
+    report: Callable[[str], None] = lambda line: None,
 ) -> tuple[_ASGIApp, HttpSessions]:
     """The ASGI application serving ``ctx`` at ``MCP_PATH``, and its session table.
 
@@ -353,12 +356,17 @@ def build_http_app(
     work; then ``numbers.JsNumbers`` reads the body's numbers as JavaScript does.
 
     :param root: every owner's cwd
-    :param tokens: the bearer tokens (one per agent); ``None``: no authentication
+    :param tokens: the bearer tokens (one per agent), or their verifier (to share it with
+        ``server_config``); ``None``: no authentication
     :param limits: what sessions may cost; without tokens the per-token bound does not apply
     :param host: the loopback address served (for DNS-rebinding protection); ``None`` for
         a Unix socket (no protection needed)
     :param host_header: a ``Host`` the server accepts (used to end expired sessions)
+    :param token_file: where ``tokens`` came from: re-read on change or ``SIGHUP``, a removed
+        token's sessions ended (``revocation.watch_token_file``)
+    :param report: one line for the operator (stderr) per token-file reload
     """
+    verifier = _verifier(tokens)
     sessions = HttpSessions(root, limits=limits)
     middleware: list[ServerMiddleware[Any]] = [_usage_marker(sessions)]
     if tokens is None:
@@ -382,16 +390,28 @@ def build_http_app(
                 await _end_session(sdk_endpoint, session_id, principal, host_header)
                 sessions.drop(session_id)
 
+    async def end_sessions_of(principals: list[str]) -> None:
+        for session_id, principal in sessions.revoke(principals):
+            await _end_session(sdk_endpoint, session_id, principal, host_header)
+            sessions.drop(session_id)
+
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with manager.run(), anyio.create_task_group() as tg:
             tg.start_soon(close_expired)
+            if token_file is not None and verifier is not None:
+                tg.start_soon(lambda: watch_token_file(token_file, verifier, end_sessions_of, report=report))
             yield
             tg.cancel_scope.cancel()
 
     app = Starlette(routes=[Route(MCP_PATH, endpoint=endpoint)], middleware=http_middleware, lifespan=lifespan)
-    verifier = BearerTokens(tokens) if tokens is not None else None
     return AuthFirst(JsNumbers(app), verifier=verifier, path=MCP_PATH), sessions
+
+
+def _verifier(tokens: Sequence[str] | BearerTokens | None) -> BearerTokens | None:
+    if tokens is None or isinstance(tokens, BearerTokens):
+        return tokens
+    return BearerTokens(tokens)
 
 
 # -- listening ----------------------------------------------------------------------------------
@@ -456,7 +476,7 @@ def _bind_unix(path: str) -> socket.socket:
 
 
 def server_config(
-    app: _ASGIApp, *, tokens: Sequence[str] | None, connections: ConnectionLimits = ConnectionLimits()
+    app: _ASGIApp, *, tokens: Sequence[str] | BearerTokens | None, connections: ConnectionLimits = ConnectionLimits()
 ) -> uvicorn.Config:
     """The uvicorn configuration serving ``app`` (from ``build_http_app``): h11 with the
     connection budget and request-head deadline of ``connections.guarded_protocol``.
@@ -464,7 +484,7 @@ def server_config(
     :param tokens: the bearer tokens (a connection is proven by a request carrying one);
         ``None``: every connection that sends a complete request head is proven
     """
-    verifier = BearerTokens(tokens) if tokens is not None else None
+    verifier = _verifier(tokens)
     return uvicorn.Config(
         app,
         http=guarded_protocol(
@@ -509,6 +529,8 @@ async def serve_http(
     limits: SessionLimits = SessionLimits(),
     connections: ConnectionLimits = ConnectionLimits(),
     announce: Callable[[str], None] = lambda url: None,
+    token_file: str | None = None,
+    report: Callable[[str], None] = lambda line: None,
 ) -> None:
     """Serve ``ctx`` over streamable HTTP until SIGINT/SIGTERM (then return normally).
 
@@ -522,21 +544,27 @@ async def serve_http(
     :param connections: what connections may cost (``connections.ConnectionLimits``)
     :param announce: called with the endpoint URL once connections are accepted
         (``http://localhost/mcp`` over a Unix socket)
+    :param token_file: the file ``tokens`` came from, re-read on change or ``SIGHUP``
+        (a removed token is revoked and its sessions ended)
+    :param report: one line for the operator (stderr) per token-file reload
     :raises ValueError: for a non-loopback ``host`` or an unsafe socket directory
     :raises OSError: if the address cannot be bound
     """
+    verifier = _verifier(tokens)  # one verifier: the gate, the connection budget and the reloads share it
     if unix_socket is None:
         parse_listen(f"{_netloc(host)}:{port}")  # the loopback check, for direct callers too
         sock = _bind_tcp(host, port)
         netloc = f"{_netloc(host)}:{sock.getsockname()[1]}"
         url = f"http://{netloc}{MCP_PATH}"
-        app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=host, host_header=netloc)
+        app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=host, host_header=netloc,
+                                token_file=token_file, report=report)
     else:
         sock = _bind_unix(unix_socket)
         bound = os.stat(unix_socket).st_ino
         url = f"http://localhost{MCP_PATH}"
-        app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=None, host_header="localhost")
-    web = _Uvicorn(server_config(app, tokens=tokens, connections=connections))
+        app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=None, host_header="localhost",
+                                token_file=token_file, report=report)
+    web = _Uvicorn(server_config(app, tokens=verifier, connections=connections))
 
     async def announce_when_started() -> None:
         while not web.started:

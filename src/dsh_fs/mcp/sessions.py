@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..core.session import Session
@@ -159,6 +159,15 @@ class HttpSessions:
             if (not entry.used and now - entry.opened > limits.unused_timeout)
             or (entry.in_flight == 0 and now - entry.active > limits.idle_timeout)
         ]
+
+    def revoke(self, principals: Sequence[str]) -> list[tuple[str, Principal]]:
+        """``principals`` lost their tokens: forget their stateless owners (and so those
+        observations); the caller ends the returned sessions, with who opened them (each
+        then ``drop``-ped)."""
+        for principal in principals:
+            self._stateless_owners.pop(principal, None)
+        gone = set(principals)
+        return [(session_id, entry.principal) for session_id, entry in self._open.items() if entry.principal in gone]
 
     # -- requests -------------------------------------------------------------------------
 
