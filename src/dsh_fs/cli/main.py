@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from .client_config_cmd import client_config
 from .demo_cmd import demo
 from .mcp_cmd import mcp
 from .replay_cmd import replay
@@ -32,6 +33,7 @@ main.add_command(schema)
 main.add_command(prompt)
 main.add_command(demo)
 main.add_command(sessions)
+main.add_command(client_config)
 
 
 if __name__ == "__main__":  # pragma: no cover
