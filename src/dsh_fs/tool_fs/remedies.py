@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from ..fs.errors import FsError, FsErrorCode
+from ..fs.tool_switches import ToolSwitches
 from .hints import near_match_hint
 
 __all__ = ("STALE_REMEDY", "UNOBSERVED_REMEDY", "with_hint", "with_remedy")
@@ -18,14 +19,16 @@ STALE_REMEDY = " — re-read the file, then retry"
 UNOBSERVED_REMEDY = " — read the file, then retry"
 
 
-def with_remedy(err: FsError) -> FsError:
-    """The error the model should see in the default profile (``err`` itself when unchanged)."""
+def with_remedy(err: FsError, switches: ToolSwitches) -> FsError:
+    """The error the model should see under ``switches`` (``err`` itself when unchanged): D9's
+    remedy when ``switches.remedies``, D5/D18's hint when ``switches.near_match_hints``."""
     code = err.code
-    if code == FsErrorCode.STALE_VERSION:
+    if code == FsErrorCode.STALE_VERSION and switches.remedies:
         message = err.message + STALE_REMEDY
-    elif code == FsErrorCode.NOT_OBSERVED:
+    elif code == FsErrorCode.NOT_OBSERVED and switches.remedies:
         message = err.message + UNOBSERVED_REMEDY
-    elif code == FsErrorCode.EDIT_NOT_FOUND and err.searched_text is not None and err.needle:
+    elif (code == FsErrorCode.EDIT_NOT_FOUND and switches.near_match_hints and err.searched_text is not None
+          and err.needle):
         hint = near_match_hint(err.searched_text, err.needle, replacement=err.replacement)
         if hint is None:
             return err
