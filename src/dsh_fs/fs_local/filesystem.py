@@ -39,7 +39,7 @@ import anyio.lowlevel
 import anyio.to_thread
 
 from ..core.profile import Profile
-from ..core.signal import AbortSignal
+from ..core.signal import AbortSignal, run_under_signal
 from ..fs.filesystem import FileSystem
 from ..fs.errors import FsError, Stage, Verb, aborted, check_abort
 from ..fs.provider_rules import WRITE_MAX_SIZE
@@ -397,26 +397,23 @@ class LocalFileSystem(FileSystem):
         if fd is not None:
             return fd
         waiter = LockWait(self.process_locks, key)
-        got: int | None = None
-        failure: FsError | None = None
         try:
-            async with anyio.create_task_group() as tg:
-                if signal is not None:
-                    tg.start_soon(_cancel_on_abort, signal, tg.cancel_scope)
-                try:
-                    got = await anyio.to_thread.run_sync(waiter.wait, abandon_on_cancel=True,
-                                                         limiter=self._lock_waits)
-                except FsError as exc:  # raised here, it would leave the task group in a group
-                    failure = exc
-                tg.cancel_scope.cancel()  # done waiting: stop watching the signal
+            outcome = await run_under_signal(
+                lambda: anyio.to_thread.run_sync(waiter.wait, abandon_on_cancel=True, limiter=self._lock_waits),
+                signal=signal, poll=_ABORT_POLL_S,
+            )
         except BaseException:  # the caller's cancellation
             waiter.abandon()
             raise
-        if got is None:
+        failure = outcome.error
+        if failure is not None and not isinstance(failure, FsError):
+            waiter.abandon()
+            raise failure
+        if not outcome.returned or outcome.value is None:
             waiter.abandon()
             raise failure if failure is not None else aborted(stage)
         waiter.taken()
-        return got
+        return outcome.value
 
     def _note(self, elapsed: float) -> None:
         """A mutation took ``elapsed`` seconds: a slow one keeps mutations off this thread for
@@ -434,13 +431,6 @@ class LocalFileSystem(FileSystem):
         except OSError:
             return False  # the operation will say what is wrong, from a worker thread
         return max(old_size, new_size(old_size)) <= self.inline_write_max
-
-
-async def _cancel_on_abort(signal: AbortSignal, scope: anyio.CancelScope) -> None:
-    """Cancel ``scope`` once ``signal`` is aborted (checked every ``_ABORT_POLL_S``)."""
-    while not signal.aborted:
-        await anyio.sleep(_ABORT_POLL_S)
-    scope.cancel()
 
 
 def _edit_size_bound(edit: EditRequest) -> Callable[[int], int]:

@@ -17,12 +17,10 @@ import posixpath
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-import anyio
-
 from ..core.context import Context
 from ..core.jsonvalue import well_formed
 from ..core.session import ToolExecution
-from ..core.signal import wait_aborted
+from ..core.signal import run_under_signal
 from ..core.tools import ContentBlock, text_block
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.filesystem import FileSystem
@@ -133,35 +131,17 @@ class SearchTools:
     async def _bounded(self, tool: str, execution: ToolExecution, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` under the call's abort signal and ``timeoutMs``; either ends it with
         ``SEARCH_ABORTED`` (a provider's ``FS_ABORTED`` too)."""
-        signal = execution.signal
-        if signal is not None and signal.aborted:
-            raise errors.aborted(tool)
-        outcome: list[T] = []
-        failure: list[BaseException] = []
-        with anyio.move_on_after(self.config.timeout_ms / 1000) as budget:
-            async with anyio.create_task_group() as tg:
-                if signal is not None:
-
-                    async def watch() -> None:
-                        await wait_aborted(signal)
-                        tg.cancel_scope.cancel()
-
-                    tg.start_soon(watch)
-                try:
-                    outcome.append(await work())
-                except Exception as exc:  # raised outside the task group (no exception group)
-                    failure.append(exc)
-                tg.cancel_scope.cancel()
-        if budget.cancelled_caught:
+        outcome = await run_under_signal(work, signal=execution.signal, timeout=self.config.timeout_ms / 1000)
+        if outcome.timed_out:
             raise errors.timed_out(tool, self.config.timeout_ms, search_texts=self.switches.search_texts)
-        if failure:
-            exc = failure[0]
+        exc = outcome.error
+        if exc is not None:
             if isinstance(exc, FsError) and exc.code == FsErrorCode.ABORTED.value:
                 raise errors.aborted(tool) from exc
             raise exc
-        if not outcome:
+        if not outcome.returned:
             raise errors.aborted(tool)
-        return outcome[0]
+        return outcome.value  # type: ignore[return-value]
 
     def _spill_opener(self, tool: str, execution: ToolExecution, name: str) -> Callable[[], SpillWriter | None]:
         def open_writer() -> SpillWriter | None:
