@@ -11,7 +11,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from dsh_fs.tool_fs.args import ToolInputError
+from dsh_fs.core.errors import ToolInputError
 from dsh_fs.tool_fs_search import errors
 from dsh_fs.tool_fs_search.args import parse_glob_args, parse_grep_args
 from dsh_fs.tool_fs_search.commands import glob_argv, grep_argv, grep_files_argv

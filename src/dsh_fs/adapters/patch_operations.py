@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..core.context import Context
-from ..core.errors import HarnessError
+from ..core.errors import HarnessError, ToolInputError
 from ..core.session import ToolExecution
 from ..fs.tool_switches import ToolSwitches
 from ..patch import Patch, PatchError, operation_summary, parse_operation
-from ..tool_fs.args import ToolInputError, check_unicode
+from ..tool_fs.shared import check_unicode
 from ..tool_patch import PatchInputError, apply_patch
 from ..tool_patch import texts as t
 from .calls import field

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from ..core.context import Context
+from ..core.errors import ToolInputError
 from ..core.jsonvalue import js_number_str
 from ..core.session import ToolExecution
 from ..core.tools import ToolOutput, text_block
@@ -40,10 +41,8 @@ from ..fs.provider_rules import TextRules
 from ..fs.text import normalize
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
-from ..tool_fs.args import ToolInputError, check_unicode
-from ..tool_fs.executors import bounded_diffs
-from ..tool_fs.hints import near_match_hint
-from ..tool_fs.remedies import with_remedy
+from ..tool_fs.diff import bounded_diffs
+from ..tool_fs.shared import check_unicode, near_match_hint, with_remedy
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .replace import occurrence_lines, occurrences, replace_once

@@ -28,26 +28,15 @@ from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import EditRequest, Target
-from .args import ToolInputError, check_file_path, check_positive_integer, check_unicode, differ_only_in_line_endings
+from ..core.errors import ToolInputError
+from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
 from .config import ToolFsConfig
-from .diff import compute_hunk_diffs
+from .diff import bounded_diffs
 from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
-from .remedies import with_hint, with_remedy
+from .shared import check_unicode, with_hint, with_remedy
 
-__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "bounded_diffs")
-
-DIFF_META_MAX_CHARS = 32 * 1024 * 1024
-"""largest diff basis (characters per side) for which hunk metadata is computed"""
-
-
-def bounded_diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
-    """§4.9 hunks of ``before`` → ``after``; none when either side is missing or exceeds
-    ``DIFF_META_MAX_CHARS`` (shared with the editing faces)."""
-    if before is None or after is None or len(before) > DIFF_META_MAX_CHARS or len(after) > DIFF_META_MAX_CHARS:
-        return []
-    return compute_hunk_diffs(file_path, before, after)
-
+__all__ = ("FsTools",)
 
 class FsTools:
     """The three executors bound to one context and configuration."""

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from ..core.context import Context
+from ..core.errors import ToolInputError
 from ..core.jsonvalue import well_formed
 from ..core.session import ToolExecution
 from ..core.signal import run_under_signal
@@ -27,7 +28,6 @@ from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import Info, Target
 from ..spill.store import SpillRequest, SpillStore, SpillWriter
-from ..tool_fs.args import ToolInputError
 from . import errors
 from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import glob_argv, grep_argv, grep_files_argv

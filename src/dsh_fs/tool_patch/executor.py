@@ -51,9 +51,8 @@ from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
 from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected, UpdateFile
 from ..patch import codex_summary, plan_patch
-from ..tool_fs.diff import DIFF_CONTEXT
-from ..tool_fs.executors import bounded_diffs
-from ..tool_fs.remedies import with_remedy
+from ..tool_fs.diff import DIFF_CONTEXT, bounded_diffs
+from ..tool_fs.shared import with_remedy
 
 __all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
 

@@ -23,7 +23,7 @@ from ..core.session import ToolExecution
 from ..core.tools import ToolDefinition, ToolOutput, text_block
 from ..fs.tool_switches import ToolSwitches
 from ..patch import PatchError, parse_patch
-from ..tool_fs.args import check_unicode
+from ..tool_fs.shared import check_unicode
 from .executor import PatchInputError, apply_patch
 from .texts import APPLY_PATCH_DESCRIPTION, INPUT_DESCRIPTION, TOOL_NAME
 
