@@ -104,7 +104,7 @@ def create_context(
     + ``LocalSpillStore`` + ``ToolFsSearch``.
 
     Safe by default: the model's paths are confined to ``root``, which is the ``cwd`` unless
-    said otherwise (tracker issue 13, item 8) — ``..``, absolute paths and symlinks that lead
+    said otherwise — ``..``, absolute paths and symlinks that lead
     elsewhere fail ``FS_PERMISSION_DENIED`` ``cannot resolve "<path>": outside the workspace
     "<root>"``. ``root=None`` serves the whole disk, as the reference does (its conformance
     scenarios assume no containment root).

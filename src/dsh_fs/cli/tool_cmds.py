@@ -1,6 +1,5 @@
 """``dsh-fs read|write|edit|glob|grep|apply-patch|schema|prompt``: the tools for people and
-shell-only agents (tracker "Serve the tools to real agents", part 2; issue 10 for glob/grep;
-issue 11 for apply-patch).
+shell-only agents.
 
 Each tool command makes exactly one registry call and prints exactly what the model would
 see: the result text, byte for byte (UTF-8), then one newline, on stdout, for successes and

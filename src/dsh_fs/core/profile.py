@@ -24,9 +24,10 @@ class Profile(str, enum.Enum):
     """Which behaviour the tool stack follows (DEVIATIONS.md, "Only in the default profile")."""
 
     DEFAULT = "default"
-    """dsh-fs behaviour: deviations D1–D12 on."""
+    """dsh-fs behaviour: every profile switch on."""
     REFERENCE = "reference"
-    """byte-exact with the TypeScript reference (A1–A6 still apply)."""
+    """byte-exact with the TypeScript reference: every profile switch off (the structural
+    deviations, A1–A7 among them, still apply)."""
 
     @classmethod
     def parse(cls, value: "Profile | str | None") -> "Profile":

@@ -8,7 +8,7 @@ another process is waited for in the kernel's queue (fair to a process that muta
 back) from threads of their own (never the I/O threads), and an abort or a cancellation
 ends the wait before anything changed.
 
-Cheap calls (tracker issue 5): a worker-thread hop costs far more than a metadata system
+Cheap calls: a worker-thread hop costs far more than a metadata system
 call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
 a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.

@@ -86,7 +86,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
 
     With a containment root, the real path is found without a step outside the root
     (``beneath.real_path_in``): any path whose resolution leaves it fails with the one
-    containment error, whatever lies outside (no oracle: tracker issue 12).
+    containment error, whatever lies outside (no oracle: nothing is learnt about it).
     """
     check_abort(signal, "resolve")
     display = display_path(path, base, rules)

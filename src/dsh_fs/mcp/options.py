@@ -1,6 +1,7 @@
 """How ``dsh-fs mcp`` builds the deployment it serves: the provider and the ``Context``.
 
-No SDK import. The provider is built in exactly one place, ``build_provider``.
+No SDK import. The provider (the local directory ``--root``, or the ``--s3`` bucket prefix) is
+built in exactly one place, ``build_provider``, by ``dsh_fs.open_provider``.
 """
 
 from __future__ import annotations

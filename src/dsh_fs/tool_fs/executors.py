@@ -9,7 +9,7 @@ Read windows: the provider windows the file itself when it can (``FileSystem.rea
 e.g. the local provider on bytes with a line index); otherwise the executor windows
 ``read_text`` (files below ``read_stream_min_size``) or ``stream_text``. Same result either way.
 
-Diff metadata is bounded (tracker issue 5): hunks are computed only when both sides of the
+Diff metadata is bounded (``tool_fs.diff.bounded_diffs``): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
 ``{"diffs": []}`` and ``write`` no ``meta``. The local provider already returns no diff basis
 for an edit it streamed, or a write over a file it did not hold (files of at least
