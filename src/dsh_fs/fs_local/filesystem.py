@@ -38,29 +38,35 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from ..core.profile import Profile
-from ..core.signal import AbortSignal, run_under_signal
-from ..fs.filesystem import FileSystem
-from ..fs.errors import FsError, Stage, Verb, aborted, check_abort
-from ..fs.provider_rules import WRITE_MAX_SIZE
-from ..fs.types import (
+from ..core.signal import run_under_signal
+from ..fs.backend import (
+    AbortSignal,
     DeleteIntent,
     DeleteOutcome,
     DirEntry,
     EditIntent,
     EditOutcome,
     EditRequest,
+    FileSystem,
+    FsError,
     Info,
     PathInfo,
+    Profile,
+    ReadWindow,
     RenameIntent,
     RenameOutcome,
+    Stage,
     Target,
+    Verb,
     Version,
+    WRITE_MAX_SIZE,
     WalkEntry,
+    WindowResult,
     WriteIntent,
     WriteOutcome,
+    aborted,
+    check_abort,
 )
-from ..fs.window import ReadWindow, WindowResult
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
