@@ -29,7 +29,7 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE, RequestBodyLimitMiddleware
 from starlette.requests import HTTPConnection
 
-__all__ = ("MAX_BODY", "NO_OAUTH", "UNAUTHORIZED", "AuthFirst")
+__all__ = ("AuthFirst", "MAX_BODY", "NO_OAUTH", "UNAUTHORIZED")
 
 MAX_BODY: Final = DEFAULT_MAX_REQUEST_BODY_SIZE
 """bytes a request body may have (the SDK's own limit, 4 MiB)"""
