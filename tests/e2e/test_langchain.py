@@ -11,47 +11,17 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import Field
+from langchain_core.messages import ToolMessage
 
 import dsh_fs
 from dsh_fs.adapters.langchain import DshFsToolkit
 from frameworkkit import SCENARIOS, Scenario, expected_texts, make_workspace, tool_calls
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """``GenericFakeChatModel`` that accepts ``bind_tools`` (recording what the model would
-    be sent) and records the messages of every turn."""
-
-    bound: list[dict[str, Any]] = Field(default_factory=list)
-    turns: list[list[BaseMessage]] = Field(default_factory=list)
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> "ScriptedChatModel":
-        self.bound[:] = [convert_to_openai_tool(tool) for tool in tools]
-        return self
-
-    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
-        self.turns.append(list(messages))
-        return super()._generate(messages, *args, **kwargs)
-
-
-def _replies(steps: list[Any]) -> Iterator[AIMessage]:
-    """One AIMessage per tool call; a callable step runs before the next reply is made."""
-    for index, step in enumerate(steps):
-        if callable(step):
-            step()
-            continue
-        name, arguments = step
-        yield AIMessage(content="", tool_calls=[{"name": name, "args": arguments, "id": f"call_{index}"}])
-    yield AIMessage(content="Done.")
+from langchainkit import ScriptedChatModel, replies
 
 
 def _agent(kind: str, model: ScriptedChatModel, toolkit: DshFsToolkit) -> Any:
@@ -73,7 +43,7 @@ def test_scenario(scenario: Scenario, kind: str, mode: str, tmp_path: Path) -> N
     ws = make_workspace(str(tmp_path))
     expected = expected_texts(scenario, ws)
     steps = scenario.steps(ws)
-    model = ScriptedChatModel(messages=_replies(steps))
+    model = ScriptedChatModel(messages=replies(steps))
     toolkit = DshFsToolkit(dsh_fs.create_context(root=ws))
     agent = _agent(kind, model, toolkit)
     request = {"messages": [("user", "Fix the typo in a.txt")]}
