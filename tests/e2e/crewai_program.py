@@ -17,53 +17,26 @@ import asyncio
 import json
 import os
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: frameworkkit
 
 import dsh_fs  # noqa: E402
 from frameworkkit import SCENARIOS, make_workspace  # noqa: E402
+from stubapi import StubApi, chat_completion  # noqa: E402
 
 ANSWER = "Done."
 
 
-def completion(tool_call: dict[str, Any] | None, content: str | None = None) -> dict[str, Any]:
-    """A Chat Completions reply: one tool call, or the final text."""
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if tool_call is not None:
-        message["tool_calls"] = [tool_call]
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-test",
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if tool_call else "stop"}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
-
-
-class ScriptedApi:
-    """The steps as replies, served at ``/v1/chat/completions`` on a free loopback port."""
+class ScriptedApi(StubApi):
+    """The steps as Chat Completions replies at ``url + "/v1"``."""
 
     def __init__(self, steps: list[Any]) -> None:
         self.steps = list(steps)
         self.bodies: list[dict[str, Any]] = []
         self.index = 0
-        api = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                data = json.dumps(api.reply(self.path, body)).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        super().__init__(self.reply)
+        self.url += "/v1"
 
     def reply(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         assert path == "/v1/chat/completions" and not body.get("stream"), (path, body.get("stream"))
@@ -71,11 +44,11 @@ class ScriptedApi:
         while self.steps and callable(self.steps[0]):
             self.steps.pop(0)()
         if not self.steps:
-            return completion(None, ANSWER)
+            return chat_completion(None, ANSWER)
         name, arguments = self.steps.pop(0)
         self.index += 1
-        return completion({"id": f"call_{self.index}", "type": "function",
-                           "function": {"name": name, "arguments": json.dumps(arguments)}})
+        return chat_completion({"id": f"call_{self.index}", "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(arguments)}})
 
 
 def run(scenario_name: str, mode: str, base: str) -> dict[str, Any]:
@@ -97,7 +70,7 @@ def run(scenario_name: str, mode: str, base: str) -> dict[str, Any]:
         output = crew.kickoff() if mode == "sync" else asyncio.run(crew.akickoff())
     finally:
         toolkit.close()
-        api.server.shutdown()
+        api.close()
     failures = [{"tool": r.tool_name, "message": r.failure.message, "details": r.failure.details}
                 for r in output.tasks_output[0].tool_failures]
     return {"scenario": scenario_name, "ws": ws, "bodies": api.bodies, "answer": output.raw, "failures": failures,

@@ -30,8 +30,9 @@ What the model gets:
 * one ``Session`` per toolkit (the observation owner: a file read through it may then be
   edited through it).
 
-``run`` (sync, CrewAI's ``kickoff``) runs the call on the toolkit's own event loop
-(``BlockingRunner``); ``arun`` (``kickoff_async``/``akickoff``) runs it on the caller's.
+``run`` (sync) runs the call on the toolkit's own event loop (``BlockingRunner``); ``arun``
+runs it on the caller's. CrewAI 1.15's agents call ``run`` from ``kickoff`` and ``akickoff``
+alike (the latter in a worker thread); ``arun`` serves code that awaits a tool itself.
 
 crewai is imported by this module only; ``import dsh_fs.adapters`` never needs it.
 """
