@@ -11,7 +11,9 @@ check holds; an ``AssertionError`` otherwise.
   ``errors="text"`` it is the plain text;
 * one ``Session`` per toolkit: a read through one does not authorize an edit through another;
 * no result is ever cached (a repeated read after a change shows the change);
-* unknown names and ``errors`` modes are refused.
+* unknown names and ``errors`` modes are refused;
+* the module's ``__all__`` is a sorted tuple of names it has (``test_public_api``'s check,
+  which the dev environment cannot import this module for).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from crewai.tools.tool_failure import ToolFailure  # noqa: E402
 
 import dsh_fs  # noqa: E402
+import dsh_fs.adapters.crewai  # noqa: E402
 from dsh_fs.adapters.crewai import DshFsToolkit  # noqa: E402
 from frameworkkit import make_workspace  # noqa: E402
 
@@ -69,6 +72,9 @@ def main(base: str) -> None:
     finally:
         first.close()
         second.close()
+    exported = dsh_fs.adapters.crewai.__all__
+    assert isinstance(exported, tuple) and list(exported) == sorted(set(exported))
+    assert all(hasattr(dsh_fs.adapters.crewai, item) for item in exported)
     print("ok")
 
 

@@ -40,7 +40,7 @@ EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
 def _examples() -> dict[str, str]:
     """The section's python blocks, keyed by the framework each one uses."""
     text = README.read_text(encoding="utf-8")
-    section = text.split("### smolagents, Google ADK and CrewAI", 1)[1].split("\n## ", 1)[0]
+    section = re.split(r"\n##+ ", text.split("### smolagents, Google ADK and CrewAI", 1)[1], maxsplit=1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     keys = {"DshFsToolCollection": "smolagents", "DshFsToolset": "google-adk", "DshFsToolkit": "crewai"}
     found = {next(key for marker, key in keys.items() if marker in block): block for block in blocks}
