@@ -1,39 +1,48 @@
-"""The README's agent-framework programs (section "Agent frameworks"), run exactly as printed.
+"""The README's smolagents, Google ADK and CrewAI programs, run exactly as printed.
 
-Each ``python`` block runs in a workspace whose README.md has a typo. The framework runs for
-real; only the model is scripted: the agent constructor (``create_agent``,
-``create_deep_agent``) is wrapped to swap the named model for ``langchainkit``'s scripted chat
-model (the name is checked to be one LangChain resolves to DeepSeek), and LlamaIndex's
-``llama_index.llms.deepseek.DeepSeek`` (a separate package, not installed here) is a stand-in
-that returns llama-index-core's ``MockFunctionCallingLLM``. The scripted model reads README.md,
-fixes the typo with the edit tool, then answers; the test checks what the program printed, the
-file, and the tool results the model got. No network, no API key.
+Each ``python`` block of the README's "smolagents, Google ADK and CrewAI" section runs in a
+workspace whose README.md has a typo, against a scripted model: its first reply reads
+README.md, its second fixes the typo with ``edit``, its third is the final answer. The test
+checks what the program printed, the file on disk, and that the model got the registry's
+tools and exactly the tools' results. No network, no API key:
+
+* smolagents: the real ``openai.OpenAI`` client on an in-memory transport;
+* Google ADK: the real Gemini client against a scripted ``generateContent`` API on
+  127.0.0.1 (``GOOGLE_GEMINI_BASE_URL``);
+* CrewAI: the program in CrewAI's own environment (``crewaikit``) against a scripted Chat
+  Completions API on 127.0.0.1 (``DEEPSEEK_BASE_URL``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import sys
-import types
-from collections.abc import Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
+
+import dsh_fs
+from crewaikit import run_program
+from stubapi import StubApi, gemini_reply
+from stubapi import chat_completion
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 TYPO = "A tool that teh agent uses.\n"
 FIXED = "A tool that the agent uses.\n"
-
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+READ_ARGS = {"file_path": "README.md"}
+EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
 
 
 def _examples() -> dict[str, str]:
+    """The section's python blocks, keyed by the framework each one uses."""
     text = README.read_text(encoding="utf-8")
-    section = text.split("## Agent frameworks", 1)[1].split("\n## ", 1)[0]
+    section = re.split(r"\n##+ ", text.split("### smolagents, Google ADK and CrewAI", 1)[1], maxsplit=1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    keys = {"DshFsToolkit": "langchain", "DshFsBackend": "deepagents", "DshFsToolSpec": "llamaindex"}
+    keys = {"DshFsToolCollection": "smolagents", "DshFsToolset": "google-adk", "DshFsToolkit": "crewai"}
     found = {next(key for marker, key in keys.items() if marker in block): block for block in blocks}
     assert sorted(found) == sorted(keys.values()) and len(blocks) == 3, sorted(found)
     return found
@@ -45,112 +54,110 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     root.mkdir()
     (root / "README.md").write_text(TYPO)
     monkeypatch.chdir(root)
-    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
     return os.path.realpath(root)
 
 
-def _run(code: str) -> None:
-    exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
-
-
-def _expected(ws: str) -> list[str]:
+def _results(ws: str) -> tuple[str, str]:
+    """The read and edit result texts the model must get."""
     path = os.path.join(ws, "README.md")
-    return [f"<path>{path}</path>\n<type>file</type>\n<content>\n1: {TYPO.rstrip()}\n\n(End of file - total 1 lines)\n</content>",
-            f"The file {path} has been updated successfully."]
+    read = (f"<path>{path}</path>\n<type>file</type>\n<content>\n1: {TYPO.rstrip()}\n\n"
+            "(End of file - total 1 lines)\n</content>")
+    return read, f"The file {path} has been updated successfully."
 
 
-def _assert_fixed(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+def _schemas(ws: str) -> list[dict[str, Any]]:
+    return dsh_fs.create_context(root=ws).tools.schemas()
+
+
+def test_smolagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import openai
+
+    code = {"read": 'print(read(file_path="README.md"))',
+            "edit": 'print(edit(file_path="README.md", old_string="teh", new_string="the"))',
+            "final": 'final_answer("Fixed the typo.")'}
+    replies = [chat_completion(None, f"Thought: next.\n<code>\n{code[step]}\n</code>") for step in ("read", "edit", "final")]
+    sent: list[dict[str, Any]] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        sent.append(json.loads(request.content))
+        return httpx2.Response(200, json=replies.pop(0))
+
+    real = openai.OpenAI
+    made: list[dict[str, Any]] = []
+
+    def client(**kwargs: Any) -> Any:
+        made.append(kwargs)
+        return real(**kwargs, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+
+    monkeypatch.setattr(openai, "OpenAI", client)
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    exec(compile(_examples()["smolagents"], "README.md", "exec"), {"__name__": "__main__"})
+    read, edited = _results(ws)
+    assert capsys.readouterr().out.rstrip("\n").splitlines()[-1] == "Fixed the typo."
+    assert Path(ws, "README.md").read_text() == FIXED
+    assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test", "organization": None,
+                     "project": None}]
+    assert json.dumps(read)[1:-1] in json.dumps(sent[1]["messages"])
+    assert json.dumps(edited)[1:-1] in json.dumps(sent[2]["messages"])
+
+
+def _gemini_replies() -> Iterator[dict[str, Any]]:
+    yield gemini_reply([{"functionCall": {"id": "c1", "name": "read", "args": READ_ARGS}}])
+    yield gemini_reply([{"functionCall": {"id": "c2", "name": "edit", "args": EDIT_ARGS}}])
+    yield gemini_reply([{"text": "Fixed the typo."}])
+
+
+def test_google_adk_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    replies = _gemini_replies()
+    api = StubApi(lambda path, body: next(replies))
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", api.url)
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    try:
+        exec(compile(_examples()["google-adk"], "README.md", "exec"), {"__name__": "__main__"})
+    finally:
+        api.close()
+    read, edited = _results(ws)
     assert capsys.readouterr().out == "Fixed the typo.\n"
     assert Path(ws, "README.md").read_text() == FIXED
+    paths = [path for path, _ in api.requests]
+    assert paths == ["/v1beta/models/gemini-2.5-flash:generateContent"] * 3
+    bodies = [body for _, body in api.requests]
+    for body in bodies:
+        (tool,) = body["tools"]
+        declared = [{"name": d["name"], "description": d["description"], "parameters": d["parameters_json_schema"]}
+                    for d in tool["functionDeclarations"]]
+        assert declared == _schemas(ws)
+    responses = [part["functionResponse"] for content in bodies[2]["contents"] for part in content["parts"]
+                 if "functionResponse" in part]
+    assert [r["response"] for r in responses] == [{"result": read}, {"result": edited}]
 
 
-def _langchain_steps(read: str, edit: str, path: str) -> list[Any]:
-    return [(read, {"file_path": path}), (edit, {"file_path": path, "old_string": "teh", "new_string": "the"})]
+@pytest.mark.timeout(1800)  # may build the CrewAI environment first
+def test_crewai_example(ws: str, tmp_path: Path) -> None:
+    calls = iter([("c1", "read", READ_ARGS), ("c2", "edit", EDIT_ARGS)])
 
+    def answer(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        step = next(calls, None)
+        if step is None:
+            return chat_completion(None, "Fixed the typo.")
+        call_id, name, arguments = step
+        return chat_completion({"id": call_id, "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(arguments)}})
 
-def _scripted_constructor(monkeypatch: pytest.MonkeyPatch, module: Any, name: str, steps: list[Any]) -> tuple[list[str], Any]:
-    """Wrap ``module.<name>(model, **kwargs)`` to run with the scripted model; returns the model
-    names the program asked for and the scripted model."""
-    from langchain.chat_models.base import _parse_model
-    from langchainkit import ScriptedChatModel, replies
-
-    model = ScriptedChatModel(messages=_final("Fixed the typo.", replies(steps)))
-    named: list[str] = []
-    real = getattr(module, name)
-
-    def constructor(requested: str, **kwargs: Any) -> Any:
-        assert _parse_model(requested, None) == ("deepseek-chat", "deepseek")
-        named.append(requested)
-        return real(model, **kwargs)
-
-    monkeypatch.setattr(module, name, constructor)
-    return named, model
-
-
-def _final(text: str, messages: Any) -> Any:
-    from langchain_core.messages import AIMessage
-
-    for message in messages:
-        yield AIMessage(content=text) if not message.tool_calls else message
-
-
-def test_the_section_has_one_example_per_framework() -> None:
-    assert set(_examples()) == {"langchain", "deepagents", "llamaindex"}
-
-
-def test_langchain_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import langchain.agents
-    from langchain_core.messages import ToolMessage
-
-    named, model = _scripted_constructor(monkeypatch, langchain.agents, "create_agent",
-                                         _langchain_steps("read", "edit", "README.md"))
-    _run(_examples()["langchain"])
-    _assert_fixed(ws, capsys)
-    assert named == ["deepseek:deepseek-chat"]
-    assert [m.content for m in model.turns[-1] if isinstance(m, ToolMessage)] == _expected(ws)
-
-
-def test_deepagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import deepagents
-    from langchain_core.messages import ToolMessage
-
-    path = os.path.join(ws, "README.md")
-    named, model = _scripted_constructor(monkeypatch, deepagents, "create_deep_agent",
-                                         _langchain_steps("read_file", "edit_file", path))
-    _run(_examples()["deepagents"])
-    _assert_fixed(ws, capsys)
-    assert named == ["deepseek:deepseek-chat"]
-    results = [m for m in model.turns[-1] if isinstance(m, ToolMessage)]
-    assert [m.status for m in results] == ["success", "success"]
-    assert "teh agent" in results[0].content and results[1].content == f"Successfully replaced 1 instance(s) of the string in '{path}'"
-    assert f"The project is {ws}; use absolute paths." in str(model.turns[0][0].content)
-
-
-def test_llamaindex_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
-    from llama_index.core.llms.mock import MockFunctionCallingLLM
-
-    steps = _langchain_steps("read", "edit", "README.md")
-    seen: list[list[ChatMessage]] = []
-
-    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
-        seen.append(list(messages))
-        if len(seen) > len(steps):
-            return ChatMessage(role=MessageRole.ASSISTANT, content="Fixed the typo.")
-        name, arguments = steps[len(seen) - 1]
-        return ChatMessage(role=MessageRole.ASSISTANT,
-                           blocks=[ToolCallBlock(tool_call_id=f"c{len(seen)}", tool_name=name, tool_kwargs=arguments)])
-
-    made: list[dict[str, Any]] = []
-    stand_in = types.ModuleType("llama_index.llms.deepseek")
-
-    def deepseek(**kwargs: Any) -> MockFunctionCallingLLM:
-        made.append(kwargs)
-        return MockFunctionCallingLLM(response_generator=respond)
-
-    stand_in.DeepSeek = deepseek  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "llama_index.llms.deepseek", stand_in)
-    _run(_examples()["llamaindex"])
-    _assert_fixed(ws, capsys)
-    assert made == [{"model": "deepseek-chat"}]
-    assert [m.content for m in seen[-1] if m.role == MessageRole.TOOL] == _expected(ws)
+    api = StubApi(answer)
+    program = tmp_path / "crew_example.py"
+    program.write_text(_examples()["crewai"])
+    try:
+        out = run_program([str(program)], home=str(tmp_path / "home"), cwd=ws,
+                          env={"DEEPSEEK_BASE_URL": api.url + "/v1", "DEEPSEEK_API_KEY": "sk-test"})
+    finally:
+        api.close()
+    read, edited = _results(ws)
+    assert out.rstrip("\n").splitlines()[-1] == "Fixed the typo."
+    assert Path(ws, "README.md").read_text() == FIXED
+    assert [path for path, _ in api.requests] == ["/v1/chat/completions"] * 3
+    last = api.requests[-1][1]["messages"]
+    assert [m["content"] for m in last if m["role"] == "tool"] == [read, edited]
+    offered = sorted(t["function"]["name"] for t in api.requests[0][1]["tools"])
+    assert offered == sorted(s["name"] for s in _schemas(ws))
