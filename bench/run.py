@@ -32,6 +32,8 @@ Workloads (ours → baseline):
 * ``bench/faces_bench.py`` rows (issue 11): an ``apply_patch`` of 20 files / 200 hunks on a
   10k-line tree → ``git apply`` of the same changes (and, info, ``git apply`` + fsyncs); a text
   editor ``str_replace`` call → the ``edit`` call making the same change.
+* ``bench/frameworks_bench.py`` rows: one LangChain tool call (``ainvoke``, ``invoke``) → the
+  same ``read`` registry call in process (info: the adapter's overhead).
 * ``bench/search_bench.py`` rows: ``glob``/``grep`` over a generated tree of 100k files / 1 GiB
   (``--quick``: 10k files / 100 MiB) → plain ``rg`` with the same flags; a ``grep`` matching
   every line (peak memory); ``glob``/``grep`` over 10k objects on moto (``--quick``: 1k) → a
@@ -649,6 +651,19 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
                      "check every file (resolve, stat, read, version), locate 200 hunks, then 20 atomic durable "
                      "writes (fsync of each file and directory, A3) and the diff metadata. `git apply` runs as a "
                      "subprocess and does not fsync; most of the gap is the 40 fsyncs (see the durable row).")
+    # framework adapters
+    if args.skip_frameworks:
+        notes.append("Framework rows: skipped (--skip-frameworks).")
+    else:
+        sys.path.insert(0, HERE)
+        import frameworks_bench
+
+        say("framework adapters (LangChain tool call) …")
+        found = frameworks_bench.rows(work, calls=100 if quick else 300)
+        rows.extend(found)
+        notes.append("LangChain rows: the overhead over the registry call is LangChain's per-call machinery "
+                     "(callback manager, ToolMessage) and, for invoke, the hop to the toolkit's event loop thread."
+                     if found else "Framework rows: skipped — langchain-core is not installed.")
     # glob / grep
     if args.skip_search:
         notes.append("Search rows: skipped (--skip-search).")
@@ -700,6 +715,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-s3", action="store_true")
     parser.add_argument("--skip-search", action="store_true", help="leave out the glob/grep rows")
     parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
+    parser.add_argument("--skip-frameworks", action="store_true", help="leave out the framework-adapter rows")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
