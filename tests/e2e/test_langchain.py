@@ -115,3 +115,30 @@ def test_sync_call_on_a_running_loop_is_refused(tmp_path: Path) -> None:
 def test_unknown_tool_names_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no such tools: bogus"):
         DshFsToolkit(dsh_fs.create_context(root=make_workspace(str(tmp_path))), names=["read", "bogus"])
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_parallel_calls_of_one_message(mode: str, tmp_path: Path) -> None:
+    """ToolNode runs one message's calls at once (sync: in threads, all on the toolkit's loop)."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage
+
+    ws = make_workspace(str(tmp_path))
+    names = [f"f{n}.txt" for n in range(6)]
+    for name in names:
+        Path(ws, name).write_text(f"{name} teh\n")
+    reads = AIMessage(content="", tool_calls=[{"name": "read", "args": {"file_path": os.path.join(ws, n)}, "id": f"r{i}"}
+                                              for i, n in enumerate(names)])
+    edits = AIMessage(content="", tool_calls=[{"name": "edit", "id": f"e{i}", "args": {
+        "file_path": os.path.join(ws, n), "old_string": "teh", "new_string": "the"}} for i, n in enumerate(names)])
+    model = ScriptedChatModel(messages=iter([reads, edits, AIMessage(content="Done.")]))
+    toolkit = DshFsToolkit(dsh_fs.create_context(root=ws))
+    agent = create_agent(model, tools=toolkit.get_tools())
+    request = {"messages": [("user", "fix them")]}
+    try:
+        state = agent.invoke(request) if mode == "sync" else anyio.run(agent.ainvoke, request)
+    finally:
+        toolkit.close()
+    results = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert [m.status for m in results] == ["success"] * 12
+    assert [Path(ws, n).read_text() for n in names] == [f"{n} the\n" for n in names]
