@@ -118,6 +118,9 @@ class Located:
     added lines go, for a hunk without expected lines)"""
     lines: tuple[tuple[DiffOp, str], ...]
     """the hunk's diff lines (without the empty context lines dropped by the retry)"""
+    floating: bool = False
+    """a Codex hunk with neither expected lines nor an anchor: appended at the end of the
+    file, it leaves the search cursor where it was (EDITING-FACES §2.3)"""
 
     @property
     def span(self) -> int:
@@ -126,8 +129,10 @@ class Located:
 
 
 def _trim_empty_context(lines: tuple[tuple[DiffOp, str], ...]) -> tuple[tuple[DiffOp, str], ...]:
+    """``lines`` without their trailing blank or whitespace-only context lines (a blank line
+    a model left between two hunks parses as one)."""
     end = len(lines)
-    while end and lines[end - 1] == (" ", ""):
+    while end and lines[end - 1][0] == " " and not lines[end - 1][1].strip():
         end -= 1
     return lines[:end]
 
@@ -153,7 +158,7 @@ def locate_chunk(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, 
     anchored = any(chunk.anchors)
     if all(op == "+" for op, _ in lines):
         if chunk.end_of_file or (dialect == "codex" and not anchored):
-            return Located(max(cursor, hay.content_end), lines)
+            return Located(max(cursor, hay.content_end), lines, floating=True)
         return Located(cursor, lines)
     for attempt in dict.fromkeys((lines, _trim_empty_context(lines))):
         pattern = [text for op, text in attempt if op != "+"]
