@@ -30,6 +30,7 @@ from ..fs.types import EditRequest, Target
 from .args import ToolInputError, check_file_path, check_positive_integer, check_unicode, differ_only_in_line_endings
 from .config import ToolFsConfig
 from .diff import compute_hunk_diffs
+from .edit_facts import EditFactRules, what_is_wrong
 from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
 from .remedies import with_hint, with_remedy
@@ -55,6 +56,7 @@ class FsTools:
         self.ctx = ctx
         self.config = config
         self.better = config.profile.is_default
+        self.edit_facts = EditFactRules.for_profile(config.profile)
         self._windows: dict[tuple[int, int], ReadWindow] = {}  # (offset, limit) → window
 
     def _window(self, offset: int, limit: int) -> ReadWindow:
@@ -188,8 +190,14 @@ class FsTools:
 
     async def _edit(self, file_path: str, request: EditRequest, execution: ToolExecution) -> ToolOutput:
         target = await self._resolve(file_path, execution)
-        intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
-        outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+        try:
+            intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+            outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+        except FsError as err:
+            fact = await what_is_wrong(self.fs, target, err, self.edit_facts, signal=execution.signal)  # D26, D27
+            if fact is err:
+                raise
+            raise fact from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         diffs = bounded_diffs(file_path, outcome.before, outcome.after)
         if request.replace_all:
