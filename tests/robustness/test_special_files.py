@@ -592,3 +592,24 @@ async def test_read_only_file_system(tiny_disk: str) -> None:
     result = await call(ctx, "read", {"file_path": "a.txt"}, session)
     assert not result.is_error and "1: alpha" in result.text
     assert snapshot(ws, dir_times=False) == before
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+@pytest.mark.parametrize("tool", ["str_replace_based_edit_tool", "str_replace_editor"])
+async def test_a_symlink_loop_is_listed_as_such_and_the_listing_goes_on(ws: str, profile: str, tool: str) -> None:
+    os.makedirs(f"{ws}/sub/deeper")
+    os.symlink("l2", f"{ws}/sub/l1")
+    os.symlink("l1", f"{ws}/sub/l2")
+    os.symlink("self", f"{ws}/self")
+    for path in ("a.txt", "sub/z.txt"):
+        with open(f"{ws}/{path}", "w") as handle:
+            handle.write("x\n")
+    ctx = dsh_fs.create_context(root=ws, cwd=ws, profile=profile, faces=[tool])
+    result = await ctx.tools.execute(tool, {"command": "view", "path": ws}, session=Session(cwd=ws))
+    assert not result.is_error, result.text
+    rows = result.text.split("\n")[1:-2]
+    assert rows == ["d\t" + ws, f"f\t{ws}/a.txt", f"?\t{ws}/self", f"d\t{ws}/sub", f"d\t{ws}/sub/deeper",
+                    f"?\t{ws}/sub/l1", f"?\t{ws}/sub/l2", f"f\t{ws}/sub/z.txt"]
+    entries = await LocalFileSystem(root=ws).list_dir(await LocalFileSystem(root=ws).resolve(f"{ws}/sub"))
+    assert [(e.name, e.type) for e in entries] == [("deeper", "directory"), ("l1", "other"), ("l2", "other"),
+                                                   ("z.txt", "file")]
