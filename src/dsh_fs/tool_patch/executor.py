@@ -220,8 +220,8 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
     async with anyio.create_task_group() as tg:  # the files are independent: read them side by side
         for path in run.paths:
             tg.start_soon(gather, path)
-    try:
-        planned = plan_patch(patch, _states(run))
+    try:  # locating hunks is CPU work on whole files: off the event loop (bounded: WORK_BUDGET)
+        planned = await anyio.to_thread.run_sync(plan_patch, patch, _states(run))
     except PatchRejected as rejected:
         raise _refusal(run, rejected.errors) from None
     gated = [p for p in run.paths.values() if p.error is not None]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import anyio
+
 from ..core.context import Scope
 from ..core.schema import Param
 from ..core.session import ToolExecution
@@ -32,6 +34,10 @@ __all__ = ("ToolPatch", "patch_params")
 def patch_params() -> dict[str, Param]:
     """The ``apply_patch`` parameters (Codex ``create_apply_patch_json_tool``)."""
     return {"input": Param(type="string", required=True, description=INPUT_DESCRIPTION)}
+
+
+_PARSE_IN_THREAD = 16 * 1024
+"""patch texts of at least this many characters are parsed in a worker thread"""
 
 
 class ToolPatch:
@@ -50,12 +56,14 @@ class ToolPatch:
             text: str = args["input"]
             if better:
                 check_unicode("input", text)
-            try:
-                patch = parse_patch(text)
+            try:  # off the event loop: a big patch must not stall other calls (parsing is linear)
+                patch = parse_patch(text) if len(text) < _PARSE_IN_THREAD else await anyio.to_thread.run_sync(
+                    parse_patch, text)
             except PatchError as err:
                 raise PatchInputError(err.message) from None
             applied = await apply_patch(ctx, patch, execution)
-            return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": applied.diffs()})
+            diffs = await anyio.to_thread.run_sync(applied.diffs)
+            return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": diffs})
 
         scope.effect(
             scope.tools.register(
