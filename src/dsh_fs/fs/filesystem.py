@@ -174,20 +174,40 @@ class FileSystem(abc.ABC):
         info = await self.stat(target, signal=signal)
         return info is not None and info.type == "file" and info.version == version
 
-    async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
+    async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
+                                signal: AbortSignal | None = None) -> None:
         """Optional: refuse now what a ``write_text``/``edit_text``/``delete``/``rename`` of the
         existing regular file ``target`` would refuse whatever the content — so a multi-file
         mutation (``apply_patch``) is refused before its first write instead of stopping half
         way. The mutation itself still checks, under the lock.
 
-        The default: nothing to check (providers without symlinks or permission bits: memory,
-        S3). The local provider refuses a delete or rename of a name that is a symlink
-        (DEVIATIONS E17) and a write, edit or delete of a read-only file (D17, default profile).
+        The default: nothing to check (providers without symlinks or permission bits). The
+        local provider refuses a delete or rename of a name that is a symlink (DEVIATIONS E17),
+        a write, edit or delete of a read-only file (D17, default profile), and a delete or
+        rename out of a directory the caller may not write; memory, S3 and local refuse a
+        ``size`` over their ``write_max_size`` (D16).
 
         :param verb: the mutation, as the message names it (``write``, ``edit``, ``delete``,
             ``rename``)
+        :param size: for ``write``, the UTF-8 bytes of the text to store (a kept BOM not counted)
         :raises FsError: the mutation's own error (E17: ``FS_NOT_REGULAR_FILE``; D17:
-            ``FS_PERMISSION_DENIED`` … read-only)
+            ``FS_PERMISSION_DENIED`` … read-only; ``FS_PERMISSION_DENIED`` permission denied;
+            D16: ``FS_IO_ERROR`` ``too_large``)
+        """
+        return None
+
+    async def check_creatable(self, target: Target, *, size: int | None = None,
+                              signal: AbortSignal | None = None) -> None:
+        """Optional: refuse now what a create-if-absent ``write_text`` of ``size`` bytes (or a
+        ``rename`` onto) the absent ``target`` would refuse whatever else happens first — a
+        file bigger than the provider stores (D16), a directory the caller may not add a name
+        to — so ``apply_patch`` is refused whole (DEVIATIONS E10).
+
+        The default: nothing to check. Memory and S3 check the size; the local provider the
+        size and the nearest existing directory above ``target`` (``access(W_OK | X_OK)``).
+
+        :raises FsError: ``FS_IO_ERROR`` ``too_large``; ``FS_PERMISSION_DENIED`` ``cannot write
+            "<dp>": permission denied``
         """
         return None
 

@@ -36,7 +36,8 @@ from ..fs.errors import (
     stale,
 )
 from ..fs.filesystem import FileSystem
-from ..fs.provider_rules import WRITE_MAX_SIZE, TextRules, apply_edit, decode_for_read, not_text_error, rewrite
+from ..fs.provider_rules import WRITE_MAX_SIZE, TextRules, apply_edit, check_size, decode_for_read
+from ..fs.provider_rules import not_text_error, rewrite
 from ..fs.rooted import check_root, display_of, resolve_rooted
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
@@ -334,6 +335,16 @@ class MemoryFileSystem(FileSystem):
             await anyio.lowlevel.checkpoint()
             check_abort(signal, "read")
             yield raw[start : start + STREAM_CHUNK]
+
+    async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
+                                signal: AbortSignal | None = None) -> None:
+        """D16 up front: a ``size`` over ``write_max_size`` (see ``FileSystem.check_replaceable``)."""
+        check_size(size, target.display_path, self.rules)
+
+    async def check_creatable(self, target: Target, *, size: int | None = None,
+                              signal: AbortSignal | None = None) -> None:
+        """D16 up front: a ``size`` over ``write_max_size`` (see ``FileSystem.check_creatable``)."""
+        check_size(size, target.display_path, self.rules)
 
     async def write_text(
         self,
