@@ -62,6 +62,10 @@ _MAYBE_MISSING = frozenset({FsErrorCode.NOT_OBSERVED, FsErrorCode.NOT_FOUND, FsE
 """refusals of an edit that may mean the path is missing or not a file (the face then says so)"""
 
 
+INSERT_MAX_SIZE = 16 * 1024 * 1024
+"""E24 (both profiles): the largest file (bytes) ``insert`` changes (it works on the whole text
+split into lines); a bigger one is refused before it is read, naming the limit"""
+
 VIEW_STREAM_MIN_SIZE = 1024 * 1024
 """files of at least this many bytes are viewed from the provider's text stream, holding only
 the lines shown (smaller ones are read whole; the view is the same)"""
@@ -363,6 +367,9 @@ class Editor:
                                                                  default=lambda: None)
             info = await self._existing(target, "insert", execution)
             guard = intent.version if intent is not None else info.version
+        if info.size is not None and info.size > INSERT_MAX_SIZE:  # E24: never a multiple of a huge file in memory
+            raise FsError(t.TOO_BIG_TO_INSERT.format(path=target.display_path, size=info.size, limit=INSERT_MAX_SIZE),
+                          FsErrorCode.IO_ERROR)
         raw = await self.fs.read_text(target, signal=execution.signal)
         whole_lines = self.anthropic or self.rules.content_lines  # E21
         count = content_line_count(raw) if whole_lines else reference_line_count(raw)

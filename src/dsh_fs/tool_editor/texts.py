@@ -37,6 +37,7 @@ __all__ = (
     "DIRECTORY_ONLY_VIEW",
     "LISTING_HEADER",
     "NO_OP_REPLACE",
+    "TOO_BIG_TO_INSERT",
     "REF_ABSOLUTE_PATH",
     "REF_CREATED",
     "REF_DESCRIPTION",
@@ -114,6 +115,10 @@ CONTINUE_WITH_VIEW_RANGE = (  # dsh-fs (E20): after the clipped note of a capped
 
 # -- shared by both faces (the reference's texts, which are [cud]'s) ----------------------------
 
+TOO_BIG_TO_INSERT = (  # dsh-fs (E24), in the catalog's form ``cannot <verb> "<dp>": <reason>``
+    'cannot insert into "{path}": the file is {size} bytes, more than the limit of {limit} bytes insert '
+    "changes; change it with str_replace"
+)
 NO_OP_REPLACE = "No replacement was performed. `new_str` and `old_str` must be different."  # [oh] (E19)
 VIEW_RANGE_CLAMPED = (  # [oh] (E22): the first line of a view whose range ended past the file
     "NOTE: We only show up to {count} since there're only {count} lines in this file."

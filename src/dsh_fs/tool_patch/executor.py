@@ -53,6 +53,7 @@ from ..patch import codex_summary, plan_patch
 from ..tool_fs.diff import DIFF_CONTEXT
 from ..tool_fs.executors import bounded_diffs
 from ..tool_fs.remedies import with_remedy
+from .texts import TOO_BIG_TO_UPDATE
 
 __all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
 
@@ -60,6 +61,11 @@ Role = Literal["add", "update", "delete", "move_from", "move_to"]
 
 _GATHER_AT_ONCE = 16
 """paths resolved, stat'ed and read at the same time while a patch is checked"""
+
+UPDATE_MAX_SIZE = 16 * 1024 * 1024
+"""E24 (both profiles): the largest file (bytes) a patch updates or moves; a patch is planned on
+whole texts split into lines (a multiple of the file in memory), so a bigger one is refused
+before it is read, naming the limit (``edit`` streams such files)"""
 
 _VERBS: dict[Role, Literal["write", "edit", "delete", "rename"]] = {
     "add": "write",
@@ -284,6 +290,9 @@ async def _gather(run: _Run, path: str) -> None:
             return
         if info.type != "file":
             raise not_regular_file(verb, target.display_path)
+        if entry.role in ("update", "move_from") and info.size is not None and info.size > UPDATE_MAX_SIZE:
+            raise FsError(TOO_BIG_TO_UPDATE.format(path=target.display_path, size=info.size, limit=UPDATE_MAX_SIZE),
+                          FsErrorCode.IO_ERROR)  # E24
         intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
         entry.text = await fs.read_text(target, signal=execution.signal)
         entry.guard = intent.version if intent is not None else info.version
