@@ -340,3 +340,25 @@ def test_splice_maps_normalized_spans_to_raw_and_new_breaks_to_the_dominant_styl
     assert splice(raw, [(2, 3, "B\nB2"), (3, 4, ""), (6, 6, "x\n")]) == "a\r\nB\r\nB2c\r\nx\r\nd"
     assert splice("a\nb", []) == "a\nb"
     assert splice("a\r\nb", [(1, 2, "")]) == "ab"  # a CRLF pair is removed whole
+
+
+# -- pins (behaviours a mutant could break unseen) ---------------------------------------------
+
+
+def test_a_hunk_header_without_a_space_is_a_syntax_error_not_an_anchor() -> None:
+    for body in ("@@foo\n-a\n+b\n", "@@ a\n-a\n+b\n@@oo\n-c\n"):
+        with pytest.raises(PatchError) as info:
+            update(body, "a\nc\nfoo\noo\n")
+        assert info.value.kind == "syntax", str(info.value)
+
+
+def test_a_second_stacked_anchor_is_searched_below_the_first() -> None:
+    text = "inner\nclass A\n  x\n"
+    with pytest.raises(PatchError) as info:
+        update("@@ class A\n@@ inner\n-  x\n+  y\n", text)
+    assert str(info.value) == "Failed to find context 'inner' in f"
+    assert update("@@ inner\n@@ class A\n-  x\n+  y\n", text) == "inner\nclass A\n  y\n"
+
+
+def test_the_next_hunk_is_searched_after_the_previous_hunk_s_end() -> None:
+    assert update("@@\n a\n-b\n+B\n@@\n-b\n+X\n", "a\nb\nc\nb\n") == "a\nB\nc\nX\n"
