@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from ..core.context import Context
+from ..core.errors import ToolInputError
 from ..core.jsonvalue import js_number_str
 from ..core.session import ToolExecution
 from ..core.tools import ToolOutput, text_block
@@ -36,17 +37,16 @@ from ..fs.errors import FsError, FsErrorCode, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank
+from ..fs.provider_rules import TextRules
 from ..fs.text import normalize
+from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
-from ..tool_fs.args import ToolInputError, check_unicode
-from ..tool_fs.executors import bounded_diffs
-from ..tool_fs.hints import near_match_hint
-from ..tool_fs.remedies import with_remedy
+from ..tool_fs.diff import bounded_diffs
+from ..tool_fs.shared import check_unicode, near_match_hint, with_remedy
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .lines import LineCollector
 from .replace import occurrence_lines, occurrences, replace_once
-from .rules import EditorRules
 from .view import LISTING_DEPTH, LISTING_MAX_CHARS, ViewRangeError, listed, render_listing, render_numbered
 from .view import render_reference_file, requested_range, select_range
 
@@ -95,8 +95,8 @@ class Editor:
         self.face = face
         self.anthropic = face == "anthropic"
         self.max_chars = max_chars
-        self.better = ctx.profile.is_default
-        self.rules = EditorRules.for_profile(ctx.profile)
+        self.switches = ToolSwitches.of(ctx.profile)
+        self.keep_line_endings = TextRules.for_profile(ctx.profile).keep_line_endings  # D2 for insert
 
     @property
     def fs(self) -> FileSystem:
@@ -110,7 +110,7 @@ class Editor:
             raise ToolInputError(t.REF_PATH_BLANK)
         if not self.anthropic and not path.startswith("/"):
             raise ToolInputError(t.REF_ABSOLUTE_PATH.format(path=path))
-        if self.better:
+        if self.switches.unicode_arguments:
             for name in _TEXT_ARGS:
                 if isinstance(args.get(name), str):
                     check_unicode(name, args[name])
@@ -124,7 +124,7 @@ class Editor:
         try:
             done = await run(args, execution)
         except FsError as err:
-            projected = with_remedy(err) if self.better else err
+            projected = with_remedy(err, self.switches)
             if projected is err:
                 raise
             raise projected from err
@@ -143,7 +143,7 @@ class Editor:
         """The reference's ``statExisting``: the file to change, or the face's error."""
         info = await self.fs.stat(target, signal=execution.signal)
         if info is None:
-            if self.better:
+            if self.switches.record_absence:
                 self.ctx.emit(FS_OBSERVED, target, None, execution)  # an absence, as read records it (D8)
             raise self._not_found(target)
         if info.type == "directory":
@@ -184,7 +184,7 @@ class Editor:
         target = await self._resolve(args["path"], execution)
         info = await self.fs.stat(target, signal=execution.signal)
         if info is None:
-            if self.better:
+            if self.switches.record_absence:
                 self.ctx.emit(FS_OBSERVED, target, None, execution)
             raise self._not_found(target)
         if info.type == "directory":
@@ -193,11 +193,11 @@ class Editor:
             return await self._listing(target, execution)
         if info.type != "file":
             raise FsError(t.REF_NOT_VIEWABLE.format(path=target.display_path), FsErrorCode.NOT_REGULAR_FILE)
-        capped = self.anthropic and self.max_chars is None and self.rules.cap_file_view
+        capped = self.anthropic and self.max_chars is None and self.switches.capped_file_view
         clip = LISTING_MAX_CHARS if capped else self.max_chars if self.anthropic else (self.max_chars or 0)
         want_first, want_last = requested_range(view_range)
-        collector = LineCollector(want_first, want_last, crlf=self.anthropic or self.better,  # E8
-                                  model="content" if self.anthropic or self.rules.content_lines else "split",  # E21
+        collector = LineCollector(want_first, want_last, crlf=self.anthropic or self.switches.normalized_view,  # E8
+                                  model="content" if self.anthropic or self.switches.content_lines else "split",  # E21
                                   keep_chars=clip)
         if info.size is None or info.size >= VIEW_STREAM_MIN_SIZE:  # bounded memory: only the shown lines
             async for chunk in self.fs.stream_text(target, signal=execution.signal):
@@ -207,7 +207,7 @@ class Editor:
         kept, count = collector.finish()
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
         note = ""
-        if view_range is not None and self.rules.clamp_view_range:  # E22
+        if view_range is not None and self.switches.clamp_view_range:  # E22
             clamped = _clamped(view_range, count)
             if clamped is not view_range:
                 view_range, note = clamped, t.VIEW_RANGE_CLAMPED.format(count=count) + "\n"
@@ -240,9 +240,10 @@ class Editor:
 
         await visit(target, 1)
         clip = self.max_chars
-        if clip is None and self.better:
+        bounded = self.switches.bounded_directory_view
+        if clip is None and bounded:
             clip = LISTING_MAX_CHARS  # E18: a huge tree never floods the context
-        return render_listing(target.display_path, rows, clip, utf16_order=not self.better)
+        return render_listing(target.display_path, rows, clip, utf16_order=not bounded)
 
     # -- create --------------------------------------------------------------------------------
     async def _create(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
@@ -276,7 +277,7 @@ class Editor:
         info = await self._existing(target, "str_replace", execution)
         guard = intent.version if intent is not None else info.version
         new: str = args.get("new_str", "")
-        if not self.better:
+        if not self.switches.str_replace_is_edit:
             return await self._reference_replace(args, target, old, new, guard, execution)
         try:
             outcome = await self.fs.edit_text(target, EditRequest(old_string=old, new_string=new), EditIntent(guard),
@@ -308,7 +309,7 @@ class Editor:
         if old == "":
             raise ToolInputError(t.REF_EMPTY_PARAMETER.format(name="old_str", command="str_replace"))
         new = args.get("new_str", "")
-        if self.rules.refuse_no_op_replace and isinstance(new, str) and normalize(new) == normalize(old):
+        if self.switches.refuse_no_op_replace and isinstance(new, str) and normalize(new) == normalize(old):
             raise ToolInputError(t.NO_OP_REPLACE)  # E19 (line endings alone change nothing either: D7)
         return old
 
@@ -316,7 +317,7 @@ class Editor:
         """The face's text for an ``edit_text`` that found ``old_str`` zero or several times."""
         if err.code == FsErrorCode.EDIT_NOT_FOUND:
             text = t.ANTHROPIC_NO_MATCH if self.anthropic else t.REF_NO_MATCH.format(old=old, path=target.display_path)
-            if self.better and err.searched_text is not None and err.needle:
+            if self.switches.near_match_hints and err.searched_text is not None and err.needle:
                 hint = near_match_hint(err.searched_text, err.needle)
                 if hint is not None:
                     text += "\n" + hint
@@ -371,12 +372,12 @@ class Editor:
             raise FsError(t.TOO_BIG_TO_INSERT.format(path=target.display_path, size=info.size, limit=INSERT_MAX_SIZE),
                           FsErrorCode.IO_ERROR)
         raw = await self.fs.read_text(target, signal=execution.signal)
-        whole_lines = self.anthropic or self.rules.content_lines  # E21
+        whole_lines = self.anthropic or self.switches.content_lines  # E21
         count = content_line_count(raw) if whole_lines else reference_line_count(raw)
         if not 0 <= line <= count:
             template = t.ANTHROPIC_INSERT_RANGE if self.anthropic else t.REF_INSERT_RANGE
             raise ToolInputError(template.format(line=number, count=count))
-        after = insert_text(raw, line, value, whole_lines=whole_lines, keep_bytes=self.better)
+        after = insert_text(raw, line, value, whole_lines=whole_lines, keep_bytes=self.keep_line_endings)
         assert guard is not None
         try:
             outcome = await self.fs.write_text(target, after, ReplaceIfVersion(guard), signal=execution.signal)

@@ -23,8 +23,9 @@ from ..core.context import Scope
 from ..core.schema import Param
 from ..core.session import ToolExecution
 from ..core.tools import ToolDefinition, ToolOutput, text_block
+from ..fs.tool_switches import ToolSwitches
 from ..patch import PatchError, parse_patch
-from ..tool_fs.args import check_unicode
+from ..tool_fs.shared import check_unicode
 from .executor import PatchInputError, apply_patch
 from .texts import APPLY_PATCH_DESCRIPTION, INPUT_DESCRIPTION, TOOL_NAME
 
@@ -50,11 +51,11 @@ class ToolPatch:
     @classmethod
     def apply(cls, scope: Scope, /) -> None:
         ctx = scope.ctx
-        better = scope.profile.is_default
+        switches = ToolSwitches.of(scope.profile)
 
         async def execute(args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
             text: str = args["input"]
-            if better:
+            if switches.unicode_arguments:
                 check_unicode("input", text)
             try:  # off the event loop: a big patch must not stall other calls (parsing is linear)
                 patch = parse_patch(text) if len(text) < _PARSE_IN_THREAD else await anyio.to_thread.run_sync(
