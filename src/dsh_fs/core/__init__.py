@@ -16,6 +16,7 @@ from .tools import (
     ToolOutput as ToolOutput,
     ToolRegistry as ToolRegistry,
     ToolResult as ToolResult,
+    image_block as image_block,
     text_block as text_block,
 )
 
@@ -40,5 +41,6 @@ __all__ = (
     "ToolOutput",
     "ToolRegistry",
     "ToolResult",
+    "image_block",
     "text_block",
 )

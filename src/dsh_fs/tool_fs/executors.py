@@ -23,9 +23,10 @@ from typing import Any
 from ..core.context import Context
 from ..core.session import ToolExecution
 from ..core.tools import ContentBlock, ToolOutput, text_block
-from ..fs.errors import FsError, not_found, not_regular_file
+from ..fs.errors import FsError, FsErrorCode, not_found, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
+from ..fs.media import image_media_type_for_path
 from ..fs.types import EditRequest, Target
 from .args import ToolInputError, check_file_path, check_positive_integer, check_unicode, differ_only_in_line_endings
 from .config import ToolFsConfig
@@ -34,7 +35,16 @@ from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
 from .remedies import with_hint, with_remedy
 
-__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "bounded_diffs")
+__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "IMAGE_HINT_DISABLED", "IMAGE_HINT_ENABLED", "bounded_diffs")
+
+IMAGE_HINT_ENABLED = "Hint: this is an image file; use the read_image tool to see it."
+"""DEVIATIONS I1: appended to ``read``'s binary-file error on an image path when the context
+offers ``read_image``"""
+IMAGE_HINT_DISABLED = (
+    "Hint: this is an image file; read shows text only. Image reads are not enabled in this deployment "
+    "(its operator can enable them for an image-capable model: create_context(images=True) or dsh-fs mcp --images)."
+)
+"""DEVIATIONS I1: the same, when the context does not offer ``read_image``"""
 
 DIFF_META_MAX_CHARS = 32 * 1024 * 1024
 """largest diff basis (characters per side) for which hunk metadata is computed"""
@@ -102,7 +112,15 @@ class FsTools:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
         if self.better:
             check_unicode("file_path", file_path)
-        return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        if not self.better or image_media_type_for_path(file_path) is None:
+            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        try:
+            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        except FsError as err:
+            if err.code != FsErrorCode.NOT_TEXT:
+                raise
+            offered = self.ctx.has("tools") and self.ctx.tools.get("read_image") is not None
+            raise with_hint(err, IMAGE_HINT_ENABLED if offered else IMAGE_HINT_DISABLED) from err
 
     def _spilled(self, file_path: str, execution: ToolExecution) -> FileSystem | None:
         """The read-only provider of a saved search result (``spill_store.reader``), when
