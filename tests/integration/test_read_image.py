@@ -218,3 +218,17 @@ def test_the_bomb_is_refused_within_bounded_memory(ws):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     before, after = map(int, out.stdout.split())
     assert after - before < 16 * 1024, (before, after)  # KiB: well under one decoded 2000×2000 frame
+
+
+@pytest.mark.parametrize("face", ["str_replace_based_edit_tool", "str_replace_editor"])
+async def test_the_text_editors_view_of_an_image_says_how_to_see_it(ws, face):
+    """Anthropic documents the text editor for text files (``view``: file contents with line
+    numbers), so ``view`` stays text-only; in the default profile its binary-file error carries
+    I1's hint (I5). The reference profile keeps the editor's own text."""
+    path = put(ws, "a.png", PNG)
+    args = {"command": "view", "path": path}
+    hinted = await create_context(cwd=ws, faces=[face], images=True).tools.execute(face, args)
+    assert hinted.text.endswith("\nHint: this is an image file; use the read_image tool to see it.")
+    assert not hinted.images
+    reference = await create_context(cwd=ws, faces=[face], profile="reference").tools.execute(face, args)
+    assert "Hint:" not in reference.text

@@ -39,7 +39,7 @@ from ..fs.paths import is_blank
 from ..fs.text import normalize
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
 from ..tool_fs.args import ToolInputError, check_unicode
-from ..tool_fs.executors import bounded_diffs
+from ..tool_fs.executors import bounded_diffs, image_hint
 from ..tool_fs.hints import near_match_hint
 from ..tool_fs.remedies import with_remedy
 from . import texts as t
@@ -102,6 +102,8 @@ class Editor:
             done = await run(args, execution)
         except FsError as err:
             projected = with_remedy(err) if self.better else err
+            if self.better and command == "view":
+                projected = image_hint(self.ctx, path, projected)  # I5: Anthropic documents view for text
             if projected is err:
                 raise
             raise projected from err

@@ -35,7 +35,7 @@ from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
 from .remedies import with_hint, with_remedy
 
-__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "IMAGE_HINT_DISABLED", "IMAGE_HINT_ENABLED", "bounded_diffs")
+__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "IMAGE_HINT_DISABLED", "IMAGE_HINT_ENABLED", "bounded_diffs", "image_hint")
 
 IMAGE_HINT_ENABLED = "Hint: this is an image file; use the read_image tool to see it."
 """DEVIATIONS I1: appended to ``read``'s binary-file error on an image path when the context
@@ -45,6 +45,17 @@ IMAGE_HINT_DISABLED = (
     "(its operator can enable them for an image-capable model: create_context(images=True) or dsh-fs mcp --images)."
 )
 """DEVIATIONS I1: the same, when the context does not offer ``read_image``"""
+
+
+def image_hint(ctx: Context, file_path: str, err: FsError) -> FsError:
+    """``err`` with I1's hint when it is a binary-file error (``FS_NOT_TEXT``) on a path whose
+    extension claims an image (``fs.media``); otherwise ``err`` itself. The hint names
+    ``read_image`` when ``ctx`` offers it, else how the deployment enables image reads (shared
+    by ``read`` and the text editors' ``view``, DEVIATIONS I1, I5)."""
+    if err.code != FsErrorCode.NOT_TEXT or image_media_type_for_path(file_path) is None:
+        return err
+    offered = ctx.has("tools") and ctx.tools.get("read_image") is not None
+    return with_hint(err, IMAGE_HINT_ENABLED if offered else IMAGE_HINT_DISABLED)
 
 DIFF_META_MAX_CHARS = 32 * 1024 * 1024
 """largest diff basis (characters per side) for which hunk metadata is computed"""
@@ -112,15 +123,15 @@ class FsTools:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
         if self.better:
             check_unicode("file_path", file_path)
-        if not self.better or image_media_type_for_path(file_path) is None:
+        if not self.better:
             return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
         try:
             return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
         except FsError as err:
-            if err.code != FsErrorCode.NOT_TEXT:
+            hinted = image_hint(self.ctx, file_path, err)
+            if hinted is err:
                 raise
-            offered = self.ctx.has("tools") and self.ctx.tools.get("read_image") is not None
-            raise with_hint(err, IMAGE_HINT_ENABLED if offered else IMAGE_HINT_DISABLED) from err
+            raise hinted from err
 
     def _spilled(self, file_path: str, execution: ToolExecution) -> FileSystem | None:
         """The read-only provider of a saved search result (``spill_store.reader``), when
