@@ -136,7 +136,7 @@ async def test_a_jpeg_named_png_gets_the_rename_or_convert_message(ws, profile):
     (PNG[:30], "Unsupported or malformed image data."),
     (b"not an image at all", "Unsupported or malformed image data."),
 ])
-async def test_empty_truncated_and_unknown_bytes(ws, profile, data, reason):
+async def test_I2_empty_truncated_and_unknown_bytes(ws, profile, data, reason):
     path = put(ws, "x.png", data)
     result = await call(create_context(cwd=ws, images=True, profile=profile), "x.png")
     # the reference's attachment texts name no file; the default profile says which (I2)
@@ -157,7 +157,7 @@ async def test_the_bomb_and_oversized_sides_are_refused_by_their_header(ws, prof
     assert not (await call(roomy, "wide.png")).is_error
 
 
-async def test_an_animated_gif(ws, profile):
+async def test_I3_an_animated_gif(ws, profile):
     data = animated_gif()
     path = put(ws, "spin.gif", data)
     result = await call(create_context(cwd=ws, images=True, profile=profile), "spin.gif")
@@ -178,7 +178,7 @@ async def test_a_failed_read_image_leaves_the_file_and_records_nothing(ws):
     assert "without reading it first" in refused.text
 
 
-async def test_read_of_an_image_says_how_to_see_it(ws):
+async def test_I1_read_of_an_image_says_how_to_see_it(ws):
     path = put(ws, "a.png", PNG)
     plain = await create_context(cwd=ws).tools.execute("read", {"file_path": "a.png"})
     assert plain.text.startswith(f'Error: cannot read "{path}": binary file (NUL byte at offset')
@@ -221,7 +221,7 @@ def test_the_bomb_is_refused_within_bounded_memory(ws):
 
 
 @pytest.mark.parametrize("face", ["str_replace_based_edit_tool", "str_replace_editor"])
-async def test_the_text_editors_view_of_an_image_says_how_to_see_it(ws, face):
+async def test_I5_the_text_editors_view_of_an_image_says_how_to_see_it(ws, face):
     """Anthropic documents the text editor for text files (``view``: file contents with line
     numbers), so ``view`` stays text-only; in the default profile its binary-file error carries
     I1's hint (I5). The reference profile keeps the editor's own text."""

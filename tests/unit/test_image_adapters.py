@@ -97,7 +97,7 @@ async def test_responses_sends_input_image_in_the_function_call_output(ws, ctx):
     assert image["type"] == "input_image" and from_data_url(image["image_url"]) == PNG
 
 
-async def test_chat_completions_sends_the_image_in_a_user_message_after_the_tool_messages(ws, ctx):
+async def test_I4_chat_completions_sends_the_image_in_a_user_message_after_the_tool_messages(ws, ctx):
     import openai
     from openai.types.chat import ChatCompletionMessageParam
 
