@@ -9,7 +9,7 @@ Read windows: the provider windows the file itself when it can (``FileSystem.rea
 e.g. the local provider on bytes with a line index); otherwise the executor windows
 ``read_text`` (files below ``read_stream_min_size``) or ``stream_text``. Same result either way.
 
-Diff metadata is bounded (tracker issue 5): hunks are computed only when both sides of the
+Diff metadata is bounded (``tool_fs.diff.bounded_diffs``): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
 ``{"diffs": []}`` and ``write`` no ``meta``. The local provider already returns no diff basis
 for an edit it streamed, or a write over a file it did not hold (files of at least
@@ -23,51 +23,20 @@ from typing import Any
 from ..core.context import Context
 from ..core.session import ToolExecution
 from ..core.tools import ContentBlock, ToolOutput, text_block
-from ..fs.errors import FsError, FsErrorCode, not_found, not_regular_file
+from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
-from ..fs.media import image_media_type_for_path
+from ..fs.tool_switches import ToolSwitches
 from ..fs.types import EditRequest, Target
-from .args import ToolInputError, check_file_path, check_positive_integer, check_unicode, differ_only_in_line_endings
+from ..core.errors import ToolInputError
+from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
 from .config import ToolFsConfig
-from .diff import compute_hunk_diffs
+from .diff import bounded_diffs
 from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
-from .remedies import with_hint, with_remedy
+from .shared import check_unicode, image_hint, with_hint, with_remedy
 
-__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "IMAGE_HINT_DISABLED", "IMAGE_HINT_ENABLED", "bounded_diffs", "image_hint")
-
-IMAGE_HINT_ENABLED = "Hint: this is an image file; use the read_image tool to see it."
-"""DEVIATIONS I1: appended to ``read``'s binary-file error on an image path when the context
-offers ``read_image``"""
-IMAGE_HINT_DISABLED = (
-    "Hint: this is an image file; read shows text only. Image reads are not enabled in this deployment "
-    "(its operator can enable them for an image-capable model: create_context(images=True) or dsh-fs mcp --images)."
-)
-"""DEVIATIONS I1: the same, when the context does not offer ``read_image``"""
-
-
-def image_hint(ctx: Context, file_path: str, err: FsError) -> FsError:
-    """``err`` with I1's hint when it is a binary-file error (``FS_NOT_TEXT``) on a path whose
-    extension claims an image (``fs.media``); otherwise ``err`` itself. The hint names
-    ``read_image`` when ``ctx`` offers it, else how the deployment enables image reads (shared
-    by ``read`` and the text editors' ``view``, DEVIATIONS I1, I5)."""
-    if err.code != FsErrorCode.NOT_TEXT or image_media_type_for_path(file_path) is None:
-        return err
-    offered = ctx.has("tools") and ctx.tools.get("read_image") is not None
-    return with_hint(err, IMAGE_HINT_ENABLED if offered else IMAGE_HINT_DISABLED)
-
-DIFF_META_MAX_CHARS = 32 * 1024 * 1024
-"""largest diff basis (characters per side) for which hunk metadata is computed"""
-
-
-def bounded_diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
-    """§4.9 hunks of ``before`` → ``after``; none when either side is missing or exceeds
-    ``DIFF_META_MAX_CHARS`` (shared with the editing faces)."""
-    if before is None or after is None or len(before) > DIFF_META_MAX_CHARS or len(after) > DIFF_META_MAX_CHARS:
-        return []
-    return compute_hunk_diffs(file_path, before, after)
-
+__all__ = ("FsTools",)
 
 class FsTools:
     """The three executors bound to one context and configuration."""
@@ -75,7 +44,7 @@ class FsTools:
     def __init__(self, ctx: Context, config: ToolFsConfig) -> None:
         self.ctx = ctx
         self.config = config
-        self.better = config.profile.is_default
+        self.switches = ToolSwitches.of(config.profile)
         self._windows: dict[tuple[int, int], ReadWindow] = {}  # (offset, limit) → window
 
     def _window(self, offset: int, limit: int) -> ReadWindow:
@@ -89,8 +58,8 @@ class FsTools:
                 limit=limit,
                 max_line_length=self.config.read_max_line_length,
                 max_bytes=self.config.read_max_bytes,
-                always_progress=self.better,
-                exact_truncation=self.better,
+                always_progress=self.switches.always_progress,
+                exact_truncation=self.switches.exact_truncation,
             )
         return window
 
@@ -102,12 +71,12 @@ class FsTools:
         return await self.fs.resolve(file_path, cwd=execution.cwd, signal=execution.signal)
 
     async def _guarded(self, run: Any) -> Any:
-        if not self.better:
+        if not (self.switches.remedies or self.switches.near_match_hints):
             return await run()
         try:
             return await run()
         except FsError as err:
-            projected = with_remedy(err)
+            projected = with_remedy(err, self.switches)
             if projected is err:
                 raise
             raise projected from err
@@ -121,14 +90,14 @@ class FsTools:
         limit = check_positive_integer("limit", args["limit"]) if "limit" in args else self.config.read_limit
         if limit > self.config.read_limit:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
-        if self.better:
+        if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
-        if not self.better:
+        if not self.switches.image_read_hint:
             return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
         try:
             return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
-        except FsError as err:
-            hinted = image_hint(self.ctx, file_path, err)
+        except FsError as err:  # I1
+            hinted = image_hint(err, file_path, offered=self.ctx.tools.get("read_image") is not None)
             if hinted is err:
                 raise
             raise hinted from err
@@ -147,11 +116,11 @@ class FsTools:
         target = await fs.resolve(file_path, cwd=execution.cwd, signal=signal)
         info = await fs.stat(target, signal=signal)
         if info is None:
-            if not self.better:
+            if self.switches.record_absence:  # D8 (the reference never emits on a failure, §4.10)
+                self.ctx.emit(FS_OBSERVED, target, None, execution)
+            if not self.switches.lookalike_names:
                 raise not_found("read", target.display_path)
-            # absence (D8; the reference never emits on a failure, §4.10), and a lookalike name (D19)
-            self.ctx.emit(FS_OBSERVED, target, None, execution)
-            hint = await lookalike_hint(fs, target.display_path, signal=signal)
+            hint = await lookalike_hint(fs, target.display_path, signal=signal)  # D19
             raise with_hint(not_found("read", target.display_path), hint)
         if info.type != "file":
             raise not_regular_file("read", target.display_path)
@@ -177,7 +146,7 @@ class FsTools:
         file_path: str = args["file_path"]
         content: str = args["content"]
         check_file_path(file_path)
-        if self.better:
+        if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
             check_unicode("content", content)
         return await self._guarded(lambda: self._write(file_path, content, execution))
@@ -207,9 +176,11 @@ class FsTools:
         check_file_path(file_path)
         if old_string == "":
             raise ToolInputError("old_string must be a non-empty string")
-        if old_string == new_string or (self.better and differ_only_in_line_endings(old_string, new_string)):
+        if old_string == new_string or (
+            self.switches.crlf_only_change_refused and differ_only_in_line_endings(old_string, new_string)
+        ):
             raise ToolInputError("old_string and new_string must differ")
-        if self.better:
+        if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
             check_unicode("new_string", new_string)
         request = EditRequest(old_string=old_string, new_string=new_string, replace_all=replace_all)

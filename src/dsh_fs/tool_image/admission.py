@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..fs.tool_switches import ToolSwitches
 from .config import ImageConfig
 from .decode import DecodeFailed, decode_fully
 from .header import gif_is_animated, read_header
@@ -34,8 +35,9 @@ class Refusal(Exception):
     kind: RefusalKind
 
 
-def admit(data: bytes, declared: str, config: ImageConfig) -> Admitted:
-    """Check ``data`` as the reference's admission does, in its order.
+def admit(data: bytes, declared: str, config: ImageConfig, switches: ToolSwitches) -> Admitted:
+    """Check ``data`` as the reference's admission does, in its order (then I3's animation
+    check when ``switches.refuse_animated_gif``).
 
     :param declared: the media type the path's extension claims
     :raises Refusal: the first check that fails
@@ -57,6 +59,6 @@ def admit(data: bytes, declared: str, config: ImageConfig) -> Admitted:
         raise Refusal("malformed") from None
     if header.media_type != declared:
         raise Refusal("mismatch")
-    if config.refuse_animated_gif and header.media_type == "image/gif" and gif_is_animated(data):
+    if switches.refuse_animated_gif and header.media_type == "image/gif" and gif_is_animated(data):
         raise Refusal("animated")
     return Admitted(header.media_type, header.width, header.height)

@@ -1,5 +1,5 @@
-"""``read_image`` settings: the image caps (with their vendor-derived defaults) and the
-profile switches (docs/IMAGES.md "Limits"; docs/DEVIATIONS.md I2, I3).
+"""``read_image`` settings: the image caps, with their vendor-derived defaults (docs/IMAGES.md
+"Limits"). Its profile switches (I2, I3) are ``fs.tool_switches.ToolSwitches`` fields.
 
 Defaults are the reference's attachment service defaults (``packages/attachment/
 attachment-local/src/index.ts``), and each one is inside what both vendor APIs accept:
@@ -17,12 +17,9 @@ attachment-local/src/index.ts``), and each one is inside what both vendor APIs a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, Self
+from dataclasses import dataclass
 
-from ..core.profile import Profile
-from ..fs.provider_rules import PROFILE_SWITCH, profile_switch
-from ..tool_fs.config import positive_integer
+from ..tool_fs.shared import positive_integer
 
 __all__ = ("CONFIG_KEYS", "ImageConfig", "MEDIA_TYPES")
 
@@ -40,7 +37,7 @@ CONFIG_KEYS = {
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ImageConfig:
-    """The caps, the accepted media types and the profile switches. Build with ``for_profile``.
+    """The caps and the accepted media types.
 
     :raises ValueError: ``read-image: <name> must be a positive integer``; an unknown or empty
         ``image_media_types``
@@ -52,11 +49,6 @@ class ImageConfig:
     image_max_dimension: int = 2000
     image_media_types: tuple[str, ...] = MEDIA_TYPES
     """the deployment's accepted media types (the reference's ``imageLimits.mediaTypes``)"""
-    name_the_file: bool = profile_switch("I2")
-    """I2: the attachment texts that name no file (``Image is empty.``, ``Unsupported or
-    malformed image data.``) say which file they are about"""
-    refuse_animated_gif: bool = profile_switch("I3")
-    """I3: an animated GIF is refused (OpenAI accepts only non-animated GIFs)"""
 
     def __post_init__(self) -> None:
         for key, name in CONFIG_KEYS.items():
@@ -70,20 +62,3 @@ class ImageConfig:
     def byte_cap(self) -> int:
         """The raw read's cap: one image in one message (the reference's ``byteCap``)."""
         return min(self.image_max_bytes, self.image_max_message_bytes)
-
-    @classmethod
-    def switches(cls) -> tuple[str, ...]:
-        """The names of the profile switches, in declaration order."""
-        return tuple(f.name for f in fields(cls) if PROFILE_SWITCH in f.metadata)
-
-    @classmethod
-    def for_profile(cls, profile: Profile | str | None, /, **settings: Any) -> Self:
-        """The configuration of ``profile``: every switch on in ``default``, off in ``reference``.
-
-        :raises TypeError: ``settings`` naming a switch or an unknown key
-        """
-        better = Profile.parse(profile).is_default
-        clash = sorted(set(cls.switches()) & set(settings))
-        if clash:
-            raise TypeError(f"ImageConfig.for_profile: {', '.join(clash)} follow the profile")
-        return cls(**dict.fromkeys(cls.switches(), better), **settings)

@@ -22,6 +22,7 @@ from ..fs.errors import not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
 from ..fs.filesystem import FileSystem
 from ..fs.media import extension_of, image_media_type_for_path
+from ..fs.tool_switches import ToolSwitches
 from ..tool_fs.args import check_file_path
 from . import texts
 from .admission import Refusal, admit
@@ -37,9 +38,10 @@ class ReadImageError(Exception):
 class ReadImage:
     """The executor bound to one context and configuration."""
 
-    def __init__(self, ctx: Context, config: ImageConfig) -> None:
+    def __init__(self, ctx: Context, config: ImageConfig, switches: ToolSwitches) -> None:
         self.ctx = ctx
         self.config = config
+        self.switches = switches
 
     @property
     def fs(self) -> FileSystem:
@@ -56,7 +58,7 @@ class ReadImage:
         if kind == "animated":
             return ReadImageError(texts.in_file(display, texts.ANIMATED_GIF))
         reason = texts.EMPTY if kind == "empty" else texts.MALFORMED
-        return ReadImageError(texts.in_file(display, reason) if config.name_the_file else reason)
+        return ReadImageError(texts.in_file(display, reason) if self.switches.image_errors_name_the_file else reason)
 
     async def __call__(self, args: dict[str, Any], execution: ToolExecution) -> list[ContentBlock]:
         """Read one image file: ``[envelope text block, image block]``.
@@ -85,7 +87,7 @@ class ReadImage:
             raise not_regular_file("read", display)
         data = await fs.read_bytes(target, max_bytes=self.config.byte_cap, size=info.size, signal=signal)
         try:
-            admitted = await anyio.to_thread.run_sync(admit, data, declared, self.config)
+            admitted = await anyio.to_thread.run_sync(admit, data, declared, self.config, self.switches)
         except Refusal as refusal:
             if refusal.kind == "mismatch":
                 extension = extension_of(display).lower()

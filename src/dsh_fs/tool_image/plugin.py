@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from ..core.context import Scope
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
+from ..fs.tool_switches import ToolSwitches
 from . import texts
 from .config import ImageConfig
 from .decode import require_pillow
@@ -49,14 +50,14 @@ class ToolReadImage:
     @classmethod
     def apply(cls, scope: Scope, /, **config: Any) -> None:
         require_pillow()
-        settings = ImageConfig.for_profile(scope.profile, **config)
+        settings = ImageConfig(**config)
         scope.effect(
             scope.tools.register(
                 ToolDefinition(
                     name=READ_IMAGE,
                     description=texts.DESCRIPTION,
                     parameters=read_image_params(),
-                    execute=ReadImage(scope.ctx, settings),
+                    execute=ReadImage(scope.ctx, settings, ToolSwitches.of(scope.profile)),
                     is_concurrency_safe=lambda args: True,
                     present_call=_present_call,
                 )
