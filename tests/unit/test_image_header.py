@@ -58,3 +58,23 @@ def test_any_bytes_give_a_header_or_none_and_never_raise(tail, head):
     found = read_header(data)
     assert found is None or (found.width >= 0 and found.height >= 0)
     gif_is_animated(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["PNG", "JPEG", "GIF", "WEBP"]), st.integers(min_value=0, max_value=400), st.binary(max_size=64))
+def test_admission_of_damaged_images_is_a_refusal_never_a_crash(fmt, cut, junk):
+    """Any prefix of a real image plus junk: admitted with the header's size, or refused
+    (the reference's codes), never another exception."""
+    from dsh_fs.fs.tool_switches import ToolSwitches
+    from dsh_fs.tool_image.admission import Admitted, Refusal, admit
+    from dsh_fs.tool_image.config import ImageConfig
+
+    whole = encoded(gradient(20, 10), fmt)
+    data = whole[: len(whole) - cut] + junk
+    media_type = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}[fmt]
+    try:
+        found = admit(data, media_type, ImageConfig(), ToolSwitches.of("default"))
+    except Refusal as refusal:
+        assert refusal.kind in ("empty", "malformed", "pixels", "dimension", "mismatch", "animated")
+    else:
+        assert isinstance(found, Admitted) and (found.width, found.height) == (20, 10)

@@ -199,8 +199,8 @@ def _check_socket_place(path: str) -> None:
         raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
 
 
-_OBSERVING = ("read", "str_replace_based_edit_tool", "str_replace_editor")
-"""tools whose reads record observations (the text editors' ``view``)"""
+_OBSERVING = ("read", "read_image", "str_replace_based_edit_tool", "str_replace_editor")
+"""tools whose reads record observations (the text editors' ``view``, ``read_image``)"""
 _MUTATING = ("write", "edit", "apply_patch")
 
 
