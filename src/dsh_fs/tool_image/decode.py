@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import warnings
 
-__all__ = ("MISSING_PILLOW", "DecodeFailed", "decode_fully", "require_pillow")
+__all__ = ("DecodeFailed", "MISSING_PILLOW", "decode_fully", "require_pillow")
 
 MISSING_PILLOW = "read_image needs Pillow: pip install 'dsh-fs[images]'"
 
