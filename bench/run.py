@@ -34,6 +34,8 @@ Workloads (ours → baseline):
   editor ``str_replace`` call → the ``edit`` call making the same change.
 * ``bench/frameworks_bench.py`` rows: one LangChain tool call (``ainvoke``, ``invoke``) → the
   same ``read`` registry call in process (info: the adapter's overhead).
+* ``bench/images_bench.py`` rows: a 2 MB PNG through ``read_image`` in process and over MCP
+  stdio → a raw read of its bytes (time and peak memory).
 * ``bench/search_bench.py`` rows: ``glob``/``grep`` over a generated tree of 100k files / 1 GiB
   (``--quick``: 10k files / 100 MiB) → plain ``rg`` with the same flags; a ``grep`` matching
   every line (peak memory); ``glob``/``grep`` over 10k objects on moto (``--quick``: 1k) → a
@@ -664,6 +666,21 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
         notes.append("LangChain rows: the overhead over the registry call is LangChain's per-call machinery "
                      "(callback manager, ToolMessage) and, for invoke, the hop to the toolkit's event loop thread."
                      if found else "Framework rows: skipped — langchain-core is not installed.")
+    # read_image
+    if args.skip_images:
+        notes.append("Image rows: skipped (--skip-images).")
+    else:
+        sys.path.insert(0, HERE)
+        import images_bench
+
+        say("read_image (2 MB PNG, in process and over MCP) …")
+        try:
+            rows.extend(images_bench.rows(work, calls=10 if quick else 20))
+            notes.append("read_image rows: the call decodes the whole image (Pillow) to prove it complete and "
+                         "base64-encodes it for the image block; over MCP the base64 rides one JSON-RPC line. "
+                         "Peak memory: the in-process growth, and the MCP server's peak over a text-only server's.")
+        except Exception as exc:  # Pillow or the MCP SDK missing
+            notes.append(f"Image rows: skipped — {exc}.")
     # glob / grep
     if args.skip_search:
         notes.append("Search rows: skipped (--skip-search).")
@@ -716,6 +733,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-search", action="store_true", help="leave out the glob/grep rows")
     parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
     parser.add_argument("--skip-frameworks", action="store_true", help="leave out the framework-adapter rows")
+    parser.add_argument("--skip-images", action="store_true", help="leave out the read_image rows")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
