@@ -9,6 +9,7 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from typing import Any
 
 import anyio
 import click
@@ -25,6 +26,7 @@ from .options import (
     root_option,
     s3_options,
     select_tools_option,
+    session_option,
     settings_options,
     tools_option,
 )
@@ -82,6 +84,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 )
 @s3_options
 @tools_option
+@session_option
 def mcp(
     root: str | None,
     profile: str,
@@ -94,11 +97,14 @@ def mcp(
     s3: str | None,
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
+    session_name: str | None = None,
     **settings: int,
 ) -> None:
     """Serve the file tools (read, write, edit, glob, grep) over MCP.
 
-    stdio by default: one client per process, one observation owner. With --http or
+    stdio by default: one client per process, one observation owner (with --session NAME,
+    the owner is the named session: shared with other processes serving NAME, e.g. an MCP
+    client that starts one server per tool call, and with the tool commands). With --http or
     --unix-socket, every request needs "Authorization: Bearer TOKEN" (see --token-file and
     --tokens); each MCP session is its own observation owner, and a stateless (2026-07-28)
     client's is its token. The endpoint URL is printed on stderr once the server accepts
@@ -124,6 +130,13 @@ def mcp(
         raise click.UsageError(f"--{sorted(given)[0].replace('_', '-')} applies only with --http or --unix-socket")
     if no_auth and given - {"no_auth"}:
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
+    if session_name is not None and served_over_http:
+        source = click_ctx.get_parameter_source("session_name")
+        named = "$DSH_FS_SESSION" if source is ParameterSource.ENVIRONMENT else "--session"
+        raise click.UsageError(
+            f"{named} applies only to stdio: over HTTP each MCP session (a stateless client: its token)"
+            " is its own observation owner"
+        )
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
@@ -133,9 +146,12 @@ def mcp(
         s3=s3,
         endpoint_url=endpoint_url,
     )
+    owner, store = _named_owner(session_name, options)
     try:
-        ctx = build_context(options)
+        ctx = build_context(options, observations=store)
     except ValueError as exc:
+        if store is not None:
+            store.close()
         raise click.UsageError(str(exc)) from None
     select_tools_option(ctx, tool_names)
     if options.policy:
@@ -160,7 +176,7 @@ def mcp(
             if s3 is not None:
                 await require_s3_credentials()
             if not served_over_http:
-                await serve_stdio(ctx, root=options.root)
+                await serve_stdio(ctx, root=options.root, owner=owner)
             else:
                 try:
                     await serve_http(
@@ -174,6 +190,35 @@ def mcp(
         anyio.run(serve)
     except KeyboardInterrupt:
         sys.exit(130)
+    finally:
+        if store is not None:
+            store.close()
+            if store.errors:
+                click.echo(
+                    f"dsh-fs mcp: warning: session {session_name!r} could not save {len(store.errors)} observation(s)"
+                    f" ({store.errors[-1]}); read those files again before changing them",
+                    err=True,
+                )
+
+
+def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:
+    """The stdio connection's observation owner and its persistent store for ``--session
+    NAME`` (DEVIATIONS M1); ``(None, None)`` without a name or without the policy (the
+    owner is then the process's own ``Session``, as before).
+
+    :raises CliFailure: (exit 2) when the session store cannot be opened
+    """
+    if session_name is None or not options.policy:
+        return None, None
+    from ..core.session import Session
+    from ..session_store import SessionStoreError, open_session_store
+
+    owner = Session(options.root, id=session_name)
+    try:
+        store = open_session_store(session_name, owner=owner, max_per_owner=options.observations_per_owner)
+    except SessionStoreError as exc:
+        raise CliFailure(str(exc)) from None
+    return owner, store
 
 
 def _check_socket_place(path: str) -> None:

@@ -211,17 +211,18 @@ def build_server(
     return server
 
 
-async def serve_stdio(ctx: Context, *, root: str) -> None:
+async def serve_stdio(ctx: Context, *, root: str, owner: Session | None = None) -> None:
     """Serve ``ctx`` on stdin/stdout until the client closes the connection.
 
-    One process serves one client: every call's observation owner is one
-    ``Session(cwd=root)`` for the process's lifetime. The transport is ours
+    One process serves one client: every call's observation owner is ``owner`` (``dsh-fs
+    mcp --session NAME``: the ``Session`` bound to the persistent store, DEVIATIONS M1), or
+    else one ``Session(cwd=root)`` for the process's lifetime. The transport is ours
     (``stdio.stdio_transport``), not the SDK's: every request line is answered, even one the
     SDK's parser would drop (lone surrogate escapes, deep nesting, malformed JSON-RPC).
     """
     from .stdio import stdio_transport
 
-    session = Session(root)
+    session = owner if owner is not None else Session(root)
     server = build_server(ctx, owner_for=lambda _rctx: session)
     async with stdio_transport() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
