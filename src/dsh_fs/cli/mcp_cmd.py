@@ -111,13 +111,15 @@ def mcp(
     connections. Calls one client sends together run as one assistant message's would:
     reads in parallel, a write or edit after everything sent before it.
     """
-    from ..mcp import ServeOptions, build_context, parse_listen, serve_http, serve_stdio
+    from ..mcp.options import ServeOptions, build_context  # no SDK import until serving (M2)
 
     click_ctx = click.get_current_context()
     host = port = None
     if listen is not None and unix_socket is not None:
         raise click.UsageError("--http and --unix-socket exclude each other")
     if listen is not None:
+        from ..mcp.http import parse_listen
+
         try:
             host, port = parse_listen(listen)
         except ValueError as exc:
@@ -171,13 +173,21 @@ def mcp(
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
+    early = None
+    if not served_over_http and s3 is None:  # S3: the credentials are checked before any answer
+        early = _start_fast(ctx)
+
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
             if s3 is not None:
                 await require_s3_credentials()
             if not served_over_http:
-                await serve_stdio(ctx, root=options.root, owner=owner)
+                from ..mcp.server import serve_stdio
+
+                await serve_stdio(ctx, root=options.root, owner=owner, early=early)
             else:
+                from ..mcp.http import serve_http
+
                 try:
                     await serve_http(
                         ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
@@ -199,6 +209,31 @@ def mcp(
                     f" ({store.errors[-1]}); read those files again before changing them",
                     err=True,
                 )
+
+
+def _start_fast(ctx: Any) -> Any:
+    """Over stdio: import the SDK in the background and answer the first line meanwhile if it
+    is an ``initialize`` (DEVIATIONS M2: ``mcp.early``); ``None`` without the SDK installed
+    (the import then fails as before, with nothing answered).
+
+    :raises KeyboardInterrupt: while waiting for the first line (exit 130 above)
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        return None
+    from .. import __version__
+    from ..mcp.early import answer_first_line, import_sdk_in_background
+    from ..mcp.wire import server_instructions
+
+    import_sdk_in_background()
+    instructions = server_instructions(ctx)
+    try:
+        return answer_first_line(version=__version__, instructions=instructions)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError:
+        return None  # stdin unreadable: the transport meets it again
 
 
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:
