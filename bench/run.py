@@ -28,6 +28,9 @@ Workloads (ours → baseline):
   worst case of a streamed ``replace_all`` (a match every 4 bytes, the output twice the input).
 * MCP round trip per ``read`` call (``dsh-fs mcp`` over stdio, driven by the MCP SDK client)
   → the same call in process; skipped with a note when the command is not available.
+* ``bench/startup_bench.py`` rows (DEVIATIONS M2): ``dsh-fs mcp`` spawn → its ``initialize``
+  answer over stdio (target ≤ 0.35 s) → ``python -c pass`` in the same run; spawn → the first
+  ``tools/list`` answer (info); the Node MCP filesystem server's start-up when npx installs it.
 * ``bench/s3_bench.py`` rows (S3 provider over a loopback moto server), when the file exists.
 * ``bench/faces_bench.py`` rows (issue 11): an ``apply_patch`` of 20 files / 200 hunks on a
   10k-line tree → ``git apply`` of the same changes (and, info, ``git apply`` + fsyncs); a text
@@ -623,6 +626,13 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
             rows.append({"workload": "MCP round trip per read call (stdio, small file)", "ours": r["ours"],
                          "ours_mem": None, "baseline": "the same call in process", "base": r["base"], "base_mem": None,
                          "ratio": r["ours"] / r["base"], "target": "(info)", "met": None})
+            sys.path.insert(0, HERE)
+            import startup_bench
+
+            say("MCP stdio start-up (bench/startup_bench.py) …")
+            found, startup_notes = startup_bench.rows(work, runs=5 if quick else 9)
+            rows.extend(found)
+            notes.extend(startup_notes)
 
     # S3
     if args.skip_s3:
