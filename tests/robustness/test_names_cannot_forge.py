@@ -83,3 +83,29 @@ def test_sessions_list_prints_one_row_per_session(tmp_path: Path) -> None:
     assert len(rows) == 2
     assert sorted(_decoded(row.split("\t")[0]) for row in rows) == sorted([forged, "honest"])
     assert all(len(row.split("\t")) == 3 for row in rows)
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+def test_apply_patch_summaries_print_each_name_on_one_line(tmp_path: Path, profile: str) -> None:
+    """The Codex summary (``A``/``M``/``D`` rows) and the SDK editor's ``Created``/``Moved``
+    texts print a hostile name as one escaped line."""
+    from dsh_fs.patch.messages import codex_summary, operation_summary
+
+    root = os.path.realpath(tmp_path)
+    name = f"x\n{FORGED}"
+    ansi = "ansi\x1b[2K\x1b[1Aclean.txt"  # a name a patch line can hold: an escape that rewrites lines
+    patch = f"*** Begin Patch\n*** Add File: {ansi}\n+hi\n*** End Patch"
+    rows = codex_summary([name], ["m\rod"], ["d\x1b[2K"]).split("\n")[1:-1]
+    assert [_decoded(row[2:]) for row in rows] == [name, "m\rod", "d\x1b[2K"]
+    moved = operation_summary("update", "a\nb", move_to="c\nd").split("\n")
+    assert moved == ['Updated "a\\nb"', 'Moved "a\\nb" to "c\\nd"']
+
+    async def main() -> str:
+        ctx = dsh_fs.create_context(cwd=root, profile=profile, faces=("apply_patch",))
+        async with ctx:
+            result = await call(ctx, "apply_patch", {"input": patch}, Session(root))
+        return result.text
+
+    text = anyio.run(main)
+    assert os.path.exists(os.path.join(root, ansi))
+    assert "\x1b" not in text and json.dumps(ansi, ensure_ascii=False)[1:-1] in text, text
