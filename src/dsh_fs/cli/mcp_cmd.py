@@ -136,12 +136,13 @@ def mcp(
     if no_auth and given - {"no_auth"}:
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
     if session_name is not None and served_over_http:
-        source = click_ctx.get_parameter_source("session_name")
-        named = "$DSH_FS_SESSION" if source is ParameterSource.ENVIRONMENT else "--session"
-        raise click.UsageError(
-            f"{named} applies only to stdio: over HTTP each MCP session (a stateless client: its token)"
-            " is its own observation owner"
-        )
+        over_http = "over HTTP each MCP session (a stateless client: its token) is its own observation owner"
+        if click_ctx.get_parameter_source("session_name") is ParameterSource.ENVIRONMENT:
+            # exported for the tool commands: not a reason to refuse to serve
+            click.echo(f"dsh-fs mcp: $DSH_FS_SESSION is ignored: it applies only to stdio; {over_http}", err=True)
+            session_name = None
+        else:
+            raise click.UsageError(f"--session applies only to stdio: {over_http}")
     if root is None and s3 is None:
         _warn_if_broad(os.getcwd())
     options = ServeOptions(
