@@ -115,6 +115,7 @@ from .locks import (
 from .window import (
     ReadWindow as ReadWindow,
     WindowResult as WindowResult,
+    window_text as window_text,
 )
 
 __all__ = (
@@ -194,6 +195,7 @@ __all__ = (
     "resolve_rooted",
     "rewrite",
     "stale",
+    "window_text",
     "too_large",
     "write_cleanup_failed",
 )
