@@ -165,14 +165,17 @@ def _read_fd(fd: int, signal: AbortSignal | None, stage: Stage, verb: Verb, disp
     try:
         # the first request fits the whole file when its size is known (one read, no
         # oversized buffer); /proc files report 0 and grow past it, so keep reading to EOF
-        want = min(max((os.fstat(fd).st_size if size is None else size) + 1, 4096), _WHOLE_READ_STEP)
+        expected = os.fstat(fd).st_size if size is None else size
+        want = min(max(expected + 1, 4096), _WHOLE_READ_STEP)
         while True:
             check_abort(signal, stage)
             chunk = os.read(fd, want)
-            want = _WHOLE_READ_STEP
             if not chunk:
                 break
             chunks.append(chunk)
+            if want > expected == len(chunk) > 0 and len(chunks) == 1:
+                break  # the whole file as its fstat counted it, one byte short of the ask: at EOF
+            want = _WHOLE_READ_STEP
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     return b"".join(chunks)
@@ -182,9 +185,9 @@ def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root
                     stage: Stage = "read") -> bytes:
     """The whole regular file's bytes (abortable between chunks)."""
     check_abort(signal, stage)
-    fd = files.open_regular(path, verb, display, root)
+    fd, st = files.open_regular_st(path, verb, display, root)
     try:
-        return _read_fd(fd, signal, stage, verb, display)
+        return _read_fd(fd, signal, stage, verb, display, st.st_size)
     finally:
         os.close(fd)
 
@@ -193,12 +196,8 @@ def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: 
                   stage: Stage) -> tuple[bytes, os.stat_result]:
     """``read_file_bytes``, with the ``fstat`` of the descriptor the bytes were read from."""
     check_abort(signal, stage)
-    fd = files.open_regular(path, verb, display, root)
+    fd, st = files.open_regular_st(path, verb, display, root)
     try:
-        try:
-            st = os.fstat(fd)
-        except OSError as exc:
-            raise map_os_error(exc, verb, display) from exc
         return _read_fd(fd, signal, stage, verb, display, st.st_size), st
     finally:
         os.close(fd)
