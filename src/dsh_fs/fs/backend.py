@@ -195,7 +195,7 @@ __all__ = (
     "resolve_rooted",
     "rewrite",
     "stale",
-    "window_text",
     "too_large",
+    "window_text",
     "write_cleanup_failed",
 )
