@@ -32,6 +32,8 @@ Workloads (ours → baseline):
 * ``bench/faces_bench.py`` rows (issue 11): an ``apply_patch`` of 20 files / 200 hunks on a
   10k-line tree → ``git apply`` of the same changes (and, info, ``git apply`` + fsyncs); a text
   editor ``str_replace`` call → the ``edit`` call making the same change.
+* ``bench/images_bench.py`` rows: a 2 MB PNG through ``read_image`` in process and over MCP
+  stdio → a raw read of its bytes (time and peak memory).
 * ``bench/search_bench.py`` rows: ``glob``/``grep`` over a generated tree of 100k files / 1 GiB
   (``--quick``: 10k files / 100 MiB) → plain ``rg`` with the same flags; a ``grep`` matching
   every line (peak memory); ``glob``/``grep`` over 10k objects on moto (``--quick``: 1k) → a
@@ -670,6 +672,21 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
                      "check every file (resolve, stat, read, version), locate 200 hunks, then 20 atomic durable "
                      "writes (fsync of each file and directory, A3) and the diff metadata. `git apply` runs as a "
                      "subprocess and does not fsync; most of the gap is the 40 fsyncs (see the durable row).")
+    # read_image
+    if args.skip_images:
+        notes.append("Image rows: skipped (--skip-images).")
+    else:
+        sys.path.insert(0, HERE)
+        import images_bench
+
+        say("read_image (2 MB PNG, in process and over MCP) …")
+        try:
+            rows.extend(images_bench.rows(work, calls=10 if quick else 20))
+            notes.append("read_image rows: the call decodes the whole image (Pillow) to prove it complete and "
+                         "base64-encodes it for the image block; over MCP the base64 rides one JSON-RPC line. "
+                         "Peak memory: the in-process growth, and the MCP server's peak over a text-only server's.")
+        except Exception as exc:  # Pillow or the MCP SDK missing
+            notes.append(f"Image rows: skipped — {exc}.")
     # glob / grep
     if args.skip_search:
         notes.append("Search rows: skipped (--skip-search).")
@@ -721,6 +738,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-s3", action="store_true")
     parser.add_argument("--skip-search", action="store_true", help="leave out the glob/grep rows")
     parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
+    parser.add_argument("--skip-images", action="store_true", help="leave out the read_image rows")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

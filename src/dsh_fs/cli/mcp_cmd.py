@@ -18,6 +18,7 @@ from .options import (
     CliFailure,
     OnceCommand,
     faces_named,
+    images_option,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -82,6 +83,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 )
 @s3_options
 @tools_option
+@images_option
 def mcp(
     root: str | None,
     profile: str,
@@ -94,6 +96,7 @@ def mcp(
     s3: str | None,
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
+    images: bool = False,
     **settings: int,
 ) -> None:
     """Serve the file tools (read, write, edit, glob, grep) over MCP.
@@ -127,6 +130,7 @@ def mcp(
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
+        images=images,
         profile=profile,
         policy=not no_policy,
         tool_config=pop_settings(settings),
@@ -135,6 +139,8 @@ def mcp(
     )
     try:
         ctx = build_context(options)
+    except ImportError as exc:  # --images without Pillow
+        raise click.UsageError(str(exc)) from None
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     select_tools_option(ctx, tool_names)
@@ -193,8 +199,8 @@ def _check_socket_place(path: str) -> None:
         raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
 
 
-_OBSERVING = ("read", "str_replace_based_edit_tool", "str_replace_editor")
-"""tools whose reads record observations (the text editors' ``view``)"""
+_OBSERVING = ("read", "read_image", "str_replace_based_edit_tool", "str_replace_editor")
+"""tools whose reads record observations (the text editors' ``view``, ``read_image``)"""
 _MUTATING = ("write", "edit", "apply_patch")
 
 

@@ -37,6 +37,7 @@ __all__ = (
     "cwd_option",
     "endpoint_url_option",
     "faces_named",
+    "images_option",
     "no_policy_option",
     "pop_settings",
     "profile_option",
@@ -180,6 +181,15 @@ no_policy_option = click.option(
     " locked), and the tools' guidance does not ask for one.",
 )
 """``--no-policy``: the bare deployment (the command receives ``no_policy``)"""
+
+images_option = click.option(
+    "--images",
+    "images",
+    is_flag=True,
+    help="Also serve read_image, which returns an image file as image content (needs Pillow: dsh-fs[images])."
+    " Only for a client whose model takes image input.",
+)
+"""``--images``: add ``read_image`` (docs/IMAGES.md; the command receives ``images``)"""
 
 cwd_option = click.option(
     "--cwd",

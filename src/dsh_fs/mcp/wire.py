@@ -38,6 +38,7 @@ TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
     "edit": _MUTATION,
     "glob": _READ_ONLY,
     "grep": _READ_ONLY,
+    "read_image": _READ_ONLY,  # opt-in (docs/IMAGES.md)
     "apply_patch": _MUTATION,  # the editing faces (docs/EDITING-FACES.md): views and changes alike
     "str_replace_based_edit_tool": _MUTATION,
     "str_replace_editor": _MUTATION,
