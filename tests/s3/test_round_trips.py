@@ -175,3 +175,24 @@ def test_fetched_bodies_stay_under_their_byte_bound() -> None:
     assert (len(kept), kept.held) == (1, 6)
     kept.put(("b", "1"), b"1")  # replaces
     assert (kept.take(("b", "1")), kept.held, len(kept)) == (b"1", 0, 0)
+
+
+async def test_a_refused_get_falls_back_to_head(bucket: S3Workspace) -> None:
+    """A GET the service refuses (an archived object, a policy that allows only HEAD) does not
+    fail the stat: HeadObject answers it, as it did before stat fetched bodies."""
+    from dsh_fs.fs_s3.errors import S3Failure
+    from dsh_fs.fs_s3.store import ObjectStore
+    from dsh_fs.testing.workspaces import MOTO_CLIENT_OPTIONS
+
+    class _NoGet(ObjectStore):
+        async def get_prefix(self, key: str, max_bytes: int) -> Any:
+            self.requests += 1
+            raise S3Failure(403, "InvalidObjectState", "The operation is not valid for the object's storage class")
+
+    await bucket.put("a.txt", b"archived\n")
+    store = _NoGet(bucket.location.bucket, endpoint_url=bucket.endpoint_url, client_options=MOTO_CLIENT_OPTIONS)
+    fs = await bucket.provider(store=store)
+    assert isinstance(fs, S3FileSystem)
+    info = await fs.stat(await fs.resolve("a.txt"))
+    assert info is not None and info.type == "file" and info.size == 9 and store.requests == 2
+    assert len(fs.fetched) == 0

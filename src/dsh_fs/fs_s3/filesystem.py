@@ -211,11 +211,14 @@ class S3FileSystem(FileSystem):
         try:
             got = await self.store.get_prefix(key, self.stat_fetch_max)
         except S3Failure as failure:
-            if failure.status != 416:
+            if failure.status is None:  # no answer from the service (network, credentials)
                 raise
-            meta = await self.store.head(key)  # an empty object: no range selects a byte of it
-            if meta is not None and meta.size == 0:  # the version HEAD reports holds no bytes
-                self.fetched.put((self.location.target_key(rel), meta.token), b"")
+            # 416: an empty object (no range selects a byte of it); any other refusal of the
+            # GET (an archived object's InvalidObjectState, a policy allowing only HEAD …):
+            # HeadObject answers the stat as it did without fetching
+            meta = await self.store.head(key)
+            if failure.status == 416 and meta is not None and meta.size == 0:
+                self.fetched.put((self.location.target_key(rel), meta.token), b"")  # that version holds no bytes
             return meta
         if got is None:
             return None
