@@ -277,8 +277,10 @@ class S3FileSystem(FileSystem):
         return self._target(found.rel)
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
-        """HeadObject (and ListObjectsV2 when there is no object): a file with its size in
-        bytes, a directory (no size), or ``None``.
+        """GetObject of the first ``stat_fetch_max`` bytes (HeadObject when that is 0, for an
+        empty object, and when the service refuses the GET), and ListObjectsV2 when there is no
+        object: a file with its size in bytes, a directory (no size), or ``None``. A body that
+        came whole is kept for the ``read_window`` of the same version.
 
         :raises FsError: FS_ABORTED ``stat aborted``; FS_PERMISSION_DENIED; FS_IO_ERROR
         """
