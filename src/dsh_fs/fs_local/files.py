@@ -127,15 +127,6 @@ def open_regular(path: str, verb: Verb, display: str, root: beneath.Root | None)
     :raises FsError: ``not_found`` (ENOENT/ENOTDIR), ``not_regular_file`` (a directory, FIFO,
         socket or device), OS errors mapped (A2) — each with ``verb`` and ``display``
     """
-    return open_regular_st(path, verb, display, root)[0]
-
-
-def open_regular_st(path: str, verb: Verb, display: str, root: beneath.Root | None) -> tuple[int, os.stat_result]:
-    """``open_regular``, with the ``fstat`` of the descriptor (the one that proved it a
-    regular file), so a caller needs no second ``fstat`` for its size.
-
-    :raises FsError: as ``open_regular``
-    """
     try:
         fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except (FileNotFoundError, NotADirectoryError):
@@ -145,16 +136,12 @@ def open_regular_st(path: str, verb: Verb, display: str, root: beneath.Root | No
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     try:
-        st = os.fstat(fd)
-        if not stat_mod.S_ISREG(st.st_mode):
+        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
             raise not_regular_file(verb, display)
-    except OSError as exc:
-        os.close(fd)
-        raise map_os_error(exc, verb, display) from exc
     except BaseException:
         os.close(fd)
         raise
-    return fd, st
+    return fd
 
 
 def owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] | None:

@@ -186,9 +186,9 @@ def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root
                     stage: Stage = "read") -> bytes:
     """The whole regular file's bytes (abortable between chunks)."""
     check_abort(signal, stage)
-    fd, st = files.open_regular_st(path, verb, display, root)
+    fd = files.open_regular(path, verb, display, root)
     try:
-        return _read_fd(fd, signal, stage, verb, display, st.st_size)
+        return _read_fd(fd, signal, stage, verb, display)
     finally:
         os.close(fd)
 
@@ -197,8 +197,12 @@ def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: 
                   stage: Stage) -> tuple[bytes, os.stat_result]:
     """``read_file_bytes``, with the ``fstat`` of the descriptor the bytes were read from."""
     check_abort(signal, stage)
-    fd, st = files.open_regular_st(path, verb, display, root)
+    fd = files.open_regular(path, verb, display, root)
     try:
+        try:
+            st = os.fstat(fd)
+        except OSError as exc:
+            raise map_os_error(exc, verb, display) from exc
         return _read_fd(fd, signal, stage, verb, display, st.st_size), st
     finally:
         os.close(fd)
