@@ -70,9 +70,12 @@ def build_provider(options: ServeOptions) -> FileSystem:
     return open_provider(options.root, profile=options.profile)
 
 
-def build_context(options: ServeOptions) -> Context:
+def build_context(options: ServeOptions, *, observations: Any = None) -> Context:
     """The default deployment over ``build_provider(options)``, its observations bounded per
     owner (``options.observations_per_owner``).
+
+    :param observations: the policy's ``ObservationStore`` (``dsh-fs mcp --session``: a
+        ``session_store.SqliteObservationStore``, DEVIATIONS M1); default: a fresh one
 
     :raises ValueError: for an invalid tool setting (``tool-fs: <name> must be a positive integer``)
         or an unknown face
@@ -85,7 +88,9 @@ def build_context(options: ServeOptions) -> Context:
         profile=options.profile,
         policy=options.policy,
         provider=build_provider(options),
-        observations=ObservationStore(max_per_owner=options.observations_per_owner),
+        observations=(
+            observations if observations is not None else ObservationStore(max_per_owner=options.observations_per_owner)
+        ),
         faces=options.faces,
         images=options.images,
         **options.tool_config,
