@@ -162,6 +162,8 @@ def mcp(
         if store is not None:
             store.close()
         raise click.UsageError(str(exc)) from None
+    if images and tool_names is not None and "read_image" not in tool_names:
+        tool_names = (*tool_names, "read_image")  # --images asks for it, whatever else --tools names
     select_tools_option(ctx, tool_names)
     if options.policy:
         _warn_if_nothing_observes(ctx.tools.names())

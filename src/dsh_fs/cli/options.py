@@ -350,8 +350,11 @@ def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:
     try:
         select_tools(ctx, names)
     except ValueError as exc:
-        unloaded = [face for face in FACE_TOOLS if face not in ctx.tools.names()]
+        loaded = ctx.tools.names()
+        unloaded = [face for face in FACE_TOOLS if face not in loaded]
         more = f"; editing faces: {', '.join(unloaded)}" if unloaded else ""
+        if "read_image" in names and "read_image" not in loaded:
+            more += "; read_image is served with --images"
         raise click.BadParameter(f"{exc}{more}", param_hint="--tools") from None
 
 
