@@ -9,7 +9,7 @@ from .demo_cmd import demo
 from .mcp_cmd import mcp
 from .replay_cmd import replay
 from .sessions_cmd import sessions
-from .tool_cmds import apply_patch, edit, glob, grep, prompt, read, schema, write
+from .tool_cmds import apply_patch, edit, glob, grep, list_, prompt, read, schema, write
 
 __all__ = ("main",)
 
@@ -22,6 +22,7 @@ def main() -> None:
 
 main.add_command(replay)
 main.add_command(mcp)
+main.add_command(list_)
 main.add_command(read)
 main.add_command(write)
 main.add_command(edit)

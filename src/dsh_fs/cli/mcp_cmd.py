@@ -18,6 +18,7 @@ from .options import (
     CliFailure,
     OnceCommand,
     faces_named,
+    list_named,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -127,6 +128,7 @@ def mcp(
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
+        list_tool=list_named(tool_names),
         profile=profile,
         policy=not no_policy,
         tool_config=pop_settings(settings),

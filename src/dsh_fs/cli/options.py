@@ -38,6 +38,7 @@ __all__ = (
     "cwd_option",
     "endpoint_url_option",
     "faces_named",
+    "list_named",
     "no_policy_option",
     "pop_settings",
     "profile_option",
@@ -324,6 +325,12 @@ def faces_named(names: tuple[str, ...] | None) -> tuple[str, ...]:
     from ..faces import FACE_TOOLS
 
     return tuple(name for name in names or () if name in FACE_TOOLS)
+
+
+def list_named(names: tuple[str, ...] | None) -> bool | None:
+    """``True`` when ``--tools`` names ``list`` (loaded then in either profile, DEVIATIONS
+    L1), else ``None`` (the profile decides: served in ``default`` only)."""
+    return True if names is not None and "list" in names else None
 
 
 def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:

@@ -43,6 +43,8 @@ class ServeOptions:
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
     faces: tuple[str, ...] = ()
     """optional editing faces to load, by tool name (``dsh_fs.faces.FACE_TOOLS``); none by default"""
+    list_tool: bool | None = None
+    """load the ``list`` tool: ``None`` in the ``default`` profile only (DEVIATIONS L1)"""
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
     """files one owner's observations may cover (the least recently recorded is forgotten
     first: a later overwrite of it fails safe); bounds each connection's memory"""
@@ -85,5 +87,6 @@ def build_context(options: ServeOptions) -> Context:
         provider=build_provider(options),
         observations=ObservationStore(max_per_owner=options.observations_per_owner),
         faces=options.faces,
+        list_tool=options.list_tool,
         **options.tool_config,
     )

@@ -31,6 +31,7 @@ from .args import ToolInputError, check_file_path, check_positive_integer, check
 from .config import ToolFsConfig
 from .diff import compute_hunk_diffs
 from .read_render import ReadWindow, build_window, format_read_output
+from .list_tool import ListRules, directory_hint
 from .lookup import lookalike_hint
 from .remedies import with_hint, with_remedy
 
@@ -55,6 +56,7 @@ class FsTools:
         self.ctx = ctx
         self.config = config
         self.better = config.profile.is_default
+        self._directory_hint = ListRules.for_profile(config.profile).read_directory_hint
         self._windows: dict[tuple[int, int], ReadWindow] = {}  # (offset, limit) → window
 
     def _window(self, offset: int, limit: int) -> ReadWindow:
@@ -125,7 +127,10 @@ class FsTools:
             hint = await lookalike_hint(fs, target.display_path, signal=signal)
             raise with_hint(not_found("read", target.display_path), hint)
         if info.type != "file":
-            raise not_regular_file("read", target.display_path)
+            err = not_regular_file("read", target.display_path)
+            if info.type == "directory" and self._directory_hint and "list" in self.ctx.tools.names():
+                raise with_hint(err, directory_hint(target.display_path))  # L4
+            raise err
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
         window = self._window(offset, limit)
         result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
