@@ -352,7 +352,7 @@ def test_schema_formats(fast, fmt, entry):
     done = fast("schema", "--format", fmt)
     assert done.returncode == 0 and done.stdout.endswith(b"]\n")
     printed = json.loads(done.stdout)
-    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "glob", "grep", "read", "write"]
+    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "glob", "grep", "list", "read", "write"]
     assert printed[3] == entry
     assert printed == tool_definitions(dsh_fs.create_context(), fmt)
 

@@ -43,7 +43,7 @@ def test_search_over_mcp(tmp_path: Any) -> None:
         grep = _call(server, "grep", {"pattern": "needle [0-2]"})
         outside = _call(server, "grep", {"pattern": "root", "path": "etc-link"})
         escape = _call(server, "glob", {"pattern": "*", "path": ".."})
-    assert listed == ["edit", "glob", "grep", "read", "write"]
+    assert listed == ["edit", "glob", "grep", "list", "read", "write"]
     assert initialized["instructions"] == expected.system_prompt.render(only="tool:") == FULL_TOOL_GUIDANCE
     assert glob["text"] == "\n".join(f"f{i}.py" for i in reversed(range(6)))
     assert grep["text"] == "Found 3 matches\n\nf0.py\nLine 1: needle 0\n\nf1.py\nLine 1: needle 1\n\nf2.py\nLine 1: needle 2"

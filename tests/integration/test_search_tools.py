@@ -40,7 +40,7 @@ def _match(path: str, number: int, text: str) -> str:
 
 def test_registers_glob_and_grep_with_their_prompt_sections(ws: str) -> None:
     """registers glob and grep with their prompt sections (orders 103, 104; verbatim)"""
-    ctx = search_ctx(ws)
+    ctx = search_ctx(ws, list_tool=False)  # the reference's five tools (list: tests/integration/test_list_tool.py)
     assert ctx.tools.names() == ["edit", "glob", "grep", "read", "write"]
     assert ctx.system_prompt.render() == FULL_PROMPT
     orders = {s.name: s.order for s in ctx.system_prompt.sections()}

@@ -97,7 +97,8 @@ def mcp(
     tool_names: tuple[str, ...] | None = None,
     **settings: int,
 ) -> None:
-    """Serve the file tools (read, write, edit, glob, grep) over MCP.
+    """Serve the file tools (list, read, write, edit, glob, grep; no list under --profile
+    reference unless --tools names it) over MCP.
 
     stdio by default: one client per process, one observation owner. With --http or
     --unix-socket, every request needs "Authorization: Bearer TOKEN" (see --token-file and

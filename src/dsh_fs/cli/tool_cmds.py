@@ -43,6 +43,7 @@ from .options import (
     faces_named,
     list_named,
     no_policy_option,
+    offset_option,
     pop_settings,
     profile_option,
     require_s3_credentials,
@@ -219,8 +220,7 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
 
 @click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("file")
-@click.option("--offset", type=JsonNumber(), default=None, show_default="1", metavar="NUMBER",
-              help="1-based first line to return.")
+@offset_option
 @click.option("--limit", type=JsonNumber(), default=None, show_default="--read-limit", metavar="NUMBER",
               help="Maximum number of lines to return.")
 @_call_options
@@ -240,8 +240,7 @@ def read(file: str, offset: int | float | None, limit: int | float | None, **kwa
 
 @click.command("list", cls=OnceCommand, epilog=_EPILOG)
 @click.argument("path", required=False)
-@click.option("--offset", type=JsonNumber(), default=None, show_default="1", metavar="NUMBER",
-              help="1-based first entry to return.")
+@offset_option
 @_call_options
 @_deployment_options
 def list_(path: str | None, offset: int | float | None, **kwargs: Any) -> None:
@@ -371,7 +370,8 @@ def apply_patch(patch_file: str, **kwargs: Any) -> None:
 def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     """Print the tool definitions as JSON.
 
-    The tools are ordered by name (edit, glob, grep, read, write); --read-limit,
+    The tools are ordered by name (edit, glob, grep, list, read, write; no list under --profile reference
+    unless --tools names it); --read-limit,
     --glob-max-results and --grep-max-matches change the descriptions, as they do for the model.
     """
     ctx = _context(_options(kwargs), faces=faces_named(tool_names), list_tool=list_named(tool_names))
