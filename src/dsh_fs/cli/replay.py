@@ -263,7 +263,7 @@ async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
     build_workspace(ws, scenario.get("files", {}))
     ctx = create_context(  # no containment root, as in the reference (the scenarios assume none)
         cwd=ws, root=None, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False,
-        search=scenario.get("search") is True, **_config(scenario),
+        search=scenario.get("search") is True, list_tool=scenario.get("list") is True, **_config(scenario),
     )
 
     async def external(step: Mapping[str, Any]) -> None:
@@ -361,7 +361,7 @@ async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | No
         assert isinstance(provider, S3FileSystem)
         ctx = create_context(
             profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
-            search=scenario.get("search") is True, **_config(scenario)
+            search=scenario.get("search") is True, list_tool=scenario.get("list") is True, **_config(scenario)
         )
         results = await _run_calls(
             ctx, scenario, ws, _session_cwd(scenario, ws), lambda step: _s3_external(workspace, step)

@@ -34,8 +34,11 @@ from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
+from .links import LinkFilter, loops_only
 from .mirror import Mirror
+from .near_miss import near_miss_hint
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
+from .rules import SearchRules
 from .space import Space
 
 __all__ = ("SearchTools",)
@@ -107,6 +110,7 @@ class SearchTools:
         self.ctx = ctx
         self.config = config
         self.better = config.profile.is_default
+        self.rules = SearchRules.for_profile(config.profile)
         self.rg_path = rg_path
 
     # -- shared ------------------------------------------------------------------------------
@@ -192,7 +196,8 @@ class SearchTools:
         target = await fs.resolve(path, cwd=execution.cwd, signal=signal) if path is not None else None
         info = await self._check_target(tool, fs, target, signal)
         if fs.host_path(target or here) is not None:
-            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path)
+            links = LinkFilter(here.display_path, getattr(fs, "root", None)) if self.rules.follow_links else None
+            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
         return await self._mirror_space(tool, fs, here, target, info, path, execution)
 
     async def _check_target(self, tool: str, fs: FileSystem, target: Target | None, signal: Any) -> Info | None:
@@ -243,6 +248,8 @@ class SearchTools:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
         if run.stopped or run.exit_code in (0, 1):
             return None
+        if self.rules.follow_links and run.exit_code == 2 and loops_only(run.stderr):
+            return None  # S8: a symlink loop ripgrep stopped at is no failure
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
@@ -276,11 +283,12 @@ class SearchTools:
             except UnicodeDecodeError:
                 printed = line.decode("utf-8", "replace")
                 extra += len(printed.encode("utf-8")) - len(line)
-            page.add(space.shown(printed))
+            if space.admit(printed):
+                page.add(space.shown(printed))
 
         try:
-            run = await self._rg("glob", program, glob_argv(given.pattern, space.path_arg, newest_first=self.better),
-                                 space, on_line, self.config.raw_output_max_bytes)
+            argv = glob_argv(given.pattern, space.path_arg, newest_first=self.better, follow=self.rules.follow_links)
+            run = await self._rg("glob", program, argv, space, on_line, self.config.raw_output_max_bytes)
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
@@ -289,8 +297,8 @@ class SearchTools:
                 raise self._overflow("glob")
             if not run.stopped and not self.better and run.raw_bytes + extra > cap:
                 raise errors.overflow("glob", cap, run.raw_bytes + extra)
-            if run.exit_code == 1:
-                return [text_block("No files found")]
+            if run.exit_code == 1 or not page.seen:  # (S8: every path printed may have been left out)
+                return [text_block(await self._no_files(given, execution))]
             if run.stopped:  # S4: the first page, and why the rest is missing
                 await sink.finish(keep=False)
                 return [text_block(
@@ -305,6 +313,18 @@ class SearchTools:
             await sink.finish(keep=False)
             if space.mirror is not None:
                 await space.mirror.close()
+
+    async def _no_files(self, given: GlobInput, execution: ToolExecution) -> str:
+        """``No files found``; with a lookalike of a literal pattern's name on a second line (S7)."""
+        if not self.rules.near_miss_hints:
+            return "No files found"
+        fs: FileSystem = self.ctx.fs
+        try:
+            base = await fs.resolve(given.path or ".", cwd=execution.cwd, signal=execution.signal)
+        except FsError:
+            return "No files found"
+        hint = await near_miss_hint(fs, base.display_path, given.pattern, signal=execution.signal)
+        return "No files found" if hint is None else f"No files found\n{hint}"
 
     # -- grep (§6.2) ---------------------------------------------------------------------------
     async def grep(self, args: dict[str, Any], execution: ToolExecution) -> list[ContentBlock]:
@@ -328,10 +348,11 @@ class SearchTools:
             if not line:
                 return
             match = parse_match(line, bytes_paths=self.better)
-            if match is not None:
+            if match is not None and space.admit(match.path):
                 page.add(type(match)(space.shown(match.path), match.line_number, preview_line(match.line, max_line)))
 
-        argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.better)
+        argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.better,
+                         follow=self.rules.follow_links)
         cap = self.config.raw_output_max_bytes
         try:
             if space.mirror is None:
@@ -345,7 +366,7 @@ class SearchTools:
             stopped = any(run.stopped for run in runs)
             if stopped and not (self.better and page.seen):
                 raise self._overflow("grep")
-            if not stopped and all(run.exit_code == 1 for run in runs):
+            if not stopped and (all(run.exit_code == 1 for run in runs) or not page.seen):
                 return [text_block("No matches found")]
             if stopped:  # S4
                 await sink.finish(keep=False)
