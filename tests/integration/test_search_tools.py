@@ -87,7 +87,7 @@ async def test_ripgrep_runs_in_the_session_cwd_else_the_provider_cwd(ws: str, fa
     assert fake.cwd == os.path.join(ws, "s1")
     assert (await call(ctx, "grep", {"pattern": "x"})).text == "No matches found"
     assert fake.cwd == ws
-    assert fake.argv == ["--no-config", "--json", "--sort=path", "--regexp=x"]
+    assert fake.argv == ["--no-config", "--json", "--follow", "--sort=path", "--regexp=x"]  # S2, S8
 
 
 async def test_a_pre_aborted_signal_never_starts_ripgrep(ws: str, fake: FakeRg) -> None:

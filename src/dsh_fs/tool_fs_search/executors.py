@@ -34,7 +34,7 @@ from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
-from .links import LinkFilter, loops_only
+from .links import LinkFilter, exclude_globs, loops_only, outward_links
 from .mirror import Mirror
 from .near_miss import near_miss_hint
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
@@ -244,6 +244,52 @@ class SearchTools:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, better=self.better) from exc
 
+    async def _rg_followed(self, tool: str, program: str, argv: list[str], space: Space,
+                           on_line: Callable[[bytes], None], budget: int) -> Run:
+        """``_rg`` with symlinks followed under a containment root (S8): ripgrep starts at once
+        while a worker thread looks for links below the searched directory that lead out of
+        the root (``outward_links``); its lines wait until that look is done. None found (the
+        usual case): they are delivered and the run goes on. Some found: the run is ended and
+        run again with those links excluded (``exclude_globs``), so ripgrep never walks
+        outside the root. ``LinkFilter`` still drops whatever a later-made link would show."""
+        links = space.links
+        if links is None or links.root is None:
+            return await self._rg(tool, program, argv, space, on_line, budget)
+        waiting: list[bytes] | None = []
+
+        def gated(line: bytes) -> None:
+            if waiting is None:
+                on_line(line)
+            else:
+                waiting.append(line)
+
+        first: list[Run] = []
+        failed: list[Exception] = []
+        top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
+        async with anyio.create_task_group() as tg:
+
+            async def run_first() -> None:
+                try:
+                    first.append(await self._rg(tool, program, argv, space, gated, budget))
+                except Exception as exc:  # raised below, outside the task group
+                    failed.append(exc)
+
+            tg.start_soon(run_first)
+            outward = await anyio.to_thread.run_sync(outward_links, top, links.root)
+            excludes = exclude_globs(outward, space.cwd)
+            if excludes:
+                tg.cancel_scope.cancel()  # ripgrep's process group is killed and reaped
+            else:
+                pending, waiting = waiting, None
+                for line in pending or ():
+                    on_line(line)
+        if failed:
+            raise failed[0]
+        if not excludes:
+            return first[0]
+        cut = argv.index("--") if "--" in argv else len(argv)
+        return await self._rg(tool, program, [*argv[:cut], *excludes, *argv[cut:]], space, on_line, budget)
+
     def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
         if run.stopped or run.exit_code in (0, 1):
@@ -288,7 +334,7 @@ class SearchTools:
 
         try:
             argv = glob_argv(given.pattern, space.path_arg, newest_first=self.better, follow=self.rules.follow_links)
-            run = await self._rg("glob", program, argv, space, on_line, self.config.raw_output_max_bytes)
+            run = await self._rg_followed("glob", program, argv, space, on_line, self.config.raw_output_max_bytes)
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
@@ -356,7 +402,7 @@ class SearchTools:
         cap = self.config.raw_output_max_bytes
         try:
             if space.mirror is None:
-                runs = [await self._rg("grep", program, argv, space, on_line, cap)]
+                runs = [await self._rg_followed("grep", program, argv, space, on_line, cap)]
             else:
                 runs = await self._grep_mirror(program, argv, given, space, on_line, cap)
             for run in runs:

@@ -22,7 +22,50 @@ import posixpath
 import re
 import stat
 
-__all__ = ("LinkFilter", "loops_only")
+__all__ = ("LinkFilter", "exclude_globs", "loops_only", "outward_links")
+
+_VCS = frozenset((".git", ".svn", ".hg", ".bzr", ".jj", ".sl"))
+_GLOB_SPECIAL = re.compile(r"([*?\[\]{}!\\])")
+
+
+def outward_links(top: str, root: str) -> list[str]:
+    """The symlinks below the host directory ``top`` (not followed, VCS metadata directories
+    skipped) whose target, resolved, is outside ``root`` or missing: the ones ripgrep must not
+    descend into (``exclude_globs``). Blocking (run it in a worker thread); a directory that
+    cannot be read is skipped, as ripgrep skips it.
+
+    :return: host paths, in walk order
+    """
+    real_root = os.path.realpath(root).rstrip("/") + "/"
+    found: list[str] = []
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        real = os.path.realpath(entry.path)
+                        if not (real + "/").startswith(real_root):
+                            found.append(entry.path)
+                    elif entry.is_dir(follow_symlinks=False) and entry.name not in _VCS:
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return found
+
+
+def exclude_globs(links: list[str], cwd: str) -> list[str]:
+    """ripgrep arguments that keep it out of ``links`` (host paths): ``--glob=!/<path>``
+    anchored at ``cwd`` (where ripgrep runs), special characters escaped. A link that is not
+    below ``cwd`` cannot be named so; ``LinkFilter`` still drops what ripgrep finds behind it."""
+    prefix = posixpath.normpath(cwd).rstrip("/") + "/"
+    globs: list[str] = []
+    for link in links:
+        if link.startswith(prefix):
+            globs.append("--glob=!/" + _GLOB_SPECIAL.sub(r"\\\1", link[len(prefix):]))
+    return globs
+
 
 _LOOP = re.compile(r"^rg: File system loop found: .+ points to an ancestor .+$")
 
@@ -75,10 +118,12 @@ class LinkFilter:
         return ok
 
     def _judge(self, host: str) -> bool:
+        if not any(host.startswith(top.rstrip("/") + "/") for top in self._tops):
+            return True  # not below the root lexically: a path argument containment checked
         if not self._dir_ok(posixpath.dirname(host)):
             return False
         try:
             is_link = stat.S_ISLNK(os.lstat(host).st_mode)
         except OSError:
-            return False  # gone since ripgrep printed it
+            return True  # gone since ripgrep printed it (not a link we could follow)
         return not is_link or self._inside(os.path.realpath(host))

@@ -1,0 +1,87 @@
+"""Searches that never silently miss (docs/SEARCH.md, DEVIATIONS S7–S10), in the bug
+reports' own situations, on the local disk, in memory and on S3 (moto): each default-profile
+answer and the ``reference`` profile's unchanged one. Symlinks exist on the local disk only
+(the other providers have none): S8's links are built there, under a containment root.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+import dsh_fs
+from dsh_fs import Session
+from dsh_fs.testing.fixtures import LocalFixtures, MemoryFixtures, S3Fixtures
+from dsh_fs.testing.workspaces import LocalWorkspace, Workspace
+
+
+class MissContract:
+    pytestmark = [pytest.mark.anyio]
+
+    @pytest.fixture
+    def anyio_backend(self) -> str:
+        return "asyncio"
+
+    async def _tools(self, workspace: Workspace, files: dict[str, bytes]) -> Any:
+        for rel, data in files.items():
+            await workspace.put(rel, data)
+        session = Session()
+        session.cwd = workspace.root
+        contained = {"root": workspace.root} if isinstance(workspace, LocalWorkspace) else {}  # as dsh-fs mcp
+        contexts = {p: dsh_fs.create_context(provider=await workspace.provider(profile=p, **contained), profile=p)
+                    for p in ("default", "reference")}
+
+        async def text(profile: str, tool: str, **args: Any) -> str:
+            return (await contexts[profile].tools.execute(tool, args, session=session)).text
+
+        return text
+
+    async def test_s7_a_literal_name_that_differs_in_case_gets_a_hint(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"roadmap.md": b"r\n", "docs/Guide.md": b"g\n"})
+        hint = f'No files found\nHint: "{workspace.path("roadmap.md")}" exists: only letter case differs.'
+        assert await text("default", "glob", pattern="ROADMAP.md") == hint
+        assert await text("default", "glob", pattern="**/ROADMAP.md") == hint
+        assert await text("default", "glob", pattern="guide.md", path="docs") == (
+            f'No files found\nHint: "{workspace.path("docs/Guide.md")}" exists: only letter case differs.')
+        assert await text("default", "glob", pattern="*.rs") == "No files found"  # a wildcard: no hint
+        assert await text("default", "glob", pattern="nothing-like-it.md") == "No files found"
+        assert await text("reference", "glob", pattern="ROADMAP.md") == "No files found"
+
+    async def test_s8_links_inside_the_root_are_followed(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"real/a.md": b"needle\n", "real/sub/b.md": b"needle\n"})
+        if isinstance(workspace, LocalWorkspace):  # the report's situation: symlink -> real
+            outside = workspace.root + ".outside"
+            os.makedirs(outside, exist_ok=True)
+            with open(os.path.join(outside, "secret.md"), "w") as handle:
+                handle.write("needle\n")
+            os.symlink("real", workspace.path("symlink"))
+            os.symlink(outside, workspace.path("out"))  # leads out: never listed, never searched
+            os.symlink("..", workspace.path("up"))  # out and back in (and a loop)
+            os.symlink("real/a.md", workspace.path("alias.md"))
+            os.symlink(os.path.join(outside, "secret.md"), workspace.path("leak.md"))
+            assert await text("default", "glob", pattern="symlink/*") == "symlink/a.md"
+            assert sorted((await text("default", "glob", pattern="symlink/**/*")).split("\n")) == [
+                "symlink/a.md", "symlink/sub/b.md"]
+            assert sorted((await text("default", "glob", pattern="**/*.md")).split("\n")) == [
+                "alias.md", "real/a.md", "real/sub/b.md", "symlink/a.md", "symlink/sub/b.md"]
+            grep = await text("default", "grep", pattern="needle")
+            assert grep.startswith("Found 5 matches\n\nalias.md\n") and "secret" not in grep and "up/" not in grep
+            assert await text("default", "glob", pattern="out/*") == "No files found"
+            assert await text("reference", "glob", pattern="symlink/*") == "No files found"
+            assert sorted((await text("reference", "glob", pattern="**/*.md")).split("\n")) == ["real/a.md", "real/sub/b.md"]
+        assert sorted((await text("default", "glob", pattern="real/**/*")).split("\n")) == ["real/a.md", "real/sub/b.md"]
+        assert (await text("default", "grep", pattern="needle", path="real")).startswith("Found 2 matches\n\nreal/a.md")
+
+
+class TestLocal(LocalFixtures, MissContract):
+    pass
+
+
+class TestMemory(MemoryFixtures, MissContract):
+    pass
+
+
+class TestS3(S3Fixtures, MissContract):
+    pass
