@@ -75,6 +75,30 @@ class MissContract:
         assert (await text("default", "grep", pattern="needle", path="real")).startswith("Found 2 matches\n\nreal/a.md")
 
 
+    async def test_s9_an_absolute_pattern_inside_the_workspace(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"folder/a.md": b"a\n", "folder/sub/b.md": b"b\n", "top.md": b"t\n"})
+        pattern = workspace.path("folder") + "/*.md"
+        assert await text("default", "glob", pattern=pattern) == "folder/a.md"  # not folder/sub/b.md
+        assert sorted((await text("default", "glob", pattern=workspace.path("folder") + "/**/*.md")).split("\n")) == [
+            "folder/a.md", "folder/sub/b.md"]
+        assert await text("default", "glob", pattern=workspace.path("top.md")) == "top.md"
+        if workspace.root != "/":  # (at "/" an absolute pattern is ripgrep's anchored one already)
+            assert await text("reference", "glob", pattern=pattern) == "No files found"
+        if isinstance(workspace, LocalWorkspace):  # outside the root: the containment error
+            outside = os.path.dirname(workspace.root)
+            assert await text("default", "glob", pattern=outside + "/*.md") == (
+                f'Error: cannot resolve "{outside}": outside the workspace "{workspace.root}"')
+
+    async def test_s10_a_pattern_with_a_directory_part_is_matched_from_path(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"docs/testbooks/a.md": b"a\n", "docs/testbooks/b.md": b"b\n",
+                                             "testbooks/c.md": b"c\n"})
+        found = sorted((await text("default", "glob", pattern="testbooks/*.md", path="docs")).split("\n"))
+        assert found == ["docs/testbooks/a.md", "docs/testbooks/b.md"]
+        written_from_the_workspace = await text("default", "glob", pattern="docs/testbooks/*.md", path="docs")
+        assert sorted(written_from_the_workspace.split("\n")) == found  # still works
+        assert await text("reference", "glob", pattern="testbooks/*.md", path="docs") == "No files found"
+
+
 class TestLocal(LocalFixtures, MissContract):
     pass
 

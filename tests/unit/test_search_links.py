@@ -48,3 +48,34 @@ def test_the_walk_finds_links_out_and_the_filter_drops_them(tmp_path: Path) -> N
     assert [p for p in ["real/a.md", "in/a.md", "out/s.md", "leak.md", "up/ws/real/a.md", "up/outside/s.md"]
             if links.admit(p)] == ["real/a.md", "in/a.md"]
     assert LinkFilter(str(root), None).admit("out/s.md")  # no containment root: nothing to keep out
+
+
+def test_absolute_patterns_split_at_their_first_wildcard() -> None:  # S9
+    from dsh_fs.tool_fs_search.anchoring import anchored, split_absolute
+
+    assert split_absolute("/w/folder/*.md") == ("/w/folder", "*.md")
+    assert split_absolute("/w/a.md") == ("/w", "a.md")
+    assert split_absolute("/w/**/x/*.md") == ("/w", "**/x/*.md")
+    assert split_absolute("/*.md") == ("/", "*.md")
+    assert split_absolute("docs/*.md") is None and split_absolute("/w/../x/*.md") is None
+    assert anchored("/w/folder", "*.md", "/w") == "/folder/*.md"
+    assert anchored("/w", "*.md", "/w") == "/*.md"
+    assert anchored("/w/b[1]", "*.md", "/w") == "/b\\[1\\]/*.md"
+    assert anchored("/elsewhere", "*.md", "/w") is None
+
+
+def test_patterns_with_a_directory_part_are_also_matched_from_path() -> None:  # S10
+    from dsh_fs.tool_fs_search.anchoring import from_path
+
+    assert from_path("testbooks/*.md", "/w/docs", "/w") == "/docs/testbooks/*.md"
+    assert from_path("*.md", "/w/docs", "/w") is None  # no directory part: matched at any depth already
+    assert from_path("**/t/*.md", "/w/docs", "/w") is None
+    assert from_path("t/*.md", "/w", "/w") is None and from_path("t/*.md", "/x", "/w") is None
+    assert from_path("t/", "/w/docs", "/w") is None
+
+
+def test_literal_names_for_the_near_miss_hint() -> None:  # S7
+    from dsh_fs.tool_fs_search.near_miss import literal_part
+
+    assert literal_part("ROADMAP.md") == "ROADMAP.md" and literal_part("**/docs/A.md") == "docs/A.md"
+    assert literal_part("*.md") is None and literal_part("/abs/A.md") is None and literal_part("../A.md") is None

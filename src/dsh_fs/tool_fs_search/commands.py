@@ -31,10 +31,12 @@ def _follow(follow: bool) -> list[str]:
     return ["--follow"] if follow else []
 
 
-def glob_argv(pattern: str, path: str | None, *, newest_first: bool, follow: bool = False) -> list[str]:
+def glob_argv(pattern: str, path: str | None, *, newest_first: bool, follow: bool = False,
+              also: tuple[str, ...] = ()) -> list[str]:
     """``rg --files --glob=<pattern> --sort=modified --no-ignore --hidden <VCS excludes> [-- <path>]``
-    (without the program name); ``follow``: ``--follow`` after ``--files`` (S8)."""
-    argv = ["--no-config", "--files", *_follow(follow), f"--glob={pattern}",
+    (without the program name); ``follow``: ``--follow`` after ``--files`` (S8); ``also``:
+    more globs after the pattern's, a path matching any is listed (S10)."""
+    argv = ["--no-config", "--files", *_follow(follow), f"--glob={pattern}", *(f"--glob={g}" for g in also),
             "--sortr=modified" if newest_first else "--sort=modified", "--no-ignore", "--hidden"]
     for name in GLOB_VCS_EXCLUDES:
         argv += [f"--glob=!**/{name}", f"--glob=!**/{name}/**"]

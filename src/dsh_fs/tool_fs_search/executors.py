@@ -36,6 +36,7 @@ from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .links import LinkFilter, exclude_globs, loops_only, outward_links
 from .mirror import Mirror
+from .anchoring import anchored, from_path, split_absolute
 from .near_miss import near_miss_hint
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
 from .rules import SearchRules
@@ -314,7 +315,31 @@ class SearchTools:
         program = self._program("glob")
         return await self._bounded("glob", execution, lambda: self._glob(program, given, execution))
 
+    async def _anchor(self, given: GlobInput, execution: ToolExecution) -> tuple[GlobInput, tuple[str, ...]]:
+        """S9/S10 (``anchoring``): the pattern and path ripgrep gets, and globs to add.
+
+        :raises FsError: an absolute pattern's directory outside the root (containment)
+        """
+        fs: FileSystem = self.ctx.fs
+        signal = execution.signal
+        split = split_absolute(given.pattern) if self.rules.absolute_patterns else None
+        if split is not None:
+            directory = await fs.resolve(split[0], cwd=execution.cwd, signal=signal)
+            here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
+            pattern = anchored(directory.display_path, split[1], here.display_path)
+            if pattern is not None:
+                return GlobInput(pattern=pattern, path=given.path or directory.display_path), ()
+        if self.rules.patterns_from_path and given.path is not None:
+            here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
+            searched = await fs.resolve(given.path, cwd=execution.cwd, signal=signal)
+            extra = from_path(given.pattern, searched.display_path, here.display_path)
+            if extra is not None:
+                return given, (extra,)
+        return given, ()
+
     async def _glob(self, program: str, given: GlobInput, execution: ToolExecution) -> list[ContentBlock]:
+        asked = given
+        given, also = await self._anchor(given, execution)
         space = await self._space("glob", given.path, execution)
         sink = _SpillSink(self.config.glob_max_results, self._spill_opener("glob", execution, "glob-results.txt"))
         page = GlobPage(self.config.glob_max_results, sink)
@@ -333,7 +358,8 @@ class SearchTools:
                 page.add(space.shown(printed))
 
         try:
-            argv = glob_argv(given.pattern, space.path_arg, newest_first=self.better, follow=self.rules.follow_links)
+            argv = glob_argv(given.pattern, space.path_arg, newest_first=self.better, follow=self.rules.follow_links,
+                             also=also)
             run = await self._rg_followed("glob", program, argv, space, on_line, self.config.raw_output_max_bytes)
             failure = self._failure("glob", run, space)
             if failure is not None:
@@ -344,7 +370,7 @@ class SearchTools:
             if not run.stopped and not self.better and run.raw_bytes + extra > cap:
                 raise errors.overflow("glob", cap, run.raw_bytes + extra)
             if run.exit_code == 1 or not page.seen:  # (S8: every path printed may have been left out)
-                return [text_block(await self._no_files(given, execution))]
+                return [text_block(await self._no_files(asked, execution))]
             if run.stopped:  # S4: the first page, and why the rest is missing
                 await sink.finish(keep=False)
                 return [text_block(

@@ -1,5 +1,5 @@
 """The search tools' profile switches added for "search that never silently misses"
-(docs/SEARCH.md, DEVIATIONS S7–S8): each ``True`` in the ``default`` profile and ``False`` in
+(docs/SEARCH.md, DEVIATIONS S7–S10): each ``True`` in the ``default`` profile and ``False`` in
 ``reference``, declared with ``profile_switch`` so a new one cannot silently be on there."""
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ class SearchRules:
     follow_links: bool = profile_switch("S8")
     """S8: ripgrep follows symlinks (``--follow``); results that lead out of the containment
     root are dropped"""
+
+    absolute_patterns: bool = profile_switch("S9")
+    """S9: an absolute ``glob`` pattern inside the workspace is matched from its directory"""
+    patterns_from_path: bool = profile_switch("S10")
+    """S10: a ``glob`` pattern with a directory part is matched from ``path`` too"""
 
     @classmethod
     def for_profile(cls, profile: Profile | str | None) -> SearchRules:
