@@ -99,6 +99,16 @@ class MissContract:
         assert await text("reference", "glob", pattern="testbooks/*.md", path="docs") == "No files found"
 
 
+    async def test_s11_a_match_far_into_a_long_line_is_shown(self, workspace: Workspace) -> None:
+        line = b"a" * 4000 + b"NEEDLE" + b"b" * 1994  # a 6,000-character minified line
+        text = await self._tools(workspace, {"dist/min.js": line + b"\n"})
+        shown = await text("default", "grep", pattern="NEEDLE")
+        assert shown.startswith("Found 1 match\n\ndist/min.js\nLine 1: ... " + "a" * 500 + "NEEDLE")
+        assert shown.endswith(" ... (line truncated: characters 3501-5500 of 6000 shown; the match starts at column 4001)")
+        assert await text("reference", "grep", pattern="NEEDLE") == (
+            "Found 1 match\n\ndist/min.js\nLine 1: " + "a" * 2000 + " (line truncated)")
+
+
 class TestLocal(LocalFixtures, MissContract):
     pass
 

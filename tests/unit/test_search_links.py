@@ -79,3 +79,20 @@ def test_literal_names_for_the_near_miss_hint() -> None:  # S7
 
     assert literal_part("ROADMAP.md") == "ROADMAP.md" and literal_part("**/docs/A.md") == "docs/A.md"
     assert literal_part("*.md") is None and literal_part("/abs/A.md") is None and literal_part("../A.md") is None
+
+
+def test_a_window_around_a_match_in_a_long_line() -> None:  # S11
+    from dsh_fs.tool_fs_search.output import first_submatch, window_line
+
+    line = "é" * 10 + "x" * 30 + "NEEDLE" + "y" * 30
+    start = len(("é" * 10 + "x" * 30).encode())
+    assert window_line(line, start, start + 6, 100) is None  # the usual preview shows it
+    shown = window_line(line, start, start + 6, 20)
+    assert shown is not None and "NEEDLE" in shown and shown.startswith("... ") and " ... (line truncated: " in shown
+    assert shown.endswith(f"of {len(line)} shown; the match starts at column 41)")
+    at_end = window_line("a" * 50 + "END", 50, 53, 10)
+    assert at_end == "... aaaaaaaEND (line truncated: characters 44-53 of 53 shown; the match starts at column 51)"
+    record = b'{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"xx\\n"},"line_number":1,' \
+             b'"absolute_offset":0,"submatches":[{"match":{"text":"x"},"start":1,"end":2}]}}'
+    assert first_submatch(record) == (1, 2)
+    assert first_submatch(b'{"type":"match","data":{}}') is None

@@ -38,6 +38,7 @@ from .links import LinkFilter, exclude_globs, loops_only, outward_links
 from .mirror import Mirror
 from .anchoring import anchored, from_path, split_absolute
 from .near_miss import near_miss_hint
+from .output import first_submatch, window_line
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
 from .rules import SearchRules
 from .space import Space
@@ -415,13 +416,19 @@ class SearchTools:
         sink = _SpillSink(self.config.grep_max_matches, self._spill_opener("grep", execution, "grep-results.txt"))
         page = GrepPage(self.config.grep_max_matches, sink)
         max_line = self.config.grep_max_line_bytes
+        windows = self.rules.match_windows
 
         def on_line(line: bytes) -> None:
             if not line:
                 return
             match = parse_match(line, bytes_paths=self.better)
             if match is not None and space.admit(match.path):
-                page.add(type(match)(space.shown(match.path), match.line_number, preview_line(match.line, max_line)))
+                shown = None
+                if windows and len(match.line) > max_line // 4:  # may exceed the preview: S11
+                    offsets = first_submatch(line)
+                    shown = window_line(match.line, *offsets, max_line) if offsets is not None else None
+                page.add(type(match)(space.shown(match.path), match.line_number,
+                                     shown if shown is not None else preview_line(match.line, max_line)))
 
         argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.better,
                          follow=self.rules.follow_links)

@@ -1,5 +1,5 @@
 """The search tools' profile switches added for "search that never silently misses"
-(docs/SEARCH.md, DEVIATIONS S7–S10): each ``True`` in the ``default`` profile and ``False`` in
+(docs/SEARCH.md, DEVIATIONS S7–S11): each ``True`` in the ``default`` profile and ``False`` in
 ``reference``, declared with ``profile_switch`` so a new one cannot silently be on there."""
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ class SearchRules:
     """S9: an absolute ``glob`` pattern inside the workspace is matched from its directory"""
     patterns_from_path: bool = profile_switch("S10")
     """S10: a ``glob`` pattern with a directory part is matched from ``path`` too"""
+
+    match_windows: bool = profile_switch("S11")
+    """S11: a match beyond ``grepMaxLineBytes`` of a long line is shown in a window around it"""
 
     @classmethod
     def for_profile(cls, profile: Profile | str | None) -> SearchRules:
