@@ -1,4 +1,4 @@
-"""The executors of ``glob`` and ``grep`` (REFERENCE-SPEC §6; DEVIATIONS S1–S6).
+"""The executors of ``glob`` and ``grep`` (REFERENCE-SPEC §6; DEVIATIONS S1–S11).
 
 One call: check the arguments → resolve the working directory and ``path`` through the
 provider (containment) → pick the ``Space`` (host directory, mirror, or spill artifact) →
