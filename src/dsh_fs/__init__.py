@@ -47,6 +47,8 @@ from .fs import (
     WriteOutcome as WriteOutcome,
 )
 
+from .providers import open_provider as open_provider
+
 __version__ = "0.1.0"
 """the package version, defined here only (``pyproject.toml`` reads it: ``dynamic = ["version"]``)"""
 
@@ -81,6 +83,7 @@ __all__ = (
     "WriteOutcome",
     "__version__",
     "create_context",
+    "open_provider",
 )
 
 
@@ -102,7 +105,7 @@ def create_context(
     + ``LocalSpillStore`` + ``ToolFsSearch``.
 
     Safe by default: the model's paths are confined to ``root``, which is the ``cwd`` unless
-    said otherwise (tracker issue 13, item 8) — ``..``, absolute paths and symlinks that lead
+    said otherwise — ``..``, absolute paths and symlinks that lead
     elsewhere fail ``FS_PERMISSION_DENIED`` ``cannot resolve "<path>": outside the workspace
     "<root>"``. ``root=None`` serves the whole disk, as the reference does (its conformance
     scenarios assume no containment root).
@@ -135,28 +138,26 @@ def create_context(
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
+    from .fs.tool_switches import ToolSwitches
     from .tool_fs import ToolFs, ToolFsList
     from .tool_fs_search import ToolFsSearch
     from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS
 
     ctx = Context(profile=profile)
     if provider is None:
-        from .fs_local import LocalFileSystem
-
         if cwd is not None:
             base = os.fspath(cwd)
         else:  # relative paths resolve inside the given root, not against an outside process cwd
             base = os.fspath(root) if root is not ... and root is not None else os.getcwd()
-        ctx.plugin(LocalFileSystem, cwd=base, root=base if root is ... else root)
+        provider = open_provider(base, profile=ctx.profile, root=root, cwd=base)
     elif root is not ...:
         raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")
-    else:
-        ctx.plugin(_Provided, provider=provider)
+    ctx.plugin(_Provided, provider=provider)
     if policy:
         ctx.plugin(FsPolicy, store=observations)
     search_config = {k: tool_config.pop(k) for k in [*SEARCH_KEYS, "mirror_batch_bytes", "rg_path"] if k in tool_config}
     list_config = {k: tool_config.pop(k) for k in ["list_max_entries"] if k in tool_config}
-    if list_tool or (list_tool is None and ctx.profile.is_default):
+    if list_tool or (list_tool is None and ToolSwitches.of(ctx.profile).list_served):  # L1
         ctx.plugin(ToolFsList, **list_config)
     ctx.plugin(ToolFs, **tool_config)
     if search:

@@ -17,10 +17,9 @@ import pytest
 from mcp import Client
 
 import dsh_fs
-from dsh_fs.core.signal import AbortSignal
+from dsh_fs.core.signal import AbortSignal, run_abortable
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.mcp import build_server
-from dsh_fs.mcp.server import run_abortable
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -34,7 +34,7 @@ from dsh_fs.fs.types import EditRequest, Info, Target
 from dsh_fs.fs.window import ReadWindow, WindowResult
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_local import large_edit, rules, versions
-from dsh_fs.tool_fs import executors
+from dsh_fs.tool_fs import diff
 from filekit import get, put
 
 pytestmark = pytest.mark.anyio
@@ -411,7 +411,7 @@ async def test_diff_meta_is_skipped_above_the_bound(ws: str, monkeypatch: pytest
     edit = {"file_path": "a.txt", "old_string": "two", "new_string": "TWO"}
     assert (await ctx.tools.execute("edit", edit, session=session)).meta == {
         "diffs": [{"path": "a.txt", "oldText": "one\ntwo", "newText": "one\nTWO"}]}
-    monkeypatch.setattr(executors, "DIFF_META_MAX_CHARS", 4)
+    monkeypatch.setattr(diff, "DIFF_META_MAX_CHARS", 4)
     edit = {"file_path": "a.txt", "old_string": "TWO", "new_string": "2"}
     assert (await ctx.tools.execute("edit", edit, session=session)).meta == {"diffs": []}
     write = await ctx.tools.execute("write", {"file_path": "a.txt", "content": "brand new\n"}, session=session)

@@ -27,7 +27,8 @@ with atheris.instrument_imports():
     from dsh_fs.fs.paths import node_resolve
     from dsh_fs.fs.text import NUL_SAMPLE, NotTextError, TextStreamDecoder, decode_text, normalize
     from dsh_fs.fs.window import ReadWindow, WindowBuilder
-    from dsh_fs.tool_fs.args import ToolInputError, check_positive_integer
+    from dsh_fs.core.errors import ToolInputError
+    from dsh_fs.tool_fs.args import check_positive_integer
     from dsh_fs.tool_fs.read_render import format_read_output
 
 

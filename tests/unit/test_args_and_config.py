@@ -19,14 +19,9 @@ import pytest
 import dsh_fs
 from dsh_fs import Context
 from dsh_fs.tool_fs import ToolFs, ToolFsConfig
-from dsh_fs.tool_fs.args import (
-    ToolInputError,
-    check_file_path,
-    check_positive_integer,
-    check_unicode,
-    differ_only_in_line_endings,
-    lone_surrogate,
-)
+from dsh_fs.core.errors import ToolInputError
+from dsh_fs.tool_fs.args import check_file_path, check_positive_integer, differ_only_in_line_endings
+from dsh_fs.tool_fs.shared import check_unicode, lone_surrogate
 from dsh_fs.tool_fs.config import CONFIG_KEYS
 
 # ------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ issue 13 item 1).
   grows with the number of clusters, not with the occurrences in a run. No timers.
 
 Not covered here: the streamed matcher (tests/unit/test_literal_edit_stream.py), providers
-(tests/integration/test_overlapping_and_size.py).
+(tests/integration/test_properties.py, tests/integration/test_large_files.py, the contract suite).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-from dsh_fs.tool_fs.args import ToolInputError
+from dsh_fs.core.errors import ToolInputError
 from dsh_fs.tool_fs_search import errors
 from dsh_fs.tool_fs_search.args import parse_glob_args, parse_grep_args
 from dsh_fs.tool_fs_search.commands import glob_argv, grep_argv, grep_files_argv
@@ -260,7 +260,7 @@ def test_groups_keep_first_seen_file_order() -> None:
     (3, "", False, "SEARCH_FAILED", "grep search failed (exit 3)"),
 ])
 def test_exit_failures_are_classified(code: int, stderr: str, better: bool, kind: str, text: str) -> None:
-    failure = errors.exit_failure("grep", code, stderr, better=better)
+    failure = errors.exit_failure("grep", code, stderr, search_texts=better)
     assert (failure.code, str(failure), failure.name) == (kind, text, "SearchError")
 
 
@@ -270,8 +270,8 @@ def test_stderr_excerpts_and_fixed_texts() -> None:
     assert str(errors.killed("glob", "SIGKILL")) == "glob search command was killed by signal SIGKILL"
     assert str(errors.killed("glob", None)) == "glob search command was killed by signal (unknown)"
     assert str(errors.aborted("grep")) == "grep was aborted before completion (tool timeout or caller cancellation)"
-    assert str(errors.timed_out("grep", 1234, better=False)) == str(errors.aborted("grep"))
-    assert str(errors.timed_out("grep", 1234, better=True)) == (
+    assert str(errors.timed_out("grep", 1234, search_texts=False)) == str(errors.aborted("grep"))
+    assert str(errors.timed_out("grep", 1234, search_texts=True)) == (
         "grep timed out after 1234ms; narrow pattern, path, or include and retry"
     )
     assert str(errors.overflow("grep", 100)) == (
@@ -281,7 +281,7 @@ def test_stderr_excerpts_and_fixed_texts() -> None:
     assert str(errors.overflow("glob", 100, 150)) == (
         "glob produced 150 bytes of raw output, over the 100-byte cap; narrow pattern, path, or include and retry"
     )
-    assert str(errors.could_not_start("glob", None, better=False)) == (
+    assert str(errors.could_not_start("glob", None, search_texts=False)) == (
         "glob could not start its search command (unusable working directory or missing shell)"
     )
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..core.context import Context
-from ..core.errors import HarnessError
+from ..core.errors import HarnessError, ToolInputError
 from ..core.session import ToolExecution
+from ..fs.tool_switches import ToolSwitches
 from ..patch import Patch, PatchError, operation_summary, parse_operation
-from ..tool_fs.args import ToolInputError, check_unicode
+from ..tool_fs.shared import check_unicode
 from ..tool_patch import PatchInputError, apply_patch
 from ..tool_patch import texts as t
 from .calls import field
@@ -76,7 +77,7 @@ async def apply_operations(ctx: Context, operations: Sequence[Any], execution: T
         ops = []
         for raw in operations:
             kind, path, diff, move_to = operation_of(raw)
-            if ctx.profile.is_default:  # D11, as on the registry tool's input
+            if ToolSwitches.of(ctx.profile).unicode_arguments:  # D11, as on the registry tool's input
                 for name, text in (("path", path), ("diff", diff), ("move_to", move_to)):
                     if text is not None:
                         check_unicode(name, text)

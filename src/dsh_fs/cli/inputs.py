@@ -1,5 +1,5 @@
 """What the command line turns into tool arguments: text given as bytes, numbers given as
-words (tracker issue 13, items 4 and 5).
+words.
 
 * ``utf8_text`` — an argument or stdin must be UTF-8; otherwise the command says what is wrong
   with the bytes exactly as ``read`` says it of a file (DEVIATIONS D6's detail: which byte,

@@ -1,4 +1,4 @@
-"""What ``dsh-fs demo`` tells a new user to do next (tracker issue 13, item 11).
+"""What ``dsh-fs demo`` tells a new user to do next.
 
 Three ready-to-paste snippets for the directory the demo ran in: the MCP client configuration
 that serves it (with the absolute path of this very ``dsh-fs``, so it works from any client),

@@ -1,6 +1,5 @@
 """Options that several ``dsh-fs`` commands share: one definition each (the same name,
-metavar, help, environment variable and default wherever it appears; tracker issue 13, item
-9), checked once (issue 12, item 8).
+metavar, help, environment variable and default wherever it appears), checked once.
 
 Every bad option value is a usage error — one ``Error: …`` line on stderr, exit status 2,
 nothing done — on every command, through click's own facilities (``click.ParamType.fail``,

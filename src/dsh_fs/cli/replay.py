@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 
 from .. import create_context
+from ..providers import open_provider
 from ..core.session import Session
 from ..core.tools import ToolCall, ToolResult
 from ..tool_fs.config import CONFIG_KEYS
@@ -261,8 +262,10 @@ async def _run_calls(
 async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
     """Run ``scenario`` in the existing empty directory ``ws`` (a real path)."""
     build_workspace(ws, scenario.get("files", {}))
-    ctx = create_context(  # no containment root, as in the reference (the scenarios assume none)
-        cwd=ws, root=None, profile=scenario.get("profile"), policy=scenario.get("policy", True) is not False,
+    profile = scenario.get("profile")
+    provider = open_provider(ws, profile=profile, root=None)  # no containment root, as in the reference
+    ctx = create_context(  # (the scenarios assume none)
+        profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
         search=scenario.get("search") is True, list_tool=scenario.get("list") is True, **_config(scenario),
     )
 
@@ -345,7 +348,6 @@ async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | No
     region come from the standard AWS chain. ``files`` lists the final objects; ``dirs`` the
     key prefixes; ``symlinks`` and ``modes`` are empty. Symlinks and FIFOs are refused.
     """
-    from ..fs_s3 import S3FileSystem
     from ..testing.workspaces import S3Workspace
 
     token = uuid.uuid4().hex[:12]
@@ -357,15 +359,18 @@ async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | No
     try:
         await workspace.create()
         await _build_s3_workspace(workspace, scenario.get("files", {}))
-        provider = await workspace.provider(profile=profile)
-        assert isinstance(provider, S3FileSystem)
-        ctx = create_context(
-            profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
-            search=scenario.get("search") is True, list_tool=scenario.get("list") is True, **_config(scenario)
-        )
-        results = await _run_calls(
-            ctx, scenario, ws, _session_cwd(scenario, ws), lambda step: _s3_external(workspace, step)
-        )
+        provider = open_provider(workspace.location.url, profile=profile, root=ws,
+                                 endpoint_url=endpoint_url, client_options=workspace.client_options)
+        try:
+            ctx = create_context(
+                profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
+                search=scenario.get("search") is True, list_tool=scenario.get("list") is True, **_config(scenario)
+            )
+            results = await _run_calls(
+                ctx, scenario, ws, _session_cwd(scenario, ws), lambda step: _s3_external(workspace, step)
+            )
+        finally:
+            await provider.aclose()
         files = {rel: base64.b64encode(data).decode("ascii") for rel, data in (await workspace.files()).items()}
         output = {"results": results, "files": files, "dirs": await workspace.dirs(), "symlinks": {}, "modes": {}}
     finally:

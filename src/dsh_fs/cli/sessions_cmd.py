@@ -1,5 +1,4 @@
-"""``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store (tracker
-issue 13, item 10).
+"""``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store.
 
 The store (``state.py``) keeps every named session's observations until told otherwise; these
 commands show them, drop one, or drop those unused for a while. They never touch a file of

@@ -1,5 +1,5 @@
-"""Persistent observations for ``dsh-fs … --session NAME`` (tracker "Serve the tools to real
-agents", part 2): an ``ObservationStore`` whose one bound session is backed by SQLite.
+"""Persistent observations for ``dsh-fs … --session NAME``: an ``ObservationStore`` whose one
+bound session is backed by SQLite.
 
 The reference keeps observations in memory only, so a resumed session must re-read
 (REFERENCE-SPEC §3.1). The CLI runs one tool call per process; to let ``read`` in one command

@@ -1,6 +1,5 @@
 """``dsh-fs read|write|edit|glob|grep|apply-patch|schema|prompt``: the tools for people and
-shell-only agents (tracker "Serve the tools to real agents", part 2; issue 10 for glob/grep;
-issue 11 for apply-patch).
+shell-only agents.
 
 Each tool command makes exactly one registry call and prints exactly what the model would
 see: the result text, byte for byte (UTF-8), then one newline, on stdout, for successes and
@@ -108,19 +107,17 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
     :raises CliFailure: for an invalid read cap or an unknown face
     """
     from .. import create_context
+    from ..providers import open_provider
     from .state import state_dir
 
-    provider = None
-    if options.s3 is not None:  # checked by its option type (S3_URL)
-        from ..fs_s3 import from_url
-
-        provider = from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
     try:
-        # a person's command line (or a shell-only agent, which has the shell anyway): no
-        # containment root, as in the reference (S3: the bucket prefix is the root)
+        if options.s3 is not None:  # checked by its option type (S3_URL)
+            provider = open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url)
+        else:  # a person's command line (or a shell-only agent, which has the shell anyway): no
+            # containment root, as in the reference (S3: the bucket prefix is the root)
+            provider = open_provider(options.cwd or os.getcwd(), profile=options.profile, root=None)
         return create_context(
-            cwd=options.cwd, root=None if provider is None else ..., profile=options.profile,
-            policy=options.policy, provider=provider, observations=store,
+            profile=options.profile, policy=options.policy, provider=provider, observations=store,
             spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool, **options.caps,
         )
     except ValueError as exc:

@@ -2,7 +2,12 @@
 ``Session`` and ``ToolExecution``. Knows nothing about files."""
 
 from .context import Context as Context, Plugin as Plugin, Scope as Scope, ScopeState as ScopeState
-from .errors import HarnessError as HarnessError, ToolArgsError as ToolArgsError, ToolNotFoundError as ToolNotFoundError
+from .errors import (
+    HarnessError as HarnessError,
+    ToolArgsError as ToolArgsError,
+    ToolInputError as ToolInputError,
+    ToolNotFoundError as ToolNotFoundError,
+)
 from .profile import Profile as Profile
 from .schema import Param as Param
 from .session import Session as Session, ToolExecution as ToolExecution
@@ -36,6 +41,7 @@ __all__ = (
     "ToolCall",
     "ToolDefinition",
     "ToolExecution",
+    "ToolInputError",
     "ToolNotFoundError",
     "ToolOutput",
     "ToolRegistry",

@@ -7,13 +7,15 @@
      ├── ToolNotFoundError       UNKNOWN_TOOL   <- unknown or invisible tool (§5.2)
      └── FsError                 FS_*           <- dsh_fs.fs (the provider seam, §1.2)
 
+    ToolInputError (ValueError)  plain   <- a tool's own value checks (§4.4 step 4)
+
 Only ``HarnessError`` subclasses get an ``error: {name, code}`` on a failed tool result;
 plain exceptions become code-less ``Error: <message>`` results (§5.2).
 """
 
 from __future__ import annotations
 
-__all__ = ("HarnessError", "ToolArgsError", "ToolNotFoundError")
+__all__ = ("HarnessError", "ToolArgsError", "ToolInputError", "ToolNotFoundError")
 
 
 class HarnessError(Exception):
@@ -55,3 +57,8 @@ class ToolNotFoundError(HarnessError):
     def __init__(self, name: str) -> None:
         super().__init__(f'unknown tool "{name}"', "UNKNOWN_TOOL")
         self.tool_name = name
+
+
+class ToolInputError(ValueError):
+    """A tool argument has the right JSON type but an unusable value (REFERENCE-SPEC §4.4 step
+    4): a *plain* error, reported as ``Error: <message>`` without ``{name, code}`` (§5.2)."""

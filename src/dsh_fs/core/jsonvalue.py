@@ -1,5 +1,5 @@
 """JSON-value checks, JavaScript's reading of JSON numbers and its number formatting
-(REFERENCE-SPEC §5.3, §9 items 10–11; tracker issue 13, item 4).
+(REFERENCE-SPEC §5.3, §9 items 10–11; docs/JSON-NUMBERS.md).
 
 Pure: no I/O. ``is_lossless_json`` is iterative, so hostile nesting depth cannot raise
 ``RecursionError``.

@@ -14,6 +14,8 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``window`` | read windows (``ReadWindow``, ``WindowBuilder``) |
 | ``paths``, ``rooted`` | Node-style path resolution; lexical resolution inside a display root |
 | ``locks`` | the in-process per-target mutation lock every provider shares |
+| ``tool_switches`` | ``ToolSwitches``: the profile switches of the policy, the tools and the faces (one per deviation ID) |
+| ``backend`` | the seam's vocabulary in one import, for a provider author (re-exports only) |
 
 Only the vocabulary is re-exported here; import the rule modules by name.
 """

@@ -1,5 +1,5 @@
 """The streamed literal matcher: ``literal_edit`` over raw bytes in bounded memory
-(REFERENCE-SPEC §2.11 steps 5–7; DEVIATIONS D2; tracker issue 5). Pure: no I/O.
+(REFERENCE-SPEC §2.11 steps 5–7; DEVIATIONS D2). Pure: no I/O.
 
 The byte-stream twin of ``literal_edit.plan_edit`` for files too big to hold in memory. The
 caller feeds the file's content (valid UTF-8, the BOM already removed) twice, in pieces of
@@ -20,7 +20,7 @@ compares ``EditScan.matches``, or ``EditScan.occurrences`` for the default profi
 one-match rule, D15), I/O, the BOM (the provider writes it or not, D1). The local provider
 drives it from ``dsh_fs.fs_local.large_edit``.
 
-Cost: linear in the content, whatever the number of matches (tracker issue 12, item 4).
+Cost: linear in the content, whatever the number of matches (DEVIATIONS D15, D16).
 Counting and, where an occurrence in the raw bytes is one in the normalized text (no CR in
 the content, an ``old_string`` without line breaks, or a CRLF-only file: ``EditRewriter``'s
 *direct* mode) or the whole text is rewritten (the reference profile), replacing are

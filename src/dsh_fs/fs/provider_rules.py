@@ -1,10 +1,12 @@
-"""Whole-object text rules shared by providers that hold a file as one blob (memory, S3).
+"""The text rules every provider shares: what to store or report for bytes already fetched.
 
 Pure: no I/O. Each function turns bytes already fetched into what to store or report, with
-the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, D2, D4, D6, D15:
+the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, D2, D4, D6,
+D15, D20:
 
-* ``TextRules`` — the profile switches (BOM kept, line endings kept, detailed non-text
-  errors, overlapping matches counted), all derived from the profile by
+* ``TextRules`` — the profile switches (BOM kept by an edit, line endings kept by an edit,
+  BOM and CRLF style kept by a rewrite, detailed non-text errors, ``~`` as the home
+  directory, overlapping matches counted), all derived from the profile by
   ``TextRules.for_profile``, and the size limit of a stored file (``write_max_size``, D16,
   both profiles); providers with more switches subclass it and declare them with
   ``profile_switch``.
@@ -15,17 +17,18 @@ the messages of REFERENCE-SPEC §1.5 and the profile switches of DEVIATIONS D1, 
 * ``apply_edit`` / ``edit_failure_error`` — §2.11 steps 5–7 (D1 keeps the BOM, D2 changes
   only the matched spans).
 
-Every provider uses these (the local one on bytes it reads itself); the messages are the
-catalog's (``dsh_fs.fs.errors``).
+The memory and S3 providers apply them to whole objects, the local one to bytes it reads
+itself; the messages are the catalog's (``dsh_fs.fs.errors``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any, Self
+from dataclasses import dataclass
 
 from ..core.jsonvalue import well_formed as well_formed  # re-exported for providers
-from ..core.profile import Profile
+from ..core.profile import PROFILE_SWITCH as PROFILE_SWITCH  # re-exported for providers
+from ..core.profile import ProfileSwitches
+from ..core.profile import profile_switch as profile_switch  # re-exported for providers
 from .errors import FsError, Verb, edit_ambiguous, edit_empty, edit_not_found, not_text, too_large
 from .literal_edit import EditFailure, EditPlan, plan_edit
 from .text import BOM, NUL_SAMPLE, NotTextError, decode_text, normalize, utf8_size
@@ -54,22 +57,9 @@ __all__ = (
 WRITE_MAX_SIZE = 256 * 1024 * 1024
 """default ``write_max_size``: the largest file (bytes) a write or an edit may store (D16)"""
 
-PROFILE_SWITCH = "dsh_fs.profile_switch"
-"""``dataclasses.field`` metadata key marking a profile switch (its value: the deviation IDs)"""
-
-
-def profile_switch(deviations: str) -> Any:
-    """Declare a rules field as a profile switch: ``True`` in the ``default`` profile, ``False``
-    in ``reference``. It has no default, so only ``for_profile`` (or a caller passing every
-    switch) can build the rules — a new switch can never silently be on in ``reference``.
-
-    :param deviations: the deviation IDs the switch turns on (``"D1, D4"``), for readers
-    """
-    return field(metadata={PROFILE_SWITCH: deviations})
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TextRules:
+class TextRules(ProfileSwitches):
     """Profile-dependent text behaviour of a provider: every field declared with
     ``profile_switch`` is ``True`` in the default profile and ``False`` in the reference one.
 
@@ -77,10 +67,13 @@ class TextRules:
     (``fs_local.rules.LocalRules``) and builds the subclass with the same ``for_profile``.
     """
 
-    keep_bom: bool = profile_switch("D1, D4")
-    """D1/D4: an edit or a rewrite keeps a leading BOM"""
-    keep_line_endings: bool = profile_switch("D2, D4")
-    """D2/D4: an edit changes only matched spans; a rewrite of a CRLF file stays CRLF"""
+    keep_bom: bool = profile_switch("D1")
+    """D1: an edit keeps a leading BOM"""
+    keep_line_endings: bool = profile_switch("D2")
+    """D2: an edit changes only matched spans (their line breaks take the file's style)"""
+    keep_file_style: bool = profile_switch("D4")
+    """D4: a write that replaces a file keeps its BOM, and its CRLF line breaks when it is
+    CRLF-dominant"""
     detailed_errors: bool = profile_switch("D6")
     """D6: non-text errors say where and why"""
     home_tilde: bool = profile_switch("D20")
@@ -91,26 +84,6 @@ class TextRules:
     write_max_size: int = WRITE_MAX_SIZE
     """D16 (both profiles): a write or an edit that would store a file of more bytes fails
     ``FS_IO_ERROR`` before the new content is built"""
-
-    @classmethod
-    def switches(cls) -> tuple[str, ...]:
-        """The names of this class's profile switches, in declaration order."""
-        return tuple(f.name for f in fields(cls) if PROFILE_SWITCH in f.metadata)
-
-    @classmethod
-    def for_profile(cls, profile: Profile | str | None, /, **settings: Any) -> Self:
-        """The rules of ``profile`` (``None`` = default): every switch on in ``default``, off
-        in ``reference``; ``settings`` gives the other (non-switch) fields of a subclass.
-
-        :raises ValueError: unknown profile
-        :raises TypeError: when ``settings`` names a switch or an unknown field
-        """
-        better = Profile.parse(profile).is_default
-        switches = cls.switches()
-        clash = sorted(set(switches) & set(settings))
-        if clash:
-            raise TypeError(f"{cls.__name__}.for_profile: {', '.join(clash)} follow the profile")
-        return cls(**dict.fromkeys(switches, better), **settings)
 
 
 def encode_text(text: str) -> bytes:
@@ -231,8 +204,8 @@ def rewrite(old: bytes | PriorSummary | None, content: str, rules: TextRules, di
         else:
             before = diff_basis(old)
             has_bom, crlf_dominant = old.startswith(BOM), _crlf_dominant(old)
-        add_bom = rules.keep_bom and has_bom and not content.startswith("\ufeff")
-        to_crlf = rules.keep_line_endings and crlf_dominant and "\n" in content and "\r\n" not in content
+        add_bom = rules.keep_file_style and has_bom and not content.startswith("\ufeff")
+        to_crlf = rules.keep_file_style and crlf_dominant and "\n" in content and "\r\n" not in content
     limit = rules.write_max_size
     if 4 * len(content) + (len(content) if to_crlf else 0) + 3 > limit:  # may not fit: measure
         size = utf8_size(content) + (3 if add_bom else 0) + (content.count("\n") if to_crlf else 0)

@@ -1,4 +1,4 @@
-"""POSIX access ACLs across an atomic replace (tracker issue 12, item 5), synchronous.
+"""POSIX access ACLs across an atomic replace (DEVIATIONS D21), synchronous.
 
 A replace makes a new inode, which would lose the old file's access ACL and get the ACL
 mask as its group bits (a group the ACL shut out could then read the file), or inherit the

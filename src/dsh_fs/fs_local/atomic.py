@@ -6,13 +6,13 @@ fsynced and renamed over the target; then the directory is fsynced (A3), so a re
 survives a crash. Every step runs relative to a descriptor of the parent directory, opened
 beneath the workspace root when there is one.
 
-Access never widens (tracker issue 12, item 5): a replace keeps the old file's access ACL (or
+Access never widens (DEVIATIONS D21): a replace keeps the old file's access ACL (or
 is refused); when the owner cannot be kept the group still is (``fchown(fd, -1, gid)``), and
 when the group cannot be kept either, the new group gets no more than others had. A new file
 in the default profile (D3) is made as ``creat(path, 0o666)`` makes it: the umask, or the
 directory's default ACL, decides its permissions.
 
-Where we differ from §2.10 (tracker issues 4 and 5): the reference makes a private staging
+Where we differ from §2.10: the reference makes a private staging
 directory per call (``mkdir`` 0o700, temp file inside, ``rm -rf`` after). Here the temp file
 is, on Linux, an anonymous inode (``O_TMPFILE``, never visible under any name while it is
 written, so a killed writer leaves nothing behind) that is linked as

@@ -1,5 +1,4 @@
-"""Resolving and opening paths without escaping a workspace root (containment; tracker
-issues 4 and 12).
+"""Resolving and opening paths without escaping a workspace root (containment).
 
 * ``real_path_in`` — ``os.path.realpath`` that never takes a step outside the root: every
   component (a symlink's target included) is looked at only while the path so far is inside;

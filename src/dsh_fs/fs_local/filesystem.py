@@ -8,7 +8,7 @@ another process is waited for in the kernel's queue (fair to a process that muta
 back) from threads of their own (never the I/O threads), and an abort or a cancellation
 ends the wait before anything changed.
 
-Cheap calls (tracker issue 5): a worker-thread hop costs far more than a metadata system
+Cheap calls: a worker-thread hop costs far more than a metadata system
 call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
 a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.
@@ -38,29 +38,35 @@ import anyio
 import anyio.lowlevel
 import anyio.to_thread
 
-from ..core.profile import Profile
-from ..core.signal import AbortSignal
-from ..fs.filesystem import FileSystem
-from ..fs.errors import FsError, Stage, Verb, aborted, check_abort
-from ..fs.provider_rules import WRITE_MAX_SIZE
-from ..fs.types import (
+from ..core.signal import run_under_signal
+from ..fs.backend import (
+    AbortSignal,
     DeleteIntent,
     DeleteOutcome,
     DirEntry,
     EditIntent,
     EditOutcome,
     EditRequest,
+    FileSystem,
+    FsError,
     Info,
     PathInfo,
+    Profile,
+    ReadWindow,
     RenameIntent,
     RenameOutcome,
+    Stage,
     Target,
+    Verb,
     Version,
+    WRITE_MAX_SIZE,
     WalkEntry,
+    WindowResult,
     WriteIntent,
     WriteOutcome,
+    aborted,
+    check_abort,
 )
-from ..fs.window import ReadWindow, WindowResult
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
@@ -397,26 +403,23 @@ class LocalFileSystem(FileSystem):
         if fd is not None:
             return fd
         waiter = LockWait(self.process_locks, key)
-        got: int | None = None
-        failure: FsError | None = None
         try:
-            async with anyio.create_task_group() as tg:
-                if signal is not None:
-                    tg.start_soon(_cancel_on_abort, signal, tg.cancel_scope)
-                try:
-                    got = await anyio.to_thread.run_sync(waiter.wait, abandon_on_cancel=True,
-                                                         limiter=self._lock_waits)
-                except FsError as exc:  # raised here, it would leave the task group in a group
-                    failure = exc
-                tg.cancel_scope.cancel()  # done waiting: stop watching the signal
+            outcome = await run_under_signal(
+                lambda: anyio.to_thread.run_sync(waiter.wait, abandon_on_cancel=True, limiter=self._lock_waits),
+                signal=signal, poll=_ABORT_POLL_S,
+            )
         except BaseException:  # the caller's cancellation
             waiter.abandon()
             raise
-        if got is None:
+        failure = outcome.error
+        if failure is not None and not isinstance(failure, FsError):
+            waiter.abandon()
+            raise failure
+        if not outcome.returned or outcome.value is None:
             waiter.abandon()
             raise failure if failure is not None else aborted(stage)
         waiter.taken()
-        return got
+        return outcome.value
 
     def _note(self, elapsed: float) -> None:
         """A mutation took ``elapsed`` seconds: a slow one keeps mutations off this thread for
@@ -434,13 +437,6 @@ class LocalFileSystem(FileSystem):
         except OSError:
             return False  # the operation will say what is wrong, from a worker thread
         return max(old_size, new_size(old_size)) <= self.inline_write_max
-
-
-async def _cancel_on_abort(signal: AbortSignal, scope: anyio.CancelScope) -> None:
-    """Cancel ``scope`` once ``signal`` is aborted (checked every ``_ABORT_POLL_S``)."""
-    while not signal.aborted:
-        await anyio.sleep(_ABORT_POLL_S)
-    scope.cancel()
 
 
 def _edit_size_bound(edit: EditRequest) -> Callable[[int], int]:

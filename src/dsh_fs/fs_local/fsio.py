@@ -86,7 +86,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
 
     With a containment root, the real path is found without a step outside the root
     (``beneath.real_path_in``): any path whose resolution leaves it fails with the one
-    containment error, whatever lies outside (no oracle: tracker issue 12).
+    containment error, whatever lies outside (no oracle: nothing is learnt about it).
     """
     check_abort(signal, "resolve")
     display = display_path(path, base, rules)
@@ -301,7 +301,7 @@ def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: Loc
     switch needs it: the reference profile keeps neither the BOM nor CRLF)."""
     tally = PriorTally()
     check_abort(signal, "read")  # the prior file's read, as in §2.8 step 4
-    if not (rules.keep_bom or rules.keep_line_endings):
+    if not rules.keep_file_style:
         return tally.summary()
     fd = files.open_regular(key, "write", display, rules.root)
     try:

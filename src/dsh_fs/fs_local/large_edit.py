@@ -1,5 +1,5 @@
 """The local driver of streamed edits: ``edit_text`` of a huge file in bounded memory
-(REFERENCE-SPEC §2.11; DEVIATIONS D1, D2, D6, D15, D16; tracker issue 5). I/O; the matching
+(REFERENCE-SPEC §2.11; DEVIATIONS D1, D2, D6, D15, D16). I/O; the matching
 itself is the pure ``dsh_fs.fs.literal_edit_stream`` (``EditScan``, ``EditRewriter``).
 
 ``fsio.edit_file`` hands an edit here, after its probe and version guard and still under the

@@ -1,4 +1,4 @@
-"""Sparse line indexes of recently read files (tracker issue 5: "a line index").
+"""Sparse line indexes of recently read files.
 
 A ``LineIndex`` remembers, for one file content (a target key at one version), what a scan
 already proved: the bytes ``[0, scanned_to)`` passed the text rules (head checks, strict

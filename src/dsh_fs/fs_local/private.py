@@ -1,4 +1,4 @@
-"""User-private directories (tracker issue 12, item 7): one check for every place dsh-fs keeps
+"""User-private directories: one check for every place dsh-fs keeps
 per-user state in a location others might reach first — the cross-process lock directory
 (``locks``), the session store (``dsh_fs.cli.state``).
 

@@ -4,7 +4,7 @@ Opens the target as ``read_text`` does (never blocking on a FIFO, beneath the wo
 when there is one), decides whether a line index may be used and kept, runs the byte scanner
 (``scan``) and maps failures to the ``read_text`` errors (REFERENCE-SPEC §2.5; DEVIATIONS A2, D6).
 
-Index trust (tracker issue 5; DEVIATIONS A5): an index is looked up and stored only when the
+Index trust (DEVIATIONS A5): an index is looked up and stored only when the
 caller's version is exactly the five stat fields of the open file (a racily-clean version
 carries a digest and is never trusted), and stored only when those fields are unchanged after
 the scan. Files smaller than ``index_min_size`` are never indexed (a scan costs less than the

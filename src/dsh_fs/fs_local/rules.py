@@ -15,8 +15,7 @@ from . import beneath
 __all__ = ("LocalRules", "STREAM_EDIT_MIN_SIZE")
 
 STREAM_EDIT_MIN_SIZE = 32 * 1024 * 1024
-"""edits of files at least this big (bytes) stream in bounded memory (``large_edit``;
-tracker issue 5)"""
+"""edits of files at least this big (bytes) stream in bounded memory (``large_edit``)"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,4 +1,4 @@
-"""Windowed reads on bytes (REFERENCE-SPEC §2.5, §4.6; DEVIATIONS A1, D6, D10; tracker issue 5).
+"""Windowed reads on bytes (REFERENCE-SPEC §2.5, §4.6; DEVIATIONS A1, D6, D10).
 
 ``scan_window`` computes exactly the ``WindowResult`` (and raises exactly the errors) that
 decoding the file and windowing its text would, but works on raw bytes: it counts line feeds

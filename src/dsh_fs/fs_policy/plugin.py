@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Final
 from ..core.context import Scope
 from ..fs.errors import edit_not_observed, not_found
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
+from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, ReplaceIfVersion, Target, Version, WriteIntent
 
 __all__ = ("ABSENT", "FsPolicy", "ObservationStore", "owner_of")
@@ -97,7 +98,8 @@ class FsPolicy:
 
     @classmethod
     def apply(cls, scope: Scope, /, store: ObservationStore | None = None) -> None:
-        policy = cls(store if store is not None else ObservationStore(), absence=scope.profile.is_default)
+        policy = cls(store if store is not None else ObservationStore(),
+                     absence=ToolSwitches.of(scope.profile).record_absence)
         # first-wins by registration order (§3.3): load it before any other decider
         scope.on(FS_WRITE_INTENT, policy.write_intent)
         scope.on(FS_EDIT_INTENT, policy.edit_intent)

@@ -32,27 +32,8 @@ from typing import Any, ClassVar
 
 import anyio
 
-from ..core.profile import Profile
-from ..core.signal import AbortSignal
-from ..fs.errors import (
-    FsError,
-    Stage,
-    Verb,
-    check_abort,
-    foreign_target,
-    gone,
-    not_directory,
-    not_found,
-    not_regular_file,
-    overwrite_not_observed,
-    rename_destination_exists,
-    stale,
-)
-from ..fs.filesystem import FileSystem
-from ..fs.provider_rules import WRITE_MAX_SIZE, TextRules, apply_edit, decode_for_read, not_text_error, rewrite
-from ..fs.rooted import check_root, display_of, resolve_rooted
-from ..fs.text import NotTextError, TextStreamDecoder
-from ..fs.types import (
+from ..fs.backend import (
+    AbortSignal,
     CreateIfAbsent,
     DeleteIntent,
     DeleteOutcome,
@@ -60,21 +41,46 @@ from ..fs.types import (
     EditIntent,
     EditOutcome,
     EditRequest,
+    FileSystem,
+    FsError,
     Info,
+    NotTextError,
     PathInfo,
+    Profile,
     RenameIntent,
     RenameOutcome,
     ReplaceIfVersion,
+    Stage,
     Target,
     TargetKey,
+    TargetLocks,
+    TextRules,
+    TextStreamDecoder,
+    Verb,
     Version,
+    WRITE_MAX_SIZE,
     WalkEntry,
     WriteIntent,
     WriteOutcome,
+    apply_edit,
+    check_abort,
+    check_root,
+    decode_for_read,
+    display_of,
+    foreign_target,
+    gone,
+    not_directory,
+    not_found,
+    not_regular_file,
+    not_text_error,
+    overwrite_not_observed,
+    rename_destination_exists,
+    resolve_rooted,
+    rewrite,
+    stale,
 )
 from .errors import S3Failure, fs_error
 from .location import S3Location, parse_url
-from ..fs.locks import TargetLocks
 from .store import ObjectMeta, ObjectStore, read_chunk, require_client_library
 
 __all__ = ("S3FileSystem", "from_url")

@@ -1,4 +1,4 @@
-"""Bearer tokens for ``dsh-fs mcp --http`` (issue 12.1): one token per agent.
+"""Bearer tokens for ``dsh-fs mcp --http``: one token per agent.
 
 Without authentication any local user could reach a loopback server and read and write the
 serving user's files. So every HTTP request (session creation included) must carry

@@ -4,7 +4,7 @@
   DNS-rebinding protection (``Host``/``Origin`` must name a loopback address), or a Unix
   socket whose parent directory is private to the serving user (``0700``, created if absent),
   so no other user can even connect.
-* **Who (issue 12.1).** Every request, session creation included, must carry
+* **Who.** Every request, session creation included, must carry
   ``Authorization: Bearer <token>`` (``auth.BearerTokens``, compared in constant time; the
   SDK's bearer middleware answers ``401`` otherwise). Each token is one agent (principal);
   a session is bound to the token that opened it. ``tokens=None`` serves without auth (the
@@ -14,12 +14,12 @@
   no session) is owned by its authenticated principal. Without auth a stateless request has
   no owner, so that era is refused with ``-32022`` naming the handshake versions (the SDK's
   ``Client(mode="auto")`` then falls back to the handshake by itself).
-* **Bounds (issue 12.2, ``sessions.SessionLimits``).** Sessions per token and in total,
+* **Bounds (``sessions.SessionLimits``).** Sessions per token and in total,
   requests in flight per session (or stateless principal), expiry of sessions unused after
   the handshake (60 s) or idle (30 min), observations per owner (``ServeOptions``), request
   bodies (the SDK's 4 MiB) and concurrent connections (uvicorn). Over a bound: ``503`` with a
   JSON-RPC error that says which.
-* **Order (issue 13.7).** One owner's calls run in arrival order (``server.schedule_calls``).
+* **Order.** One owner's calls run in arrival order (``server.schedule_calls``).
 
 The endpoint is ``http://HOST:PORT/mcp`` (``http://localhost/mcp`` over a Unix socket);
 ``serve_http`` reports it through ``announce`` once connections are accepted (port ``0``

@@ -1,5 +1,5 @@
-"""ASGI wrapper: JSON-RPC request bodies read with JavaScript's number semantics (tracker
-issue 13, item 4; docs/JSON-NUMBERS.md).
+"""ASGI wrapper: JSON-RPC request bodies read with JavaScript's number semantics
+(docs/JSON-NUMBERS.md).
 
 The SDK's streamable HTTP transport parses a POST body with pydantic's JSON parser, which
 reads ``-0`` as the integer 0 and keeps every digit of a huge integer; the reference (and our

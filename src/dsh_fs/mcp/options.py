@@ -1,6 +1,7 @@
 """How ``dsh-fs mcp`` builds the deployment it serves: the provider and the ``Context``.
 
-No SDK import. The provider is built in exactly one place, ``build_provider``.
+No SDK import. The provider (the local directory ``--root``, or the ``--s3`` bucket prefix) is
+built in exactly one place, ``build_provider``, by ``dsh_fs.open_provider``.
 """
 
 from __future__ import annotations
@@ -55,19 +56,18 @@ class ServeOptions:
 
 
 def build_provider(options: ServeOptions) -> FileSystem:
-    """The local provider for ``options.root``: relative paths resolve against the root, and
-    paths resolving outside it are refused (``FS_PERMISSION_DENIED``, containment).
+    """The provider ``dsh-fs mcp`` serves (``dsh_fs.open_provider``): the bucket prefix of
+    ``options.s3``, else the local directory ``options.root`` — relative paths resolve against
+    the root, and paths resolving outside it are refused (``FS_PERMISSION_DENIED``,
+    containment).
 
     The single place the MCP server constructs its provider.
     """
+    from ..providers import open_provider
+
     if options.s3 is not None:
-        from ..fs_s3 import from_url
-
-        return from_url(options.s3, endpoint_url=options.endpoint_url, profile=options.profile)
-    from ..fs_local import LocalFileSystem
-
-    # containment (tracker issue 4): paths resolving outside the served root are refused
-    return LocalFileSystem(cwd=options.root, profile=options.profile, root=options.root)
+        return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url)
+    return open_provider(options.root, profile=options.profile)
 
 
 def build_context(options: ServeOptions) -> Context:

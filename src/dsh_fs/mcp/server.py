@@ -24,23 +24,22 @@ Different owners are not ordered against each other: mutations of one target are
 by the provider's lock and checked against the caller's observed version.
 
 Cancellation (``notifications/cancelled``, or the connection closing): the call's
-``AbortSignal`` is aborted at once, and the handler waits for the call to finish; the call
-itself runs shielded, so a mutation is never cut off between two syscalls by a cancellation
+``AbortSignal`` is aborted at once, and the handler waits for the call to finish
+(``core.signal.run_abortable``); the call itself runs shielded, so a mutation is never cut off between two syscalls by a cancellation
 (the provider's §2.12 checkpoints decide where it stops).
 
 Not here: the stdio transport (``stdio.py``), streamable HTTP (``http.py``), per-session owners
-(``owners.py``), tool logic.
+(``sessions.py``), tool logic.
 """
 
 from __future__ import annotations
 
 import contextvars
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
@@ -49,7 +48,7 @@ from .. import __version__
 from ..core.context import Context
 from ..core.schedule import CallScheduler
 from ..core.session import Session
-from ..core.signal import AbortSignal
+from ..core.signal import run_abortable
 from ..core.system_prompt import TOOL_SECTIONS
 from .wire import call_result, tool_entries
 
@@ -58,7 +57,6 @@ __all__ = (
     "SERVER_NAME",
     "build_server",
     "keep_raw_arguments",
-    "run_abortable",
     "schedule_calls",
     "serve_stdio",
 )
@@ -67,8 +65,6 @@ SERVER_NAME = "dsh-fs"
 
 OwnerLookup = Callable[[ServerRequestContext[Any, Any]], Session]
 """Maps a request to its connection's observation owner (may raise ``MCPError``)."""
-
-T = TypeVar("T")
 
 _UNSET: Any = object()
 _RAW_ARGUMENTS: contextvars.ContextVar[Any] = contextvars.ContextVar("dsh_fs_mcp_raw_arguments", default=_UNSET)
@@ -126,40 +122,6 @@ def schedule_calls(ctx: Context, owner_for: OwnerLookup) -> ServerMiddleware[Any
     return schedule
 
 
-async def run_abortable(work: Callable[[AbortSignal], Awaitable[T]]) -> T:
-    """Run ``work(signal)`` shielded; if the caller is cancelled meanwhile, abort ``signal``
-    at once, wait for ``work`` to return, then let the cancellation propagate.
-
-    :param work: the call; it must honour the signal (the registry and providers do)
-    :return: what ``work`` returned
-    :raises Exception: whatever ``work`` raised
-    """
-    signal = AbortSignal()
-    done = anyio.Event()
-    outcome: list[T] = []
-    failure: list[Exception] = []
-
-    async def worker() -> None:
-        with anyio.CancelScope(shield=True):
-            try:
-                outcome.append(await work(signal))
-            except Exception as exc:  # re-raised below, outside the task group
-                failure.append(exc)
-            finally:
-                done.set()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(worker)
-        try:
-            await done.wait()
-        except anyio.get_cancelled_exc_class():
-            signal.abort("the client cancelled the request")
-            raise
-    if failure:
-        raise failure[0]
-    return outcome[0]
-
-
 def build_server(
     ctx: Context,
     *,
@@ -191,7 +153,8 @@ def build_server(
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
         result = await run_abortable(
-            lambda signal: tools.execute(params.name, raw, session=session, signal=signal)
+            lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
+            reason="the client cancelled the request",
         )
         return types.CallToolResult.model_validate(call_result(result))
 

@@ -8,7 +8,7 @@ observations by that object, weakly, so forgetting it here frees them):
 * a stateless request (revision 2026-07-28: no handshake, no session): the owner is the
   authenticated principal (one bearer token = one agent), kept for the server's lifetime.
 
-``HttpSessions`` also bounds what sessions may cost (``SessionLimits``, issue 12.2): how many
+``HttpSessions`` also bounds what sessions may cost (``SessionLimits``): how many
 one principal and all principals may hold open, how many requests one session (or one
 stateless principal) may have in flight, and when a session expires: soon when it never
 made a request after the handshake, later when it idles with no request in flight. Expiry

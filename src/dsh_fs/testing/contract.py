@@ -26,7 +26,9 @@ processes: one wins, the other is stale, nothing is lost). Every mutation is che
 storage back through the workspace, never by trusting the outcome alone.
 
 Not covered: symlinks, modes, owners, FIFOs, the local provider's realpath identity and
-cross-process lock files (``tests/fs_local``), and anything above the seam (tools, policy).
+cross-process lock files (``tests/integration/test_local_provider.py``,
+``tests/integration/test_inline_mutations.py``, ``tests/robustness/test_many_processes.py``), and
+anything above the seam (tools, policy).
 """
 
 from __future__ import annotations

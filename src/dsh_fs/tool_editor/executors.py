@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from ..core.context import Context
+from ..core.errors import ToolInputError
 from ..core.jsonvalue import js_number_str
 from ..core.session import ToolExecution
 from ..core.tools import ToolOutput, text_block
@@ -36,12 +37,12 @@ from ..fs.errors import FsError, FsErrorCode, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank
+from ..fs.provider_rules import TextRules
 from ..fs.text import normalize
+from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
-from ..tool_fs.args import ToolInputError, check_unicode
-from ..tool_fs.executors import bounded_diffs
-from ..tool_fs.hints import near_match_hint
-from ..tool_fs.remedies import with_remedy
+from ..tool_fs.diff import bounded_diffs
+from ..tool_fs.shared import check_unicode, near_match_hint, with_remedy
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .replace import occurrence_lines, occurrences, replace_once
@@ -73,7 +74,8 @@ class Editor:
         self.face = face
         self.anthropic = face == "anthropic"
         self.max_chars = max_chars
-        self.better = ctx.profile.is_default
+        self.switches = ToolSwitches.of(ctx.profile)
+        self.keep_line_endings = TextRules.for_profile(ctx.profile).keep_line_endings  # D2 for insert
 
     @property
     def fs(self) -> FileSystem:
@@ -87,7 +89,7 @@ class Editor:
             raise ToolInputError(t.REF_PATH_BLANK)
         if not self.anthropic and not path.startswith("/"):
             raise ToolInputError(t.REF_ABSOLUTE_PATH.format(path=path))
-        if self.better:
+        if self.switches.unicode_arguments:
             for name in _TEXT_ARGS:
                 if isinstance(args.get(name), str):
                     check_unicode(name, args[name])
@@ -101,7 +103,7 @@ class Editor:
         try:
             done = await run(args, execution)
         except FsError as err:
-            projected = with_remedy(err) if self.better else err
+            projected = with_remedy(err, self.switches)
             if projected is err:
                 raise
             raise projected from err
@@ -120,7 +122,7 @@ class Editor:
         """The reference's ``statExisting``: the file to change, or the face's error."""
         info = await self.fs.stat(target, signal=execution.signal)
         if info is None:
-            if self.better:
+            if self.switches.record_absence:
                 self.ctx.emit(FS_OBSERVED, target, None, execution)  # an absence, as read records it (D8)
             raise self._not_found(target)
         if info.type == "directory":
@@ -161,7 +163,7 @@ class Editor:
         target = await self._resolve(args["path"], execution)
         info = await self.fs.stat(target, signal=execution.signal)
         if info is None:
-            if self.better:
+            if self.switches.record_absence:
                 self.ctx.emit(FS_OBSERVED, target, None, execution)
             raise self._not_found(target)
         if info.type == "directory":
@@ -179,7 +181,7 @@ class Editor:
                     lines.pop()  # a final line break ends the last line (§4.6.2)
                 first, last = select_range(view_range, len(lines))
                 return render_numbered(lines[first - 1 : last], first, self.max_chars)
-            lines = (normalize(text) if self.better else text).split("\n")  # E8
+            lines = (normalize(text) if self.switches.normalized_view else text).split("\n")  # E8
             first, last = select_range(view_range, len(lines))
             shown = int(view_range[1]) if view_range is not None else last  # 2.0 is 2 (select_range)
             return render_reference_file(target.display_path, lines[first - 1 : last], first, shown,
@@ -201,9 +203,10 @@ class Editor:
 
         await visit(target, 1)
         clip = self.max_chars
-        if clip is None and self.better:
+        bounded = self.switches.bounded_directory_view
+        if clip is None and bounded:
             clip = LISTING_MAX_CHARS  # E18: a huge tree never floods the context
-        return render_listing(target.display_path, rows, clip, utf16_order=not self.better)
+        return render_listing(target.display_path, rows, clip, utf16_order=not bounded)
 
     # -- create --------------------------------------------------------------------------------
     async def _create(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
@@ -237,7 +240,7 @@ class Editor:
         info = await self._existing(target, "str_replace", execution)
         guard = intent.version if intent is not None else info.version
         new: str = args.get("new_str", "")
-        if not self.better:
+        if not self.switches.str_replace_is_edit:
             return await self._reference_replace(args, target, old, new, guard, execution)
         try:
             outcome = await self.fs.edit_text(target, EditRequest(old_string=old, new_string=new), EditIntent(guard),
@@ -274,7 +277,7 @@ class Editor:
         """The face's text for an ``edit_text`` that found ``old_str`` zero or several times."""
         if err.code == FsErrorCode.EDIT_NOT_FOUND:
             text = t.ANTHROPIC_NO_MATCH if self.anthropic else t.REF_NO_MATCH.format(old=old, path=target.display_path)
-            if self.better and err.searched_text is not None and err.needle:
+            if self.switches.near_match_hints and err.searched_text is not None and err.needle:
                 hint = near_match_hint(err.searched_text, err.needle)
                 if hint is not None:
                     text += "\n" + hint
@@ -330,7 +333,7 @@ class Editor:
         if not 0 <= line <= count:
             template = t.ANTHROPIC_INSERT_RANGE if self.anthropic else t.REF_INSERT_RANGE
             raise ToolInputError(template.format(line=number, count=count))
-        after = insert_text(raw, line, value, whole_lines=self.anthropic, keep_bytes=self.better)
+        after = insert_text(raw, line, value, whole_lines=self.anthropic, keep_bytes=self.keep_line_endings)
         assert guard is not None
         try:
             outcome = await self.fs.write_text(target, after, ReplaceIfVersion(guard), signal=execution.signal)

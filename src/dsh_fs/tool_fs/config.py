@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..core.profile import Profile
+from .shared import positive_integer
 from .read_render import (
     DEFAULT_READ_LIMIT,
     DEFAULT_READ_MAX_BYTES,
@@ -13,7 +13,7 @@ from .read_render import (
     DEFAULT_READ_STREAM_MIN_SIZE,
 )
 
-__all__ = ("CONFIG_KEYS", "ToolFsConfig", "positive_integer")
+__all__ = ("CONFIG_KEYS", "ToolFsConfig")
 
 CONFIG_KEYS = {
     "read_limit": "readLimit",
@@ -22,19 +22,6 @@ CONFIG_KEYS = {
     "read_stream_min_size": "readStreamMinSize",
 }
 """Python keyword → the reference's config name (used in messages and scenarios)"""
-
-
-def positive_integer(name: str, value: object, *, plugin: str = "tool-fs") -> int:
-    """A plugin setting that must be an integer ≥ 1 (``2.0`` counts as 2), as ``int``.
-
-    :raises ValueError: ``<plugin>: <name> must be a positive integer``
-    """
-    ok = (
-        isinstance(value, int) and not isinstance(value, bool) and value >= 1
-    ) or (isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 1)
-    if not ok:
-        raise ValueError(f"{plugin}: {name} must be a positive integer")
-    return int(value)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

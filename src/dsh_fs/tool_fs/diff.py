@@ -12,6 +12,9 @@ It ports the TypeScript reference's use of jsdiff v9:
 * ``computeHunkDiffs`` / ``diffsFromMeta`` -- mapping each hunk to a ``FileDiff`` dict
   (``compute_hunk_diffs``) and the defensive narrowing of a result's ``meta`` (``diffs_from_meta``).
 
+``bounded_diffs`` is what the tools attach: no hunks when a side is missing or over
+``DIFF_META_MAX_CHARS`` characters (a bound of ours; the reference diffs any size).
+
 Not here: deciding *whether* to diff (undiffable prior bytes, creates), LF normalization of the
 inputs (the provider hands over LF-normalized text, SPEC §1.1), and how a UI renders the diffs.
 
@@ -34,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-__all__ = ("DIFF_CONTEXT", "compute_hunk_diffs", "diffs_from_meta")
+__all__ = ("DIFF_CONTEXT", "DIFF_META_MAX_CHARS", "bounded_diffs", "compute_hunk_diffs", "diffs_from_meta")
 
 DIFF_CONTEXT = 3
 """Unchanged lines shown around each change block (the reference's ``DIFF_CONTEXT``)."""
@@ -591,3 +594,15 @@ def diffs_from_meta(meta: object) -> list[dict[str, Any]] | None:
         return diffs
     except Exception:  # a hostile Mapping; narrowing must never raise
         return None
+
+
+DIFF_META_MAX_CHARS = 32 * 1024 * 1024
+"""largest diff basis (characters per side) for which hunk metadata is computed"""
+
+
+def bounded_diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
+    """§4.9 hunks of ``before`` → ``after``; none when either side is missing or exceeds
+    ``DIFF_META_MAX_CHARS`` (the file tools and the editing faces: the bound on diff metadata)."""
+    if before is None or after is None or len(before) > DIFF_META_MAX_CHARS or len(after) > DIFF_META_MAX_CHARS:
+        return []
+    return compute_hunk_diffs(file_path, before, after)

@@ -9,7 +9,7 @@ Read windows: the provider windows the file itself when it can (``FileSystem.rea
 e.g. the local provider on bytes with a line index); otherwise the executor windows
 ``read_text`` (files below ``read_stream_min_size``) or ``stream_text``. Same result either way.
 
-Diff metadata is bounded (tracker issue 5): hunks are computed only when both sides of the
+Diff metadata is bounded (``tool_fs.diff.bounded_diffs``): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
 ``{"diffs": []}`` and ``write`` no ``meta``. The local provider already returns no diff basis
 for an edit it streamed, or a write over a file it did not hold (files of at least
@@ -26,28 +26,18 @@ from ..core.tools import ContentBlock, ToolOutput, text_block
 from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
+from ..fs.tool_switches import ToolSwitches
 from ..fs.types import EditRequest, Target
-from .args import ToolInputError, check_file_path, check_positive_integer, check_unicode, differ_only_in_line_endings
+from ..core.errors import ToolInputError
+from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
 from .config import ToolFsConfig
-from .diff import compute_hunk_diffs
+from .diff import bounded_diffs
 from .read_render import ReadWindow, build_window, format_read_output
-from .list_tool import ListRules, directory_hint
+from .list_tool import directory_hint
 from .lookup import lookalike_hint
-from .remedies import with_hint, with_remedy
+from .shared import check_unicode, with_hint, with_remedy
 
-__all__ = ("DIFF_META_MAX_CHARS", "FsTools", "bounded_diffs")
-
-DIFF_META_MAX_CHARS = 32 * 1024 * 1024
-"""largest diff basis (characters per side) for which hunk metadata is computed"""
-
-
-def bounded_diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
-    """§4.9 hunks of ``before`` → ``after``; none when either side is missing or exceeds
-    ``DIFF_META_MAX_CHARS`` (shared with the editing faces)."""
-    if before is None or after is None or len(before) > DIFF_META_MAX_CHARS or len(after) > DIFF_META_MAX_CHARS:
-        return []
-    return compute_hunk_diffs(file_path, before, after)
-
+__all__ = ("FsTools",)
 
 class FsTools:
     """The three executors bound to one context and configuration."""
@@ -55,8 +45,7 @@ class FsTools:
     def __init__(self, ctx: Context, config: ToolFsConfig) -> None:
         self.ctx = ctx
         self.config = config
-        self.better = config.profile.is_default
-        self._directory_hint = ListRules.for_profile(config.profile).read_directory_hint
+        self.switches = ToolSwitches.of(config.profile)
         self._windows: dict[tuple[int, int], ReadWindow] = {}  # (offset, limit) → window
 
     def _window(self, offset: int, limit: int) -> ReadWindow:
@@ -70,8 +59,8 @@ class FsTools:
                 limit=limit,
                 max_line_length=self.config.read_max_line_length,
                 max_bytes=self.config.read_max_bytes,
-                always_progress=self.better,
-                exact_truncation=self.better,
+                always_progress=self.switches.always_progress,
+                exact_truncation=self.switches.exact_truncation,
             )
         return window
 
@@ -83,12 +72,12 @@ class FsTools:
         return await self.fs.resolve(file_path, cwd=execution.cwd, signal=execution.signal)
 
     async def _guarded(self, run: Any) -> Any:
-        if not self.better:
+        if not (self.switches.remedies or self.switches.near_match_hints):
             return await run()
         try:
             return await run()
         except FsError as err:
-            projected = with_remedy(err)
+            projected = with_remedy(err, self.switches)
             if projected is err:
                 raise
             raise projected from err
@@ -102,7 +91,7 @@ class FsTools:
         limit = check_positive_integer("limit", args["limit"]) if "limit" in args else self.config.read_limit
         if limit > self.config.read_limit:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
-        if self.better:
+        if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
         return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
 
@@ -120,15 +109,15 @@ class FsTools:
         target = await fs.resolve(file_path, cwd=execution.cwd, signal=signal)
         info = await fs.stat(target, signal=signal)
         if info is None:
-            if not self.better:
+            if self.switches.record_absence:  # D8 (the reference never emits on a failure, §4.10)
+                self.ctx.emit(FS_OBSERVED, target, None, execution)
+            if not self.switches.lookalike_names:
                 raise not_found("read", target.display_path)
-            # absence (D8; the reference never emits on a failure, §4.10), and a lookalike name (D19)
-            self.ctx.emit(FS_OBSERVED, target, None, execution)
-            hint = await lookalike_hint(fs, target.display_path, signal=signal)
+            hint = await lookalike_hint(fs, target.display_path, signal=signal)  # D19
             raise with_hint(not_found("read", target.display_path), hint)
         if info.type != "file":
             err = not_regular_file("read", target.display_path)
-            if info.type == "directory" and self._directory_hint and "list" in self.ctx.tools.names():
+            if info.type == "directory" and self.switches.read_directory_hint and "list" in self.ctx.tools.names():
                 raise with_hint(err, directory_hint(target.display_path))  # L4
             raise err
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
@@ -153,7 +142,7 @@ class FsTools:
         file_path: str = args["file_path"]
         content: str = args["content"]
         check_file_path(file_path)
-        if self.better:
+        if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
             check_unicode("content", content)
         return await self._guarded(lambda: self._write(file_path, content, execution))
@@ -183,9 +172,11 @@ class FsTools:
         check_file_path(file_path)
         if old_string == "":
             raise ToolInputError("old_string must be a non-empty string")
-        if old_string == new_string or (self.better and differ_only_in_line_endings(old_string, new_string)):
+        if old_string == new_string or (
+            self.switches.crlf_only_change_refused and differ_only_in_line_endings(old_string, new_string)
+        ):
             raise ToolInputError("old_string and new_string must differ")
-        if self.better:
+        if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
             check_unicode("new_string", new_string)
         request = EditRequest(old_string=old_string, new_string=new_string, replace_all=replace_all)

@@ -7,7 +7,7 @@ at commit 99a6be8e0208f061c22366f331e97e561ab9ef76, the newest version before th
 withdrawn there): directories first, then files, then other children, each group by name; a
 footer with the complete count and composition, and the next offset while more remain.
 
-Deviations (docs/DEVIATIONS.md), each a ``ListRules`` switch of the caller:
+Deviations (docs/DEVIATIONS.md), each a ``ToolSwitches`` field the caller passes:
 
 * A6 (both profiles): names compare by code point, not by the locale's collation.
 * L2: a regular file shows its size (`` (12 bytes)``) when the provider knows it.

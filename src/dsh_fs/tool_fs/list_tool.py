@@ -10,28 +10,28 @@ plugin of its own, so the ``reference`` profile's default tool set stays the see
 
 No stat first (the seam answers absence and a non-directory itself), no observation recorded
 (seeing a name is not reading a file), concurrency-safe. The default profile's additions are
-the ``ListRules`` switches (L2, L3).
+``ToolSwitches`` fields ``list_sizes`` (L2), ``list_escape_c1`` (L3) and, in ``read``,
+``read_directory_hint`` (L4); ``list_served`` (L1) decides ``create_context``'s default.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from ..core.context import Context, Scope
 from ..core.jsonvalue import js_number_str
-from ..core.profile import Profile
 from ..core.schema import Param, validate
 from ..core.session import ToolExecution
 from ..core.tools import ToolDefinition, ToolOutput, text_block
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.paths import is_blank
-from ..fs.provider_rules import PROFILE_SWITCH, profile_switch
-from .args import ToolInputError, check_positive_integer
-from .config import positive_integer
+from ..fs.tool_switches import ToolSwitches
+from ..core.errors import ToolInputError
+from .args import check_positive_integer
+from .shared import positive_integer
 from .list_render import LIST_MAX_ENTRIES, ListedEntry, format_list_output, order_entries, page_of
 
-__all__ = ("LIST_PROMPT", "ListRules", "ToolFsList", "directory_hint", "list_description", "list_params", "list_present_call")
+__all__ = ("LIST_PROMPT", "ToolFsList", "directory_hint", "list_description", "list_params", "list_present_call")
 
 LIST_PROMPT = (
     "Use the list tool — not shell ls — to see what a directory contains. It returns the direct children of one "
@@ -61,27 +61,6 @@ def list_params() -> dict[str, Param]:
     }
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ListRules:
-    """The ``list`` tool's profile switches (on in ``default``, off in ``reference``)."""
-
-    sizes: bool = profile_switch("L2")
-    """L2: a regular file's size follows its name"""
-    escape_c1: bool = profile_switch("L3")
-    """L3: a quoted name shows DEL and C1 controls escaped, never raw"""
-    read_directory_hint: bool = profile_switch("L4")
-    """L4: ``read`` of a directory adds a hint naming ``list`` (when ``list`` is registered)"""
-
-    @classmethod
-    def for_profile(cls, profile: Profile | str | None) -> ListRules:
-        """Every switch on in ``default``, off in ``reference``.
-
-        :raises ValueError: unknown profile
-        """
-        better = Profile.parse(profile).is_default
-        return cls(**{f.name: better for f in fields(cls) if PROFILE_SWITCH in f.metadata})
-
-
 def directory_hint(display_path: str) -> str:
     """DEVIATIONS L4: the second line of ``read``'s ``not a regular file`` for a directory."""
     return f'Hint: "{display_path}" is a directory; use list to see its entries.'
@@ -100,10 +79,10 @@ def list_present_call(args: Any) -> dict[str, Any] | None:
 class ListExecutor:
     """The ``list`` executor bound to one context."""
 
-    def __init__(self, ctx: Context, max_entries: int, rules: ListRules) -> None:
+    def __init__(self, ctx: Context, max_entries: int, switches: ToolSwitches) -> None:
         self.ctx = ctx
         self.max_entries = max_entries
-        self.rules = rules
+        self.switches = switches
 
     async def __call__(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
         """One page of the directory ``path`` (default ``.``) from ``offset`` (default 1).
@@ -128,7 +107,7 @@ class ListExecutor:
                 FsErrorCode.NOT_FOUND,
             )
         page = page_of(target.display_path, ordered, offset, self.max_entries)
-        text = format_list_output(page, sizes=self.rules.sizes, escape_c1=self.rules.escape_c1)
+        text = format_list_output(page, sizes=self.switches.list_sizes, escape_c1=self.switches.list_escape_c1)
         return ToolOutput(content=[text_block(text)], meta=page.as_dict())
 
 
@@ -144,7 +123,7 @@ class ToolFsList:
     @classmethod
     def apply(cls, scope: Scope, /, *, list_max_entries: int = LIST_MAX_ENTRIES) -> None:
         max_entries = positive_integer("listMaxEntries", list_max_entries)
-        rules = ListRules.for_profile(scope.profile)
+        switches = ToolSwitches.of(scope.profile)
         scope.effect(scope.system_prompt.add("tool:list", LIST_PROMPT, order=99))
         scope.effect(
             scope.tools.register(
@@ -152,7 +131,7 @@ class ToolFsList:
                     name="list",
                     description=list_description(max_entries),
                     parameters=list_params(),
-                    execute=ListExecutor(scope.ctx, max_entries, rules),
+                    execute=ListExecutor(scope.ctx, max_entries, switches),
                     is_concurrency_safe=lambda args: True,
                     present_call=list_present_call,
                 )

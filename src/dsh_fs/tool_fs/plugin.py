@@ -18,6 +18,7 @@ from ..core.profile import Profile
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
 from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
+from ..fs.tool_switches import ToolSwitches
 from . import presenters
 from .config import ToolFsConfig
 from .executors import FsTools
@@ -71,7 +72,7 @@ def _guarded_section(ctx: Context, profile: Profile, event: str, guarded: str, u
     :return: ``guarded`` itself in the ``reference`` profile; otherwise a function that picks
         the text when the prompt is rendered
     """
-    if not profile.is_default:
+    if not ToolSwitches.of(profile).prompt_fits_deployment:
         return guarded
     return lambda: guarded if ctx.listeners(event) else unguarded
 

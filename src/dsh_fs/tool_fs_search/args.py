@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..fs.paths import is_blank
-from ..tool_fs.args import ToolInputError
+from ..core.errors import ToolInputError
 
 __all__ = ("GlobInput", "GrepInput", "check_include", "parse_glob_args", "parse_grep_args")
 

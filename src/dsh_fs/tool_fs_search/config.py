@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.profile import Profile
-from ..tool_fs.config import positive_integer
+from ..tool_fs.shared import positive_integer
 
 __all__ = (
     "CONFIG_KEYS",

@@ -1,5 +1,5 @@
 """Running ripgrep: where the program is, and one run with streamed output (REFERENCE-SPEC
-§6.3 shared execution; tracker issue 10).
+§6.3 shared execution).
 
 * **Where.** ``find_ripgrep``: the ``rg`` of the ``ripgrep`` wheel (a dependency of dsh-fs
   where a wheel exists), else ``rg`` on ``PATH``; ``None`` when there is neither.

@@ -9,8 +9,9 @@
     SEARCH_ABORTED              <- the call's abort signal, or its time budget (timeoutMs)
 
 ``unsearchable`` builds the ``FsError`` of a ``path`` argument that names no searchable
-target (DEVIATIONS S5). Pure: message builders only. ``better`` selects the default profile's texts where they
-differ (no "bash executor": there is none here).
+target (DEVIATIONS S5). Pure: message builders only. ``search_texts`` (the S3 switch) and
+``first_page_on_overflow`` (S4) select the default profile's texts where they differ (no
+"bash executor": there is none here).
 """
 
 from __future__ import annotations
@@ -50,26 +51,26 @@ def aborted(tool: str) -> SearchError:
     return SearchError(f"{tool} was aborted before completion (tool timeout or caller cancellation)", "SEARCH_ABORTED")
 
 
-def timed_out(tool: str, timeout_ms: int, *, better: bool) -> SearchError:
+def timed_out(tool: str, timeout_ms: int, *, search_texts: bool) -> SearchError:
     """The call used up its ``timeoutMs``. Reference: the timeout policy aborts the signal,
     so the text is ``aborted``'s; default profile (S3): it says what happened and what to do."""
-    if not better:
+    if not search_texts:
         return aborted(tool)
     return SearchError(f"{tool} timed out after {timeout_ms}ms; {NARROW}", "SEARCH_ABORTED")
 
 
-def could_not_start(tool: str, reason: str | None, *, better: bool) -> SearchError:
+def could_not_start(tool: str, reason: str | None, *, search_texts: bool) -> SearchError:
     """ripgrep could not be started (unusable working directory, exec failure)."""
-    if not better or not reason:
+    if not search_texts or not reason:
         return SearchError(
             f"{tool} could not start its search command (unusable working directory or missing shell)", "SEARCH_FAILED"
         )
     return SearchError(f"{tool} could not start ripgrep: {reason}", "SEARCH_FAILED")
 
 
-def missing_ripgrep(tool: str, hint: str, *, better: bool) -> SearchError:
+def missing_ripgrep(tool: str, hint: str, *, search_texts: bool) -> SearchError:
     """Neither the ripgrep wheel nor ``rg`` on PATH (reference: the shell's exit 127)."""
-    if not better:
+    if not search_texts:
         return SearchError(f"{tool} requires ripgrep (rg) on the bash executor's PATH", "SEARCH_FAILED")
     return SearchError(f"{tool} requires ripgrep (rg): {hint}", "SEARCH_FAILED")
 
@@ -87,20 +88,20 @@ def stderr_excerpt(text: str, truncated: bool) -> str:
     return f"{text} [stderr truncated]" if truncated else text
 
 
-def exit_failure(tool: str, code: int, stderr: str, *, better: bool) -> SearchError:
+def exit_failure(tool: str, code: int, stderr: str, *, search_texts: bool) -> SearchError:
     """A ripgrep exit other than 0 and 1, classified by its stderr (§6.3)."""
     if _INVALID.search(stderr):
         return SearchError(f"{tool} pattern rejected by ripgrep: {stderr}", "SEARCH_INVALID_PATTERN")
     if code == 127 or _NOT_FOUND.search(stderr):
-        place = "" if better else " on the bash executor's PATH"
+        place = "" if search_texts else " on the bash executor's PATH"
         return SearchError(f"{tool} requires ripgrep (rg){place}{': ' + stderr if stderr else ''}", "SEARCH_FAILED")
     return SearchError(f"{tool} search failed (exit {code}){': ' + stderr if stderr else ''}", "SEARCH_FAILED")
 
 
-def overflow(tool: str, cap: int, produced: int | None = None, *, better: bool = False) -> SearchError:
+def overflow(tool: str, cap: int, produced: int | None = None, *, first_page_on_overflow: bool = False) -> SearchError:
     """More raw output than ``cap`` bytes: retained-truncated (``produced`` unknown), or a
     complete output that decodes to more than ``cap`` bytes."""
-    if produced is None and better:
+    if produced is None and first_page_on_overflow:
         return SearchError(f"{tool} produced more than {cap} bytes of raw output; {NARROW}",
                            "SEARCH_RAW_OUTPUT_OVERFLOW")
     if produced is None:

@@ -20,15 +20,16 @@ from typing import Any, TypeVar
 import anyio
 
 from ..core.context import Context
+from ..core.errors import ToolInputError
 from ..core.jsonvalue import well_formed
 from ..core.session import ToolExecution
-from ..core.signal import wait_aborted
+from ..core.signal import run_under_signal
 from ..core.tools import ContentBlock, text_block
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.filesystem import FileSystem
+from ..fs.tool_switches import ToolSwitches
 from ..fs.types import Info, Target
 from ..spill.store import SpillRequest, SpillStore, SpillWriter
-from ..tool_fs.args import ToolInputError
 from . import errors
 from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import glob_argv, grep_argv, grep_files_argv
@@ -40,7 +41,6 @@ from .anchoring import anchored, from_path, split_absolute
 from .near_miss import near_miss_hint
 from .output import first_submatch, window_line
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
-from .rules import SearchRules
 from .space import Space
 
 __all__ = ("SearchTools",)
@@ -111,15 +111,14 @@ class SearchTools:
     def __init__(self, ctx: Context, config: ToolFsSearchConfig, *, rg_path: str | None = None) -> None:
         self.ctx = ctx
         self.config = config
-        self.better = config.profile.is_default
-        self.rules = SearchRules.for_profile(config.profile)
+        self.switches = ToolSwitches.of(config.profile)
         self.rg_path = rg_path
 
     # -- shared ------------------------------------------------------------------------------
     def _program(self, tool: str) -> str:
         program = self.rg_path if self.rg_path is not None else find_ripgrep()
         if not program:
-            raise errors.missing_ripgrep(tool, INSTALL_HINT, better=self.better)
+            raise errors.missing_ripgrep(tool, INSTALL_HINT, search_texts=self.switches.search_texts)
         return program
 
     def _value(self, tool: str, name: str, value: str | None) -> str | None:
@@ -129,44 +128,26 @@ class SearchTools:
         NUL gets the provider's ``FS_PERMISSION_DENIED``, as for ``read``)."""
         if value is None:
             return None
-        if "\0" in value and not (self.better and name == "path"):  # a path: the provider refuses it
-            if self.better:
+        if "\0" in value and not (self.switches.odd_names and name == "path"):  # a path: the provider refuses it
+            if self.switches.odd_names:
                 raise ToolInputError(f"{name} must not contain a NUL character")
-            raise errors.could_not_start(tool, None, better=False)
+            raise errors.could_not_start(tool, None, search_texts=False)
         return well_formed(value)
 
     async def _bounded(self, tool: str, execution: ToolExecution, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` under the call's abort signal and ``timeoutMs``; either ends it with
         ``SEARCH_ABORTED`` (a provider's ``FS_ABORTED`` too)."""
-        signal = execution.signal
-        if signal is not None and signal.aborted:
-            raise errors.aborted(tool)
-        outcome: list[T] = []
-        failure: list[BaseException] = []
-        with anyio.move_on_after(self.config.timeout_ms / 1000) as budget:
-            async with anyio.create_task_group() as tg:
-                if signal is not None:
-
-                    async def watch() -> None:
-                        await wait_aborted(signal)
-                        tg.cancel_scope.cancel()
-
-                    tg.start_soon(watch)
-                try:
-                    outcome.append(await work())
-                except Exception as exc:  # raised outside the task group (no exception group)
-                    failure.append(exc)
-                tg.cancel_scope.cancel()
-        if budget.cancelled_caught:
-            raise errors.timed_out(tool, self.config.timeout_ms, better=self.better)
-        if failure:
-            exc = failure[0]
+        outcome = await run_under_signal(work, signal=execution.signal, timeout=self.config.timeout_ms / 1000)
+        if outcome.timed_out:
+            raise errors.timed_out(tool, self.config.timeout_ms, search_texts=self.switches.search_texts)
+        exc = outcome.error
+        if exc is not None:
             if isinstance(exc, FsError) and exc.code == FsErrorCode.ABORTED.value:
                 raise errors.aborted(tool) from exc
             raise exc
-        if not outcome:
+        if not outcome.returned:
             raise errors.aborted(tool)
-        return outcome[0]
+        return outcome.value  # type: ignore[return-value]
 
     def _spill_opener(self, tool: str, execution: ToolExecution, name: str) -> Callable[[], SpillWriter | None]:
         def open_writer() -> SpillWriter | None:
@@ -198,7 +179,7 @@ class SearchTools:
         target = await fs.resolve(path, cwd=execution.cwd, signal=signal) if path is not None else None
         info = await self._check_target(tool, fs, target, signal)
         if fs.host_path(target or here) is not None:
-            links = LinkFilter(here.display_path, getattr(fs, "root", None)) if self.rules.follow_links else None
+            links = LinkFilter(here.display_path, getattr(fs, "root", None)) if self.switches.follow_links else None
             return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
         return await self._mirror_space(tool, fs, here, target, info, path, execution)
 
@@ -209,9 +190,9 @@ class SearchTools:
         shown = target.display_path
         if info is not None and info.type == "other":  # a FIFO, device or socket: ripgrep would block on it
             raise errors.unsearchable(shown, FsErrorCode.NOT_REGULAR_FILE)
-        if self.better and info is None:
+        if self.switches.target_errors and info is None:
             raise errors.unsearchable(shown, FsErrorCode.NOT_FOUND)
-        if self.better and tool == "glob" and info is not None and info.type == "file":
+        if self.switches.target_errors and tool == "glob" and info is not None and info.type == "file":
             raise errors.unsearchable(shown, FsErrorCode.NOT_DIRECTORY)
         return info
 
@@ -221,13 +202,13 @@ class SearchTools:
         here_info = await fs.stat(here, signal=signal)
         if here_info is None or here_info.type != "directory":
             raise errors.could_not_start(tool, f'the working directory "{here.display_path}" is not a directory',
-                                         better=self.better)
+                                         search_texts=self.switches.search_texts)
         mirror = Mirror(fs, signal=signal)
         try:
             await mirror.add_directory(here.display_path)
             searched, searched_info = (target, info) if target is not None else (here, here_info)
             if searched_info is not None:
-                await mirror.add_tree(searched, searched_info, contents=tool == "grep", newest_first=self.better)
+                await mirror.add_tree(searched, searched_info, contents=tool == "grep", newest_first=self.switches.newest_first)
                 if tool == "grep":
                     await mirror.add_ancestor_rules(searched.display_path)
         except BaseException:
@@ -244,7 +225,7 @@ class SearchTools:
             return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
-            raise errors.could_not_start(tool, reason, better=self.better) from exc
+            raise errors.could_not_start(tool, reason, search_texts=self.switches.search_texts) from exc
 
     async def _rg_followed(self, tool: str, program: str, argv: list[str], space: Space,
                            on_line: Callable[[bytes], None], budget: int) -> Run:
@@ -296,15 +277,16 @@ class SearchTools:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
         if run.stopped or run.exit_code in (0, 1):
             return None
-        if self.rules.follow_links and run.exit_code == 2 and loops_only(run.stderr):
+        if self.switches.follow_links and run.exit_code == 2 and loops_only(run.stderr):
             return None  # S8: a symlink loop ripgrep stopped at is no failure
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
-        return errors.exit_failure(tool, run.exit_code, excerpt, better=self.better)
+        return errors.exit_failure(tool, run.exit_code, excerpt, search_texts=self.switches.search_texts)
 
     def _overflow(self, tool: str) -> errors.SearchError:
-        return errors.overflow(tool, self.config.raw_output_max_bytes, better=self.better)
+        return errors.overflow(tool, self.config.raw_output_max_bytes,
+                               first_page_on_overflow=self.switches.first_page_on_overflow)
 
     # -- glob (§6.1) ---------------------------------------------------------------------------
     async def glob(self, args: dict[str, Any], execution: ToolExecution) -> list[ContentBlock]:
@@ -323,14 +305,14 @@ class SearchTools:
         """
         fs: FileSystem = self.ctx.fs
         signal = execution.signal
-        split = split_absolute(given.pattern) if self.rules.absolute_patterns else None
+        split = split_absolute(given.pattern) if self.switches.absolute_patterns else None
         if split is not None:
             directory = await fs.resolve(split[0], cwd=execution.cwd, signal=signal)
             here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
             pattern = anchored(directory.display_path, split[1], here.display_path)
             if pattern is not None:
                 return GlobInput(pattern=pattern, path=given.path or directory.display_path), ()
-        if self.rules.patterns_from_path and given.path is not None:
+        if self.switches.patterns_from_path and given.path is not None:
             here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
             searched = await fs.resolve(given.path, cwd=execution.cwd, signal=signal)
             extra = from_path(given.pattern, searched.display_path, here.display_path)
@@ -359,16 +341,16 @@ class SearchTools:
                 page.add(space.shown(printed))
 
         try:
-            argv = glob_argv(given.pattern, space.path_arg, newest_first=self.better, follow=self.rules.follow_links,
-                             also=also)
+            argv = glob_argv(given.pattern, space.path_arg, newest_first=self.switches.newest_first,
+                             follow=self.switches.follow_links, also=also)
             run = await self._rg_followed("glob", program, argv, space, on_line, self.config.raw_output_max_bytes)
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
             cap = self.config.raw_output_max_bytes
-            if run.stopped and not (self.better and page.seen):
+            if run.stopped and not (self.switches.first_page_on_overflow and page.seen):
                 raise self._overflow("glob")
-            if not run.stopped and not self.better and run.raw_bytes + extra > cap:
+            if not run.stopped and not self.switches.first_page_on_overflow and run.raw_bytes + extra > cap:
                 raise errors.overflow("glob", cap, run.raw_bytes + extra)
             if run.exit_code == 1 or not page.seen:  # (S8: every path printed may have been left out)
                 return [text_block(await self._no_files(asked, execution))]
@@ -389,7 +371,7 @@ class SearchTools:
 
     async def _no_files(self, given: GlobInput, execution: ToolExecution) -> str:
         """``No files found``; with a lookalike of a literal pattern's name on a second line (S7)."""
-        if not self.rules.near_miss_hints:
+        if not self.switches.near_miss_hints:
             return "No files found"
         fs: FileSystem = self.ctx.fs
         try:
@@ -416,12 +398,12 @@ class SearchTools:
         sink = _SpillSink(self.config.grep_max_matches, self._spill_opener("grep", execution, "grep-results.txt"))
         page = GrepPage(self.config.grep_max_matches, sink)
         max_line = self.config.grep_max_line_bytes
-        windows = self.rules.match_windows
+        windows = self.switches.match_windows
 
         def on_line(line: bytes) -> None:
             if not line:
                 return
-            match = parse_match(line, bytes_paths=self.better)
+            match = parse_match(line, bytes_paths=self.switches.odd_names)
             if match is not None and space.admit(match.path):
                 shown = None
                 if windows and len(match.line) > max_line // 4:  # may exceed the preview: S11
@@ -430,8 +412,8 @@ class SearchTools:
                 page.add(type(match)(space.shown(match.path), match.line_number,
                                      shown if shown is not None else preview_line(match.line, max_line)))
 
-        argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.better,
-                         follow=self.rules.follow_links)
+        argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.switches.sorted_by_path,
+                         follow=self.switches.follow_links)
         cap = self.config.raw_output_max_bytes
         try:
             if space.mirror is None:
@@ -443,7 +425,7 @@ class SearchTools:
                 if failure is not None:
                     raise failure
             stopped = any(run.stopped for run in runs)
-            if stopped and not (self.better and page.seen):
+            if stopped and not (self.switches.first_page_on_overflow and page.seen):
                 raise self._overflow("grep")
             if not stopped and (all(run.exit_code == 1 for run in runs) or not page.seen):
                 return [text_block("No matches found")]

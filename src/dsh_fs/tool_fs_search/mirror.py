@@ -1,6 +1,6 @@
 """A private host directory that stands for part of a provider without a host path (S3, the
 in-memory provider), so ripgrep can answer ``glob`` and ``grep`` there with exactly its own
-semantics (tracker issue 10; ARCHITECTURE "providers without a local path answer it through
+semantics (ARCHITECTURE "providers without a local path answer it through
 their own listing and content reads").
 
 The mirror root ``M`` (``mkdtemp``, 0700) holds the display path ``/a/b`` at ``M/a/b``:

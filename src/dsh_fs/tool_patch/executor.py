@@ -47,12 +47,12 @@ from ..fs.errors import FsError, FsErrorCode, Verb, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.text import normalize
+from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
 from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected, UpdateFile
 from ..patch import codex_summary, plan_patch
-from ..tool_fs.diff import DIFF_CONTEXT
-from ..tool_fs.executors import bounded_diffs
-from ..tool_fs.remedies import with_remedy
+from ..tool_fs.diff import DIFF_CONTEXT, bounded_diffs
+from ..tool_fs.shared import with_remedy
 
 __all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
 
@@ -179,8 +179,8 @@ class _Run:
         return self.ctx.fs  # type: ignore[no-any-return]
 
     @property
-    def better(self) -> bool:
-        return self.ctx.profile.is_default
+    def switches(self) -> ToolSwitches:
+        return ToolSwitches.of(self.ctx.profile)
 
 
 def _roles(patch: Patch) -> list[tuple[str, Role, int]]:
@@ -280,7 +280,7 @@ async def _gather(run: _Run, path: str) -> None:
         if not await fs.is_current(target, entry.guard, signal=execution.signal):
             raise stale(verb, target.display_path)
     except FsError as err:
-        entry.error = with_remedy(err) if run.better else err
+        entry.error = with_remedy(err, run.switches)
 
 
 def _states(run: _Run) -> dict[str, FileState]:
@@ -366,7 +366,7 @@ async def _move(run: _Run, op: UpdateFile, change: FileChange, rows: list[str], 
 
 def _partial(run: _Run, err: FsError, rows: list[str], pending: Sequence[FileChange]) -> FsError:
     """A write failed midway: its error, then what was and was not written."""
-    failed = with_remedy(err) if run.better else err
+    failed = with_remedy(err, run.switches)
     lines = [str(failed)]
     if rows:
         lines.append("The patch was applied in part. Written:")

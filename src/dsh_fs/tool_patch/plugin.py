@@ -21,8 +21,9 @@ from ..core.context import Scope
 from ..core.schema import Param
 from ..core.session import ToolExecution
 from ..core.tools import ToolDefinition, ToolOutput, text_block
+from ..fs.tool_switches import ToolSwitches
 from ..patch import PatchError, parse_patch
-from ..tool_fs.args import check_unicode
+from ..tool_fs.shared import check_unicode
 from .executor import PatchInputError, apply_patch
 from .texts import APPLY_PATCH_DESCRIPTION, INPUT_DESCRIPTION, TOOL_NAME
 
@@ -44,11 +45,11 @@ class ToolPatch:
     @classmethod
     def apply(cls, scope: Scope, /) -> None:
         ctx = scope.ctx
-        better = scope.profile.is_default
+        switches = ToolSwitches.of(scope.profile)
 
         async def execute(args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
             text: str = args["input"]
-            if better:
+            if switches.unicode_arguments:
                 check_unicode("input", text)
             try:
                 patch = parse_patch(text)

@@ -1,0 +1,105 @@
+"""``ToolSwitches``: the profile switches of every layer above the seam (policy, tools, faces,
+adapters) — one named field per deviation ID, as the providers' ``TextRules``.
+
+Pure: no I/O. Each field is ``True`` in the ``default`` profile and ``False`` in
+``reference`` (``core.profile.profile_switch``); ``ToolSwitches.of(profile)`` returns the one
+value of each profile, built once. A new tool-layer deviation is a new field here, read where
+the behaviour differs; ``grep`` for its ID finds this one declaration
+(``tests/unit/test_profile_switches.py`` checks that every deviation ID is decided by exactly
+one switch, or is listed as structural in ``docs/DEVIATIONS.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from ..core.profile import Profile, ProfileSwitches, profile_switch
+
+__all__ = ("ToolSwitches",)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSwitches(ProfileSwitches):
+    """What the policy, the tools and the faces do differently per profile (DEVIATIONS)."""
+
+    # -- file tools (read, write, edit) and the policy ------------------------------------------
+    near_match_hints: bool = profile_switch("D5, D18")
+    """D5/D18: ``old_string was not found`` (and a face's "no match") gets a ``Hint: …`` line
+    when a near match exists or the edit looks applied"""
+    crlf_only_change_refused: bool = profile_switch("D7")
+    """D7: an ``edit`` whose strings differ only by CRLF vs LF fails "must differ\""""
+    record_absence: bool = profile_switch("D8")
+    """D8: a ``read`` (or a face's ``view``) that finds no file records an absence, and the
+    policy keeps absences (a deleted file may be recreated)"""
+    remedies: bool = profile_switch("D9")
+    """D9: ``FS_STALE_VERSION`` / ``FS_NOT_OBSERVED`` messages end with a recovery remedy"""
+    always_progress: bool = profile_switch("D10")
+    """D10: a read always makes progress (a first line over ``readMaxBytes`` is shown cut)"""
+    unicode_arguments: bool = profile_switch("D11")
+    """D11: text arguments with a lone surrogate are refused, nothing written"""
+    exact_truncation: bool = profile_switch("D13")
+    """D13: a cut line always shows the truncation suffix"""
+    prompt_fits_deployment: bool = profile_switch("D14")
+    """D14: the write/edit prompt sections claim the policy's requirement only while a policy
+    decides the intent event"""
+    lookalike_names: bool = profile_switch("D19")
+    """D19: a ``read`` of a missing path names an existing lookalike name"""
+
+    # -- search tools (glob, grep) --------------------------------------------------------------
+    newest_first: bool = profile_switch("S1")
+    """S1: ``glob`` lists newest first"""
+    sorted_by_path: bool = profile_switch("S2")
+    """S2: ``grep`` reports files in path order"""
+    search_texts: bool = profile_switch("S3")
+    """S3: failure texts name ripgrep and the time budget, not a bash executor"""
+    first_page_on_overflow: bool = profile_switch("S4")
+    """S4: output over ``rawOutputMaxBytes`` stops the search and shows the first page"""
+    target_errors: bool = profile_switch("S5")
+    """S5: a missing ``path`` is ``FS_NOT_FOUND``; ``glob`` of a file ``FS_NOT_DIRECTORY``"""
+    odd_names: bool = profile_switch("S6")
+    """S6: non-UTF-8 file names are shown with U+FFFD; a NUL argument is an argument error"""
+    near_miss_hints: bool = profile_switch("S7")
+    """S7: a ``glob`` that finds nothing for a literal name gets ``read``'s lookalike hint"""
+    follow_links: bool = profile_switch("S8")
+    """S8: ripgrep follows symlinks (``--follow``); none leading out of the containment root
+    is walked or shown, and its loop reports are no failure"""
+    absolute_patterns: bool = profile_switch("S9")
+    """S9: an absolute ``glob`` pattern inside the workspace is matched from its directory"""
+    patterns_from_path: bool = profile_switch("S10")
+    """S10: a ``glob`` pattern with a directory part is matched from ``path`` too"""
+    match_windows: bool = profile_switch("S11")
+    """S11: a match beyond ``grepMaxLineBytes`` of a long line is shown in a window around it"""
+
+    # -- list --------------------------------------------------------------------------------------
+    list_served: bool = profile_switch("L1")
+    """L1: ``create_context`` (and so ``dsh-fs mcp``, ``schema``, ``prompt``) loads ``list``
+    unless told otherwise"""
+    list_sizes: bool = profile_switch("L2")
+    """L2: a regular file's size follows its name in a listing"""
+    list_escape_c1: bool = profile_switch("L3")
+    """L3: a quoted name in a listing shows DEL and C1 controls escaped, never raw"""
+    read_directory_hint: bool = profile_switch("L4")
+    """L4: ``read`` of a directory adds a hint naming ``list`` (when ``list`` is registered)"""
+
+    # -- editing faces ---------------------------------------------------------------------------
+    normalized_view: bool = profile_switch("E8")
+    """E8: ``str_replace_editor``'s ``view`` shows lines LF-normalized"""
+    str_replace_is_edit: bool = profile_switch("E16")
+    """E16: ``str_replace`` is ``edit`` with a unique match (else the raw-text match)"""
+    bounded_directory_view: bool = profile_switch("E18")
+    """E18: a directory ``view`` without ``max_characters`` is clipped at 16,000 characters,
+    its rows in code-point order (the reference: UTF-16 order)"""
+
+    @staticmethod
+    def of(profile: Profile | str | None) -> ToolSwitches:
+        """The switches of ``profile`` (``None`` = default): one shared frozen value per profile.
+
+        :raises ValueError: unknown profile
+        """
+        return _of(Profile.parse(profile))
+
+
+@cache
+def _of(profile: Profile) -> ToolSwitches:
+    return ToolSwitches.for_profile(profile)

@@ -1,0 +1,121 @@
+"""``open_provider``: a provider from a URL, by a registry of schemes (as fsspec's
+``filesystem(protocol, **options)``).
+
+::
+
+    open_provider("/srv/project")                  # LocalFileSystem confined to /srv/project
+    open_provider("/srv/project", root=None)       # … serving the whole disk (the reference)
+    open_provider("memory://")                     # MemoryFileSystem
+    open_provider("s3://bucket/prefix", endpoint_url="http://127.0.0.1:9000")  # S3FileSystem
+
+A location without a scheme (or ``file://``) is a local directory. A new provider is one entry
+of ``PROVIDERS`` (``register_provider``): a function taking the location after ``<scheme>://``
+and the keywords of ``open_provider``. ``create_context``, ``dsh-fs mcp``, the CLI tool
+commands and ``dsh-fs replay`` build their provider here. Provider modules are imported only
+when their scheme is opened (S3 needs the ``[s3]`` extra).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from types import EllipsisType
+from typing import Any
+
+from .core.profile import Profile
+from .fs.filesystem import FileSystem
+
+__all__ = ("PROVIDERS", "ProviderOpener", "open_provider", "register_provider")
+
+ProviderOpener = Callable[..., FileSystem]
+"""``opener(location, *, profile, root, cwd, **options) -> FileSystem``: ``location`` is the
+URL after ``<scheme>://`` (for a bare path: the path itself); ``root`` is ``...`` when the
+caller gave none"""
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def _open_local(location: str, *, profile: Profile, root: Any, cwd: Any, **options: Any) -> FileSystem:
+    """``LocalFileSystem`` on the directory ``location``: confined to it unless ``root`` says
+    otherwise (``None``: no containment; a path: that directory); ``cwd`` defaults to it."""
+    from .fs_local import LocalFileSystem
+
+    directory = os.path.abspath(os.fspath(location) or ".")
+    return LocalFileSystem(
+        cwd=os.fspath(cwd) if cwd is not None else directory,
+        profile=profile,
+        root=directory if root is ... else root,
+        **options,
+    )
+
+
+def _open_memory(location: str, *, profile: Profile, root: Any, cwd: Any, **options: Any) -> FileSystem:
+    """``MemoryFileSystem`` (``memory://`` or ``memory://<name>``); ``root``: its display root
+    (default ``/``); ``options``: ``files``, ``write_max_size``."""
+    from .fs_memory import MemoryFileSystem
+
+    if "/" in location:
+        raise ValueError(f'open_provider: "memory://{location}" names a path; use memory:// or memory://<name>')
+    if root is not ...:
+        options["root"] = root
+    return MemoryFileSystem(cwd=cwd, profile=profile, name=location or None, **options)
+
+
+def _open_s3(location: str, *, profile: Profile, root: Any, cwd: Any, **options: Any) -> FileSystem:
+    """``S3FileSystem`` on ``s3://bucket/prefix``; ``root``: its display root (default ``/``);
+    ``options``: ``endpoint_url``, ``client_options`` and the other ``S3FileSystem`` keywords."""
+    from .fs_s3 import from_url
+
+    if root is not ...:
+        options["root"] = root
+    return from_url(f"s3://{location}", profile=profile, cwd=cwd, **options)
+
+
+PROVIDERS: dict[str, ProviderOpener] = {"file": _open_local, "memory": _open_memory, "s3": _open_s3}
+"""scheme → opener; ``file`` also serves a location without a scheme"""
+
+
+def register_provider(scheme: str, opener: ProviderOpener) -> None:
+    """Make ``open_provider("<scheme>://…")`` call ``opener`` (replacing an earlier entry).
+
+    :param scheme: lower-case URL scheme (``"memory"``)
+    :raises ValueError: for a scheme that is not a URL scheme
+    """
+    if not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
+        raise ValueError(f"register_provider: {scheme!r} is not a URL scheme")
+    PROVIDERS[scheme] = opener
+
+
+def open_provider(
+    url: str | os.PathLike[str],
+    *,
+    profile: Profile | str | None = None,
+    root: str | os.PathLike[str] | None | EllipsisType = ...,
+    cwd: str | None = None,
+    **options: Any,
+) -> FileSystem:
+    """The provider ``url`` names, built by its scheme's entry of ``PROVIDERS``.
+
+    :param url: a local directory (``/dir``, ``./dir``, ``file:///dir``), ``memory://``
+        (``memory://<name>``), or ``s3://bucket`` / ``s3://bucket/key/prefix``
+    :param profile: ``default`` or ``reference`` (``None`` = default)
+    :param root: local: the directory no path may leave (``...``, default: the directory
+        itself; ``None``: no containment); memory and S3: the display root (default ``/``)
+    :param cwd: the base of relative paths (default: the directory, or the display root)
+    :param options: the provider's other keywords (S3: ``endpoint_url``, ``client_options``…)
+    :raises ValueError: an unknown scheme or profile, a malformed URL, a local root that is
+        not a directory
+    :raises TypeError: an option the provider does not take
+    :raises ImportError: ``s3://`` without the ``[s3]`` extra
+    """
+    text = os.fspath(url)
+    found = _SCHEME.match(text)
+    scheme, location = (found.group(1).lower(), text[found.end():]) if found else ("file", text)
+    if scheme == "file" and found and not location.startswith("/"):
+        raise ValueError(f'open_provider: "{text}" is not an absolute file URL (file:///dir)')
+    opener = PROVIDERS.get(scheme)
+    if opener is None:
+        known = ", ".join(f"{name}://" for name in sorted(PROVIDERS))
+        raise ValueError(f'open_provider: unknown scheme "{scheme}" in "{text}" (a directory, or {known})')
+    return opener(location, profile=Profile.parse(profile), root=root, cwd=cwd, **options)

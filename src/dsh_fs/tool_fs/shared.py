@@ -1,0 +1,108 @@
+"""What the tool plugins share: the faces (``apply_patch``, the text editors), the search
+tools and the adapters borrow these from ``tool_fs`` (DEVIATIONS D5, D9, D11, D18, D19).
+
+* Remedies and hints (D9, D5/D18, D19): ``with_remedy`` gives a provider error the default
+  profile's recovery remedy (`` — re-read the file, then retry`` for ``FS_STALE_VERSION``,
+  `` — read the file, then retry`` for ``FS_NOT_OBSERVED``) or near-match ``Hint: …`` line
+  (``old_string was not found``); ``with_hint`` gives any error such a line;
+  ``near_match_hint`` is the hint search itself (``tool_fs.hints``).
+* Unicode checks (D11): ``lone_surrogate``, ``check_unicode``.
+* Config helpers: ``positive_integer`` (a plugin setting that must be an integer ≥ 1).
+
+The switches that decide each of them are ``fs.tool_switches.ToolSwitches``. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..core.errors import ToolInputError
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.tool_switches import ToolSwitches
+from .hints import near_match_hint
+
+__all__ = (
+    "STALE_REMEDY",
+    "UNOBSERVED_REMEDY",
+    "check_unicode",
+    "lone_surrogate",
+    "near_match_hint",
+    "positive_integer",
+    "with_hint",
+    "with_remedy",
+)
+
+STALE_REMEDY = " — re-read the file, then retry"
+UNOBSERVED_REMEDY = " — read the file, then retry"
+
+
+def with_remedy(err: FsError, switches: ToolSwitches) -> FsError:
+    """The error the model should see under ``switches`` (``err`` itself when unchanged): D9's
+    remedy when ``switches.remedies``, D5/D18's hint when ``switches.near_match_hints``."""
+    code = err.code
+    if code == FsErrorCode.STALE_VERSION and switches.remedies:
+        message = err.message + STALE_REMEDY
+    elif code == FsErrorCode.NOT_OBSERVED and switches.remedies:
+        message = err.message + UNOBSERVED_REMEDY
+    elif (code == FsErrorCode.EDIT_NOT_FOUND and switches.near_match_hints and err.searched_text is not None
+          and err.needle):
+        hint = near_match_hint(err.searched_text, err.needle, replacement=err.replacement)
+        if hint is None:
+            return err
+        message = err.message + "\n" + hint
+    else:
+        return err
+    return FsError(message, code, cause=err)
+
+
+def with_hint(err: FsError, hint: str | None) -> FsError:
+    """``err`` with a second line ``hint`` (one ``Hint: …`` line), or ``err`` itself without one."""
+    if hint is None:
+        return err
+    return FsError(err.message + "\n" + hint, err.code, cause=err)
+
+
+def lone_surrogate(text: str) -> tuple[int, int] | None:
+    """``(index, code point)`` of the first unpaired surrogate in ``text``, or ``None``."""
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass
+    i = 0
+    n = len(text)
+    while i < n:
+        cp = ord(text[i])
+        if 0xD800 <= cp <= 0xDBFF:
+            if i + 1 < n and 0xDC00 <= ord(text[i + 1]) <= 0xDFFF:
+                i += 2
+                continue
+            return i, cp
+        if 0xDC00 <= cp <= 0xDFFF:
+            return i, cp
+        i += 1
+    return None
+
+
+def check_unicode(name: str, text: str) -> None:
+    """D11: reject unpaired surrogates instead of writing U+FFFD.
+
+    :raises ToolInputError: ``<name> must be valid Unicode text (lone surrogate U+D83D at index 3)``
+    """
+    found = lone_surrogate(text)
+    if found is not None:
+        index, cp = found
+        raise ToolInputError(f"{name} must be valid Unicode text (lone surrogate U+{cp:04X} at index {index})")
+
+
+def positive_integer(name: str, value: object, *, plugin: str = "tool-fs") -> int:
+    """A plugin setting that must be an integer ≥ 1 (``2.0`` counts as 2), as ``int``.
+
+    :raises ValueError: ``<plugin>: <name> must be a positive integer``
+    """
+    ok = (
+        isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    ) or (isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 1)
+    if not ok:
+        raise ValueError(f"{plugin}: {name} must be a positive integer")
+    return int(value)  # type: ignore[arg-type]
