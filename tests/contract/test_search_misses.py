@@ -109,6 +109,15 @@ class MissContract:
             "Found 1 match\n\ndist/min.js\nLine 1: " + "a" * 2000 + " (line truncated)")
 
 
+    async def test_s12_a_multiline_pattern_gets_advice_the_tool_can_follow(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"a.txt": b"foo\nbar\n"})
+        for pattern in ("foo\\nbar", "foo\nbar"):  # the escape and a real line break
+            assert await text("default", "grep", pattern=pattern) == (
+                'Error: grep pattern rejected: it matches a line break ("\\n"), and grep searches one line at a '
+                "time; search for one line of it, then read the file around the match")
+        assert "--multiline" in await text("reference", "grep", pattern="foo\\nbar")
+
+
 class TestLocal(LocalFixtures, MissContract):
     pass
 

@@ -70,6 +70,9 @@ class ToolSwitches(ProfileSwitches):
     """S10: a ``glob`` pattern with a directory part is matched from ``path`` too"""
     match_windows: bool = profile_switch("S11")
     """S11: a match beyond ``grepMaxLineBytes`` of a long line is shown in a window around it"""
+    multiline_advice: bool = profile_switch("S12")
+    """S12: a pattern with a line break is refused with advice the tool can follow (ripgrep's
+    names a ``--multiline`` flag the tool does not have)"""
 
     # -- list --------------------------------------------------------------------------------------
     list_served: bool = profile_switch("L1")

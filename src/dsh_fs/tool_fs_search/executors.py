@@ -1,4 +1,4 @@
-"""The executors of ``glob`` and ``grep`` (REFERENCE-SPEC §6; DEVIATIONS S1–S11).
+"""The executors of ``glob`` and ``grep`` (REFERENCE-SPEC §6; DEVIATIONS S1–S12).
 
 One call: check the arguments → resolve the working directory and ``path`` through the
 provider (containment) → pick the ``Space`` (host directory, mirror, or spill artifact) →
@@ -282,6 +282,9 @@ class SearchTools:
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
+        refused = errors.multiline_refusal(tool, excerpt) if self.switches.multiline_advice else None
+        if refused is not None:
+            return refused
         return errors.exit_failure(tool, run.exit_code, excerpt, search_texts=self.switches.search_texts)
 
     def _overflow(self, tool: str) -> errors.SearchError:
