@@ -179,7 +179,8 @@ class SearchTools:
         target = await fs.resolve(path, cwd=execution.cwd, signal=signal) if path is not None else None
         info = await self._check_target(tool, fs, target, signal)
         if fs.host_path(target or here) is not None:
-            links = LinkFilter(here.display_path, getattr(fs, "root", None)) if self.switches.follow_links else None
+            links = LinkFilter(here.display_path, getattr(fs, "root", None),
+                               check_files=tool == "grep") if self.switches.follow_links else None
             return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
         return await self._mirror_space(tool, fs, here, target, info, path, execution)
 

@@ -10,8 +10,8 @@ would: the loop's copies are dropped with it). ripgrep itself stops at a link to
 so no file is listed twice under one path; a file behind two links inside the root is listed
 under each name, as ``find -L`` does.
 
-Cost: one ``lstat`` per printed path and one ``realpath`` per distinct directory (cached),
-plus a ``realpath`` for a path that is itself a link. Only the local disk needs it (the mirror
+Cost: one ``realpath`` per distinct directory (cached); for ``grep`` also one ``lstat`` per
+file with matches (and a ``realpath`` when it is a link). Only the local disk needs it (the mirror
 of other providers has no links). Not here: how ripgrep is run or its output parsed.
 """
 
@@ -80,10 +80,14 @@ def loops_only(stderr: str) -> bool:
 class LinkFilter:
     """Admits a printed path unless a link on its way leads out of ``root`` (host paths)."""
 
-    def __init__(self, cwd: str, root: str | None) -> None:
+    def __init__(self, cwd: str, root: str | None, *, check_files: bool = True) -> None:
         """:param cwd: the host directory ripgrep runs in (relative printed paths are below it)
         :param root: the containment root (host path; its real path is taken), or ``None``:
-            every path is admitted"""
+            every path is admitted
+        :param check_files: also ``lstat`` each printed file (a link to a file outside made
+            after the walk): ``grep``, whose results show content; ``glob`` shows names only
+            and checks the directories alone (the walk excluded the links it found)"""
+        self.check_files = check_files
         self.cwd = posixpath.normpath(cwd)
         self.root = os.path.realpath(root) if root is not None else None
         self._tops = {self.cwd, posixpath.normpath(os.path.abspath(root))} if root is not None else set()
@@ -122,6 +126,8 @@ class LinkFilter:
             return True  # not below the root lexically: a path argument containment checked
         if not self._dir_ok(posixpath.dirname(host)):
             return False
+        if not self.check_files:
+            return True
         try:
             is_link = stat.S_ISLNK(os.lstat(host).st_mode)
         except OSError:
