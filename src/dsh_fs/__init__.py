@@ -99,6 +99,7 @@ def create_context(
     search: bool = True,
     faces: Iterable[str] = (),
     list_tool: bool | None = None,
+    images: bool = False,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -124,6 +125,10 @@ def create_context(
     :param list_tool: load the ``list`` tool (``ToolFsList``, docs/LIST.md); ``None``
         (default): in the ``default`` profile only (DEVIATIONS L1), so the ``reference``
         profile's default tool set stays the seed's
+    :param images: ``True`` adds ``read_image`` (docs/IMAGES.md): only for a model that takes
+        image input, since its results carry an image. Needs Pillow (``dsh-fs[images]``).
+        Its caps: ``image_max_bytes``, ``image_max_message_bytes``, ``image_max_pixels``,
+        ``image_max_dimension``, ``image_media_types`` (``dsh_fs.tool_image.ImageConfig``)
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -134,7 +139,8 @@ def create_context(
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
-        with ``provider``
+        with ``provider``; an ``image_*`` setting without ``images=True``
+    :raises ImportError: ``images=True`` without Pillow
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
@@ -159,7 +165,14 @@ def create_context(
     list_config = {k: tool_config.pop(k) for k in ["list_max_entries"] if k in tool_config}
     if list_tool or (list_tool is None and ToolSwitches.of(ctx.profile).list_served):  # L1
         ctx.plugin(ToolFsList, **list_config)
+    image_config = {k: tool_config.pop(k) for k in list(tool_config) if k.startswith("image_")}
+    if image_config and not images:
+        raise ValueError(f"create_context: {', '.join(sorted(image_config))} needs images=True")
     ctx.plugin(ToolFs, **tool_config)
+    if images:
+        from .tool_image import ToolReadImage
+
+        ctx.plugin(ToolReadImage, **image_config)
     if search:
         ctx.plugin(LocalSpillStore, root=spill_root)
         ctx.plugin(ToolFsSearch, **search_config)
