@@ -41,7 +41,7 @@ def _match(path: str, number: int, text: str) -> str:
 
 def test_registers_glob_and_grep_with_their_prompt_sections(ws: str) -> None:
     """registers glob and grep with their prompt sections (orders 103, 104; verbatim)"""
-    ctx = search_ctx(ws)
+    ctx = search_ctx(ws, list_tool=False)  # the reference's five tools (list: tests/integration/test_list_tool.py)
     assert ctx.tools.names() == ["edit", "glob", "grep", "read", "write"]
     assert ctx.system_prompt.render() == FULL_PROMPT
     orders = {s.name: s.order for s in ctx.system_prompt.sections()}
@@ -88,7 +88,7 @@ async def test_ripgrep_runs_in_the_session_cwd_else_the_provider_cwd(ws: str, fa
     assert fake.cwd == os.path.join(ws, "s1")
     assert (await call(ctx, "grep", {"pattern": "x"})).text == "No matches found"
     assert fake.cwd == ws
-    assert fake.argv == [*RG_MEMORY_FLAGS, "--no-config", "--json", "--sort=path", "--regexp=x"]  # D23
+    assert fake.argv == [*RG_MEMORY_FLAGS, "--no-config", "--json", "--follow", "--sort=path", "--regexp=x"]  # S2, S8, D23
 
 
 async def test_a_pre_aborted_signal_never_starts_ripgrep(ws: str, fake: FakeRg) -> None:

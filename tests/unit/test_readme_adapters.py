@@ -101,7 +101,7 @@ def test_chat_completions_example(ws: str, monkeypatch: pytest.MonkeyPatch, caps
     read, edited = _expected_results(ws)
     _assert_fixed(ws, capsys)
     assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test"}]
-    assert _tool_names(sent[0]["tools"]) == ["edit", "glob", "grep", "read", "write"]
+    assert _tool_names(sent[0]["tools"]) == ["edit", "glob", "grep", "list", "read", "write"]
     assert sent[0]["messages"][0] == {"role": "system", "content": _guidance()}
     assert sent[1]["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": read}
     assert sent[2]["messages"][-1] == {"role": "tool", "tool_call_id": "c2", "content": edited}
@@ -133,7 +133,7 @@ def test_responses_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     _run(_examples()["responses"])
     read, edited = _expected_results(ws)
     _assert_fixed(ws, capsys)
-    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "read", "write"] for body in sent)
+    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "list", "read", "write"] for body in sent)
     assert all(body["instructions"] == _guidance() for body in sent)
     assert sent[1]["input"] == [{"type": "function_call_output", "call_id": "call_1", "output": read}]
     assert sent[2]["input"] == [{"type": "function_call_output", "call_id": "call_2", "output": edited}]
@@ -157,7 +157,7 @@ def test_anthropic_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     _assert_fixed(ws, capsys)
     assert sent[0]["model"] not in DEPRECATED_MODELS
     assert all(body["system"] == _guidance() for body in sent)
-    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "read", "write"] for body in sent)
+    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "list", "read", "write"] for body in sent)
     assert sent[1]["messages"][-1] == {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "tu_1", "content": read, "is_error": False}]}
     assert sent[2]["messages"][-2]["content"][1] == {"type": "tool_use", "id": "tu_2", "name": "edit", "input": EDIT_ARGS}

@@ -19,6 +19,7 @@ COMMANDS: Final = {
     "edit": "tool_cmds:edit",
     "glob": "tool_cmds:glob",
     "grep": "tool_cmds:grep",
+    "list": "tool_cmds:list_",
     "mcp": "mcp_cmd:mcp",
     "prompt": "tool_cmds:prompt",
     "read": "tool_cmds:read",

@@ -20,6 +20,7 @@ from .options import (
     OnceCommand,
     faces_named,
     images_option,
+    list_named,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -103,7 +104,8 @@ def mcp(
     session_name: str | None = None,
     **settings: int,
 ) -> None:
-    """Serve the file tools (read, write, edit, glob, grep) over MCP.
+    """Serve the file tools (list, read, write, edit, glob, grep; no list under --profile
+    reference unless --tools names it) over MCP.
 
     stdio by default: one client per process, one observation owner (with --session NAME,
     the owner is the named session: shared with other processes serving NAME, e.g. an MCP
@@ -148,6 +150,7 @@ def mcp(
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
+        list_tool=list_named(tool_names),
         images=images,
         profile=profile,
         policy=not no_policy,
