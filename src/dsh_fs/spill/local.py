@@ -79,12 +79,13 @@ def _remove_tree(path: str) -> None:
 
 
 class _LocalWriter(SpillWriter):
-    """Writes ``<name>.part`` next to the artifact; ``commit`` writes the head, copies the
-    part behind it and removes the part."""
+    """Writes ``.<name>.part`` next to the artifact (a name outside the artifacts' form, so
+    the reader never serves an unfinished one); ``commit`` writes the head, copies the part
+    behind it and removes the part."""
 
     def __init__(self, directory: str, name: str) -> None:
         self._final = os.path.join(directory, name)
-        self._part = self._final + ".part"
+        self._part = os.path.join(directory, f".{name}.part")
         fd = os.open(self._part, _FILE_FLAGS, 0o600)
         self._file = os.fdopen(fd, "wb", buffering=1 << 16)
         self._size = 0
@@ -213,7 +214,8 @@ class LocalSpillStore(SpillStore):
 
     def reader(self, path: str, *, session_id: str | None) -> "FileSystem | None":
         """A ``LocalFileSystem`` confined to the session's directory when ``path`` is exactly
-        one of its artifacts (a regular file, named as this store names them)."""
+        one of its finished artifacts (a regular file, named as this store names them; a
+        writer's in-progress ``.<name>.part`` is not of that form)."""
         root = self._root
         if root is None or session_id is None or not path.startswith(root + os.sep):
             return None
