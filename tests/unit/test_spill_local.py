@@ -247,3 +247,32 @@ def test_safe_name_escapes_every_unit_outside_the_safe_set_and_caps_at_100() -> 
     assert safe_name("\x00/") == "~0000~002F"
     assert safe_name("a" * 150) == "a" * 100
     assert len(safe_name("é" * 30)) == 100
+
+
+async def test_a_file_or_symlink_planted_at_an_artifacts_name_is_never_written_through(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import secrets
+
+    store = LocalSpillStore(root=str(tmp_path / "spill"))
+    await store.save_text(_request(), "first")
+    directory = os.path.join(store.root, os.listdir(store.root)[0])
+    monkeypatch.setattr(secrets, "token_hex", lambda n: "0123456789abcdef")
+    victim = tmp_path / "victim"
+    victim.write_text("victim")
+    final = os.path.join(directory, "0123456789abcdef-grep-results.txt")
+    part = os.path.join(directory, ".0123456789abcdef-grep-results.txt.part")
+    os.symlink(victim, part)  # at the part's name: open_writer refuses
+    with pytest.raises(FileExistsError):
+        store.open_writer(_request())
+    os.unlink(part)
+    open(final, "w").write("planted")  # at the artifact's name: commit refuses, the part goes
+    writer = store.open_writer(_request())
+    writer.write("new")
+    with pytest.raises(FileExistsError):
+        await writer.commit()
+    assert open(final).read() == "planted" and not os.path.lexists(part)
+    os.unlink(final)
+    os.symlink(victim, final)
+    with pytest.raises(FileExistsError):
+        await store.save_text(_request(), "new")
+    assert victim.read_text() == "victim" and os.path.islink(final)

@@ -65,8 +65,7 @@ def safe_name(raw: str) -> str:
     out = []
     for i in range(0, len(units), 2):
         unit = int.from_bytes(units[i : i + 2], "big")
-        ch = chr(unit) if unit < 0xD800 or unit > 0xDFFF else ""
-        out.append(ch if ch and _SAFE.fullmatch(ch) else f"~{unit:04X}")
+        out.append(chr(unit) if _SAFE.fullmatch(chr(unit)) else f"~{unit:04X}")  # a surrogate is escaped
     return "".join(out)[:100]
 
 
@@ -104,6 +103,10 @@ class _LocalWriter(SpillWriter):
         self._file.close()
         try:
             fd = os.open(self._final, _FILE_FLAGS, 0o600)
+        except BaseException:
+            self._cleanup(final=False)  # a file planted at the name is not ours to remove
+            raise
+        try:
             with os.fdopen(fd, "wb") as out, open(self._part, "rb") as body:
                 out.write(head)
                 shutil.copyfileobj(body, out, 1 << 20)
