@@ -33,12 +33,13 @@ import concurrent.futures
 import copy
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SRC = os.path.join(REPO, "src")
@@ -58,6 +59,8 @@ class Mutant:
     site: int
     line: int
     what: str
+    source: str = field(repr=False, compare=False)
+    """the file as it was when the mutants were listed (later edits do not shift the sites)"""
 
 
 def _skipped_ids(tree: ast.AST) -> set[int]:
@@ -134,8 +137,9 @@ def _sites(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
 
 def mutants(path: str) -> list[Mutant]:
     """Every mutant of the Python file ``path``, in a stable order."""
-    tree = ast.parse(open(path, encoding="utf-8").read(), path)
-    found = [Mutant(path, i, getattr(node, "lineno", 0), what) for i, (node, what, _) in enumerate(_sites(tree))]
+    source = open(path, encoding="utf-8").read()
+    tree = ast.parse(source, path)
+    found = [Mutant(path, i, getattr(node, "lineno", 0), what, source) for i, (node, what, _) in enumerate(_sites(tree))]
     return sorted(found, key=lambda m: (m.line, m.site))
 
 
@@ -151,7 +155,7 @@ class _Replace(ast.NodeTransformer):
 
 def mutated_source(mutant: Mutant) -> str:
     """The source of ``mutant.path`` with that one mutation applied."""
-    tree = ast.parse(open(mutant.path, encoding="utf-8").read(), mutant.path)
+    tree = ast.parse(mutant.source, mutant.path)
     node, _, edit = list(_sites(tree))[mutant.site]
     kind = edit[0]  # type: ignore[index]
     if kind == "op":
@@ -175,12 +179,18 @@ class Worker:
         shutil.copytree(SRC, self.src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         self.tests = tests
 
+    def pin(self, mutants: list[Mutant]) -> None:
+        """Write the listed sources into the copy (the copy is then exactly what was mutated)."""
+        for m in mutants:
+            with open(os.path.join(self.src, os.path.relpath(m.path, SRC)), "w", encoding="utf-8") as out:
+                out.write(m.source)
+
     def run(self, mutant: Mutant | None, timeout: float | None) -> tuple[bool, float]:
         """(tests passed, seconds) with ``mutant`` applied to the copy (``None``: unmutated)."""
         target = None
         if mutant is not None:
             target = os.path.join(self.src, os.path.relpath(mutant.path, SRC))
-            original = open(target, encoding="utf-8").read()
+            original = mutant.source
             with open(target, "w", encoding="utf-8") as out:
                 out.write(mutated_source(mutant))
         env = dict(os.environ, PYTHONPATH=self.src, PYTHONDONTWRITEBYTECODE="1")
@@ -223,8 +233,11 @@ def main(argv: list[str] | None = None) -> int:
         for n, m in numbered:
             print(f"{n:4} {os.path.relpath(m.path, REPO)}:{m.line}: {m.what}")
         return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the copies are removed
     workers = [Worker(args.tests) for _ in range(max(1, args.jobs))]
     try:
+        for w in workers:
+            w.pin(every)
         ok, seconds = workers[0].run(None, None)
         if not ok:
             print("the tests fail without any mutation: fix them first", file=sys.stderr)

@@ -276,3 +276,12 @@ async def test_a_file_or_symlink_planted_at_an_artifacts_name_is_never_written_t
     with pytest.raises(FileExistsError):
         await store.save_text(_request(), "new")
     assert victim.read_text() == "victim" and os.path.islink(final)
+
+
+async def test_close_after_the_private_root_vanished_does_not_fail(tmp_path: Any) -> None:
+    import shutil
+
+    store = LocalSpillStore()
+    await store.save_text(_request(), "x")
+    shutil.rmtree(store.root)
+    store.close()  # nothing left to remove: no error
