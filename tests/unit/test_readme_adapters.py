@@ -31,7 +31,7 @@ EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
 def _examples() -> dict[str, str]:
     """The section's python blocks, keyed by the adapter each one uses."""
     text = README.read_text(encoding="utf-8")
-    section = text.split("### One agent loop per API", 1)[1].split("\n## ", 1)[0]
+    section = re.split(r"\n##+ ", text.split("### One agent loop per API", 1)[1], maxsplit=1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     keys = {"chat_tools": "chat", "responses_tools": "responses", "anthropic_tools": "anthropic",
             "DshFsToolset": "pydantic-ai"}

@@ -8,6 +8,9 @@
 | ``openai_agents`` (optional extra, import it explicitly) | OpenAI Agents SDK | ``function_tools``, ``apply_patch_tool`` | ``DshApplyPatchEditor`` → ``ApplyPatchResult`` |
 | ``patch_operations`` | Responses ``apply_patch`` operations (shared by the two above) | | ``apply_operations`` → status + output |
 | ``pydantic_ai`` (optional extra, import it explicitly) | pydantic-ai agents | ``DshFsToolset`` | |
+| ``smolagents`` (optional extra, import it explicitly) | smolagents ``ToolCallingAgent``/``CodeAgent`` | ``DshFsToolCollection`` | ``DshFsToolError`` |
+| ``google_adk`` (optional extra, import it explicitly) | Google ADK agents | ``DshFsToolset`` | ``{"status": "error", …}`` |
+| ``crewai`` (optional extra, import it explicitly) | CrewAI agents | ``DshFsToolkit`` | ``ToolFailure`` |
 | ``definitions`` | ``dsh-fs schema --format`` | ``tool_definitions`` | |
 
 None of them imports an SDK: they build and read plain JSON shapes and also accept the SDKs'
