@@ -285,3 +285,28 @@ async def test_close_after_the_private_root_vanished_does_not_fail(tmp_path: Any
     await store.save_text(_request(), "x")
     shutil.rmtree(store.root)
     store.close()  # nothing left to remove: no error
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def test_the_part_is_private_and_discard_closes_and_removes_only_it(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import secrets
+
+    store = LocalSpillStore(root=str(tmp_path))
+    await store.save_text(_request(), "first")
+    directory = os.path.join(store.root, os.listdir(store.root)[0])
+    monkeypatch.setattr(secrets, "token_hex", lambda n: "0123456789abcdef")
+    before = _open_fds()
+    writer = store.open_writer(_request())
+    part = os.path.join(directory, ".0123456789abcdef-grep-results.txt.part")
+    assert _mode(part) == 0o600
+    final = os.path.join(directory, "0123456789abcdef-grep-results.txt")
+    open(final, "w").write("planted")
+    await writer.discard()
+    assert _open_fds() == before  # the part's descriptor is closed
+    assert not os.path.lexists(part) and open(final).read() == "planted"
+    with pytest.raises(RuntimeError, match="^spill writer already finished$"):
+        await writer.commit()  # a discarded writer is finished too
