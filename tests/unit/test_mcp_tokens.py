@@ -213,3 +213,29 @@ def test_the_verifier_names_the_principal_of_each_token_and_nobody_else() -> Non
         BearerTokens([])
     with pytest.raises(ValueError, match="^tokens must differ$"):
         BearerTokens([A, B, A])
+
+
+def test_the_tokens_are_on_disk_before_the_fsync(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = str(tmp_path / "tokens")
+    seen: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        seen.append(open(path, encoding="utf-8").read())  # what the fsync makes durable
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    write_token_file(path, [A])
+    assert seen == [f"{_HEADER}{A}\n"]
+
+
+def test_refused_token_files_leave_no_descriptor_open(tmp_path: Any) -> None:
+    shared = _private(str(tmp_path / "shared"), f"{A}\n")
+    os.chmod(shared, 0o644)
+    directory = tmp_path / "dir"
+    directory.mkdir(mode=0o700)
+    before = len(os.listdir("/proc/self/fd"))
+    for path in (shared, str(directory)):
+        with pytest.raises(ValueError):
+            load_token_file(path)
+    assert len(os.listdir("/proc/self/fd")) == before

@@ -310,3 +310,22 @@ async def test_the_part_is_private_and_discard_closes_and_removes_only_it(
     assert not os.path.lexists(part) and open(final).read() == "planted"
     with pytest.raises(RuntimeError, match="^spill writer already finished$"):
         await writer.commit()  # a discarded writer is finished too
+
+
+def test_a_private_root_is_removed_when_the_process_exits_without_close() -> None:
+    import subprocess
+    import sys
+
+    program = (
+        "import anyio\n"
+        "from dsh_fs.spill import LocalSpillStore, SpillRequest\n"
+        "store = LocalSpillStore()\n"
+        "request = SpillRequest(session_id='s', tool_name='grep', call_id='c', suggested_name='x.txt')\n"
+        "ref = anyio.run(store.save_text, request, 'x')\n"
+        "print(store.root, flush=True)\n"
+        "KEEP = store\n"  # still referenced at exit: only the exit hook removes it
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    root = done.stdout.strip()
+    assert os.path.basename(root).startswith("dsh-fs-spill-") and not os.path.exists(root)

@@ -21,7 +21,6 @@ are served, read-only, through a ``LocalFileSystem`` confined to that directory.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import os
 import re
@@ -173,8 +172,8 @@ class LocalSpillStore(SpillStore):
                 raise OSError("the spill store is closed")
             if self._root is None:
                 self._root = os.path.realpath(tempfile.mkdtemp(prefix="dsh-fs-spill-"))
+                # also run at interpreter exit (``weakref.finalize`` does that itself)
                 self._finalizer = weakref.finalize(self, _remove_tree, self._root)
-                atexit.register(self._finalizer)
             elif self._explicit:
                 os.makedirs(self._root, mode=0o700, exist_ok=True)
             return self._root
@@ -241,4 +240,3 @@ class LocalSpillStore(SpillStore):
             finalizer, self._finalizer = self._finalizer, None
         if finalizer is not None:
             finalizer()
-            atexit.unregister(finalizer)
