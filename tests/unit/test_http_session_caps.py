@@ -129,3 +129,59 @@ def test_a_session_id_answered_twice_is_one_session() -> None:
     sessions.drop("s2")
     sessions.reserve("agent-1")
     sessions.reserve("agent-1")
+
+
+def test_the_default_limits_and_their_checks() -> None:
+    limits = SessionLimits()
+    assert (limits.per_principal, limits.total, limits.in_flight, limits.unused_timeout, limits.idle_timeout) == (
+        8, 64, 64, 60.0, 1800.0)
+    SessionLimits(per_principal=1, total=1, in_flight=1, unused_timeout=0.5, idle_timeout=0.001)  # the smallest
+    for name in ("per_principal", "total", "in_flight"):
+        with pytest.raises(ValueError, match=f"^{name} must be at least 1$"):
+            SessionLimits(**{name: 0})
+    for name in ("unused_timeout", "idle_timeout"):
+        for bad in (0, -1.0, float("nan")):
+            with pytest.raises(ValueError, match=f"^{name} must be a positive number of seconds$"):
+                SessionLimits(**{name: bad})
+    with pytest.raises(TypeError):
+        SessionLimits(8)  # type: ignore[misc]  # keyword-only
+    with pytest.raises(AttributeError):
+        limits.total = 1  # type: ignore[misc]  # frozen
+
+
+def test_each_ended_request_frees_exactly_one_place() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(in_flight=3))
+    sessions.reserve("agent-1")
+    sessions.opened("s1", "agent-1")
+    for _ in range(3):
+        assert sessions.begin("s1", "agent-1")
+    sessions.end("s1")
+    assert sessions.begin("s1", "agent-1")
+    with pytest.raises(Refused):
+        sessions.begin("s1", "agent-1")
+    for _ in range(3):
+        sessions.begin_stateless("agent-1")
+    sessions.end_stateless("agent-1")
+    sessions.begin_stateless("agent-1")
+    with pytest.raises(Refused):
+        sessions.begin_stateless("agent-1")
+    sessions.begin_stateless("agent-2")  # counted per principal
+
+
+def test_ending_one_of_two_sessions_keeps_the_other_counted() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(per_principal=2, total=10))
+    for sid in ("s1", "s2"):
+        sessions.reserve("agent-1")
+        sessions.opened(sid, "agent-1")
+    sessions.drop("s1")
+    sessions.reserve("agent-1")
+    with pytest.raises(Refused):
+        sessions.reserve("agent-1")  # s2 and the new place
+    sessions.unreserve("agent-1")
+    sessions.reserve("agent-1")
+    sessions.reserve("agent-2")
+    sessions.reserve("agent-2")
+    sessions.unreserve("agent-2")  # one of agent-2's two places given back: one still held
+    sessions.reserve("agent-2")
+    with pytest.raises(Refused):
+        sessions.reserve("agent-2")
