@@ -206,6 +206,8 @@ async def test_the_age_sweep_removes_old_artifacts_and_keeps_fresh_ones(tmp_path
     (outside / "victim").write_text("v")
     _age(str(outside / "victim"), 1000)
     os.symlink(outside, os.path.join(root, "s-0123456789abcdef"))
+    planted_link = os.path.join(os.path.dirname(fresh.locator), "0123456789abcdef-link")
+    os.symlink(outside / "victim", planted_link)  # only regular files are swept: a link stays
 
     second = LocalSpillStore(root=root, max_age=100)  # a later process: sweeps on its first save
     new = await second.save_text(_request("c"), "new")
@@ -213,6 +215,7 @@ async def test_the_age_sweep_removes_old_artifacts_and_keeps_fresh_ones(tmp_path
     assert not os.path.exists(os.path.dirname(gone_session.locator))  # its emptied directory too
     assert open(fresh.locator).read() == "fresh" and open(new.locator).read() == "new"
     assert os.listdir(foreign) == ["f"] and (outside / "victim").read_text() == "v"
+    assert os.path.islink(planted_link)
 
     _age(fresh.locator, 1000)  # the sweep runs at most once per interval
     await second.save_text(_request("c"), "again")
@@ -329,3 +332,32 @@ def test_a_private_root_is_removed_when_the_process_exits_without_close() -> Non
     assert done.returncode == 0, done.stderr
     root = done.stdout.strip()
     assert os.path.basename(root).startswith("dsh-fs-spill-") and not os.path.exists(root)
+
+
+def test_the_plugin_provides_the_store_with_the_contexts_profile_and_closes_it(tmp_path: Any) -> None:
+    import dsh_fs
+
+    ctx = dsh_fs.create_context(cwd=str(tmp_path), profile="reference")
+    store = ctx.spill_store
+    assert isinstance(store, LocalSpillStore) and store.profile == "reference" and store.root is None
+    next(s for s in ctx.scopes if s.name == "spill-local").dispose()
+    with pytest.raises(OSError, match="the spill store is closed"):
+        store.open_writer(_request())
+
+
+def test_requests_and_refs_are_frozen_keyword_only_values() -> None:
+    from dataclasses import FrozenInstanceError, fields
+
+    from dsh_fs.spill import SpillRef
+
+    request = _request()
+    ref = SpillRef(locator="/x", bytes=1, retrieval_hint=RETRIEVAL_HINT)
+    for value in (request, ref):
+        with pytest.raises(FrozenInstanceError):
+            setattr(value, fields(value)[0].name, "changed")
+        assert not hasattr(value, "__dict__")  # slots
+    with pytest.raises(TypeError):
+        SpillRef("/x", 1, RETRIEVAL_HINT)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        SpillRequest("s", "grep", "c", "n")  # type: ignore[misc]
+    assert request.label == "result"
