@@ -16,8 +16,8 @@ The source tree is copied once per worker into a temporary directory and the mut
 written there (``PYTHONPATH`` puts the copy first), so the work tree is never changed and
 tests may go on in it meanwhile. A mutant is *killed* when the tests fail or exceed the
 time limit (``--timeout``, default three times the unmutated run plus 10 s). The tests must
-pass unmutated first. ``--list`` prints the mutants without running anything; ``--only N``
-runs the N-th mutant alone (to look at a survivor).
+pass unmutated first. ``--list`` prints the mutants without running anything; ``--only N [N ...]``
+runs only those mutants (to recheck survivors).
 
 The machine is shared: keep ``-j`` at 1 or 2 and name only the module's own test files.
 Prints each survivor (file:line, what changed) and a ``killed K/T`` summary; exit status 0
@@ -219,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=1, help="parallel workers (default 1; at most 2 here)")
     parser.add_argument("--timeout", type=float, help="seconds per mutant (default: 3 x the unmutated run + 10)")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
-    parser.add_argument("--only", type=int, help="run only the mutant with this number")
+    parser.add_argument("--only", type=int, nargs="+", metavar="N", help="run only the mutants with these numbers")
     args = parser.parse_args(argv)
     files = [os.path.abspath(f) for f in args.files]
     for f in files:
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     every = [m for f in files for m in mutants(f)]
     numbered = list(enumerate(every, start=1))
     if args.only is not None:
-        numbered = [numbered[args.only - 1]]
+        numbered = [numbered[n - 1] for n in args.only]
     if args.list:
         for n, m in numbered:
             print(f"{n:4} {os.path.relpath(m.path, REPO)}:{m.line}: {m.what}")

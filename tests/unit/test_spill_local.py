@@ -361,3 +361,31 @@ def test_requests_and_refs_are_frozen_keyword_only_values() -> None:
     with pytest.raises(TypeError):
         SpillRequest("s", "grep", "c", "n")  # type: ignore[misc]
     assert request.label == "result"
+
+
+async def test_save_text_discards_the_writer_when_writing_fails() -> None:
+    from dsh_fs.spill import SpillRef, SpillStore, SpillWriter
+
+    events: list[str] = []
+
+    class Failing(SpillWriter):
+        size = 0
+
+        def write(self, text: str) -> None:
+            raise OSError(28, "No space left on device")
+
+        async def commit(self, *, head: str = "") -> SpillRef:
+            events.append("commit")
+            raise AssertionError("not reached")
+
+        async def discard(self) -> None:
+            events.append("discard")
+
+    class Store(SpillStore):
+        def open_writer(self, request: SpillRequest) -> SpillWriter:
+            return Failing()
+
+    with pytest.raises(OSError, match="No space left on device"):
+        await Store().save_text(_request(), "x")
+    assert events == ["discard"]
+    assert Store().reader("/x", session_id="s") is None  # a store serves nothing unless it says so
