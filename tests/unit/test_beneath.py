@@ -230,3 +230,66 @@ def test_stat_in_and_lstat_in(root: Root) -> None:
         lstat_in(root.real + "/none/x", root=root)
     with pytest.raises(Escape):
         stat_in(root.real + "/to-a/f.txt", root=root)  # stat_in walks a resolved path
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_walks_leave_no_descriptor_open_whatever_the_outcome(root: Root) -> None:
+    os.symlink("a", os.path.join(root.real, "to-a"))
+    before = _fds()
+    os.close(open_dir(root.real + "/a/b", root=root))
+    os.close(open_in(root.real + "/a/f.txt", os.O_RDONLY, root=root))
+    stat_in(root.real + "/a/f.txt", root=root)
+    lstat_in(root.real + "/to-a/f.txt", root=root)
+    for bad in (root.real + "/to-a/b", root.real + "/a/none/x", root.real + "/a/f.txt/x"):
+        with pytest.raises(OSError):
+            open_dir(bad, root=root)
+        with pytest.raises(OSError):
+            open_in(bad + "/y", os.O_RDONLY, root=root)
+        with pytest.raises(OSError):
+            stat_in(bad + "/y", root=root)
+    with pytest.raises(OSError):
+        open_in(root.real + "/a/none", os.O_RDONLY, root=root)
+    with pytest.raises(OSError):
+        stat_in(root.real + "/a/none", root=root)
+    assert _fds() == before
+
+
+def test_a_symlink_planted_where_a_directory_was_just_made_is_not_followed(
+        root: Root, monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = _base(root) + "/outside"
+    real_mkdir = os.mkdir
+
+    def mkdir_then_swap(path: Any, mode: int = 0o777, *, dir_fd: Any = None) -> None:
+        real_mkdir(path, mode, dir_fd=dir_fd)
+        if dir_fd is not None:  # the window between the walk's mkdir and its open
+            os.rmdir(path, dir_fd=dir_fd)
+            os.symlink(outside, path, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "mkdir", mkdir_then_swap)
+    with pytest.raises(Escape):
+        open_dir(root.real + "/made/deeper", root=root, create=True)
+    monkeypatch.undo()
+    assert os.listdir(outside) == ["secret"]
+
+
+def test_created_directories_and_files_get_the_usual_modes(root: Root) -> None:
+    usual = 0o777 & ~_umask()
+    os.close(open_dir(root.real + "/n1/n2", root=root, create=True))
+    assert stat.S_IMODE(os.lstat(root.real + "/n1").st_mode) == usual
+    assert stat.S_IMODE(os.lstat(root.real + "/n1/n2").st_mode) == usual
+    os.close(open_in(root.real + "/n1/f", os.O_WRONLY | os.O_CREAT, root=root))  # the default mode
+    assert stat.S_IMODE(os.lstat(root.real + "/n1/f").st_mode) == usual
+    os.close(open_dir(root.real + "/n1/n2", root=None, create=True))  # exists already: fine without a root too
+    os.close(open_in(root.real + "/n1/g", os.O_WRONLY | os.O_CREAT, root=None))
+    assert stat.S_IMODE(os.lstat(root.real + "/n1/g").st_mode) == usual
+
+
+def test_a_root_is_a_frozen_value(root: Root) -> None:
+    from dataclasses import FrozenInstanceError
+
+    with pytest.raises(FrozenInstanceError):
+        root.real = "/"  # type: ignore[misc]
+    assert not hasattr(root, "__dict__") and Root("/a", "/b") == Root("/a", "/b")

@@ -151,6 +151,17 @@ def _is_link(name: str, dir_fd: int) -> bool:
         return False
 
 
+def _open_subdir(name: str, dir_fd: int, root: Root) -> int:
+    """``name`` below ``dir_fd`` as a directory, never through a symlink (``Escape`` then)."""
+    try:
+        return os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        # a symlink: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
+        if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(name, dir_fd)):
+            raise Escape(root, name) from exc
+        raise
+
+
 def _walk(parts: list[str], root: Root, *, create: bool) -> int:
     fd = os.open(root.real, _DIR_FLAGS)
     try:
@@ -158,7 +169,7 @@ def _walk(parts: list[str], root: Root, *, create: bool) -> int:
             if part in (".", ".."):
                 raise Escape(root, part)
             try:
-                nxt = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+                nxt = _open_subdir(part, fd, root)
             except FileNotFoundError:
                 if not create:
                     raise
@@ -166,12 +177,7 @@ def _walk(parts: list[str], root: Root, *, create: bool) -> int:
                     os.mkdir(part, 0o777, dir_fd=fd)
                 except FileExistsError:
                     pass
-                nxt = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
-            except OSError as exc:
-                # a symlink now: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
-                if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
-                    raise Escape(root, part) from exc
-                raise
+                nxt = _open_subdir(part, fd, root)  # a symlink planted since the mkdir: Escape too
             os.close(fd)
             fd = nxt
     except BaseException:
