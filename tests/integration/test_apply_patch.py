@@ -372,3 +372,64 @@ async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
     ])
     assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"b\n", b"c\n")
     assert not os.path.exists(f"{ws}/d.txt")
+
+
+# -- pins: the abort shield and the write-intent listener ------------------------------------------
+
+class AbortAfterFirstWrite(LocalFileSystem):
+    """The local provider, aborting the call's signal as soon as its first write is done."""
+
+    def __init__(self, signal: AbortSignal, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.signal = signal
+        self.writes: list[str] = []
+
+    async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
+        done = await super().write_text(target, content, expected, signal=signal)
+        self.writes.append(target.display_path)
+        self.signal.abort("stop")
+        return done
+
+
+async def test_an_abort_between_writes_never_leaves_a_patch_half_applied(ws: str) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    signal = AbortSignal()
+    fs = AbortAfterFirstWrite(signal, cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt",
+                                               "@@", "-b", "+B", "*** Add File: c.txt", "+c"), signal=signal)
+    assert not result.is_error, result.text  # begun: the writes are shielded from the abort
+    assert fs.writes == [f"{ws}/a.txt", f"{ws}/b.txt", f"{ws}/c.txt"] and signal.aborted
+    assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"B\n", b"c\n")
+
+
+async def test_a_refusing_write_intent_listener_is_asked_for_added_files_and_move_destinations(
+    ws: str, patch_ctx: Any, tree: Any
+) -> None:
+    from dsh_fs.fs import FS_WRITE_INTENT, FsError
+    from dsh_fs.fs.errors import FsErrorCode
+
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    asked: list[str] = []
+
+    def refuse(target: Any, who: Any, nxt: Any) -> Any:
+        asked.append(target.display_path)
+        if target.display_path.endswith("/no.txt"):
+            raise FsError(f'cannot write "{target.display_path}": refused here', FsErrorCode.PERMISSION_DENIED)
+        return nxt()
+
+    ctx.on(FS_WRITE_INTENT, refuse)
+    before = tree(ws)
+    for second in (["*** Add File: no.txt", "+n"], ["*** Update File: b.txt", "*** Move to: no.txt", "@@", "-b", "+B"]):
+        if second[0].startswith("*** Update"):
+            put(f"{ws}/b.txt", "b\n")
+            before = tree(ws)
+        asked.clear()
+        result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", *second))
+        assert result.text == f'Error: cannot write "{ws}/no.txt": refused here', result.text
+        assert asked == [f"{ws}/no.txt"] and tree(ws) == before
+    ok = await call(ctx, session, envelope("*** Add File: yes.txt", "+y"))
+    assert not ok.is_error and asked[-1] == f"{ws}/yes.txt" and get(f"{ws}/yes.txt") == b"y\n"

@@ -13,6 +13,7 @@ Anthropic adapter's blocks (tests/unit/test_editing_adapters.py).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +52,7 @@ async def test_view_numbers_lines_as_documented(ws: str, editor_ctx: Any) -> Non
     assert whole.text == "1: def is_prime(n):\n2:     return n > 1\n3: \n4: # end"
     part = await run(ctx, session, TE, command="view", path=f"{ws}/a.py", view_range=[2, -1])
     assert part.text == "2:     return n > 1\n3: \n4: # end"
-    bad = await run(ctx, session, TE, command="view", path="a.py", view_range=[3, 9])
+    bad = await run(editor_ctx(profile="reference"), session, TE, command="view", path="a.py", view_range=[3, 9])
     assert bad.text == ("Error: Invalid `view_range`: [3, 9]. Its second element `9` should be smaller than the "
                         "number of lines in the file: `4`") and bad.error is None
     shape = await run(ctx, session, TE, command="view", path="a.py", view_range=[1])
@@ -68,14 +69,14 @@ async def test_numbers_are_read_and_shown_as_json_and_javascript_have_them(ws: s
     part = await run(ctx, session, TE, command="view", path="a.txt", view_range=[2.0, 3.0])
     assert part.text == "2: two\n3: three"
     ref = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt", view_range=[3.0, -1.0])
-    assert ref.text == (f"Here's the content of {ws}/a.txt with line numbers (which has a total of 4 lines) "
-                        "with view_range=[3, -1]:\n     3  three\n     4  \n")
+    assert ref.text == (f"Here's the content of {ws}/a.txt with line numbers (which has a total of 3 lines) "
+                        "with view_range=[3, -1]:\n     3  three\n")  # E21
     before = tree(ws)
     far = await run(ctx, session, TE, command="insert", path="a.txt", insert_line=1e300, insert_text="x")
     assert far.text == "Error: Invalid `insert_line` parameter: 1e+300. It should be within the range [0, 3]."
     far_ref = await run(ctx, session, SRE, command="insert", path=f"{ws}/a.txt", insert_line=1e300, new_str="x")
     assert far_ref.text == ("Error: Invalid `insert_line` parameter: 1e+300. It should be within the range of lines "
-                            "of the file: [0, 4]")
+                            "of the file: [0, 3]")  # E21
     assert tree(ws) == before
     done = await run(ctx, session, TE, command="insert", path="a.txt", insert_line=1.0, insert_text="x")
     assert not done.is_error and get(f"{ws}/a.txt") == b"one\nx\ntwo\nthree\n"
@@ -252,10 +253,11 @@ async def test_the_reference_editor_view(ws: str, editor_ctx: Any, profile: str)
     ctx, session = editor_ctx(profile=profile), Session(cwd=ws)
     result = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt")
     cr = "" if profile == "default" else "\r"  # E8: the default profile shows lines LF-normalized
-    assert result.text == (f"Here's the content of {ws}/a.txt with line numbers (which has a total of 3 lines):\n"
-                           f"     1  one{cr}\n     2  two{cr}\n     3  \n")
+    count, last = (2, "") if profile == "default" else (3, "     3  \n")  # E21: the Anthropic face's line model
+    assert result.text == (f"Here's the content of {ws}/a.txt with line numbers (which has a total of {count} lines):"
+                           f"\n     1  one{cr}\n     2  two{cr}\n{last}")
     ranged = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt", view_range=[2, -1])
-    assert ranged.text.startswith(f"Here's the content of {ws}/a.txt with line numbers (which has a total of 3 "
+    assert ranged.text.startswith(f"Here's the content of {ws}/a.txt with line numbers (which has a total of {count} "
                                   "lines) with view_range=[2, -1]:\n     2  two")
     missing = await run(ctx, session, SRE, command="view", path=f"{ws}/nope")
     assert missing.text == f"Error: The path {ws}/nope does not exist. Please provide a valid path."
@@ -272,7 +274,7 @@ async def test_the_reference_editor_clips_at_max_output_chars(ws: str, make_ctx:
 
 
 async def test_the_reference_editor_create_str_replace_insert(ws: str, editor_ctx: Any, tree: Any) -> None:
-    ctx, session = editor_ctx(), Session(cwd=ws)
+    ctx, session = editor_ctx(profile="reference"), Session(cwd=ws)
     created = await run(ctx, session, SRE, command="create", path=f"{ws}/a.txt", file_text="a\nb\na\n")
     assert created.text == f"New file created successfully at: {ws}/a.txt"
     exists = await run(ctx, session, SRE, command="create", path=f"{ws}/a.txt", file_text="x")
@@ -306,3 +308,104 @@ async def test_the_reference_profile_matches_the_raw_text(ws: str, editor_ctx: A
         assert result.is_error == (profile == "reference"), result.text
     assert get(f"{ws}/a.txt") == b"one\r\ntwo\r\n"
     assert get(f"{ws}/b.txt") == b"1\r\n2\r\n"  # D2
+
+
+# -- E19–E22 and the pins of the editors' reference behaviour ------------------------------------
+
+SEVEN = "".join(f"l{i}\n" for i in range(1, 8))
+
+
+@pytest.mark.parametrize("tool", [TE, SRE])
+async def test_E19_a_replace_that_changes_nothing_is_refused(ws: str, editor_ctx: Any, tool: str) -> None:
+    put(f"{ws}/a.txt", "alpha\r\nbeta\n")
+    ctx, session = editor_ctx(), Session(cwd=ws)
+    await run(ctx, session, tool, command="view", path=f"{ws}/a.txt")
+    before = os.stat(f"{ws}/a.txt")
+    for new in ("alpha", "alpha\n"):  # the same text; the same text but for its line break (D7)
+        old = "alpha\r\n" if new.endswith("\n") else "alpha"
+        same = await run(ctx, session, tool, command="str_replace", path=f"{ws}/a.txt", old_str=old, new_str=new)
+        assert same.text == "Error: No replacement was performed. `new_str` and `old_str` must be different."
+        assert same.error is None  # a plain input error, as OpenHands raises it
+    after = os.stat(f"{ws}/a.txt")
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    # the reference profile does as the reference does: the call succeeds
+    put(f"{ws}/b.txt", "alpha\nbeta\n")
+    ref_ctx = editor_ctx(profile="reference")
+    await run(ref_ctx, session, tool, command="view", path=f"{ws}/b.txt")
+    done = await run(ref_ctx, session, tool, command="str_replace", path=f"{ws}/b.txt", old_str="beta", new_str="beta")
+    assert not done.is_error and get(f"{ws}/b.txt") == b"alpha\nbeta\n"
+
+
+async def test_E20_a_huge_file_view_is_clipped_and_says_how_to_go_on(ws: str, editor_ctx: Any) -> None:
+    put(f"{ws}/big.txt", "".join(f"line {i:07d}\n" for i in range(1, 200_001)))  # 2.6 MB: streamed
+    ctx, session = editor_ctx(), Session(cwd=ws)
+    whole = await run(ctx, session, TE, command="view", path="big.txt")
+    rows = [f"{i}: line {i:07d}" for i in range(1, 200_001)]
+    shown = 0
+    while len("\n".join(rows[: shown + 1])) <= 16_000:
+        shown += 1
+    assert whole.text == ("\n".join(rows[:shown]) + "\n" + TRUNCATED_MESSAGE + "\n"
+                          f"Lines 1-{shown} of the file are shown; view the rest with view_range [{shown + 1}, -1].")
+    more = await run(ctx, session, TE, command="view", path="big.txt", view_range=[shown + 1, -1])
+    assert more.text.startswith(f"{shown + 1}: line {shown + 1:07d}\n") and len(more.text) < 16_001 + len(TRUNCATED_MESSAGE) + 100
+    tail = await run(ctx, session, TE, command="view", path="big.txt", view_range=[199_999, -1])
+    assert tail.text == "199999: line 0199999\n200000: line 0200000"
+    ref = await run(editor_ctx(profile="reference"), session, TE, command="view", path="big.txt")
+    assert ref.text == "\n".join(rows)  # the reference profile: Anthropic's unbounded view
+
+
+async def test_E21_str_replace_editor_counts_lines_as_the_anthropic_face(ws: str, editor_ctx: Any) -> None:
+    put(f"{ws}/a.txt", SEVEN)
+    put(f"{ws}/b.txt", SEVEN)
+    ctx, session = editor_ctx(), Session(cwd=ws)
+    view = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt")
+    assert view.text.startswith(f"Here's the content of {ws}/a.txt with line numbers (which has a total of 7 lines):")
+    assert view.text.endswith("     7  l7\n")
+    done = await run(ctx, session, SRE, command="insert", path=f"{ws}/a.txt", insert_line=7, new_str="X\n")
+    assert not done.is_error and get(f"{ws}/a.txt") == (SEVEN + "X\n").encode()
+    top = await run(ctx, session, SRE, command="insert", path=f"{ws}/a.txt", insert_line=0, new_str="T")
+    assert not top.is_error and get(f"{ws}/a.txt") == ("T\n" + SEVEN + "X\n").encode()
+    # the reference profile: split("\n"), a final line break leaves an empty line 8
+    ref, ref_session = editor_ctx(profile="reference"), Session(cwd=ws)
+    view = await run(ref, ref_session, SRE, command="view", path=f"{ws}/b.txt")
+    assert "(which has a total of 8 lines)" in view.text and view.text.endswith("     8  \n")
+    done = await run(ref, ref_session, SRE, command="insert", path=f"{ws}/b.txt", insert_line=7, new_str="X\n")
+    assert not done.is_error and get(f"{ws}/b.txt") == (SEVEN + "X\n\n").encode()
+
+
+@pytest.mark.parametrize("tool", [TE, SRE])
+async def test_E22_a_view_range_past_the_end_shows_to_the_end_and_says_so(ws: str, editor_ctx: Any,
+                                                                          tool: str) -> None:
+    put(f"{ws}/a.txt", SEVEN)
+    ctx, session = editor_ctx(), Session(cwd=ws)
+    note = "NOTE: We only show up to 7 since there're only 7 lines in this file.\n"
+    result = await run(ctx, session, tool, command="view", path=f"{ws}/a.txt", view_range=[5, 20])
+    if tool == TE:
+        assert result.text == note + "5: l5\n6: l6\n7: l7"
+    else:
+        assert result.text == (note + f"Here's the content of {ws}/a.txt with line numbers (which has a total of 7 "
+                               "lines) with view_range=[5, 7]:\n     5  l5\n     6  l6\n     7  l7\n")
+    exact = await run(ctx, session, tool, command="view", path=f"{ws}/a.txt", view_range=[5, 7])
+    assert not exact.text.startswith("NOTE")
+    start_past = await run(ctx, session, tool, command="view", path=f"{ws}/a.txt", view_range=[8, 20])
+    assert start_past.text == ("Error: Invalid `view_range`: [8, 20]. Its first element `8` should be within the "
+                               "range of lines of the file: [1, 7]")
+    ref = await run(editor_ctx(profile="reference"), session, tool, command="view", path=f"{ws}/a.txt",
+                    view_range=[5, 20])
+    count = 7 if tool == TE else 8
+    assert ref.text == ("Error: Invalid `view_range`: [5, 20]. Its second element `20` should be smaller than the "
+                        f"number of lines in the file: `{count}`")
+
+
+async def test_the_reference_face_refuses_a_match_found_twice_and_a_range_past_the_end(ws: str,
+                                                                                     editor_ctx: Any) -> None:
+    put(f"{ws}/a.txt", "x = 1\ny = 2\nx = 1\n")
+    ctx, session = editor_ctx(profile="reference"), Session(cwd=ws)
+    await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt")
+    twice = await run(ctx, session, SRE, command="str_replace", path=f"{ws}/a.txt", old_str="x = 1", new_str="x = 3")
+    assert twice.text == ("Error: No replacement was performed. Multiple occurrences of old_str `x = 1` in lines "
+                          "[1, 3]. Please ensure it is unique")
+    assert get(f"{ws}/a.txt") == b"x = 1\ny = 2\nx = 1\n"
+    past = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt", view_range=[5, -1])  # count + 1
+    assert past.text == ("Error: Invalid `view_range`: [5, -1]. Its first element `5` should be within the range "
+                         "of lines of the file: [1, 4]")

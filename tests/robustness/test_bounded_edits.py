@@ -124,3 +124,76 @@ def test_mapped_spans_are_linear_in_the_matches(ws: str) -> None:
     small = streamed_edit_lines(ws, unit * 20_000, "b\na", "X\nY", "small.txt")
     large = streamed_edit_lines(ws, unit * 40_000, "b\na", "X\nY", "large.txt")
     assert large <= 2.2 * small, (small, large)
+
+
+FACES_ON_A_HUGE_FILE = r"""
+import anyio, json, resource, sys
+import dsh_fs
+ws = sys.argv[1]
+faces = ["str_replace_based_edit_tool", "str_replace_editor", "apply_patch"]
+contexts = {p: dsh_fs.create_context(root=ws, cwd=ws, policy=False, profile=p, faces=faces)
+            for p in ("default", "reference")}
+out = {}
+async def main():
+    s = dsh_fs.Session(cwd=ws)
+    await contexts["default"].tools.execute("read", {"file_path": "small.txt"}, session=s)  # warm every path
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    calls = [
+        ("view", "str_replace_based_edit_tool", {"command": "view", "path": "big.txt", "view_range": [1, 3]}),
+        ("view-all", "str_replace_based_edit_tool", {"command": "view", "path": "big.txt"}),
+        ("ref-view", "str_replace_editor", {"command": "view", "path": ws + "/big.txt", "view_range": [1, 3]}),
+        ("insert", "str_replace_based_edit_tool", {"command": "insert", "path": "big.txt", "insert_line": 1,
+                                                   "insert_text": "x"}),
+        ("ref-insert", "str_replace_editor", {"command": "insert", "path": ws + "/big.txt", "insert_line": 1,
+                                              "new_str": "x"}),
+        ("patch", "apply_patch", {"input": "*** Begin Patch\n*** Update File: big.txt\n@@\n-line 0000001\n+one\n"
+                                           "*** End Patch\n"}),
+    ]
+    for profile, ctx in contexts.items():
+        for name, tool, args in calls:
+            if (profile, name) == ("reference", "view-all"):
+                continue  # Anthropic's view is whole in the reference profile (unbounded by contract)
+            r = await ctx.tools.execute(tool, args, session=s)
+            out[profile + " " + name] = [r.error.code if r.error else None, r.text[:400]]
+    out["grown_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
+anyio.run(main)
+print(json.dumps(out))
+"""
+
+
+def test_E24_the_faces_never_hold_a_multiple_of_a_huge_file(ws: str) -> None:
+    """A 64 MiB file: views of three lines (both faces, both profiles) and a whole clipped view
+    hold only what they show; ``insert`` and a one-line ``apply_patch`` update are refused before
+    reading, naming the limit. The child's peak RSS grows by less than half the file."""
+    import subprocess
+    import sys
+
+    from robustkit import child_env
+
+    line = 13  # "line 0000001\n"
+    with open(os.path.join(ws, "big.txt"), "w") as handle:
+        for start in range(0, 64 * 1024 * 1024 // line, 100_000):
+            handle.write("".join(f"line {i:07d}\n" for i in range(start + 1, start + 100_001)))
+    with open(os.path.join(ws, "small.txt"), "w") as handle:
+        handle.write("x\n")
+    size = os.path.getsize(os.path.join(ws, "big.txt"))
+    before = os.stat(os.path.join(ws, "big.txt"))
+    proc = subprocess.run([sys.executable, "-c", FACES_ON_A_HUGE_FILE, ws], capture_output=True, text=True,
+                          timeout=120, env=child_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout)
+    for profile in ("default", "reference"):
+        assert out[f"{profile} view"] == [None, "1: line 0000001\n2: line 0000002\n3: line 0000003"]
+        assert out[f"{profile} ref-view"][0] is None and out[f"{profile} ref-view"][1].endswith(
+            "     1  line 0000001\n     2  line 0000002\n     3  line 0000003\n")
+        for name in ("insert", "ref-insert"):
+            assert out[f"{profile} {name}"] == ["FS_IO_ERROR", (
+                f'Error: cannot insert into "{ws}/big.txt": the file is {size} bytes, more than the limit of '
+                "16777216 bytes insert changes; change it with str_replace")]
+        assert out[f"{profile} patch"] == ["FS_IO_ERROR", (
+            f"Error: Failed to read file to update {ws}/big.txt: the file is {size} bytes, more than the limit of "
+            "16777216 bytes apply_patch updates; change it with edit")]
+    assert out["default view-all"][1].startswith("1: line 0000001\n")  # E20: clipped
+    assert out["grown_kib"] * 1024 < size / 2, out["grown_kib"]
+    after = os.stat(os.path.join(ws, "big.txt"))
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

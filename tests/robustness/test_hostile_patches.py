@@ -10,8 +10,14 @@ with thousands of blank lines used to compare every hunk at every blank line (qu
 
 from __future__ import annotations
 
+import os
+import time
+
+import anyio
 import pytest
 
+import dsh_fs
+from dsh_fs import Session
 from dsh_fs.patch import FileState, PatchRejected, locate, parse_patch, plan_patch
 from stepcount import traced_lines
 
@@ -77,3 +83,69 @@ def _anchored_work(count: int) -> int:
 def test_an_anchor_that_occurs_everywhere_is_found_from_the_cursor_without_listing_every_place() -> None:
     small, large = _anchored_work(1000), _anchored_work(4000)
     assert large < 5 * small, (small, large)
+
+
+def _repeated_work(count: int) -> int:
+    """``count`` hunks ``@@ a`` / ``-a`` / ``+b`` on a file of ``2 * count`` lines ``a``."""
+    patch = parse_patch("*** Begin Patch\n*** Update File: a\n" + "@@ a\n-a\n+b\n" * count + "*** End Patch\n")
+    state = {"a": FileState(display="/a", key="a", text="a\n" * (2 * count))}
+    (change,), lines = traced_lines(lambda: plan_patch(patch, state), locate)
+    assert change.after == "a\nb\n" * count
+    return lines
+
+
+def test_repeated_anchored_hunks_on_a_file_of_the_same_line_cost_linear_work() -> None:
+    # the attack of a 33 KB patch on a 60 KB file: every hunk used to list every later place of "a"
+    small, large = _repeated_work(750), _repeated_work(3000)
+    assert large < 5 * small, (small, large)
+
+
+def _slow_patch(marks: int, filler: int) -> tuple[str, str]:
+    """A file whose hunks each fail the exact tier over the rest of the file before a looser
+    tier finds them just after their anchor (the worst a hunk can cost)."""
+    block = "".join("a\nx\nc\n" for _ in range(filler))
+    text = "".join(f"mark{i}\na\nc \n{block}" for i in range(marks))
+    hunks = "".join(f"@@ mark{i}\n a\n c\n+new{i}\n" for i in range(marks))
+    return text, "*** Begin Patch\n*** Update File: a\n" + hunks + "*** End Patch\n"
+
+
+def test_a_patch_past_the_work_budget_is_refused_with_a_clear_error() -> None:
+    text, patch_text = _slow_patch(400, 100)  # ~400 × 20 000 candidate places
+    with pytest.raises(PatchRejected) as info:
+        plan_patch(parse_patch(patch_text), {"a": FileState(display="/a", key="a", text=text)})
+    assert str(info.value) == ("Locating the hunks of /a needs more than 4000000 comparisons; split the patch into "
+                               "smaller ones or give its hunks more distinctive context lines")
+    # the same kind of patch within the budget applies
+    text, patch_text = _slow_patch(20, 100)
+    (change,) = plan_patch(parse_patch(patch_text), {"a": FileState(display="/a", key="a", text=text)})
+    assert all(f"mark{i}\na\nc \nnew{i}\n" in change.after for i in range(20))
+
+
+@pytest.mark.anyio
+async def test_a_heavy_patch_is_planned_off_the_event_loop(tmp_path: object) -> None:
+    ws = os.path.realpath(str(tmp_path))
+    text, patch_text = _slow_patch(400, 100)
+    with open(f"{ws}/a", "w") as handle:
+        handle.write(text)
+    with open(f"{ws}/b.txt", "w") as handle:
+        handle.write("hello\n")
+    ctx = dsh_fs.create_context(root=ws, cwd=ws, faces=["apply_patch"], policy=False)
+    done: dict[str, float] = {}
+
+    async def patch() -> None:
+        result = await ctx.tools.execute("apply_patch", {"input": patch_text}, session=Session(cwd=ws))
+        assert result.text.startswith("Error: Locating the hunks of")
+        done["patch"] = time.monotonic()
+
+    async def read() -> None:
+        await anyio.sleep(0.05)  # the patch is being planned by now
+        started = time.monotonic()
+        result = await ctx.tools.execute("read", {"file_path": "b.txt"}, session=Session(cwd=ws))
+        assert "hello" in result.text
+        done["read"] = time.monotonic()
+        done["read_took"] = done["read"] - started
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(patch)
+        tg.start_soon(read)
+    assert done["read"] < done["patch"] and done["read_took"] < 1.0, done

@@ -67,10 +67,8 @@ async def test_fifo_is_never_opened_for_content(ws: str, fifo: str, policy: bool
     session = Session(cwd=ws)
     for tool, args in _all_tools("pipe"):
         result = await call(ctx, tool, args, session, timeout=10)
-        if tool == "edit" and policy:  # the policy refuses before the provider is asked
-            _expect(result, "FS_NOT_OBSERVED", f'Error: edit requires reading "{fifo}" first — read the file, then retry')
-        else:
-            _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{fifo}": not a regular file')
+        # an edit the policy refuses says what is wrong first (D27: one stat, never an open)
+        _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{fifo}": not a regular file')
     assert stat_mod.S_ISFIFO(os.lstat(fifo).st_mode)
     assert sorted(os.listdir(ws)) == ["pipe"]
 
@@ -152,10 +150,8 @@ async def test_device_node_in_the_workspace_is_never_replaced(ws: str, policy: b
     session = Session(cwd=ws)
     for tool, args in _all_tools("null"):
         result = await call(ctx, tool, args, session, timeout=10)
-        if tool == "edit" and policy:
-            assert result.error is not None and result.error.code == "FS_NOT_OBSERVED", result.text
-        else:
-            _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{path}": not a regular file')
+        # an edit says so under the policy too (D27: what is wrong first, not "read it first")
+        _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{path}": not a regular file')
     st = os.lstat(path)
     assert stat_mod.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
     assert os.listdir(ws) == ["null"]
@@ -592,3 +588,127 @@ async def test_read_only_file_system(tiny_disk: str) -> None:
     result = await call(ctx, "read", {"file_path": "a.txt"}, session)
     assert not result.is_error and "1: alpha" in result.text
     assert snapshot(ws, dir_times=False) == before
+
+
+@pytest.mark.parametrize("tool", ["str_replace_based_edit_tool", "str_replace_editor"])
+async def test_E23_a_symlink_loop_is_listed_as_such_and_the_listing_goes_on(ws: str, tool: str) -> None:
+    os.makedirs(f"{ws}/sub/deeper")
+    os.symlink("l2", f"{ws}/sub/l1")
+    os.symlink("l1", f"{ws}/sub/l2")
+    os.symlink("self", f"{ws}/self")
+    for path in ("a.txt", "sub/z.txt"):
+        with open(f"{ws}/{path}", "w") as handle:
+            handle.write("x\n")
+    ctx = dsh_fs.create_context(root=ws, cwd=ws, faces=[tool])
+    result = await ctx.tools.execute(tool, {"command": "view", "path": ws}, session=Session(cwd=ws))
+    assert not result.is_error, result.text
+    rows = result.text.split("\n")[1:-2]
+    assert rows == ["d\t" + ws, f"f\t{ws}/a.txt", f"?\t{ws}/self", f"d\t{ws}/sub", f"d\t{ws}/sub/deeper",
+                    f"?\t{ws}/sub/l1", f"?\t{ws}/sub/l2", f"f\t{ws}/sub/z.txt"]
+    entries = await LocalFileSystem(root=ws).list_dir(await LocalFileSystem(root=ws).resolve(f"{ws}/sub"))
+    assert [(e.name, e.type) for e in entries] == [("deeper", "directory"), ("l1", "other"), ("l2", "other"),
+                                                   ("z.txt", "file")]
+    # the reference profile fails the listing as the reference does
+    reference = dsh_fs.create_context(root=ws, cwd=ws, profile="reference", faces=[tool])
+    failed = await reference.tools.execute(tool, {"command": "view", "path": ws}, session=Session(cwd=ws))
+    assert failed.text == f'Error: cannot list "{ws}/self": Too many levels of symbolic links'
+
+
+@pytest.mark.parametrize("provider", ["local", "memory"])
+async def test_D16_an_update_or_add_over_the_size_limit_refuses_the_whole_patch(ws: str, provider: str) -> None:
+    """The planned text's size is asked of the provider before the first write (E10): an update
+    or an added file over ``write_max_size`` refuses the patch whole, with the write's text."""
+    from dsh_fs.fs_memory import MemoryFileSystem
+
+    fs: Any
+    if provider == "local":
+        fs = LocalFileSystem(root=ws, cwd=ws, write_max_size=40)
+        for name, text in (("a.txt", "x\n"), ("big.txt", "y\n")):
+            with open(os.path.join(ws, name), "w") as handle:
+                handle.write(text)
+    else:
+        fs = MemoryFileSystem(cwd=ws, write_max_size=40)
+        fs.put(f"{ws}/a.txt", "x\n")
+        fs.put(f"{ws}/big.txt", "y\n")
+    ctx = dsh_fs.create_context(provider=fs, policy=False, faces=["apply_patch"])
+    grown = "".join(f"+{'z' * 9}\n" for _ in range(5))  # 50 bytes
+    for second, name in ((f"*** Update File: big.txt\n@@\n-y\n{grown}", "big.txt"),
+                         (f"*** Add File: new.txt\n{grown}", "new.txt")):
+        patch = f"*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+X\n{second}*** End Patch\n"
+        before = snapshot(ws) if provider == "local" else fs.snapshot()
+        result = await call(ctx, "apply_patch", {"input": patch}, Session(cwd=ws))
+        assert result.error is not None and result.error.code == "FS_IO_ERROR", result.text
+        assert result.text == (f'Error: cannot write "{ws}/{name}": the file would be 50 bytes, more than the limit '
+                               "of 40 bytes")
+        assert (snapshot(ws) if provider == "local" else fs.snapshot()) == before
+
+
+DIRECTORIES_AS_NOBODY = r"""
+import anyio, json, os, sys
+import dsh_fs
+ws = sys.argv[1]
+uid = int(sys.argv[2])
+ctx = dsh_fs.create_context(cwd=ws, policy=False, faces=["apply_patch"])  # imported while still root
+out = {}
+patches = {
+    "add": "*** Add File: closed/new.txt\n+n\n",
+    "add-deep": "*** Add File: closed/sub/new.txt\n+n\n",
+    "delete": "*** Delete File: closed/old.txt\n",
+    "move-out": "*** Update File: closed/old.txt\n*** Move to: mine/moved.txt\n@@\n-o\n+O\n",
+    "move-in": "*** Update File: mine/b.txt\n*** Move to: closed/moved.txt\n@@\n-b\n+B\n",
+}
+async def main():
+    os.setgroups([]); os.setgid(uid); os.setuid(uid)
+    s = dsh_fs.Session(cwd=ws)
+    for name, second in patches.items():
+        patch = "*** Begin Patch\n*** Update File: mine/a.txt\n@@\n-a\n+A\n" + second + "*** End Patch\n"
+        r = await ctx.tools.execute("apply_patch", {"input": patch}, session=s)
+        out[name] = [r.error.code if r.error else None, r.text]
+    ok = "*** Begin Patch\n*** Add File: mine/sub/new.txt\n+n\n*** Delete File: mine/b.txt\n*** End Patch\n"
+    r = await ctx.tools.execute("apply_patch", {"input": ok}, session=s)
+    out["ok"] = [r.error.code if r.error else None, r.text]
+anyio.run(main)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="dropping privileges needs root")
+def test_a_patch_that_changes_names_in_a_directory_the_user_may_not_write_is_refused_whole() -> None:
+    """As ``nobody``: adding, deleting or moving a file in (or out of) a directory it may not
+    write refuses the whole patch before its first write (``check_creatable`` /
+    ``check_replaceable``), with the text the write would have given; in its own directory the
+    same operations apply."""
+    nobody = 65534
+    top = tempfile.mkdtemp(prefix="dsh-fs-dirs-")
+    try:
+        os.chmod(top, 0o755)
+        ws = os.path.join(top, "ws")
+        locks = os.path.join(top, "locks")
+        os.mkdir(ws, 0o755)
+        os.mkdir(locks, 0o700)
+        os.chown(locks, nobody, nobody)
+        for directory, owner in (("closed", 0), ("mine", nobody)):
+            os.mkdir(os.path.join(ws, directory), 0o755)
+            os.chown(os.path.join(ws, directory), owner, owner)
+        for path, text in (("closed/old.txt", "o\n"), ("mine/a.txt", "a\n"), ("mine/b.txt", "b\n")):
+            with open(os.path.join(ws, path), "w") as handle:
+                handle.write(text)
+            os.chown(os.path.join(ws, path), nobody, nobody)
+        before = snapshot(ws)
+        out = run_as(nobody, DIRECTORIES_AS_NOBODY, ws, locks=locks, cwd=top)
+        denied = "FS_PERMISSION_DENIED"
+        assert out["add"] == [denied, f'Error: cannot write "{ws}/closed/new.txt": permission denied']
+        assert out["add-deep"] == [denied, f'Error: cannot write "{ws}/closed/sub/new.txt": permission denied']
+        assert out["delete"] == [denied, f'Error: cannot delete "{ws}/closed/old.txt": permission denied']
+        assert out["move-out"] == [denied, f'Error: cannot rename "{ws}/closed/old.txt": permission denied']
+        assert out["move-in"] == [denied, f'Error: cannot write "{ws}/closed/moved.txt": permission denied']
+        for name in ("add", "add-deep", "delete", "move-out", "move-in"):
+            assert "applied in part" not in out[name][1]
+        assert out["ok"] == [None, f"Success. Updated the following files:\nA {ws}/mine/sub/new.txt\n"
+                                   f"D {ws}/mine/b.txt\n"]
+        after = snapshot(ws)
+        for path in ("closed/old.txt", "mine/a.txt"):
+            assert after[path] == before[path], f"{path} changed"
+        assert "closed/new.txt" not in after and "mine/b.txt" not in after
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -10,8 +10,12 @@ themselves (phase 2, through the registry).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from dsh_fs.fs.text import normalize
 from dsh_fs.tool_editor.insert import content_line_count, insert_text, reference_line_count
+from dsh_fs.tool_editor.lines import LineCollector
 from dsh_fs.tool_editor.replace import occurrence_lines, occurrences, replace_once
 from dsh_fs.tool_editor.texts import TRUNCATED_MESSAGE
 from dsh_fs.tool_editor.view import ViewRangeError, clip_units, listed, render_listing, render_numbered
@@ -163,3 +167,38 @@ def test_reference_occurrence_lines() -> None:
     assert occurrence_lines(text, occurrences(text, "alpha\nbeta")) == [1, 4]
     assert occurrences("aaa", "aa") == [0]  # non-overlapping, as the reference's matchOffsets
     assert replace_once("before OLD after", 7, "OLD", "$&|$`") == "before $&|$` after"
+
+
+# -- LineCollector: chunked gathering equals slicing the whole text ------------------------------
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab\r\n", max_size=40),
+    cuts=st.lists(st.integers(0, 40), max_size=6),
+    first=st.integers(1, 8),
+    span=st.one_of(st.none(), st.integers(0, 8)),
+    model=st.sampled_from(["content", "split"]),
+    crlf=st.booleans(),
+    keep=st.one_of(st.none(), st.integers(0, 12)),
+)
+def test_line_collector_equals_slicing_the_whole_text(text: str, cuts: list[int], first: int, span: int | None,
+                                                      model: str, crlf: bool, keep: int | None) -> None:
+    last = None if span is None else first + span
+    collector = LineCollector(first, last, model=model, crlf=crlf, keep_chars=keep)  # type: ignore[arg-type]
+    bounds = [0, *sorted(cuts), len(text)]
+    for lo, hi in zip(bounds, bounds[1:]):
+        collector.feed(text[lo:hi])
+    kept, count = collector.finish()
+    lines = (normalize(text) if crlf else text).split("\n")
+    if model == "content" and lines[-1] == "":
+        lines.pop()
+    assert count == len(lines)
+    wanted = lines[first - 1 : last]
+    if keep is None:
+        assert kept == wanted
+    else:  # a prefix of the wanted lines, the last one perhaps cut, holding more than keep chars if short
+        assert len(kept) <= len(wanted)
+        for got, full in zip(kept, wanted):
+            assert full.startswith(got) and (got == full or len(got) == keep + 1)
+        if len(kept) < len(wanted) or (kept and kept[-1] != wanted[len(kept) - 1]):
+            assert sum(len(line) + 1 for line in kept) > keep

@@ -157,6 +157,28 @@ def test_a_pure_addition_goes_to_the_end_in_codex_and_to_the_cursor_in_v4a() -> 
     assert v4a("@@\n+hello\n+world", "") == "hello\nworld\n"  # SDK test_apply_diff_with_floating_hunk_adds_lines
 
 
+def test_a_bare_pure_addition_does_not_hide_later_hunks() -> None:
+    # Codex test_pure_addition_chunk_followed_by_removal: the addition goes to the end of the file,
+    # after the later hunk's change, and the later hunk is still searched from the top
+    body = "@@\n+after-context\n+second-line\n@@\n line1\n-line2\n-line3\n+line2-replacement\n"
+    assert update(body, "line1\nline2\nline3\n") == "line1\nline2-replacement\nafter-context\nsecond-line\n"
+    # two floating additions keep patch order; a hunk between them is located normally
+    assert update("@@\n+x\n@@\n a\n+y\n@@\n+z\n", "a\nb\n") == "a\ny\nb\nx\nz\n"
+    # an end-of-file addition and a change of the last line in a later hunk both apply
+    assert update("@@\n+tail\n*** End of File\n@@\n-b\n+B\n", "a\nb\n") == "a\nB\ntail\n"
+
+
+def test_a_blank_line_left_between_hunks_does_not_stop_them_applying() -> None:
+    # Codex test_unified_diff_insert_at_eof, and a blank / whitespace-only line that ends a hunk
+    assert update("@@\n+quux\n*** End of File\n\n", "foo\nbar\nbaz\n") == "foo\nbar\nbaz\nquux\n"
+    assert update("@@\n foo\n-bar\n+BAR\n   \n@@\n-baz\n+BAZ\n", "foo\nbar\nbaz\n") == "foo\nBAR\nBAZ\n"
+
+
+def test_a_floating_addition_never_lands_inside_a_later_hunk_s_removal() -> None:
+    # the later hunk removes the file's last line and its final line break (its empty last line)
+    assert update("@@\n+z\n@@\n a\n-b\n-\n", "a\nb\n") == "a\nz"
+
+
 def test_a_pure_addition_after_an_anchor_goes_right_after_it() -> None:
     # DEVIATIONS E3
     assert update("@@ b\n+inserted\n", "a\nb\nc\n") == "a\nb\ninserted\nc\n"
@@ -318,3 +340,25 @@ def test_splice_maps_normalized_spans_to_raw_and_new_breaks_to_the_dominant_styl
     assert splice(raw, [(2, 3, "B\nB2"), (3, 4, ""), (6, 6, "x\n")]) == "a\r\nB\r\nB2c\r\nx\r\nd"
     assert splice("a\nb", []) == "a\nb"
     assert splice("a\r\nb", [(1, 2, "")]) == "ab"  # a CRLF pair is removed whole
+
+
+# -- pins (behaviours a mutant could break unseen) ---------------------------------------------
+
+
+def test_a_hunk_header_without_a_space_is_a_syntax_error_not_an_anchor() -> None:
+    for body in ("@@foo\n-a\n+b\n", "@@ a\n-a\n+b\n@@oo\n-c\n"):
+        with pytest.raises(PatchError) as info:
+            update(body, "a\nc\nfoo\noo\n")
+        assert info.value.kind == "syntax", str(info.value)
+
+
+def test_a_second_stacked_anchor_is_searched_below_the_first() -> None:
+    text = "inner\nclass A\n  x\n"
+    with pytest.raises(PatchError) as info:
+        update("@@ class A\n@@ inner\n-  x\n+  y\n", text)
+    assert str(info.value) == "Failed to find context 'inner' in f"
+    assert update("@@ inner\n@@ class A\n-  x\n+  y\n", text) == "inner\nclass A\n  y\n"
+
+
+def test_the_next_hunk_is_searched_after_the_previous_hunk_s_end() -> None:
+    assert update("@@\n a\n-b\n+B\n@@\n-b\n+X\n", "a\nb\nc\nb\n") == "a\nB\nc\nX\n"

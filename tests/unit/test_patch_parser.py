@@ -117,6 +117,21 @@ def test_leniencies_of_codex_blank_lines_heredoc_padding() -> None:
     assert parse_patch('<<"EOF"\n' + body + "\nEOF") == expected
 
 
+def test_blank_lines_between_hunks_and_after_end_of_file_are_skipped() -> None:
+    # Codex test_unified_diff_insert_at_eof: its wrapper leaves a blank line after *** End of File
+    eof = Chunk(anchors=("",), lines=(("+", "quux"),), end_of_file=True)
+    (update,) = parse_patch("*** Begin Patch\n*** Update File: f\n@@\n+quux\n*** End of File\n\n*** End Patch").ops
+    assert update == UpdateFile(path="f", chunks=(eof,))
+    # derived: blank and whitespace-only lines between an end-of-file hunk and the next one
+    (update,) = parse_patch(
+        "*** Begin Patch\n*** Update File: f\n@@\n+quux\n*** End of File\n  \n\t\n\n@@ a\n-b\n*** End Patch"
+    ).ops
+    assert update == UpdateFile(path="f", chunks=(eof, Chunk(anchors=("a",), lines=(("-", "b"),))))
+    # derived: the same in a Responses update_file diff
+    op = parse_operation("update_file", "f", "@@\n+quux\n*** End of File\n \n\n@@ a\n-b\n")
+    assert op == UpdateFile(path="f", chunks=(eof, Chunk(anchors=("a",), lines=(("-", "b"),))), dialect="v4a")
+
+
 def test_line_numbers_count_the_text_as_given() -> None:
     with pytest.raises(PatchError) as info:
         parse_patch("\n\n*** Begin Patch\n*** Nope\n*** End Patch")

@@ -37,6 +37,13 @@ search outside the seam, on the host disk):
 * ``stream_bytes`` — a regular file's raw bytes in chunks (no decoding, no text rules: a
   search engine judges binary and non-UTF-8 content itself). The default raises
   ``NotImplementedError``.
+
+Bounded raw read (``read_image``, docs/IMAGES.md):
+
+* ``read_bytes`` — a whole regular file's raw bytes, at most ``max_bytes`` of them: a file
+  known (``size``) or found to hold more fails instead of returning a truncated result, and
+  never more than ``max_bytes`` plus one chunk is buffered. The default reads ``stream_bytes``;
+  the S3 provider overrides it with one ranged GET.
 """
 
 from __future__ import annotations
@@ -174,20 +181,40 @@ class FileSystem(abc.ABC):
         info = await self.stat(target, signal=signal)
         return info is not None and info.type == "file" and info.version == version
 
-    async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
+    async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
+                                signal: AbortSignal | None = None) -> None:
         """Optional: refuse now what a ``write_text``/``edit_text``/``delete``/``rename`` of the
         existing regular file ``target`` would refuse whatever the content — so a multi-file
         mutation (``apply_patch``) is refused before its first write instead of stopping half
         way. The mutation itself still checks, under the lock.
 
-        The default: nothing to check (providers without symlinks or permission bits: memory,
-        S3). The local provider refuses a delete or rename of a name that is a symlink
-        (DEVIATIONS E17) and a write, edit or delete of a read-only file (D17, default profile).
+        The default: nothing to check (providers without symlinks or permission bits). The
+        local provider refuses a delete or rename of a name that is a symlink (DEVIATIONS E17),
+        a write, edit or delete of a read-only file (D17, default profile), and a delete or
+        rename out of a directory the caller may not write; memory, S3 and local refuse a
+        ``size`` over their ``write_max_size`` (D16).
 
         :param verb: the mutation, as the message names it (``write``, ``edit``, ``delete``,
             ``rename``)
+        :param size: for ``write``, the UTF-8 bytes of the text to store (a kept BOM not counted)
         :raises FsError: the mutation's own error (E17: ``FS_NOT_REGULAR_FILE``; D17:
-            ``FS_PERMISSION_DENIED`` … read-only)
+            ``FS_PERMISSION_DENIED`` … read-only; ``FS_PERMISSION_DENIED`` permission denied;
+            D16: ``FS_IO_ERROR`` ``too_large``)
+        """
+        return None
+
+    async def check_creatable(self, target: Target, *, size: int | None = None,
+                              signal: AbortSignal | None = None) -> None:
+        """Optional: refuse now what a create-if-absent ``write_text`` of ``size`` bytes (or a
+        ``rename`` onto) the absent ``target`` would refuse whatever else happens first — a
+        file bigger than the provider stores (D16), a directory the caller may not add a name
+        to — so ``apply_patch`` is refused whole (DEVIATIONS E10).
+
+        The default: nothing to check. Memory and S3 check the size; the local provider the
+        size and the nearest existing directory above ``target`` (``access(W_OK | X_OK)``).
+
+        :raises FsError: ``FS_IO_ERROR`` ``too_large``; ``FS_PERMISSION_DENIED`` ``cannot write
+            "<dp>": permission denied``
         """
         return None
 
@@ -231,6 +258,37 @@ class FileSystem(abc.ABC):
         :raises NotImplementedError: when the provider cannot read raw bytes (the default)
         """
         raise NotImplementedError(f"{type(self).__name__}.stream_bytes")
+
+    async def read_bytes(
+        self, target: Target, *, max_bytes: int, size: int | None = None, signal: "AbortSignal | None" = None
+    ) -> bytes:
+        """Optional: the whole raw content of the regular file ``target``, at most ``max_bytes``
+        bytes (the reference's ``readBytes(target, signal, maxBytes)`` seam primitive).
+
+        :param max_bytes: inclusive cap on the complete content (≥ 0)
+        :param size: the file's size from the caller's one stat (``Info.size``), when known:
+            over ``max_bytes`` fails before any content is read
+        :raises FsError: FS_IO_ERROR ``cannot read "<dp>": <n> bytes exceeds the <max>-byte
+            limit`` (``size`` over the cap) or ``… content exceeds the <max>-byte limit`` (more
+            bytes than the cap found while reading); as ``stream_bytes`` otherwise
+        :raises NotImplementedError: when the provider cannot read raw bytes
+        """
+        from .errors import bytes_over_limit, content_over_limit
+
+        if size is not None and size > max_bytes:
+            raise bytes_over_limit(target.display_path, size, max_bytes)
+        chunks: list[bytes] = []
+        total = 0
+        stream = self.stream_bytes(target, signal=signal)
+        try:
+            async for chunk in stream:
+                total += len(chunk)
+                if total > max_bytes:
+                    raise content_over_limit(target.display_path, max_bytes)
+                chunks.append(chunk)
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+        return b"".join(chunks)
 
     @abc.abstractmethod
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:

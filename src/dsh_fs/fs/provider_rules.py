@@ -43,6 +43,7 @@ __all__ = (
     "TextRules",
     "WRITE_MAX_SIZE",
     "apply_edit",
+    "check_size",
     "decode_for_read",
     "diff_basis",
     "edit_failure_error",
@@ -84,6 +85,16 @@ class TextRules(ProfileSwitches):
     write_max_size: int = WRITE_MAX_SIZE
     """D16 (both profiles): a write or an edit that would store a file of more bytes fails
     ``FS_IO_ERROR`` before the new content is built"""
+
+
+def check_size(size: int | None, display: str, rules: TextRules) -> None:
+    """The up-front D16 check of ``check_replaceable``/``check_creatable``: a text of ``size``
+    UTF-8 bytes over ``rules.write_max_size`` is refused as its write would refuse it.
+
+    :raises FsError: ``FS_IO_ERROR`` ``too_large("write", …)``
+    """
+    if size is not None and size > rules.write_max_size:
+        raise too_large("write", display, size, rules.write_max_size)
 
 
 def encode_text(text: str) -> bytes:

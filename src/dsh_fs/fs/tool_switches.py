@@ -45,6 +45,11 @@ class ToolSwitches(ProfileSwitches):
     decides the intent event"""
     lookalike_names: bool = profile_switch("D19")
     """D19: a ``read`` of a missing path names an existing lookalike name"""
+    edit_missing_first: bool = profile_switch("D26")
+    """D26: ``edit`` of a missing path says ``not found`` (with the lookalike hint), not "read
+    it first" (one ``stat``, only after a refusal)"""
+    edit_not_file_first: bool = profile_switch("D27")
+    """D27: ``edit`` of a directory or another non-file says ``not a regular file``"""
 
     # -- search tools (glob, grep) --------------------------------------------------------------
     newest_first: bool = profile_switch("S1")
@@ -68,6 +73,27 @@ class ToolSwitches(ProfileSwitches):
     bounded_directory_view: bool = profile_switch("E18")
     """E18: a directory ``view`` without ``max_characters`` is clipped at 16,000 characters,
     its rows in code-point order (the reference: UTF-16 order)"""
+    refuse_no_op_replace: bool = profile_switch("E19")
+    """E19: ``str_replace`` with ``new_str`` equal to ``old_str`` is refused before any I/O"""
+    capped_file_view: bool = profile_switch("E20")
+    """E20: an Anthropic file ``view`` without ``max_characters`` is clipped at 16,000
+    characters, with the ``view_range`` that continues it"""
+    content_lines: bool = profile_switch("E21")
+    """E21: ``str_replace_editor`` counts and inserts lines as the Anthropic face does (a final
+    line break ends the last line; ``new_str`` of ``insert`` is whole lines)"""
+    clamp_view_range: bool = profile_switch("E22")
+    """E22: a ``view_range`` ending past the last line shows to the end, with a note saying so"""
+
+    # -- images (read_image, docs/IMAGES.md) ----------------------------------------------------
+    image_read_hint: bool = profile_switch("I1")
+    """I1: ``read``'s binary-file error on an image path says how to see the image"""
+    image_errors_name_the_file: bool = profile_switch("I2")
+    """I2: the attachment texts that name no file (``Image is empty.``, ``Unsupported or
+    malformed image data.``) say which file they are about"""
+    refuse_animated_gif: bool = profile_switch("I3")
+    """I3: ``read_image`` refuses an animated GIF (OpenAI accepts only non-animated GIFs)"""
+    image_view_hint: bool = profile_switch("I5")
+    """I5: the text editors' ``view`` binary-file error on an image path carries I1's hint"""
 
     @staticmethod
     def of(profile: Profile | str | None) -> ToolSwitches:

@@ -66,6 +66,8 @@ from ..fs.backend import (
     WriteOutcome,
     aborted,
     check_abort,
+    check_size,
+    permission_denied,
 )
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
@@ -88,6 +90,12 @@ SLOW_DISK_COOLDOWN_S = 30.0
 
 _ABORT_POLL_S = 0.01
 """how often a wait for a cross-process lock held elsewhere looks at the abort signal"""
+
+
+def _may_change_names_in(directory: str) -> bool:
+    """Whether the caller may add or remove names in ``directory`` (the kernel's answer for the
+    caller's effective ids: root may, others need write and search permission)."""
+    return os.access(directory, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids)
 
 class LocalFileSystem(FileSystem):
     """The host filesystem as a ``FileSystem`` provider.
@@ -331,13 +339,16 @@ class LocalFileSystem(FileSystem):
             return current()  # stat fields only: no read
         return await self._run(current)  # type: ignore[no-any-return]
 
-    async def check_replaceable(self, target: Target, verb: Verb, *, signal: AbortSignal | None = None) -> None:
+    async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
+                                signal: AbortSignal | None = None) -> None:
         """The refusals of ``moves`` and ``fsio`` that do not depend on the content, with their
-        texts: a delete or rename of a name that is a symlink (E17, both profiles); a write,
-        edit or delete of a read-only file (D17, default profile). A missing or non-regular
-        file passes: the mutation says what that means."""
+        texts: a delete or rename of a name that is a symlink (E17, both profiles), or out of a
+        directory the caller may not write (``access(W_OK | X_OK)``); a write, edit or delete
+        of a read-only file (D17, default profile); a ``size`` over ``write_max_size`` (D16). A
+        missing or non-regular file passes: the mutation says what that means."""
         check_abort(signal, "stat")
         display = target.display_path
+        check_size(size, display, self.rules)
         names = verb in ("delete", "rename")
         contents = self.rules.keep_read_only and verb in ("write", "edit", "delete")
         if not names and not contents:
@@ -346,9 +357,29 @@ class LocalFileSystem(FileSystem):
         def check() -> None:
             if names:
                 moves.refuse_symlinked_name(display, verb)  # type: ignore[arg-type]
+                if not _may_change_names_in(os.path.dirname(target.key)):
+                    raise permission_denied(verb, display)
             found = files.probe(target.key, "stat", display, root=self.rules.root) if contents else None
             if found is not None and found.type == "file":
                 files.keep_read_only(found, verb, display, self.rules)  # type: ignore[arg-type]
+
+        await self._run(check)
+
+    async def check_creatable(self, target: Target, *, size: int | None = None,
+                              signal: AbortSignal | None = None) -> None:
+        """D16 (``size``) and the nearest existing directory above ``target``: the caller must
+        be able to add a name to it (``access(W_OK | X_OK)``), else ``cannot write "<dp>":
+        permission denied``, as the write would fail (see ``FileSystem.check_creatable``)."""
+        check_abort(signal, "stat")
+        display = target.display_path
+        check_size(size, display, self.rules)
+
+        def check() -> None:
+            directory = os.path.dirname(target.key)
+            while not os.path.lexists(directory) and os.path.dirname(directory) != directory:
+                directory = os.path.dirname(directory)  # the write makes the missing ones
+            if os.path.isdir(directory) and not _may_change_names_in(directory):
+                raise permission_denied("write", display)
 
         await self._run(check)
 

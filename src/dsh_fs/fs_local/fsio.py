@@ -10,6 +10,7 @@ async shell (``filesystem``), windowed reads (``reads``), observations, prompt t
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import stat as stat_mod
@@ -403,8 +404,10 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
             child_key = resolve_target(name, target.key, signal=None, rules=rules).key
             found = files.probe(child_key, "list", child_display, root=rules.root)
         except FsError as exc:
-            if isinstance(exc.cause, beneath.Escape):
-                # a symlink out of the workspace: listed, never followed (nothing told of outside)
+            if isinstance(exc.cause, beneath.Escape) or (rules.list_symlink_loops and isinstance(exc.cause, OSError)
+                                                         and exc.cause.errno == errno.ELOOP):
+                # a symlink out of the workspace: listed, never followed (nothing told of outside);
+                # a symlink loop: listed as "other", so one bad entry never hides the directory (E23)
                 child_key, found = TargetKey(posixpath.join(target.key, name)), None
             elif isinstance(exc.cause, OSError):
                 raise list_error(exc.cause, child_display) from exc.cause

@@ -31,6 +31,9 @@ class LocalRules(TextRules):
     """D12: writing through a dangling symlink creates its target"""
     keep_read_only: bool = profile_switch("D17")
     """D17: a write or edit of an existing file the caller may not write is refused"""
+    list_symlink_loops: bool = profile_switch("E23")
+    """E23: a directory listing shows a symlink loop as ``other`` and goes on (the reference
+    fails the whole listing)"""
     root: beneath.Root | None = None
     """containment: the workspace root (real path, and as configured); ``None`` = no
     containment (reference)"""

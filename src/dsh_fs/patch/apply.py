@@ -48,6 +48,7 @@ def chunk_edits(lines: list[str], chunks: Sequence[Chunk], *, dialect: Dialect, 
     hay = Haystack(lines)
     edits: list[LineEdit] = []
     cursor = 0
+    floating = False
     for chunk in chunks:
         located = locate_chunk(hay, chunk, cursor, dialect=dialect, path=path)
         at = located.start
@@ -63,8 +64,22 @@ def chunk_edits(lines: list[str], chunks: Sequence[Chunk], *, dialect: Dialect, 
                 at += 1
             else:
                 inserted.append(text)
-        cursor = located.start + located.span
-    return edits
+        if located.floating:
+            floating = True  # appended at the end: later hunks are still searched from the cursor
+        else:
+            cursor = located.start + located.span
+    return _in_file_order(edits) if floating else edits
+
+
+def _in_file_order(edits: list[LineEdit]) -> list[LineEdit]:
+    """Edits sorted by position (patch order kept among equal ones, as Codex's stable sort
+    does); an insertion that falls inside an earlier-sorted removal moves to its end."""
+    out: list[LineEdit] = []
+    for start, removed, inserted in sorted(edits, key=lambda edit: edit[0]):
+        if out and start < out[-1][0] + out[-1][1]:
+            start = out[-1][0] + out[-1][1]  # only a floating insertion can land inside a removal
+        out.append((start, removed, inserted))
+    return out
 
 
 def apply_line_edits(raw: str, edits: Sequence[LineEdit], *, lines: list[str] | None = None) -> str:

@@ -60,12 +60,22 @@ _FOLD: dict[Tier, Callable[[str], str]] = {
 
 _NOWHERE: list[int] = []
 
+WORK_BUDGET = 4_000_000
+"""candidate places one file's hunks may compare in all (a bound on one call's work: hunks that
+apply in order along a file visit each place about once, so only a hostile patch gets near it)"""
+
+
+class _OverBudget(Exception):
+    """The file's hunks compared more than ``WORK_BUDGET`` candidate places."""
+
 
 class Haystack:
     """The lines of one file, with a lazily built index per tier (line → positions)."""
 
-    def __init__(self, lines: Sequence[str]) -> None:
+    def __init__(self, lines: Sequence[str], *, budget: int = WORK_BUDGET) -> None:
         self.lines = lines
+        self.budget = budget
+        """candidate places left to compare (``locate_chunk`` fails past it)"""
         self._index: dict[Tier, tuple[list[str], dict[str, list[int]]]] = {}
         last = len(lines) - 1
         self.content_end = last if lines[last] == "" else last + 1
@@ -83,19 +93,29 @@ class Haystack:
             view = self._index[tier] = (folded, index)
         return view
 
-    def matches(self, pattern: Sequence[str], tier: Tier, lo: int, hi: int) -> list[int]:
-        """Every start ``i`` with ``lo <= i <= hi`` where ``pattern`` matches under ``tier``.
+    def matches(self, pattern: Sequence[str], tier: Tier, lo: int, hi: int, limit: int | None = None) -> list[int]:
+        """The starts ``i`` with ``lo <= i <= hi`` where ``pattern`` matches under ``tier``, in
+        order; with ``limit``, only the first ``limit`` of them.
 
         Candidates are the places of the pattern's rarest line (the work follows how often
-        that line occurs, not how often a blank or common first line does)."""
+        that line occurs, not how often a blank or common first line does), visited from ``lo``
+        without copying the index: a search that stops at its first match costs the candidates
+        before it, so hunks applied in order along a file cost about the file once."""
         folded, index = self._view(tier)
         fold = _FOLD[tier]
         wanted = [fold(line) for line in pattern]
         offset, positions = min(enumerate(index.get(line, _NOWHERE) for line in wanted), key=lambda kp: len(kp[1]))
         found: list[int] = []
-        for i in positions[bisect.bisect_left(positions, lo + offset) : bisect.bisect_right(positions, hi + offset)]:
-            if folded[i - offset : i - offset + len(wanted)] == wanted:
-                found.append(i - offset)
+        size = len(wanted)
+        for k in range(bisect.bisect_left(positions, lo + offset), bisect.bisect_right(positions, hi + offset)):
+            self.budget -= 1
+            if self.budget < 0:
+                raise _OverBudget
+            start = positions[k] - offset
+            if folded[start : start + size] == wanted:
+                found.append(start)
+                if limit is not None and len(found) >= limit:
+                    break
         return found
 
     def first(self, line: str, lo: int) -> int | None:
@@ -118,6 +138,9 @@ class Located:
     added lines go, for a hunk without expected lines)"""
     lines: tuple[tuple[DiffOp, str], ...]
     """the hunk's diff lines (without the empty context lines dropped by the retry)"""
+    floating: bool = False
+    """a Codex hunk with neither expected lines nor an anchor: appended at the end of the
+    file, it leaves the search cursor where it was (EDITING-FACES §2.3)"""
 
     @property
     def span(self) -> int:
@@ -126,8 +149,10 @@ class Located:
 
 
 def _trim_empty_context(lines: tuple[tuple[DiffOp, str], ...]) -> tuple[tuple[DiffOp, str], ...]:
+    """``lines`` without their trailing blank or whitespace-only context lines (a blank line
+    a model left between two hunks parses as one)."""
     end = len(lines)
-    while end and lines[end - 1] == (" ", ""):
+    while end and lines[end - 1][0] == " " and not lines[end - 1][1].strip():
         end -= 1
     return lines[:end]
 
@@ -139,8 +164,16 @@ def locate_chunk(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, 
     :param dialect: where a hunk with no expected line and no textual anchor goes: Codex appends
         it at the end of the file, V4A inserts it at the cursor
     :param path: the file's name for error messages
-    :raises PatchError: ``not_found`` (anchor or expected lines), ``ambiguous``
+    :raises PatchError: ``not_found`` (anchor or expected lines, or ``too_much_work`` past the
+        haystack's budget), ``ambiguous``
     """
+    try:
+        return _locate(hay, chunk, cursor, dialect=dialect, path=path)
+    except _OverBudget:
+        raise msg.too_much_work(path, WORK_BUDGET, chunk.line) from None
+
+
+def _locate(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, path: str) -> Located:
     for k, anchor in enumerate(a for a in chunk.anchors if a):
         found = hay.first(anchor, cursor)
         if found is not None:
@@ -153,7 +186,7 @@ def locate_chunk(hay: Haystack, chunk: Chunk, cursor: int, *, dialect: Dialect, 
     anchored = any(chunk.anchors)
     if all(op == "+" for op, _ in lines):
         if chunk.end_of_file or (dialect == "codex" and not anchored):
-            return Located(max(cursor, hay.content_end), lines)
+            return Located(max(cursor, hay.content_end), lines, floating=True)
         return Located(cursor, lines)
     for attempt in dict.fromkeys((lines, _trim_empty_context(lines))):
         pattern = [text for op, text in attempt if op != "+"]
@@ -178,9 +211,9 @@ def _search(
                     return p
         return None
     for tier in TIERS:
-        found = hay.matches(pattern, tier, cursor, total - size)
+        found = hay.matches(pattern, tier, cursor, total - size, limit=1 if anchored else 2)
         if len(found) == 1 or (found and anchored):
             return found[0]  # an anchor points at the nearest match after it
-        if found:
-            raise msg.ambiguous(pattern, path, [i + 1 for i in found], line)
+        if found:  # refused: list every place (this call's only full scan)
+            raise msg.ambiguous(pattern, path, [i + 1 for i in hay.matches(pattern, tier, cursor, total - size)], line)
     return None

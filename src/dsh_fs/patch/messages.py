@@ -39,6 +39,7 @@ __all__ = (
     "missing_marker",
     "move_target_exists",
     "operation_summary",
+    "too_much_work",
 )
 
 PatchErrorKind = Literal[
@@ -156,6 +157,13 @@ def lines_not_found(expected: Sequence[str], path: str, line: int) -> PatchError
     """*Codex*: a hunk whose expected lines are not in the file."""
     text = "\n".join(expected)
     return PatchError(f"Failed to find expected lines in {path}:\n{text}", "not_found", path=path, line=line)
+
+
+def too_much_work(path: str, budget: int, line: int) -> PatchError:
+    """*dsh-fs*: locating a file's hunks would compare more than ``budget`` candidate places
+    (a bound on one call's work, so a hostile patch cannot hold a worker for minutes)."""
+    return PatchError(f"Locating the hunks of {path} needs more than {budget} comparisons; split the patch into "
+                      "smaller ones or give its hunks more distinctive context lines", "not_found", path=path, line=line)
 
 
 def ambiguous(expected: Sequence[str], path: str, starts: Sequence[int], line: int) -> PatchError:

@@ -13,7 +13,8 @@ Grammar (Codex ``codex-rs/apply-patch/src/parser.rs``, with the V4A extensions o
 * Lines end at LF; a CR just before the LF belongs to the line break, any other CR is text.
 * Like Codex: blank lines around the envelope are ignored, a ``<<'EOF'`` … ``EOF`` heredoc
   wrapper is dropped, header lines may carry surrounding whitespace, the first hunk of a file
-  may omit its ``@@`` line, an empty line inside a hunk is an empty context line.
+  may omit its ``@@`` line, an empty line inside a hunk is an empty context line, blank or
+  whitespace-only lines between hunks (after ``*** End of File``) are skipped.
 * Like the SDK: several ``@@`` lines may stack before one hunk (each narrows the search).
 * A Responses ``create_file`` diff is only ``+`` lines, joined by their own line breaks: the
   file ends with a line break iff the diff's last line is a bare ``+`` (SDK ``apply_diff``);
@@ -135,12 +136,16 @@ def _is_anchor(text: str) -> bool:
 
 
 def _parse_chunks(cursor: _Lines) -> tuple[Chunk, ...]:
-    """Hunks until a line starting with ``*`` (other than ``*** End of File``) or the end;
-    blank lines before the first hunk are skipped (Codex)."""
+    """Hunks until a line starting with ``*`` (other than ``*** End of File``) or the end.
+
+    Blank and whitespace-only lines where a hunk may start (before the first, after a hunk's
+    ``*** End of File``) are skipped, as Codex's parser skips them between chunks; inside a hunk
+    an empty line is an empty context line."""
     chunks: list[Chunk] = []
-    while cursor.more() and not cursor.text().strip():
-        cursor.i += 1
     while cursor.more():
+        if not cursor.text().strip():
+            cursor.i += 1  # blank lines before a hunk, between hunks, after ``*** End of File`` (Codex)
+            continue
         text = cursor.text()
         if text.startswith("*") and text.rstrip() != EOF_MARK:
             break

@@ -160,9 +160,15 @@ class RecordingFileSystem(FileSystem):
         self._record("is_current", target.display_path, version)
         return await self.inner.is_current(target, version, signal=signal)
 
-    async def check_replaceable(self, target: Target, verb: "Verb", *, signal: "AbortSignal | None" = None) -> None:
+    async def check_replaceable(self, target: Target, verb: "Verb", *, size: int | None = None,
+                                signal: "AbortSignal | None" = None) -> None:
         self._record("check_replaceable", target.display_path, verb)
-        await self.inner.check_replaceable(target, verb, signal=signal)
+        await self.inner.check_replaceable(target, verb, size=size, signal=signal)
+
+    async def check_creatable(self, target: Target, *, size: int | None = None,
+                              signal: "AbortSignal | None" = None) -> None:
+        self._record("check_creatable", target.display_path)
+        await self.inner.check_creatable(target, size=size, signal=signal)
 
     async def aclose(self) -> None:
         """Record the call and close ``inner``."""

@@ -42,12 +42,13 @@ from ..fs.text import normalize
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
 from ..tool_fs.diff import bounded_diffs
-from ..tool_fs.shared import check_unicode, near_match_hint, with_remedy
+from ..tool_fs.shared import check_unicode, image_hint, near_match_hint, with_remedy
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
+from .lines import LineCollector
 from .replace import occurrence_lines, occurrences, replace_once
 from .view import LISTING_DEPTH, LISTING_MAX_CHARS, ViewRangeError, listed, render_listing, render_numbered
-from .view import render_reference_file, select_range
+from .view import render_reference_file, requested_range, select_range
 
 __all__ = ("Editor", "Face")
 
@@ -59,6 +60,26 @@ _TEXT_ARGS = ("path", "file_text", "old_str", "new_str", "insert_text")
 _MAYBE_MISSING = frozenset({FsErrorCode.NOT_OBSERVED, FsErrorCode.NOT_FOUND, FsErrorCode.STALE_VERSION,
                             FsErrorCode.NOT_REGULAR_FILE})
 """refusals of an edit that may mean the path is missing or not a file (the face then says so)"""
+
+
+INSERT_MAX_SIZE = 16 * 1024 * 1024
+"""E24 (both profiles): the largest file (bytes) ``insert`` changes (it works on the whole text
+split into lines); a bigger one is refused before it is read, naming the limit"""
+
+VIEW_STREAM_MIN_SIZE = 1024 * 1024
+"""files of at least this many bytes are viewed from the provider's text stream, holding only
+the lines shown (smaller ones are read whole; the view is the same)"""
+
+
+def _clamped(view_range: Any, count: int) -> Any:
+    """E22: ``view_range`` with a second element past the last line brought to ``count`` (the
+    same object when nothing changes, or when the range is malformed or its first line is not
+    in the file: ``select_range`` then refuses it)."""
+    if (isinstance(view_range, (list, tuple)) and len(view_range) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in view_range)
+            and 1 <= view_range[0] <= count < view_range[1]):
+        return [view_range[0], count]
+    return view_range
 
 
 class Editor:
@@ -104,6 +125,8 @@ class Editor:
             done = await run(args, execution)
         except FsError as err:
             projected = with_remedy(err, self.switches)
+            if self.switches.image_view_hint and command == "view":  # I5: Anthropic documents view for text
+                projected = image_hint(projected, path, offered=self.ctx.tools.get("read_image") is not None)
             if projected is err:
                 raise
             raise projected from err
@@ -172,22 +195,38 @@ class Editor:
             return await self._listing(target, execution)
         if info.type != "file":
             raise FsError(t.REF_NOT_VIEWABLE.format(path=target.display_path), FsErrorCode.NOT_REGULAR_FILE)
-        text = await self.fs.read_text(target, signal=execution.signal)
+        capped = self.anthropic and self.max_chars is None and self.switches.capped_file_view
+        clip = LISTING_MAX_CHARS if capped else self.max_chars if self.anthropic else (self.max_chars or 0)
+        want_first, want_last = requested_range(view_range)
+        collector = LineCollector(want_first, want_last, crlf=self.anthropic or self.switches.normalized_view,  # E8
+                                  model="content" if self.anthropic or self.switches.content_lines else "split",  # E21
+                                  keep_chars=clip)
+        if info.size is None or info.size >= VIEW_STREAM_MIN_SIZE:  # bounded memory: only the shown lines
+            async for chunk in self.fs.stream_text(target, signal=execution.signal):
+                collector.feed(chunk)
+        else:
+            collector.feed(await self.fs.read_text(target, signal=execution.signal))
+        kept, count = collector.finish()
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        note = ""
+        if view_range is not None and self.switches.clamp_view_range:  # E22
+            clamped = _clamped(view_range, count)
+            if clamped is not view_range:
+                view_range, note = clamped, t.VIEW_RANGE_CLAMPED.format(count=count) + "\n"
         try:
-            if self.anthropic:
-                lines = normalize(text).split("\n")
-                if lines[-1] == "":
-                    lines.pop()  # a final line break ends the last line (§4.6.2)
-                first, last = select_range(view_range, len(lines))
-                return render_numbered(lines[first - 1 : last], first, self.max_chars)
-            lines = (normalize(text) if self.switches.normalized_view else text).split("\n")  # E8
-            first, last = select_range(view_range, len(lines))
-            shown = int(view_range[1]) if view_range is not None else last  # 2.0 is 2 (select_range)
-            return render_reference_file(target.display_path, lines[first - 1 : last], first, shown,
-                                         view_range is not None, self.max_chars or 0, len(lines))
+            first, last = select_range(view_range, count)
         except ViewRangeError as err:
             raise ToolInputError(str(err)) from None
+        lines = kept[first - want_first : last - want_first + 1]
+        if self.anthropic:
+            shown = render_numbered(lines, first, clip)
+            if capped and shown.endswith(t.TRUNCATED_MESSAGE):  # E20: say how to go on
+                end = first + shown.count("\n") - 1
+                shown += "\n" + t.CONTINUE_WITH_VIEW_RANGE.format(first=first, last=end, next=end + 1)
+            return note + shown
+        given = int(view_range[1]) if view_range is not None else last  # 2.0 is 2 (select_range)
+        return note + render_reference_file(target.display_path, lines, first, given, view_range is not None,
+                                            clip, count)
 
     async def _listing(self, target: Target, execution: ToolExecution) -> str:
         rows: list[tuple[str, str]] = []
@@ -271,6 +310,9 @@ class Editor:
         old: str = self._required(args, "old_str", "str_replace")
         if old == "":
             raise ToolInputError(t.REF_EMPTY_PARAMETER.format(name="old_str", command="str_replace"))
+        new = args.get("new_str", "")
+        if self.switches.refuse_no_op_replace and isinstance(new, str) and normalize(new) == normalize(old):
+            raise ToolInputError(t.NO_OP_REPLACE)  # E19 (line endings alone change nothing either: D7)
         return old
 
     async def _match_failure(self, err: FsError, target: Target, old: str, execution: ToolExecution) -> FsError:
@@ -328,12 +370,16 @@ class Editor:
                                                                  default=lambda: None)
             info = await self._existing(target, "insert", execution)
             guard = intent.version if intent is not None else info.version
+        if info.size is not None and info.size > INSERT_MAX_SIZE:  # E24: never a multiple of a huge file in memory
+            raise FsError(t.TOO_BIG_TO_INSERT.format(path=target.display_path, size=info.size, limit=INSERT_MAX_SIZE),
+                          FsErrorCode.IO_ERROR)
         raw = await self.fs.read_text(target, signal=execution.signal)
-        count = content_line_count(raw) if self.anthropic else reference_line_count(raw)
+        whole_lines = self.anthropic or self.switches.content_lines  # E21
+        count = content_line_count(raw) if whole_lines else reference_line_count(raw)
         if not 0 <= line <= count:
             template = t.ANTHROPIC_INSERT_RANGE if self.anthropic else t.REF_INSERT_RANGE
             raise ToolInputError(template.format(line=number, count=count))
-        after = insert_text(raw, line, value, whole_lines=self.anthropic, keep_bytes=self.keep_line_endings)
+        after = insert_text(raw, line, value, whole_lines=whole_lines, keep_bytes=self.keep_line_endings)
         assert guard is not None
         try:
             outcome = await self.fs.write_text(target, after, ReplaceIfVersion(guard), signal=execution.signal)

@@ -9,7 +9,9 @@ start after that prefix.
   [mem] the ``anthropic`` SDK's memory tool, which implements the same commands
         (``anthropic/lib/tools/_beta_builtin_memory_tool.py``, anthropic 2.14.0);
   [cud] Anthropic's computer-use demo editor (``anthropic-quickstarts``
-        ``computer-use-demo/computer_use_demo/tools/run.py``), the model's original editor.
+        ``computer-use-demo/computer_use_demo/tools/run.py``), the model's original editor;
+  [oh]  the OpenHands ACI editor (``openhands_aci/editor/editor.py``), the demo editor's
+        best-known descendant (texts of E19 and E22).
 
 ``str_replace_editor`` (the reference's ``tool-str-replace-editor``): every text is the
 reference's, ``toninfo/deepseek-harness`` ``packages/fs/tool-str-replace-editor/src/index.ts``
@@ -31,8 +33,10 @@ __all__ = (
     "ANTHROPIC_PERMISSION_DENIED",
     "ANTHROPIC_REPLACED",
     "ANTHROPIC_TYPE",
+    "CONTINUE_WITH_VIEW_RANGE",
     "DIRECTORY_ONLY_VIEW",
     "LISTING_HEADER",
+    "NO_OP_REPLACE",
     "REF_ABSOLUTE_PATH",
     "REF_CREATED",
     "REF_DESCRIPTION",
@@ -50,7 +54,9 @@ __all__ = (
     "REF_PATH_BLANK",
     "REF_REQUIRED_PARAMETER",
     "REF_VIEW_RANGE_ON_DIRECTORY",
+    "TOO_BIG_TO_INSERT",
     "TRUNCATED_MESSAGE",
+    "VIEW_RANGE_CLAMPED",
     "VIEW_RANGE_FIRST",
     "VIEW_RANGE_ORDER",
     "VIEW_RANGE_SECOND",
@@ -103,7 +109,20 @@ TRUNCATED_MESSAGE = (  # [cud] appended to a view cut at max_characters (and by 
     "to find the line numbers of what you are looking for.</NOTE>"
 )
 
+CONTINUE_WITH_VIEW_RANGE = (  # dsh-fs (E20): after the clipped note of a capped file view
+    "Lines {first}-{last} of the file are shown; view the rest with view_range [{next}, -1]."
+)
+
 # -- shared by both faces (the reference's texts, which are [cud]'s) ----------------------------
+
+TOO_BIG_TO_INSERT = (  # dsh-fs (E24), in the catalog's form ``cannot <verb> "<dp>": <reason>``
+    'cannot insert into "{path}": the file is {size} bytes, more than the limit of {limit} bytes insert '
+    "changes; change it with str_replace"
+)
+NO_OP_REPLACE = "No replacement was performed. `new_str` and `old_str` must be different."  # [oh] (E19)
+VIEW_RANGE_CLAMPED = (  # [oh] (E22): the first line of a view whose range ended past the file
+    "NOTE: We only show up to {count} since there're only {count} lines in this file."
+)
 
 VIEW_RANGE_SHAPE = "Invalid `view_range`. It should be a list of two integers."
 VIEW_RANGE_FIRST = (

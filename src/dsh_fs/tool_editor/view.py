@@ -39,6 +39,7 @@ __all__ = (
     "render_listing",
     "render_numbered",
     "render_reference_file",
+    "requested_range",
     "select_range",
 )
 
@@ -87,6 +88,16 @@ def select_range(view_range: Sequence[Any] | None, count: int) -> tuple[int, int
     if last != -1 and last < first:
         raise ViewRangeError(VIEW_RANGE_ORDER.format(range=shown, first=first_shown, second=last_shown))
     return int(first), count if last == -1 else int(last)
+
+
+def requested_range(view_range: Sequence[Any] | None) -> tuple[int, int | None]:
+    """The lines to gather before the file's line count is known: ``(first, last)`` of a
+    well-formed ``view_range`` (``last=None`` for ``-1`` or a negative end, which
+    ``select_range`` refuses later), else ``(1, None)`` (every line; ``select_range`` decides)."""
+    if view_range is None or len(view_range) != 2 or not all(_is_integer(v) for v in view_range):
+        return 1, None
+    first, last = int(view_range[0]), int(view_range[1])
+    return max(first, 1), (last if last >= first else None)
 
 
 def render_numbered(lines: Iterable[str], first: int, max_characters: int | None = None) -> str:

@@ -32,9 +32,10 @@ from ..core.errors import ToolInputError
 from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
 from .config import ToolFsConfig
 from .diff import bounded_diffs
+from .edit_facts import what_is_wrong
 from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
-from .shared import check_unicode, with_hint, with_remedy
+from .shared import check_unicode, image_hint, with_hint, with_remedy
 
 __all__ = ("FsTools",)
 
@@ -92,7 +93,15 @@ class FsTools:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
         if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
-        return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        if not self.switches.image_read_hint:
+            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        try:
+            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        except FsError as err:  # I1
+            hinted = image_hint(err, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            if hinted is err:
+                raise
+            raise hinted from err
 
     def _spilled(self, file_path: str, execution: ToolExecution) -> FileSystem | None:
         """The read-only provider of a saved search result (``spill_store.reader``), when
@@ -180,8 +189,14 @@ class FsTools:
 
     async def _edit(self, file_path: str, request: EditRequest, execution: ToolExecution) -> ToolOutput:
         target = await self._resolve(file_path, execution)
-        intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
-        outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+        try:
+            intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+            outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+        except FsError as err:
+            fact = await what_is_wrong(self.fs, target, err, self.switches, signal=execution.signal)  # D26, D27
+            if fact is err:
+                raise
+            raise fact from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         diffs = bounded_diffs(file_path, outcome.before, outcome.after)
         if request.replace_all:

@@ -43,16 +43,17 @@ import anyio
 
 from ..core.context import Context
 from ..core.session import ToolExecution
-from ..fs.errors import FsError, FsErrorCode, Verb, not_regular_file, stale
+from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
-from ..fs.text import normalize
+from ..fs.text import normalize, utf8_size
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
 from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected, UpdateFile
 from ..patch import codex_summary, plan_patch
 from ..tool_fs.diff import DIFF_CONTEXT, bounded_diffs
 from ..tool_fs.shared import with_remedy
+from .texts import TOO_BIG_TO_UPDATE
 
 __all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
 
@@ -60,6 +61,11 @@ Role = Literal["add", "update", "delete", "move_from", "move_to"]
 
 _GATHER_AT_ONCE = 16
 """paths resolved, stat'ed and read at the same time while a patch is checked"""
+
+UPDATE_MAX_SIZE = 16 * 1024 * 1024
+"""E24 (both profiles): the largest file (bytes) a patch updates or moves; a patch is planned on
+whole texts split into lines (a multiple of the file in memory), so a bigger one is refused
+before it is read, naming the limit (``edit`` streams such files)"""
 
 _VERBS: dict[Role, Literal["write", "edit", "delete", "rename"]] = {
     "add": "write",
@@ -220,8 +226,8 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
     async with anyio.create_task_group() as tg:  # the files are independent: read them side by side
         for path in run.paths:
             tg.start_soon(gather, path)
-    try:
-        planned = plan_patch(patch, _states(run))
+    try:  # locating hunks is CPU work on whole files: off the event loop (bounded: WORK_BUDGET)
+        planned = await anyio.to_thread.run_sync(plan_patch, patch, _states(run))
     except PatchRejected as rejected:
         raise _refusal(run, rejected.errors) from None
     gated = [p for p in run.paths.values() if p.error is not None]
@@ -234,25 +240,35 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
 
 
 async def _check_replaceable(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> None:
-    """Ask the provider whether each file the plan deletes, moves or rewrites may be (E17, D17:
-    refused now, not after the patch's first writes); a move whose text is unchanged keeps its
-    file's bytes and is asked only about the rename. Errors are kept on the paths, as the
-    gather's are."""
+    """Ask the provider whether each change of the plan may be made, before the first write:
+    each file it deletes, moves or rewrites (``check_replaceable``: E17, D17, a directory the
+    caller may not change, D16 for the planned text's size) and each file it adds or moves to
+    (``check_creatable``: D16, a directory the caller may not add to). A move whose text is
+    unchanged keeps its file's bytes and is asked only about the rename. Errors are kept on the
+    paths, as the gather's are. What is left to stop a patch midway: races and I/O errors (and a
+    kept BOM's 3 bytes at the D16 limit, which the size asked here does not count)."""
+    signal = run.execution.signal
     for op, change in zip(patch.ops, planned):
-        verbs: tuple[Verb, ...]
-        if change.kind == "create":
-            continue
-        if change.kind == "delete":
-            verbs = ("delete",)
-        elif change.move_to is not None:
-            verbs = ("rename", "write") if change.after != change.before else ("rename",)
-        else:
-            verbs = ("write",)
         entry = run.paths[op.path]
         assert entry.target is not None
+        size = utf8_size(change.after) if change.after is not None and change.after != change.before else None
         try:
-            for verb in verbs:
-                await run.fs.check_replaceable(entry.target, verb, signal=run.execution.signal)
+            if change.kind == "create":
+                await run.fs.check_creatable(entry.target, size=size, signal=signal)
+            elif change.kind == "delete":
+                await run.fs.check_replaceable(entry.target, "delete", signal=signal)
+            elif change.move_to is not None:
+                await run.fs.check_replaceable(entry.target, "rename", signal=signal)
+                dest = run.paths[change.move_to]
+                assert dest.target is not None
+                try:
+                    await run.fs.check_creatable(dest.target, size=size, signal=signal)
+                except FsError as err:
+                    dest.error = err
+                if size is not None:
+                    await run.fs.check_replaceable(entry.target, "write", signal=signal)
+            else:
+                await run.fs.check_replaceable(entry.target, "write", size=size, signal=signal)
         except FsError as err:
             entry.error = err
 
@@ -274,6 +290,9 @@ async def _gather(run: _Run, path: str) -> None:
             return
         if info.type != "file":
             raise not_regular_file(verb, target.display_path)
+        if entry.role in ("update", "move_from") and info.size is not None and info.size > UPDATE_MAX_SIZE:
+            raise FsError(TOO_BIG_TO_UPDATE.format(path=target.display_path, size=info.size, limit=UPDATE_MAX_SIZE),
+                          FsErrorCode.IO_ERROR)  # E24
         intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
         entry.text = await fs.read_text(target, signal=execution.signal)
         entry.guard = intent.version if intent is not None else info.version

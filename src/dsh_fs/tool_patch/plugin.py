@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import anyio
+
 from ..core.context import Scope
 from ..core.schema import Param
 from ..core.session import ToolExecution
@@ -35,6 +37,10 @@ def patch_params() -> dict[str, Param]:
     return {"input": Param(type="string", required=True, description=INPUT_DESCRIPTION)}
 
 
+_PARSE_IN_THREAD = 16 * 1024
+"""patch texts of at least this many characters are parsed in a worker thread"""
+
+
 class ToolPatch:
     """``ctx.plugin(ToolPatch)``: registers ``apply_patch``; the profile comes from the context
     (default: DEVIATIONS D9 remedies and D11 on the patch text)."""
@@ -51,12 +57,14 @@ class ToolPatch:
             text: str = args["input"]
             if switches.unicode_arguments:
                 check_unicode("input", text)
-            try:
-                patch = parse_patch(text)
+            try:  # off the event loop: a big patch must not stall other calls (parsing is linear)
+                patch = parse_patch(text) if len(text) < _PARSE_IN_THREAD else await anyio.to_thread.run_sync(
+                    parse_patch, text)
             except PatchError as err:
                 raise PatchInputError(err.message) from None
             applied = await apply_patch(ctx, patch, execution)
-            return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": applied.diffs()})
+            diffs = await anyio.to_thread.run_sync(applied.diffs)
+            return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": diffs})
 
         scope.effect(
             scope.tools.register(

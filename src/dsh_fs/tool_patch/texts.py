@@ -18,6 +18,7 @@ __all__ = (
     "MISSING_PATH",
     "NO_OPERATIONS",
     "TOOL_NAME",
+    "TOO_BIG_TO_UPDATE",
     "UNKNOWN_OPERATION",
 )
 
@@ -105,3 +106,7 @@ UNKNOWN_OPERATION = "Unknown apply_patch operation: {type}"
 MISSING_PATH = "Apply patch operation is missing a valid path."
 MISSING_DIFF = "Apply patch operation {type} is missing the required diff payload."
 BAD_MOVE_TO = "Apply patch operation move_to must be a non-empty path."
+TOO_BIG_TO_UPDATE = (  # Codex's "Failed to read file to update <path>: <reason>", dsh-fs's reason (E24)
+    "Failed to read file to update {path}: the file is {size} bytes, more than the limit of {limit} bytes "
+    "apply_patch updates; change it with edit"
+)
