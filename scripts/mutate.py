@@ -255,10 +255,12 @@ def main(argv: list[str] | None = None) -> int:
 
         survived = []
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
-            for n, m, passed in pool.map(one, numbered):
+            for done, (n, m, passed) in enumerate(pool.map(one, numbered), start=1):
                 if passed:
                     survived.append((n, m))
                     print(f"SURVIVED {n:4} {os.path.relpath(m.path, REPO)}:{m.line}: {m.what}", flush=True)
+                if done % 10 == 0 and done < len(numbered):
+                    print(f"... {done - len(survived)}/{done} killed so far", flush=True)
         killed = len(numbered) - len(survived)
         print(f"killed {killed}/{len(numbered)} ({100 * killed / max(1, len(numbered)):.0f}%)")
         return 0 if not survived else 1
