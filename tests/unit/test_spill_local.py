@@ -208,6 +208,7 @@ async def test_the_age_sweep_removes_old_artifacts_and_keeps_fresh_ones(tmp_path
     os.symlink(outside, os.path.join(root, "s-0123456789abcdef"))
     planted_link = os.path.join(os.path.dirname(fresh.locator), "0123456789abcdef-link")
     os.symlink(outside / "victim", planted_link)  # only regular files are swept: a link stays
+    _age(planted_link, 1000)  # the link itself is old too
 
     second = LocalSpillStore(root=root, max_age=100)  # a later process: sweeps on its first save
     new = await second.save_text(_request("c"), "new")
