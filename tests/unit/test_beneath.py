@@ -104,6 +104,9 @@ def test_missing_components_strict_and_not(root: Root) -> None:
         real_path_in(root.real + "/none/x", root, strict=True)
     assert real_path_in(root.real + "/none/x", root, strict=False) == root.real + "/none/x"
     assert real_path_in(root.real + "/none/../a", root, strict=False) == root.real + "/a"  # lexical after a miss
+    os.symlink("a", os.path.join(root.real, "to-a"))
+    # after a miss, later names are kept as written, a symlink among them included
+    assert real_path_in(root.real + "/none/../to-a/b", root, strict=False) == root.real + "/to-a/b"
     os.symlink("none/y", os.path.join(root.real, "dangling"))
     assert real_path_in(root.real + "/dangling", root, strict=False) == root.real + "/none/y"
     with pytest.raises(NotADirectoryError):
