@@ -59,6 +59,7 @@ VALID_ARGS: dict[str, list[str]] = {
     "grep": ["alpha"],
     "apply-patch": ["{patch}"],
     "schema": [],
+    "client-config": [],
     "prompt": [],
     "mcp": [],
     "demo": [],

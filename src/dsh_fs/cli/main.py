@@ -14,6 +14,7 @@ __all__ = ("main",)
 
 COMMANDS: Final = {
     "apply-patch": "tool_cmds:apply_patch",
+    "client-config": "client_config_cmd:client_config",
     "demo": "demo_cmd:demo",
     "edit": "tool_cmds:edit",
     "glob": "tool_cmds:glob",

@@ -142,6 +142,8 @@ def mcp(
             f"{named} applies only to stdio: over HTTP each MCP session (a stateless client: its token)"
             " is its own observation owner"
         )
+    if root is None and s3 is None:
+        _warn_if_broad(os.getcwd())
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
@@ -196,6 +198,8 @@ def mcp(
                     await serve_http(
                         ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
                         unix_socket=unix_socket, announce=announce,
+                        token_file=os.path.abspath(token_file) if token_file is not None and bearer is not None else None,
+                        report=lambda line: click.echo(line, err=True),
                     )
                 except (OSError, ValueError) as exc:  # binding (the served requests never raise)
                     raise CliFailure(f"cannot listen: {exc}") from None
@@ -292,6 +296,25 @@ def _warn_if_nothing_observes(served: list[str]) -> None:
         click.echo(
             f"dsh-fs mcp: warning: {', '.join(mutating)} served without read: under the observation policy"
             " no existing file can be changed (add read to --tools, or use --no-policy)",
+            err=True,
+        )
+
+
+def _warn_if_broad(cwd: str) -> None:
+    """Without ``--root`` the served directory is the current one; GUI clients often start
+    servers from ``/`` or the home directory, which would serve the whole disk or home. Say
+    so once on stderr, naming ``--root`` (the server still starts: it may be what is wanted)."""
+    here = os.path.realpath(cwd)
+    home = os.path.expanduser("~")
+    what = None
+    if here == "/":
+        what = "the whole disk"
+    elif home != "~" and here == os.path.realpath(home):
+        what = "your whole home directory"
+    if what is not None:
+        click.echo(
+            f"dsh-fs mcp: warning: no --root given, so the current directory {here} is served: {what} is readable"
+            " and writable by the client; give --root DIR to serve one project",
             err=True,
         )
 

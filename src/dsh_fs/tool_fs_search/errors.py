@@ -113,6 +113,15 @@ def overflow(tool: str, cap: int, produced: int | None = None, *, first_page_on_
                        "SEARCH_RAW_OUTPUT_OVERFLOW")
 
 
+def busy(tool: str, running: int, waiting: int) -> SearchError:
+    """This owner already has ``running`` searches running and ``waiting`` waiting (D23)."""
+    return SearchError(
+        f"{tool} refused: this session already has {running} searches running and {waiting} waiting;"
+        " wait for them to finish, then retry",
+        "SEARCH_FAILED",
+    )
+
+
 def malformed(detail: str) -> SearchError:
     """An ``rg --json`` record of an unexpected shape (§6.2)."""
     return SearchError(f"grep received malformed ripgrep --json output ({detail})", "SEARCH_FAILED")

@@ -33,6 +33,7 @@ from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
+from .limiter import RG_MEMORY_FLAGS, SearchSlots
 from .mirror import Mirror
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
 from .space import Space
@@ -107,6 +108,7 @@ class SearchTools:
         self.config = config
         self.switches = ToolSwitches.of(config.profile)
         self.rg_path = rg_path
+        self.slots = SearchSlots()
 
     # -- shared ------------------------------------------------------------------------------
     def _program(self, tool: str) -> str:
@@ -131,7 +133,13 @@ class SearchTools:
     async def _bounded(self, tool: str, execution: ToolExecution, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` under the call's abort signal and ``timeoutMs``; either ends it with
         ``SEARCH_ABORTED`` (a provider's ``FS_ABORTED`` too)."""
-        outcome = await run_under_signal(work, signal=execution.signal, timeout=self.config.timeout_ms / 1000)
+        owner = execution.session.id if execution.session is not None else None
+
+        async def held() -> T:
+            async with self.slots.hold(owner, tool):  # D23: waiting counts against the time budget
+                return await work()
+
+        outcome = await run_under_signal(held, signal=execution.signal, timeout=self.config.timeout_ms / 1000)
         if outcome.timed_out:
             raise errors.timed_out(tool, self.config.timeout_ms, search_texts=self.switches.search_texts)
         exc = outcome.error
@@ -213,16 +221,24 @@ class SearchTools:
         return Space(cwd=mirror.host(here.display_path), path_arg=arg, workdir=here.display_path, mirror=mirror)
 
     async def _rg(self, tool: str, program: str, argv: list[str], space: Space, on_line: Callable[[bytes], None],
-                  budget: int) -> Run:
+                  budget: int, *, separator: bytes = b"\n", shown: Callable[[], int] = lambda: 0) -> Run:
+        """One ripgrep run. Past ``budget`` bytes of output, the reference profile lets ripgrep
+        finish (its output dropped) so that an error exit wins over the output size (§6.3's
+        order); the default profile does so only while nothing is on the page (``shown()``
+        results), else stops it at once to show the first page (S4)."""
+        def drain_past_cap() -> bool:
+            return not self.switches.first_page_on_overflow or shown() == 0
+
         try:
-            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget)
+            return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line, raw_cap=budget,
+                                     separator=separator, drain_past_cap=drain_past_cap)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, search_texts=self.switches.search_texts) from exc
 
     def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
-        if run.stopped or run.exit_code in (0, 1):
+        if (run.stopped and not run.drained) or run.exit_code in (0, 1):
             return None
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
@@ -261,9 +277,9 @@ class SearchTools:
             page.add(space.shown(printed))
 
         try:
-            run = await self._rg("glob", program, glob_argv(given.pattern, space.path_arg,
-                                                        newest_first=self.switches.newest_first),
-                                 space, on_line, self.config.raw_output_max_bytes)
+            argv = ["--null", *glob_argv(given.pattern, space.path_arg, newest_first=self.switches.newest_first)]  # D22
+            run = await self._rg("glob", program, argv, space, on_line, self.config.raw_output_max_bytes, separator=b"\0",
+                                 shown=lambda: page.seen)
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
@@ -318,9 +334,9 @@ class SearchTools:
         cap = self.config.raw_output_max_bytes
         try:
             if space.mirror is None:
-                runs = [await self._rg("grep", program, argv, space, on_line, cap)]
+                runs = [await self._rg("grep", program, argv, space, on_line, cap, shown=lambda: page.seen)]
             else:
-                runs = await self._grep_mirror(program, argv, given, space, on_line, cap)
+                runs = await self._grep_mirror(program, argv, given, space, on_line, cap, shown=lambda: page.seen)
             for run in runs:
                 failure = self._failure("grep", run, space)
                 if failure is not None:
@@ -346,7 +362,7 @@ class SearchTools:
                 await space.mirror.close()
 
     async def _grep_mirror(self, program: str, argv: list[str], given: GrepInput, space: Space,
-                           on_line: Callable[[bytes], None], cap: int) -> list[Run]:
+                           on_line: Callable[[bytes], None], cap: int, *, shown: Callable[[], int]) -> list[Run]:
         """``grep`` in a mirror: list the files ripgrep would search (same rules), then copy
         their bytes and search them batch by batch (in path order, so the output order is
         one run's)."""
@@ -364,7 +380,7 @@ class SearchTools:
         spent = 0
         for batch in mirror.batches(hosts, self.config.mirror_batch_bytes) or [[]]:
             await mirror.fill(batch)
-            run = await self._rg("grep", program, argv, space, on_line, cap - spent)
+            run = await self._rg("grep", program, argv, space, on_line, cap - spent, shown=shown)
             await mirror.empty(batch)
             runs.append(run)
             spent += run.raw_bytes

@@ -19,6 +19,7 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from ..fs.shown import shown_name
 from .mirror import Mirror
 from .output import to_workdir_relative
 
@@ -39,10 +40,11 @@ class Space:
     """the stand-in directory for a provider without host paths"""
 
     def shown(self, printed: str) -> str:
-        """The display form of a path ripgrep printed (§6.3)."""
+        """The display form of a path ripgrep printed (§6.3), a name that could forge a line
+        quoted (``fs.shown``, D22)."""
         if self.mirror is not None:
             printed = self.mirror.unmap(printed)
-        return printed if self.workdir is None else to_workdir_relative(printed, self.workdir)
+        return shown_name(printed if self.workdir is None else to_workdir_relative(printed, self.workdir))
 
     def scrub(self, text: str) -> str:
         """ripgrep's stderr with mirror paths as display paths."""
