@@ -171,7 +171,7 @@ def _step(where: str, dir_fd: int | None, root: Root, part: str, *, create: bool
     if part in (".", ".."):
         raise Escape(root, part)
     try:
-        return os.open(where, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+        return _open_subdir(where, dir_fd, root, part)
     except FileNotFoundError:
         if not create:
             raise
@@ -179,9 +179,15 @@ def _step(where: str, dir_fd: int | None, root: Root, part: str, *, create: bool
             os.mkdir(where, 0o777, dir_fd=dir_fd)
         except FileExistsError:
             pass
+        return _open_subdir(where, dir_fd, root, part)  # a symlink planted since the mkdir: Escape too
+
+
+def _open_subdir(where: str, dir_fd: int | None, root: Root, part: str) -> int:
+    """``where`` (see ``_step``) as a directory, never through a symlink (``Escape`` then)."""
+    try:
         return os.open(where, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
     except OSError as exc:
-        # a symlink now: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
+        # a symlink: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
         if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(where, dir_fd)):
             raise Escape(root, part) from exc
         raise

@@ -78,11 +78,15 @@ def load_token_file(path: str) -> list[str]:
         if os.path.islink(path):
             raise ValueError(f"token file {path} is a symlink: give the file itself") from exc
         raise
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)  # before fdopen, which refuses a directory with its own error
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"token file {path} is not a regular file")
         require_private(info, f"token file {path}", chmod=f"chmod 600 {path}")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(_MAX_FILE + 1)
     if len(data) > _MAX_FILE:
         raise ValueError(f"token file {path} is larger than 1 MiB")
