@@ -96,7 +96,19 @@ async def test_the_final_open_beneath_a_root_is_o_nofollow_from_the_parent(
     os.close(fd)
     monkeypatch.undo()
     name, flags, dir_fd = opened[-1]
-    assert name == "real.txt" and dir_fd is not None and flags & os.O_NOFOLLOW
+    # directly below the root the name is opened by its absolute path (the root's own path is
+    # the operator's), deeper from the parent's descriptor: O_NOFOLLOW on the final open either way
+    assert name == os.path.join(root, "real.txt") and dir_fd is None and flags & os.O_NOFOLLOW
+    os.mkdir(os.path.join(root, "sub"))
+    with open(os.path.join(root, "sub", "deep.txt"), "w") as handle:
+        handle.write("x\n")
+    opened.clear()
+    monkeypatch.setattr(os, "open", recording_open)
+    fd = beneath.open_in(os.path.join(root, "sub", "deep.txt"), os.O_RDONLY, root=where)
+    os.close(fd)
+    monkeypatch.undo()
+    name, flags, dir_fd = opened[-1]
+    assert name == "deep.txt" and dir_fd is not None and flags & os.O_NOFOLLOW
 
     os.symlink("real.txt", os.path.join(root, "in-link"))  # even a link that stays inside
     with pytest.raises(beneath.Escape):
