@@ -146,6 +146,31 @@ class MirrorPins(Pins):
             assert deleted and result.error is None, result.text
             assert result.text == "Found 1 match\n\nkept.txt\nLine 1: needle kept"
 
+    async def test_file_deleted_after_the_walk_does_not_fail(self, workspace: Workspace) -> None:
+        """Deleted once the mirror's walk listed it, before its bytes are read: an ignore file
+        (copied at once) or an ordinary one (copied with its batch)."""
+        for name in ("gone.txt", "sub/.gitignore", "sub/gone.txt"):
+            for profile in ("default", "reference"):
+                await workspace.put(".gitignore", b"*.log\n")
+                await workspace.put("kept.txt", b"needle kept\n")
+                await workspace.put(name, b"needle gone\n")
+                provider = await workspace.provider(profile=profile)
+                walk = provider.walk
+                deleted: list[str] = []
+
+                async def walk_then_delete(*args: Any, _walk: Any = walk, _name: str = name,
+                                           _deleted: list[str] = deleted, **kwargs: Any) -> Any:
+                    async for entry in _walk(*args, **kwargs):
+                        yield entry
+                    await workspace.delete(_name)  # another process, after the listing
+                    _deleted.append(_name)
+
+                provider.walk = walk_then_delete  # type: ignore[method-assign]
+                ctx = dsh_fs.create_context(provider=provider, profile=profile)
+                result = await self._run(ctx, workspace, "grep", pattern="needle")
+                assert deleted == [name] and result.error is None, (name, profile, result.text)
+                assert result.text == "Found 1 match\n\nkept.txt\nLine 1: needle kept", (name, profile)
+
 
 async def _put_groups(workspace: Workspace, groups: list[list[str]]) -> None:
     """Write ``groups`` of files: equal modification times within a group, later ones after."""

@@ -120,7 +120,7 @@ class Mirror:
                 if not ok:
                     continue
                 if _is_ignore_file(entry.target.display_path):
-                    await self._copy(entry.target, host)
+                    await self._copy_present(entry.target, host)
                 else:
                     self.files[host] = (entry.target, entry.size or 0)
 
@@ -140,14 +140,14 @@ class Mirror:
                 if found is None:
                     continue
                 if found.type == "file":
-                    await self._copy(child, self.host(child.display_path))
+                    await self._copy_present(child, self.host(child.display_path))
                 elif found.type == "directory":
                     await self.add_directory(child.display_path)
                     exclude = await self.fs.resolve(_GIT_EXCLUDE, cwd=parent, signal=self.signal)
                     excluded = await self.fs.stat(exclude, signal=self.signal)
                     if name == ".git" and excluded is not None and excluded.type == "file":
                         await self.add_directory(posixpath.dirname(exclude.display_path))
-                        await self._copy(exclude, self.host(exclude.display_path))
+                        await self._copy_present(exclude, self.host(exclude.display_path))
 
     async def _copy(self, target: Target, host: str) -> int:
         """Write the provider's bytes of ``target`` to ``host``; returns the byte count."""
@@ -160,6 +160,15 @@ class Mirror:
         finally:
             os.close(fd)
         return written
+
+    async def _copy_present(self, target: Target, host: str) -> None:
+        """``_copy``, where a file deleted (or replaced by a directory) since the walk or
+        ``stat`` saw it stays empty: another process's change is no failure of the search."""
+        try:
+            await self._copy(target, host)
+        except FsError as exc:
+            if exc.code not in ("FS_NOT_FOUND", "FS_NOT_REGULAR_FILE"):
+                raise
 
     # -- grep batches ----------------------------------------------------------------------
     def batches(self, hosts: list[str], batch_bytes: int) -> list[list[str]]:
@@ -188,12 +197,7 @@ class Mirror:
 
         async def fetch(host: str) -> None:
             async with limiter:
-                target = self.files[host][0]
-                try:
-                    await self._copy(target, host)
-                except FsError as exc:
-                    if exc.code not in ("FS_NOT_FOUND", "FS_NOT_REGULAR_FILE"):
-                        raise
+                await self._copy_present(self.files[host][0], host)
 
         async with anyio.create_task_group() as tg:
             for host in hosts:
