@@ -1,0 +1,76 @@
+"""The framework integrations deliver ``read_image``'s image as an image (docs/IMAGES.md): a
+scripted model of each framework receives, in the message its framework hands it, an image
+part whose bytes decode to the file's pixels. No network.
+
+CrewAI runs in its own venv (``tests/e2e/test_crewai.py``)."""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+import dsh_fs
+from imagekit import encoded, gradient, pixels_of, rgb
+
+PNG = encoded(gradient(), "PNG")
+PIXELS = rgb(gradient())
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("DSH_FS_LOCK_DIR", str(tmp_path / "locks"))
+    root = os.path.realpath(tmp_path / "ws")
+    os.mkdir(root)
+    Path(root, "shot.png").write_bytes(PNG)
+    Path(root, "a.txt").write_text("hello\n")
+    return root
+
+
+def envelope(ws: str) -> str:
+    return (f"<path>{ws}/shot.png</path>\n<type>image</type>\n<content>\n"
+            f"image/png image, 37x23 px, {len(PNG)} bytes\n</content>")
+
+
+# -- LangChain / LangGraph ------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_langchain_tool_message_carries_a_standard_image_block(ws: str, mode: str) -> None:
+    from langchain.agents import create_agent
+    from langchain_anthropic import ChatAnthropic
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    from dsh_fs.adapters.langchain import DshFsToolkit
+    from langchainkit import ScriptedChatModel
+
+    calls = AIMessage(content="", tool_calls=[
+        {"name": "read_image", "args": {"file_path": "shot.png"}, "id": "c1"},
+        {"name": "read", "args": {"file_path": "a.txt"}, "id": "c2"}])
+    model = ScriptedChatModel(messages=iter([calls, AIMessage(content="A gradient.")]))
+    toolkit = DshFsToolkit(dsh_fs.create_context(root=ws, images=True))
+    agent = create_agent(model, tools=toolkit.get_tools())
+    request = {"messages": [("user", "look at shot.png")]}
+    try:
+        agent.invoke(request) if mode == "sync" else anyio.run(agent.ainvoke, request)
+    finally:
+        toolkit.close()
+    image_message, text_message = [m for m in model.turns[1] if isinstance(m, ToolMessage)]
+    text, image = image_message.content
+    assert text == {"type": "text", "text": envelope(ws)}
+    assert image["type"] == "image" and image["mime_type"] == "image/png"
+    assert pixels_of(base64.b64decode(image["base64"])) == PIXELS
+    assert image_message.status == "success"
+    assert isinstance(text_message.content, str) and text_message.content.startswith("<path>")  # text-only: unchanged
+    # a real chat model integration turns the standard block into its API's image part
+    payload = ChatAnthropic(model="claude-test", api_key="sk-test")._get_request_payload(model.turns[1])
+    result = next(b for m in payload["messages"] for b in (m["content"] if isinstance(m["content"], list) else [])
+                  if b.get("type") == "tool_result" and b["tool_use_id"] == "c1")
+    sent_text, sent_image = result["content"]
+    assert sent_text == {"type": "text", "text": envelope(ws)}
+    assert sent_image["type"] == "image" and sent_image["source"]["type"] == "base64"
+    assert sent_image["source"]["media_type"] == "image/png"
+    assert base64.b64decode(sent_image["source"]["data"]) == PNG
