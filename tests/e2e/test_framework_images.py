@@ -74,3 +74,47 @@ def test_langchain_tool_message_carries_a_standard_image_block(ws: str, mode: st
     assert sent_image["type"] == "image" and sent_image["source"]["type"] == "base64"
     assert sent_image["source"]["media_type"] == "image/png"
     assert base64.b64decode(sent_image["source"]["data"]) == PNG
+
+
+# -- LlamaIndex -----------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:inspect")
+def test_llamaindex_tool_message_carries_an_image_block(ws: str) -> None:
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock, ToolCallBlock
+    from llama_index.core.llms.mock import MockFunctionCallingLLM
+
+    from dsh_fs.adapters.llamaindex import DshFsToolSpec
+
+    seen: list[list[ChatMessage]] = []
+
+    def script(messages: Any, **kwargs: Any) -> ChatMessage:
+        seen.append(list(messages))
+        if len(seen) > 1:
+            return ChatMessage(role=MessageRole.ASSISTANT, content="A gradient.")
+        return ChatMessage(role=MessageRole.ASSISTANT, blocks=[
+            ToolCallBlock(tool_call_id="c1", tool_name="read_image", tool_kwargs={"file_path": "shot.png"}),
+            ToolCallBlock(tool_call_id="c2", tool_name="read", tool_kwargs={"file_path": "a.txt"})])
+
+    spec = DshFsToolSpec(dsh_fs.create_context(root=ws, images=True))
+    agent = FunctionAgent(tools=spec.to_tool_list(), llm=MockFunctionCallingLLM(response_generator=script))
+
+    async def run() -> Any:
+        return await agent.run(user_msg="look at shot.png")
+
+    anyio.run(run)
+    results = {m.additional_kwargs["tool_call_id"]: m for m in seen[1] if m.role == MessageRole.TOOL}
+    image_message, text_message = results["c1"], results["c2"]  # the workflow runs both at once
+    text, image = image_message.blocks
+    assert isinstance(text, TextBlock) and text.text == envelope(ws)
+    assert isinstance(image, ImageBlock) and image.image_mimetype == "image/png"
+    assert pixels_of(image.resolve_image().read()) == PIXELS
+    assert [type(b) for b in text_message.blocks] == [TextBlock]  # text-only results: unchanged
+    # the sync call returns the same blocks
+    (tool,) = spec.to_tool_list(["read_image"])
+    try:
+        output = tool.call(file_path="shot.png")
+    finally:
+        spec.close()
+    assert output.content == envelope(ws) and not output.is_error
+    assert pixels_of(output.blocks[1].resolve_image().read()) == PIXELS
