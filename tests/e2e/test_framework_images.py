@@ -118,3 +118,57 @@ def test_llamaindex_tool_message_carries_an_image_block(ws: str) -> None:
         spec.close()
     assert output.content == envelope(ws) and not output.is_error
     assert pixels_of(output.blocks[1].resolve_image().read()) == PIXELS
+
+
+# -- smolagents -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["tool_calling", "code"])
+def test_smolagents_next_request_carries_the_image(ws: str, kind: str) -> None:
+    from smolagents import CodeAgent, ToolCallingAgent
+    from smolagents.models import (
+        ChatMessage,
+        ChatMessageToolCall,
+        ChatMessageToolCallFunction,
+        MessageRole,
+        Model,
+        get_clean_message_list,
+    )
+
+    from dsh_fs.adapters.smolagents import DshFsToolCollection
+
+    def call(name: str, arguments: dict[str, Any]) -> ChatMessage:
+        function = ChatMessageToolCallFunction(name=name, arguments=arguments)
+        return ChatMessage(role=MessageRole.ASSISTANT, content="",
+                           tool_calls=[ChatMessageToolCall(function=function, id=f"id_{name}", type="function")])
+
+    if kind == "code":
+        replies = iter([ChatMessage(role=MessageRole.ASSISTANT,
+                                    content="Thought: look.\n<code>\nprint(read_image(file_path='shot.png'))\n</code>"),
+                        ChatMessage(role=MessageRole.ASSISTANT,
+                                    content="Thought: done.\n<code>\nfinal_answer('A gradient.')\n</code>")])
+    else:
+        replies = iter([call("read_image", {"file_path": "shot.png"}), call("final_answer", {"answer": "A gradient."})])
+    sent: list[list[Any]] = []
+
+    class Scripted(Model):
+        def generate(self, messages: list[Any], *args: Any, **kwargs: Any) -> ChatMessage:
+            sent.append(list(messages))
+            return next(replies)
+
+    files = DshFsToolCollection(dsh_fs.create_context(root=ws, images=True), names=["read_image"])
+    agent_class = CodeAgent if kind == "code" else ToolCallingAgent
+    agent = agent_class(tools=files.tools, model=Scripted(model_id="scripted"), step_callbacks=[files.attach_images])
+    try:
+        assert agent.run("look at shot.png") == "A gradient."
+    finally:
+        files.close()
+    second = get_clean_message_list(sent[1], convert_images_to_image_urls=True)  # as OpenAIModel sends it
+    parts = [part for message in second if message["role"] == "user" for part in message["content"]
+             if part["type"] == "image_url"]
+    (part,) = parts
+    head, _, data = part["image_url"]["url"].partition(",")
+    assert head == "data:image/png;base64"
+    assert pixels_of(base64.b64decode(data)) == PIXELS
+    texts = [part["text"] for message in second for part in message["content"] if part["type"] == "text"]
+    assert any(envelope(ws) in text for text in texts)  # the envelope stays the observation
+    assert files._pending.take() == []  # handed over once
