@@ -172,3 +172,55 @@ def test_smolagents_next_request_carries_the_image(ws: str, kind: str) -> None:
     texts = [part["text"] for message in second for part in message["content"] if part["type"] == "text"]
     assert any(envelope(ws) in text for text in texts)  # the envelope stays the observation
     assert files._pending.take() == []  # handed over once
+
+
+# -- Google ADK -----------------------------------------------------------------------------
+
+def test_google_adk_function_response_carries_the_image_part(ws: str) -> None:
+    from collections.abc import AsyncGenerator
+
+    from google.adk.agents import Agent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    from dsh_fs.adapters.google_adk import DshFsToolset
+
+    calls = [types.FunctionCall(id="c1", name="read_image", args={"file_path": "shot.png"}),
+             types.FunctionCall(id="c2", name="read", args={"file_path": "a.txt"})]
+    replies = iter([types.Content(role="model", parts=[types.Part(function_call=c) for c in calls]),
+                    types.Content(role="model", parts=[types.Part(text="A gradient.")])])
+    requests: list[list[types.Content]] = []
+
+    class Scripted(BaseLlm):
+        async def generate_content_async(self, llm_request: LlmRequest, stream: bool = False
+                                         ) -> AsyncGenerator[LlmResponse, None]:
+            requests.append([c.model_copy(deep=True) for c in llm_request.contents])
+            yield LlmResponse(content=next(replies))
+
+    agent = Agent(name="looker", model=Scripted(model="scripted"), instruction="Look.",
+                  tools=[DshFsToolset(dsh_fs.create_context(root=ws, images=True))])
+
+    async def run() -> None:
+        runner = InMemoryRunner(agent=agent, app_name="dsh-fs-test")
+        session = await runner.session_service.create_session(app_name="dsh-fs-test", user_id="u")
+        message = types.Content(role="user", parts=[types.Part(text="look at shot.png")])
+        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+            pass
+        await runner.close()
+
+    anyio.run(run)
+    responses = {p.function_response.id: p.function_response for c in requests[1] for p in c.parts or []
+                 if p.function_response is not None}
+    image, text = responses["c1"], responses["c2"]
+    assert image.response == {"result": envelope(ws)}
+    (part,) = image.parts
+    assert part.inline_data.mime_type == "image/png" and part.inline_data.data == PNG
+    assert pixels_of(part.inline_data.data) == PIXELS
+    assert text.parts is None and text.response["result"].startswith("<path>")  # text-only results: unchanged
+    # as the Gemini API's JSON carries it
+    wire = image.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert wire["parts"][0]["inlineData"]["mimeType"] == "image/png"
+    assert base64.urlsafe_b64decode(wire["parts"][0]["inlineData"]["data"]) == PNG  # genai: URL-safe base64
