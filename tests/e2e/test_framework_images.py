@@ -224,3 +224,53 @@ def test_google_adk_function_response_carries_the_image_part(ws: str) -> None:
     wire = image.model_dump(mode="json", by_alias=True, exclude_none=True)
     assert wire["parts"][0]["inlineData"]["mimeType"] == "image/png"
     assert base64.urlsafe_b64decode(wire["parts"][0]["inlineData"]["data"]) == PNG  # genai: URL-safe base64
+
+
+# -- deepagents -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_deepagents_read_file_of_an_image_gives_an_image_block(ws: str, mode: str) -> None:
+    import warnings
+
+    from deepagents import create_deep_agent
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    from dsh_fs.adapters.deepagents import DshFsBackend
+    from langchainkit import ScriptedChatModel
+
+    calls = AIMessage(content="", tool_calls=[{"name": "read_file", "args": {"file_path": f"{ws}/shot.png"}, "id": "c1"}])
+    model = ScriptedChatModel(messages=iter([calls, AIMessage(content="A gradient.")]))
+    backend = DshFsBackend(dsh_fs.create_context(root=ws, images=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = create_deep_agent(model=model, backend=backend)
+    request = {"messages": [("user", "look at shot.png")]}
+    try:
+        agent.invoke(request) if mode == "sync" else anyio.run(agent.ainvoke, request)
+        # read_image's gates answer through deepagents' own "Error: " prefix, once
+        Path(ws, "fake.png").write_bytes(encoded(gradient(), "JPEG"))
+        refused = backend.read(f"{ws}/fake.png")
+    finally:
+        backend.close()
+    (message,) = [m for m in model.turns[1] if isinstance(m, ToolMessage)]
+    blocks = [b for b in message.content_blocks if b.get("type") == "image"]
+    (image,) = blocks
+    assert image["mime_type"] == "image/png" and base64.b64decode(image["base64"]) == PNG
+    assert pixels_of(base64.b64decode(image["base64"])) == PIXELS
+    assert refused.error is not None and refused.error.startswith('cannot read "') and "rename the file" in refused.error
+    # the read was recorded: write_file may now replace the image (dsh-fs's observation policy)
+    try:
+        assert backend.write(f"{ws}/shot.png", "replaced\n").error is None
+    finally:
+        backend.close()
+
+
+def test_deepagents_without_images_reads_an_image_as_text_and_refuses(ws: str) -> None:
+    from dsh_fs.adapters.deepagents import DshFsBackend
+
+    backend = DshFsBackend(dsh_fs.create_context(root=ws))
+    try:
+        result = backend.read(f"{ws}/shot.png")
+    finally:
+        backend.close()
+    assert result.file_data is None and result.error == f'cannot read "{ws}/shot.png": binary file (NUL byte at offset 8, line 3)'
