@@ -69,7 +69,7 @@ from ..core.tools import ToolRegistry
 from .blocking import BlockingRunner
 from .calls import image_bytes, registry_of
 
-__all__ = ("MAX_PENDING_IMAGES", "DshFsTool", "DshFsToolCollection", "DshFsToolError", "PendingImages",
+__all__ = ("DshFsTool", "DshFsToolCollection", "DshFsToolError", "MAX_PENDING_IMAGES", "PendingImages",
            "smolagents_inputs")
 
 MAX_PENDING_IMAGES = 16
