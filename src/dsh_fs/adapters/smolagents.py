@@ -86,10 +86,12 @@ class PendingImages:
         self._images: deque[bytes] = deque(maxlen=MAX_PENDING_IMAGES)
 
     def add(self, data: bytes) -> None:
+        """Keep one encoded image (the oldest kept is dropped past ``MAX_PENDING_IMAGES``)."""
         with self._lock:
             self._images.append(data)
 
     def take(self) -> list[bytes]:
+        """The kept images, oldest first, and forget them."""
         with self._lock:
             taken = list(self._images)
             self._images.clear()
