@@ -274,3 +274,14 @@ def test_deepagents_without_images_reads_an_image_as_text_and_refuses(ws: str) -
     finally:
         backend.close()
     assert result.file_data is None and result.error == f'cannot read "{ws}/shot.png": binary file (NUL byte at offset 8, line 3)'
+
+
+def test_smolagents_pending_images_are_bounded() -> None:
+    """Without ``attach_images`` registered, the kept images never grow past the bound."""
+    from dsh_fs.adapters.smolagents import MAX_PENDING_IMAGES, PendingImages
+
+    pending = PendingImages()
+    for n in range(MAX_PENDING_IMAGES + 5):
+        pending.add(bytes([n]))
+    assert pending.take() == [bytes([n]) for n in range(5, MAX_PENDING_IMAGES + 5)]
+    assert pending.take() == []
