@@ -7,11 +7,16 @@
 * a file named ``..foo`` in the workspace is shown relative (§6.3 "Display paths");
 * equal modification times list in path order (the mirror's tie order) in both profiles;
 * ``grep`` of a subdirectory honours the ignore rules of the root above it;
-* a file deleted between the mirror's listing and its copy does not fail the search.
+* a file deleted between the mirror's listing and its copy does not fail the search;
+* the mirror's own rules: an empty ``.git`` marker and ``.git/info/exclude`` count, paths a
+  local disk cannot hold are left out, error messages show display paths, and the mirror is
+  removed after every search.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 from typing import Any
 
@@ -170,6 +175,52 @@ class MirrorPins(Pins):
                 result = await self._run(ctx, workspace, "grep", pattern="needle")
                 assert deleted == [name] and result.error is None, (name, profile, result.text)
                 assert result.text == "Found 1 match\n\nkept.txt\nLine 1: needle kept", (name, profile)
+
+    async def test_git_exclude_and_empty_git_directory_count(self, workspace: Workspace) -> None:
+        await workspace.mkdir(".git")  # an empty marker: the tree is a repository, .gitignore applies
+        await workspace.put(".gitignore", b"skip.txt\n")
+        await workspace.put("skip.txt", b"needle\n")
+        await workspace.put("keep.txt", b"needle\n")
+        ctx = await self._ctx(workspace, "default")
+        assert (await self._run(ctx, workspace, "grep", pattern="needle")).text == (
+            "Found 1 match\n\nkeep.txt\nLine 1: needle")
+        await workspace.put(".git/info/exclude", b"*.tmp\n")
+        await workspace.put("sub/x.tmp", b"needle\n")
+        await workspace.put("sub/y.txt", b"needle\n")
+        for path in (None, "sub"):
+            args = {} if path is None else {"path": path}
+            result = await self._run(ctx, workspace, "grep", pattern="needle", **args)
+            assert "x.tmp" not in result.text and "sub/y.txt\nLine 1: needle" in result.text, result.text
+
+    async def test_mirror_is_removed_after_each_search(self, workspace: Workspace, tmp_path: Any,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+        await workspace.put("a.txt", b"needle\n")
+        place = os.path.join(os.fspath(tmp_path), "tmp")
+        os.mkdir(place)
+        monkeypatch.setattr(tempfile, "tempdir", place)
+        ctx = await self._ctx(workspace, "default")
+        assert (await self._run(ctx, workspace, "glob", pattern="*.txt")).text == "a.txt"
+        assert (await self._run(ctx, workspace, "grep", pattern="needle")).text.startswith("Found 1 match")
+        assert (await self._run(ctx, workspace, "grep", pattern="(")).error is not None
+        assert os.listdir(place) == []
+
+    async def test_reference_error_shows_display_paths(self, workspace: Workspace) -> None:
+        reference = await self._ctx(workspace, "reference")
+        missing = workspace.path("nope")
+        result = await self._run(reference, workspace, "grep", pattern="x", path=missing)
+        assert result.text == (
+            f"Error: grep search failed (exit 2): rg: {missing}: IO error for operation on {missing}: "
+            "No such file or directory (os error 2)")
+
+    async def test_names_a_disk_cannot_hold_are_left_out(self, workspace: Workspace) -> None:
+        long = "l" * 300 + ".txt"
+        await workspace.put("a.txt", b"needle a\n")
+        await workspace.put(long, b"needle long\n")
+        await workspace.put("z.txt", b"needle z\n")
+        ctx = await self._ctx(workspace, "default")
+        assert sorted((await self._run(ctx, workspace, "glob", pattern="*.txt")).text.split("\n")) == ["a.txt", "z.txt"]
+        assert (await self._run(ctx, workspace, "grep", pattern="needle")).text == (
+            "Found 2 matches\n\na.txt\nLine 1: needle a\n\nz.txt\nLine 1: needle z")
 
 
 async def _put_groups(workspace: Workspace, groups: list[list[str]]) -> None:

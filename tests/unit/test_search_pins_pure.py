@@ -1,10 +1,13 @@
 """Pure parts behind the search pins (tests/contract/test_search_pins.py): display paths of
 names that begin with ``..`` (§6.3 "Display paths") and how the mirror cuts ``grep``'s files
-into batches (``Mirror.batches``)."""
+into batches (``Mirror.batches``), and its path mapping and clean-up."""
 
 from __future__ import annotations
 
+import os
 import shutil
+
+import anyio
 
 from dsh_fs.tool_fs_search.mirror import Mirror
 from dsh_fs.tool_fs_search.output import to_workdir_relative
@@ -35,3 +38,27 @@ def test_batches_cut_at_the_byte_budget_in_order() -> None:
         assert mirror.batches(["/unknown"], 8) == []
     finally:
         shutil.rmtree(mirror.root, True)
+
+
+def test_mirror_paths_map_both_ways() -> None:
+    mirror = _mirror({})
+    root = mirror.root
+    try:
+        assert mirror.host("/") == root + "/"
+        assert mirror.host("/a/b") == root + "/a/b"
+        assert [mirror.unmap(p) for p in (root, root + "/", root + "/a/b", "a/b", root + "x/y")] == [
+            "/", "/", "/a/b", "a/b", root + "x/y"]
+        assert mirror.scrub(f"rg: {root}/a: not found; {root}: here") == "rg: /a: not found; /: here"
+    finally:
+        shutil.rmtree(root, True)
+
+
+async def _enter_and_leave() -> tuple[bool, bool]:
+    mirror = Mirror(None, signal=None)  # type: ignore[arg-type]
+    async with mirror as entered:
+        inside = entered is mirror and os.path.isdir(mirror.root)
+    return inside, os.path.exists(mirror.root)
+
+
+def test_mirror_context_removes_its_directory() -> None:
+    assert anyio.run(_enter_and_leave) == (True, False)
