@@ -88,6 +88,14 @@ class Pins:
         inside = await ctx.tools.execute("grep", {"pattern": "needle"}, session=self._session(workspace, "sub"))
         assert inside.text == "Found 1 match\n\nkeep.txt\nLine 1: needle"
 
+    async def test_empty_directory_searches_find_nothing(self, workspace: Workspace) -> None:
+        await workspace.put("a.txt", b"needle\n")
+        await workspace.mkdir("empty")
+        for profile in ("default", "reference"):
+            ctx = await self._ctx(workspace, profile)
+            assert (await self._run(ctx, workspace, "glob", pattern="*", path="empty")).text == "No files found"
+            assert (await self._run(ctx, workspace, "grep", pattern="needle", path="empty")).text == "No matches found"
+
 
 class MirrorPins(Pins):
     """Expectations of the providers searched through a mirror (memory, S3)."""
