@@ -231,6 +231,26 @@ class MirrorPins(Pins):
             "Found 2 matches\n\na.txt\nLine 1: needle a\n\nz.txt\nLine 1: needle z")
 
 
+    async def test_batches_bound_the_bytes_copied_at_a_time(self, workspace: Workspace,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+        for name in ("a.txt", "b.txt", "c.txt", "d.txt"):
+            await workspace.put(name, b"needle\n")  # 7 bytes each
+        original = mirror_module.Mirror.fill
+        seen: list[list[str]] = []
+
+        async def recording_fill(self: mirror_module.Mirror, hosts: list[str]) -> None:
+            seen.append([host[len(self.root):] for host in hosts])
+            await original(self, hosts)
+
+        monkeypatch.setattr(mirror_module.Mirror, "fill", recording_fill)
+        ctx = await self._ctx(workspace, "default", mirror_batch_bytes=15)
+        result = await self._run(ctx, workspace, "grep", pattern="needle")
+        assert result.text.startswith("Found 4 matches\n\n")
+        root = workspace.path("")
+        assert seen == [[f"{root.rstrip('/')}/a.txt", f"{root.rstrip('/')}/b.txt"],
+                        [f"{root.rstrip('/')}/c.txt", f"{root.rstrip('/')}/d.txt"]]
+
+
 async def _put_groups(workspace: Workspace, groups: list[list[str]]) -> None:
     """Write ``groups`` of files: equal modification times within a group, later ones after."""
     if isinstance(workspace, MemoryWorkspace):
