@@ -243,12 +243,22 @@ class MirrorPins(Pins):
             await original(self, hosts)
 
         monkeypatch.setattr(mirror_module.Mirror, "fill", recording_fill)
-        ctx = await self._ctx(workspace, "default", mirror_batch_bytes=15)
+        ctx = await self._ctx(workspace, "default", mirror_batch_bytes=14)  # two files fill a batch exactly
         result = await self._run(ctx, workspace, "grep", pattern="needle")
         assert result.text.startswith("Found 4 matches\n\n")
         root = workspace.path("")
         assert seen == [[f"{root.rstrip('/')}/a.txt", f"{root.rstrip('/')}/b.txt"],
                         [f"{root.rstrip('/')}/c.txt", f"{root.rstrip('/')}/d.txt"]]
+
+
+    async def test_copies_close_their_files(self, workspace: Workspace) -> None:
+        for index in range(40):
+            await workspace.put(f"f{index:02}.txt", b"needle\n")
+        ctx = await self._ctx(workspace, "default")
+        assert (await self._run(ctx, workspace, "grep", pattern="needle")).text.startswith("Found 40 matches")
+        before = len(os.listdir("/proc/self/fd"))
+        assert (await self._run(ctx, workspace, "grep", pattern="needle")).text.startswith("Found 40 matches")
+        assert len(os.listdir("/proc/self/fd")) < before + 20  # not one left open per file copied
 
 
 async def _put_groups(workspace: Workspace, groups: list[list[str]]) -> None:
