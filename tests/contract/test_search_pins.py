@@ -249,6 +249,8 @@ class MirrorPins(Pins):
         root = workspace.path("")
         assert seen == [[f"{root.rstrip('/')}/a.txt", f"{root.rstrip('/')}/b.txt"],
                         [f"{root.rstrip('/')}/c.txt", f"{root.rstrip('/')}/d.txt"]]
+        one = await self._ctx(workspace, "default", mirror_batch_bytes=1)  # emptied between batches: no byte left
+        assert (await self._run(one, workspace, "grep", pattern="^n")).text.startswith("Found 4 matches\n\n")
 
 
     async def test_copies_close_their_files(self, workspace: Workspace) -> None:
