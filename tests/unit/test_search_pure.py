@@ -317,3 +317,25 @@ def test_spill_names_are_one_safe_segment() -> None:
     assert safe_name("../x/y") == "..~002Fx~002Fy"
     assert safe_name("..") == "~002E~002E" and safe_name("") == "~"
     assert safe_name("a~b é") == "a~007Eb~0020~00E9"
+
+
+def test_s14_control_bytes_are_escaped() -> None:
+    from dsh_fs.tool_fs_search.output import binary_note, escape_controls
+
+    assert escape_controls("const a = 1;\x00") == "const a = 1;\\u0000"
+    assert escape_controls("a\tb\x1b[31mc\x7f\r") == "a\tb\\u001b[31mc\\u007f\\u000d"
+    assert escape_controls("plain \u00e9 text") == "plain \u00e9 text"
+    assert escape_controls("no\u00a0break") == "no\u00a0break"  # not printable, not a control: unchanged
+    assert binary_note(["a.ts", "b.ts"]) == (
+        "(a.ts, b.ts contain NUL bytes, shown as \\u0000: they may be binary files, searched here as text.)")
+    assert grep_argv("x", None, None, sorted_by_path=True, text=True) == [
+        "--no-config", "--json", "--text", "--sort=path", "--regexp=x"]
+
+
+@given(st.text())
+def test_s14_escaped_lines_hold_no_control_but_tab(line: str) -> None:
+    from dsh_fs.tool_fs_search.output import escape_controls
+
+    shown = escape_controls(line)
+    assert not any(ord(c) < 0x20 and c != "\t" or c == "\x7f" for c in shown)
+    assert len(shown) <= 6 * len(line)

@@ -40,7 +40,7 @@ from .links import LinkFilter, exclude_globs, loops_only, outward_links
 from .mirror import Mirror
 from .anchoring import anchored, from_path, split_absolute
 from .near_miss import near_miss_hint
-from .output import first_submatch, window_line
+from .output import binary_note, escape_controls, first_submatch, window_line
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
 from .space import Space
 
@@ -423,6 +423,11 @@ class SearchTools:
         page = GrepPage(self.config.grep_max_matches, sink)
         max_line = self.config.grep_max_line_bytes
         windows = self.switches.match_windows
+        escaped = self.switches.binary_text
+        nul_files: list[str] = []  # S14: files whose kept lines hold a NUL, first-seen order
+
+        def note(text: str) -> str:
+            return f"{text}\n\n{binary_note(nul_files)}" if nul_files else text
 
         def on_line(line: bytes) -> None:
             if not line:
@@ -433,11 +438,16 @@ class SearchTools:
                 if windows and len(match.line) > max_line // 4:  # may exceed the preview: S11
                     offsets = first_submatch(line)
                     shown = window_line(match.line, *offsets, max_line) if offsets is not None else None
-                page.add(type(match)(space.shown(match.path), match.line_number,
-                                     shown if shown is not None else preview_line(match.line, max_line)))
+                shown = shown if shown is not None else preview_line(match.line, max_line)
+                where = space.shown(match.path)
+                if escaped:
+                    if "\0" in shown and page.seen < page.limit and where not in nul_files:
+                        nul_files.append(where)
+                    shown = escape_controls(shown)
+                page.add(type(match)(where, match.line_number, shown))
 
         argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.switches.sorted_by_path,
-                         follow=self.switches.follow_links)
+                         follow=self.switches.follow_links, text=escaped)
         cap = self.config.raw_output_max_bytes
         try:
             if space.mirror is None:
@@ -455,14 +465,14 @@ class SearchTools:
                 return [text_block("No matches found")]
             if stopped:  # S4
                 await sink.finish(keep=False)
-                return [text_block(
+                return [text_block(note(
                     f"Found {len(page.kept)} of more than {page.seen} matches\n\n{format_grep_groups(page.kept)}\n\n"
                     f"(The search stopped after {cap} bytes of ripgrep output and the complete result was not "
                     "saved; narrow pattern, path, or include to see more.)"
-                )]
+                ))]
             ref = await sink.finish(keep=page.truncated, head=page.head())
             recovery = f"Full grep result stored at: {ref.locator}. {ref.retrieval_hint}" if ref else _UNSAVED["grep"]
-            return [text_block(grep_text(page, recovery))]
+            return [text_block(note(grep_text(page, recovery)))]
         finally:
             await sink.finish(keep=False)
             if space.mirror is not None:
