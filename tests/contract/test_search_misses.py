@@ -136,6 +136,17 @@ class MissContract:
         assert await text("reference", "grep", pattern="needle") == "Found 1 match\n\nsrc/app.ts\nLine 1: const k = 'needle';"
         assert await text("reference", "grep", pattern="needle", path="scripts") == "No matches found"
 
+    async def test_s13_a_big_ignored_tree_is_counted_only_up_to_a_bound(self, workspace: Workspace) -> None:
+        files = {".git/HEAD": b"ref: refs/heads/main\n", ".gitignore": b"venv/\n", "src/app.ts": b"needle\n"}
+        files.update({f"venv/lib/pkg{i:04d}/module_with_a_long_name.py": b"x\n" for i in range(1500)})
+        text = await self._tools(workspace, files)
+        found = await text("default", "grep", pattern="needle")
+        head, _, note = found.rpartition("\n\n")
+        assert head == "Found 1 match\n\nsrc/app.ts\nLine 1: needle"
+        assert note.startswith("(more than ") and note.endswith(
+            " files were not searched: ignored or hidden (.gitignore, venv/); name one as path to search it.)"), note
+        assert int(note[len("(more than "):].split(" ")[0]) < 1500  # stopped early: not the whole tree listed
+
     async def test_s14_a_text_file_with_one_nul_is_searched_and_shown_escaped(self, workspace: Workspace) -> None:
         text = await self._tools(workspace, {"src/app.ts": b"const a = 1;\nexport const needle = 2;\x00\nconst b = 3;\n",
                                              "src/other.ts": b"needle here\n"})

@@ -62,6 +62,9 @@ _WHOLE = ("--no-ignore", "--hidden", *(f"--glob=!**/{name}" for name in GLOB_VCS
 _COUNT_ROOTS = 2_000
 """S13: skipped entries whose files are counted (beyond: "more than")"""
 
+_COUNT_BYTES = 64 * 1024
+"""S13: listing output read to count skipped files (about a thousand names; beyond: "more than")"""
+
 
 class _SpillSink:
     """Receives the complete formatted result piece by piece (one piece per result); holds the
@@ -546,7 +549,9 @@ class SearchTools:
 
         argv = ["--no-config", "--null", "--files", *_WHOLE, *([f"--glob={include}"] if include is not None else []),
                 "--", *roots]
-        run = await self._rg("grep", program, argv, space, counted, self.config.raw_output_max_bytes, separator=b"\0")
+        # a bounded count: a big ignored tree (.venv, node_modules) is "more than <n>", not walked whole
+        run = await self._rg("grep", program, argv, space, counted, min(_COUNT_BYTES, self.config.raw_output_max_bytes),
+                             separator=b"\0", shown=lambda: count)
         if count == 0:
             return None
         more = run.stopped or skipped.overflowed or len(skipped.paths) > len(roots)
