@@ -3,8 +3,9 @@ their package, and only those: the table a reader starts from stays true when a 
 added, split or renamed.
 
 Covers: every package of ``dsh_fs`` whose docstring has such a table (``fs``, ``fs_local``,
-``mcp``, ``tool_fs.hints``, the faces). Not covered: whether each row says what its module
-owns (read by the reviewer), packages without a table.
+``mcp``, ``tool_fs.hints``, the faces), and the README's Layout table (every top-level package
+and module of ``dsh_fs``). Not covered: whether each row says what its module owns (read by the
+reviewer), packages without a table.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +47,12 @@ def test_a_module_table_names_every_module_of_its_package(name: str) -> None:
     named = {module for row in rows for module in re.findall(r"``(\w+)``", row.split(" | ")[0])}
     modules = {info.name for info in pkgutil.iter_modules(package.__path__)}
     assert named == modules, f"{name}: missing rows {sorted(modules - named)}, rows of no module {sorted(named - modules)}"
+
+
+def test_the_readme_layout_names_every_top_level_module() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in layout.splitlines() if line.startswith("| `")]
+    named = {module for row in rows for module in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+    modules = {info.name for info in pkgutil.iter_modules(dsh_fs.__path__)}
+    assert named == modules, f"missing rows {sorted(modules - named)}, rows of no module {sorted(named - modules)}"

@@ -1,6 +1,6 @@
 """The ``integer`` parameter type the reference's ``str_replace_editor`` declares
 (``dsh_fs.core.schema``: JavaScript ``Number.isInteger`` semantics, its violation text, its JSON
-Schema; docs/EDITING-FACES.md).
+Schema; docs/design/EDITING-FACES-DESIGN.md §1.3).
 
 Not covered here: the other parameter types (tests/unit/test_core_registry.py), the face itself
 (tests/integration/test_text_editor.py).

@@ -11,7 +11,7 @@ Wire shapes (the SDK's objects are accepted as input):
   output items (messages, reasoning) are skipped.
 * result item: ``{"type": "function_call_output", "call_id", "output": text}``; there is no error
   flag, a failed call's text starts with ``Error: ``.
-* the built-in ``apply_patch`` tool (docs/EDITING-FACES.md §1.4): when the ``apply_patch`` face is
+* the built-in ``apply_patch`` tool (docs/design/EDITING-FACES-DESIGN.md §1.4): when the ``apply_patch`` face is
   loaded (``ToolPatch``), ``responses_tools`` sends ``{"type": "apply_patch"}`` instead of its
   function form; the model then emits ``{"type": "apply_patch_call", "call_id", "operation":
   {"type": "create_file" | "update_file" | "delete_file", "path", "diff"}}`` items, answered with

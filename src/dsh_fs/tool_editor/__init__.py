@@ -1,4 +1,4 @@
-"""The text-editor faces (docs/EDITING-FACES.md §3): Anthropic's ``str_replace_based_edit_tool``
+"""The text-editor faces (docs/design/EDITING-FACES-DESIGN.md §3): Anthropic's ``str_replace_based_edit_tool``
 (``text_editor_20250728``) and the reference's ``str_replace_editor``, over the same seam, policy
 events and locks as ``read``/``write``/``edit``.
 
