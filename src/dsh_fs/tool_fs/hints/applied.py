@@ -1,5 +1,4 @@
-"""The edit looks already applied (DEVIATIONS D18). Pure, stdlib only.
-"""
+"""The edit looks already applied (DEVIATIONS D18). Pure, stdlib only."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Stage 1: edge newlines (old_string alone is transformed; DEVIATIONS D5). Pure, stdlib only.
-"""
+"""Stage 1: edge newlines (old_string alone is transformed; DEVIATIONS D5). Pure, stdlib only."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Stage 6: NFC vs NFD (DEVIATIONS D5). Pure, stdlib only.
-"""
+"""Stage 6: NFC vs NFD (DEVIATIONS D5). Pure, stdlib only."""
 
 from __future__ import annotations
 
