@@ -28,10 +28,17 @@ Workloads (ours → baseline):
   worst case of a streamed ``replace_all`` (a match every 4 bytes, the output twice the input).
 * MCP round trip per ``read`` call (``dsh-fs mcp`` over stdio, driven by the MCP SDK client)
   → the same call in process; skipped with a note when the command is not available.
+* ``bench/startup_bench.py`` rows (DEVIATIONS M2): ``dsh-fs mcp`` spawn → its ``initialize``
+  answer over stdio (target ≤ 0.35 s) → ``python -c pass`` in the same run; spawn → the first
+  ``tools/list`` answer (info); the Node MCP filesystem server's start-up when npx installs it.
 * ``bench/s3_bench.py`` rows (S3 provider over a loopback moto server), when the file exists.
 * ``bench/faces_bench.py`` rows (issue 11): an ``apply_patch`` of 20 files / 200 hunks on a
   10k-line tree → ``git apply`` of the same changes (and, info, ``git apply`` + fsyncs); a text
   editor ``str_replace`` call → the ``edit`` call making the same change.
+* ``bench/frameworks_bench.py`` rows: one LangChain tool call (``ainvoke``, ``invoke``) → the
+  same ``read`` registry call in process (info: the adapter's overhead).
+* ``bench/images_bench.py`` rows: a 2 MB PNG through ``read_image`` in process and over MCP
+  stdio → a raw read of its bytes (time and peak memory).
 * ``bench/search_bench.py`` rows: ``glob``/``grep`` over a generated tree of 100k files / 1 GiB
   (``--quick``: 10k files / 100 MiB) → plain ``rg`` with the same flags; a ``grep`` matching
   every line (peak memory); ``glob``/``grep`` over 10k objects on moto (``--quick``: 1k) → a
@@ -619,6 +626,13 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
             rows.append({"workload": "MCP round trip per read call (stdio, small file)", "ours": r["ours"],
                          "ours_mem": None, "baseline": "the same call in process", "base": r["base"], "base_mem": None,
                          "ratio": r["ours"] / r["base"], "target": "(info)", "met": None})
+            sys.path.insert(0, HERE)
+            import startup_bench
+
+            say("MCP stdio start-up (bench/startup_bench.py) …")
+            found, startup_notes = startup_bench.rows(work, runs=5 if quick else 9)
+            rows.extend(found)
+            notes.extend(startup_notes)
 
     # S3
     if args.skip_s3:
@@ -649,6 +663,34 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
                      "check every file (resolve, stat, read, version), locate 200 hunks, then 20 atomic durable "
                      "writes (fsync of each file and directory, A3) and the diff metadata. `git apply` runs as a "
                      "subprocess and does not fsync; most of the gap is the 40 fsyncs (see the durable row).")
+    # framework adapters
+    if args.skip_frameworks:
+        notes.append("Framework rows: skipped (--skip-frameworks).")
+    else:
+        sys.path.insert(0, HERE)
+        import frameworks_bench
+
+        say("framework adapters (LangChain tool call) …")
+        found = frameworks_bench.rows(work, calls=100 if quick else 300)
+        rows.extend(found)
+        notes.append("LangChain rows: the overhead over the registry call is LangChain's per-call machinery "
+                     "(callback manager, ToolMessage) and, for invoke, the hop to the toolkit's event loop thread."
+                     if found else "Framework rows: skipped — langchain-core is not installed.")
+    # read_image
+    if args.skip_images:
+        notes.append("Image rows: skipped (--skip-images).")
+    else:
+        sys.path.insert(0, HERE)
+        import images_bench
+
+        say("read_image (2 MB PNG, in process and over MCP) …")
+        try:
+            rows.extend(images_bench.rows(work, calls=10 if quick else 20))
+            notes.append("read_image rows: the call decodes the whole image (Pillow) to prove it complete and "
+                         "base64-encodes it for the image block; over MCP the base64 rides one JSON-RPC line. "
+                         "Peak memory: the in-process growth, and the MCP server's peak over a text-only server's.")
+        except Exception as exc:  # Pillow or the MCP SDK missing
+            notes.append(f"Image rows: skipped — {exc}.")
     # glob / grep
     if args.skip_search:
         notes.append("Search rows: skipped (--skip-search).")
@@ -700,6 +742,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-s3", action="store_true")
     parser.add_argument("--skip-search", action="store_true", help="leave out the glob/grep rows")
     parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
+    parser.add_argument("--skip-frameworks", action="store_true", help="leave out the framework-adapter rows")
+    parser.add_argument("--skip-images", action="store_true", help="leave out the read_image rows")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

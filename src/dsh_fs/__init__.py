@@ -98,6 +98,7 @@ def create_context(
     spill_root: str | os.PathLike[str] | None = None,
     search: bool = True,
     faces: Iterable[str] = (),
+    images: bool = False,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -120,6 +121,10 @@ def create_context(
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
         ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
+    :param images: ``True`` adds ``read_image`` (docs/IMAGES.md): only for a model that takes
+        image input, since its results carry an image. Needs Pillow (``dsh-fs[images]``).
+        Its caps: ``image_max_bytes``, ``image_max_message_bytes``, ``image_max_pixels``,
+        ``image_max_dimension``, ``image_media_types`` (``dsh_fs.tool_image.ImageConfig``)
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -129,7 +134,8 @@ def create_context(
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
-        with ``provider``
+        with ``provider``; an ``image_*`` setting without ``images=True``
+    :raises ImportError: ``images=True`` without Pillow
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
@@ -150,7 +156,14 @@ def create_context(
     if policy:
         ctx.plugin(FsPolicy, store=observations)
     search_config = {k: tool_config.pop(k) for k in [*SEARCH_KEYS, "mirror_batch_bytes", "rg_path"] if k in tool_config}
+    image_config = {k: tool_config.pop(k) for k in list(tool_config) if k.startswith("image_")}
+    if image_config and not images:
+        raise ValueError(f"create_context: {', '.join(sorted(image_config))} needs images=True")
     ctx.plugin(ToolFs, **tool_config)
+    if images:
+        from .tool_image import ToolReadImage
+
+        ctx.plugin(ToolReadImage, **image_config)
     if search:
         ctx.plugin(LocalSpillStore, root=spill_root)
         ctx.plugin(ToolFsSearch, **search_config)

@@ -24,7 +24,7 @@ SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, ".."
 OURS = os.path.join(ROOT, "docs", "DEVIATIONS.md")
 FOUNDING = os.path.join(SHARED, "spec", "DEVIATIONS.md")
 
-_ROW = re.compile(r"^\| ([ADSE]\d+) \|", re.MULTILINE)
+_ROW = re.compile(r"^\| ([A-Z]\d+) \|", re.MULTILINE)
 
 
 def _registered() -> set[str]:

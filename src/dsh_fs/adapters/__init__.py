@@ -8,6 +8,9 @@
 | ``openai_agents`` (optional extra, import it explicitly) | OpenAI Agents SDK | ``function_tools``, ``apply_patch_tool`` | ``DshApplyPatchEditor`` → ``ApplyPatchResult`` |
 | ``patch_operations`` | Responses ``apply_patch`` operations (shared by the two above) | | ``apply_operations`` → status + output |
 | ``pydantic_ai`` (optional extra, import it explicitly) | pydantic-ai agents | ``DshFsToolset`` | |
+| ``langchain`` (optional extra, import it explicitly) | LangChain ``create_agent``, LangGraph ReAct / ``ToolNode`` | ``DshFsToolkit`` | ``ToolMessage(status="error")`` |
+| ``deepagents`` (optional extra, import it explicitly) | deepagents ``create_deep_agent(backend=…)`` | ``DshFsBackend`` (its own tools) | ``ReadResult``/``EditResult``… ``error`` |
+| ``llamaindex`` (optional extra, import it explicitly) | LlamaIndex ``FunctionAgent`` | ``DshFsToolSpec`` | ``ToolOutput(is_error=True)`` |
 | ``smolagents`` (optional extra, import it explicitly) | smolagents ``ToolCallingAgent``/``CodeAgent`` | ``DshFsToolCollection`` | ``DshFsToolError`` |
 | ``google_adk`` (optional extra, import it explicitly) | Google ADK agents | ``DshFsToolset`` | ``{"status": "error", …}`` |
 | ``crewai`` (optional extra, import it explicitly) | CrewAI agents | ``DshFsToolkit`` | ``ToolFailure`` |

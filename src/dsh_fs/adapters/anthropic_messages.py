@@ -12,7 +12,10 @@ Wire shapes (the SDK's objects are accepted as input):
   skipped.
 * result block: ``{"type": "tool_result", "tool_use_id", "content": text, "is_error": bool}``.
   ``content`` is the result's text (a string), so the model sees exactly what the other
-  adapters show; ``is_error`` mirrors ``ToolResult.is_error``.
+  adapters show; ``is_error`` mirrors ``ToolResult.is_error``. A result that carries an image
+  (``read_image``, docs/IMAGES.md) has a list instead: ``[{"type": "text", "text"}, {"type":
+  "image", "source": {"type": "base64", "media_type", "data"}}]`` — Anthropic documents text
+  and image blocks as a ``tool_result``'s content.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ..core.signal import AbortSignal
 from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolResult
 from .calls import ToolSource, field, items_of, native_definitions, parse_arguments, run_calls, tool_schemas
 
-__all__ = ("anthropic_tools", "run_anthropic_tool_uses", "to_tool_calls", "tool_result_block")
+__all__ = ("anthropic_content", "anthropic_tools", "run_anthropic_tool_uses", "to_tool_calls", "tool_result_block")
 
 
 def anthropic_tools(source: ToolSource) -> list[dict[str, Any]]:
@@ -41,8 +44,25 @@ def anthropic_tools(source: ToolSource) -> list[dict[str, Any]]:
 
 
 def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
-    """The ``tool_result`` content block answering one ``tool_use`` block."""
-    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": result.text, "is_error": result.is_error}
+    """The ``tool_result`` content block answering one ``tool_use`` block: ``content`` is the
+    text, or, for a result with image blocks, the text and image blocks in order."""
+    if not result.images:
+        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": result.text, "is_error": result.is_error}
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": anthropic_content(result),
+            "is_error": result.is_error}
+
+
+def anthropic_content(result: ToolResult) -> list[dict[str, Any]]:
+    """A result's blocks as Anthropic content blocks: text → ``{"type": "text", "text"}``,
+    image → ``{"type": "image", "source": {"type": "base64", "media_type", "data"}}``."""
+    blocks: list[dict[str, Any]] = []
+    for block in result.content:
+        if block.get("type") == "image":
+            source = {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}
+            blocks.append({"type": "image", "source": source})
+        elif block.get("type") == "text":
+            blocks.append({"type": "text", "text": block["text"]})
+    return blocks
 
 
 def to_tool_calls(content: Any) -> list[ToolCall]:

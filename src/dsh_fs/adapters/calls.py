@@ -10,6 +10,7 @@ Not here: any provider's wire shapes (see ``openai_chat``, ``openai_responses``,
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -21,7 +22,9 @@ from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolRegistry, ToolResul
 
 __all__ = (
     "ToolSource",
+    "data_url",
     "field",
+    "image_bytes",
     "items_of",
     "native_definitions",
     "parse_arguments",
@@ -55,6 +58,17 @@ def parse_arguments(raw: Any) -> Any:
         return parse_json(raw)
     except (ValueError, RecursionError):
         return raw
+
+
+def data_url(block: Mapping[str, Any]) -> str:
+    """The ``data:<media type>;base64,<data>`` URL of an image block (``core.tools.image_block``),
+    the form OpenAI's image parts take (``image_url``)."""
+    return f"data:{block['mimeType']};base64,{block['data']}"
+
+
+def image_bytes(block: Mapping[str, Any]) -> bytes:
+    """The encoded image bytes of an image block (its base64 ``data`` decoded)."""
+    return base64.b64decode(block["data"])
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:

@@ -28,12 +28,19 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from agents import ApplyPatchOperation, ApplyPatchResult, ApplyPatchTool, FunctionTool
+from agents import (
+    ApplyPatchOperation,
+    ApplyPatchResult,
+    ApplyPatchTool,
+    FunctionTool,
+    ToolOutputImage,
+    ToolOutputText,
+)
 from agents.tool_context import ToolContext
 
 from ..core.context import Context
 from ..core.session import Session, ToolExecution
-from .calls import parse_arguments, registry_of
+from .calls import data_url, parse_arguments, registry_of
 from .patch_operations import apply_operations
 
 __all__ = ("DshApplyPatchEditor", "apply_patch_tool", "function_tools")
@@ -82,7 +89,9 @@ def function_tools(ctx: Context, session: Session | None = None, *,
                    names: Iterable[str] | None = None) -> list[FunctionTool]:
     """The registry's tools as SDK ``FunctionTool`` s: the §4.3 schemas unchanged (strict off),
     arguments parsed as the reference's agent loop does (§5.5) and validated by the registry,
-    the result text byte for byte (a failure's ``Error: …`` text as the output).
+    the result text byte for byte (a failure's ``Error: …`` text as the output). A result that
+    carries an image (``read_image``, docs/IMAGES.md) returns ``[ToolOutputText,
+    ToolOutputImage(image_url=data URL)]``, the SDK's image tool output.
 
     :param names: only these tools (default: every registered tool; ``apply_patch`` is better
         served by ``apply_patch_tool``)
@@ -97,10 +106,17 @@ def function_tools(ctx: Context, session: Session | None = None, *,
             raise KeyError(name)
         schema = definition.schema()
 
-        async def invoke(tool_context: ToolContext[Any], raw: str, *, _name: str = name) -> str:
+        async def invoke(tool_context: ToolContext[Any], raw: str, *, _name: str = name) -> Any:
             result = await registry.execute(_name, parse_arguments(raw), session=session,
                                             call_id=getattr(tool_context, "tool_call_id", None))
-            return result.text
+            if not result.images:
+                return result.text
+            return [
+                ToolOutputImage(image_url=data_url(block)) if block.get("type") == "image"
+                else ToolOutputText(text=block["text"])
+                for block in result.content
+                if block.get("type") in ("image", "text")
+            ]
 
         tools.append(FunctionTool(name=schema["name"], description=schema["description"],
                                   params_json_schema=schema["parameters"], on_invoke_tool=invoke,

@@ -9,6 +9,12 @@ Wire shapes (no SDK needed; the SDK's objects are accepted as input):
 * tool call: ``{"id", "type": "function", "function": {"name", "arguments": JSON string}}``
 * result: ``{"role": "tool", "tool_call_id", "content": text}``. Chat Completions has no error
   flag; a failed call's text starts with ``Error: `` (§5.2), which is what the model sees.
+* images (``read_image``, docs/IMAGES.md; DEVIATIONS I4): a tool message holds text only, so a
+  result that carries an image answers with its text envelope in the tool message, and
+  ``run_chat_tool_calls`` adds one ``{"role": "user", "content": [{"type": "text", "text":
+  envelope}, {"type": "image_url", "image_url": {"url": "data:…"}}, …]}`` message after all the
+  tool messages (tool messages must directly follow their assistant message) — as the
+  reference forwards a nested call's image result as a user message (its code mode).
 """
 
 from __future__ import annotations
@@ -19,9 +25,9 @@ from typing import Any
 from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolResult
-from .calls import ToolSource, field, items_of, parse_arguments, run_calls, tool_schemas
+from .calls import ToolSource, data_url, field, items_of, parse_arguments, run_calls, tool_schemas
 
-__all__ = ("chat_tool_message", "chat_tools", "run_chat_tool_calls", "to_tool_calls")
+__all__ = ("chat_image_message", "chat_tool_message", "chat_tools", "run_chat_tool_calls", "to_tool_calls")
 
 
 def chat_tools(source: ToolSource) -> list[dict[str, Any]]:
@@ -71,7 +77,8 @@ async def run_chat_tool_calls(
     signal: AbortSignal | None = None,
     max_parallel: int = DEFAULT_MAX_PARALLEL,
 ) -> list[dict[str, Any]]:
-    """Run the ``tool_calls`` of one assistant message; return the tool messages in model order.
+    """Run the ``tool_calls`` of one assistant message; return the tool messages in model order,
+    then (only when a result carries an image) the ``chat_image_message`` of those results.
 
     Append the returned messages to the conversation after the assistant message.
 
@@ -88,5 +95,22 @@ async def run_chat_tool_calls(
     return _messages(calls, results)
 
 
+def chat_image_message(results: Sequence[ToolResult]) -> dict[str, Any] | None:
+    """The user message carrying the images of ``results`` (each imaged result's text
+    envelope, then its ``image_url`` parts, in order); ``None`` when no result has an image."""
+    parts: list[dict[str, Any]] = []
+    for result in results:
+        if not result.images:
+            continue
+        for block in result.content:
+            if block.get("type") == "image":
+                parts.append({"type": "image_url", "image_url": {"url": data_url(block)}})
+            elif block.get("type") == "text":
+                parts.append({"type": "text", "text": block["text"]})
+    return {"role": "user", "content": parts} if parts else None
+
+
 def _messages(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-    return [chat_tool_message(call.call_id, result) for call, result in zip(calls, results)]
+    messages = [chat_tool_message(call.call_id, result) for call, result in zip(calls, results)]
+    images = chat_image_message(results)
+    return messages if images is None else [*messages, images]

@@ -10,10 +10,13 @@ Wire shapes (the SDK's objects are accepted as input):
 * call item: ``{"type": "function_call", "call_id", "name", "arguments": JSON string}``; other
   output items (messages, reasoning) are skipped.
 * result item: ``{"type": "function_call_output", "call_id", "output": text}``; there is no error
-  flag, a failed call's text starts with ``Error: ``.
-* the built-in ``apply_patch`` tool (docs/design/EDITING-FACES-DESIGN.md §1.4): when the ``apply_patch`` face is
-  loaded (``ToolPatch``), ``responses_tools`` sends ``{"type": "apply_patch"}`` instead of its
-  function form; the model then emits ``{"type": "apply_patch_call", "call_id", "operation":
+  flag, a failed call's text starts with ``Error: ``. A result that carries an image
+  (``read_image``, docs/IMAGES.md) has an ``output`` list instead: ``[{"type": "input_text",
+  "text"}, {"type": "input_image", "image_url": "data:<type>;base64,…"}]`` (the SDK's
+  ``ResponseFunctionCallOutputItemListParam``).
+* the built-in ``apply_patch`` tool (docs/design/EDITING-FACES-DESIGN.md §1.4): when the
+  ``apply_patch`` face is loaded (``ToolPatch``), ``responses_tools`` sends
+  ``{"type": "apply_patch"}`` instead of its function form; the model then emits ``{"type": "apply_patch_call", "call_id", "operation":
   {"type": "create_file" | "update_file" | "delete_file", "path", "diff"}}`` items, answered with
   ``{"type": "apply_patch_call_output", "call_id", "status": "completed" | "failed", "output"}``
   (``patch_operations``: the safe executor, the Agents SDK editors' texts).
@@ -28,7 +31,7 @@ from ..core.context import Context
 from ..core.session import Session, ToolExecution
 from ..core.signal import AbortSignal
 from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolResult
-from .calls import ToolSource, field, items_of, native_definitions, parse_arguments, run_calls, tool_schemas
+from .calls import ToolSource, data_url, field, items_of, native_definitions, parse_arguments, run_calls, tool_schemas
 from .patch_operations import OperationResult, apply_operations
 
 __all__ = (
@@ -62,8 +65,17 @@ def responses_tools(source: ToolSource) -> list[dict[str, Any]]:
 
 
 def function_call_output(call_id: str, result: ToolResult) -> dict[str, Any]:
-    """The ``function_call_output`` input item answering one call; ``output`` is the text."""
-    return {"type": "function_call_output", "call_id": call_id, "output": result.text}
+    """The ``function_call_output`` input item answering one call; ``output`` is the text, or
+    for a result with image blocks the list of its ``input_text`` / ``input_image`` parts."""
+    if not result.images:
+        return {"type": "function_call_output", "call_id": call_id, "output": result.text}
+    parts: list[dict[str, Any]] = []
+    for block in result.content:
+        if block.get("type") == "image":
+            parts.append({"type": "input_image", "image_url": data_url(block)})
+        elif block.get("type") == "text":
+            parts.append({"type": "input_text", "text": block["text"]})
+    return {"type": "function_call_output", "call_id": call_id, "output": parts}
 
 
 def apply_patch_call_output(call_id: str, result: OperationResult) -> dict[str, Any]:

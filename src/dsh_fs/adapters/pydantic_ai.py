@@ -22,6 +22,9 @@ What the model gets, exactly as from the other adapters:
   ``errors="tool_failed"`` it raises ``ToolFailed`` instead: providers with a native error
   flag (Anthropic) then mark the result as an error, but pydantic-ai wraps the text in
   ``{"error": …}`` JSON for providers without one.
+* a result that carries an image (``read_image``, docs/IMAGES.md) returns ``[text,
+  BinaryImage(data, media_type)]``: pydantic-ai sends multimodal content returned from a tool
+  natively in the tool result where the provider takes it (its ``ToolReturn`` docs);
 * the tools' system prompt sections (§4.2 ``tool:*``, not the harness identity line) as the
   toolset's static instructions (``instructions=False`` leaves them out).
 
@@ -33,14 +36,14 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic_ai.exceptions import ToolFailed
-from pydantic_ai.messages import InstructionPart
+from pydantic_ai.messages import BinaryImage, InstructionPart
 from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
-from .calls import parse_arguments, registry_of
+from .calls import image_bytes, parse_arguments, registry_of
 
 __all__ = ("DshFsToolset", "ReferenceArgsValidator")
 
@@ -132,12 +135,20 @@ class DshFsToolset(AbstractToolset[Any]):
             )
         return tools
 
-    async def call_tool(self, name: str, tool_args: Any, ctx: RunContext[Any], tool: ToolsetTool[Any]) -> str:
-        """Run one call through the registry; returns the result text (see ``errors``).
+    async def call_tool(self, name: str, tool_args: Any, ctx: RunContext[Any], tool: ToolsetTool[Any]) -> Any:
+        """Run one call through the registry; returns the result text (see ``errors``), or for
+        a result with image blocks ``[text, BinaryImage, …]`` in the result's order.
 
         :raises ToolFailed: for a failed call when ``errors="tool_failed"``
         """
         result = await self.registry.execute(name, tool_args, session=self.session, call_id=ctx.tool_call_id)
         if result.is_error and self.errors == "tool_failed":
             raise ToolFailed(result.text)
-        return result.text
+        if not result.images:
+            return result.text
+        return [
+            BinaryImage(data=image_bytes(block), media_type=block["mimeType"]) if block.get("type") == "image"
+            else block["text"]
+            for block in result.content
+            if block.get("type") in ("image", "text")
+        ]

@@ -1,37 +1,51 @@
-"""The ``dsh-fs`` command line (click). Each command lives in its own module; heavy
-dependencies (the MCP SDK) are imported only when their command runs."""
+"""The ``dsh-fs`` command line (click). Each command lives in its own module, imported only
+when that command runs (or ``--help`` lists them all), so a command pays for no other's
+imports: ``dsh-fs mcp`` answers its first request sooner (DEVIATIONS M2), and heavy
+dependencies (the MCP SDK) are imported only when their command needs them."""
 
 from __future__ import annotations
 
-import click
+import importlib
+from typing import Final
 
-from .demo_cmd import demo
-from .mcp_cmd import mcp
-from .replay_cmd import replay
-from .sessions_cmd import sessions
-from .tool_cmds import apply_patch, edit, glob, grep, prompt, read, schema, write
+import click
 
 __all__ = ("main",)
 
+COMMANDS: Final = {
+    "apply-patch": "tool_cmds:apply_patch",
+    "demo": "demo_cmd:demo",
+    "edit": "tool_cmds:edit",
+    "glob": "tool_cmds:glob",
+    "grep": "tool_cmds:grep",
+    "mcp": "mcp_cmd:mcp",
+    "prompt": "tool_cmds:prompt",
+    "read": "tool_cmds:read",
+    "replay": "replay_cmd:replay",
+    "schema": "tool_cmds:schema",
+    "sessions": "sessions_cmd:sessions",
+    "write": "tool_cmds:write",
+}
+"""command name → ``module:attribute`` in ``dsh_fs.cli``"""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _LazyGroup(click.Group):
+    """A group whose commands are imported from :data:`COMMANDS` when first looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, attribute = COMMANDS[cmd_name].split(":")
+            self.add_command(getattr(importlib.import_module(f"{__package__}.{module}"), attribute), cmd_name)
+        return self.commands.get(cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="dsh-fs")
 def main() -> None:
     """dsh-fs: find, read, write and edit files safely, for LLM agents and the people running them."""
-
-
-main.add_command(replay)
-main.add_command(mcp)
-main.add_command(read)
-main.add_command(write)
-main.add_command(edit)
-main.add_command(glob)
-main.add_command(grep)
-main.add_command(apply_patch)
-main.add_command(schema)
-main.add_command(prompt)
-main.add_command(demo)
-main.add_command(sessions)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,6 +9,7 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from typing import Any
 
 import anyio
 import click
@@ -18,6 +19,7 @@ from .options import (
     CliFailure,
     OnceCommand,
     faces_named,
+    images_option,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -25,6 +27,7 @@ from .options import (
     root_option,
     s3_options,
     select_tools_option,
+    session_option,
     settings_options,
     tools_option,
 )
@@ -82,6 +85,8 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 )
 @s3_options
 @tools_option
+@images_option
+@session_option
 def mcp(
     root: str | None,
     profile: str,
@@ -94,24 +99,30 @@ def mcp(
     s3: str | None,
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
+    images: bool = False,
+    session_name: str | None = None,
     **settings: int,
 ) -> None:
     """Serve the file tools (read, write, edit, glob, grep) over MCP.
 
-    stdio by default: one client per process, one observation owner. With --http or
+    stdio by default: one client per process, one observation owner (with --session NAME,
+    the owner is the named session: shared with other processes serving NAME, e.g. an MCP
+    client that starts one server per tool call, and with the tool commands). With --http or
     --unix-socket, every request needs "Authorization: Bearer TOKEN" (see --token-file and
     --tokens); each MCP session is its own observation owner, and a stateless (2026-07-28)
     client's is its token. The endpoint URL is printed on stderr once the server accepts
     connections. Calls one client sends together run as one assistant message's would:
     reads in parallel, a write or edit after everything sent before it.
     """
-    from ..mcp import ServeOptions, build_context, parse_listen, serve_http, serve_stdio
+    from ..mcp.options import ServeOptions, build_context  # no SDK import until serving (M2)
 
     click_ctx = click.get_current_context()
     host = port = None
     if listen is not None and unix_socket is not None:
         raise click.UsageError("--http and --unix-socket exclude each other")
     if listen is not None:
+        from ..mcp.http import parse_listen
+
         try:
             host, port = parse_listen(listen)
         except ValueError as exc:
@@ -124,18 +135,29 @@ def mcp(
         raise click.UsageError(f"--{sorted(given)[0].replace('_', '-')} applies only with --http or --unix-socket")
     if no_auth and given - {"no_auth"}:
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
+    if session_name is not None and served_over_http:
+        source = click_ctx.get_parameter_source("session_name")
+        named = "$DSH_FS_SESSION" if source is ParameterSource.ENVIRONMENT else "--session"
+        raise click.UsageError(
+            f"{named} applies only to stdio: over HTTP each MCP session (a stateless client: its token)"
+            " is its own observation owner"
+        )
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
+        images=images,
         profile=profile,
         policy=not no_policy,
         tool_config=pop_settings(settings),
         s3=s3,
         endpoint_url=endpoint_url,
     )
+    owner, store = _named_owner(session_name, options)
     try:
-        ctx = build_context(options)
-    except ValueError as exc:
+        ctx = build_context(options, observations=store)
+    except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow
+        if store is not None:
+            store.close()
         raise click.UsageError(str(exc)) from None
     select_tools_option(ctx, tool_names)
     if options.policy:
@@ -155,13 +177,21 @@ def mcp(
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
+    early = None
+    if not served_over_http and s3 is None:  # S3: the credentials are checked before any answer
+        early = _start_fast(ctx)
+
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
             if s3 is not None:
                 await require_s3_credentials()
             if not served_over_http:
-                await serve_stdio(ctx, root=options.root)
+                from ..mcp.server import serve_stdio
+
+                await serve_stdio(ctx, root=options.root, owner=owner, early=early)
             else:
+                from ..mcp.http import serve_http
+
                 try:
                     await serve_http(
                         ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
@@ -174,6 +204,60 @@ def mcp(
         anyio.run(serve)
     except KeyboardInterrupt:
         sys.exit(130)
+    finally:
+        if store is not None:
+            store.close()
+            if store.errors:
+                click.echo(
+                    f"dsh-fs mcp: warning: session {session_name!r} could not save {len(store.errors)} observation(s)"
+                    f" ({store.errors[-1]}); read those files again before changing them",
+                    err=True,
+                )
+
+
+def _start_fast(ctx: Any) -> Any:
+    """Over stdio: import the SDK in the background and answer the first line meanwhile if it
+    is an ``initialize`` (DEVIATIONS M2: ``mcp.early``); ``None`` without the SDK installed
+    (the import then fails as before, with nothing answered).
+
+    :raises KeyboardInterrupt: while waiting for the first line (exit 130 above)
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        return None
+    from .. import __version__
+    from ..mcp.early import answer_first_line, import_sdk_in_background
+    from ..mcp.wire import server_instructions
+
+    import_sdk_in_background()
+    instructions = server_instructions(ctx)
+    try:
+        return answer_first_line(version=__version__, instructions=instructions)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError:
+        return None  # stdin unreadable: the transport meets it again
+
+
+def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:
+    """The stdio connection's observation owner and its persistent store for ``--session
+    NAME`` (DEVIATIONS M1); ``(None, None)`` without a name or without the policy (the
+    owner is then the process's own ``Session``, as before).
+
+    :raises CliFailure: (exit 2) when the session store cannot be opened
+    """
+    if session_name is None or not options.policy:
+        return None, None
+    from ..core.session import Session
+    from ..session_store import SessionStoreError, open_session_store
+
+    owner = Session(options.root, id=session_name)
+    try:
+        store = open_session_store(session_name, owner=owner, max_per_owner=options.observations_per_owner)
+    except SessionStoreError as exc:
+        raise CliFailure(str(exc)) from None
+    return owner, store
 
 
 def _check_socket_place(path: str) -> None:
@@ -193,8 +277,8 @@ def _check_socket_place(path: str) -> None:
         raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
 
 
-_OBSERVING = ("read", "str_replace_based_edit_tool", "str_replace_editor")
-"""tools whose reads record observations (the text editors' ``view``)"""
+_OBSERVING = ("read", "read_image", "str_replace_based_edit_tool", "str_replace_editor")
+"""tools whose reads record observations (the text editors' ``view``, ``read_image``)"""
 _MUTATING = ("write", "edit", "apply_patch")
 
 

@@ -37,6 +37,7 @@ __all__ = (
     "cwd_option",
     "endpoint_url_option",
     "faces_named",
+    "images_option",
     "no_policy_option",
     "pop_settings",
     "profile_option",
@@ -181,6 +182,15 @@ no_policy_option = click.option(
 )
 """``--no-policy``: the bare deployment (the command receives ``no_policy``)"""
 
+images_option = click.option(
+    "--images",
+    "images",
+    is_flag=True,
+    help="Also serve read_image, which returns an image file as image content (needs Pillow: dsh-fs[images])."
+    " Only for a client whose model takes image input.",
+)
+"""``--images``: add ``read_image`` (docs/IMAGES.md; the command receives ``images``)"""
+
 cwd_option = click.option(
     "--cwd",
     type=click.Path(exists=True, file_okay=False),
@@ -207,16 +217,16 @@ session_option = click.option(
     type=SESSION_NAME,
     metavar="NAME",
     default=None,
-    show_default="none: observations last for this one command",
+    show_default="none: observations last one command (mcp: one server process)",
     envvar="DSH_FS_SESSION",
     show_envvar=True,
-    help="Keep what this command observes under session NAME, so a read authorizes a later write/edit of"
-    " the same session, in later commands too (stored in SQLite under $DSH_FS_STATE_DIR, else"
-    " $XDG_STATE_HOME/dsh-fs, else ~/.local/state/dsh-fs). Without it, overwriting or editing an existing"
-    " file needs --no-policy.",
+    help="Keep what is observed under session NAME, so a read authorizes a later write/edit of the same"
+    " session in later commands and 'dsh-fs mcp' processes too (mcp: stdio only; stored in SQLite under"
+    " $DSH_FS_STATE_DIR, else $XDG_STATE_HOME/dsh-fs, else ~/.local/state/dsh-fs). Without it, overwriting"
+    " or editing an existing file needs a read in the same command (mcp: the same process) or --no-policy.",
 )
 """``--session``: the persistent observation owner (``DSH_FS_SESSION``; the command receives
-``session_name``)"""
+``session_name``): the tool commands and ``dsh-fs mcp`` over stdio (DEVIATIONS M1)"""
 
 tools_option = click.option(
     "--tools",

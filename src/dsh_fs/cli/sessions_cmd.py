@@ -1,6 +1,6 @@
 """``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store.
 
-The store (``state.py``) keeps every named session's observations until told otherwise; these
+The store (``dsh_fs.session_store``) keeps every named session's observations until told otherwise; these
 commands show them, drop one, or drop those unused for a while. They never touch a file of
 the workspace. Exit status: 0 done (``forget`` of an unknown name included: nothing to do is
 said on stderr); 2 bad usage or an unusable store (message on stderr).
@@ -66,7 +66,7 @@ def _with_store(action: Callable[[sqlite3.Connection, str], None]) -> None:
 
     :raises click.ClickException: (exit 2) when the store cannot be opened or used
     """
-    from .state import open_database, store_location
+    from ..session_store import open_database, store_location
 
     path, private = store_location()
     try:
@@ -102,7 +102,7 @@ def sessions() -> None:
 @sessions.command(name="list", cls=OnceCommand)
 def list_() -> None:
     """Print one line per session: NAME, files observed, last used (tab-separated)."""
-    from .state import list_sessions
+    from ..session_store import list_sessions
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         now = time.time()
@@ -116,7 +116,7 @@ def list_() -> None:
 @click.argument("name")
 def forget(name: str) -> None:
     """Forget session NAME: drop everything it has observed."""
-    from .state import forget_session
+    from ..session_store import forget_session
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         deleted = forget_session(conn, name)
@@ -133,7 +133,7 @@ def forget(name: str) -> None:
               help="Forget sessions unused for at least this long: 30d, 12h, 1w2d (units s, m, h, d, w).")
 def prune(older_than: int) -> None:
     """Forget every session that observed nothing for --older-than; print their names."""
-    from .state import prune_sessions
+    from ..session_store import prune_sessions
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         for name in prune_sessions(conn, older_than):

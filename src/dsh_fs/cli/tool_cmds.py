@@ -15,7 +15,7 @@ Command-line values become tool arguments unchanged (``--offset``/``--limit`` as
 read as the reference reads them; text as UTF-8, or the command fails naming the first bad
 byte: ``inputs``), so they pass the tools' own validation and produce the spec's texts
 (``--offset 0`` → ``Error: offset must be a positive integer``). Observations last for one
-command unless ``--session NAME`` keeps them in the persistent store (``state.py``). A capped
+command unless ``--session NAME`` keeps them in the persistent store (``dsh_fs.session_store``). A capped
 ``glob``/``grep`` result is saved under ``<state dir>/spill`` (kept 7 days), so a later
 ``dsh-fs read <locator>`` pages it. Tool logic lives in the tools, never here.
 """
@@ -106,7 +106,7 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
     """
     from .. import create_context
     from ..providers import open_provider
-    from .state import state_dir
+    from ..session_store import state_dir
 
     try:
         if options.s3 is not None:  # checked by its option type (S3_URL)
@@ -123,13 +123,12 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
 
 
 def _open_store(name: str, owner: object) -> Any:
-    from .state import SqliteObservationStore, store_location
+    from ..session_store import SessionStoreError, open_session_store
 
-    path, private = store_location()
     try:
-        return SqliteObservationStore(path, name, owner=owner, private=private)
-    except Exception as exc:  # sqlite3.Error, OSError
-        raise CliFailure(f"cannot open the session store {path}: {exc}") from None
+        return open_session_store(name, owner=owner)
+    except SessionStoreError as exc:
+        raise CliFailure(str(exc)) from None
 
 
 def _emit(text: str) -> None:

@@ -21,6 +21,7 @@ from .tools import (
     ToolOutput as ToolOutput,
     ToolRegistry as ToolRegistry,
     ToolResult as ToolResult,
+    image_block as image_block,
     text_block as text_block,
 )
 
@@ -46,5 +47,6 @@ __all__ = (
     "ToolOutput",
     "ToolRegistry",
     "ToolResult",
+    "image_block",
     "text_block",
 )

@@ -8,6 +8,7 @@ propagates (it is not a tool failure).
 
 from __future__ import annotations
 
+import base64
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,11 +31,14 @@ __all__ = (
     "ToolOutput",
     "ToolRegistry",
     "ToolResult",
+    "image_block",
     "text_block",
 )
 
 ContentBlock = dict[str, Any]
-"""A content block as it goes on the wire; fs tools only produce ``{"type": "text", "text": …}``."""
+"""A content block as it goes on the wire: ``{"type": "text", "text": …}``, or (``read_image``
+only, docs/IMAGES.md) ``{"type": "image", "data": <base64>, "mimeType": <media type>}`` — the
+MCP ``ImageContent`` shape, which each adapter turns into its API's image part."""
 
 DEFAULT_MAX_PARALLEL = 10
 
@@ -42,6 +46,15 @@ DEFAULT_MAX_PARALLEL = 10
 def text_block(text: str) -> ContentBlock:
     """A ``{"type": "text", "text": text}`` content block."""
     return {"type": "text", "text": text}
+
+
+def image_block(data: bytes, media_type: str) -> ContentBlock:
+    """A ``{"type": "image", "data": <standard base64 of data>, "mimeType": media_type}`` block.
+
+    :param data: the encoded image file's bytes (PNG/JPEG/WebP/GIF), unchanged
+    :param media_type: ``image/png``, ``image/jpeg``, ``image/webp`` or ``image/gif``
+    """
+    return {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": media_type}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +93,11 @@ class ToolResult:
     def text(self) -> str:
         """The concatenated text of the text blocks."""
         return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
+
+    @property
+    def images(self) -> list[ContentBlock]:
+        """The image blocks (``image_block``), in order; empty for every text-only tool."""
+        return [b for b in self.content if b.get("type") == "image"]
 
     @classmethod
     def failure(cls, exc: BaseException | str) -> "ToolResult":

@@ -25,6 +25,8 @@ display path; ``<verb>`` one of ``Verb``.
     FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
     FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
                           too_large                        cannot <verb> "<dp>": the file would be <n> bytes, more than the limit of <max> bytes  (D16)
+                          bytes_over_limit                 cannot read "<dp>": <n> bytes exceeds the <max>-byte limit  (read_bytes; reference fsio.ts)
+                          content_over_limit               cannot read "<dp>": content exceeds the <max>-byte limit  (read_bytes; reference fsio.ts)
                           write_cleanup_failed             write failed (<error>) and temp close|cleanup failed (<error>)  #21 #22 (A2 code)
                           lock_unavailable                 cannot take the cross-process lock in <dir>: <reason>  (A4)
                           lock_dir_unusable                cannot use the lock directory <dir>: <reason> (set DSH_FS_LOCK_DIR …)  (A4)
@@ -73,7 +75,9 @@ __all__ = (
     "Verb",
     "aborted",
     "blank_path",
+    "bytes_over_limit",
     "check_abort",
+    "content_over_limit",
     "edit_ambiguous",
     "edit_empty",
     "edit_not_found",
@@ -276,6 +280,21 @@ def too_large(verb: Literal["write", "edit"], display: str, size: int, limit: in
     computed before the new content is built, so a huge ``replace_all`` never exhausts memory)."""
     return FsError(f'cannot {verb} "{display}": the file would be {size} bytes, more than the limit of {limit} bytes',
                    FsErrorCode.IO_ERROR)
+
+
+def bytes_over_limit(display: str, size: int, limit: int) -> FsError:
+    """``FS_IO_ERROR`` ``cannot read "<dp>": <size> bytes exceeds the <limit>-byte limit``: a
+    bounded raw read (``FileSystem.read_bytes``) of a file whose stat size is over its cap. The
+    text is the reference's (``packages/fs/fs-local/src/fsio.ts`` ``readWholeBytes``; its code
+    there is ``FS_TOO_LARGE``, which this catalog does not have: an over-size file is
+    ``FS_IO_ERROR`` here, as D16's is)."""
+    return FsError(f'cannot read "{display}": {size} bytes exceeds the {limit}-byte limit', FsErrorCode.IO_ERROR)
+
+
+def content_over_limit(display: str, limit: int) -> FsError:
+    """``FS_IO_ERROR`` ``cannot read "<dp>": content exceeds the <limit>-byte limit``: the file
+    grew past the cap of a bounded raw read after its stat (the reference's ``readWholeBytes``)."""
+    return FsError(f'cannot read "{display}": content exceeds the {limit}-byte limit', FsErrorCode.IO_ERROR)
 
 
 def io_error(verb: Verb, display: str, reason: str, *, cause: BaseException | None = None) -> FsError:

@@ -38,6 +38,13 @@ search outside the seam, on the host disk):
 * ``stream_bytes`` — a regular file's raw bytes in chunks (no decoding, no text rules: a
   search engine judges binary and non-UTF-8 content itself). The default raises
   ``NotImplementedError``.
+
+Bounded raw read (``read_image``, docs/IMAGES.md):
+
+* ``read_bytes`` — a whole regular file's raw bytes, at most ``max_bytes`` of them: a file
+  known (``size``) or found to hold more fails instead of returning a truncated result, and
+  never more than ``max_bytes`` plus one chunk is buffered. The default reads ``stream_bytes``;
+  the S3 provider overrides it with one ranged GET.
 """
 
 from __future__ import annotations
@@ -252,6 +259,37 @@ class FileSystem(abc.ABC):
         :raises NotImplementedError: when the provider cannot read raw bytes (the default)
         """
         raise NotImplementedError(f"{type(self).__name__}.stream_bytes")
+
+    async def read_bytes(
+        self, target: Target, *, max_bytes: int, size: int | None = None, signal: "AbortSignal | None" = None
+    ) -> bytes:
+        """Optional: the whole raw content of the regular file ``target``, at most ``max_bytes``
+        bytes (the reference's ``readBytes(target, signal, maxBytes)`` seam primitive).
+
+        :param max_bytes: inclusive cap on the complete content (≥ 0)
+        :param size: the file's size from the caller's one stat (``Info.size``), when known:
+            over ``max_bytes`` fails before any content is read
+        :raises FsError: FS_IO_ERROR ``cannot read "<dp>": <n> bytes exceeds the <max>-byte
+            limit`` (``size`` over the cap) or ``… content exceeds the <max>-byte limit`` (more
+            bytes than the cap found while reading); as ``stream_bytes`` otherwise
+        :raises NotImplementedError: when the provider cannot read raw bytes
+        """
+        from .errors import bytes_over_limit, content_over_limit
+
+        if size is not None and size > max_bytes:
+            raise bytes_over_limit(target.display_path, size, max_bytes)
+        chunks: list[bytes] = []
+        total = 0
+        stream = self.stream_bytes(target, signal=signal)
+        try:
+            async for chunk in stream:
+                total += len(chunk)
+                if total > max_bytes:
+                    raise content_over_limit(target.display_path, max_bytes)
+                chunks.append(chunk)
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]
+        return b"".join(chunks)
 
     @abc.abstractmethod
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:

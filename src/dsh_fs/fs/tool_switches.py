@@ -84,6 +84,17 @@ class ToolSwitches(ProfileSwitches):
     clamp_view_range: bool = profile_switch("E22")
     """E22: a ``view_range`` ending past the last line shows to the end, with a note saying so"""
 
+    # -- images (read_image, docs/IMAGES.md) ----------------------------------------------------
+    image_read_hint: bool = profile_switch("I1")
+    """I1: ``read``'s binary-file error on an image path says how to see the image"""
+    image_errors_name_the_file: bool = profile_switch("I2")
+    """I2: the attachment texts that name no file (``Image is empty.``, ``Unsupported or
+    malformed image data.``) say which file they are about"""
+    refuse_animated_gif: bool = profile_switch("I3")
+    """I3: ``read_image`` refuses an animated GIF (OpenAI accepts only non-animated GIFs)"""
+    image_view_hint: bool = profile_switch("I5")
+    """I5: the text editors' ``view`` binary-file error on an image path carries I1's hint"""
+
     @staticmethod
     def of(profile: Profile | str | None) -> ToolSwitches:
         """The switches of ``profile`` (``None`` = default): one shared frozen value per profile.

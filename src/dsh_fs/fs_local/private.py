@@ -1,6 +1,6 @@
 """User-private directories: one check for every place dsh-fs keeps
 per-user state in a location others might reach first — the cross-process lock directory
-(``locks``), the session store (``dsh_fs.cli.state``).
+(``locks``), the session store (``dsh_fs.session_store``).
 
 A directory is *private* when it is a real directory (not a symlink, not even one to a
 directory), owned by this process's effective user, and writable by nobody else. In a shared

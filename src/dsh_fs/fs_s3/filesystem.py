@@ -63,8 +63,10 @@ from ..fs.backend import (
     WriteIntent,
     WriteOutcome,
     apply_edit,
+    bytes_over_limit,
     check_abort,
     check_size,
+    content_over_limit,
     check_root,
     decode_for_read,
     display_of,
@@ -425,6 +427,41 @@ class S3FileSystem(FileSystem):
                               signal: AbortSignal | None = None) -> None:
         """D16 up front: a ``size`` over ``write_max_size`` (see ``FileSystem.check_creatable``)."""
         check_size(size, target.display_path, self.rules)
+
+    async def read_bytes(
+        self, target: Target, *, max_bytes: int, size: int | None = None, signal: AbortSignal | None = None
+    ) -> bytes:
+        """One ranged GetObject for the first ``max_bytes + 1`` bytes (``FileSystem.read_bytes``):
+        an object of any size costs at most that much transfer and memory; one byte more than
+        the cap means the object is over it. ``size`` over the cap fails with no GET at all.
+        An empty object (a range cannot be satisfied: HTTP 416) reads as ``b""``."""
+        display = target.display_path
+        if size is not None and size > max_bytes:
+            raise bytes_over_limit(display, size, max_bytes)
+        check_abort(signal, "read")
+        rel = self._rel(target)
+        if rel == "":
+            raise not_regular_file("read", display)
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            async with self.store.open(self.location.object_key(rel), first=max_bytes + 1) as opened:
+                if opened is None:
+                    raise await self._absent(rel, "read", display, not_found("read", display))
+                while True:
+                    check_abort(signal, "read")
+                    chunk = await read_chunk(opened[1], STREAM_CHUNK)
+                    if not chunk:
+                        break
+                    total += len(chunk)
+                    if total > max_bytes:
+                        raise content_over_limit(display, max_bytes)
+                    chunks.append(chunk)
+        except S3Failure as failure:
+            if failure.status == 416 or failure.code == "InvalidRange":
+                return b""
+            raise fs_error(failure, "read", display) from failure
+        return b"".join(chunks)
 
     async def write_text(
         self,

@@ -234,10 +234,17 @@ class ObjectStore:
         return _meta(response), b"".join(chunks)
 
     @contextlib.asynccontextmanager
-    async def open(self, key: str) -> AsyncIterator[tuple[ObjectMeta, Any] | None]:
-        """GetObject with the body left open for streaming (``None`` when absent)."""
+    async def open(self, key: str, *, first: int | None = None) -> AsyncIterator[tuple[ObjectMeta, Any] | None]:
+        """GetObject with the body left open for streaming (``None`` when absent).
+
+        :param first: ask only for the first ``first`` bytes (``Range: bytes=0-<first - 1>``,
+            ``first`` ≥ 1); the service sends no more than that, whatever the object's size
+        """
+        params: dict[str, Any] = {"Key": key}
+        if first is not None:
+            params["Range"] = f"bytes=0-{first - 1}"
         try:
-            response = await self._call("get_object", Key=key)
+            response = await self._call("get_object", **params)
         except S3Failure as failure:
             if failure.not_found:
                 yield None

@@ -7,45 +7,66 @@
 | ``sessions`` | pure: HTTP sessions and their owners (one per MCP session, one per stateless principal), limits, expiry |
 | ``auth`` | bearer tokens: minting, the token file, the SDK ``TokenVerifier`` (constant-time) |
 | ``server`` | the SDK low-level ``Server`` (``build_server``), arrival-order scheduling of calls, stdio serving |
+| ``early``, ``handshake`` | the fast start over stdio (DEVIATIONS M2): ``initialize`` answered while the SDK is imported; that answer, pure and SDK-free |
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
 | ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
 | ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
 
-Importing this package imports the ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``);
-``import dsh_fs`` and the ``dsh-fs`` command line never import it until ``dsh-fs mcp`` runs.
+The ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``) is imported by the modules that
+need it (``server``, ``stdio``, ``http``, ``auth``), and the names exported here are loaded on
+first use; so ``import dsh_fs.mcp`` and the SDK-free modules (``options``, ``wire``,
+``sessions``, ``handshake``) do not import the SDK, and ``dsh-fs mcp`` answers the
+``initialize`` handshake before the SDK is loaded (``handshake``, DEVIATIONS M2).
 No tool logic lives here.
 """
 
 from __future__ import annotations
 
-from .auth import (
-    BearerTokens as BearerTokens,
-    load_token_file as load_token_file,
-    mint_tokens as mint_tokens,
-    write_token_file as write_token_file,
-)
-from .http import build_http_app as build_http_app, parse_listen as parse_listen, serve_http as serve_http
-from .options import ServeOptions as ServeOptions, build_context as build_context, build_provider as build_provider
-from .server import build_server as build_server, serve_stdio as serve_stdio
-from .sessions import HttpSessions as HttpSessions, SessionLimits as SessionLimits
-from .wire import TOOL_ANNOTATIONS as TOOL_ANNOTATIONS, call_result as call_result, tool_entries as tool_entries
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = (
-    "BearerTokens",
-    "HttpSessions",
-    "ServeOptions",
-    "SessionLimits",
-    "TOOL_ANNOTATIONS",
-    "build_context",
-    "build_http_app",
-    "build_provider",
-    "build_server",
-    "call_result",
-    "load_token_file",
-    "mint_tokens",
-    "parse_listen",
-    "serve_http",
-    "serve_stdio",
-    "tool_entries",
-    "write_token_file",
-)
+if TYPE_CHECKING:
+    from .auth import BearerTokens, load_token_file, mint_tokens, write_token_file
+    from .http import build_http_app, parse_listen, serve_http
+    from .options import ServeOptions, build_context, build_provider
+    from .server import build_server, serve_stdio
+    from .sessions import HttpSessions, SessionLimits
+    from .wire import TOOL_ANNOTATIONS, call_result, tool_entries
+
+_HOMES = {
+    "BearerTokens": "auth",
+    "HttpSessions": "sessions",
+    "ServeOptions": "options",
+    "SessionLimits": "sessions",
+    "TOOL_ANNOTATIONS": "wire",
+    "build_context": "options",
+    "build_http_app": "http",
+    "build_provider": "options",
+    "build_server": "server",
+    "call_result": "wire",
+    "load_token_file": "auth",
+    "mint_tokens": "auth",
+    "parse_listen": "http",
+    "serve_http": "http",
+    "serve_stdio": "server",
+    "tool_entries": "wire",
+    "write_token_file": "auth",
+}
+"""public name → the submodule that defines it (imported on first use: PEP 562)"""
+
+__all__ = tuple(sorted(_HOMES))
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's submodule on first use, so that ``dsh_fs.mcp.options``,
+    ``handshake`` and ``wire`` (no SDK) load without the SDK; see the module docstring."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

@@ -44,6 +44,8 @@ class ServeOptions:
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
     faces: tuple[str, ...] = ()
     """optional editing faces to load, by tool name (``dsh_fs.faces.FACE_TOOLS``); none by default"""
+    images: bool = False
+    """``True`` adds ``read_image`` (docs/IMAGES.md): for a client whose model takes images"""
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
     """files one owner's observations may cover (the least recently recorded is forgotten
     first: a later overwrite of it fails safe); bounds each connection's memory"""
@@ -68,9 +70,12 @@ def build_provider(options: ServeOptions) -> FileSystem:
     return open_provider(options.root, profile=options.profile)
 
 
-def build_context(options: ServeOptions) -> Context:
+def build_context(options: ServeOptions, *, observations: Any = None) -> Context:
     """The default deployment over ``build_provider(options)``, its observations bounded per
     owner (``options.observations_per_owner``).
+
+    :param observations: the policy's ``ObservationStore`` (``dsh-fs mcp --session``: a
+        ``session_store.SqliteObservationStore``, DEVIATIONS M1); default: a fresh one
 
     :raises ValueError: for an invalid tool setting (``tool-fs: <name> must be a positive integer``)
         or an unknown face
@@ -83,7 +88,10 @@ def build_context(options: ServeOptions) -> Context:
         profile=options.profile,
         policy=options.policy,
         provider=build_provider(options),
-        observations=ObservationStore(max_per_owner=options.observations_per_owner),
+        observations=(
+            observations if observations is not None else ObservationStore(max_per_owner=options.observations_per_owner)
+        ),
         faces=options.faces,
+        images=options.images,
         **options.tool_config,
     )

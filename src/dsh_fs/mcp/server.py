@@ -7,8 +7,8 @@
   ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
   reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
   text; absent ``arguments`` mean ``{}``.
-* ``instructions`` = the tools' own prompt sections (``ctx.system_prompt.render(only=
-  TOOL_SECTIONS)``, rendered once, at construction): a tool server gives guidance for its
+* ``instructions`` = the tools' own prompt sections (``wire.server_instructions``, rendered
+  once, at construction): a tool server gives guidance for its
   tools, not the agent's identity or persona (those belong to the client's agent).
 
 Calls sent together are scheduled as the registry schedules one assistant message
@@ -38,7 +38,7 @@ import contextvars
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
@@ -49,8 +49,11 @@ from ..core.context import Context
 from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
-from ..core.system_prompt import TOOL_SECTIONS
-from .wire import call_result, tool_entries
+from .handshake import SERVER_NAME
+from .wire import call_result, server_instructions, tool_entries
+
+if TYPE_CHECKING:
+    from .early import EarlyStart
 
 __all__ = (
     "OwnerLookup",
@@ -61,7 +64,6 @@ __all__ = (
     "serve_stdio",
 )
 
-SERVER_NAME = "dsh-fs"
 
 OwnerLookup = Callable[[ServerRequestContext[Any, Any]], Session]
 """Maps a request to its connection's observation owner (may raise ``MCPError``)."""
@@ -165,7 +167,7 @@ def build_server(
     server: Server[Any] = Server(
         name,
         version=__version__,
-        instructions=ctx.system_prompt.render(only=TOOL_SECTIONS) or None,
+        instructions=server_instructions(ctx),
         get_tool_input_schema=input_schema,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -174,17 +176,23 @@ def build_server(
     return server
 
 
-async def serve_stdio(ctx: Context, *, root: str) -> None:
+async def serve_stdio(
+    ctx: Context, *, root: str, owner: Session | None = None, early: EarlyStart | None = None
+) -> None:
     """Serve ``ctx`` on stdin/stdout until the client closes the connection.
 
-    One process serves one client: every call's observation owner is one
-    ``Session(cwd=root)`` for the process's lifetime. The transport is ours
+    One process serves one client: every call's observation owner is ``owner`` (``dsh-fs
+    mcp --session NAME``: the ``Session`` bound to the persistent store, DEVIATIONS M1), or
+    else one ``Session(cwd=root)`` for the process's lifetime. The transport is ours
     (``stdio.stdio_transport``), not the SDK's: every request line is answered, even one the
     SDK's parser would drop (lone surrogate escapes, deep nesting, malformed JSON-RPC).
+
+    :param early: what ``early.answer_first_line`` read and answered before the SDK was
+        imported (DEVIATIONS M2); served first, the answered ``initialize`` not answered twice
     """
     from .stdio import stdio_transport
 
-    session = Session(root)
+    session = owner if owner is not None else Session(root)
     server = build_server(ctx, owner_for=lambda _rctx: session)
-    async with stdio_transport() as (read_stream, write_stream):
+    async with stdio_transport(early=early) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -41,6 +41,13 @@ same pair of streams to ``Server.run``, with these differences:
   by the SDK as never to be answered (the client cancelled it), or stdout is broken.
 
 If stdout breaks (the client has gone), replies are discarded until stdin ends.
+
+* **A fast start** (``early``, DEVIATIONS M2). When ``dsh-fs mcp`` has already read the
+  first lines itself and answered an ``initialize`` before the SDK was imported
+  (``early.answer_first_line``), the transport serves those bytes first, as if it had read
+  them: the SDK gets the ``initialize`` too, and the transport drops the SDK's reply to it
+  (the first message the server writes), after checking it is the answer already given
+  (a difference is logged as a warning: the early path has a bug).
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from ..core.jsonvalue import js_numbers, well_formed
+from .early import EarlyStart
 
 __all__ = ("IncomingStream", "OutgoingStream", "encode_message", "parse_line", "recover_id", "stdio_transport")
 
@@ -283,7 +291,7 @@ def _well_formed(value: Any) -> Any:
 
 @asynccontextmanager
 async def stdio_transport(
-    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, early: EarlyStart | None = None
 ) -> AsyncIterator[tuple[IncomingStream, OutgoingStream]]:
     """Serve MCP over stdin and stdout: yields ``(read_stream, write_stream)`` for ``Server.run``.
 
@@ -292,6 +300,9 @@ async def stdio_transport(
 
     :param stdin: read JSON-RPC lines from this binary stream instead of fd 0
     :param stdout: write JSON-RPC lines to this binary stream instead of fd 1
+    :param early: what the fast start read and answered before (DEVIATIONS M2): its bytes
+        are served before ``stdin``'s, and the server's reply to the ``initialize`` it
+        answered is not written again
     """
     restores: list[Callable[[], None]] = []
     try:
@@ -306,12 +317,14 @@ async def stdio_transport(
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         replies = write_send.clone()  # our own error replies, through the server's writer
         unanswered = _Unanswered()
+        source: Any = stdin if early is None or not early.preread else _Prefixed(early.preread, stdin)
+        dropped = _AnsweredEarly(early) if early is not None and early.answered_id is not None else None
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_out, write_receive, stdout, unanswered)
+            tg.start_soon(_pump_out, write_receive, stdout, unanswered, dropped)
             # the portal's cancel scope must not enclose the writer: stopping the portal cancels it
             async with BlockingPortal() as portal:
                 threading.Thread(
-                    target=_pump_in, args=(stdin, portal, read_send, replies, unanswered), name="dsh-fs mcp stdin",
+                    target=_pump_in, args=(source, portal, read_send, replies, unanswered), name="dsh-fs mcp stdin",
                     daemon=True,
                 ).start()
                 try:
@@ -326,6 +339,46 @@ async def stdio_transport(
     finally:
         for restore in reversed(restores):
             restore()
+
+
+class _Prefixed:
+    """``readline`` over bytes already read (``preread``), then over ``stream``."""
+
+    def __init__(self, preread: bytes, stream: IO[bytes]) -> None:
+        self._buffer = preread
+        self._stream = stream
+
+    def readline(self) -> bytes:
+        if self._buffer:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line, self._buffer = self._buffer[: end + 1], self._buffer[end + 1 :]
+                return line
+            rest, self._buffer = self._buffer, b""
+            return rest + self._stream.readline()
+        return self._stream.readline()
+
+
+class _AnsweredEarly:
+    """The reply the fast start already wrote: the server's first message, if it answers that
+    id, is dropped (and compared)."""
+
+    def __init__(self, early: EarlyStart) -> None:
+        self.early = early
+        self.pending = True
+
+    def drops(self, message: Any, line: bytes) -> bool:
+        """Whether ``message`` (encoded as ``line``) is the server's reply to the request
+        answered early; only the server's first message can be."""
+        if not self.pending:
+            return False
+        self.pending = False
+        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError) or message.id != self.early.answered_id:
+            logger.warning("the SDK's first message is not its initialize reply: %s", line[:200])
+            return False
+        if line.decode("utf-8").rstrip("\n") != self.early.answer:
+            logger.warning("the early initialize answer differs from the SDK's: %s", line[:500])
+        return True
 
 
 class _Unanswered:
@@ -425,8 +478,9 @@ async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
 
 
 async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes],
-                    unanswered: _Unanswered) -> None:
-    """The writer: each message as one line, in order, until every sender has closed."""
+                    unanswered: _Unanswered, dropped: _AnsweredEarly | None = None) -> None:
+    """The writer: each message as one line, in order, until every sender has closed (the
+    reply to a request answered early is dropped: ``dropped``)."""
     limiter = anyio.CapacityLimiter(1)  # never waits for threads busy with tool calls
     broken = False
     async with receive:
@@ -437,6 +491,9 @@ async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: 
                 logger.debug("dropping an outgoing message that cannot be serialized", exc_info=True)
                 continue
             if broken:
+                continue
+            if dropped is not None and dropped.drops(session_message.message, data):
+                unanswered.answered(session_message.message)
                 continue
             try:
                 await anyio.to_thread.run_sync(_write, stdout, data, abandon_on_cancel=True, limiter=limiter)

@@ -5,6 +5,8 @@ Pure: no SDK import, no I/O. ``server.py`` turns these dicts into SDK models.
 * ``tools/list``: each entry is ``{name, description, inputSchema, annotations?}`` where
   ``name``/``description`` are the registry's and ``inputSchema`` is exactly
   ``ctx.tools.schemas()[i]["parameters"]`` (no titles added, nothing rewritten).
+* ``instructions`` (the ``initialize`` answer): the tools' own prompt sections
+  (``server_instructions``).
 * ``tools/call``: the model sees only our content blocks (the ``Error: …`` text for a
   failure) and ``isError``. What is not for the model goes under ``_meta`` as
   ``{"dsh_fs": {"diffs": …, "error": {"name": …, "code": …}}}`` (each key only when present);
@@ -16,12 +18,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from ..core.context import Context
+from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolResult
 
-__all__ = ("META_KEY", "TOOL_ANNOTATIONS", "call_result", "tool_entries")
+__all__ = ("META_KEY", "TOOL_ANNOTATIONS", "call_result", "server_instructions", "tool_entries")
 
 META_KEY: Final = "dsh_fs"
 """our key inside a result's ``_meta``"""
+
+def server_instructions(ctx: Context) -> str | None:
+    """The server's ``instructions``: the tools' prompt sections of ``ctx`` (no agent identity:
+    that belongs to the client's agent); ``None`` when there are none."""
+    return ctx.system_prompt.render(only=TOOL_SECTIONS) or None
+
 
 _MUTATION: Final[Mapping[str, bool]] = {
     "readOnlyHint": False,
@@ -38,6 +48,7 @@ TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
     "edit": _MUTATION,
     "glob": _READ_ONLY,
     "grep": _READ_ONLY,
+    "read_image": _READ_ONLY,  # opt-in (docs/IMAGES.md)
     "apply_patch": _MUTATION,  # the editing faces (docs/EDITING-FACES.md): views and changes alike
     "str_replace_based_edit_tool": _MUTATION,
     "str_replace_editor": _MUTATION,

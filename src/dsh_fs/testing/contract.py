@@ -17,7 +17,8 @@ stream_text (text rules, exact error messages with and without DEVIATIONS D6), t
 read_window (where a provider implements it: exactly what windowing read_text/stream_text
 gives, errors included, streamed validation aligned to its own stream_text), list_dir, the
 search capabilities (``walk`` with sizes and modification times, ``stream_bytes`` exact and
-binary-safe, ``host_path`` naming the same bytes where a provider has one),
+binary-safe, ``host_path`` naming the same bytes where a provider has one), ``read_bytes``
+(whole and bounded, the reference's cap texts),
 write_text and edit_text (intents, exact messages, diff basis, D1/D2/D4 per profile, abort
 ordering; D15 overlapping matches, D16 the size limit), delete and rename (guards, exact
 messages, bytes moved unchanged, a destination never replaced, parents created, abort
@@ -171,6 +172,33 @@ class ProviderContract:
             assert caught.value.code == code
         with pytest.raises(FsError) as caught:
             [c async for c in fs.stream_bytes(target, signal=AbortSignal.aborted_signal())]
+        assert (caught.value.code, str(caught.value)) == ("FS_ABORTED", "read aborted")
+
+    async def test_read_bytes_is_whole_and_bounded(self, workspace: Workspace) -> None:
+        """``read_bytes`` (``read_image``'s raw read): the exact bytes up to the cap; over it, the
+        reference's texts — on the caller's stat size before any read, else on the content."""
+        fs = await workspace.provider()
+        data = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 300
+        await workspace.put("img.png", data)
+        await workspace.put("empty.png", b"")
+        target = await fs.resolve("img.png")
+        display = target.display_path
+        assert await fs.read_bytes(target, max_bytes=len(data)) == data
+        assert await fs.read_bytes(target, max_bytes=len(data), size=len(data)) == data
+        assert await fs.read_bytes(await fs.resolve("empty.png"), max_bytes=10) == b""
+        with pytest.raises(FsError) as caught:
+            await fs.read_bytes(target, max_bytes=100, size=len(data))
+        assert str(caught.value) == f'cannot read "{display}": {len(data)} bytes exceeds the 100-byte limit'
+        with pytest.raises(FsError) as caught:  # a stale (or no) size: the content decides
+            await fs.read_bytes(target, max_bytes=100, size=50)
+        assert str(caught.value) == f'cannot read "{display}": content exceeds the 100-byte limit'
+        await workspace.mkdir("dir.png")
+        for rel, code in (("nope.png", "FS_NOT_FOUND"), ("dir.png", "FS_NOT_REGULAR_FILE")):
+            with pytest.raises(FsError) as caught:
+                await fs.read_bytes(await fs.resolve(rel), max_bytes=100)
+            assert caught.value.code == code
+        with pytest.raises(FsError) as caught:
+            await fs.read_bytes(target, max_bytes=len(data), signal=AbortSignal.aborted_signal())
         assert (caught.value.code, str(caught.value)) == ("FS_ABORTED", "read aborted")
 
     # -- resolve ---------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from ..fs.text import normalize
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
 from ..tool_fs.diff import bounded_diffs
-from ..tool_fs.shared import check_unicode, near_match_hint, with_remedy
+from ..tool_fs.shared import check_unicode, image_hint, near_match_hint, with_remedy
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .lines import LineCollector
@@ -125,6 +125,8 @@ class Editor:
             done = await run(args, execution)
         except FsError as err:
             projected = with_remedy(err, self.switches)
+            if self.switches.image_view_hint and command == "view":  # I5: Anthropic documents view for text
+                projected = image_hint(projected, path, offered=self.ctx.tools.get("read_image") is not None)
             if projected is err:
                 raise
             raise projected from err

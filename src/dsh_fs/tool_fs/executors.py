@@ -35,7 +35,7 @@ from .diff import bounded_diffs
 from .edit_facts import what_is_wrong
 from .read_render import ReadWindow, build_window, format_read_output
 from .lookup import lookalike_hint
-from .shared import check_unicode, with_hint, with_remedy
+from .shared import check_unicode, image_hint, with_hint, with_remedy
 
 __all__ = ("FsTools",)
 
@@ -93,7 +93,15 @@ class FsTools:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
         if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
-        return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        if not self.switches.image_read_hint:
+            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        try:
+            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
+        except FsError as err:  # I1
+            hinted = image_hint(err, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            if hinted is err:
+                raise
+            raise hinted from err
 
     def _spilled(self, file_path: str, execution: ToolExecution) -> FileSystem | None:
         """The read-only provider of a saved search result (``spill_store.reader``), when

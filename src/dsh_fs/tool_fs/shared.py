@@ -6,6 +6,8 @@ tools and the adapters borrow these from ``tool_fs`` (DEVIATIONS D5, D9, D11, D1
   `` — read the file, then retry`` for ``FS_NOT_OBSERVED``) or near-match ``Hint: …`` line
   (``old_string was not found``); ``with_hint`` gives any error such a line;
   ``near_match_hint`` is the hint search itself (``tool_fs.hints``).
+* Image hints (I1, I5): ``image_hint`` gives a binary-file error on an image path the
+  line saying how to see the image (``read_image``, or how a deployment enables it).
 * Unicode checks (D11): ``lone_surrogate``, ``check_unicode``.
 * Config helpers: ``positive_integer`` (a plugin setting that must be an integer ≥ 1).
 
@@ -18,13 +20,17 @@ import math
 
 from ..core.errors import ToolInputError
 from ..fs.errors import FsError, FsErrorCode
+from ..fs.media import image_media_type_for_path
 from ..fs.tool_switches import ToolSwitches
 from .hints import near_match_hint
 
 __all__ = (
+    "IMAGE_HINT_DISABLED",
+    "IMAGE_HINT_ENABLED",
     "STALE_REMEDY",
     "UNOBSERVED_REMEDY",
     "check_unicode",
+    "image_hint",
     "lone_surrogate",
     "near_match_hint",
     "positive_integer",
@@ -34,6 +40,28 @@ __all__ = (
 
 STALE_REMEDY = " — re-read the file, then retry"
 UNOBSERVED_REMEDY = " — read the file, then retry"
+
+
+IMAGE_HINT_ENABLED = "Hint: this is an image file; use the read_image tool to see it."
+"""DEVIATIONS I1: appended to ``read``'s binary-file error on an image path when the context
+offers ``read_image``"""
+IMAGE_HINT_DISABLED = (
+    "Hint: this is an image file; read shows text only. Image reads are not enabled in this deployment "
+    "(its operator can enable them for an image-capable model: create_context(images=True) or dsh-fs mcp --images)."
+)
+"""DEVIATIONS I1: the same, when the context does not offer ``read_image``"""
+
+
+def image_hint(err: FsError, file_path: str, *, offered: bool) -> FsError:
+    """``err`` with I1's hint when it is a binary-file error (``FS_NOT_TEXT``) on a path whose
+    extension claims an image (``fs.media``); otherwise ``err`` itself.
+
+    :param offered: whether the context offers ``read_image`` (the hint names it), else the
+        hint says how a deployment enables image reads
+    """
+    if err.code != FsErrorCode.NOT_TEXT or image_media_type_for_path(file_path) is None:
+        return err
+    return with_hint(err, IMAGE_HINT_ENABLED if offered else IMAGE_HINT_DISABLED)
 
 
 def with_remedy(err: FsError, switches: ToolSwitches) -> FsError:

@@ -1,4 +1,4 @@
-"""Unit tests for ``dsh_fs.cli.state``: the persistent observation store behind ``--session``.
+"""Unit tests for ``dsh_fs.session_store``: the persistent observation store behind ``--session``.
 
 Covers: the state directory rules, round trips of both kinds of observation (a version and
 ``ABSENT``, DEVIATIONS D8), session and owner isolation, durability (rows are committed
@@ -20,7 +20,7 @@ import textwrap
 import anyio
 import pytest
 
-from dsh_fs.cli.state import DB_FILENAME, SqliteObservationStore, state_dir
+from dsh_fs.session_store import DB_FILENAME, SqliteObservationStore, state_dir
 from dsh_fs.core.context import Context
 from dsh_fs.core.session import Session
 from dsh_fs.fs.types import Version
@@ -274,7 +274,7 @@ def test_stores_opening_a_new_database_at_once_all_succeed(tmp_path):
 _WORKER = textwrap.dedent(
     """
     import sys
-    from dsh_fs.cli.state import SqliteObservationStore
+    from dsh_fs.session_store import SqliteObservationStore
     from dsh_fs.core.session import Session
     db, worker, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
     owner = Session()
@@ -377,7 +377,7 @@ def test_a_persisted_absence_lets_write_create_and_edit_report_not_found(db, tmp
 # -- housekeeping (dsh-fs sessions) ---------------------------------------------------------------
 
 def test_list_forget_and_prune_work_on_the_whole_store(db):
-    from dsh_fs.cli.state import forget_session, list_sessions, open_database, prune_sessions
+    from dsh_fs.session_store import forget_session, list_sessions, open_database, prune_sessions
 
     for name, keys in (("b", ["/x"]), ("a", ["/x", "/y"]), ("\udcff odd", ["/z"])):
         with SqliteObservationStore(db, name, owner=(owner := Session())) as store:
@@ -410,3 +410,37 @@ def test_bad_durations_say_what_is_wrong(text):
     with pytest.raises(ValueError) as caught:
         parse_duration(text)
     assert ("must not be empty" if not text else f"{text!r} is not a duration") in str(caught.value)
+
+
+# -- several stores of one session open at once (dsh-fs mcp --session, DEVIATIONS M1) ------------
+
+
+def test_a_store_sees_what_another_store_of_its_session_records_while_both_are_open(db):
+    first, second = Session(), Session()
+    with SqliteObservationStore(db, "s", owner=first) as a, SqliteObservationStore(db, "s", owner=second) as b:
+        assert b.get(second, "/k") is None
+        a.record(first, "/k", Version("v1"))
+        assert b.get(second, "/k") == "v1"  # not only what b found when it opened
+        b.record(second, "/k", ABSENT)
+        assert a.get(first, "/k") is ABSENT
+        assert a.snapshot(first) == {"/k": ABSENT}
+        with SqliteObservationStore(db, "other", owner=Session()) as c:
+            assert c.get(c.owner, "/k") is None
+
+
+def test_a_key_whose_save_failed_is_answered_from_memory(db, monkeypatch):
+    owner = Session()
+    with SqliteObservationStore(db, "s", owner=owner, busy_timeout=0.05) as store:
+        store.record(owner, "/k", Version("v1"))
+        blocker = sqlite3.connect(db, isolation_level=None)
+        try:
+            blocker.execute("BEGIN IMMEDIATE")
+            store.record(owner, "/k", Version("v2"))  # the save times out: the disk keeps v1
+            assert store.errors
+            assert store.get(owner, "/k") == "v2"  # what this process last saw
+            assert store.snapshot(owner) == {"/k": "v2"}
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        store.record(owner, "/k", Version("v3"))  # saved again: the disk answers once more
+        assert _rows(db) == [(b"s", b"/k", b"v3")] and store.get(owner, "/k") == "v3"

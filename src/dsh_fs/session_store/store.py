@@ -1,10 +1,13 @@
-"""Persistent observations for ``dsh-fs … --session NAME``: an ``ObservationStore`` whose one
-bound session is backed by SQLite.
+"""Persistent observations for ``--session NAME`` (the ``dsh-fs`` tool commands and ``dsh-fs mcp``
+over stdio): an ``ObservationStore`` whose one bound owner is backed by SQLite.
 
 The reference keeps observations in memory only, so a resumed session must re-read
-(REFERENCE-SPEC §3.1). The CLI runs one tool call per process; to let ``read`` in one command
-authorize ``edit`` in the next, the observations of a *named* session live in a small SQLite
-database under the user's state directory (:func:`state_dir`).
+(REFERENCE-SPEC §3.1). The CLI runs one tool call per process, and per-call MCP clients
+(LangChain's MCP adapter, LlamaIndex's ``BasicMCPClient``, the MCP Inspector's CLI) start one
+``dsh-fs mcp`` process per call; to let a ``read`` in one process authorize the ``edit`` in
+the next, the observations of a *named* session live in a small SQLite database under the
+user's state directory (:func:`state_dir`). Several processes may serve one name at once:
+they share one observation owner (DEVIATIONS M1).
 
 Guarantees:
 
@@ -14,6 +17,10 @@ Guarantees:
   one session that finish together never drop each other's observation; lock contention
   waits up to ``busy_timeout`` seconds — including the one SQLite does not wait for itself:
   processes that open a new database at once and race to switch it to WAL (``_enable_wal``).
+* **Shared while running.** The bound owner's observations are read from the database at
+  every lookup (one indexed ``SELECT``; readers never wait for a writer in WAL mode), so a
+  process sees what another process of the same session recorded a moment ago, not only
+  what it found at start. A key whose last save here failed is answered from memory.
 * **Fail-closed.** If saving fails (disk full, database locked for too long), the tool call
   still succeeds (its mutation already happened) and the failure is kept in
   :attr:`SqliteObservationStore.errors` for the caller to report. A lost observation can only
@@ -33,8 +40,11 @@ opaque strings; they are stored as UTF-8 BLOBs (``surrogatepass``) so any Python
 Housekeeping (``dsh-fs sessions``): :func:`list_sessions`, :func:`forget_session`,
 :func:`prune_sessions` work on the whole store.
 
-Not here: what an observation authorizes (``fs_policy``), command-line parsing (``tool_cmds``,
-``sessions_cmd``).
+Every lookup and record is synchronous (the policy's listeners record synchronously): a
+record costs one committed transaction (an ``fsync``), on the caller's thread.
+
+Not here: what an observation authorizes (``fs_policy``), command-line parsing
+(``cli.tool_cmds``, ``cli.sessions_cmd``, ``cli.mcp_cmd``).
 """
 
 from __future__ import annotations
@@ -51,11 +61,13 @@ from ..fs_policy import ABSENT, ObservationStore
 
 __all__ = (
     "DB_FILENAME",
+    "SessionStoreError",
     "SessionSummary",
     "SqliteObservationStore",
     "forget_session",
     "list_sessions",
     "open_database",
+    "open_session_store",
     "prune_sessions",
     "state_dir",
     "store_location",
@@ -217,21 +229,27 @@ class SqliteObservationStore(ObservationStore):
     (only the rows of ``name``) and written through on every :meth:`record`; observations of
     any other owner stay in memory, exactly as in the base class.
 
-    Reads are served from memory: a store sees what other processes recorded for ``name``
-    up to its construction (or the last :meth:`reload`), plus its own records.
+    Lookups of ``owner`` read the database (what any process recorded for ``name``, up to
+    this moment); if the database cannot be read, or this store's last save of that key
+    failed, the in-memory copy answers (it holds what was loaded at construction or the
+    last :meth:`reload`, plus this store's own records).
 
     :param path: the SQLite database file (its directory is created ``0700`` if missing)
     :param name: the session name (any string; the key of the persisted rows)
     :param owner: the ``Session`` object whose observations persist
     :param private: the directory must be private to this user (:func:`open_database`)
     :param busy_timeout: seconds to wait for another process's write lock
+    :param max_per_owner: bounds the in-memory observations of every *other* owner, as in
+        ``ObservationStore``; the bound owner's rows on disk are not bounded (``dsh-fs
+        sessions prune`` removes old sessions)
     :raises sqlite3.Error: when the database cannot be opened, created or read
     :raises OSError: when its directory cannot be used
     """
 
     def __init__(self, path: str | os.PathLike[str], name: str, *, owner: object, private: bool = True,
-                 busy_timeout: float = 10.0) -> None:
-        super().__init__()
+                 busy_timeout: float = 10.0, max_per_owner: int | None = None) -> None:
+        super().__init__(max_per_owner=max_per_owner)
+        self._unsaved: set[str] = set()
         self.path = os.fspath(path)
         self.name = name
         self.owner = owner
@@ -258,17 +276,39 @@ class SqliteObservationStore(ObservationStore):
             "SELECT target_key, version FROM observations WHERE session = ?", (_blob(self.name),)
         ).fetchall()
         loaded = {_text(key): (ABSENT if version is None else Version(_text(version))) for key, version in rows}
+        kept = self._by_owner.get(self.owner, {})
+        loaded.update({key: kept[key] for key in self._unsaved if key in kept})  # newer than the disk
         self._by_owner[self.owner] = loaded
+
+    def get(self, owner: object | None, key: str) -> Version | object | None:
+        """The owner's observation of ``key``: for the bound owner, the database's row (what
+        any process of this session recorded last), else the in-memory one; ``None``: none.
+
+        Never raises for a database failure: the in-memory copy answers then (fail-closed: it
+        can only be older than the database, or missing).
+        """
+        if owner is None or owner is not self.owner or key in self._unsaved:
+            return super().get(owner, key)
+        try:
+            row = self._conn.execute(
+                "SELECT version FROM observations WHERE session = ? AND target_key = ?", (_blob(self.name), _blob(key))
+            ).fetchone()
+        except sqlite3.Error:
+            return super().get(owner, key)
+        if row is None:
+            return None
+        return ABSENT if row[0] is None else Version(_text(row[0]))
 
     def record(self, owner: object | None, key: str, observation: Version | object) -> None:
         """Record (overwrite) an observation; the bound owner's is also saved to disk.
 
-        Never raises for a database failure: it is appended to :attr:`errors` instead
-        (fail-closed, see the module docstring).
+        Never raises for a database failure: it is appended to :attr:`errors` instead, and
+        :meth:`get` answers that key from memory (fail-closed, see the module docstring).
         """
         super().record(owner, key, observation)  # type: ignore[arg-type]
         if owner is None or owner is not self.owner:
             return
+        self._unsaved.add(key)  # until the commit below succeeds
         version = None if observation is ABSENT else _blob(str(observation))
         try:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -281,6 +321,19 @@ class SqliteObservationStore(ObservationStore):
                 raise
         except sqlite3.Error as exc:
             self.errors.append(exc)
+        else:
+            self._unsaved.discard(key)
+
+    def snapshot(self, owner: object) -> dict[str, Version | object]:
+        """A copy of everything ``owner`` has observed; for the bound owner, the database's
+        rows of ``name`` (memory if the database cannot be read)."""
+        if owner is not self.owner:
+            return super().snapshot(owner)
+        try:
+            self.reload()
+        except sqlite3.Error:
+            pass
+        return super().snapshot(owner)
 
     def forget(self) -> int:
         """Delete every saved observation of ``name`` (and the owner's in-memory ones).
@@ -290,6 +343,7 @@ class SqliteObservationStore(ObservationStore):
         """
         deleted = forget_session(self._conn, self.name)
         self._by_owner[self.owner] = {}
+        self._unsaved.clear()
         return deleted
 
     def close(self) -> None:
@@ -301,6 +355,27 @@ class SqliteObservationStore(ObservationStore):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class SessionStoreError(Exception):
+    """Raised by :func:`open_session_store` when the store cannot be opened; ``str(exc)`` is
+    ``cannot open the session store <path>: <why>`` (what the command line prints)."""
+
+
+def open_session_store(name: str, *, owner: object, max_per_owner: int | None = None) -> SqliteObservationStore:
+    """The store of session ``name`` at its usual place (:func:`store_location`, with its
+    privacy check), bound to ``owner``.
+
+    :param name: the session name (``--session NAME``, ``$DSH_FS_SESSION``)
+    :param owner: the ``Session`` whose observations persist under ``name``
+    :param max_per_owner: as for :class:`SqliteObservationStore`
+    :raises SessionStoreError: when it cannot be opened (``sqlite3.Error``, ``OSError`` inside)
+    """
+    path, private = store_location()
+    try:
+        return SqliteObservationStore(path, name, owner=owner, private=private, max_per_owner=max_per_owner)
+    except (sqlite3.Error, OSError) as exc:
+        raise SessionStoreError(f"cannot open the session store {path}: {exc}") from exc
 
 
 # -- housekeeping (dsh-fs sessions) -----------------------------------------------------------

@@ -1,0 +1,355 @@
+"""A deepagents backend on a dsh-fs provider (optional extra: ``pip install 'dsh-fs[deepagents]'``).
+
+``DshFsBackend(ctx)`` implements ``deepagents.backends.protocol.BackendProtocol``, so
+``create_deep_agent(..., backend=DshFsBackend(ctx))`` gives deepagents' own file tools
+(``ls``, ``read_file``, ``write_file``, ``edit_file``, ``glob``, ``grep``) a dsh-fs provider
+underneath::
+
+    from deepagents import create_deep_agent
+    from dsh_fs import create_context
+    from dsh_fs.adapters.deepagents import DshFsBackend
+
+    agent = create_deep_agent("deepseek:deepseek-chat", backend=DshFsBackend(create_context(root=".")))
+
+Paths are the provider's (absolute host paths for the local one), confined to the context's
+root: a path outside it fails with dsh-fs's ``outside the workspace`` text. The tools' names,
+descriptions, argument schemas and success texts stay deepagents' own; what runs underneath is
+dsh-fs (docs/FRAMEWORKS.md lists what differs and which guarantees hold):
+
+* ``write``/``edit`` run dsh-fs's own ``write``/``edit`` tools through the registry with the
+  backend's ``Session``: containment, atomic durable writes, per-file locks, and the
+  observation policy (a file must be read through this backend before it is overwritten or
+  edited, and a file changed since that read is refused ``FS_STALE_VERSION``). A refusal is
+  the tool's exact ``Error: …`` text, which deepagents shows the model as it is;
+* ``read`` resolves, stats and reads through the provider, records the observation (the
+  file's version before the read, as dsh-fs's ``read`` does) and slices the text with
+  deepagents' own ``slice_read_response``; files above ``read_whole_max_bytes`` are streamed
+  and only the window is kept. Errors are dsh-fs's messages (deepagents prefixes ``Error: ``);
+* ``ls``, ``glob`` and ``grep`` list and walk through the provider (containment; symlinks are
+  never followed) with deepagents' matching rules (its ``compile_grep_include_glob``, literal
+  grep), capped at ``max_results`` entries or matches (``truncated=True`` past it).
+
+``upload_files``, ``download_files`` and ``delete`` are not offered (deepagents' tools do not
+need them). Every sync method runs on the backend's own event loop (``BlockingRunner``); the
+async ones on the caller's. deepagents is imported by this module only.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+from deepagents.backends.protocol import (
+    BackendProtocol,
+    EditResult,
+    FileInfo,
+    GlobResult,
+    GrepMatch,
+    GrepResult,
+    LsResult,
+    ReadResult,
+    WriteResult,
+)
+from deepagents.backends.utils import (
+    InvalidGlobPatternError,
+    compile_grep_include_glob,
+    normalize_read_bounds,
+    slice_read_response,
+)
+
+from ..core.session import Session, ToolExecution
+from ..core.tools import ToolRegistry
+from ..fs.errors import FsError, not_found, not_regular_file
+from ..fs.events import FS_OBSERVED
+from ..fs.types import Target, WalkEntry
+from .blocking import BlockingRunner
+from .calls import registry_of
+
+__all__ = ("DshFsBackend",)
+
+READ_WHOLE_MAX_BYTES = 8 * 1024 * 1024
+"""files up to this size are read whole and sliced by deepagents' own helper; larger ones
+are streamed and only the requested window is kept"""
+WINDOW_MAX_CHARS = 1024 * 1024
+"""the most text one streamed read window keeps (a longer line is clipped there)"""
+MAX_RESULTS = 1000
+"""the most ``glob`` entries or ``grep`` matches one call returns"""
+
+
+class DshFsBackend(BackendProtocol):
+    """deepagents' ``BackendProtocol`` over a dsh-fs context, for one agent.
+
+    :param ctx: a ``Context`` with the file tools loaded (``dsh_fs.create_context(...)``:
+        provider, policy, ``read``/``write``/``edit``)
+    :param session: the agent session (observation owner, cwd: the default directory of
+        ``ls``/``glob``/``grep``); default a new ``Session(cwd=cwd)``
+    :param cwd: the default session's cwd; default the provider's (``create_context``: the root)
+    :param max_results: cap of ``glob`` entries and ``grep`` matches per call
+    :param read_whole_max_bytes: files up to this size are read whole (see the module doc)
+    :raises TypeError: ``ctx`` has no tool registry
+    :raises ValueError: ``max_results`` or ``read_whole_max_bytes`` below 1
+    """
+
+    def __init__(self, ctx: Any, *, session: Session | None = None, cwd: str | None = None,
+                 max_results: int = MAX_RESULTS, read_whole_max_bytes: int = READ_WHOLE_MAX_BYTES) -> None:
+        if max_results < 1 or read_whole_max_bytes < 1:
+            raise ValueError("max_results and read_whole_max_bytes must be at least 1")
+        self.ctx = ctx
+        self.registry: ToolRegistry = registry_of(ctx)
+        self.session = session if session is not None else Session(cwd=cwd)
+        self.max_results = max_results
+        self.read_whole_max_bytes = read_whole_max_bytes
+        self._runner = BlockingRunner("dsh-fs deepagents")
+
+    # -- plumbing ---------------------------------------------------------------------------
+    @property
+    def _fs(self) -> Any:
+        return self.ctx.fs
+
+    def _execution(self) -> ToolExecution:
+        return ToolExecution(session=self.session)
+
+    async def _resolve(self, path: str | None) -> Target:
+        where = path if path is not None else (self.session.cwd or ".")
+        return await self._fs.resolve(where, cwd=self.session.cwd)
+
+    def close(self) -> None:
+        """Stop the event loop the sync methods run on (a later sync call starts a new one)."""
+        self._runner.close()
+
+    # -- read -------------------------------------------------------------------------------
+    async def aread(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        """Read a window of a UTF-8 file and record the observation (dsh-fs ``read``'s rule).
+
+        ``offset`` is 0-based, ``limit`` in lines (deepagents' contract); a non-positive
+        ``limit`` inspects nothing. Errors: dsh-fs's messages (not found, not a regular file,
+        not text, outside the workspace …)."""
+        try:
+            target = await self._resolve(file_path)
+            info = await self._fs.stat(target)
+            if info is None:
+                raise not_found("read", target.display_path)
+            if info.type != "file":
+                raise not_regular_file("read", target.display_path)
+            if info.size is not None and info.size <= self.read_whole_max_bytes:
+                text = await self._fs.read_text(target)
+                result = slice_read_response({"content": text, "encoding": "utf-8"}, offset, limit)
+            else:
+                result = await self._streamed_window(target, offset, limit)
+        except FsError as err:
+            return ReadResult(error=str(err))
+        if result.error is None and not result.no_lines_requested:
+            self.ctx.emit(FS_OBSERVED, target, info.version, self._execution())
+        return result
+
+    async def _streamed_window(self, target: Target, offset: int, limit: int) -> ReadResult:
+        """The window of a large file, keeping only its lines (at most ``WINDOW_MAX_CHARS``)."""
+        offset, limit = normalize_read_bounds(offset, limit)
+        if limit == 0:
+            return ReadResult(file_data={"content": "", "encoding": "utf-8"}, no_lines_requested=True)
+        kept: list[str] = []
+        size = 0
+        index = 0
+        more = False
+        async for line in _lines(self._fs.stream_text(target), WINDOW_MAX_CHARS):
+            if index < offset:
+                index += 1
+                continue
+            if len(kept) == limit or size >= WINDOW_MAX_CHARS:
+                more = True
+                break
+            piece = line[: WINDOW_MAX_CHARS - size]
+            kept.append(piece)
+            size += len(piece)
+            index += 1
+        if not kept:
+            return ReadResult(error=f"Line offset {offset} exceeds file length ({index} lines)")
+        content = "".join(kept).replace("\r\n", "\n").replace("\r", "\n")
+        end = offset + len(kept)
+        return ReadResult(file_data={"content": content, "encoding": "utf-8"}, start_line=offset + 1, end_line=end,
+                          next_offset=end if more else None, total_lines=None if more else end)
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        """Sync ``aread``."""
+        return self._runner.run(self.aread, file_path, offset, limit)
+
+    # -- write / edit: dsh-fs's own tools ----------------------------------------------------
+    async def awrite(self, file_path: str, content: str) -> WriteResult:
+        """dsh-fs ``write`` (§4.7 under the observation policy): create a new file, or replace
+        one this agent has read and that has not changed since. ``error`` is the tool's exact
+        ``Error: …`` text."""
+        result = await self.registry.execute("write", {"file_path": file_path, "content": content}, session=self.session)
+        if result.is_error:
+            return WriteResult(error=result.text)
+        return WriteResult(path=await self._display(file_path))
+
+    def write(self, file_path: str, content: str) -> WriteResult:
+        """Sync ``awrite``."""
+        return self._runner.run(self.awrite, file_path, content)
+
+    async def aedit(self, file_path: str, old_string: str, new_string: str,
+                    replace_all: bool = False) -> EditResult:  # noqa: FBT001, FBT002 (the protocol's signature)
+        """dsh-fs ``edit`` (§4.8 under the observation policy): the file must have been read
+        through this backend and be unchanged since. ``error`` is the tool's exact text;
+        ``occurrences`` is 1, or with ``replace_all`` the occurrences in the text the edit
+        started from (counted just before it)."""
+        arguments = {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all}
+        count = await self._count(file_path, old_string) if replace_all else 1
+        result = await self.registry.execute("edit", arguments, session=self.session)
+        if result.is_error:
+            return EditResult(error=result.text)
+        return EditResult(path=await self._display(file_path), occurrences=count)
+
+    def edit(self, file_path: str, old_string: str, new_string: str,
+             replace_all: bool = False) -> EditResult:  # noqa: FBT001, FBT002
+        """Sync ``aedit``."""
+        return self._runner.run(self.aedit, file_path, old_string, new_string, replace_all)
+
+    async def _count(self, file_path: str, old_string: str) -> int | None:
+        """Occurrences of ``old_string`` in the file (line endings as the edit matches them);
+        ``None`` when the file cannot be read whole (the edit reports why, or succeeds on a
+        file too large to count)."""
+        try:
+            target = await self._resolve(file_path)
+            info = await self._fs.stat(target)
+            if info is None or info.size is None or info.size > self.read_whole_max_bytes:
+                return None
+            text = await self._fs.read_text(target)
+        except FsError:
+            return None
+        needle = old_string.replace("\r\n", "\n")
+        return await anyio.to_thread.run_sync(lambda: text.replace("\r\n", "\n").count(needle) if needle else 0)
+
+    async def _display(self, file_path: str) -> str:
+        try:
+            return (await self._resolve(file_path)).display_path
+        except FsError:
+            return file_path
+
+    # -- ls / glob / grep -------------------------------------------------------------------
+    async def als(self, path: str) -> LsResult:
+        """The directory's direct children (``path``, ``is_dir``, ``size``), through the
+        provider; errors are dsh-fs's messages."""
+        try:
+            entries = await self._fs.list_dir(await self._resolve(path))
+        except FsError as err:
+            return LsResult(error=str(err))
+        infos: list[FileInfo] = []
+        for entry in entries:
+            info: FileInfo = {"path": entry.target.display_path, "is_dir": entry.type == "directory"}
+            if entry.size is not None:
+                info["size"] = entry.size
+            infos.append(info)
+        return LsResult(entries=infos)
+
+    def ls(self, path: str) -> LsResult:
+        """Sync ``als``."""
+        return self._runner.run(self.als, path)
+
+    async def aglob(self, pattern: str, path: str | None = None) -> GlobResult:
+        """Regular files below ``path`` (default: the session's cwd) whose path relative to it
+        matches ``pattern`` by deepagents' rules; at most ``max_results`` (then
+        ``truncated``, reason ``budget``)."""
+        try:
+            matcher = compile_grep_include_glob(pattern)
+        except InvalidGlobPatternError as err:
+            return GlobResult(error=str(err))
+        matches: list[FileInfo] = []
+        try:
+            async for entry in self._files(path):
+                if not matcher(entry.rel):
+                    continue
+                if len(matches) == self.max_results:
+                    return GlobResult(matches=matches, truncated=True, truncation_reason="budget")
+                info: FileInfo = {"path": entry.target.display_path, "is_dir": False}
+                if entry.size is not None:
+                    info["size"] = entry.size
+                if entry.mtime_ns is not None:
+                    info["modified_at"] = _iso(entry.mtime_ns)
+                matches.append(info)
+        except FsError as err:
+            return GlobResult(error=str(err))
+        return GlobResult(matches=matches)
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        """Sync ``aglob``."""
+        return self._runner.run(self.aglob, pattern, path)
+
+    async def agrep(self, pattern: str, path: str | None = None, glob: str | None = None, *,
+                    max_count: int | None = None) -> GrepResult:
+        """Lines containing ``pattern`` literally in the UTF-8 files below ``path`` (default:
+        the session's cwd) that ``glob`` selects; files that are not text are skipped. At
+        most ``max_count`` (default and ceiling: ``max_results``) matches, then ``truncated``."""
+        cap = self.max_results if max_count is None else min(max_count, self.max_results)
+        try:
+            matcher = compile_grep_include_glob(glob) if glob else None
+        except InvalidGlobPatternError as err:
+            return GrepResult(error=str(err))
+        matches: list[GrepMatch] = []
+        try:
+            async for entry in self._files(path):
+                if matcher is not None and not matcher(entry.rel):
+                    continue
+                number = 0
+                try:
+                    async for line in _lines(self._fs.stream_text(entry.target), WINDOW_MAX_CHARS):
+                        number += 1
+                        if pattern in line:
+                            if len(matches) >= cap:
+                                return GrepResult(matches=matches, truncated=True)
+                            matches.append({"path": entry.target.display_path, "line": number,
+                                            "text": line.rstrip("\r\n")})
+                except FsError:
+                    continue  # not text, vanished, unreadable: not searched
+        except FsError as err:
+            return GrepResult(error=str(err))
+        return GrepResult(matches=matches)
+
+    def grep(self, pattern: str, path: str | None = None, glob: str | None = None, *,
+             max_count: int | None = None) -> GrepResult:
+        """Sync ``agrep``."""
+        return self._runner.run(lambda: self.agrep(pattern, path, glob, max_count=max_count))
+
+    async def _files(self, path: str | None) -> AsyncIterator[WalkEntry]:
+        target = await self._resolve(path)
+        info = await self._fs.stat(target)
+        if info is None:
+            raise not_found("list", target.display_path)
+        if info.type == "file":  # a file named as the search root: itself
+            name = target.display_path.rsplit("/", 1)[-1]
+            yield WalkEntry(rel=name, type="file", target=target, size=info.size)
+            return
+        async for entry in self._fs.walk(target):
+            if entry.type == "file":
+                yield entry
+
+
+async def _lines(chunks: AsyncIterator[str], max_chars: int) -> AsyncIterator[str]:
+    """The lines of streamed text, each with its ending, split where
+    ``str.splitlines(keepends=True)`` splits; a line longer than ``max_chars`` is clipped
+    there (the rest of it is dropped, so memory stays bounded and line numbers stay right)."""
+    pending = ""
+    clipped = False  # inside an overlong line whose head was already yielded
+    async for chunk in chunks:
+        pending += chunk
+        lines = pending.splitlines(keepends=True)
+        # the last piece may be incomplete (or a "\r" whose "\n" is in the next chunk)
+        pending = lines.pop() if lines else ""
+        for line in lines:
+            if clipped:
+                clipped = False  # the end of the overlong line
+                continue
+            yield line[:max_chars]
+        if len(pending) > max_chars:
+            if not clipped:
+                yield pending[:max_chars]
+                clipped = True
+            pending = pending[-1:]  # keep a trailing "\r" so "\r\n" still ends the line once
+    if pending and not clipped:
+        yield pending
+
+
+def _iso(mtime_ns: int) -> str:
+    return datetime.datetime.fromtimestamp(mtime_ns / 1e9, tz=datetime.timezone.utc).isoformat()

@@ -1,0 +1,146 @@
+"""LangChain / LangGraph tools (optional extra: ``pip install 'dsh-fs[langchain]'``).
+
+``DshFsToolkit(ctx)`` is a LangChain ``BaseToolkit``; its ``get_tools()`` are ``BaseTool``s for
+``langchain.agents.create_agent``, LangGraph's prebuilt ``create_react_agent`` and ``ToolNode``,
+or any chat model's ``bind_tools``::
+
+    from langchain.agents import create_agent
+    from dsh_fs import create_context
+    from dsh_fs.adapters.langchain import DshFsToolkit
+
+    toolkit = DshFsToolkit(create_context(root="."))        # one toolkit = one agent
+    agent = create_agent("deepseek:deepseek-chat", tools=toolkit.get_tools(),
+                         system_prompt=toolkit.instructions())
+
+What the model gets, exactly as from the other adapters:
+
+* each tool's name, description and §4.3 JSON schema from the registry, unchanged (a
+  JSON-schema ``args_schema``: LangChain sends it as given and validates nothing, so the
+  registry's own ``INVALID_ARGS`` texts answer bad arguments);
+* the result text byte for byte; a failed call raises ``ToolException`` with its ``Error: …``
+  text, which the tool's ``handle_tool_error`` turns into the ``ToolMessage`` content with
+  ``status="error"`` (LangChain's way of telling the model a tool failed);
+* one ``Session`` per toolkit (the observation owner: a file read through it may then be
+  edited through it).
+
+``invoke`` (sync) runs the call on the toolkit's own event loop (``BlockingRunner``);
+``ainvoke`` runs it on the caller's. LangGraph's ``ToolNode`` runs one message's calls at
+once: each write or edit is still atomic and locked per file, but two changes to one file in
+the same message land in either order (the other adapters keep model order, §5.5).
+
+langchain-core is imported by this module only; ``import dsh_fs.adapters`` never needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.tools import BaseTool, BaseToolkit, ToolException
+from pydantic import ConfigDict, PrivateAttr
+
+from ..core.session import Session
+from ..core.system_prompt import TOOL_SECTIONS
+from ..core.tools import ToolRegistry, ToolResult
+from .blocking import BlockingRunner
+from .calls import registry_of
+
+__all__ = ("DshFsTool", "DshFsToolkit")
+
+
+class DshFsTool(BaseTool):
+    """One registry tool as a LangChain ``BaseTool`` (built by ``DshFsToolkit.get_tools``).
+
+    ``args_schema`` is the tool's §4.3 JSON schema (a dict). The keyword arguments the model
+    sent are passed to the registry as they are; the result is its text, or ``ToolException``
+    with the error text (handled: ``ToolMessage(status="error")``).
+    """
+
+    handle_tool_error: Any = True
+    _registry: ToolRegistry = PrivateAttr()
+    _session: Session = PrivateAttr()
+    _runner: BlockingRunner = PrivateAttr()
+
+    def __init__(self, *, registry: ToolRegistry, session: Session, runner: BlockingRunner, **fields: Any) -> None:
+        super().__init__(**fields)
+        self._registry = registry
+        self._session = session
+        self._runner = runner
+
+    async def _call(self, arguments: dict[str, Any]) -> str:
+        result: ToolResult = await self._registry.execute(self.name, arguments, session=self._session)
+        if result.is_error:
+            raise ToolException(result.text)
+        return result.text
+
+    def _run(self, *args: Any, **kwargs: Any) -> str:
+        """Sync call: runs on the toolkit's event loop (``BlockingRunner``).
+
+        :raises ToolException: the call failed; its message is the ``Error: …`` text
+        """
+        return self._runner.run(self._call, _arguments(args, kwargs))
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> str:
+        """Async call on the caller's event loop.
+
+        :raises ToolException: the call failed; its message is the ``Error: …`` text
+        """
+        return await self._call(_arguments(args, kwargs))
+
+
+def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The model's arguments: LangChain passes a dict input as keywords; a bare string input
+    (not a JSON object) reaches the registry as it is, which reports it (§5.5)."""
+    if args:
+        return args[0]
+    return dict(kwargs)
+
+
+class DshFsToolkit(BaseToolkit):
+    """The registry's tools as LangChain tools, for one agent.
+
+    :param ctx: a ``Context`` with the tools loaded (``dsh_fs.create_context(...)``) or a
+        ``ToolRegistry``
+    :param session: the agent session (observation owner, cwd for relative paths); default a
+        new ``Session(cwd=cwd)`` shared by every tool of this toolkit
+    :param cwd: the default session's cwd (ignored when ``session`` is given)
+    :param names: only these tools (registry names), in registry order; default all
+    :raises TypeError: ``ctx`` is neither a ``Context`` nor a ``ToolRegistry``
+    :raises ValueError: a name in ``names`` is not registered
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    ctx: Any
+    session: Session
+    names: list[str] | None = None
+    _tools: list[BaseTool] = PrivateAttr()
+    _runner: BlockingRunner = PrivateAttr()
+
+    def __init__(self, ctx: Any, *, session: Session | None = None, cwd: str | None = None,
+                 names: list[str] | None = None) -> None:
+        super().__init__(ctx=ctx, session=session if session is not None else Session(cwd=cwd), names=names)
+        registry = registry_of(ctx)
+        unknown = sorted(set(names or ()) - set(registry.names()))
+        if unknown:
+            raise ValueError(f"no such tools: {', '.join(unknown)}")
+        self._runner = BlockingRunner("dsh-fs langchain")
+        self._tools = [
+            DshFsTool(registry=registry, session=self.session, runner=self._runner,
+                      name=schema["name"], description=schema["description"], args_schema=schema["parameters"])
+            for schema in registry.schemas()
+            if names is None or schema["name"] in names
+        ]
+
+    def get_tools(self) -> list[BaseTool]:
+        """The tools, in registry order (§4.2); the same objects on every call."""
+        return list(self._tools)
+
+    def instructions(self) -> str:
+        """The tools' own system prompt sections (§4.2 ``tool:*``, without the harness identity
+        line), for ``create_agent(system_prompt=…)``; ``""`` for a bare registry."""
+        prompt = getattr(self.ctx, "system_prompt", None)
+        return "" if prompt is None else prompt.render(only=TOOL_SECTIONS)
+
+    def close(self) -> None:
+        """Stop the event loop the sync calls run on (a later sync call starts a new one)."""
+        self._runner.close()

@@ -1,0 +1,48 @@
+"""The full decode that proves an image's bytes are complete and valid (Pillow, the ``images``
+extra). Synchronous and CPU-bound: callers run it in a worker thread.
+
+The reference decodes every admitted image completely (``sharp(...).raw().toBuffer()``), so a
+PNG cut short is refused rather than sent. Here Pillow decodes the first frame (``Image.load``);
+memory is bounded by the caps checked before (``header.read_header``: at most ``max_pixels``
+pixels, four bytes each).
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+__all__ = ("DecodeFailed", "MISSING_PILLOW", "decode_fully", "require_pillow")
+
+MISSING_PILLOW = "read_image needs Pillow: pip install 'dsh-fs[images]'"
+
+_FORMATS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WEBP"}
+
+
+class DecodeFailed(Exception):
+    """The bytes do not decode as an image of the format their header names."""
+
+
+def require_pillow() -> None:
+    """:raises ImportError: ``MISSING_PILLOW`` when Pillow is not installed"""
+    try:
+        import PIL.Image  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(MISSING_PILLOW) from exc
+
+
+def decode_fully(data: bytes, media_type: str) -> None:
+    """Decode ``data`` (the first frame, every pixel of it) as ``media_type``.
+
+    :param media_type: the format the header named (``header.read_header``)
+    :raises DecodeFailed: truncated or corrupt data, or a decoder that reads another format
+    """
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # DecompressionBombWarning: our own caps were checked first
+            with Image.open(io.BytesIO(data), formats=[_FORMATS[media_type]]) as image:
+                image.load()
+    except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, DecompressionBombError …
+        raise DecodeFailed(str(exc)) from exc
