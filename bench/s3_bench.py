@@ -12,7 +12,7 @@ over it; round trips are the provider's S3 requests per call. Latencies on loopb
 the client-side cost plus moto; on a real service add the network round-trip time per request.
 
 Library use (``bench/run.py``): ``results = run(endpoint_url=None, iterations=50)`` returns
-``{"endpoint": …, "file_bytes": …, "calls": {"read": {"round_trips": 2, "mean_ms": …,
+``{"endpoint": …, "file_bytes": …, "calls": {"read": {"round_trips": 1, "mean_ms": …,
 "p50_ms": …, "p95_ms": …}, …}}``.
 """
 

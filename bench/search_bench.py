@@ -10,9 +10,9 @@ levels, a fifth of them ``.py``; read once so the cache is warm): each timing is
 5 interleaved runs of
 
 * ``grep`` of a literal and of a regex through the registry (default profile: ``--sort=path``)
-  → ``rg --no-config --json --sort=path --regexp=…`` run by this script, its output read
+  → ``rg --no-config --json --follow --sort=path --regexp=…`` run by this script, its output read
   through a pipe (what the tool does before parsing);
-* ``glob '**/*.py'`` (default profile: ``--sortr=modified``) → ``rg --files --glob=**/*.py
+* ``glob '**/*.py'`` (default profile: ``--sortr=modified``) → ``rg --files --follow --glob=**/*.py
   --sortr=modified --no-ignore --hidden <VCS excludes>``;
 * a ``grep`` that matches about every line (about 10^7 matches over 1 GiB) in a child
   process: its peak memory growth (``ru_maxrss``) — the run stops at ``rawOutputMaxBytes``.
@@ -121,11 +121,13 @@ def local(work: str, files: int, total_bytes: int) -> list[dict[str, Any]]:
         f"{files // 1000}k files / {total_bytes / 2**20:.0f} MiB"
     cases = [
         (f"`grep` literal over {size}", "grep", {"pattern": "needle_token"},
-         grep_argv("needle_token", None, None, sorted_by_path=True), "rg --json --sort=path (same flags)"),
+         grep_argv("needle_token", None, None, sorted_by_path=True, follow=True),
+         "rg --json --follow --sort=path (same flags)"),
         (f"`grep` regex over {size}", "grep", {"pattern": r"def handler_\d*7\("},
-         grep_argv(r"def handler_\d*7\(", None, None, sorted_by_path=True), "rg --json --sort=path (same flags)"),
+         grep_argv(r"def handler_\d*7\(", None, None, sorted_by_path=True, follow=True),
+         "rg --json --follow --sort=path (same flags)"),
         (f"`glob '**/*.py'` over {size}", "glob", {"pattern": "**/*.py"},
-         glob_argv("**/*.py", None, newest_first=True), "rg --files --sortr=modified (same flags)"),
+         glob_argv("**/*.py", None, newest_first=True, follow=True), "rg --files --follow --sortr=modified (same flags)"),
     ]
     rows = []
     for label, tool, args, argv, baseline in cases:

@@ -38,6 +38,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from dsh_fs.core.context import Context
 from dsh_fs.mcp import HttpSessions, SessionLimits, build_http_app, load_token_file
+from dsh_fs.mcp.connections import ConnectionLimits
 
 __all__ = (
     "Endpoint",
@@ -221,17 +222,19 @@ class InProcess:
 @contextlib.asynccontextmanager
 async def serve_in_process(
     ctx: Context, root: str, *, tokens: Sequence[str] | None = ("token-of-agent-one-0001", "token-of-agent-two-0002"),
-    limits: SessionLimits = SessionLimits(),
+    limits: SessionLimits = SessionLimits(), connections: ConnectionLimits = ConnectionLimits(),
 ) -> AsyncIterator[InProcess]:
-    """Serve ``ctx`` with ``build_http_app`` on 127.0.0.1 (a free port) until the block ends."""
+    """Serve ``ctx`` with ``build_http_app`` and ``server_config`` (as ``serve_http`` does) on
+    127.0.0.1 (a free port) until the block ends."""
     import uvicorn
 
-    from dsh_fs.mcp.http import _bind_tcp
+    from dsh_fs.mcp.http import _bind_tcp, server_config
 
     sock = _bind_tcp("127.0.0.1", 0)
     netloc = f"127.0.0.1:{sock.getsockname()[1]}"
     app, sessions = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host="127.0.0.1", host_header=netloc)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=2)
+    config = server_config(app, tokens=tokens, connections=connections)
+    config.timeout_graceful_shutdown = 2
     web = uvicorn.Server(config)
     try:
         async with anyio.create_task_group() as tg:

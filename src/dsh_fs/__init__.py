@@ -98,6 +98,7 @@ def create_context(
     spill_root: str | os.PathLike[str] | None = None,
     search: bool = True,
     faces: Iterable[str] = (),
+    list_tool: bool | None = None,
     images: bool = False,
     **tool_config: Any,
 ) -> Context:
@@ -121,6 +122,9 @@ def create_context(
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
         ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
+    :param list_tool: load the ``list`` tool (``ToolFsList``, docs/LIST.md); ``None``
+        (default): in the ``default`` profile only (DEVIATIONS L1), so the ``reference``
+        profile's default tool set stays the seed's
     :param images: ``True`` adds ``read_image`` (docs/IMAGES.md): only for a model that takes
         image input, since its results carry an image. Needs Pillow (``dsh-fs[images]``).
         Its caps: ``image_max_bytes``, ``image_max_message_bytes``, ``image_max_pixels``,
@@ -130,7 +134,8 @@ def create_context(
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
         alone, as the reference's ``tool-fs`` deployment)
     :param tool_config: ``read_limit``, ``read_max_line_length``, ``read_max_bytes``,
-        ``read_stream_min_size`` (``ToolFs``); ``glob_max_results``, ``grep_max_matches``,
+        ``read_stream_min_size`` (``ToolFs``); ``list_max_entries`` (``ToolFsList``);
+        ``glob_max_results``, ``grep_max_matches``,
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
@@ -139,7 +144,8 @@ def create_context(
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
-    from .tool_fs import ToolFs
+    from .fs.tool_switches import ToolSwitches
+    from .tool_fs import ToolFs, ToolFsList
     from .tool_fs_search import ToolFsSearch
     from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS
 
@@ -156,6 +162,9 @@ def create_context(
     if policy:
         ctx.plugin(FsPolicy, store=observations)
     search_config = {k: tool_config.pop(k) for k in [*SEARCH_KEYS, "mirror_batch_bytes", "rg_path"] if k in tool_config}
+    list_config = {k: tool_config.pop(k) for k in ["list_max_entries"] if k in tool_config}
+    if list_tool or (list_tool is None and ToolSwitches.of(ctx.profile).list_served):  # L1
+        ctx.plugin(ToolFsList, **list_config)
     image_config = {k: tool_config.pop(k) for k in list(tool_config) if k.startswith("image_")}
     if image_config and not images:
         raise ValueError(f"create_context: {', '.join(sorted(image_config))} needs images=True")

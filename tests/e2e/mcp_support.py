@@ -208,8 +208,12 @@ def scenario_flags(scenario: Mapping[str, Any]) -> list[str]:
     :raises Unsupported: for a config key the command has no flag for
     """
     flags = ["--profile", scenario.get("profile") or "default"]
-    if scenario.get("search") is not True:  # the scenario format's deployment: the file tools only
-        flags += ["--tools", "read,write,edit"]
+    tools = ["read", "write", "edit"]  # the scenario format's deployment: the file tools only,
+    if scenario.get("search") is True:  # glob/grep with "search": true, list with "list": true
+        tools += ["glob", "grep"]
+    if scenario.get("list") is True:
+        tools.append("list")
+    flags += ["--tools", ",".join(tools)]
     if scenario.get("policy", True) is False:
         flags.append("--no-policy")
     for key, value in (scenario.get("config") or {}).items():

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from dsh_fs.tool_fs.list_tool import LIST_PROMPT
 from spectext import FULL_PROMPT, READ_DESCRIPTION, READ_SCHEMA
 
 SCRIPT = Path(sys.executable).with_name("dsh-fs")
@@ -352,20 +353,22 @@ def test_schema_formats(fast, fmt, entry):
     done = fast("schema", "--format", fmt)
     assert done.returncode == 0 and done.stdout.endswith(b"]\n")
     printed = json.loads(done.stdout)
-    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "glob", "grep", "read", "write"]
-    assert printed[3] == entry
+    assert [t.get("name") or t["function"]["name"] for t in printed] == ["edit", "glob", "grep", "list", "read", "write"]
+    assert printed[4] == entry
     assert printed == tool_definitions(dsh_fs.create_context(), fmt)
 
 
 def test_schema_default_format_is_mcp_and_follows_read_limit(cli):
     done = cli("schema", "--read-limit", "7")
-    read = json.loads(done.stdout)[3]
+    read = json.loads(done.stdout)[4]
     assert read["inputSchema"]["properties"]["limit"]["description"] == "Maximum number of lines to return. Defaults to 7."
 
 
 def test_prompt_prints_the_spec_text(cli):
-    done = cli("prompt")
+    done = cli("prompt", "--profile", "reference")
     assert (done.returncode, done.stdout, done.stderr) == (0, out(FULL_PROMPT), b"")
+    identity, tools = FULL_PROMPT.split("\n\n", 1)  # the default profile's list goes first (L1)
+    assert cli("prompt").stdout == out(f"{identity}\n\n{LIST_PROMPT}\n\n{tools}")
 
 
 def test_invalid_read_cap_is_a_usage_error(fast):

@@ -88,3 +88,17 @@ def test_the_program_leaves_nothing_outside_its_workspaces(runs: dict[str, dict[
     run = runs["outside_root"]
     secret = Path(os.path.dirname(run["ws"]), "secret.txt").read_text()
     assert secret not in json.dumps(run["bodies"])
+
+
+def test_an_image_result_says_the_image_is_not_shown(tmp_path: Path) -> None:
+    """DEVIATIONS I6: CrewAI carries tool results as text only, so ``read_image``'s tool message
+    is its envelope plus the line that says the image is not shown — never base64 text."""
+    from dsh_fs.tool_image.texts import envelope
+
+    program = str(Path(__file__).with_name("crewai_image_program.py"))
+    run = json.loads(run_program([program, str(tmp_path)], home=str(tmp_path / "home")).splitlines()[-1])
+    assert run["answer"] == "Done."
+    (message,) = [m for m in run["bodies"][-1]["messages"] if m["role"] == "tool"]
+    hint = "Hint: the image itself is not shown: CrewAI passes tool results to the model as text only."
+    assert message["content"] == envelope(f"{run['ws']}/shot.png", "image/png", 37, 23, run["png_size"]) + "\n" + hint
+    assert run["png_base64"] not in json.dumps(run["bodies"])

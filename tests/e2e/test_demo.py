@@ -102,7 +102,7 @@ def test_the_printed_mcp_config_serves_the_directory(demo: Demo, tmp_path: Path)
             return names, "".join(getattr(block, "text", "") for block in result.content)
 
     names, text = anyio.run(session)
-    assert names == ["edit", "glob", "grep", "read", "write"]
+    assert names == ["edit", "glob", "grep", "list", "read", "write"]
     assert text.startswith(f"<path>{demo.project}/notes.txt</path>") and "1: served" in text, text
 
 

@@ -48,3 +48,17 @@ async def test_without_images_there_is_no_read_image_and_read_says_so(ws):
         assert "read_image" not in [t.name for t in (await session.list_tools()).tools]
         result = await session.call_tool("read", {"file_path": "a.png"})
         assert result.content[0].text.endswith("create_context(images=True) or dsh-fs mcp --images).")
+
+
+async def test_images_with_a_tools_list_still_serves_read_image(ws):
+    async with stdio_session(ws, "--images", "--tools", "read") as session:
+        assert sorted(t.name for t in (await session.list_tools()).tools) == ["read", "read_image"]
+
+
+def test_naming_read_image_without_images_says_which_option_serves_it(ws):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", ws, "--tools", "read,read_image"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stderr.rstrip().endswith("; read_image is served with --images"), done.stderr

@@ -142,17 +142,27 @@ async def test_servers_of_one_session_at_once_lose_no_edit(ws: str, env: dict[st
         assert conn.execute("SELECT COUNT(*) FROM observations WHERE session = ?", (b"many",)).fetchone() == (1,)
 
 
-@pytest.mark.parametrize("how", ["option", "env"])
-def test_a_session_over_http_is_a_usage_error(ws: str, env: dict[str, str], how: str) -> None:
-    args = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", ws, "--http", "127.0.0.1:0"]
-    if how == "option":
-        args += ["--session", "s"]
-    else:
-        env = {**env, "DSH_FS_SESSION": "s"}
+def test_a_session_over_http_is_a_usage_error(ws: str, env: dict[str, str]) -> None:
+    args = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", ws, "--http", "127.0.0.1:0", "--session", "s"]
     done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    named = "--session" if how == "option" else "$DSH_FS_SESSION"
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.endswith(
-        f"Error: {named} applies only to stdio: over HTTP each MCP session (a stateless client: its token)"
+        "Error: --session applies only to stdio: over HTTP each MCP session (a stateless client: its token)"
         " is its own observation owner\n"), done.stderr
     assert "bearer token" not in done.stderr  # refused before any token is minted
+
+
+def test_an_exported_session_is_ignored_over_http_with_a_warning(ws: str, env: dict[str, str]) -> None:
+    """``$DSH_FS_SESSION`` exported for the tool commands does not stop ``mcp --http`` (M1)."""
+    args = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", ws, "--http", "127.0.0.1:0", "--no-auth"]
+    proc = subprocess.Popen(args, env={**env, "DSH_FS_SESSION": "s"}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()
+        served = proc.stderr.readline()
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)
+    assert first == ("dsh-fs mcp: $DSH_FS_SESSION is ignored: it applies only to stdio; over HTTP each MCP"
+                     " session (a stateless client: its token) is its own observation owner\n"), first
+    assert served.startswith(f"dsh-fs mcp: serving {ws} at http://127.0.0.1:"), served

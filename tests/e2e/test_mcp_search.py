@@ -15,6 +15,7 @@ import pytest
 
 import dsh_fs
 from mcp_support import RawStdio, row
+from dsh_fs.tool_fs.list_tool import LIST_PROMPT
 from spectext import FULL_TOOL_GUIDANCE
 
 pytestmark = pytest.mark.timeout(120)
@@ -43,8 +44,9 @@ def test_search_over_mcp(tmp_path: Any) -> None:
         grep = _call(server, "grep", {"pattern": "needle [0-2]"})
         outside = _call(server, "grep", {"pattern": "root", "path": "etc-link"})
         escape = _call(server, "glob", {"pattern": "*", "path": ".."})
-    assert listed == ["edit", "glob", "grep", "read", "write"]
-    assert initialized["instructions"] == expected.system_prompt.render(only="tool:") == FULL_TOOL_GUIDANCE
+    assert listed == ["edit", "glob", "grep", "list", "read", "write"]
+    assert initialized["instructions"] == expected.system_prompt.render(only="tool:") == (
+        LIST_PROMPT + "\n\n" + FULL_TOOL_GUIDANCE)
     assert glob["text"] == "\n".join(f"f{i}.py" for i in reversed(range(6)))
     assert grep["text"] == "Found 3 matches\n\nf0.py\nLine 1: needle 0\n\nf1.py\nLine 1: needle 1\n\nf2.py\nLine 1: needle 2"
     for refused in (outside, escape):

@@ -23,15 +23,18 @@ from spectext import FULL_TOOL_GUIDANCE, FULL_TOOL_GUIDANCE_UNGUARDED
 
 pytestmark = pytest.mark.timeout(60)
 
+from dsh_fs.tool_fs.list_tool import LIST_PROMPT  # noqa: E402
+
 CONFIGS = [
-    pytest.param([], {}, FULL_TOOL_GUIDANCE, id="default"),
+    pytest.param([], {}, LIST_PROMPT + "\n\n" + FULL_TOOL_GUIDANCE, id="default"),  # L1: list first
     pytest.param(
         ["--profile", "reference", "--no-policy", "--read-limit", "7"],
         {"profile": "reference", "policy": False, "read_limit": 7},
         FULL_TOOL_GUIDANCE,
         id="reference-bare-limit7",
     ),
-    pytest.param(["--no-policy"], {"policy": False}, FULL_TOOL_GUIDANCE_UNGUARDED, id="default-bare"),
+    pytest.param(["--no-policy"], {"policy": False}, LIST_PROMPT + "\n\n" + FULL_TOOL_GUIDANCE_UNGUARDED,
+                 id="default-bare"),
 ]
 
 
@@ -88,6 +91,8 @@ def test_initialize_and_tools_list(root: str, flags: list[str], settings: dict[s
         assert "title" not in set(_keys(tool))
     annotations = {t["name"]: t["annotations"] for t in tools}
     assert annotations["read"] == {"readOnlyHint": True, "openWorldHint": False}
+    if "list" in annotations:  # the default profile's list (L1) is read-only too
+        assert annotations["list"] == {"readOnlyHint": True, "openWorldHint": False}
     mutation = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
     assert annotations["write"] == mutation
     assert annotations["edit"] == mutation

@@ -17,6 +17,7 @@ import pytest
 
 from dsh_fs import AbortSignal, Context, Session
 from dsh_fs.tool_fs_search import ToolFsSearch
+from dsh_fs.tool_fs_search.limiter import RG_MEMORY_FLAGS
 from filekit import get, put
 from searchkit import FakeRg, call, gone, search_ctx
 from spectext import FULL_PROMPT
@@ -40,7 +41,7 @@ def _match(path: str, number: int, text: str) -> str:
 
 def test_registers_glob_and_grep_with_their_prompt_sections(ws: str) -> None:
     """registers glob and grep with their prompt sections (orders 103, 104; verbatim)"""
-    ctx = search_ctx(ws)
+    ctx = search_ctx(ws, list_tool=False)  # the reference's five tools (list: tests/integration/test_list_tool.py)
     assert ctx.tools.names() == ["edit", "glob", "grep", "read", "write"]
     assert ctx.system_prompt.render() == FULL_PROMPT
     orders = {s.name: s.order for s in ctx.system_prompt.sections()}
@@ -87,7 +88,7 @@ async def test_ripgrep_runs_in_the_session_cwd_else_the_provider_cwd(ws: str, fa
     assert fake.cwd == os.path.join(ws, "s1")
     assert (await call(ctx, "grep", {"pattern": "x"})).text == "No matches found"
     assert fake.cwd == ws
-    assert fake.argv == ["--no-config", "--json", "--sort=path", "--regexp=x"]
+    assert fake.argv == [*RG_MEMORY_FLAGS, "--no-config", "--json", "--follow", "--sort=path", "--regexp=x"]  # S2, S8, D23
 
 
 async def test_a_pre_aborted_signal_never_starts_ripgrep(ws: str, fake: FakeRg) -> None:
@@ -206,7 +207,7 @@ async def test_raw_output_over_the_cap(ws: str, fake: FakeRg) -> None:
 
 async def test_glob_relativizes_and_caps_with_the_complete_list_saved(ws: str, fake: FakeRg) -> None:
     """lists workdir-relative paths; caps at globMaxResults and saves the FULL sorted list"""
-    fake.script(stdout=f"{ws}/src/a.ts\n/elsewhere/b.ts\nrel/c.ts\n{ws}/d.ts\n".encode())
+    fake.script(stdout=f"{ws}/src/a.ts\0/elsewhere/b.ts\0rel/c.ts\0{ws}/d.ts\0".encode())  # --null (D22)
     ctx = search_ctx(ws, rg_path=fake.path, glob_max_results=2)
     session = Session(ws)
     os.mkdir(os.path.join(ws, "sub"))
@@ -225,7 +226,7 @@ async def test_glob_relativizes_and_caps_with_the_complete_list_saved(ws: str, f
 
 async def test_no_spill_file_when_the_result_fits(ws: str, fake: FakeRg) -> None:
     """does not create a spill file when the result fits inline"""
-    fake.script(stdout=b"a.ts\nb.ts\n")
+    fake.script(stdout=b"a.ts\0b.ts\0")  # --null (D22)
     ctx = search_ctx(ws, rg_path=fake.path, glob_max_results=2)
     assert (await call(ctx, "glob", {"pattern": "*"}, session=Session(ws))).text == "a.ts\nb.ts"
     assert ctx.spill_store.root is None  # never even made its directory
@@ -234,7 +235,7 @@ async def test_no_spill_file_when_the_result_fits(ws: str, fake: FakeRg) -> None
 @pytest.mark.parametrize("why", ["no spill backend", "no session owner", "save fails"])
 async def test_an_unsaved_remainder_is_reported_not_an_error(ws: str, fake: FakeRg, tmp_path: Any, why: str) -> None:
     """keeps the inline page and reports the unsaved remainder when %s"""
-    fake.script(stdout=b"a.ts\nb.ts\n")
+    fake.script(stdout=b"a.ts\0b.ts\0")
     blocker = put(str(tmp_path / "blocker"), "a file")
     ctx = search_ctx(ws, rg_path=fake.path, glob_max_results=1, spill_root=os.path.join(blocker, "spill"))
     session: Session | None = Session(ws)

@@ -139,7 +139,10 @@ def test_the_prompt_describes_the_deployment_it_runs_in_d14(fake: Callable[..., 
     assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE
     policy.dispose()
     assert ctx.system_prompt.render(only="tool:") == TOOL_GUIDANCE_UNGUARDED
-    assert dsh_fs.create_context(policy=False).system_prompt.render(only="tool:") == FULL_TOOL_GUIDANCE_UNGUARDED
+    from dsh_fs.tool_fs.list_tool import LIST_PROMPT  # the default deployment serves list too (L1)
+
+    assert dsh_fs.create_context(policy=False).system_prompt.render(only="tool:") == (
+        LIST_PROMPT + "\n\n" + FULL_TOOL_GUIDANCE_UNGUARDED)
 
 
 def test_stays_pending_until_ctx_fs_exists(memory_fs: type) -> None:

@@ -52,6 +52,7 @@ TOOL_ARGUMENTS = {("glob", "--path"), ("grep", "--path"), ("grep", "--include")}
 (exit 1, the model's text on stdout), which the tool's tests pin, not a usage error"""
 
 VALID_ARGS: dict[str, list[str]] = {
+    "list": [],
     "read": ["a.txt"],
     "write": ["a.txt", "--content", "x\n"],
     "edit": ["a.txt", "--old", "alpha", "--new", "beta"],
@@ -59,6 +60,7 @@ VALID_ARGS: dict[str, list[str]] = {
     "grep": ["alpha"],
     "apply-patch": ["{patch}"],
     "schema": [],
+    "client-config": [],
     "prompt": [],
     "mcp": [],
     "demo": [],

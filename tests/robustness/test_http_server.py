@@ -243,7 +243,7 @@ def test_unused_and_idle_sessions_expire_with_their_observations(tmp_path: Any) 
             headers = {"mcp-session-id": used, **endpoint.headers()}
             status, _, answer = await raw_post(http, endpoint.url, _call("read", {"file_path": "a.txt"}), headers)
             assert status == 200 and answer["result"]["isError"] is False
-            owner = weakref.ref(sessions.owner(used))
+            owner = weakref.ref(sessions.owner(used, "agent-1"))
             await anyio.sleep(0.8)  # past the unused timeout: a used session stays
             assert used in sessions
             with anyio.fail_after(20):

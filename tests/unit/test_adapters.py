@@ -37,7 +37,9 @@ from dsh_fs.adapters import (
     run_responses_function_calls,
     tool_definitions,
 )
+from dsh_fs.core.schema import json_schema
 from dsh_fs.core.signal import AbortSignal
+from dsh_fs.tool_fs.list_tool import LIST_PROMPT, list_description, list_params
 from llmkit import anthropic_message, chat_call, chat_completion, mock_client, response_object
 from spectext import (
     EDIT_DESCRIPTION,
@@ -55,10 +57,14 @@ from spectext import (
 
 pytestmark = pytest.mark.anyio
 
+LIST_DESCRIPTION = list_description(200)
+LIST_SCHEMA = json_schema(list_params())
+
 TOOLS = [
     ("edit", EDIT_DESCRIPTION, EDIT_SCHEMA),
     ("glob", GLOB_DESCRIPTION, GLOB_SCHEMA),
     ("grep", GREP_DESCRIPTION, GREP_SCHEMA),
+    ("list", LIST_DESCRIPTION, LIST_SCHEMA),  # the default deployment's list (DEVIATIONS L1)
     ("read", READ_DESCRIPTION, READ_SCHEMA),
     ("write", WRITE_DESCRIPTION, WRITE_SCHEMA),
 ]
@@ -167,17 +173,17 @@ def test_definitions_carry_the_spec_schemas_in_every_format(ctx):
     assert mcp_tools(ctx) == [{"name": n, "description": d, "inputSchema": p} for n, d, p in TOOLS]
     assert tool_definitions(ctx, "native") == [{"name": n, "description": d, "parameters": p} for n, d, p in TOOLS]
     # key order is part of the wire JSON (§4.3)
-    assert list(chat_tools(ctx)[3]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit"]
+    assert list(chat_tools(ctx)[4]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit"]
 
 
 def test_definitions_follow_the_read_limit_and_are_fresh_copies(ws):
     ctx = dsh_fs.create_context(cwd=ws, read_limit=7)
     tools = chat_tools(ctx)
-    assert tools[3]["function"]["parameters"]["properties"]["limit"]["description"] == (
+    assert tools[4]["function"]["parameters"]["properties"]["limit"]["description"] == (
         "Maximum number of lines to return. Defaults to 7."
     )
-    tools[3]["function"]["parameters"]["required"].append("offset")
-    assert ctx.tools.schemas()[3]["parameters"]["required"] == ["file_path"]
+    tools[4]["function"]["parameters"]["required"].append("offset")
+    assert ctx.tools.schemas()[4]["parameters"]["required"] == ["file_path"]
 
 
 def test_definitions_accept_a_registry_or_schema_list(ctx):
@@ -455,10 +461,11 @@ async def test_pydantic_ai_toolset_under_function_model(ws, ctx):
         "edit": (EDIT_DESCRIPTION, EDIT_SCHEMA, True, False),
         "glob": (GLOB_DESCRIPTION, GLOB_SCHEMA, False, False),  # read-only: may run in parallel
         "grep": (GREP_DESCRIPTION, GREP_SCHEMA, False, False),
+        "list": (LIST_DESCRIPTION, LIST_SCHEMA, False, False),
         "read": (READ_DESCRIPTION, READ_SCHEMA, False, False),
         "write": (WRITE_DESCRIPTION, WRITE_SCHEMA, True, False),
     }
-    assert seen["instructions"] == FULL_PROMPT.split("\n\n", 1)[1]  # the tool sections only
+    assert seen["instructions"] == LIST_PROMPT + "\n\n" + FULL_PROMPT.split("\n\n", 1)[1]  # the tool sections only
     assert seen["returns"] == {
         "p1": read_text(a, "alpha", "beta"),
         "p2": f"The file {a} has been updated successfully.",

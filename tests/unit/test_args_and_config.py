@@ -128,7 +128,7 @@ def test_rejects_a_non_positive_or_fractional_setting_at_load(ws: str, key: str,
     with pytest.raises(ValueError) as caught:
         ctx.plugin(ToolFs, **{key: value})
     assert str(caught.value) == message
-    assert ctx.tools.names() == ["glob", "grep"] and len(ctx.scopes) == scope_count - 1
+    assert ctx.tools.names() == ["glob", "grep", "list"] and len(ctx.scopes) == scope_count - 1
     assert "tool:read" not in ctx.system_prompt.names()
     with pytest.raises(ValueError) as caught:
         dsh_fs.create_context(cwd=ws, **{key: value})
@@ -148,7 +148,7 @@ def test_has_no_default_export_namespace_plugin_shape() -> None:
     assert set(ToolFs.inject) == {"fs", "tools", "system_prompt"}
     assert callable(ToolFs.apply)
     assert not hasattr(dsh_fs.tool_fs, "default")
-    assert dsh_fs.tool_fs.__all__ == ("ToolFs", "ToolFsConfig")
+    assert dsh_fs.tool_fs.__all__ == ("ToolFs", "ToolFsConfig", "ToolFsList")
 
 
 def test_unknown_settings_are_refused(ws: str) -> None:

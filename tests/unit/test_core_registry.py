@@ -24,6 +24,8 @@ import spectext
 from dsh_fs import AbortSignal, HarnessError, Session, ToolCall
 from dsh_fs.core import Param, ToolArgsError, ToolDefinition, ToolNotFoundError, ToolOutput, ToolRegistry, text_block
 from dsh_fs.core.jsonvalue import JSON_ARGS_ERROR, is_lossless_json, js_number_str
+from dsh_fs.core.schema import json_schema
+from dsh_fs.tool_fs.list_tool import list_description, list_params
 from dsh_fs.core.session import ToolExecution
 from dsh_fs.core.system_prompt import SystemPrompt
 from dsh_fs.core.tools import ToolResult
@@ -85,14 +87,15 @@ def test_schemas_are_verbatim_and_ordered_by_name(ws: str, policy: bool) -> None
     """§4.3, §6: exact wire JSON (key order included), name order, with or without policy"""
     ctx = dsh_fs.create_context(cwd=ws, policy=policy)
     schemas = ctx.tools.schemas()
-    assert [s["name"] for s in schemas] == ["edit", "glob", "grep", "read", "write"]
-    assert [list(s) for s in schemas] == [["name", "description", "parameters"]] * 5
+    assert [s["name"] for s in schemas] == ["edit", "glob", "grep", "list", "read", "write"]
+    assert [list(s) for s in schemas] == [["name", "description", "parameters"]] * 6
     expected = {
         "read": ("Read a UTF-8 text file and return line-numbered content.", READ_SCHEMA),
         "write": ("Create or fully replace a UTF-8 text file.", WRITE_SCHEMA),
         "edit": ("Edit an existing UTF-8 text file by replacing literal text.", EDIT_SCHEMA),
         "glob": (spectext.GLOB_DESCRIPTION, json.dumps(spectext.GLOB_SCHEMA)),
         "grep": (spectext.GREP_DESCRIPTION, json.dumps(spectext.GREP_SCHEMA)),
+        "list": (list_description(200), json.dumps(json_schema(list_params()))),  # L1; verbatim: test_list_tool.py
     }
     for schema in schemas:
         description, wire = expected[schema["name"]]
@@ -509,11 +512,11 @@ def test_select_tools_keeps_a_subset_and_its_prompt_sections(ws: str) -> None:
     from dsh_fs.core.selection import select_tools
 
     ctx = dsh_fs.create_context(cwd=ws)
-    with pytest.raises(ValueError, match='^unknown tool "nope"; registered: edit, glob, grep, read, write$'):
+    with pytest.raises(ValueError, match='^unknown tool "nope"; registered: edit, glob, grep, list, read, write$'):
         select_tools(ctx, ["read", "nope"])
     with pytest.raises(ValueError, match="^select at least one tool"):
         select_tools(ctx, [])
-    assert ctx.tools.names() == ["edit", "glob", "grep", "read", "write"]
+    assert ctx.tools.names() == ["edit", "glob", "grep", "list", "read", "write"]
     assert select_tools(ctx, ["grep", "read", "read"]) == ["grep", "read"]
     assert ctx.tools.names() == ["grep", "read"]
     assert [n for n in ctx.system_prompt.names() if n.startswith("tool:")] == ["tool:grep", "tool:read"]

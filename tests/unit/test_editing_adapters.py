@@ -47,14 +47,14 @@ def test_the_vendor_apis_get_their_built_in_tools(ctx: dsh_fs.Context) -> None:
     # DEVIATIONS E12
     tools = responses_tools(ctx)
     assert [t.get("name", t["type"]) for t in tools] == [
-        "apply_patch", "edit", "read", "str_replace_based_edit_tool", "str_replace_editor", "write"]
+        "apply_patch", "edit", "list", "read", "str_replace_based_edit_tool", "str_replace_editor", "write"]
     assert tools[0] == {"type": "apply_patch"}
-    assert tools[3]["type"] == "function" and tools[3]["parameters"]["properties"]["insert_line"] == {
+    assert tools[4]["type"] == "function" and tools[4]["parameters"]["properties"]["insert_line"] == {
         "type": "integer", "description": "The line number after which to insert the text (0 for beginning of file)."}
     claude = anthropic_tools(ctx)
-    assert claude[3] == {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}
+    assert claude[4] == {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}
     assert claude[0]["name"] == "apply_patch" and "input_schema" in claude[0]
-    assert claude[4]["name"] == "str_replace_editor" and claude[4]["input_schema"]["required"] == ["command", "path"]
+    assert claude[5]["name"] == "str_replace_editor" and claude[5]["input_schema"]["required"] == ["command", "path"]
     assert tool_definitions(ctx, "anthropic") == claude
     mcp = tool_definitions(ctx, "mcp")
     assert mcp[0]["inputSchema"] == {"type": "object", "properties": {"input": {

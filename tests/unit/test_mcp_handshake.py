@@ -194,7 +194,7 @@ def test_a_real_server_answers_the_early_initialize_once(tmp_path: Any) -> None:
     replies = [json.loads(line) for line in out.splitlines()]
     assert [r["id"] for r in replies] == [1, 2], replies
     assert replies[0]["result"]["protocolVersion"] == "2025-06-18"
-    assert [t["name"] for t in replies[1]["result"]["tools"]] == ["edit", "glob", "grep", "read", "write"]
+    assert [t["name"] for t in replies[1]["result"]["tools"]] == ["edit", "glob", "grep", "list", "read", "write"]
     assert b"differs" not in err and b"not its initialize reply" not in err, err
 
 

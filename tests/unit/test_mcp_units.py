@@ -95,7 +95,7 @@ def test_http_sessions_expire_unused_soon_and_idle_later() -> None:
         sessions.opened(session_id, "agent-1")
     sessions.used("listed")
     assert sessions.begin("streaming", "agent-1")  # an open GET stream: in flight all along
-    sessions.owner("calling")  # a tool call makes it used too
+    sessions.owner("calling", "agent-1")  # a tool call makes it used too
     clock.now += 11
     assert sessions.expired() == [("unused", "agent-1"), ("streaming", "agent-1")]  # GET or not
     sessions.drop("unused")
@@ -134,10 +134,12 @@ def test_http_sessions_owners_one_per_session_and_one_per_stateless_principal() 
     sessions = HttpSessions("/ws", limits=SessionLimits(), clock=Clock())
     sessions.reserve("agent-1")
     sessions.opened("s1", "agent-1")
-    first = sessions.owner("s1")
-    assert sessions.owner("s1") is first and first.cwd == "/ws" and first.id == "s1"
+    first = sessions.owner("s1", "agent-1")
+    assert sessions.owner("s1", "agent-1") is first and first.cwd == "/ws" and first.id == "s1"
     with pytest.raises(KeyError):
-        sessions.owner("s2")
+        sessions.owner("s2", "agent-1")
+    with pytest.raises(KeyError):  # another principal's session
+        sessions.owner("s1", "agent-2")
     agent = sessions.stateless_owner("agent-1")
     assert sessions.stateless_owner("agent-1") is agent and agent is not first
     assert sessions.stateless_owner("agent-2") is not agent
@@ -232,3 +234,27 @@ def test_neither_the_library_nor_the_command_line_imports_the_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_bearer_tokens_replace_keeps_names_and_revokes_removed_tokens() -> None:
+    from dsh_fs.mcp import BearerTokens
+
+    verifier = BearerTokens(["token-one-0000000001", "token-two-0000000002", "token-three-00000003"])
+    assert verifier.replace(["token-three-00000003", "token-four-0000000004", "token-one-0000000001"]) == ["agent-2"]
+    assert verifier.principal("token-one-0000000001") == "agent-1"
+    assert verifier.principal("token-three-00000003") == "agent-3"
+    assert verifier.principal("token-four-0000000004") == "agent-4"  # a new name, never agent-2 again
+    assert verifier.principal("token-two-0000000002") is None
+    with pytest.raises(ValueError):
+        verifier.replace([])
+    assert verifier.principal("token-one-0000000001") == "agent-1"  # a refused list changes nothing
+
+
+def test_http_sessions_revoke_names_the_principals_sessions_and_forgets_their_stateless_owner() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(), clock=Clock())
+    for session_id, principal in (("s1", "agent-1"), ("s2", "agent-2"), ("s3", "agent-2")):
+        sessions.reserve(principal)
+        sessions.opened(session_id, principal)
+    stateless = sessions.stateless_owner("agent-2")
+    assert sessions.revoke(["agent-2"]) == [("s2", "agent-2"), ("s3", "agent-2")]
+    assert sessions.stateless_owner("agent-2") is not stateless

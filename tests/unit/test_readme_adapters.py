@@ -101,10 +101,17 @@ def test_chat_completions_example(ws: str, monkeypatch: pytest.MonkeyPatch, caps
     read, edited = _expected_results(ws)
     _assert_fixed(ws, capsys)
     assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test"}]
-    assert _tool_names(sent[0]["tools"]) == ["edit", "glob", "grep", "read", "write"]
-    assert sent[0]["messages"][0] == {"role": "system", "content": dsh_fs.create_context().system_prompt.render()}
+    assert _tool_names(sent[0]["tools"]) == ["edit", "glob", "grep", "list", "read", "write"]
+    assert sent[0]["messages"][0] == {"role": "system", "content": _guidance()}
     assert sent[1]["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": read}
     assert sent[2]["messages"][-1] == {"role": "tool", "tool_call_id": "c2", "content": edited}
+
+
+def _guidance() -> str:
+    """The system prompt the README's loops send: the tools' guidance, without the identity line."""
+    text = dsh_fs.create_context().system_prompt.render(only="tool:")
+    assert "DeepSeek Harness SDK" not in text and "glob" in text and "edit" in text
+    return text
 
 
 def _function_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -126,8 +133,8 @@ def test_responses_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     _run(_examples()["responses"])
     read, edited = _expected_results(ws)
     _assert_fixed(ws, capsys)
-    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "read", "write"] for body in sent)
-    assert all(body["instructions"] == dsh_fs.create_context().system_prompt.render() for body in sent)
+    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "list", "read", "write"] for body in sent)
+    assert all(body["instructions"] == _guidance() for body in sent)
     assert sent[1]["input"] == [{"type": "function_call_output", "call_id": "call_1", "output": read}]
     assert sent[2]["input"] == [{"type": "function_call_output", "call_id": "call_2", "output": edited}]
     assert sent[2]["previous_response_id"] == "resp_1"
@@ -149,7 +156,8 @@ def test_anthropic_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     read, edited = _expected_results(ws)
     _assert_fixed(ws, capsys)
     assert sent[0]["model"] not in DEPRECATED_MODELS
-    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "read", "write"] for body in sent)
+    assert all(body["system"] == _guidance() for body in sent)
+    assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "list", "read", "write"] for body in sent)
     assert sent[1]["messages"][-1] == {"role": "user", "content": [
         {"type": "tool_result", "tool_use_id": "tu_1", "content": read, "is_error": False}]}
     assert sent[2]["messages"][-2]["content"][1] == {"type": "tool_use", "id": "tu_2", "name": "edit", "input": EDIT_ARGS}

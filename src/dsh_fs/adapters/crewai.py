@@ -25,6 +25,12 @@ What the model gets:
   message (the model sees that text; CrewAI records the failure on the task output and
   applies its ``tool_failure_policy``). ``errors="text"`` returns the text as a plain result
   instead, as Chat Completions shows it;
+* a result that carries an image (``read_image``, docs/IMAGES.md): its text envelope and then
+  ``IMAGE_NOT_SHOWN`` on a line of its own (DEVIATIONS I6). CrewAI 1.15 hands a tool's result
+  to the model as the text of a ``tool`` message (``AgentExecutor``); only its planning step
+  executor turns a ``VISION_IMAGE:<type>:<base64>`` result into an image, and everywhere else
+  that sentinel would reach the model as megabytes of base64 text. So the image is not sent,
+  and the model is told so rather than left to guess;
 * never a cached result: CrewAI's tool cache would answer a repeated ``read`` without
   reading (and a repeated ``edit`` without editing), so these tools opt out of it;
 * one ``Session`` per toolkit (the observation owner: a file read through it may then be
@@ -53,7 +59,11 @@ from ..core.tools import ToolRegistry, ToolResult
 from .blocking import BlockingRunner
 from .calls import registry_of
 
-__all__ = ("DshFsTool", "DshFsToolkit", "crewai_parameters")
+__all__ = ("DshFsTool", "DshFsToolkit", "IMAGE_NOT_SHOWN", "crewai_parameters")
+
+IMAGE_NOT_SHOWN = "Hint: the image itself is not shown: CrewAI passes tool results to the model as text only."
+"""the line after an image result's envelope (DEVIATIONS I6): CrewAI's agent loop carries no
+image in a tool result"""
 
 
 def crewai_parameters(parameters: dict[str, Any]) -> dict[str, Any]:
@@ -91,8 +101,8 @@ def _never_cache(_args: Any = None, _result: Any = None) -> bool:
 class DshFsTool(BaseTool):
     """One registry tool as a CrewAI ``BaseTool`` (built by ``DshFsToolkit``).
 
-    Returns the result text, or ``ToolFailure(message=text)`` for a failure
-    (``errors="failure"``).
+    Returns the result text (an image result: its envelope and ``IMAGE_NOT_SHOWN``), or
+    ``ToolFailure(message=text)`` for a failure (``errors="failure"``).
     """
 
     _registry: ToolRegistry = PrivateAttr()
@@ -122,6 +132,8 @@ class DshFsTool(BaseTool):
         if result.is_error and self._errors == "failure":
             return ToolFailure(message=result.text,
                                details={} if result.error is None else result.error.as_dict())
+        if result.images:
+            return f"{result.text}\n{IMAGE_NOT_SHOWN}"
         return result.text
 
     def _run(self, *args: Any, **kwargs: Any) -> str | ToolFailure:

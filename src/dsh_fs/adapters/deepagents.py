@@ -25,6 +25,12 @@ dsh-fs (docs/FRAMEWORKS.md lists what differs and which guarantees hold):
   file's version before the read, as dsh-fs's ``read`` does) and slices the text with
   deepagents' own ``slice_read_response``; files above ``read_whole_max_bytes`` are streamed
   and only the window is kept. Errors are dsh-fs's messages (deepagents prefixes ``Error: ``);
+* with ``read_image`` loaded (``create_context(..., images=True)``, docs/IMAGES.md), ``read``
+  of a PNG/JPEG/WebP/GIF path runs dsh-fs's ``read_image`` (its gates, caps and magic-byte
+  check; the observation) and answers ``{"content": <base64>, "encoding": "base64"}``:
+  deepagents' ``read_file`` then hands the model an ``image`` content block (its own
+  multimodal path; ``offset``/``limit`` do not apply to images, as its description says).
+  Without it such a file is read as text and refused as binary;
 * ``ls``, ``glob`` and ``grep`` list and walk through the provider (containment; symlinks are
   never followed) with deepagents' matching rules (its ``compile_grep_include_glob``, literal
   grep), capped at ``max_results`` entries or matches (``truncated=True`` past it).
@@ -63,6 +69,7 @@ from ..core.session import Session, ToolExecution
 from ..core.tools import ToolRegistry
 from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
+from ..fs.media import image_media_type_for_path
 from ..fs.types import Target, WalkEntry
 from .blocking import BlockingRunner
 from .calls import registry_of
@@ -125,7 +132,10 @@ class DshFsBackend(BackendProtocol):
 
         ``offset`` is 0-based, ``limit`` in lines (deepagents' contract); a non-positive
         ``limit`` inspects nothing. Errors: dsh-fs's messages (not found, not a regular file,
-        not text, outside the workspace …)."""
+        not text, outside the workspace …). An image path with ``read_image`` loaded: see the
+        module doc (its refusals without their ``Error: `` prefix, which deepagents adds)."""
+        if self.registry.get("read_image") is not None and image_media_type_for_path(file_path) is not None:
+            return await self._read_image(file_path)
         try:
             target = await self._resolve(file_path)
             info = await self._fs.stat(target)
@@ -143,6 +153,14 @@ class DshFsBackend(BackendProtocol):
         if result.error is None and not result.no_lines_requested:
             self.ctx.emit(FS_OBSERVED, target, info.version, self._execution())
         return result
+
+    async def _read_image(self, file_path: str) -> ReadResult:
+        """dsh-fs ``read_image`` through the registry with the backend's session; its image
+        block's base64 as deepagents' binary ``FileData``."""
+        result = await self.registry.execute("read_image", {"file_path": file_path}, session=self.session)
+        if result.is_error or not result.images:
+            return ReadResult(error=result.text.removeprefix("Error: "))
+        return ReadResult(file_data={"content": result.images[0]["data"], "encoding": "base64"})
 
     async def _streamed_window(self, target: Target, offset: int, limit: int) -> ReadResult:
         """The window of a large file, keeping only its lines (at most ``WINDOW_MAX_CHARS``)."""

@@ -17,6 +17,11 @@ What the model gets:
   it, so the registry's own ``INVALID_ARGS`` texts answer bad arguments);
 * a result's text byte for byte: the tool returns the text, which ADK hands the model as
   ``{"result": text}`` (its wrapping of every non-dict result);
+* a result that carries an image (``read_image``, docs/IMAGES.md) returns ``{"result": text,
+  "images": [types.Part.from_bytes(data, mime_type)]}``: ADK moves a media ``Part`` out of a
+  tool's result into the ``FunctionResponse``'s ``parts`` (Gemini's multimodal function
+  response, ``inline_data`` with the file's bytes), leaving ``{"result": text}`` as the
+  response, as for every text result;
 * a failed call returns ``{"status": "error", "error_message": text}`` with its exact
   ``Error: …`` text: ADK's documented shape for a tool error (a raised exception would end
   the run instead of reaching the model). ``errors="text"`` returns the text as a result
@@ -50,7 +55,7 @@ from google.genai import types
 from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolRegistry
-from .calls import registry_of
+from .calls import image_bytes, registry_of
 
 __all__ = ("DshFsTool", "DshFsToolset")
 
@@ -59,8 +64,8 @@ class DshFsTool(BaseTool):
     """One registry tool as an ADK ``BaseTool`` (built by ``DshFsToolset``).
 
     ``run_async`` passes the model's arguments to the registry as they are and returns the
-    result text, or ``{"status": "error", "error_message": text}`` for a failure
-    (``errors="dict"``).
+    result text (with images: ``{"result": text, "images": [Part, …]}``, see the module doc),
+    or ``{"status": "error", "error_message": text}`` for a failure (``errors="dict"``).
     """
 
     def __init__(self, *, registry: ToolRegistry, schema: dict[str, Any], session: Session,
@@ -83,6 +88,9 @@ class DshFsTool(BaseTool):
         result = await self._registry.execute(self._registry_name, args, session=self._session, call_id=call_id)
         if result.is_error and self._errors == "dict":
             return {"status": "error", "error_message": result.text}
+        if result.images:
+            return {"result": result.text, "images": [
+                types.Part.from_bytes(data=image_bytes(block), mime_type=block["mimeType"]) for block in result.images]}
         return result.text
 
 

@@ -20,6 +20,12 @@ What the model gets, exactly as from the other adapters:
 * the result text byte for byte; a failed call raises ``ToolException`` with its ``Error: …``
   text, which the tool's ``handle_tool_error`` turns into the ``ToolMessage`` content with
   ``status="error"`` (LangChain's way of telling the model a tool failed);
+* a result that carries an image (``read_image``, docs/IMAGES.md) returns a list of
+  LangChain's standard content blocks, ``[{"type": "text", "text": envelope}, {"type":
+  "image", "base64": data, "mime_type": type}]``: LangChain keeps such a list as the
+  ``ToolMessage`` content (``TOOL_MESSAGE_BLOCK_TYPES``), and each chat model integration turns
+  the standard ``image`` block into its API's image part (``langchain-anthropic``: an ``image``
+  block inside the ``tool_result``);
 * one ``Session`` per toolkit (the observation owner: a file read through it may then be
   edited through it).
 
@@ -44,15 +50,16 @@ from ..core.tools import ToolRegistry, ToolResult
 from .blocking import BlockingRunner
 from .calls import registry_of
 
-__all__ = ("DshFsTool", "DshFsToolkit")
+__all__ = ("DshFsTool", "DshFsToolkit", "langchain_content")
 
 
 class DshFsTool(BaseTool):
     """One registry tool as a LangChain ``BaseTool`` (built by ``DshFsToolkit.get_tools``).
 
     ``args_schema`` is the tool's §4.3 JSON schema (a dict). The keyword arguments the model
-    sent are passed to the registry as they are; the result is its text, or ``ToolException``
-    with the error text (handled: ``ToolMessage(status="error")``).
+    sent are passed to the registry as they are; the result is its text (a result with image
+    blocks: ``langchain_content``), or ``ToolException`` with the error text (handled:
+    ``ToolMessage(status="error")``).
     """
 
     handle_tool_error: Any = True
@@ -66,25 +73,41 @@ class DshFsTool(BaseTool):
         self._session = session
         self._runner = runner
 
-    async def _call(self, arguments: dict[str, Any]) -> str:
+    async def _call(self, arguments: dict[str, Any]) -> str | list[dict[str, Any]]:
         result: ToolResult = await self._registry.execute(self.name, arguments, session=self._session)
         if result.is_error:
             raise ToolException(result.text)
-        return result.text
+        return langchain_content(result)
 
-    def _run(self, *args: Any, **kwargs: Any) -> str:
+    def _run(self, *args: Any, **kwargs: Any) -> str | list[dict[str, Any]]:
         """Sync call: runs on the toolkit's event loop (``BlockingRunner``).
 
         :raises ToolException: the call failed; its message is the ``Error: …`` text
         """
         return self._runner.run(self._call, _arguments(args, kwargs))
 
-    async def _arun(self, *args: Any, **kwargs: Any) -> str:
+    async def _arun(self, *args: Any, **kwargs: Any) -> str | list[dict[str, Any]]:
         """Async call on the caller's event loop.
 
         :raises ToolException: the call failed; its message is the ``Error: …`` text
         """
         return await self._call(_arguments(args, kwargs))
+
+
+def langchain_content(result: ToolResult) -> str | list[dict[str, Any]]:
+    """A successful result as ``ToolMessage`` content: its text when it has no image (every
+    tool but ``read_image``), else LangChain's standard blocks in the result's order — text
+    ``{"type": "text", "text": …}``, image ``{"type": "image", "base64": <data>, "mime_type":
+    <media type>}`` (langchain-core's ``ImageContentBlock``; docs/IMAGES.md)."""
+    if not result.images:
+        return result.text
+    blocks: list[dict[str, Any]] = []
+    for block in result.content:
+        if block.get("type") == "image":
+            blocks.append({"type": "image", "base64": block["data"], "mime_type": block["mimeType"]})
+        elif block.get("type") == "text":
+            blocks.append({"type": "text", "text": block["text"]})
+    return blocks
 
 
 def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

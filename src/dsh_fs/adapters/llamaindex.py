@@ -19,6 +19,10 @@ What the model gets, exactly as from the other adapters:
 * the result text byte for byte; a failed call raises ``ToolCallFailed`` with its
   ``Error: …`` text, which the agent workflow turns into ``ToolOutput(is_error=True)`` whose
   content is that text (LlamaIndex's way of telling the model a tool failed);
+* a result that carries an image (``read_image``, docs/IMAGES.md) returns ``[TextBlock(text),
+  ImageBlock(image=bytes, image_mimetype=type)]``: ``FunctionTool`` keeps such a list as the
+  ``ToolOutput``'s ``blocks`` (its ``content`` stays the text), and the agent workflow puts
+  those blocks in the ``tool`` message it hands the LLM;
 * one ``Session`` per spec (the observation owner).
 
 ``call`` (sync) runs on the spec's own event loop (``BlockingRunner``); ``acall`` on the
@@ -30,16 +34,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from llama_index.core.base.llms.types import ImageBlock, TextBlock
 from llama_index.core.tools import FunctionTool, ToolMetadata
 from llama_index.core.tools.tool_spec.base import BaseToolSpec
 
 from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
-from ..core.tools import ToolRegistry
+from ..core.tools import ToolRegistry, ToolResult
 from .blocking import BlockingRunner
-from .calls import registry_of
+from .calls import image_bytes, registry_of
 
-__all__ = ("DshFsToolSpec", "JsonSchemaToolMetadata", "ToolCallFailed")
+__all__ = ("DshFsToolSpec", "JsonSchemaToolMetadata", "ToolCallFailed", "llamaindex_output")
 
 
 class ToolCallFailed(Exception):
@@ -64,6 +69,22 @@ def _copy(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy(v) for v in value]
     return value
+
+
+def llamaindex_output(result: ToolResult) -> str | list[TextBlock | ImageBlock]:
+    """A successful result as a ``FunctionTool`` return value: its text when it has no image
+    (every tool but ``read_image``), else its blocks in order as ``TextBlock`` /
+    ``ImageBlock(image=<the encoded file's bytes>, image_mimetype=<media type>)``
+    (docs/IMAGES.md)."""
+    if not result.images:
+        return result.text
+    blocks: list[TextBlock | ImageBlock] = []
+    for block in result.content:
+        if block.get("type") == "image":
+            blocks.append(ImageBlock(image=image_bytes(block), image_mimetype=block["mimeType"]))
+        elif block.get("type") == "text":
+            blocks.append(TextBlock(text=block["text"]))
+    return blocks
 
 
 class DshFsToolSpec(BaseToolSpec):
@@ -106,13 +127,13 @@ class DshFsToolSpec(BaseToolSpec):
     def _tool(self, schema: dict[str, Any], metadata: ToolMetadata | None) -> FunctionTool:
         name = schema["name"]
 
-        async def call(**arguments: Any) -> str:
+        async def call(**arguments: Any) -> str | list[TextBlock | ImageBlock]:
             result = await self.registry.execute(name, arguments, session=self.session)
             if result.is_error:
                 raise ToolCallFailed(result.text)
-            return result.text
+            return llamaindex_output(result)
 
-        def call_sync(**arguments: Any) -> str:
+        def call_sync(**arguments: Any) -> str | list[TextBlock | ImageBlock]:
             return self._runner.run(lambda: call(**arguments))
 
         if metadata is None:

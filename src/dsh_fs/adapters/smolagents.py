@@ -26,7 +26,19 @@ What the model gets:
   smolagents' own framing). ``errors="text"`` returns the text instead, as Chat Completions
   shows it;
 * one ``Session`` per collection (the observation owner: a file read through it may then be
-  edited through it).
+  edited through it);
+* an image (``read_image``, docs/IMAGES.md) the way smolagents shows images to a model: a
+  tool's return value only ever reaches it as text (an ``AgentImage`` return becomes
+  ``Stored 'image.png' in memory.``), but a step's ``observations_images`` go into the next
+  request as a ``user`` message of ``image`` parts (each model class encodes them; the PIL
+  image is re-encoded as PNG, the file's pixels unchanged). So the tool returns the text
+  envelope and keeps the image; ``attach_images``, registered as a step callback, moves the
+  images of the step's calls onto the step::
+
+      agent = ToolCallingAgent(tools=files.tools, model=model, step_callbacks=[files.attach_images])
+
+  Without that callback the model gets the envelope only (at most ``MAX_PENDING_IMAGES``
+  images wait for a callback; older ones are dropped).
 
 smolagents validates the arguments itself before a tool runs (a missing required argument,
 a value of the wrong JSON type: its own ``AgentToolCallError`` texts); what it passes, the
@@ -43,6 +55,9 @@ smolagents is imported by this module only; ``import dsh_fs.adapters`` never nee
 from __future__ import annotations
 
 import functools
+import io
+import threading
+from collections import deque
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -52,9 +67,35 @@ from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolRegistry
 from .blocking import BlockingRunner
-from .calls import registry_of
+from .calls import image_bytes, registry_of
 
-__all__ = ("DshFsTool", "DshFsToolCollection", "DshFsToolError", "smolagents_inputs")
+__all__ = ("DshFsTool", "DshFsToolCollection", "DshFsToolError", "MAX_PENDING_IMAGES", "PendingImages",
+           "smolagents_inputs")
+
+MAX_PENDING_IMAGES = 16
+"""the most images (encoded, each at most ``read_image``'s byte cap) a collection keeps for
+``attach_images``; an older one is dropped past it"""
+
+
+class PendingImages:
+    """The encoded images of the calls since the last step callback (thread-safe: a
+    ``ToolCallingAgent`` runs one message's calls in threads), at most ``MAX_PENDING_IMAGES``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._images: deque[bytes] = deque(maxlen=MAX_PENDING_IMAGES)
+
+    def add(self, data: bytes) -> None:
+        """Keep one encoded image (the oldest kept is dropped past ``MAX_PENDING_IMAGES``)."""
+        with self._lock:
+            self._images.append(data)
+
+    def take(self) -> list[bytes]:
+        """The kept images, oldest first, and forget them."""
+        with self._lock:
+            taken = list(self._images)
+            self._images.clear()
+            return taken
 
 
 class DshFsToolError(Exception):
@@ -82,7 +123,7 @@ class DshFsTool(Tool):
 
     ``forward`` takes the arguments by name (``ToolCallingAgent``, ``read(file_path=…)`` in a
     ``CodeAgent``) or by position in ``inputs`` order (``read("a.txt")``), and returns the
-    result text.
+    result text; a result's image blocks are kept for ``DshFsToolCollection.attach_images``.
 
     :raises DshFsToolError: the call failed (``errors="raise"``)
     """
@@ -91,7 +132,7 @@ class DshFsTool(Tool):
     output_type = "string"
 
     def __init__(self, *, registry: ToolRegistry, schema: dict[str, Any], session: Session,
-                 runner: BlockingRunner, errors: Literal["raise", "text"]) -> None:
+                 runner: BlockingRunner, errors: Literal["raise", "text"], pending: PendingImages | None = None) -> None:
         self.name = schema["name"]
         self.description = schema["description"]
         self.inputs = smolagents_inputs(schema["parameters"])
@@ -100,6 +141,7 @@ class DshFsTool(Tool):
         self._session = session
         self._runner = runner
         self._errors = errors
+        self._pending = pending if pending is not None else PendingImages()
         super().__init__()
 
     def forward(self, *args: Any, **kwargs: Any) -> str:
@@ -110,6 +152,8 @@ class DshFsTool(Tool):
         result = self._runner.run(call)
         if result.is_error and self._errors == "raise":
             raise DshFsToolError(result.text)
+        for block in result.images:
+            self._pending.add(image_bytes(block))
         return result.text
 
 
@@ -140,8 +184,10 @@ class DshFsToolCollection(ToolCollection):
         self.ctx = ctx
         self.session = session if session is not None else Session(cwd=cwd)
         self._runner = BlockingRunner("dsh-fs smolagents")
+        self._pending = PendingImages()
         super().__init__([
-            DshFsTool(registry=registry, schema=schema, session=self.session, runner=self._runner, errors=errors)
+            DshFsTool(registry=registry, schema=schema, session=self.session, runner=self._runner, errors=errors,
+                      pending=self._pending)
             for schema in registry.schemas()
             if chosen is None or schema["name"] in chosen
         ])
@@ -151,6 +197,23 @@ class DshFsToolCollection(ToolCollection):
         line), for the agent's ``instructions=``; ``""`` for a bare registry."""
         prompt = getattr(self.ctx, "system_prompt", None)
         return "" if prompt is None else prompt.render(only=TOOL_SECTIONS)
+
+    def attach_images(self, memory_step: Any) -> None:
+        """smolagents step callback (``step_callbacks=[files.attach_images]``): the images the
+        step's calls returned (``read_image``), decoded (Pillow, first frame) and appended to
+        ``memory_step.observations_images``, which smolagents sends in the next request as a
+        ``user`` message of ``image`` parts. A step with no image is left as it is."""
+        taken = self._pending.take()
+        if not taken:
+            return
+        from PIL import Image  # the [images] extra: read_image needs it too
+
+        images = []
+        for data in taken:
+            with Image.open(io.BytesIO(data)) as image:
+                image.load()
+                images.append(image.copy())
+        memory_step.observations_images = [*(getattr(memory_step, "observations_images", None) or ()), *images]
 
     def close(self) -> None:
         """Stop the event loop the calls run on (a later call starts a new one)."""

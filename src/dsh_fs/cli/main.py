@@ -14,10 +14,12 @@ __all__ = ("main",)
 
 COMMANDS: Final = {
     "apply-patch": "tool_cmds:apply_patch",
+    "client-config": "client_config_cmd:client_config",
     "demo": "demo_cmd:demo",
     "edit": "tool_cmds:edit",
     "glob": "tool_cmds:glob",
     "grep": "tool_cmds:grep",
+    "list": "tool_cmds:list_",
     "mcp": "mcp_cmd:mcp",
     "prompt": "tool_cmds:prompt",
     "read": "tool_cmds:read",

@@ -20,6 +20,7 @@ from .options import (
     OnceCommand,
     faces_named,
     images_option,
+    list_named,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -103,7 +104,8 @@ def mcp(
     session_name: str | None = None,
     **settings: int,
 ) -> None:
-    """Serve the file tools (read, write, edit, glob, grep) over MCP.
+    """Serve the file tools (list, read, write, edit, glob, grep; no list under --profile
+    reference unless --tools names it) over MCP.
 
     stdio by default: one client per process, one observation owner (with --session NAME,
     the owner is the named session: shared with other processes serving NAME, e.g. an MCP
@@ -136,15 +138,19 @@ def mcp(
     if no_auth and given - {"no_auth"}:
         raise click.UsageError("--no-auth excludes --token-file and --tokens")
     if session_name is not None and served_over_http:
-        source = click_ctx.get_parameter_source("session_name")
-        named = "$DSH_FS_SESSION" if source is ParameterSource.ENVIRONMENT else "--session"
-        raise click.UsageError(
-            f"{named} applies only to stdio: over HTTP each MCP session (a stateless client: its token)"
-            " is its own observation owner"
-        )
+        over_http = "over HTTP each MCP session (a stateless client: its token) is its own observation owner"
+        if click_ctx.get_parameter_source("session_name") is ParameterSource.ENVIRONMENT:
+            # exported for the tool commands: not a reason to refuse to serve
+            click.echo(f"dsh-fs mcp: $DSH_FS_SESSION is ignored: it applies only to stdio; {over_http}", err=True)
+            session_name = None
+        else:
+            raise click.UsageError(f"--session applies only to stdio: {over_http}")
+    if root is None and s3 is None:
+        _warn_if_broad(os.getcwd())
     options = ServeOptions(
         root=root or os.getcwd(),
         faces=faces_named(tool_names),
+        list_tool=list_named(tool_names),
         images=images,
         profile=profile,
         policy=not no_policy,
@@ -159,6 +165,8 @@ def mcp(
         if store is not None:
             store.close()
         raise click.UsageError(str(exc)) from None
+    if images and tool_names is not None and "read_image" not in tool_names:
+        tool_names = (*tool_names, "read_image")  # --images asks for it, whatever else --tools names
     select_tools_option(ctx, tool_names)
     if options.policy:
         _warn_if_nothing_observes(ctx.tools.names())
@@ -196,6 +204,8 @@ def mcp(
                     await serve_http(
                         ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
                         unix_socket=unix_socket, announce=announce,
+                        token_file=os.path.abspath(token_file) if token_file is not None and bearer is not None else None,
+                        report=lambda line: click.echo(line, err=True),
                     )
                 except (OSError, ValueError) as exc:  # binding (the served requests never raise)
                     raise CliFailure(f"cannot listen: {exc}") from None
@@ -292,6 +302,25 @@ def _warn_if_nothing_observes(served: list[str]) -> None:
         click.echo(
             f"dsh-fs mcp: warning: {', '.join(mutating)} served without read: under the observation policy"
             " no existing file can be changed (add read to --tools, or use --no-policy)",
+            err=True,
+        )
+
+
+def _warn_if_broad(cwd: str) -> None:
+    """Without ``--root`` the served directory is the current one; GUI clients often start
+    servers from ``/`` or the home directory, which would serve the whole disk or home. Say
+    so once on stderr, naming ``--root`` (the server still starts: it may be what is wanted)."""
+    here = os.path.realpath(cwd)
+    home = os.path.expanduser("~")
+    what = None
+    if here == "/":
+        what = "the whole disk"
+    elif home != "~" and here == os.path.realpath(home):
+        what = "your whole home directory"
+    if what is not None:
+        click.echo(
+            f"dsh-fs mcp: warning: no --root given, so the current directory {here} is served: {what} is readable"
+            " and writable by the client; give --root DIR to serve one project",
             err=True,
         )
 

@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 
 import click
 
+from .inputs import JsonNumber
+
 __all__ = (
     "CliFailure",
     "ENDPOINT_URL",
@@ -38,7 +40,9 @@ __all__ = (
     "endpoint_url_option",
     "faces_named",
     "images_option",
+    "list_named",
     "no_policy_option",
+    "offset_option",
     "pop_settings",
     "profile_option",
     "require_s3_credentials",
@@ -234,7 +238,7 @@ tools_option = click.option(
     type=TOOL_NAMES,
     metavar="NAMES",
     default=None,
-    show_default="read, write, edit, glob, grep",
+    show_default="list (default profile), read, write, edit, glob, grep",
     help="Only these tools, comma-separated, e.g. read,glob,grep; the guidance then covers only them. The"
     " editing faces apply_patch, str_replace_based_edit_tool and str_replace_editor are loaded only when"
     " named here (e.g. read,apply_patch).",
@@ -242,6 +246,12 @@ tools_option = click.option(
 """``--tools``: a subset of the tools, the editing faces only when named (the command receives
 ``tool_names``, a tuple: it loads :func:`faces_named` and applies the rest with
 :func:`select_tools_option`)"""
+
+def offset_option(func: F) -> F:
+    """``--offset``: the ``offset`` argument of ``read`` (a line) and ``list`` (an entry)."""
+    return click.option("--offset", type=JsonNumber(), default=None, show_default="1", metavar="NUMBER",
+                        help="1-based first line (read) or entry (list) to return.")(func)
+
 
 search_path_option = click.option(
     "--path",
@@ -335,6 +345,12 @@ def faces_named(names: tuple[str, ...] | None) -> tuple[str, ...]:
     return tuple(name for name in names or () if name in FACE_TOOLS)
 
 
+def list_named(names: tuple[str, ...] | None) -> bool | None:
+    """``True`` when ``--tools`` names ``list`` (loaded then in either profile, DEVIATIONS
+    L1), else ``None`` (the profile decides: served in ``default`` only)."""
+    return True if names is not None and "list" in names else None
+
+
 def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:
     """Apply ``--tools`` to the context ``ctx`` (``core.selection.select_tools``); ``None``:
     every tool.
@@ -350,8 +366,11 @@ def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:
     try:
         select_tools(ctx, names)
     except ValueError as exc:
-        unloaded = [face for face in FACE_TOOLS if face not in ctx.tools.names()]
+        loaded = ctx.tools.names()
+        unloaded = [face for face in FACE_TOOLS if face not in loaded]
         more = f"; editing faces: {', '.join(unloaded)}" if unloaded else ""
+        if "read_image" in names and "read_image" not in loaded:
+            more += "; read_image is served with --images"
         raise click.BadParameter(f"{exc}{more}", param_hint="--tools") from None
 
 

@@ -266,7 +266,7 @@ async def run_scenario(scenario: Mapping[str, Any], ws: str) -> dict[str, Any]:
     provider = open_provider(ws, profile=profile, root=None)  # no containment root, as in the reference
     ctx = create_context(  # (the scenarios assume none)
         profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
-        search=scenario.get("search") is True, **_config(scenario),
+        search=scenario.get("search") is True, list_tool=scenario.get("list") is True, **_config(scenario),
     )
 
     async def external(step: Mapping[str, Any]) -> None:
@@ -364,7 +364,7 @@ async def run_scenario_s3(scenario: Mapping[str, Any], *, endpoint_url: str | No
         try:
             ctx = create_context(
                 profile=profile, policy=scenario.get("policy", True) is not False, provider=provider,
-                search=scenario.get("search") is True, **_config(scenario)
+                search=scenario.get("search") is True, list_tool=scenario.get("list") is True, **_config(scenario)
             )
             results = await _run_calls(
                 ctx, scenario, ws, _session_cwd(scenario, ws), lambda step: _s3_external(workspace, step)

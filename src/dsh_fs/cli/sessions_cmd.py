@@ -102,12 +102,13 @@ def sessions() -> None:
 @sessions.command(name="list", cls=OnceCommand)
 def list_() -> None:
     """Print one line per session: NAME, files observed, last used (tab-separated)."""
+    from ..fs.shown import shown_name
     from ..session_store import list_sessions
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         now = time.time()
         for found in list_sessions(conn):
-            click.echo(f"{found.name}\t{found.observations}\t{_ago(max(0.0, now - found.last_used))}")
+            click.echo(f"{shown_name(found.name)}\t{found.observations}\t{_ago(max(0.0, now - found.last_used))}")
 
     _with_store(action)
 
@@ -133,10 +134,11 @@ def forget(name: str) -> None:
               help="Forget sessions unused for at least this long: 30d, 12h, 1w2d (units s, m, h, d, w).")
 def prune(older_than: int) -> None:
     """Forget every session that observed nothing for --older-than; print their names."""
+    from ..fs.shown import shown_name
     from ..session_store import prune_sessions
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         for name in prune_sessions(conn, older_than):
-            click.echo(name)
+            click.echo(shown_name(name))
 
     _with_store(action)

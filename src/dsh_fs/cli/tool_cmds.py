@@ -40,7 +40,9 @@ from .options import (
     OnceCommand,
     cwd_option,
     faces_named,
+    list_named,
     no_policy_option,
+    offset_option,
     pop_settings,
     profile_option,
     require_s3_credentials,
@@ -52,7 +54,7 @@ from .options import (
     tools_option,
 )
 
-__all__ = ("apply_patch", "edit", "glob", "grep", "prompt", "read", "schema", "write")
+__all__ = ("apply_patch", "edit", "glob", "grep", "list_", "prompt", "read", "schema", "write")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,7 +100,7 @@ def _options(kwargs: dict[str, Any]) -> _Options:
     )
 
 
-def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = ()) -> Any:
+def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (), list_tool: bool | None = None) -> Any:
     """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store
     and capped search results saved under ``<state dir>/spill``, plus the editing ``faces``.
 
@@ -116,7 +118,7 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
             provider = open_provider(options.cwd or os.getcwd(), profile=options.profile, root=None)
         return create_context(
             profile=options.profile, policy=options.policy, provider=provider, observations=store,
-            spill_root=os.path.join(state_dir(), "spill"), faces=faces, **options.caps,
+            spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
@@ -143,8 +145,8 @@ def _emit(text: str) -> None:
 
 
 def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces: tuple[str, ...] = ()) -> None:
-    """Make the one call (with the editing ``faces`` loaded), print its text, exit 1 on an
-    error result."""
+    """Make the one call (with the editing ``faces`` loaded, and ``list`` when it is the tool
+    called, in either profile), print its text, exit 1 on an error result."""
     from ..core.session import Session
 
     session = Session(cwd=None if options.s3 else options.cwd, id=options.session_name)
@@ -152,7 +154,7 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
     if options.policy and options.session_name is not None:
         store = _open_store(options.session_name, session)
     try:
-        ctx = _context(options, store=store, faces=faces)
+        ctx = _context(options, store=store, faces=faces, list_tool=True if name == "list" else None)
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
@@ -214,8 +216,7 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
 
 @click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("file")
-@click.option("--offset", type=JsonNumber(), default=None, show_default="1", metavar="NUMBER",
-              help="1-based first line to return.")
+@offset_option
 @click.option("--limit", type=JsonNumber(), default=None, show_default="--read-limit", metavar="NUMBER",
               help="Maximum number of lines to return.")
 @_call_options
@@ -231,6 +232,22 @@ def read(file: str, offset: int | float | None, limit: int | float | None, **kwa
     if limit is not None:
         arguments["limit"] = limit
     _run_tool("read", arguments, _options(kwargs))
+
+
+@click.command("list", cls=OnceCommand, epilog=_EPILOG)
+@click.argument("path", required=False)
+@offset_option
+@_call_options
+@_deployment_options
+def list_(path: str | None, offset: int | float | None, **kwargs: Any) -> None:
+    """Print the direct children of the directory PATH (default: the working directory),
+    directories first, then files, each alphabetical; a long listing is paged (--offset)."""
+    arguments: dict[str, Any] = {}
+    if path is not None:
+        arguments["path"] = _text("PATH", path)
+    if offset is not None:
+        arguments["offset"] = offset
+    _run_tool("list", arguments, _options(kwargs))
 
 
 @click.command(cls=OnceCommand, epilog=_EPILOG)
@@ -349,10 +366,11 @@ def apply_patch(patch_file: str, **kwargs: Any) -> None:
 def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     """Print the tool definitions as JSON.
 
-    The tools are ordered by name (edit, glob, grep, read, write); --read-limit,
+    The tools are ordered by name (edit, glob, grep, list, read, write; no list under --profile reference
+    unless --tools names it); --read-limit,
     --glob-max-results and --grep-max-matches change the descriptions, as they do for the model.
     """
-    ctx = _context(_options(kwargs), faces=faces_named(tool_names))
+    ctx = _context(_options(kwargs), faces=faces_named(tool_names), list_tool=list_named(tool_names))
     select_tools_option(ctx, tool_names)
     _emit(json.dumps(tool_definitions(ctx, format_), indent=2, ensure_ascii=False))
 
@@ -367,6 +385,6 @@ def prompt(tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     --no-policy, --tools and the settings change it as they change what the model is told
     (dsh-fs mcp sends the tools' sections of it as its instructions).
     """
-    ctx = _context(_options(kwargs), faces=faces_named(tool_names))
+    ctx = _context(_options(kwargs), faces=faces_named(tool_names), list_tool=list_named(tool_names))
     select_tools_option(ctx, tool_names)
     _emit(ctx.system_prompt.render())

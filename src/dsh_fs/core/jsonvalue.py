@@ -112,13 +112,33 @@ def js_numbers(text: str, *, within: tuple[str, ...] = ("params", "arguments")) 
 JSON_ARGS_ERROR = "tool execution arguments must be losslessly JSON-serializable"
 
 
+def _flat_lossless(value: dict[object, object]) -> bool:
+    """Is every key a ``str`` and every value a ``str``, ``bool``, ``None`` or an ``int`` well
+    inside the double range? (``False`` only means: ask the full walk.)"""
+    for key, item in value.items():
+        if type(key) is not str:
+            return False
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int and -(1 << 53) <= item <= (1 << 53):  # type: ignore[operator]
+            continue
+        return False
+    return True
+
+
 def is_lossless_json(value: object) -> bool:
     """``True`` when ``value`` round-trips through JSON exactly as the reference requires.
 
     Accepted: ``None``, ``bool``, ``int``, finite ``float`` other than ``-0.0``, ``str``,
     ``list`` and ``dict`` with ``str`` keys, without cycles. Rejected: NaN, ±Infinity, -0.0,
     tuples, sets, bytes, custom objects, non-string keys, cycles (§5.3 step 1).
+
+    A flat object of strings, booleans, ``None`` and small integers (the usual tool
+    arguments) is answered in one pass over its items; anything else takes the full walk.
     """
+    if type(value) is dict and _flat_lossless(value):
+        return True
     stack: list[object] = [value]
     on_path: set[int] = set()
     exits: list[tuple[int, int]] = []  # (stack length at which to leave, id)

@@ -15,6 +15,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``media`` | the image media type a path's extension declares (the reference's ``IMAGE_EXTENSIONS``) |
 | ``paths``, ``rooted`` | Node-style path resolution; lexical resolution inside a display root |
 | ``locks`` | the in-process per-target mutation lock every provider shares |
+| ``shown`` | how a name is printed in a tool's text (a name that could forge a line is quoted, D22) |
 | ``tool_switches`` | ``ToolSwitches``: the profile switches of the policy, the tools and the faces (one per deviation ID) |
 | ``backend`` | the seam's vocabulary in one import, for a provider author (re-exports only) |
 

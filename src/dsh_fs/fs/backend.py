@@ -118,6 +118,7 @@ from .locks import (
 from .window import (
     ReadWindow as ReadWindow,
     WindowResult as WindowResult,
+    window_text as window_text,
 )
 
 __all__ = (
@@ -199,5 +200,6 @@ __all__ = (
     "rewrite",
     "stale",
     "too_large",
+    "window_text",
     "write_cleanup_failed",
 )

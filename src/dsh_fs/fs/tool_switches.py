@@ -64,6 +64,31 @@ class ToolSwitches(ProfileSwitches):
     """S5: a missing ``path`` is ``FS_NOT_FOUND``; ``glob`` of a file ``FS_NOT_DIRECTORY``"""
     odd_names: bool = profile_switch("S6")
     """S6: non-UTF-8 file names are shown with U+FFFD; a NUL argument is an argument error"""
+    near_miss_hints: bool = profile_switch("S7")
+    """S7: a ``glob`` that finds nothing for a literal name gets ``read``'s lookalike hint"""
+    follow_links: bool = profile_switch("S8")
+    """S8: ripgrep follows symlinks (``--follow``); none leading out of the containment root
+    is walked or shown, and its loop reports are no failure"""
+    absolute_patterns: bool = profile_switch("S9")
+    """S9: an absolute ``glob`` pattern inside the workspace is matched from its directory"""
+    patterns_from_path: bool = profile_switch("S10")
+    """S10: a ``glob`` pattern with a directory part is matched from ``path`` too"""
+    match_windows: bool = profile_switch("S11")
+    """S11: a match beyond ``grepMaxLineBytes`` of a long line is shown in a window around it"""
+    multiline_advice: bool = profile_switch("S12")
+    """S12: a pattern with a line break is refused with advice the tool can follow (ripgrep's
+    names a ``--multiline`` flag the tool does not have)"""
+
+    # -- list --------------------------------------------------------------------------------------
+    list_served: bool = profile_switch("L1")
+    """L1: ``create_context`` (and so ``dsh-fs mcp``, ``schema``, ``prompt``) loads ``list``
+    unless told otherwise"""
+    list_sizes: bool = profile_switch("L2")
+    """L2: a regular file's size follows its name in a listing"""
+    list_escape_c1: bool = profile_switch("L3")
+    """L3: a quoted name in a listing shows DEL and C1 controls escaped, never raw"""
+    read_directory_hint: bool = profile_switch("L4")
+    """L4: ``read`` of a directory adds a hint naming ``list`` (when ``list`` is registered)"""
 
     # -- editing faces ---------------------------------------------------------------------------
     normalized_view: bool = profile_switch("E8")

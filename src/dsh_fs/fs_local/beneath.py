@@ -10,6 +10,12 @@
   swapped into the path after ``resolve`` checked it can never redirect the operation outside
   the root (the walk fails with ``Escape``).
 
+The first step below the root is made by absolute path (``<root>/<name>`` with ``O_NOFOLLOW``)
+rather than through a descriptor of the root opened just for it: the kernel resolves the root
+by its path either way, and ``O_NOFOLLOW`` / ``AT_SYMLINK_NOFOLLOW`` refuse a symlink in that
+one component as ``openat`` below the root's descriptor does. The same lookup, two system calls
+fewer (the root's ``open`` and ``close``) on every walk.
+
 Without a root, paths are resolved and opened as they are (the reference's behaviour).
 """
 
@@ -144,40 +150,74 @@ def _parts(path: str, root: Root) -> list[str]:
     return [p for p in rel.split("/") if p]
 
 
-def _is_link(name: str, dir_fd: int) -> bool:
+def _is_link(name: str, dir_fd: int | None) -> bool:
     try:
         return stat_mod.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
     except OSError:
         return False
 
 
-def _walk(parts: list[str], root: Root, *, create: bool) -> int:
-    fd = os.open(root.real, _DIR_FLAGS)
+def _below_root(root: Root, name: str) -> str:
+    """The absolute path of ``name``, one component directly below the root."""
+    return root.real + name if root.real.endswith("/") else root.real + "/" + name
+
+
+def _step(where: str, dir_fd: int | None, root: Root, part: str, *, create: bool) -> int:
+    """Open the directory ``where`` (a name below ``dir_fd``, or the absolute path of a
+    component directly below the root when ``dir_fd`` is ``None``) without following a symlink.
+
+    :raises Escape: ``part`` is ``.``/``..`` or a symlink now
+    """
+    if part in (".", ".."):
+        raise Escape(root, part)
     try:
-        for part in parts:
-            if part in (".", ".."):
-                raise Escape(root, part)
-            try:
-                nxt = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                try:
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                except FileExistsError:
-                    pass
-                nxt = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
-            except OSError as exc:
-                # a symlink now: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
-                if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(part, fd)):
-                    raise Escape(root, part) from exc
-                raise
+        return _open_subdir(where, dir_fd, root, part)
+    except FileNotFoundError:
+        if not create:
+            raise
+        try:
+            os.mkdir(where, 0o777, dir_fd=dir_fd)
+        except FileExistsError:
+            pass
+        return _open_subdir(where, dir_fd, root, part)  # a symlink planted since the mkdir: Escape too
+
+
+def _open_subdir(where: str, dir_fd: int | None, root: Root, part: str) -> int:
+    """``where`` (see ``_step``) as a directory, never through a symlink (``Escape`` then)."""
+    try:
+        return os.open(where, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        # a symlink: ELOOP, or ENOTDIR (Linux checks O_DIRECTORY before O_NOFOLLOW)
+        if exc.errno == errno.ELOOP or (exc.errno == errno.ENOTDIR and _is_link(where, dir_fd)):
+            raise Escape(root, part) from exc
+        raise
+
+
+def _walk(parts: list[str], root: Root, *, create: bool) -> int:
+    if not parts:
+        return os.open(root.real, _DIR_FLAGS)
+    fd = _step(_below_root(root, parts[0]), None, root, parts[0], create=create)
+    try:
+        for part in parts[1:]:
+            nxt = _step(part, fd, root, part, create=create)
             os.close(fd)
             fd = nxt
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def _direct(path: str, name: str) -> bool:
+    """May ``path``, directly below the root, be used as an absolute path? (a real name, and
+    short enough that the kernel resolves it as it would ``name`` below the root's descriptor)"""
+    return name not in ("", ".", "..") and (len(path) < _PATH_MAX // 4 or len(path.encode("utf-8", "surrogateescape")) < _PATH_MAX)
+
+
+def _split(path: str) -> tuple[str, str]:
+    """``(posixpath.dirname(path), posixpath.basename(path))`` of an absolute normalized path."""
+    parent, _, name = path.rpartition("/")
+    return parent or "/", name
 
 
 def open_dir(path: str, *, root: Root | None, create: bool = False) -> int:
@@ -197,9 +237,17 @@ def open_in(path: str, flags: int, mode: int = 0o777, *, root: Root | None) -> i
     """``os.open(path, flags, mode)``, beneath ``root`` when given (final component not followed)."""
     if root is None:
         return os.open(path, flags, mode)
-    parent = open_dir(posixpath.dirname(path), root=root)
+    parent_path, name = _split(path)
+    if parent_path == root.real and _direct(path, name):
+        try:  # directly below the root: by absolute path (see the module docstring)
+            return os.open(path, flags | os.O_NOFOLLOW, mode)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise Escape(root, path) from exc
+            raise
+    parent = open_dir(parent_path, root=root)
     try:
-        return os.open(posixpath.basename(path), flags | os.O_NOFOLLOW, mode, dir_fd=parent)
+        return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=parent)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise Escape(root, path) from exc
@@ -215,9 +263,12 @@ def stat_in(path: str, *, root: Root | None) -> os.stat_result:
         return os.stat(path)
     if path == root.real:
         return os.stat(root.real)
-    parent = open_dir(posixpath.dirname(path), root=root)
+    parent_path, name = _split(path)
+    if parent_path == root.real and _direct(path, name):
+        return os.stat(path, follow_symlinks=False)  # directly below the root (module docstring)
+    parent = open_dir(parent_path, root=root)
     try:
-        return os.stat(posixpath.basename(path), dir_fd=parent, follow_symlinks=False)
+        return os.stat(name, dir_fd=parent, follow_symlinks=False)
     finally:
         os.close(parent)
 

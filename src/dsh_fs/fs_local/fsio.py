@@ -166,14 +166,17 @@ def _read_fd(fd: int, signal: AbortSignal | None, stage: Stage, verb: Verb, disp
     try:
         # the first request fits the whole file when its size is known (one read, no
         # oversized buffer); /proc files report 0 and grow past it, so keep reading to EOF
-        want = min(max((os.fstat(fd).st_size if size is None else size) + 1, 4096), _WHOLE_READ_STEP)
+        expected = os.fstat(fd).st_size if size is None else size
+        want = min(max(expected + 1, 4096), _WHOLE_READ_STEP)
         while True:
             check_abort(signal, stage)
             chunk = os.read(fd, want)
-            want = _WHOLE_READ_STEP
             if not chunk:
                 break
             chunks.append(chunk)
+            if want > expected == len(chunk) > 0 and len(chunks) == 1:
+                break  # the whole file as its fstat counted it, one byte short of the ask: at EOF
+            want = _WHOLE_READ_STEP
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     return b"".join(chunks)

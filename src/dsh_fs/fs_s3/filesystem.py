@@ -19,8 +19,10 @@ its own: GetObject, a PutObject of the same bytes ``If-None-Match: *`` at the de
 DeleteObject ``If-Match`` of the source (undone if that fails). Not atomic: a crash between the
 two leaves both objects (docs/S3.md).
 
-Round trips (a request each): stat 1 (HEAD; +1 LIST when there is no object); read_text 1
-(GET); write 2 (GET or LIST, then PUT); edit 2 (GET, PUT), +2 per retry of an unguarded
+Round trips (a request each): stat 1 (a GET of the object's first ``stat_fetch_max`` bytes,
+or a HEAD when that is 0 and for an empty object; +1 LIST when there is no object); read_text 1
+(GET); a ``read`` tool call of a file of at most ``stat_fetch_max`` bytes 1 (its stat's GET:
+``read_window`` windows the bytes that stat fetched, for exactly the version it reported); write 2 (GET or LIST, then PUT); edit 2 (GET, PUT), +2 per retry of an unguarded
 edit that lost a race; list_dir 1–2 (+ pages); delete 2; rename 4–5.
 """
 
@@ -49,6 +51,7 @@ from ..fs.backend import (
     Profile,
     RenameIntent,
     RenameOutcome,
+    ReadWindow,
     ReplaceIfVersion,
     Stage,
     Target,
@@ -60,6 +63,7 @@ from ..fs.backend import (
     Version,
     WRITE_MAX_SIZE,
     WalkEntry,
+    WindowResult,
     WriteIntent,
     WriteOutcome,
     apply_edit,
@@ -81,8 +85,10 @@ from ..fs.backend import (
     resolve_rooted,
     rewrite,
     stale,
+    window_text,
 )
 from .errors import S3Failure, fs_error
+from .fetched import FetchedBodies
 from .location import S3Location, parse_url
 from .store import ObjectMeta, ObjectStore, read_chunk, require_client_library
 
@@ -93,6 +99,9 @@ DEFAULT_PART_SIZE = 16 * 1024 * 1024
 MIN_PART_SIZE = 5 * 1024 * 1024
 STREAM_CHUNK = 64 * 1024
 DEFAULT_EDIT_RETRIES = 8
+DEFAULT_STAT_FETCH_MAX = 256 * 1024
+FETCHED_MAX_BYTES = 8 * 1024 * 1024
+"""bytes of fetched bodies kept for ``read_window`` at most (oldest dropped first)"""
 
 
 def _checker(signal: AbortSignal | None, stage: Stage) -> Any:
@@ -124,6 +133,9 @@ class S3FileSystem(FileSystem):
         losing a race to another writer before it reports ``FS_STALE_VERSION``
     :param write_max_size: the largest object (bytes) a write or an edit may store (DEVIATIONS D16)
     :param store: an ``ObjectStore`` to use instead of building one (tests, instrumentation)
+    :param stat_fetch_max: ``stat`` is a GetObject of the first this-many bytes instead of a
+        HeadObject (same permission, same one round trip); a file no bigger comes back whole
+        and the ``read_window`` that follows windows it without a request. 0: HeadObject.
     :raises ValueError: for an invalid bucket, prefix, root, profile or part size
     """
 
@@ -144,6 +156,7 @@ class S3FileSystem(FileSystem):
         edit_retries: int = DEFAULT_EDIT_RETRIES,
         write_max_size: int = WRITE_MAX_SIZE,
         store: ObjectStore | None = None,
+        stat_fetch_max: int = DEFAULT_STAT_FETCH_MAX,
     ) -> None:
         self.location = S3Location(bucket, prefix)
         self.root = check_root(root)
@@ -158,6 +171,8 @@ class S3FileSystem(FileSystem):
         self.store = store or ObjectStore(bucket, endpoint_url=endpoint_url, client_options=client_options)
         self.locks = TargetLocks()
         self._versioned: bool | None = None
+        self.stat_fetch_max = max(0, int(stat_fetch_max))
+        self.fetched = FetchedBodies(FETCHED_MAX_BYTES)
 
     async def aclose(self) -> None:
         """Close the HTTP client of the running event loop (idempotent; see ``FileSystem.aclose``)."""
@@ -179,15 +194,38 @@ class S3FileSystem(FileSystem):
     async def _is_dir(self, rel: str) -> bool:
         return rel == "" or await self.store.has_children(self.location.dir_prefix(rel))
 
-    async def _info(self, rel: str) -> Info | None:
+    async def _info(self, rel: str, *, fetch: bool = False) -> Info | None:
+        """The metadata of ``rel``; ``fetch``: by a ranged GET whose body, when whole, is kept
+        in ``fetched`` for the ``read_window`` of the same version."""
         if rel == "":
             return Info(version=Version("dir:"), type="directory")
-        meta = await self.store.head(self.location.object_key(rel))
+        key = self.location.object_key(rel)
+        meta = await self._fetch(rel, key) if fetch and self.stat_fetch_max > 0 else await self.store.head(key)
         if meta is not None:
             return Info(version=Version(meta.token), type="file", size=meta.size)
         if await self._is_dir(rel):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
+
+    async def _fetch(self, rel: str, key: str) -> ObjectMeta | None:
+        try:
+            got = await self.store.get_prefix(key, self.stat_fetch_max)
+        except S3Failure as failure:
+            if failure.status is None:  # no answer from the service (network, credentials)
+                raise
+            # 416: an empty object (no range selects a byte of it); any other refusal of the
+            # GET (an archived object's InvalidObjectState, a policy allowing only HEAD …):
+            # HeadObject answers the stat as it did without fetching
+            meta = await self.store.head(key)
+            if failure.status == 416 and meta is not None and meta.size == 0:
+                self.fetched.put((self.location.target_key(rel), meta.token), b"")  # that version holds no bytes
+            return meta
+        if got is None:
+            return None
+        meta, data = got
+        if data is not None:
+            self.fetched.put((self.location.target_key(rel), meta.token), data)
+        return meta
 
     async def _listable(self, rel: str, display: str) -> None:
         """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
@@ -239,10 +277,26 @@ class S3FileSystem(FileSystem):
         return self._target(found.rel)
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
-        """HeadObject (and ListObjectsV2 when there is no object): a file with its size in
-        bytes, a directory (no size), or ``None``.
+        """GetObject of the first ``stat_fetch_max`` bytes (HeadObject when that is 0, for an
+        empty object, and when the service refuses the GET), and ListObjectsV2 when there is no
+        object: a file with its size in bytes, a directory (no size), or ``None``. A body that
+        came whole is kept for the ``read_window`` of the same version.
 
         :raises FsError: FS_ABORTED ``stat aborted``; FS_PERMISSION_DENIED; FS_IO_ERROR
+        """
+        check_abort(signal, "stat")
+        try:
+            info = await self._info(self._rel(target), fetch=True)
+        except S3Failure as failure:
+            raise fs_error(failure, "stat", target.display_path) from failure
+        check_abort(signal, "stat")
+        return info
+
+    async def is_current(self, target: Target, version: Version, *, signal: AbortSignal | None = None) -> bool:
+        """HeadObject: is ``target`` an object at ``version`` right now (no body fetched)?
+        See ``FileSystem.is_current``.
+
+        :raises FsError: as ``stat``
         """
         check_abort(signal, "stat")
         try:
@@ -250,7 +304,7 @@ class S3FileSystem(FileSystem):
         except S3Failure as failure:
             raise fs_error(failure, "stat", target.display_path) from failure
         check_abort(signal, "stat")
-        return info
+        return info is not None and info.type == "file" and info.version == version
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """``stat`` of the resolved path (S3 has no symlinks)."""
@@ -284,6 +338,27 @@ class S3FileSystem(FileSystem):
             raise fs_error(failure, "read", display) from failure
         check_abort(signal, "read")
         return decode_for_read(got[1], display, self.rules)
+
+    async def read_window(
+        self,
+        target: Target,
+        window: ReadWindow,
+        *,
+        info: Info,
+        streamed: bool = False,
+        signal: AbortSignal | None = None,
+    ) -> WindowResult | None:
+        """The window over the bytes ``stat`` fetched for exactly ``info.version`` (no request),
+        decoded as ``read_text`` decodes them; ``None`` (the caller reads) when ``stat`` kept no
+        body of that version, and for a streamed read. See ``FileSystem.read_window``.
+
+        :raises FsError: FS_ABORTED ``read aborted``; FS_NOT_TEXT (as ``read_text``)
+        """
+        check_abort(signal, "read")
+        data = self.fetched.take((target.key, str(info.version)))
+        if data is None or streamed:
+            return None
+        return window_text([decode_for_read(data, target.display_path, self.rules)], window, target.display_path)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         """GetObject streamed in 64 KiB chunks through one incremental decoder (§2.5).

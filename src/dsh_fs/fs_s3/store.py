@@ -1,7 +1,7 @@
 """The S3 wire calls the provider makes, over one lazily created aiobotocore client.
 
 One method per request shape, each one round trip (``requests`` counts them): HeadObject,
-GetObject (whole or streamed), PutObject (plain, ``If-None-Match: *`` or ``If-Match``),
+GetObject (whole, streamed, or its first bytes: ``get_prefix``), PutObject (plain, ``If-None-Match: *`` or ``If-Match``),
 multipart upload (the same conditions on CompleteMultipartUpload), DeleteObject (plain or
 ``If-Match``), ListObjectsV2 (one level, or every key under a prefix: ``list_all``) and
 GetBucketVersioning. Failures raise ``S3Failure``; a 404 on HEAD/GET becomes ``None``.
@@ -64,6 +64,16 @@ def _ns(moment: Any) -> int | None:
         moment = moment.replace(tzinfo=datetime.timezone.utc)
     delta = moment - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
     return (delta // datetime.timedelta(microseconds=1)) * 1000
+
+
+def _total_size(content_range: Any, length: Any) -> int:
+    """The whole object's size from ``Content-Range: bytes 0-N/TOTAL`` (a service that
+    ignored the range answers 200 without one: then ``Content-Length`` is the whole size)."""
+    if isinstance(content_range, str) and "/" in content_range:
+        total = content_range.rsplit("/", 1)[1].strip()
+        if total.isdigit():
+            return int(total)
+    return int(length or 0)
 
 
 async def read_chunk(body: Any, size: int) -> bytes:
@@ -232,6 +242,36 @@ class ObjectStore:
                     break
                 chunks.append(chunk)
         return _meta(response), b"".join(chunks)
+
+    async def get_prefix(self, key: str, max_bytes: int) -> tuple[ObjectMeta, bytes | None] | None:
+        """GetObject ``Range: bytes=0-<max_bytes - 1>``: the object's meta (``size`` is the
+        whole object's, from ``Content-Range``) and its whole body when it has at most
+        ``max_bytes`` bytes (``None`` when it is bigger: only the first ``max_bytes`` came).
+        ``None`` when absent. One round trip; the ETag and VersionId are the whole object's.
+
+        :raises S3Failure: as ``get``; status 416 (``InvalidRange``) for an empty object, which
+            no range can select (the caller asks ``head`` instead)
+        """
+        try:
+            response = await self._call("get_object", Key=key, Range=f"bytes=0-{max_bytes - 1}")
+        except S3Failure as failure:
+            if failure.not_found:
+                return None
+            raise
+        chunks: list[bytes] = []
+        received = 0
+        async with response["Body"] as body:
+            while received <= max_bytes:  # a service that ignored the range: stop past max_bytes
+                chunk = await read_chunk(body, max_bytes + 1 - received)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                received += len(chunk)
+        data = b"".join(chunks)
+        total = _total_size(response.get("ContentRange"), response.get("ContentLength", len(data)))
+        meta = _meta(response)
+        meta = ObjectMeta(etag=meta.etag, version_id=meta.version_id, size=total)
+        return meta, (data if total == len(data) else None)
 
     @contextlib.asynccontextmanager
     async def open(self, key: str, *, first: int | None = None) -> AsyncIterator[tuple[ObjectMeta, Any] | None]:

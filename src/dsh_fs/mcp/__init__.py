@@ -11,6 +11,9 @@
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
 | ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
 | ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
+| ``gate`` | ASGI, outermost: the token checked from the headers before any body is read; the body limit; no OAuth |
+| ``connections`` | the connection budget (a share kept for authenticated connections) and the request-head deadline (uvicorn's h11 protocol) |
+| ``revocation`` | the token file re-read on change or ``SIGHUP``: a removed token revoked, its sessions ended |
 
 The ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``) is imported by the modules that
 need it (``server``, ``stdio``, ``http``, ``auth``), and the names exported here are loaded on

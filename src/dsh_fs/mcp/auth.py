@@ -78,11 +78,15 @@ def load_token_file(path: str) -> list[str]:
         if os.path.islink(path):
             raise ValueError(f"token file {path} is a symlink: give the file itself") from exc
         raise
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
+    try:
+        info = os.fstat(fd)  # before fdopen, which refuses a directory with its own error
         if not stat.S_ISREG(info.st_mode):
             raise ValueError(f"token file {path} is not a regular file")
         require_private(info, f"token file {path}", chmod=f"chmod 600 {path}")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
         data = handle.read(_MAX_FILE + 1)
     if len(data) > _MAX_FILE:
         raise ValueError(f"token file {path} is larger than 1 MiB")
@@ -125,6 +129,13 @@ def write_token_file(path: str, tokens: Sequence[str]) -> None:
         raise
 
 
+def _check(tokens: Sequence[str]) -> None:
+    if not tokens:
+        raise ValueError("at least one token is needed")
+    if len(set(tokens)) != len(tokens):
+        raise ValueError("tokens must differ")
+
+
 class BearerTokens:
     """The SDK ``TokenVerifier`` for a fixed list of tokens: a presented token is compared
     with every token in constant time (``hmac.compare_digest``, no early exit), so neither
@@ -135,17 +146,38 @@ class BearerTokens:
     """
 
     def __init__(self, tokens: Sequence[str]) -> None:
-        if not tokens:
-            raise ValueError("at least one token is needed")
-        if len(set(tokens)) != len(tokens):
-            raise ValueError("tokens must differ")
+        _check(tokens)
         self._secrets = [(token.encode("utf-8"), principal_name(i)) for i, token in enumerate(tokens)]
+        self._next = len(tokens)
+
+    def replace(self, tokens: Sequence[str]) -> list[str]:
+        """Accept ``tokens`` from now on (the token file was re-read): a token kept keeps its
+        principal, a new one gets the next unused name (a name is never given twice), and
+        every other token stops authenticating at once.
+
+        :return: the principals of the tokens that were dropped (revoked)
+        :raises ValueError: for no tokens, or a repeated one (nothing changes then)
+        """
+        _check(tokens)
+        known = dict(self._secrets)
+        secrets_now: list[tuple[bytes, str]] = []
+        for token in tokens:
+            secret = token.encode("utf-8")
+            name = known.get(secret)
+            if name is None:
+                name = principal_name(self._next)
+                self._next += 1
+            secrets_now.append((secret, name))
+        kept = {secret for secret, _ in secrets_now}
+        revoked = [name for secret, name in self._secrets if secret not in kept]
+        self._secrets = secrets_now
+        return revoked
 
     def __len__(self) -> int:
         return len(self._secrets)
 
-    async def verify_token(self, token: str) -> AccessToken | None:
-        """The principal ``token`` authenticates, or ``None``.
+    def principal(self, token: str) -> str | None:
+        """The principal ``token`` authenticates, or ``None`` (constant time, see the class).
 
         :param token: what followed ``Bearer `` in the ``Authorization`` header
         """
@@ -154,6 +186,23 @@ class BearerTokens:
         for secret, name in self._secrets:
             if hmac.compare_digest(presented, secret):
                 principal = name
+        return principal
+
+    def authenticates(self, headers: Sequence[tuple[bytes, bytes]]) -> bool:
+        """Whether a request with these (ASGI, lower-case) headers carries one of the tokens:
+        an ``Authorization`` header of the ``Bearer`` scheme (any case), read as the SDK's
+        ``BearerAuthBackend`` reads it."""
+        value = next((v for k, v in headers if k == b"authorization"), None)
+        if value is None or not value[:7].lower() == b"bearer ":
+            return False
+        return self.principal(value[7:].decode("latin-1")) is not None
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The SDK ``TokenVerifier`` method: the ``AccessToken`` of ``principal(token)``, or ``None``.
+
+        :param token: what followed ``Bearer `` in the ``Authorization`` header
+        """
+        principal = self.principal(token)
         if principal is None:
             return None
         return AccessToken(token="", client_id=principal, scopes=[])

@@ -16,9 +16,13 @@
   ``Client(mode="auto")`` then falls back to the handshake by itself).
 * **Bounds (``sessions.SessionLimits``).** Sessions per token and in total,
   requests in flight per session (or stateless principal), expiry of sessions unused after
-  the handshake (60 s) or idle (30 min), observations per owner (``ServeOptions``), request
-  bodies (the SDK's 4 MiB) and concurrent connections (uvicorn). Over a bound: ``503`` with a
-  JSON-RPC error that says which.
+  the handshake (60 s) or idle (30 min), observations per owner (``ServeOptions``). Over a
+  bound: ``503`` with a JSON-RPC error that says which.
+* **Before any work (``gate.AuthFirst``, outermost).** The token is checked from the headers
+  before a byte of the body is read; bodies over the SDK's 4 MiB get ``413`` (from
+  ``Content-Length`` or as they stream), never held whole.
+* **Connections (``connections``).** A request head must arrive within 10 s; a share of the
+  256 connections is kept for connections that showed a token.
 * **Order.** One owner's calls run in arrival order (``server.schedule_calls``).
 
 The endpoint is ``http://HOST:PORT/mcp`` (``http://localhost/mcp`` over a Unix socket);
@@ -43,7 +47,7 @@ import anyio
 import uvicorn
 from mcp.server import ServerRequestContext
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend, RequireAuthMiddleware
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.context import CallNext, HandlerResult, ServerMiddleware
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
@@ -55,21 +59,25 @@ from mcp.types import INTERNAL_ERROR, INVALID_REQUEST, UNSUPPORTED_PROTOCOL_VERS
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import Route
 
 from ..core.context import Context
 from ..core.session import Session
 from .auth import BearerTokens, require_private
+from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol
+from .gate import AuthFirst
+from .revocation import watch_token_file
 from .numbers import JsNumbers
 from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
-__all__ = ("MAX_CONNECTIONS", "MCP_PATH", "build_http_app", "check_private_dir", "parse_listen", "serve_http")
+__all__ = (
+    "MAX_CONNECTIONS", "MCP_PATH", "build_http_app", "check_private_dir", "parse_listen", "serve_http", "server_config",
+)
 
 MCP_PATH: Final = "/mcp"
-MAX_CONNECTIONS: Final = 256
-"""concurrent HTTP connections and requests (uvicorn answers ``503`` beyond)"""
+MAX_CONNECTIONS: Final = ConnectionLimits().total
+"""concurrent HTTP connections (``connections.ConnectionLimits``: a share is kept for authenticated ones)"""
 
 _Scope = dict[str, Any]
 _ASGIApp = Callable[[_Scope, Any, Any], Any]
@@ -142,12 +150,12 @@ def _session_id(rctx: ServerRequestContext[Any, Any]) -> str | None:
 def _owner_lookup(sessions: HttpSessions) -> Callable[[ServerRequestContext[Any, Any]], Session]:
     def owner_for(rctx: ServerRequestContext[Any, Any]) -> Session:
         session_id = _session_id(rctx)
+        principal = _scope_principal(_request_scope(rctx))
         if session_id is not None:
             try:
-                return sessions.owner(session_id)
+                return sessions.owner(session_id, principal)
             except KeyError:
                 raise MCPError(code=INVALID_REQUEST, message="unknown or expired MCP session") from None
-        principal = _scope_principal(_request_scope(rctx))
         if principal is not None:  # a stateless request of an authenticated agent
             return sessions.stateless_owner(principal)
         raise MCPError(code=INVALID_REQUEST, message="tool calls need an MCP session (Mcp-Session-Id) or a token")
@@ -197,6 +205,22 @@ async def _refuse(reason: Refused, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+async def _not_found(send: Any) -> None:
+    """``404`` for a session id this principal does not hold: the SDK's own answer (the
+    streamable HTTP transport's ``Session not found``), so that every path says the same."""
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "Session not found"}}
+    ).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 404,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 class _SessionGate:
     """ASGI wrapper around the SDK's endpoint (inside authentication): enforces
     ``SessionLimits`` and keeps ``HttpSessions`` in step with the SDK's sessions.
@@ -239,6 +263,9 @@ class _SessionGate:
 
     async def _on_session(self, session_id: str, principal: Principal, scope: _Scope, receive: Any, send: Any) -> None:
         counted = self.sessions.begin(session_id, principal)
+        if not counted:  # unknown, expired, or another principal's: on every path, whatever the era
+            await _not_found(send)
+            return
         status: int | None = None
 
         async def watch(message: dict[str, Any]) -> None:
@@ -250,9 +277,8 @@ class _SessionGate:
         try:
             await self.app(scope, receive, watch)
         finally:
-            if counted:
-                self.sessions.end(session_id)
-            if counted and scope.get("method") == "DELETE" and status is not None and status < 300:
+            self.sessions.end(session_id)
+            if scope.get("method") == "DELETE" and status is not None and status < 300:
                 self.sessions.drop(session_id)
 
     async def _opening(self, principal: Principal, scope: _Scope, receive: Any, send: Any) -> None:
@@ -316,22 +342,31 @@ def build_http_app(
     ctx: Context,
     *,
     root: str,
-    tokens: Sequence[str] | None,
+    tokens: Sequence[str] | BearerTokens | None,
     limits: SessionLimits = SessionLimits(),
     host: str | None = "127.0.0.1",
     host_header: str = "127.0.0.1",
-) -> tuple[Starlette, HttpSessions]:
+    token_file: str | None = None,
+    report: Callable[[str], None] = lambda line: None,
+) -> tuple[_ASGIApp, HttpSessions]:
     """The ASGI application serving ``ctx`` at ``MCP_PATH``, and its session table.
 
-    Its lifespan runs the SDK's session manager and closes expired sessions.
+    Its lifespan runs the SDK's session manager and closes expired sessions. Outermost,
+    ``gate.AuthFirst`` refuses unauthenticated requests and oversized bodies before any
+    work; then ``numbers.JsNumbers`` reads the body's numbers as JavaScript does.
 
     :param root: every owner's cwd
-    :param tokens: the bearer tokens (one per agent); ``None``: no authentication
+    :param tokens: the bearer tokens (one per agent), or their verifier (to share it with
+        ``server_config``); ``None``: no authentication
     :param limits: what sessions may cost; without tokens the per-token bound does not apply
     :param host: the loopback address served (for DNS-rebinding protection); ``None`` for
         a Unix socket (no protection needed)
     :param host_header: a ``Host`` the server accepts (used to end expired sessions)
+    :param token_file: where ``tokens`` came from: re-read on change or ``SIGHUP``, a removed
+        token's sessions ended (``revocation.watch_token_file``)
+    :param report: one line for the operator (stderr) per token-file reload
     """
+    verifier = _verifier(tokens)
     sessions = HttpSessions(root, limits=limits)
     middleware: list[ServerMiddleware[Any]] = [_usage_marker(sessions)]
     if tokens is None:
@@ -345,13 +380,7 @@ def build_http_app(
     )
     sdk_endpoint = StreamableHTTPASGIApp(manager)
     endpoint: _ASGIApp = _SessionGate(sdk_endpoint, sessions)
-    http_middleware: list[Middleware] = []
-    if tokens is not None:
-        endpoint = RequireAuthMiddleware(endpoint, required_scopes=[])
-        http_middleware = [
-            Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(BearerTokens(tokens))),
-            Middleware(AuthContextMiddleware),
-        ]
+    http_middleware = [Middleware(AuthContextMiddleware)]  # the SDK reads the principal from it
     period = min(5.0, max(0.05, min(limits.unused_timeout, limits.idle_timeout) / 4))
 
     async def close_expired() -> None:
@@ -361,15 +390,28 @@ def build_http_app(
                 await _end_session(sdk_endpoint, session_id, principal, host_header)
                 sessions.drop(session_id)
 
+    async def end_sessions_of(principals: list[str]) -> None:
+        for session_id, principal in sessions.revoke(principals):
+            await _end_session(sdk_endpoint, session_id, principal, host_header)
+            sessions.drop(session_id)
+
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with manager.run(), anyio.create_task_group() as tg:
             tg.start_soon(close_expired)
+            if token_file is not None and verifier is not None:
+                tg.start_soon(lambda: watch_token_file(token_file, verifier, end_sessions_of, report=report))
             yield
             tg.cancel_scope.cancel()
 
     app = Starlette(routes=[Route(MCP_PATH, endpoint=endpoint)], middleware=http_middleware, lifespan=lifespan)
-    return app, sessions
+    return AuthFirst(JsNumbers(app), verifier=verifier, path=MCP_PATH), sessions
+
+
+def _verifier(tokens: Sequence[str] | BearerTokens | None) -> BearerTokens | None:
+    if tokens is None or isinstance(tokens, BearerTokens):
+        return tokens
+    return BearerTokens(tokens)
 
 
 # -- listening ----------------------------------------------------------------------------------
@@ -433,6 +475,31 @@ def _bind_unix(path: str) -> socket.socket:
     return _listening(socket.AF_UNIX, path, prepare=lambda sock: os.chmod(path, 0o600))
 
 
+def server_config(
+    app: _ASGIApp, *, tokens: Sequence[str] | BearerTokens | None, connections: ConnectionLimits = ConnectionLimits()
+) -> uvicorn.Config:
+    """The uvicorn configuration serving ``app`` (from ``build_http_app``): h11 with the
+    connection budget and request-head deadline of ``connections.guarded_protocol``.
+
+    :param tokens: the bearer tokens (a connection is proven by a request carrying one);
+        ``None``: every connection that sends a complete request head is proven
+    """
+    verifier = _verifier(tokens)
+    return uvicorn.Config(
+        app,
+        http=guarded_protocol(
+            ConnectionBudget(connections), verifier.authenticates if verifier is not None else lambda headers: True
+        ),
+        ws="none",
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        timeout_keep_alive=connections.keep_alive,
+        limit_concurrency=None,
+    )
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn's server, except that SIGINT/SIGTERM end ``serve`` normally after the graceful
     shutdown (uvicorn raises the signal again, which kills the process before any cleanup:
@@ -460,7 +527,10 @@ async def serve_http(
     port: int = 0,
     unix_socket: str | None = None,
     limits: SessionLimits = SessionLimits(),
+    connections: ConnectionLimits = ConnectionLimits(),
     announce: Callable[[str], None] = lambda url: None,
+    token_file: str | None = None,
+    report: Callable[[str], None] = lambda line: None,
 ) -> None:
     """Serve ``ctx`` over streamable HTTP until SIGINT/SIGTERM (then return normally).
 
@@ -471,31 +541,30 @@ async def serve_http(
     :param port: TCP port; ``0`` picks a free one
     :param unix_socket: serve on this Unix socket path instead of TCP (removed on exit)
     :param limits: what sessions may cost
+    :param connections: what connections may cost (``connections.ConnectionLimits``)
     :param announce: called with the endpoint URL once connections are accepted
         (``http://localhost/mcp`` over a Unix socket)
+    :param token_file: the file ``tokens`` came from, re-read on change or ``SIGHUP``
+        (a removed token is revoked and its sessions ended)
+    :param report: one line for the operator (stderr) per token-file reload
     :raises ValueError: for a non-loopback ``host`` or an unsafe socket directory
     :raises OSError: if the address cannot be bound
     """
+    verifier = _verifier(tokens)  # one verifier: the gate, the connection budget and the reloads share it
     if unix_socket is None:
         parse_listen(f"{_netloc(host)}:{port}")  # the loopback check, for direct callers too
         sock = _bind_tcp(host, port)
         netloc = f"{_netloc(host)}:{sock.getsockname()[1]}"
         url = f"http://{netloc}{MCP_PATH}"
-        app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=host, host_header=netloc)
+        app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=host, host_header=netloc,
+                                token_file=token_file, report=report)
     else:
         sock = _bind_unix(unix_socket)
         bound = os.stat(unix_socket).st_ino
         url = f"http://localhost{MCP_PATH}"
-        app, _ = build_http_app(ctx, root=root, tokens=tokens, limits=limits, host=None, host_header="localhost")
-    config = uvicorn.Config(
-        JsNumbers(app),
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        timeout_graceful_shutdown=5,
-        limit_concurrency=MAX_CONNECTIONS,
-    )
-    web = _Uvicorn(config)
+        app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=None, host_header="localhost",
+                                token_file=token_file, report=report)
+    web = _Uvicorn(server_config(app, tokens=verifier, connections=connections))
 
     async def announce_when_started() -> None:
         while not web.started:

@@ -44,6 +44,8 @@ class ServeOptions:
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
     faces: tuple[str, ...] = ()
     """optional editing faces to load, by tool name (``dsh_fs.faces.FACE_TOOLS``); none by default"""
+    list_tool: bool | None = None
+    """load the ``list`` tool: ``None`` in the ``default`` profile only (DEVIATIONS L1)"""
     images: bool = False
     """``True`` adds ``read_image`` (docs/IMAGES.md): for a client whose model takes images"""
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
@@ -92,6 +94,7 @@ def build_context(options: ServeOptions, *, observations: Any = None) -> Context
             observations if observations is not None else ObservationStore(max_per_owner=options.observations_per_owner)
         ),
         faces=options.faces,
+        list_tool=options.list_tool,
         images=options.images,
         **options.tool_config,
     )

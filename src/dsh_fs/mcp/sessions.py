@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..core.session import Session
@@ -160,6 +160,15 @@ class HttpSessions:
             or (entry.in_flight == 0 and now - entry.active > limits.idle_timeout)
         ]
 
+    def revoke(self, principals: Sequence[str]) -> list[tuple[str, Principal]]:
+        """``principals`` lost their tokens: forget their stateless owners (and so those
+        observations); the caller ends the returned sessions, with who opened them (each
+        then ``drop``-ped)."""
+        for principal in principals:
+            self._stateless_owners.pop(principal, None)
+        gone = set(principals)
+        return [(session_id, entry.principal) for session_id, entry in self._open.items() if entry.principal in gone]
+
     # -- requests -------------------------------------------------------------------------
 
     def begin(self, session_id: str, principal: Principal) -> bool:
@@ -207,12 +216,16 @@ class HttpSessions:
 
     # -- owners ---------------------------------------------------------------------------
 
-    def owner(self, session_id: str) -> Session:
-        """The observation owner of ``session_id`` (created on first use).
+    def owner(self, session_id: str, principal: Principal) -> Session:
+        """The observation owner of ``session_id`` (created on first use), for a request
+        that authenticated as ``principal``: a session answers only to the principal that
+        opened it, on every path (the handshake era's and the stateless 2026-07-28 one).
 
-        :raises KeyError: for a session this table does not hold
+        :raises KeyError: for a session this table does not hold, or holds for another principal
         """
         entry = self._open[session_id]
+        if entry.principal != principal:
+            raise KeyError(session_id)
         entry.used = True
         if entry.owner is None:
             entry.owner = Session(self.cwd, id=session_id)

@@ -43,6 +43,7 @@ _MUTATION: Final[Mapping[str, bool]] = {
 _READ_ONLY: Final[Mapping[str, bool]] = {"readOnlyHint": True, "openWorldHint": False}
 
 TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
+    "list": _READ_ONLY,  # docs/LIST.md
     "read": _READ_ONLY,
     "write": _MUTATION,
     "edit": _MUTATION,

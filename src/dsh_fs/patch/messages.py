@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from ..fs.shown import shown_name
+
 __all__ = (
     "FIRST_LINE",
     "LAST_LINE",
@@ -222,14 +224,18 @@ def file_nested(path: str, line: int, *, parent: str | None = None, child: str |
 
 def codex_summary(added: Sequence[str], modified: Sequence[str], deleted: Sequence[str]) -> str:
     """*Codex* ``print_summary``: ``Success. Updated the following files:`` then ``A``/``M``/``D``
-    lines, each group in patch order (a moved file is listed as ``M <destination>``)."""
-    rows = [f"A {p}" for p in added] + [f"M {p}" for p in modified] + [f"D {p}" for p in deleted]
+    lines, each group in patch order (a moved file is listed as ``M <destination>``); names as
+    ``fs.shown.shown_name`` prints them (D22)."""
+    rows = [f"A {shown_name(p)}" for p in added] + [f"M {shown_name(p)}" for p in modified]
+    rows += [f"D {shown_name(p)}" for p in deleted]
     return "Success. Updated the following files:\n" + "".join(row + "\n" for row in rows)
 
 
 def operation_summary(kind: Literal["create", "update", "delete"], path: str, move_to: str | None = None) -> str:
     """*SDK* editor results: ``Created <p>``, ``Updated <p>``, ``Deleted <p>``, and for a move
-    ``Updated <p>\\nMoved <p> to <dest>``."""
+    ``Updated <p>\\nMoved <p> to <dest>``. Names as ``fs.shown.shown_name`` prints them (D22)."""
+    path = shown_name(path)
+    move_to = None if move_to is None else shown_name(move_to)
     if kind == "create":
         return f"Created {path}"
     if kind == "delete":

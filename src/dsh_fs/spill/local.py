@@ -21,7 +21,6 @@ are served, read-only, through a ``LocalFileSystem`` confined to that directory.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import os
 import re
@@ -65,8 +64,7 @@ def safe_name(raw: str) -> str:
     out = []
     for i in range(0, len(units), 2):
         unit = int.from_bytes(units[i : i + 2], "big")
-        ch = chr(unit) if unit < 0xD800 or unit > 0xDFFF else ""
-        out.append(ch if ch and _SAFE.fullmatch(ch) else f"~{unit:04X}")
+        out.append(chr(unit) if _SAFE.fullmatch(chr(unit)) else f"~{unit:04X}")  # a surrogate is escaped
     return "".join(out)[:100]
 
 
@@ -79,12 +77,13 @@ def _remove_tree(path: str) -> None:
 
 
 class _LocalWriter(SpillWriter):
-    """Writes ``<name>.part`` next to the artifact; ``commit`` writes the head, copies the
-    part behind it and removes the part."""
+    """Writes ``.<name>.part`` next to the artifact (a name outside the artifacts' form, so
+    the reader never serves an unfinished one); ``commit`` writes the head, copies the part
+    behind it and removes the part."""
 
     def __init__(self, directory: str, name: str) -> None:
         self._final = os.path.join(directory, name)
-        self._part = self._final + ".part"
+        self._part = os.path.join(directory, f".{name}.part")
         fd = os.open(self._part, _FILE_FLAGS, 0o600)
         self._file = os.fdopen(fd, "wb", buffering=1 << 16)
         self._size = 0
@@ -103,6 +102,10 @@ class _LocalWriter(SpillWriter):
         self._file.close()
         try:
             fd = os.open(self._final, _FILE_FLAGS, 0o600)
+        except BaseException:
+            self._cleanup(final=False)  # a file planted at the name is not ours to remove
+            raise
+        try:
             with os.fdopen(fd, "wb") as out, open(self._part, "rb") as body:
                 out.write(head)
                 shutil.copyfileobj(body, out, 1 << 20)
@@ -169,8 +172,8 @@ class LocalSpillStore(SpillStore):
                 raise OSError("the spill store is closed")
             if self._root is None:
                 self._root = os.path.realpath(tempfile.mkdtemp(prefix="dsh-fs-spill-"))
+                # also run at interpreter exit (``weakref.finalize`` does that itself)
                 self._finalizer = weakref.finalize(self, _remove_tree, self._root)
-                atexit.register(self._finalizer)
             elif self._explicit:
                 os.makedirs(self._root, mode=0o700, exist_ok=True)
             return self._root
@@ -213,7 +216,8 @@ class LocalSpillStore(SpillStore):
 
     def reader(self, path: str, *, session_id: str | None) -> "FileSystem | None":
         """A ``LocalFileSystem`` confined to the session's directory when ``path`` is exactly
-        one of its artifacts (a regular file, named as this store names them)."""
+        one of its finished artifacts (a regular file, named as this store names them; a
+        writer's in-progress ``.<name>.part`` is not of that form)."""
         root = self._root
         if root is None or session_id is None or not path.startswith(root + os.sep):
             return None
@@ -236,4 +240,3 @@ class LocalSpillStore(SpillStore):
             finalizer, self._finalizer = self._finalizer, None
         if finalizer is not None:
             finalizer()
-            atexit.unregister(finalizer)

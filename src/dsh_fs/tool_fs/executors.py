@@ -34,6 +34,7 @@ from .config import ToolFsConfig
 from .diff import bounded_diffs
 from .edit_facts import what_is_wrong
 from .read_render import ReadWindow, build_window, format_read_output
+from .list_tool import directory_hint
 from .lookup import lookalike_hint
 from .shared import check_unicode, image_hint, with_hint, with_remedy
 
@@ -124,7 +125,10 @@ class FsTools:
             hint = await lookalike_hint(fs, target.display_path, signal=signal)  # D19
             raise with_hint(not_found("read", target.display_path), hint)
         if info.type != "file":
-            raise not_regular_file("read", target.display_path)
+            err = not_regular_file("read", target.display_path)
+            if info.type == "directory" and self.switches.read_directory_hint and "list" in self.ctx.tools.names():
+                raise with_hint(err, directory_hint(target.display_path))  # L4
+            raise err
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
         window = self._window(offset, limit)
         result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)

@@ -27,19 +27,27 @@ def _tail(path: str | None) -> list[str]:
     return ["--", path] if path is not None else []
 
 
-def glob_argv(pattern: str, path: str | None, *, newest_first: bool) -> list[str]:
+def _follow(follow: bool) -> list[str]:
+    return ["--follow"] if follow else []
+
+
+def glob_argv(pattern: str, path: str | None, *, newest_first: bool, follow: bool = False,
+              also: tuple[str, ...] = ()) -> list[str]:
     """``rg --files --glob=<pattern> --sort=modified --no-ignore --hidden <VCS excludes> [-- <path>]``
-    (without the program name)."""
-    argv = ["--no-config", "--files", f"--glob={pattern}", "--sortr=modified" if newest_first else "--sort=modified",
-            "--no-ignore", "--hidden"]
+    (without the program name); ``follow``: ``--follow`` after ``--files`` (S8); ``also``:
+    more globs after the pattern's, a path matching any is listed (S10)."""
+    argv = ["--no-config", "--files", *_follow(follow), f"--glob={pattern}", *(f"--glob={g}" for g in also),
+            "--sortr=modified" if newest_first else "--sort=modified", "--no-ignore", "--hidden"]
     for name in GLOB_VCS_EXCLUDES:
         argv += [f"--glob=!**/{name}", f"--glob=!**/{name}/**"]
     return argv + _tail(path)
 
 
-def grep_argv(pattern: str, path: str | None, include: str | None, *, sorted_by_path: bool) -> list[str]:
-    """``rg --json --regexp=<pattern> [--glob=<include>] [-- <path>]`` (without the program name)."""
-    argv = ["--no-config", "--json"]
+def grep_argv(pattern: str, path: str | None, include: str | None, *, sorted_by_path: bool,
+              follow: bool = False) -> list[str]:
+    """``rg --json --regexp=<pattern> [--glob=<include>] [-- <path>]`` (without the program name);
+    ``follow``: ``--follow`` after ``--json`` (S8)."""
+    argv = ["--no-config", "--json", *_follow(follow)]
     if sorted_by_path:
         argv.append("--sort=path")
     argv.append(f"--regexp={pattern}")

@@ -7,7 +7,9 @@
   ``/dev/null``, in a session of its own (``start_new_session``), and hands stdout to the
   caller line by line as it arrives: memory stays bounded by one line and the caller's own
   caps. stderr keeps its last ``STDERR_KEEP`` bytes (the reference executor's 64 000). Once
-  more than ``raw_cap`` bytes came out, the run stops (``Run.stopped``).
+  more than ``raw_cap`` bytes came out, the run stops (``Run.stopped``): ripgrep is killed,
+  or (``drain_past_cap``) the rest of its output is read and dropped until it exits, so that
+  its exit status is known (``Run.drained``; §6.3 checks the exit status first).
 * **Ending.** Whatever ends the run early — the caller's stop, a consumer error, a
   cancellation of the calling task (a time budget, an abort watcher, a client going away) —
   the whole process group gets ``SIGKILL`` and is reaped before ``run_ripgrep`` returns or
@@ -75,6 +77,9 @@ class Run:
     """stdout bytes read"""
     stopped: bool = False
     """``True`` when the run was stopped after ``raw_cap`` bytes (its output is incomplete)"""
+    drained: bool = False
+    """``True`` when, past ``raw_cap``, the rest of the output was read and dropped so that
+    ripgrep could exit by itself (``exit_code`` is then its own)"""
 
 
 def _kill(process: anyio.abc.Process) -> None:
@@ -96,9 +101,17 @@ async def run_ripgrep(
     cwd: str,
     on_line: Callable[[bytes], None],
     raw_cap: int,
+    separator: bytes = b"\n",
+    drain_past_cap: Callable[[], bool] = lambda: False,
 ) -> Run:
     """Run ``program argv`` in ``cwd``, calling ``on_line`` with each stdout line (without
     its ``\\n``) as it arrives.
+
+    :param drain_past_cap: asked once, when stdout passes ``raw_cap``: ``True`` to read and
+        drop the rest of the output and let ripgrep exit by itself (its exit status is then
+        known: §6.3 checks it before the output size), ``False`` to kill it at once
+    :param separator: what ends a line (``b"\\0"`` for ripgrep's ``--null`` output, where a
+        name may hold a line break)
 
     :param raw_cap: stop the run (kill it, ``Run.stopped``) once stdout exceeds this many
         bytes; the line being read at that point is not delivered
@@ -134,18 +147,25 @@ async def run_ripgrep(
                 chunk = await process.stdout.receive(_READ)
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 break
+            if run.drained:  # past the cap: only counted, until ripgrep exits
+                run.raw_bytes += len(chunk)
+                continue
             room = raw_cap - run.raw_bytes
             run.raw_bytes += len(chunk)
-            if len(chunk) > room:  # deliver the complete lines within the cap, then stop
+            over = len(chunk) > room
+            if over:  # deliver the complete lines within the cap, then stop
                 run.stopped = True
-                _kill(process)
                 chunk = chunk[: max(0, room)]
-            lines = (pending + chunk).split(b"\n")
+            lines = (pending + chunk).split(separator)
             pending = lines.pop()
             for line in lines:
                 on_line(line)
-            if run.stopped:
-                return
+            if over:
+                run.drained = drain_past_cap()
+                if not run.drained:
+                    _kill(process)
+                    return
+                pending = b""
         if pending:
             on_line(pending)
 

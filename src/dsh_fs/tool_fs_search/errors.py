@@ -88,6 +88,23 @@ def stderr_excerpt(text: str, truncated: bool) -> str:
     return f"{text} [stderr truncated]" if truncated else text
 
 
+MULTILINE_ADVICE = (
+    'pattern rejected: it matches a line break ("\\n"), and grep searches one line at a time; search for '
+    "one line of it, then read the file around the match"
+)
+"""DEVIATIONS S12: the text after ``<tool> `` for a pattern ripgrep refuses without ``--multiline``"""
+_MULTILINE = re.compile(r"--multiline")
+
+
+def multiline_refusal(tool: str, stderr: str) -> SearchError | None:
+    """S12: ``SEARCH_INVALID_PATTERN`` ``<tool> pattern rejected: it matches a line break …``
+    when ripgrep's ``stderr`` advises ``--multiline`` (a flag the tool does not have), else
+    ``None``."""
+    if not _MULTILINE.search(stderr):
+        return None
+    return SearchError(f"{tool} {MULTILINE_ADVICE}", "SEARCH_INVALID_PATTERN")
+
+
 def exit_failure(tool: str, code: int, stderr: str, *, search_texts: bool) -> SearchError:
     """A ripgrep exit other than 0 and 1, classified by its stderr (§6.3)."""
     if _INVALID.search(stderr):
@@ -111,6 +128,15 @@ def overflow(tool: str, cap: int, produced: int | None = None, *, first_page_on_
         )
     return SearchError(f"{tool} produced {produced} bytes of raw output, over the {cap}-byte cap; {NARROW}",
                        "SEARCH_RAW_OUTPUT_OVERFLOW")
+
+
+def busy(tool: str, running: int, waiting: int) -> SearchError:
+    """This owner already has ``running`` searches running and ``waiting`` waiting (D23)."""
+    return SearchError(
+        f"{tool} refused: this session already has {running} searches running and {waiting} waiting;"
+        " wait for them to finish, then retry",
+        "SEARCH_FAILED",
+    )
 
 
 def malformed(detail: str) -> SearchError:

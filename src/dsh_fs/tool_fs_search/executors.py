@@ -1,4 +1,4 @@
-"""The executors of ``glob`` and ``grep`` (REFERENCE-SPEC §6; DEVIATIONS S1–S6).
+"""The executors of ``glob`` and ``grep`` (REFERENCE-SPEC §6; DEVIATIONS S1–S12).
 
 One call: check the arguments → resolve the working directory and ``path`` through the
 provider (containment) → pick the ``Space`` (host directory, mirror, or spill artifact) →
@@ -17,6 +17,8 @@ import posixpath
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import anyio
+
 from ..core.context import Context
 from ..core.errors import ToolInputError
 from ..core.jsonvalue import well_formed
@@ -33,7 +35,12 @@ from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
+from .limiter import RG_MEMORY_FLAGS, SearchSlots
+from .links import LinkFilter, exclude_globs, loops_only, outward_links
 from .mirror import Mirror
+from .anchoring import anchored, from_path, split_absolute
+from .near_miss import near_miss_hint
+from .output import first_submatch, window_line
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
 from .space import Space
 
@@ -107,6 +114,7 @@ class SearchTools:
         self.config = config
         self.switches = ToolSwitches.of(config.profile)
         self.rg_path = rg_path
+        self.slots = SearchSlots()
 
     # -- shared ------------------------------------------------------------------------------
     def _program(self, tool: str) -> str:
@@ -131,7 +139,13 @@ class SearchTools:
     async def _bounded(self, tool: str, execution: ToolExecution, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` under the call's abort signal and ``timeoutMs``; either ends it with
         ``SEARCH_ABORTED`` (a provider's ``FS_ABORTED`` too)."""
-        outcome = await run_under_signal(work, signal=execution.signal, timeout=self.config.timeout_ms / 1000)
+        owner = execution.session.id if execution.session is not None else None
+
+        async def held() -> T:
+            async with self.slots.hold(owner, tool):  # D23: waiting counts against the time budget
+                return await work()
+
+        outcome = await run_under_signal(held, signal=execution.signal, timeout=self.config.timeout_ms / 1000)
         if outcome.timed_out:
             raise errors.timed_out(tool, self.config.timeout_ms, search_texts=self.switches.search_texts)
         exc = outcome.error
@@ -173,7 +187,9 @@ class SearchTools:
         target = await fs.resolve(path, cwd=execution.cwd, signal=signal) if path is not None else None
         info = await self._check_target(tool, fs, target, signal)
         if fs.host_path(target or here) is not None:
-            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path)
+            links = LinkFilter(here.display_path, getattr(fs, "root", None),
+                               check_files=tool == "grep") if self.switches.follow_links else None
+            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
         return await self._mirror_space(tool, fs, here, target, info, path, execution)
 
     async def _check_target(self, tool: str, fs: FileSystem, target: Target | None, signal: Any) -> Info | None:
@@ -213,20 +229,82 @@ class SearchTools:
         return Space(cwd=mirror.host(here.display_path), path_arg=arg, workdir=here.display_path, mirror=mirror)
 
     async def _rg(self, tool: str, program: str, argv: list[str], space: Space, on_line: Callable[[bytes], None],
-                  budget: int) -> Run:
+                  budget: int, *, separator: bytes = b"\n", shown: Callable[[], int] = lambda: 0) -> Run:
+        """One ripgrep run. Past ``budget`` bytes of output, the reference profile lets ripgrep
+        finish (its output dropped) so that an error exit wins over the output size (§6.3's
+        order); the default profile does so only while nothing is on the page (``shown()``
+        results), else stops it at once to show the first page (S4)."""
+        def drain_past_cap() -> bool:
+            return not self.switches.first_page_on_overflow or shown() == 0
+
         try:
-            return await run_ripgrep(program, argv, cwd=space.cwd, on_line=on_line, raw_cap=budget)
+            return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line, raw_cap=budget,
+                                     separator=separator, drain_past_cap=drain_past_cap)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, search_texts=self.switches.search_texts) from exc
 
+    async def _rg_followed(self, tool: str, program: str, argv: list[str], space: Space,
+                           on_line: Callable[[bytes], None], budget: int, *, separator: bytes = b"\n",
+                           shown: Callable[[], int] = lambda: 0) -> Run:
+        """``_rg`` with symlinks followed under a containment root (S8): ripgrep starts at once
+        while a worker thread looks for links below the searched directory that lead out of
+        the root (``outward_links``); its lines wait until that look is done. None found (the
+        usual case): they are delivered and the run goes on. Some found: the run is ended and
+        run again with those links excluded (``exclude_globs``), so ripgrep never walks
+        outside the root. ``LinkFilter`` still drops whatever a later-made link would show."""
+        links = space.links
+        if links is None or links.root is None:
+            return await self._rg(tool, program, argv, space, on_line, budget, separator=separator, shown=shown)
+        waiting: list[bytes] | None = []
+
+        def gated(line: bytes) -> None:
+            if waiting is None:
+                on_line(line)
+            else:
+                waiting.append(line)
+
+        first: list[Run] = []
+        failed: list[Exception] = []
+        top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
+        async with anyio.create_task_group() as tg:
+
+            async def run_first() -> None:
+                try:
+                    first.append(await self._rg(tool, program, argv, space, gated, budget, separator=separator,
+                                                shown=shown))
+                except Exception as exc:  # raised below, outside the task group
+                    failed.append(exc)
+
+            tg.start_soon(run_first)
+            outward = await anyio.to_thread.run_sync(outward_links, top, links.root)
+            excludes = exclude_globs(outward, space.cwd)
+            if excludes:
+                tg.cancel_scope.cancel()  # ripgrep's process group is killed and reaped
+            else:
+                pending, waiting = waiting, None
+                for line in pending or ():
+                    on_line(line)
+        if failed:
+            raise failed[0]
+        if not excludes:
+            return first[0]
+        cut = argv.index("--") if "--" in argv else len(argv)
+        return await self._rg(tool, program, [*argv[:cut], *excludes, *argv[cut:]], space, on_line, budget,
+                              separator=separator, shown=shown)
+
     def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
-        if run.stopped or run.exit_code in (0, 1):
+        if (run.stopped and not run.drained) or run.exit_code in (0, 1):
             return None
+        if self.switches.follow_links and run.exit_code == 2 and loops_only(run.stderr):
+            return None  # S8: a symlink loop ripgrep stopped at is no failure
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
+        refused = errors.multiline_refusal(tool, excerpt) if self.switches.multiline_advice else None
+        if refused is not None:
+            return refused
         return errors.exit_failure(tool, run.exit_code, excerpt, search_texts=self.switches.search_texts)
 
     def _overflow(self, tool: str) -> errors.SearchError:
@@ -243,7 +321,31 @@ class SearchTools:
         program = self._program("glob")
         return await self._bounded("glob", execution, lambda: self._glob(program, given, execution))
 
+    async def _anchor(self, given: GlobInput, execution: ToolExecution) -> tuple[GlobInput, tuple[str, ...]]:
+        """S9/S10 (``anchoring``): the pattern and path ripgrep gets, and globs to add.
+
+        :raises FsError: an absolute pattern's directory outside the root (containment)
+        """
+        fs: FileSystem = self.ctx.fs
+        signal = execution.signal
+        split = split_absolute(given.pattern) if self.switches.absolute_patterns else None
+        if split is not None:
+            directory = await fs.resolve(split[0], cwd=execution.cwd, signal=signal)
+            here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
+            pattern = anchored(directory.display_path, split[1], here.display_path)
+            if pattern is not None:
+                return GlobInput(pattern=pattern, path=given.path or directory.display_path), ()
+        if self.switches.patterns_from_path and given.path is not None:
+            here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
+            searched = await fs.resolve(given.path, cwd=execution.cwd, signal=signal)
+            extra = from_path(given.pattern, searched.display_path, here.display_path)
+            if extra is not None:
+                return given, (extra,)
+        return given, ()
+
     async def _glob(self, program: str, given: GlobInput, execution: ToolExecution) -> list[ContentBlock]:
+        asked = given
+        given, also = await self._anchor(given, execution)
         space = await self._space("glob", given.path, execution)
         sink = _SpillSink(self.config.glob_max_results, self._spill_opener("glob", execution, "glob-results.txt"))
         page = GlobPage(self.config.glob_max_results, sink)
@@ -258,12 +360,14 @@ class SearchTools:
             except UnicodeDecodeError:
                 printed = line.decode("utf-8", "replace")
                 extra += len(printed.encode("utf-8")) - len(line)
-            page.add(space.shown(printed))
+            if space.admit(printed):
+                page.add(space.shown(printed))
 
         try:
-            run = await self._rg("glob", program, glob_argv(given.pattern, space.path_arg,
-                                                        newest_first=self.switches.newest_first),
-                                 space, on_line, self.config.raw_output_max_bytes)
+            argv = ["--null", *glob_argv(given.pattern, space.path_arg, newest_first=self.switches.newest_first,
+                                         follow=self.switches.follow_links, also=also)]  # --null: D22
+            run = await self._rg_followed("glob", program, argv, space, on_line, self.config.raw_output_max_bytes,
+                                          separator=b"\0", shown=lambda: page.seen)
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
@@ -272,8 +376,8 @@ class SearchTools:
                 raise self._overflow("glob")
             if not run.stopped and not self.switches.first_page_on_overflow and run.raw_bytes + extra > cap:
                 raise errors.overflow("glob", cap, run.raw_bytes + extra)
-            if run.exit_code == 1:
-                return [text_block("No files found")]
+            if run.exit_code == 1 or not page.seen:  # (S8: every path printed may have been left out)
+                return [text_block(await self._no_files(asked, execution))]
             if run.stopped:  # S4: the first page, and why the rest is missing
                 await sink.finish(keep=False)
                 return [text_block(
@@ -288,6 +392,18 @@ class SearchTools:
             await sink.finish(keep=False)
             if space.mirror is not None:
                 await space.mirror.close()
+
+    async def _no_files(self, given: GlobInput, execution: ToolExecution) -> str:
+        """``No files found``; with a lookalike of a literal pattern's name on a second line (S7)."""
+        if not self.switches.near_miss_hints:
+            return "No files found"
+        fs: FileSystem = self.ctx.fs
+        try:
+            base = await fs.resolve(given.path or ".", cwd=execution.cwd, signal=execution.signal)
+        except FsError:
+            return "No files found"
+        hint = await near_miss_hint(fs, base.display_path, given.pattern, signal=execution.signal)
+        return "No files found" if hint is None else f"No files found\n{hint}"
 
     # -- grep (§6.2) ---------------------------------------------------------------------------
     async def grep(self, args: dict[str, Any], execution: ToolExecution) -> list[ContentBlock]:
@@ -306,21 +422,28 @@ class SearchTools:
         sink = _SpillSink(self.config.grep_max_matches, self._spill_opener("grep", execution, "grep-results.txt"))
         page = GrepPage(self.config.grep_max_matches, sink)
         max_line = self.config.grep_max_line_bytes
+        windows = self.switches.match_windows
 
         def on_line(line: bytes) -> None:
             if not line:
                 return
             match = parse_match(line, bytes_paths=self.switches.odd_names)
-            if match is not None:
-                page.add(type(match)(space.shown(match.path), match.line_number, preview_line(match.line, max_line)))
+            if match is not None and space.admit(match.path):
+                shown = None
+                if windows and len(match.line) > max_line // 4:  # may exceed the preview: S11
+                    offsets = first_submatch(line)
+                    shown = window_line(match.line, *offsets, max_line) if offsets is not None else None
+                page.add(type(match)(space.shown(match.path), match.line_number,
+                                     shown if shown is not None else preview_line(match.line, max_line)))
 
-        argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.switches.sorted_by_path)
+        argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.switches.sorted_by_path,
+                         follow=self.switches.follow_links)
         cap = self.config.raw_output_max_bytes
         try:
             if space.mirror is None:
-                runs = [await self._rg("grep", program, argv, space, on_line, cap)]
+                runs = [await self._rg_followed("grep", program, argv, space, on_line, cap, shown=lambda: page.seen)]
             else:
-                runs = await self._grep_mirror(program, argv, given, space, on_line, cap)
+                runs = await self._grep_mirror(program, argv, given, space, on_line, cap, shown=lambda: page.seen)
             for run in runs:
                 failure = self._failure("grep", run, space)
                 if failure is not None:
@@ -328,7 +451,7 @@ class SearchTools:
             stopped = any(run.stopped for run in runs)
             if stopped and not (self.switches.first_page_on_overflow and page.seen):
                 raise self._overflow("grep")
-            if not stopped and all(run.exit_code == 1 for run in runs):
+            if not stopped and (all(run.exit_code == 1 for run in runs) or not page.seen):
                 return [text_block("No matches found")]
             if stopped:  # S4
                 await sink.finish(keep=False)
@@ -346,7 +469,7 @@ class SearchTools:
                 await space.mirror.close()
 
     async def _grep_mirror(self, program: str, argv: list[str], given: GrepInput, space: Space,
-                           on_line: Callable[[bytes], None], cap: int) -> list[Run]:
+                           on_line: Callable[[bytes], None], cap: int, *, shown: Callable[[], int]) -> list[Run]:
         """``grep`` in a mirror: list the files ripgrep would search (same rules), then copy
         their bytes and search them batch by batch (in path order, so the output order is
         one run's)."""
@@ -364,7 +487,7 @@ class SearchTools:
         spent = 0
         for batch in mirror.batches(hosts, self.config.mirror_batch_bytes) or [[]]:
             await mirror.fill(batch)
-            run = await self._rg("grep", program, argv, space, on_line, cap - spent)
+            run = await self._rg("grep", program, argv, space, on_line, cap - spent, shown=shown)
             await mirror.empty(batch)
             runs.append(run)
             spent += run.raw_bytes

@@ -73,6 +73,46 @@ def preview_line(line: str, max_bytes: int) -> str:
     return _trim_partial_utf8(data[:max_bytes]).decode("utf-8", "replace") + " (line truncated)"
 
 
+def first_submatch(record: bytes) -> tuple[int, int] | None:
+    """``(start, end)`` UTF-8 byte offsets of the first submatch in a ``rg --json`` match
+    record's line, or ``None`` when the record has none (DEVIATIONS S11; decoded whole, so
+    only asked for the rare line too long to preview)."""
+    try:
+        parsed = json.loads(record.decode("utf-8", "surrogateescape"))
+        first = parsed["data"]["submatches"][0]
+        start, end = first["start"], first["end"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start <= end:
+        return None
+    return start, end
+
+
+def window_line(line: str, start: int, end: int, max_bytes: int) -> str | None:
+    """DEVIATIONS S11: at most ``max_bytes`` UTF-8 bytes of ``line`` around a match at bytes
+    ``start``–``end``, when the reference's preview (the first ``max_bytes``) would not show
+    the whole match: ``... <window> ... (line truncated: characters <a>-<b> of <n> shown; the
+    match starts at column <c>)``, cut at code point boundaries. ``None``: the usual preview
+    shows the match (or the offsets do not fit the line)."""
+    data = line.encode("utf-8", "surrogatepass")
+    if end <= max_bytes or end > len(data) or len(data) <= max_bytes:
+        return None
+    left = max(0, min(start - max_bytes // 4, len(data) - max_bytes))
+    piece = data[left : left + max_bytes]
+    while piece and (piece[0] & 0xC0) == 0x80:  # a continuation byte: start at the next code point
+        piece = piece[1:]
+        left += 1
+    piece = _trim_partial_utf8(piece)
+    before = len(data[:left].decode("utf-8", "replace"))
+    shown = piece.decode("utf-8", "replace")
+    column = len(data[:start].decode("utf-8", "replace")) + 1
+    total = len(line)
+    head = "... " if left > 0 else ""
+    tail = " ..." if left + len(piece) < len(data) else ""
+    return (f"{head}{shown}{tail} (line truncated: characters {before + 1}-{before + len(shown)} of {total} "
+            f"shown; the match starts at column {column})")
+
+
 @dataclass(frozen=True, slots=True)
 class GrepMatch:
     """One matching line: the file as ripgrep printed it, the 1-based line number, the text."""

@@ -19,6 +19,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from ..fs.shown import shown_name
+from .links import LinkFilter
 from .mirror import Mirror
 from .output import to_workdir_relative
 
@@ -37,12 +39,19 @@ class Space:
     """the display path printed paths are made relative to (``None``: shown as printed)"""
     mirror: Mirror | None = None
     """the stand-in directory for a provider without host paths"""
+    links: LinkFilter | None = None
+    """S8: which printed paths to show when ripgrep follows symlinks on the host"""
+
+    def admit(self, printed: str) -> bool:
+        """Whether to show a path ripgrep printed (always, unless links are followed: S8)."""
+        return self.links is None or self.links.admit(printed)
 
     def shown(self, printed: str) -> str:
-        """The display form of a path ripgrep printed (§6.3)."""
+        """The display form of a path ripgrep printed (§6.3), a name that could forge a line
+        quoted (``fs.shown``, D22)."""
         if self.mirror is not None:
             printed = self.mirror.unmap(printed)
-        return printed if self.workdir is None else to_workdir_relative(printed, self.workdir)
+        return shown_name(printed if self.workdir is None else to_workdir_relative(printed, self.workdir))
 
     def scrub(self, text: str) -> str:
         """ripgrep's stderr with mirror paths as display paths."""

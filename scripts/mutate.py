@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Mutation testing for one module: apply one small mutation at a time, run the module's own
+tests against it, and report the mutants no test caught.
+
+    .venv/bin/python scripts/mutate.py src/dsh_fs/spill/local.py -t tests/unit/test_spill.py
+    .venv/bin/python scripts/mutate.py src/dsh_fs/patch/*.py -t tests/unit/test_patch_*.py -j 2
+
+Each mutant is a change a real bug could look like: a comparison turned (``<`` → ``<=``,
+``==`` → ``!=``, ``in`` → ``not in``, ``is`` → ``is not``), ``and`` ↔ ``or``, a ``not``
+dropped, ``True`` ↔ ``False``, an integer off by one, ``+`` ↔ ``-``, a flag dropped from an
+``|`` chain (``O_EXCL | O_NOFOLLOW`` → ``O_EXCL``), a call statement, a ``raise`` or a
+``continue``/``break`` made a ``pass``, a ``return X`` made ``return None``. Docstrings, type
+annotations and ``if TYPE_CHECKING:`` blocks are left alone (mutating them changes nothing).
+
+The source tree is copied once per worker into a temporary directory and the mutant is
+written there (``PYTHONPATH`` puts the copy first), so the work tree is never changed and
+tests may go on in it meanwhile. A mutant is *killed* when the tests fail or exceed the
+time limit (``--timeout``, default three times the unmutated run plus 10 s). The tests must
+pass unmutated first. ``--list`` prints the mutants without running anything; ``--only N [N ...]``
+runs only those mutants (to recheck survivors).
+
+The machine is shared: keep ``-j`` at 1 or 2 and name only the module's own test files.
+Prints each survivor (file:line, what changed) and a ``killed K/T`` summary; exit status 0
+when every mutant was killed, 1 otherwise (equivalent mutants, which no test can kill, are
+for a person to judge from the list).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import concurrent.futures
+import copy
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SRC = os.path.join(REPO, "src")
+
+_COMPARE = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
+    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}
+_BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutation: the file, the site (the n-th candidate node in walk order) and what it does."""
+
+    path: str
+    site: int
+    line: int
+    what: str
+    source: str = field(repr=False, compare=False)
+    """the file as it was when the mutants were listed (later edits do not shift the sites)"""
+
+
+def _skipped_ids(tree: ast.AST) -> set[int]:
+    """Nodes not to mutate: docstrings, annotations, ``if TYPE_CHECKING:`` bodies, ``__all__``."""
+    skip: set[int] = set()
+
+    def drop(node: ast.AST | None) -> None:
+        if node is not None:
+            skip.update(id(n) for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            if isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                drop(body[0])
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            drop(node.returns)
+            for arg in [*node.args.args, *node.args.posonlyargs, *node.args.kwonlyargs, node.args.vararg,
+                        node.args.kwarg]:
+                if arg is not None:
+                    drop(arg.annotation)
+        if isinstance(node, ast.AnnAssign):
+            drop(node.annotation)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            drop(node)
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            drop(node)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            drop(node)  # attribute docstrings
+    return skip
+
+
+def _candidates(node: ast.AST) -> Iterator[tuple[str, object]]:
+    """The mutations of one node: (description, replacement or in-place edit)."""
+    if isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            new = _COMPARE.get(type(op))
+            if new is not None:
+                yield f"{type(op).__name__} -> {new.__name__}", ("op", i, new)
+    elif isinstance(node, ast.BoolOp):
+        other = ast.Or if isinstance(node.op, ast.And) else ast.And
+        yield f"{type(node.op).__name__} -> {other.__name__}", ("boolop", other)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield "not dropped", ("replace", node.operand)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        yield f"{node.value} -> {not node.value}", ("replace", ast.Constant(not node.value))
+    elif isinstance(node, ast.Constant) and type(node.value) is int:
+        yield f"{node.value} -> {node.value + 1}", ("replace", ast.Constant(node.value + 1))
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        yield f"| {ast.unparse(node.right)} dropped", ("replace", node.left)
+    elif isinstance(node, ast.BinOp) and type(node.op) in _BINOP:
+        new = _BINOP[type(node.op)]
+        yield f"{type(node.op).__name__} -> {new.__name__}", ("binop", new)
+    elif isinstance(node, ast.Expr) and isinstance(node.value, (ast.Call, ast.Await)):
+        yield f"call removed: {ast.unparse(node)[:60]}", ("replace", ast.Pass())
+    elif isinstance(node, ast.Raise) and node.exc is not None:
+        yield f"raise removed: {ast.unparse(node)[:60]}", ("replace", ast.Pass())
+    elif isinstance(node, (ast.Continue, ast.Break)):
+        yield f"{type(node).__name__.lower()} -> pass", ("replace", ast.Pass())
+    elif isinstance(node, ast.Return) and node.value is not None and not (
+        isinstance(node.value, ast.Constant) and node.value.value is None
+    ):
+        yield f"return {ast.unparse(node.value)[:40]} -> return None", ("replace", ast.Return(ast.Constant(None)))
+
+
+def _sites(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
+    skip = _skipped_ids(tree)
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        for what, edit in _candidates(node):
+            yield node, what, edit
+
+
+def mutants(path: str) -> list[Mutant]:
+    """Every mutant of the Python file ``path``, in a stable order."""
+    source = open(path, encoding="utf-8").read()
+    tree = ast.parse(source, path)
+    found = [Mutant(path, i, getattr(node, "lineno", 0), what, source) for i, (node, what, _) in enumerate(_sites(tree))]
+    return sorted(found, key=lambda m: (m.line, m.site))
+
+
+class _Replace(ast.NodeTransformer):
+    def __init__(self, target: ast.AST, new: ast.AST) -> None:
+        self.target, self.new = target, new
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if node is self.target:
+            return ast.copy_location(self.new, node)
+        return super().generic_visit(node)
+
+
+def mutated_source(mutant: Mutant) -> str:
+    """The source of ``mutant.path`` with that one mutation applied."""
+    tree = ast.parse(mutant.source, mutant.path)
+    node, _, edit = list(_sites(tree))[mutant.site]
+    kind = edit[0]  # type: ignore[index]
+    if kind == "op":
+        _, i, new = edit  # type: ignore[misc]
+        node.ops[i] = new()  # type: ignore[attr-defined]
+    elif kind == "boolop":
+        node.op = edit[1]()  # type: ignore[attr-defined,index]
+    elif kind == "binop":
+        node.op = edit[1]()  # type: ignore[attr-defined,index]
+    else:
+        tree = _Replace(node, copy.deepcopy(edit[1])).visit(tree)  # type: ignore[index]
+    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+
+
+class Worker:
+    """A private copy of ``src/`` in which one mutant at a time is written and tested."""
+
+    def __init__(self, tests: list[str]) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="dsh-fs-mutate-")
+        self.src = os.path.join(self.tmp, "src")
+        shutil.copytree(SRC, self.src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        self.tests = tests
+
+    def pin(self, mutants: list[Mutant]) -> None:
+        """Write the listed sources into the copy (the copy is then exactly what was mutated)."""
+        for m in mutants:
+            with open(os.path.join(self.src, os.path.relpath(m.path, SRC)), "w", encoding="utf-8") as out:
+                out.write(m.source)
+
+    def run(self, mutant: Mutant | None, timeout: float | None) -> tuple[bool, float]:
+        """(tests passed, seconds) with ``mutant`` applied to the copy (``None``: unmutated)."""
+        target = None
+        if mutant is not None:
+            target = os.path.join(self.src, os.path.relpath(mutant.path, SRC))
+            original = mutant.source
+            with open(target, "w", encoding="utf-8") as out:
+                out.write(mutated_source(mutant))
+        env = dict(os.environ, PYTHONPATH=self.src, PYTHONDONTWRITEBYTECODE="1")
+        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests]
+        start = time.monotonic()
+        try:
+            done = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  timeout=timeout)
+            passed = done.returncode == 0
+        except subprocess.TimeoutExpired:
+            passed = False
+        finally:
+            if target is not None:
+                with open(target, "w", encoding="utf-8") as out:
+                    out.write(original)
+        return passed, time.monotonic() - start
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+", help="the module's source files (under src/)")
+    parser.add_argument("-t", "--tests", nargs="+", required=True, help="the module's own test files")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="parallel workers (default 1; at most 2 here)")
+    parser.add_argument("--timeout", type=float, help="seconds per mutant (default: 3 x the unmutated run + 10)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--only", type=int, nargs="+", metavar="N", help="run only the mutants with these numbers")
+    args = parser.parse_args(argv)
+    files = [os.path.abspath(f) for f in args.files]
+    for f in files:
+        if not f.startswith(SRC + os.sep) or not f.endswith(".py"):
+            parser.error(f"{f}: not a Python file under {SRC}")
+    every = [m for f in files for m in mutants(f)]
+    numbered = list(enumerate(every, start=1))
+    if args.only is not None:
+        numbered = [numbered[n - 1] for n in args.only]
+    if args.list:
+        for n, m in numbered:
+            print(f"{n:4} {os.path.relpath(m.path, REPO)}:{m.line}: {m.what}")
+        return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the copies are removed
+    workers = [Worker(args.tests) for _ in range(max(1, args.jobs))]
+    try:
+        for w in workers:
+            w.pin(every)
+        ok, seconds = workers[0].run(None, None)
+        if not ok:
+            print("the tests fail without any mutation: fix them first", file=sys.stderr)
+            return 2
+        timeout = args.timeout or 3 * seconds + 10
+        print(f"{len(numbered)} mutants; the unmutated tests take {seconds:.1f} s", flush=True)
+        free = list(workers)
+
+        def one(item: tuple[int, Mutant]) -> tuple[int, Mutant, bool]:
+            worker = free.pop()
+            try:
+                return item[0], item[1], worker.run(item[1], timeout)[0]
+            finally:
+                free.append(worker)
+
+        survived = []
+        with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
+            for done, (n, m, passed) in enumerate(pool.map(one, numbered), start=1):
+                if passed:
+                    survived.append((n, m))
+                    print(f"SURVIVED {n:4} {os.path.relpath(m.path, REPO)}:{m.line}: {m.what}", flush=True)
+                if done % 10 == 0 and done < len(numbered):
+                    print(f"... {done - len(survived)}/{done} killed so far", flush=True)
+        killed = len(numbered) - len(survived)
+        print(f"killed {killed}/{len(numbered)} ({100 * killed / max(1, len(numbered)):.0f}%)")
+        return 0 if not survived else 1
+    finally:
+        for w in workers:
+            w.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

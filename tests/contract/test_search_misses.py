@@ -1,0 +1,130 @@
+"""Searches that never silently miss (docs/SEARCH.md, DEVIATIONS S7–S10), in the bug
+reports' own situations, on the local disk, in memory and on S3 (moto): each default-profile
+answer and the ``reference`` profile's unchanged one. Symlinks exist on the local disk only
+(the other providers have none): S8's links are built there, under a containment root.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+import dsh_fs
+from dsh_fs import Session
+from dsh_fs.testing.fixtures import LocalFixtures, MemoryFixtures, S3Fixtures
+from dsh_fs.testing.workspaces import LocalWorkspace, Workspace
+
+
+class MissContract:
+    pytestmark = [pytest.mark.anyio]
+
+    @pytest.fixture
+    def anyio_backend(self) -> str:
+        return "asyncio"
+
+    async def _tools(self, workspace: Workspace, files: dict[str, bytes]) -> Any:
+        for rel, data in files.items():
+            await workspace.put(rel, data)
+        session = Session()
+        session.cwd = workspace.root
+        contained = {"root": workspace.root} if isinstance(workspace, LocalWorkspace) else {}  # as dsh-fs mcp
+        contexts = {p: dsh_fs.create_context(provider=await workspace.provider(profile=p, **contained), profile=p)
+                    for p in ("default", "reference")}
+
+        async def text(profile: str, tool: str, **args: Any) -> str:
+            return (await contexts[profile].tools.execute(tool, args, session=session)).text
+
+        return text
+
+    async def test_s7_a_literal_name_that_differs_in_case_gets_a_hint(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"roadmap.md": b"r\n", "docs/Guide.md": b"g\n"})
+        hint = f'No files found\nHint: "{workspace.path("roadmap.md")}" exists: only letter case differs.'
+        assert await text("default", "glob", pattern="ROADMAP.md") == hint
+        assert await text("default", "glob", pattern="**/ROADMAP.md") == hint
+        assert await text("default", "glob", pattern="guide.md", path="docs") == (
+            f'No files found\nHint: "{workspace.path("docs/Guide.md")}" exists: only letter case differs.')
+        assert await text("default", "glob", pattern="*.rs") == "No files found"  # a wildcard: no hint
+        assert await text("default", "glob", pattern="nothing-like-it.md") == "No files found"
+        assert await text("reference", "glob", pattern="ROADMAP.md") == "No files found"
+
+    async def test_s8_links_inside_the_root_are_followed(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"real/a.md": b"needle\n", "real/sub/b.md": b"needle\n"})
+        if isinstance(workspace, LocalWorkspace):  # the report's situation: symlink -> real
+            outside = workspace.root + ".outside"
+            os.makedirs(outside, exist_ok=True)
+            with open(os.path.join(outside, "secret.md"), "w") as handle:
+                handle.write("needle\n")
+            os.symlink("real", workspace.path("symlink"))
+            os.symlink(outside, workspace.path("out"))  # leads out: never listed, never searched
+            os.symlink("..", workspace.path("up"))  # out and back in (and a loop)
+            os.symlink("real/a.md", workspace.path("alias.md"))
+            os.symlink(os.path.join(outside, "secret.md"), workspace.path("leak.md"))
+            assert await text("default", "glob", pattern="symlink/*") == "symlink/a.md"
+            assert sorted((await text("default", "glob", pattern="symlink/**/*")).split("\n")) == [
+                "symlink/a.md", "symlink/sub/b.md"]
+            assert sorted((await text("default", "glob", pattern="**/*.md")).split("\n")) == [
+                "alias.md", "real/a.md", "real/sub/b.md", "symlink/a.md", "symlink/sub/b.md"]
+            grep = await text("default", "grep", pattern="needle")
+            assert grep.startswith("Found 5 matches\n\nalias.md\n") and "secret" not in grep and "up/" not in grep
+            assert await text("default", "glob", pattern="out/*") == "No files found"
+            assert await text("reference", "glob", pattern="symlink/*") == "No files found"
+            assert sorted((await text("reference", "glob", pattern="**/*.md")).split("\n")) == ["real/a.md", "real/sub/b.md"]
+        assert sorted((await text("default", "glob", pattern="real/**/*")).split("\n")) == ["real/a.md", "real/sub/b.md"]
+        assert (await text("default", "grep", pattern="needle", path="real")).startswith("Found 2 matches\n\nreal/a.md")
+
+
+    async def test_s9_an_absolute_pattern_inside_the_workspace(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"folder/a.md": b"a\n", "folder/sub/b.md": b"b\n", "top.md": b"t\n"})
+        pattern = workspace.path("folder") + "/*.md"
+        assert await text("default", "glob", pattern=pattern) == "folder/a.md"  # not folder/sub/b.md
+        assert sorted((await text("default", "glob", pattern=workspace.path("folder") + "/**/*.md")).split("\n")) == [
+            "folder/a.md", "folder/sub/b.md"]
+        assert await text("default", "glob", pattern=workspace.path("top.md")) == "top.md"
+        if workspace.root != "/":  # (at "/" an absolute pattern is ripgrep's anchored one already)
+            assert await text("reference", "glob", pattern=pattern) == "No files found"
+        if isinstance(workspace, LocalWorkspace):  # outside the root: the containment error
+            outside = os.path.dirname(workspace.root)
+            assert await text("default", "glob", pattern=outside + "/*.md") == (
+                f'Error: cannot resolve "{outside}": outside the workspace "{workspace.root}"')
+
+    async def test_s10_a_pattern_with_a_directory_part_is_matched_from_path(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"docs/testbooks/a.md": b"a\n", "docs/testbooks/b.md": b"b\n",
+                                             "testbooks/c.md": b"c\n"})
+        found = sorted((await text("default", "glob", pattern="testbooks/*.md", path="docs")).split("\n"))
+        assert found == ["docs/testbooks/a.md", "docs/testbooks/b.md"]
+        written_from_the_workspace = await text("default", "glob", pattern="docs/testbooks/*.md", path="docs")
+        assert sorted(written_from_the_workspace.split("\n")) == found  # still works
+        assert await text("reference", "glob", pattern="testbooks/*.md", path="docs") == "No files found"
+
+
+    async def test_s11_a_match_far_into_a_long_line_is_shown(self, workspace: Workspace) -> None:
+        line = b"a" * 4000 + b"NEEDLE" + b"b" * 1994  # a 6,000-character minified line
+        text = await self._tools(workspace, {"dist/min.js": line + b"\n"})
+        shown = await text("default", "grep", pattern="NEEDLE")
+        assert shown.startswith("Found 1 match\n\ndist/min.js\nLine 1: ... " + "a" * 500 + "NEEDLE")
+        assert shown.endswith(" ... (line truncated: characters 3501-5500 of 6000 shown; the match starts at column 4001)")
+        assert await text("reference", "grep", pattern="NEEDLE") == (
+            "Found 1 match\n\ndist/min.js\nLine 1: " + "a" * 2000 + " (line truncated)")
+
+
+    async def test_s12_a_multiline_pattern_gets_advice_the_tool_can_follow(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"a.txt": b"foo\nbar\n"})
+        for pattern in ("foo\\nbar", "foo\nbar"):  # the escape and a real line break
+            assert await text("default", "grep", pattern=pattern) == (
+                'Error: grep pattern rejected: it matches a line break ("\\n"), and grep searches one line at a '
+                "time; search for one line of it, then read the file around the match")
+        assert "--multiline" in await text("reference", "grep", pattern="foo\\nbar")
+
+
+class TestLocal(LocalFixtures, MissContract):
+    pass
+
+
+class TestMemory(MemoryFixtures, MissContract):
+    pass
+
+
+class TestS3(S3Fixtures, MissContract):
+    pass

@@ -1,0 +1,57 @@
+"""When ripgrep exits with an error and its output also passes ``rawOutputMaxBytes``
+(REFERENCE-SPEC §6.3: the exit status is checked before the output size).
+
+* ``reference``: the exit status wins (``SEARCH_FAILED``), as the reference reports it —
+  ripgrep is let finish, its output past the cap read and dropped (memory stays bounded).
+* ``default``: the same while there is nothing to show; with a first page to show, S4 stops
+  ripgrep at the cap and shows the page (the exit status is not waited for).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from dsh_fs import Session
+from filekit import put
+from searchkit import FakeRg, call, search_ctx
+
+pytestmark = pytest.mark.anyio
+
+NO_FILES = (
+    "Error: grep search failed (exit 2): rg: No files were searched, which means ripgrep probably applied a "
+    "filter you didn't expect.\nRunning with --debug will show why files are being skipped."
+)
+
+
+@pytest.mark.parametrize("profile", ["reference", "default"])
+async def test_an_error_exit_wins_over_the_output_size_with_nothing_to_show(ws: str, profile: str) -> None:
+    put(os.path.join(ws, "a.txt"), "alpha\n")
+    ctx = search_ctx(ws, profile=profile, raw_output_max_bytes=80)
+    result = await call(ctx, "grep", {"pattern": "alpha", "include": "*.nomatch"}, session=Session(ws))
+    assert (result.error.code, result.text) == ("SEARCH_FAILED", NO_FILES)
+    if profile == "reference":  # a missing path is ripgrep's own error there (S5 names it first in default)
+        missing = await call(ctx, "grep", {"pattern": "alpha", "path": "missing"}, session=Session(ws))
+        assert missing.error.code == "SEARCH_FAILED"
+        assert missing.text.startswith("Error: grep search failed (exit 2): rg: missing: IO error")
+
+
+def _match(path: str) -> str:
+    return json.dumps({"type": "match", "data": {"path": {"text": path}, "lines": {"text": "hit\n"},
+                                                 "line_number": 1, "absolute_offset": 0, "submatches": []}})
+
+
+@pytest.mark.parametrize("profile", ["reference", "default"])
+async def test_with_a_page_to_show(ws: str, tmp_path: object, profile: str) -> None:
+    fake = FakeRg(tmp_path)
+    fake.script(stdout="".join(_match(f"f{i:03}.txt") + "\n" for i in range(200)).encode(),
+                stderr=b"rg: unreadable.txt: Permission denied (os error 13)\n", exit=2)
+    ctx = search_ctx(ws, profile=profile, rg_path=fake.path, raw_output_max_bytes=4000, grep_max_matches=3)
+    result = await call(ctx, "grep", {"pattern": "hit"}, session=Session(ws))
+    if profile == "reference":
+        assert (result.error.code, result.text) == (
+            "SEARCH_FAILED", "Error: grep search failed (exit 2): rg: unreadable.txt: Permission denied (os error 13)")
+    else:
+        assert not result.is_error and result.text.startswith("Found 3 of more than ")

@@ -1,0 +1,98 @@
+"""The pure parts of S8 (``tool_fs_search.links``, ``commands``): ripgrep's loop reports, the
+excludes for links leading out, the ``--follow`` argument; and the link walk on a real tree.
+Through the tools: tests/contract/test_search_misses.py, tests/robustness/test_search_containment.py.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dsh_fs.tool_fs_search.commands import glob_argv, grep_argv
+from dsh_fs.tool_fs_search.links import LinkFilter, exclude_globs, loops_only, outward_links
+
+
+def test_only_loop_reports_excuse_exit_2() -> None:
+    loop = "rg: File system loop found: ./up/ws/up points to an ancestor ./up"
+    assert loops_only(loop + "\n" + loop + "\n")
+    assert not loops_only("")
+    assert not loops_only(loop + "\nrg: ./x: Permission denied (os error 13)")
+
+
+def test_excludes_are_anchored_and_escaped() -> None:
+    assert exclude_globs(["/w/a/b[1]", "/w/x*y{z}", "/w/!n", "/other/z"], "/w") == [
+        "--glob=!/a/b\\[1\\]", "--glob=!/x\\*y\\{z\\}", "--glob=!/\\!n"]
+
+
+def test_follow_goes_in_the_argument_vector() -> None:
+    assert glob_argv("*.md", None, newest_first=True, follow=True)[:3] == ["--no-config", "--files", "--follow"]
+    assert grep_argv("x", "p", None, sorted_by_path=True, follow=True) == [
+        "--no-config", "--json", "--follow", "--sort=path", "--regexp=x", "--", "p"]
+    assert "--follow" not in glob_argv("*.md", None, newest_first=False)
+
+
+def test_the_walk_finds_links_out_and_the_filter_drops_them(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "real").mkdir(parents=True)
+    (root / "real" / "a.md").write_text("a")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "s.md").write_text("s")
+    os.symlink("real", root / "in")
+    os.symlink("../outside", root / "out")
+    os.symlink("../outside/s.md", root / "leak.md")
+    os.symlink("..", root / "up")
+    os.symlink("nowhere", root / "broken")
+    assert sorted(outward_links(str(root), str(root))) == sorted(
+        str(root / name) for name in ("out", "leak.md", "up"))  # a broken link inside leads nowhere
+    links = LinkFilter(str(root), str(root))
+    assert [p for p in ["real/a.md", "in/a.md", "out/s.md", "leak.md", "up/ws/real/a.md", "up/outside/s.md"]
+            if links.admit(p)] == ["real/a.md", "in/a.md"]
+    assert LinkFilter(str(root), None).admit("out/s.md")  # no containment root: nothing to keep out
+
+
+def test_absolute_patterns_split_at_their_first_wildcard() -> None:  # S9
+    from dsh_fs.tool_fs_search.anchoring import anchored, split_absolute
+
+    assert split_absolute("/w/folder/*.md") == ("/w/folder", "*.md")
+    assert split_absolute("/w/a.md") == ("/w", "a.md")
+    assert split_absolute("/w/**/x/*.md") == ("/w", "**/x/*.md")
+    assert split_absolute("/*.md") == ("/", "*.md")
+    assert split_absolute("docs/*.md") is None and split_absolute("/w/../x/*.md") is None
+    assert anchored("/w/folder", "*.md", "/w") == "/folder/*.md"
+    assert anchored("/w", "*.md", "/w") == "/*.md"
+    assert anchored("/w/b[1]", "*.md", "/w") == "/b\\[1\\]/*.md"
+    assert anchored("/elsewhere", "*.md", "/w") is None
+
+
+def test_patterns_with_a_directory_part_are_also_matched_from_path() -> None:  # S10
+    from dsh_fs.tool_fs_search.anchoring import from_path
+
+    assert from_path("testbooks/*.md", "/w/docs", "/w") == "/docs/testbooks/*.md"
+    assert from_path("*.md", "/w/docs", "/w") is None  # no directory part: matched at any depth already
+    assert from_path("**/t/*.md", "/w/docs", "/w") is None
+    assert from_path("t/*.md", "/w", "/w") is None and from_path("t/*.md", "/x", "/w") is None
+    assert from_path("t/", "/w/docs", "/w") is None
+
+
+def test_literal_names_for_the_near_miss_hint() -> None:  # S7
+    from dsh_fs.tool_fs_search.near_miss import literal_part
+
+    assert literal_part("ROADMAP.md") == "ROADMAP.md" and literal_part("**/docs/A.md") == "docs/A.md"
+    assert literal_part("*.md") is None and literal_part("/abs/A.md") is None and literal_part("../A.md") is None
+
+
+def test_a_window_around_a_match_in_a_long_line() -> None:  # S11
+    from dsh_fs.tool_fs_search.output import first_submatch, window_line
+
+    line = "é" * 10 + "x" * 30 + "NEEDLE" + "y" * 30
+    start = len(("é" * 10 + "x" * 30).encode())
+    assert window_line(line, start, start + 6, 100) is None  # the usual preview shows it
+    shown = window_line(line, start, start + 6, 20)
+    assert shown is not None and "NEEDLE" in shown and shown.startswith("... ") and " ... (line truncated: " in shown
+    assert shown.endswith(f"of {len(line)} shown; the match starts at column 41)")
+    at_end = window_line("a" * 50 + "END", 50, 53, 10)
+    assert at_end == "... aaaaaaaEND (line truncated: characters 44-53 of 53 shown; the match starts at column 51)"
+    record = b'{"type":"match","data":{"path":{"text":"a"},"lines":{"text":"xx\\n"},"line_number":1,' \
+             b'"absolute_offset":0,"submatches":[{"match":{"text":"x"},"start":1,"end":2}]}}'
+    assert first_submatch(record) == (1, 2)
+    assert first_submatch(b'{"type":"match","data":{}}') is None
