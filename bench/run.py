@@ -31,6 +31,10 @@ Workloads (ours → baseline):
 * ``bench/startup_bench.py`` rows (DEVIATIONS M2): ``dsh-fs mcp`` spawn → its ``initialize``
   answer over stdio (target ≤ 0.35 s) → ``python -c pass`` in the same run; spawn → the first
   ``tools/list`` answer (info); the Node MCP filesystem server's start-up when npx installs it.
+* ``bench/http_agents_bench.py`` row: 64 agents (tokens / MCP sessions) on one ``dsh-fs mcp
+  --http`` server on loopback, each looping ``read`` → ``edit`` on its own file and on one shared
+  file for 60 s (``--quick``: 10 s; ``--agents-seconds``) → the same loop in process: calls/s,
+  p50/p99 per call; checked: 0 lost edits, every loser ``FS_STALE_VERSION``.
 * ``bench/s3_bench.py`` rows (S3 provider over a loopback moto server), when the file exists.
 * ``bench/faces_bench.py`` rows (issue 11): an ``apply_patch`` of 20 files / 200 hunks on a
   10k-line tree → ``git apply`` of the same changes (and, info, ``git apply`` + fsyncs); a text
@@ -658,6 +662,24 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
             rows.extend(found)
             notes.extend(startup_notes)
 
+    # many agents over MCP HTTP
+    if args.skip_mcp or args.skip_agents:
+        notes.append("MCP HTTP agents: skipped (--skip-mcp / --skip-agents).")
+    else:
+        sys.path.insert(0, HERE)
+        import http_agents_bench
+
+        seconds = args.agents_seconds if args.agents_seconds is not None else (10.0 if quick else 60.0)
+        say(f"MCP over HTTP, 64 agents, {seconds:g} s (bench/http_agents_bench.py) …")
+        try:
+            rows.extend(http_agents_bench.rows(work, agents=64, seconds=seconds))
+            notes.append("MCP HTTP agents row: one `dsh-fs mcp --http` process on loopback, 64 tokens, one MCP "
+                         "session per agent (the SDK's streamable HTTP client, all in this process's event loop); "
+                         "latency of every read and edit call. 'lost'/'unreported' are checked on the files "
+                         "afterwards; every refused edit must be a shared-file FS_STALE_VERSION.")
+        except Exception as exc:  # the MCP SDK missing, the server not starting
+            notes.append(f"MCP HTTP agents: skipped — {exc}.")
+
     # S3
     if args.skip_s3:
         notes.append("S3 rows: skipped (--skip-s3).")
@@ -771,6 +793,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; do not write the results file")
     parser.add_argument("--skip-mcp", action="store_true")
     parser.add_argument("--skip-s3", action="store_true")
+    parser.add_argument("--skip-agents", action="store_true", help="leave out the 64-agent MCP HTTP row")
+    parser.add_argument("--agents-seconds", type=float, default=None,
+                        help="how long the 64 agents loop, each side (default 60; with --quick: 10)")
     parser.add_argument("--skip-search", action="store_true", help="leave out the glob/grep rows")
     parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
     parser.add_argument("--skip-frameworks", action="store_true", help="leave out the framework-adapter rows")

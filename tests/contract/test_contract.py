@@ -3,7 +3,8 @@ in-memory, the tool tests' recording fake (``RecordingFileSystem`` over ``Memory
 see ``tests/conftest.py``), S3 on an unversioned bucket and S3 on a versioned bucket (moto's
 S3 wire protocol on loopback; skipped with the reason when moto or aiobotocore is missing).
 
-What the contract covers and leaves out is in its module docstring.
+What the contract covers and leaves out is in its package docstring; each class adds the optional
+mixins its provider's capabilities call for (none skips inside a test).
 """
 
 from __future__ import annotations
@@ -12,21 +13,21 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from dsh_fs.testing.contract import ProviderContract
+from dsh_fs.testing.contract import IdenticalRewriteContract, ImplementedReadWindowContract, ProviderContract
 from dsh_fs.testing.fixtures import LocalFixtures, MemoryFixtures, S3Fixtures, S3VersionedFixtures
 from dsh_fs.testing.recording import RecordingWorkspace
 from dsh_fs.testing.workspaces import MemoryWorkspace, Workspace
 
 
-class TestLocal(LocalFixtures, ProviderContract):
+class TestLocal(LocalFixtures, ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract):
     pass
 
 
-class TestMemory(MemoryFixtures, ProviderContract):
+class TestMemory(MemoryFixtures, ProviderContract, IdenticalRewriteContract):
     pass
 
 
-class TestRecordingMemory(ProviderContract):
+class TestRecordingMemory(ProviderContract, IdenticalRewriteContract):
     """The fake the tool tests use is a provider like any other: the wrapper is transparent."""
 
     @pytest.fixture
@@ -38,8 +39,8 @@ class TestRecordingMemory(ProviderContract):
 
 
 class TestS3(S3Fixtures, ProviderContract):
-    pass
+    """An unversioned bucket: the version is the ETag, a content hash; no ``read_window``."""
 
 
-class TestS3Versioned(S3VersionedFixtures, ProviderContract):
+class TestS3Versioned(S3VersionedFixtures, ProviderContract, IdenticalRewriteContract):
     pass

@@ -117,6 +117,51 @@ class MissContract:
                 "time; search for one line of it, then read the file around the match")
         assert "--multiline" in await text("reference", "grep", pattern="foo\\nbar")
 
+    async def test_s13_ignored_and_hidden_files_are_never_skipped_without_a_word(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {".git/HEAD": b"ref: refs/heads/main\n", ".gitignore": b"scripts/*\n",
+                                             "scripts/deploy.sh": b"TOKEN=needle\n", "scripts/.hidden.sh": b"needle\n",
+                                             ".env": b"API_KEY=needle\n", "src/app.ts": b"const k = 'needle';\n"})
+        note = "(4 files were not searched: ignored or hidden (.env, .gitignore, scripts/); name one as path to search it.)"
+        assert await text("default", "grep", pattern="needle") == (
+            "Found 1 match\n\nsrc/app.ts\nLine 1: const k = 'needle';\n\n" + note)
+        assert await text("default", "grep", pattern="nothing-like-it") == "No matches found\n\n" + note
+        assert await text("default", "grep", pattern="needle", path="scripts") == (  # named: searched whole
+            "Found 2 matches\n\nscripts/.hidden.sh\nLine 1: needle\n\nscripts/deploy.sh\nLine 1: TOKEN=needle")
+        assert await text("default", "grep", pattern="needle", path=".env") == "Found 1 match\n\n.env\nLine 1: API_KEY=needle"
+        assert await text("default", "grep", pattern="needle", path="src") == "Found 1 match\n\nsrc/app.ts\nLine 1: const k = 'needle';"
+        # an include glob overrides ignore and hidden rules (ripgrep's): nothing left out, nothing said
+        assert await text("default", "grep", pattern="needle", include="*.ts") == (
+            "Found 1 match\n\nsrc/app.ts\nLine 1: const k = 'needle';")
+        # the reference: only the tracked file, and nothing said; the named directory misses too
+        assert await text("reference", "grep", pattern="needle") == "Found 1 match\n\nsrc/app.ts\nLine 1: const k = 'needle';"
+        assert await text("reference", "grep", pattern="needle", path="scripts") == "No matches found"
+
+    async def test_s13_a_big_ignored_tree_is_counted_only_up_to_a_bound(self, workspace: Workspace) -> None:
+        files = {".git/HEAD": b"ref: refs/heads/main\n", ".gitignore": b"venv/\n", "src/app.ts": b"needle\n"}
+        files.update({f"venv/lib/pkg{i:04d}/module_with_a_long_name.py": b"x\n" for i in range(1500)})
+        text = await self._tools(workspace, files)
+        found = await text("default", "grep", pattern="needle")
+        head, _, note = found.rpartition("\n\n")
+        assert head == "Found 1 match\n\nsrc/app.ts\nLine 1: needle"
+        assert note.startswith("(more than ") and note.endswith(
+            " files were not searched: ignored or hidden (.gitignore, venv/); name one as path to search it.)"), note
+        assert int(note[len("(more than "):].split(" ")[0]) < 1500  # stopped early: not the whole tree listed
+
+    async def test_s14_a_text_file_with_one_nul_is_searched_and_shown_escaped(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"src/app.ts": b"const a = 1;\nexport const needle = 2;\x00\nconst b = 3;\n",
+                                             "src/other.ts": b"needle here\n"})
+        note = "(src/app.ts contains NUL bytes, shown as \\u0000: it may be a binary file, searched here as text.)"
+        assert await text("default", "grep", pattern="needle") == (
+            "Found 2 matches\n\nsrc/app.ts\nLine 2: export const needle = 2;\\u0000\n\nsrc/other.ts\n"
+            "Line 1: needle here\n\n" + note)
+        assert await text("default", "grep", pattern="needle", path="src/app.ts") == (
+            "Found 1 match\n\nsrc/app.ts\nLine 2: export const needle = 2;\\u0000\n\n" + note)
+        assert await text("default", "grep", pattern="const b") == "Found 1 match\n\nsrc/app.ts\nLine 3: const b = 3;"
+        # the reference: dropped from a directory search, the raw NUL when named
+        assert await text("reference", "grep", pattern="needle") == "Found 1 match\n\nsrc/other.ts\nLine 1: needle here"
+        assert await text("reference", "grep", pattern="needle", path="src/app.ts") == (
+            "Found 1 match\n\nsrc/app.ts\nLine 2: export const needle = 2;\x00")
+
 
 class TestLocal(LocalFixtures, MissContract):
     pass

@@ -27,10 +27,12 @@ GROUPS: list[dict[str, bytes]] = [
      "docs/sub/deep.md": b"no\n"},
 ]
 
-EXPECT_GREP = (
-    "Found 6 matches\n\ndocs/readme.md\nLine 1: needle in docs\nLine 2: needle again\n\n"
+EXPECT_GREP = (  # S14: bin.dat searched as text, its NUL escaped; S13: what the rules left out
+    "Found 7 matches\n\nbin.dat\nLine 1: \\u0000needle\n\ndocs/readme.md\nLine 1: needle in docs\nLine 2: needle again\n\n"
     "latin.txt\nLine 1: (line is not valid UTF-8)\n\nnew.py\nLine 1: needle three\n\n"
-    "src/mid.py\nLine 2: needle two\n\nsrc/old.py\nLine 1: needle one"
+    "src/mid.py\nLine 2: needle two\n\nsrc/old.py\nLine 1: needle one\n\n"
+    "(bin.dat contains NUL bytes, shown as \\u0000: it may be a binary file, searched here as text.)\n\n"
+    "(3 files were not searched: ignored or hidden (.gitignore, .hidden/, ignored/); name one as path to search it.)"
 )
 
 
@@ -78,13 +80,16 @@ class SearchContract:
         assert await text(full, "grep", pattern="needle") == EXPECT_GREP  # S2: path order, ignore rules, hidden
         assert await text(full, "grep", pattern="needle", path="docs", include="*.md") == (
             "Found 2 matches\n\ndocs/readme.md\nLine 1: needle in docs\nLine 2: needle again")
-        assert await text(full, "grep", pattern="needle", path="bin.dat") == "Found 1 match\n\nbin.dat\nLine 1: \x00needle"
+        assert await text(full, "grep", pattern="needle", path="bin.dat") == (  # S14
+            "Found 1 match\n\nbin.dat\nLine 1: \\u0000needle\n\n"
+            "(bin.dat contains NUL bytes, shown as \\u0000: it may be a binary file, searched here as text.)")
+        assert await text(reference, "grep", pattern="needle", path="bin.dat") == "Found 1 match\n\nbin.dat\nLine 1: \x00needle"
         assert await text(full, "grep", pattern="needle", path="ignored/skip.txt") == (
             "Found 1 match\n\nignored/skip.txt\nLine 1: needle ignored")
         in_docs = Session()
         in_docs.cwd = workspace.path("docs")
         assert (await full.tools.execute("grep", {"pattern": "needle", "path": ".."}, session=in_docs)).text.startswith(
-            "Found 6 matches\n\n../docs/readme.md\nLine 1: needle in docs")
+            "Found 7 matches\n\n../bin.dat\nLine 1: \\u0000needle\n\n../docs/readme.md\nLine 1: needle in docs")
         missing = await full.tools.execute("grep", {"pattern": "x", "path": "nope"}, session=session)
         assert (missing.error.code, missing.text) == ("FS_NOT_FOUND", f'Error: cannot search "{workspace.path("nope")}": not found')
         refused = await reference.tools.execute("grep", {"pattern": "x", "path": "nope"}, session=session)
@@ -92,10 +97,10 @@ class SearchContract:
             "Error: grep search failed (exit 2): rg: nope: IO error for operation on nope: No such file or directory (os error 2)")
 
         capped = await text(default, "grep", pattern="needle")
-        assert capped.startswith("Found 2 of 6 matches\n\ndocs/readme.md\nLine 1: needle in docs\nLine 2: needle again")
+        assert capped.startswith("Found 2 of 7 matches\n\nbin.dat\nLine 1: \\u0000needle\n\ndocs/readme.md\nLine 1: needle in docs")
         locator = capped.split("stored at: ")[1].split(". Use read")[0]
         paged = await default.tools.execute("read", {"file_path": locator}, session=session)
-        assert "1: Found 6 matches\n2: \n3: docs/readme.md" in paged.text
+        assert "1: Found 7 matches\n2: \n3: bin.dat" in paged.text
 
 
 class TestLocal(LocalFixtures, SearchContract):

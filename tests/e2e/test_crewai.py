@@ -43,7 +43,7 @@ def _expected_tools(ws: str) -> list[dict[str, Any]]:
         function = tool["function"]
         parameters = function["parameters"]
         for name, schema in parameters["properties"].items():
-            if name not in parameters["required"]:
+            if name not in parameters.get("required", ()):
                 schema["type"] = [schema["type"], "null"]
         parameters["required"] = list(parameters["properties"])
         parameters["additionalProperties"] = False

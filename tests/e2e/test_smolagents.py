@@ -76,6 +76,7 @@ def _expected_schemas(ws: str) -> list[dict[str, Any]]:
     tools = dsh_fs.adapters.chat_tools(dsh_fs.create_context(root=ws))
     for tool in tools:
         parameters = tool["function"]["parameters"]
+        parameters.setdefault("required", [])  # smolagents always sends the list (list has no required argument)
         for name, schema in parameters["properties"].items():
             if name not in parameters["required"]:
                 schema["nullable"] = True

@@ -1,6 +1,6 @@
 """The ``apply_patch`` tool through the registry on the local disk (``dsh_fs.tool_patch``).
 
-Covers the executor's contract (docs/EDITING-FACES.md §6.2) as a model meets it: the whole
+Covers the executor's contract (docs/design/EDITING-FACES-DESIGN.md §6.2) as a model meets it: the whole
 patch checked first (every file observed at its current version, every hunk located), nothing
 written unless all of it applies — proved by byte-level snapshots of the workspace — and each
 file then written atomically; the issue's failure cases (a hunk whose context occurs twice, a

@@ -88,7 +88,8 @@ async def test_ripgrep_runs_in_the_session_cwd_else_the_provider_cwd(ws: str, fa
     assert fake.cwd == os.path.join(ws, "s1")
     assert (await call(ctx, "grep", {"pattern": "x"})).text == "No matches found"
     assert fake.cwd == ws
-    assert fake.argv == [*RG_MEMORY_FLAGS, "--no-config", "--json", "--follow", "--sort=path", "--regexp=x"]  # S2, S8, D23
+    assert fake.argv == [*RG_MEMORY_FLAGS, "--no-config", "--debug", "--json", "--follow", "--text", "--sort=path",
+                         "--regexp=x"]  # S2, S8, S13, S14, D23
 
 
 async def test_a_pre_aborted_signal_never_starts_ripgrep(ws: str, fake: FakeRg) -> None:
@@ -147,6 +148,11 @@ async def test_scripted_exits_are_classified(ws: str, fake: FakeRg, profile: str
     assert (await call(ctx, "grep", {"pattern": "x"})).text == "Error: grep search failed (exit 2): rg: ./x: IO error"
     fake.script(exit=3)
     assert (await call(ctx, "grep", {"pattern": "x"})).text == "Error: grep search failed (exit 3)"
+    debug = b"rg: DEBUG|ignore::walk|crates/ignore/src/walk.rs:1799: ignoring ./.env: Ignore(IgnoreMatch(Hidden))\n"
+    fake.script(exit=2, stderr=debug + b"rg: ./x: IO error\n" + debug)  # S13's --debug: never in an excerpt
+    assert (await call(ctx, "grep", {"pattern": "x"})).text == (
+        "Error: grep search failed (exit 2): rg: ./x: IO error" if profile == "default" else
+        "Error: grep search failed (exit 2): " + (debug + b"rg: ./x: IO error\n" + debug).decode().strip())
     fake.script(exit=2, stderr=b"x" * 70_000 + b" tail of diagnostics\n")
     failed = await call(ctx, "grep", {"pattern": "x"})
     assert failed.text.endswith("tail of diagnostics [stderr truncated]") and len(failed.text) < 64_100
@@ -312,6 +318,7 @@ async def test_grep_on_the_real_ripgrep(ws: str) -> None:
     """greps a tree (grouped, in path order: S2), a single FILE, with an include filter; a
     hostile pattern stays inert; a leading-dash pattern is a pattern; a regex error"""
     _tree(ws)
+    os.remove(os.path.join(ws, ".hidden.ts"))  # (a hidden file adds S13's line; tests/contract/test_search_misses.py)
     put(os.path.join(ws, "-e.txt"), "-e here\n")
     ctx = search_ctx(ws)
     session = Session(ws)

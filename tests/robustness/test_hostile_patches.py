@@ -1,4 +1,4 @@
-"""Patches that ask the engine for too much work (``dsh_fs.patch``; EDITING-FACES §2.3).
+"""Patches that ask the engine for too much work (``dsh_fs.patch``; EDITING-FACES-DESIGN §2.3).
 
 A hunk is searched through a per-line index of the file. Measured without a clock (the Python
 lines of ``dsh_fs.patch.locate`` executed, ``stepcount``): the candidate places a hunk is

@@ -142,11 +142,15 @@ async def test_fifos_never_hang(ws: str, profile: str) -> None:
 async def test_binary_and_non_utf8_files(ws: str) -> None:
     put(os.path.join(ws, "bin.dat"), b"\x00\x01needle\n")
     put(os.path.join(ws, "latin1.txt"), b"caf\xe9 needle\n")
-    ctx = search_ctx(ws)
+    ctx = search_ctx(ws, profile="reference")
     result = await call(ctx, "grep", {"pattern": "needle"}, session=Session(ws))
     assert result.text == "Found 1 match\n\nlatin1.txt\nLine 1: (line is not valid UTF-8)"  # binary files are skipped
     explicit = await call(ctx, "grep", {"pattern": "needle", "path": "bin.dat"}, session=Session(ws))
     assert explicit.text == "Found 1 match\n\nbin.dat\nLine 1: \x00\x01needle"  # as ripgrep searches a named file
+    note = "(bin.dat contains NUL bytes, shown as \\u0000: it may be a binary file, searched here as text.)"
+    result = await call(search_ctx(ws), "grep", {"pattern": "needle"}, session=Session(ws))  # S14: no drop, no raw bytes
+    assert result.text == ("Found 2 matches\n\nbin.dat\nLine 1: \\u0000\\u0001needle\n\n"
+                           "latin1.txt\nLine 1: (line is not valid UTF-8)\n\n" + note)
 
 
 @pytest.mark.parametrize("profile", ["default", "reference"])

@@ -196,3 +196,49 @@ async def test_a_refused_get_falls_back_to_head(bucket: S3Workspace) -> None:
     info = await fs.stat(await fs.resolve("a.txt"))
     assert info is not None and info.type == "file" and info.size == 9 and store.requests == 2
     assert len(fs.fetched) == 0
+
+
+PATCH_FILES = 5
+
+
+async def test_apply_patch_requests_per_updated_file(bucket: S3Workspace) -> None:
+    """An ``apply_patch`` updating files the session has read: per file, the stat's GetObject,
+    the read's GetObject, the HeadObject that checks the text read is of the guard version, and
+    one conditional PutObject whose basis is the bytes that read got (no GetObject before it).
+    Guarded as before: another writer between the read and the write is still refused."""
+    fs, wire = await _wired(bucket)
+    names = [f"f{i}.txt" for i in range(PATCH_FILES)]
+    for name in names:
+        await bucket.put(name, b"one\ntwo\nthree\n")
+    ctx = dsh_fs.create_context(provider=fs, faces=["apply_patch"])
+    session = dsh_fs.Session("/")
+    for name in names:
+        await _call(ctx, "read", {"file_path": name}, session)
+    wire.take()
+    patch = "*** Begin Patch\n" + "".join(
+        f"*** Update File: {name}\n@@\n one\n-two\n+TWO\n" for name in names) + "*** End Patch"
+    await _call(ctx, "apply_patch", {"input": patch}, session)
+    sent = wire.take()
+    assert sorted(sent) == sorted(["GetObject", "GetObject", "HeadObject", "PutObject"] * PATCH_FILES)
+    assert await bucket.files() == {name: b"one\nTWO\nthree\n" for name in names}
+    assert len(fs.bases) == 0  # every basis was taken by its write
+
+
+async def test_a_kept_basis_never_hides_a_change(bucket: S3Workspace) -> None:
+    """The write's basis is the read's bytes of exactly the guard version; if the object changed
+    since, the PutObject ``If-Match`` fails and the write is stale, the other writer's bytes kept."""
+    from dsh_fs.fs.types import ReplaceIfVersion
+
+    fs, wire = await _wired(bucket)
+    await bucket.put("a.txt", b"mine\n")
+    target = await fs.resolve("a.txt")
+    info = await fs.stat(target)
+    assert info is not None
+    assert await fs.read_text(target) == "mine\n"
+    await bucket.put("a.txt", b"theirs\n")
+    wire.take()
+    with pytest.raises(dsh_fs.fs.FsError) as raised:
+        await fs.write_text(target, "mine, changed\n", ReplaceIfVersion(info.version))
+    assert raised.value.fs_code == dsh_fs.fs.FsErrorCode.STALE_VERSION
+    assert wire.take() == ["PutObject"]
+    assert await bucket.files() == {"a.txt": b"theirs\n"}

@@ -1,4 +1,4 @@
-"""The editing faces in the vendor adapters (docs/EDITING-FACES.md §1.2–§1.5, §6.3).
+"""The editing faces in the vendor adapters (docs/design/EDITING-FACES-DESIGN.md §1.2–§1.5, §6.3).
 
 Covers: the built-in definitions (``{"type": "apply_patch"}`` in the Responses tools,
 ``text_editor_20250728`` in the Anthropic tools, both in ``tool_definitions``); the Responses

@@ -18,8 +18,10 @@ conformance suite).
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 import os
+import pkgutil
 import re
 import unicodedata
 
@@ -28,6 +30,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dsh_fs.tool_fs import hints as hints_mod
+from dsh_fs.tool_fs.hints import chars, closest, forms, search, state
 from dsh_fs.tool_fs.hints import near_match_hint
 from stepcount import traced_lines
 
@@ -399,7 +402,7 @@ def test_hint_is_one_printable_line_even_with_control_characters() -> None:
 
 
 def test_escape_writes_non_printable_characters_as_escapes() -> None:
-    assert hints_mod._escape("a\tb\nc\rd\x01\u00a0\ud800\U000e0001 \u00e9") == (
+    assert chars.escape("a\tb\nc\rd\x01\u00a0\ud800\U000e0001 \u00e9") == (
         "a\\tb\\nc\\rd\\u0001\\u00a0\\ud800\\U000e0001 \u00e9"
     )
 
@@ -453,7 +456,7 @@ def test_content_over_max_chars_is_not_searched() -> None:
 
 
 def test_needle_over_its_bound_is_not_searched() -> None:
-    long = "x" * (hints_mod._MAX_NEEDLE_CHARS + 1)
+    long = "x" * (search._MAX_NEEDLE_CHARS + 1)
     assert hint(long + "\u00a0", long + " ") is None
 
 
@@ -462,7 +465,7 @@ def test_zero_budget_gives_none() -> None:
 
 
 def test_closest_line_needs_one_line_and_a_small_file() -> None:
-    lines = [f"value_{i} = compute({i})" for i in range(hints_mod._FUZZY_MAX_LINES + 10)]
+    lines = [f"value_{i} = compute({i})" for i in range(closest._FUZZY_MAX_LINES + 10)]
     assert hint("\n".join(lines[:100]), "value_x = compute(42)") is not None
     assert hint("\n".join(lines), "value_x = compute(42)") is None
     assert hint("total = compute(a, b)\nx\n", "total = compute(a, c)\nx") is None
@@ -480,7 +483,7 @@ def test_large_content_stays_within_its_budget() -> None:
     for needle in ("nothing here matches at all", "if x:\n    return 'b' + x", "x\n" * 300 + "y"):
         result, stats = spent(content, needle)
         assert result is None
-        assert stats["spent"] <= stats["budget"] == hints_mod._WORK_BASE + hints_mod._WORK_PER_CHAR * len(content)
+        assert stats["spent"] <= stats["budget"] == search._WORK_BASE + search._WORK_PER_CHAR * len(content)
 
 
 def test_large_content_still_gets_cheap_hints() -> None:
@@ -544,13 +547,13 @@ def _check(content: str, needle: str, result: str | None) -> None:
 @given(ANY_TEXT, ANY_TEXT)
 def test_property_arbitrary_text_never_raises(content: str, needle: str) -> None:
     # the private entry point has no catch-all: a bug would surface here
-    text = hints_mod._Text(content, hints_mod._Budget(10**9))
+    text = state.Text(content, state.Budget(10**9))
     if needle.strip() and needle not in content:
-        for transform in hints_mod._transforms(needle):
-            ctx = hints_mod._Ctx(text, transform.needle)
+        for transform in forms.transforms(needle):
+            ctx = state.Ctx(text, transform.needle)
             if transform.literal is not None:
                 transform.literal(ctx)
-            for stage in (*hints_mod._STAGES, *hints_mod._LAST_RESORT):
+            for stage in (*search._STAGES, *search._LAST_RESORT):
                 if stage(ctx) is not None:
                     break
     _check(content, needle, hint(content, needle))
@@ -752,10 +755,15 @@ LINES_PER_STEP = 12
 ``_STEP`` per line"""
 
 
+HINT_MODULES = tuple(importlib.import_module(f"{hints_mod.__name__}.{info.name}")
+                     for info in pkgutil.iter_modules(hints_mod.__path__))
+"""every module of the ``hints`` package: the traced lines are counted in all of them"""
+
+
 def traced(content: str, needle: str, **kwargs: object) -> tuple[str | None, int, dict[str, int]]:
-    """The hint, the Python lines executed in ``hints`` while finding it, and its budget stats."""
+    """The hint, the Python lines executed in the ``hints`` package while finding it, and its budget stats."""
     stats: dict[str, int] = {}
-    result, lines = traced_lines(lambda: near_match_hint(content, needle, stats=stats, **kwargs), hints_mod)
+    result, lines = traced_lines(lambda: near_match_hint(content, needle, stats=stats, **kwargs), *HINT_MODULES)
     return result, lines, stats
 
 
@@ -776,7 +784,7 @@ def test_python_level_work_is_paid_for(content: str, needle: str) -> None:
     its budget, whatever the input."""
     _result, events, stats = traced(content, needle)
     assert stats["spent"] <= stats["budget"]
-    assert events <= LINES_PER_STEP * (stats["spent"] // hints_mod._STEP) + 3_000
+    assert events <= LINES_PER_STEP * (stats["spent"] // state.STEP) + 3_000
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -786,4 +794,4 @@ def test_property_adversarial_repetition_stays_within_budget(unit: str, times: i
     content = unit * times
     _result, events, stats = traced(content, needle, replacement=needle[::-1])
     assert stats["spent"] <= stats["budget"]
-    assert events <= LINES_PER_STEP * (stats["spent"] // hints_mod._STEP) + 3_000
+    assert events <= LINES_PER_STEP * (stats["spent"] // state.STEP) + 3_000

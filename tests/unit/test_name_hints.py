@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh_fs.tool_fs.hints import fold_lookalikes
+from dsh_fs.tool_fs.hints.chars import fold_lookalikes
 from dsh_fs.tool_fs.name_hints import lookalike
 
 

@@ -1,4 +1,5 @@
-"""Hypothesis properties of the patch engine and the editor's insert (docs/EDITING-FACES.md §2, §3.3):
+"""Hypothesis properties of the patch engine and the editor's insert
+(docs/design/EDITING-FACES-DESIGN.md §2, §3.3):
 
 * ``parse(format(p)) == p`` for the Codex envelope and for V4A operation diffs;
 * a patch made from a random ``(before, after)`` pair turns ``before`` into ``after`` exactly,

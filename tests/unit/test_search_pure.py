@@ -317,3 +317,48 @@ def test_spill_names_are_one_safe_segment() -> None:
     assert safe_name("../x/y") == "..~002Fx~002Fy"
     assert safe_name("..") == "~002E~002E" and safe_name("") == "~"
     assert safe_name("a~b é") == "a~007Eb~0020~00E9"
+
+
+def test_s14_control_bytes_are_escaped() -> None:
+    from dsh_fs.tool_fs_search.output import binary_note, escape_controls
+
+    assert escape_controls("const a = 1;\x00") == "const a = 1;\\u0000"
+    assert escape_controls("a\tb\x1b[31mc\x7f\r") == "a\tb\\u001b[31mc\\u007f\\u000d"
+    assert escape_controls("plain \u00e9 text") == "plain \u00e9 text"
+    assert escape_controls("no\u00a0break") == "no\u00a0break"  # not printable, not a control: unchanged
+    assert binary_note(["a.ts", "b.ts"]) == (
+        "(a.ts, b.ts contain NUL bytes, shown as \\u0000: they may be binary files, searched here as text.)")
+    assert grep_argv("x", None, None, sorted_by_path=True, text=True) == [
+        "--no-config", "--json", "--text", "--sort=path", "--regexp=x"]
+
+
+@given(st.text())
+def test_s14_escaped_lines_hold_no_control_but_tab(line: str) -> None:
+    from dsh_fs.tool_fs_search.output import escape_controls
+
+    shown = escape_controls(line)
+    assert not any(ord(c) < 0x20 and c != "\t" or c == "\x7f" for c in shown)
+    assert len(shown) <= 6 * len(line)
+
+
+def test_s13_skipped_entries_from_ripgrep_debug_messages() -> None:
+    from dsh_fs.tool_fs_search.skipped import SkippedEntries, hidden_component, skipped_note
+
+    walk = "rg: DEBUG|ignore::walk|crates/ignore/src/walk.rs:1799: ignoring "
+    found = SkippedEntries()
+    for message in (
+        walk + "./.env: Ignore(IgnoreMatch(Hidden))",
+        walk + "./.git: Ignore(IgnoreMatch(Hidden))",  # a VCS directory: never counted
+        walk + './scripts/run.sh: Ignore(IgnoreMatch(Gitignore(Glob { from: Some("./.gitignore"), original: "scripts/*"',
+        walk + "./out: Ignore(IgnoreMatch(Override(Glob(...))))",  # include / our own globs: not the rules
+        walk + "./.env: Ignore(IgnoreMatch(Hidden))",  # reported again by a restarted run
+        "rg: DEBUG|ignore::gitignore|crates/ignore/src/gitignore.rs:393: opened gitignore file: ./.gitignore",
+        "rg: some other message",
+    ):
+        found(message)
+    assert list(found.paths) == ["./.env", "./scripts/run.sh"] and not found.overflowed
+    assert hidden_component("a/.cfg/b") and not hidden_component("../a/b") and not hidden_component("a.b/c")
+    assert skipped_note(1, False, [".env"]) == (
+        "(1 file was not searched: ignored or hidden (.env); name one as path to search it.)")
+    assert skipped_note(3, True, ["a/", "b", "c", "d", "e", "f"]) == (
+        "(more than 3 files were not searched: ignored or hidden (a/, b, c, d, e, …); name one as path to search it.)")

@@ -22,6 +22,7 @@ from ..core.tools import DEFAULT_MAX_PARALLEL, ToolCall, ToolRegistry, ToolResul
 
 __all__ = (
     "ToolSource",
+    "chosen_schemas",
     "data_url",
     "field",
     "image_bytes",
@@ -109,6 +110,19 @@ def registry_of(source: ToolSource) -> ToolRegistry:
     if isinstance(registry, ToolRegistry):
         return registry
     raise TypeError(f"expected a Context or a ToolRegistry, not {type(source).__name__}")
+
+
+def chosen_schemas(registry: ToolRegistry, names: Iterable[str] | None) -> list[dict[str, Any]]:
+    """The schemas (``ToolRegistry.schemas()``) of the tools named in ``names``, in registry
+    order (§4.2); ``None``: every tool. What a framework toolkit's ``names=`` selects.
+
+    :raises ValueError: a name is not registered (``no such tools: a, b``)
+    """
+    chosen = None if names is None else set(names)
+    unknown = sorted((chosen or set()) - set(registry.names()))
+    if unknown:
+        raise ValueError(f"no such tools: {', '.join(unknown)}")
+    return [schema for schema in registry.schemas() if chosen is None or schema["name"] in chosen]
 
 
 def tool_schemas(source: ToolSource) -> list[dict[str, Any]]:

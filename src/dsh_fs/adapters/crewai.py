@@ -57,7 +57,7 @@ from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolRegistry, ToolResult
 from .blocking import BlockingRunner
-from .calls import registry_of
+from .calls import chosen_schemas, registry_of
 
 __all__ = ("DshFsTool", "DshFsToolkit", "IMAGE_NOT_SHOWN", "crewai_parameters")
 
@@ -167,17 +167,12 @@ class DshFsToolkit:
         if errors not in ("failure", "text"):
             raise ValueError(f'errors must be "failure" or "text", not {errors!r}')
         registry = registry_of(ctx)
-        chosen = None if names is None else set(names)
-        unknown = sorted((chosen or set()) - set(registry.names()))
-        if unknown:
-            raise ValueError(f"no such tools: {', '.join(unknown)}")
         self.ctx = ctx
         self.session = session if session is not None else Session(cwd=cwd)
         self._runner = BlockingRunner("dsh-fs crewai")
         self._tools = [
             DshFsTool(registry=registry, schema=schema, session=self.session, runner=self._runner, errors=errors)
-            for schema in registry.schemas()
-            if chosen is None or schema["name"] in chosen
+            for schema in chosen_schemas(registry, names)
         ]
 
     def get_tools(self) -> list[BaseTool]:

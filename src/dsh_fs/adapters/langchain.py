@@ -48,7 +48,7 @@ from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolRegistry, ToolResult
 from .blocking import BlockingRunner
-from .calls import registry_of
+from .calls import chosen_schemas, registry_of
 
 __all__ = ("DshFsTool", "DshFsToolkit", "langchain_content")
 
@@ -143,15 +143,11 @@ class DshFsToolkit(BaseToolkit):
                  names: list[str] | None = None) -> None:
         super().__init__(ctx=ctx, session=session if session is not None else Session(cwd=cwd), names=names)
         registry = registry_of(ctx)
-        unknown = sorted(set(names or ()) - set(registry.names()))
-        if unknown:
-            raise ValueError(f"no such tools: {', '.join(unknown)}")
         self._runner = BlockingRunner("dsh-fs langchain")
         self._tools = [
             DshFsTool(registry=registry, session=self.session, runner=self._runner,
                       name=schema["name"], description=schema["description"], args_schema=schema["parameters"])
-            for schema in registry.schemas()
-            if names is None or schema["name"] in names
+            for schema in chosen_schemas(registry, names)
         ]
 
     def get_tools(self) -> list[BaseTool]:

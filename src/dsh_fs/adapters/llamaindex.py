@@ -42,7 +42,7 @@ from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolRegistry, ToolResult
 from .blocking import BlockingRunner
-from .calls import image_bytes, registry_of
+from .calls import chosen_schemas, image_bytes, registry_of
 
 __all__ = ("DshFsToolSpec", "JsonSchemaToolMetadata", "ToolCallFailed", "llamaindex_output")
 
@@ -114,15 +114,8 @@ class DshFsToolSpec(BaseToolSpec):
         :raises ValueError: a name in ``spec_functions`` is not registered
         """
         names = list(spec_functions) if spec_functions is not None else self.spec_functions
-        unknown = sorted(set(names) - set(self.registry.names()))
-        if unknown:
-            raise ValueError(f"no such tools: {', '.join(unknown)}")
         mapping = func_to_metadata_mapping or {}
-        return [
-            self._tool(schema, mapping.get(schema["name"]))
-            for schema in self.registry.schemas()
-            if schema["name"] in names
-        ]
+        return [self._tool(schema, mapping.get(schema["name"])) for schema in chosen_schemas(self.registry, names)]
 
     def _tool(self, schema: dict[str, Any], metadata: ToolMetadata | None) -> FunctionTool:
         name = schema["name"]

@@ -2,7 +2,7 @@
 ``apply_patch`` executor as the SDK's editor, and the registry's tools as function tools.
 
 ``DshApplyPatchEditor(ctx, session)`` implements the SDK's ``ApplyPatchEditor`` protocol
-(``create_file`` / ``update_file`` / ``delete_file``, docs/EDITING-FACES.md §1.5): each
+(``create_file`` / ``update_file`` / ``delete_file``, docs/design/EDITING-FACES-DESIGN.md §1.5): each
 operation is checked and applied by dsh-fs's executor (``patch_operations``: the shared parser,
 the whole operation located before anything is written, atomic writes, containment, the
 observation policy) and answered with ``ApplyPatchResult(status, output)`` — never an

@@ -14,9 +14,9 @@ Wire shapes (the SDK's objects are accepted as input):
   (``read_image``, docs/IMAGES.md) has an ``output`` list instead: ``[{"type": "input_text",
   "text"}, {"type": "input_image", "image_url": "data:<type>;base64,…"}]`` (the SDK's
   ``ResponseFunctionCallOutputItemListParam``).
-* the built-in ``apply_patch`` tool (docs/EDITING-FACES.md §1.4): when the ``apply_patch`` face is
-  loaded (``ToolPatch``), ``responses_tools`` sends ``{"type": "apply_patch"}`` instead of its
-  function form; the model then emits ``{"type": "apply_patch_call", "call_id", "operation":
+* the built-in ``apply_patch`` tool (docs/design/EDITING-FACES-DESIGN.md §1.4): when the
+  ``apply_patch`` face is loaded (``ToolPatch``), ``responses_tools`` sends
+  ``{"type": "apply_patch"}`` instead of its function form; the model then emits ``{"type": "apply_patch_call", "call_id", "operation":
   {"type": "create_file" | "update_file" | "delete_file", "path", "diff"}}`` items, answered with
   ``{"type": "apply_patch_call_output", "call_id", "status": "completed" | "failed", "output"}``
   (``patch_operations``: the safe executor, the Agents SDK editors' texts).

@@ -1,5 +1,5 @@
 """Responses API ``apply_patch`` operations, as the OpenAI Responses adapter and the Agents SDK
-editor receive them (docs/EDITING-FACES.md §1.4, §1.5, §6.3).
+editor receive them (docs/design/EDITING-FACES-DESIGN.md §1.4, §1.5, §6.3).
 
 An operation is ``{"type": "create_file" | "update_file" | "delete_file", "path", "diff"}``
 (the Agents SDK adds ``move_to`` to an update). ``apply_operations`` checks the payloads with the

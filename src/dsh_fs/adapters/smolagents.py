@@ -67,7 +67,7 @@ from ..core.session import Session
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolRegistry
 from .blocking import BlockingRunner
-from .calls import image_bytes, registry_of
+from .calls import chosen_schemas, image_bytes, registry_of
 
 __all__ = ("DshFsTool", "DshFsToolCollection", "DshFsToolError", "MAX_PENDING_IMAGES", "PendingImages",
            "smolagents_inputs")
@@ -177,10 +177,6 @@ class DshFsToolCollection(ToolCollection):
         if errors not in ("raise", "text"):
             raise ValueError(f'errors must be "raise" or "text", not {errors!r}')
         registry = registry_of(ctx)
-        chosen = None if names is None else set(names)
-        unknown = sorted((chosen or set()) - set(registry.names()))
-        if unknown:
-            raise ValueError(f"no such tools: {', '.join(unknown)}")
         self.ctx = ctx
         self.session = session if session is not None else Session(cwd=cwd)
         self._runner = BlockingRunner("dsh-fs smolagents")
@@ -188,8 +184,7 @@ class DshFsToolCollection(ToolCollection):
         super().__init__([
             DshFsTool(registry=registry, schema=schema, session=self.session, runner=self._runner, errors=errors,
                       pending=self._pending)
-            for schema in registry.schemas()
-            if chosen is None or schema["name"] in chosen
+            for schema in chosen_schemas(registry, names)
         ])
 
     def instructions(self) -> str:

@@ -167,7 +167,7 @@ class FsError(HarnessError):
 
 Verb = Literal["resolve", "stat", "read", "list", "write", "edit", "delete", "rename"]
 """the operation a ``cannot <verb> "<dp>": …`` message names (``delete``/``rename``: the seam's
-guarded delete and rename, docs/EDITING-FACES.md §6.1)"""
+guarded delete and rename, docs/design/EDITING-FACES-DESIGN.md §6.1)"""
 
 Stage = Literal["resolve", "stat", "lstat", "read", "list", "write", "edit", "delete", "rename"]
 """the checkpoint an ``<stage> aborted`` message names (§2.12): a write that reads the prior

@@ -1,6 +1,7 @@
 """The provider seam: the primitives every filesystem backend implements (REFERENCE-SPEC §1.3):
-the reference's eight, plus ``delete`` and ``rename`` with a version guard (docs/EDITING-FACES.md
-§6.1; the editing faces need them to apply a patch's deletions and moves).
+the reference's eight, plus ``delete`` and ``rename`` with a version guard
+(docs/design/EDITING-FACES-DESIGN.md §6.1; the editing faces need them to apply a patch's
+deletions and moves).
 
 A provider is also a plugin: ``ctx.plugin(LocalFileSystem, cwd=...)`` constructs it with the
 context's profile and provides it as the ``fs`` service (exactly one at a time).

@@ -78,6 +78,12 @@ class ToolSwitches(ProfileSwitches):
     multiline_advice: bool = profile_switch("S12")
     """S12: a pattern with a line break is refused with advice the tool can follow (ripgrep's
     names a ``--multiline`` flag the tool does not have)"""
+    skipped_files_said: bool = profile_switch("S13")
+    """S13: ``grep`` of a ``path`` that ignore or hidden rules would skip searches it whole;
+    otherwise a line says how many files those rules left out, and how to search them"""
+    binary_text: bool = profile_switch("S14")
+    """S14: ``grep`` searches files ripgrep would drop as binary (``--text``); control bytes in
+    a shown line are escaped (``\\u0000``) and a note names the files that hold NUL bytes"""
 
     # -- list --------------------------------------------------------------------------------------
     list_served: bool = profile_switch("L1")

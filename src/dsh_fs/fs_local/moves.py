@@ -1,4 +1,4 @@
-"""Guarded delete and rename on the local disk, synchronous (docs/EDITING-FACES.md §6.1;
+"""Guarded delete and rename on the local disk, synchronous (docs/design/EDITING-FACES-DESIGN.md §6.1;
 DEVIATIONS A2, A3, A5).
 
 * ``delete_file`` — unlink a regular file at its probed version, then fsync its directory.

@@ -22,8 +22,11 @@ two leaves both objects (docs/S3.md).
 Round trips (a request each): stat 1 (a GET of the object's first ``stat_fetch_max`` bytes,
 or a HEAD when that is 0 and for an empty object; +1 LIST when there is no object); read_text 1
 (GET); a ``read`` tool call of a file of at most ``stat_fetch_max`` bytes 1 (its stat's GET:
-``read_window`` windows the bytes that stat fetched, for exactly the version it reported); write 2 (GET or LIST, then PUT); edit 2 (GET, PUT), +2 per retry of an unguarded
-edit that lost a race; list_dir 1–2 (+ pages); delete 2; rename 4–5.
+``read_window`` windows the bytes that stat fetched, for exactly the version it reported); write 2 (GET or LIST, then PUT), or 1 (the PUT) for a ``ReplaceIfVersion``
+of a version whose bytes ``read_text`` got (kept in ``bases``: the ``If-Match`` PUT replaces
+exactly them); edit 2 (GET, PUT), +2 per retry of an unguarded edit that lost a race;
+list_dir 1–2 (+ pages); delete 2; rename 4–5. An ``apply_patch`` update: 4 per file (stat,
+read_text, is_current's HEAD, the PUT).
 """
 
 from __future__ import annotations
@@ -173,6 +176,9 @@ class S3FileSystem(FileSystem):
         self._versioned: bool | None = None
         self.stat_fetch_max = max(0, int(stat_fetch_max))
         self.fetched = FetchedBodies(FETCHED_MAX_BYTES)
+        self.bases = FetchedBodies(FETCHED_MAX_BYTES)
+        """bodies ``read_text`` got, by version: the basis of a ``ReplaceIfVersion`` write of
+        that version (its PutObject ``If-Match`` then needs no GetObject first); taken once"""
 
     async def aclose(self) -> None:
         """Close the HTTP client of the running event loop (idempotent; see ``FileSystem.aclose``)."""
@@ -337,7 +343,9 @@ class S3FileSystem(FileSystem):
         except S3Failure as failure:
             raise fs_error(failure, "read", display) from failure
         check_abort(signal, "read")
-        return decode_for_read(got[1], display, self.rules)
+        text = decode_for_read(got[1], display, self.rules)
+        self.bases.put((target.key, got[0].token), got[1])
+        return text
 
     async def read_window(
         self,
@@ -589,6 +597,17 @@ class S3FileSystem(FileSystem):
             raise
         return WriteOutcome(operation="create", version=Version(meta.token), before=None, after=planned.after)
 
+    def _basis(self, rel: str, expected: ReplaceIfVersion | None) -> tuple[ObjectMeta, bytes] | None:
+        """The bytes ``read_text`` got of exactly ``expected.version`` (taken), with that
+        version's ETag, or ``None``. Only for an unversioned token (a bare ETag): the PutObject
+        ``If-Match`` compares ETags, so the bytes it replaces are then the ones kept."""
+        if expected is None or "@" in str(expected.version):
+            return None
+        data = self.bases.take((self.location.target_key(rel), str(expected.version)))
+        if data is None:
+            return None
+        return ObjectMeta(etag=str(expected.version), size=len(data)), data
+
     async def _replace(
         self, rel: str, content: str, expected: ReplaceIfVersion | None, display: str, signal: AbortSignal | None
     ) -> WriteOutcome:
@@ -597,7 +616,9 @@ class S3FileSystem(FileSystem):
         attempts = 1 if expected is not None else 1 + self.edit_retries
         for attempt in range(attempts):
             last = attempt == attempts - 1
-            got = await self.store.get(self.location.object_key(rel), check=_mid_read_checker(signal, "read"))
+            got = self._basis(rel, expected) if attempt == 0 else None
+            if got is None:
+                got = await self.store.get(self.location.object_key(rel), check=_mid_read_checker(signal, "read"))
             if got is None:
                 if expected is not None:
                     raise await self._absent(rel, "write", display, missing)

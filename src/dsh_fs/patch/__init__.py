@@ -1,7 +1,7 @@
-"""The patch engine behind every editing face (docs/EDITING-FACES.md): one parser for the Codex
-``*** Begin Patch`` envelope and the Responses API's V4A operation diffs, a hunk locator with
-whitespace tiers and ambiguity errors, and a planner that checks a whole patch before anything
-is written. Pure: no I/O, no kernel imports; the faces (``tool_patch``, the OpenAI adapters,
+"""The patch engine behind every editing face (docs/design/EDITING-FACES-DESIGN.md §2): one
+parser for the Codex ``*** Begin Patch`` envelope and the Responses API's V4A operation diffs, a
+hunk locator with whitespace tiers and ambiguity errors, and a planner that checks a whole patch
+before anything is written. Pure: no I/O, no kernel imports; the faces (``tool_patch``, the OpenAI adapters,
 the CLI) read and write through the provider seam.
 """
 

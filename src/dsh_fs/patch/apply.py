@@ -1,5 +1,5 @@
-"""Apply located hunks to a file's text, changing only the lines they change (docs/EDITING-FACES.md
-§2.5; DEVIATIONS D2). Pure.
+"""Apply located hunks to a file's text, changing only the lines they change
+(docs/design/EDITING-FACES-DESIGN.md §2.4; DEVIATIONS D2). Pure.
 
 Work happens on the LF-normalized text split at ``"\\n"``; the result maps back to the file's
 own bytes with ``fs.literal_edit.splice``: context lines are never rewritten (even when a

@@ -1,4 +1,4 @@
-"""Where a hunk goes: anchors, tolerance tiers, ambiguity (docs/EDITING-FACES.md §2.3). Pure.
+"""Where a hunk goes: anchors, tolerance tiers, ambiguity (docs/design/EDITING-FACES-DESIGN.md §2.3). Pure.
 
 A file is seen as the lines of its LF-normalized text split at ``"\\n"`` (so a final line
 break shows as a last empty line, as in the SDK's ``apply_diff``). A hunk's expected lines
@@ -140,7 +140,7 @@ class Located:
     """the hunk's diff lines (without the empty context lines dropped by the retry)"""
     floating: bool = False
     """a Codex hunk with neither expected lines nor an anchor: appended at the end of the
-    file, it leaves the search cursor where it was (EDITING-FACES §2.3)"""
+    file, it leaves the search cursor where it was (EDITING-FACES-DESIGN §2.3)"""
 
     @property
     def span(self) -> int:

@@ -1,11 +1,11 @@
-"""Every model-facing text of the patch engine, in one place (docs/EDITING-FACES.md §2.6).
+"""Every model-facing text of the patch engine, in one place (docs/design/EDITING-FACES-DESIGN.md §2.6).
 
 Sources: texts marked *Codex* are those of the Codex ``apply-patch`` crate
 (``openai/codex`` ``codex-rs/apply-patch/src/parser.rs`` and ``lib.rs``: the parse errors as its
 ``apply_patch`` executable prints them, the apply errors, the success summary); texts marked
 *SDK* are those of the OpenAI Agents SDK editor (``openai/openai-agents-python``
 ``src/agents/sandbox/apply_patch.py``). Texts marked *dsh-fs* cover cases neither implementation
-detects (they apply blindly or overwrite); each is registered in EDITING-FACES §2.6.
+detects (they apply blindly or overwrite); each is registered in EDITING-FACES-DESIGN §2.6.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ PatchErrorKind = Literal[
 class PatchError(Exception):
     """One reason a patch cannot apply; ``str(err)`` is the model-facing text.
 
-    :param kind: the failure class (faces map it to an ``FsErrorCode``, EDITING-FACES §4)
+    :param kind: the failure class (faces map it to an ``FsErrorCode``, EDITING-FACES-DESIGN §2.6)
     :param path: the file concerned (as written in the patch), if any
     :param line: 1-based line of the patch text the failure points at, if any
     """

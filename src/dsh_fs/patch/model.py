@@ -1,5 +1,5 @@
 """The parsed form of a patch: one vocabulary for the Codex envelope and the V4A diffs of the
-Responses API ``apply_patch`` operations (docs/EDITING-FACES.md §2). Pure values, no logic.
+Responses API ``apply_patch`` operations (docs/design/EDITING-FACES-DESIGN.md §2). Pure values, no logic.
 
 A patch is a sequence of file operations. An update is a sequence of chunks; a chunk is a run
 of diff lines (``" "`` context, ``"-"`` removed, ``"+"`` added) optionally introduced by ``@@``
@@ -16,7 +16,7 @@ __all__ = ("AddFile", "Chunk", "DeleteFile", "Dialect", "DiffOp", "FileOp", "Pat
 
 Dialect = Literal["codex", "v4a"]
 """Where a patch came from: the Codex ``*** Begin Patch`` envelope, or one Responses operation
-diff (V4A). The two differ only where their published implementations differ (EDITING-FACES §2.4)."""
+diff (V4A). The two differ only where their published implementations differ (EDITING-FACES-DESIGN §2.4)."""
 
 DiffOp = Literal[" ", "-", "+"]
 
@@ -75,7 +75,7 @@ class UpdateFile:
     chunks: tuple[Chunk, ...]
     move_to: str | None = None
     dialect: Dialect = "codex"
-    """decides where a hunk with neither expected lines nor anchors goes (EDITING-FACES §2.4)"""
+    """decides where a hunk with neither expected lines nor anchors goes (EDITING-FACES-DESIGN §2.4)"""
     line: int = field(default=0, compare=False)
     kind: Literal["update"] = "update"
 

@@ -1,5 +1,5 @@
 """One parser for the Codex ``*** Begin Patch`` envelope and the V4A diffs of the Responses API
-``apply_patch`` operations (docs/EDITING-FACES.md §2.2). Pure: no I/O.
+``apply_patch`` operations (docs/design/EDITING-FACES-DESIGN.md §2.2). Pure: no I/O.
 
 Grammar (Codex ``codex-rs/apply-patch/src/parser.rs``, with the V4A extensions of the Agents SDK's
 ``apply_diff.py``)::

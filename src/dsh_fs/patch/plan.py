@@ -1,5 +1,6 @@
-"""Check a whole patch against the current files and say what to write (docs/EDITING-FACES.md
-§2.5). Pure: the caller reads the files (``required_paths``) and writes the plan.
+"""Check a whole patch against the current files and say what to write
+(docs/design/EDITING-FACES-DESIGN.md §2.5). Pure: the caller reads the files
+(``required_paths``) and writes the plan.
 
 Rules: an update, move or delete needs the file; an add, and a move's destination, need the
 path absent; no file may be touched by two operations, nor be added inside a file the patch adds

@@ -1,4 +1,4 @@
-"""Real commits applied through the TOOLS (docs/EDITING-FACES.md §5).
+"""Real commits applied through the TOOLS (docs/design/EDITING-FACES-DESIGN.md §5).
 
 ``dsh_fs.testing.commits`` turns a commit into the three forms and checks them on the pure
 engine. Here the same forms go through every layer a model's calls go through, on a real

@@ -1,5 +1,5 @@
 """Real commits as editing-face calls: the proof that the patch engine rebuilds a commit's child
-tree from its parent byte for byte (docs/EDITING-FACES.md §5).
+tree from its parent byte for byte (docs/design/EDITING-FACES-DESIGN.md §5).
 
 A commit (first parent → commit) becomes
 

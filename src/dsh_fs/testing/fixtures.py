@@ -9,7 +9,11 @@ Import what a ``conftest.py`` needs (importing a fixture registers it)::
   stopped at the end of the session (what ``.ci/run`` uses). Skips with the reason when moto
   or aiobotocore is missing.
 * ``LocalFixtures``, ``MemoryFixtures``, ``S3Fixtures``, ``S3VersionedFixtures``: classes
-  with a ``workspace`` fixture, to mix into a ``ProviderContract`` subclass.
+  with a ``workspace`` fixture, to mix into a ``ProviderContract`` subclass, with the optional
+  mixins each provider's capabilities call for: ``IdenticalRewriteContract`` for all but an
+  unversioned bucket (whose version, the ETag, is a content hash), and
+  ``ImplementedReadWindowContract`` for the local disk (the one provider with its own
+  ``read_window``); ``tests/contract/test_contract.py`` composes them.
 """
 
 from __future__ import annotations

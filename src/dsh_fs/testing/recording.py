@@ -184,7 +184,6 @@ class RecordingWorkspace(Workspace):
         self.inner = inner
         self.name = f"recording-{inner.name}"
         self.root = inner.root
-        self.identical_rewrite_changes_version = inner.identical_rewrite_changes_version
         self.providers: list[RecordingFileSystem] = []
 
     async def provider(self, *, profile: "Profile | str | None" = None, **options: Any) -> FileSystem:

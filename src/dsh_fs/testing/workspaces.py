@@ -42,9 +42,6 @@ class Workspace(abc.ABC):
     """shown in test ids and messages"""
     root: str = "/"
     """the display path of the workspace root (what ``resolve(".")`` returns)"""
-    identical_rewrite_changes_version: bool = True
-    """``False`` where the version is a content hash (an unversioned S3 bucket): rewriting
-    the same bytes is then not a change"""
 
     def path(self, rel: str) -> str:
         """The absolute display path of ``rel``."""
@@ -226,7 +223,6 @@ class S3Workspace(Workspace):
         self.location = S3Location(bucket or f"dsh-fs-{uuid.uuid4().hex[:12]}", prefix)
         self.root = check_root(root)
         self.versioned = versioned
-        self.identical_rewrite_changes_version = versioned
         self.client_options = dict(client_options or MOTO_CLIENT_OPTIONS)
         self.admin = ObjectStore(self.location.bucket, endpoint_url=endpoint_url, client_options=self.client_options)
         self._providers: list[Any] = []

@@ -1,4 +1,4 @@
-"""The executors of the two text-editor faces (docs/EDITING-FACES.md §1.2, §1.3, §3, §6.3).
+"""The executors of the two text-editor faces (docs/design/EDITING-FACES-DESIGN.md §1.2, §1.3, §3, §6.3).
 
 ``Editor(ctx, face=...)`` runs one ``view`` / ``create`` / ``str_replace`` / ``insert`` call
 through the seam and the policy events, exactly as ``read`` / ``write`` / ``edit`` do:
@@ -85,7 +85,7 @@ def _clamped(view_range: Any, count: int) -> Any:
 class Editor:
     """One face's executor bound to a context.
 
-    :param face: which tool this is (texts and line models differ, EDITING-FACES §3)
+    :param face: which tool this is (texts and line models differ, EDITING-FACES-DESIGN §3)
     :param max_chars: Anthropic's ``max_characters`` (``None``: whole files) or the
         reference's ``maxOutputChars`` (UTF-16 units)
     """

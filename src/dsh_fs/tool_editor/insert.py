@@ -1,4 +1,4 @@
-"""``insert``: new text after line ``insert_line`` (0 = top) (docs/EDITING-FACES.md §3.3). Pure.
+"""``insert``: new text after line ``insert_line`` (0 = top) (docs/design/EDITING-FACES-DESIGN.md §3.3). Pure.
 
 Two line models, one per face:
 

@@ -1,4 +1,4 @@
-"""The lines a ``view`` shows, gathered from a file's text in chunks (docs/EDITING-FACES.md §3.2).
+"""The lines a ``view`` shows, gathered from a file's text in chunks (docs/design/EDITING-FACES-DESIGN.md §3.2).
 Pure: no I/O.
 
 ``LineCollector`` is fed decoded chunks (chunk boundaries carry no meaning) and keeps only the

@@ -1,4 +1,4 @@
-"""The text-editor plugins (docs/EDITING-FACES.md §1.2, §1.3, §6.3).
+"""The text-editor plugins (docs/design/EDITING-FACES-DESIGN.md §1.2, §1.3, §6.3).
 
 * ``ToolTextEditor`` — Anthropic's ``str_replace_based_edit_tool`` (``text_editor_20250728``).
   The Anthropic adapter sends the built-in definition ``{"type": "text_editor_20250728",

@@ -1,5 +1,5 @@
-"""``str_replace`` helpers the faces need beyond ``edit``'s literal matching (docs/EDITING-FACES.md
-§3.4). Pure.
+"""``str_replace`` helpers the faces need beyond ``edit``'s literal matching
+(docs/design/EDITING-FACES-DESIGN.md §3.4). Pure.
 
 The default profile runs ``str_replace`` as ``edit`` with a unique match (``fs.literal_edit``,
 D1/D2). The reference's ``str_replace_editor`` matches ``old_str`` verbatim against the raw text

@@ -1,4 +1,4 @@
-"""Model-facing texts of the two text-editor faces (docs/EDITING-FACES.md §3). Constants only.
+"""Model-facing texts of the two text-editor faces (docs/design/EDITING-FACES-DESIGN.md §3). Constants only.
 
 The registry prefixes every error with ``Error: `` (REFERENCE-SPEC §5.2), so error texts here
 start after that prefix.

@@ -1,4 +1,4 @@
-"""``view`` rendering of the text-editor faces (docs/EDITING-FACES.md §3.2). Pure.
+"""``view`` rendering of the text-editor faces (docs/design/EDITING-FACES-DESIGN.md §3.2). Pure.
 
 * ``select_range`` — validate ``view_range`` against a line count (the reference's checks and
   texts) and turn it into a 1-based ``(first, last)``.

@@ -17,7 +17,7 @@ import posixpath
 from ..core.signal import AbortSignal
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.filesystem import FileSystem
-from .hints import escape
+from .hints.chars import escape
 from .name_hints import lookalike
 
 __all__ = ("lookalike_hint",)

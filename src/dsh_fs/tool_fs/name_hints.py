@@ -5,7 +5,7 @@ what a model cannot see or tends to normalize when it copies a name: a no-break 
 Unicode space for a space, an invisible character, composed vs decomposed accents (NFC vs
 NFD, as macOS writes names), curly vs straight quotes and Unicode dashes, letter case (a
 model that learned on a case-insensitive disk, or a name it retyped). The folding is the
-edit hints' (``hints.fold_lookalikes``), and so are the words (``hints.describe``).
+edit hints' (``hints.chars.fold_lookalikes``), and so are the words (``hints.chars.describe``).
 
 It only compares names it is given: the ``read`` tool lists one directory, bounded
 (``lookup.lookalike_hint``). The claim made is exact: the name exists and folds to the same
@@ -18,7 +18,7 @@ import difflib
 import unicodedata
 from collections.abc import Iterable
 
-from .hints import describe, fold_lookalikes, unnormalized_cluster
+from .hints.chars import describe, fold_lookalikes, unnormalized_cluster
 
 __all__ = ("lookalike",)
 

@@ -44,10 +44,11 @@ def glob_argv(pattern: str, path: str | None, *, newest_first: bool, follow: boo
 
 
 def grep_argv(pattern: str, path: str | None, include: str | None, *, sorted_by_path: bool,
-              follow: bool = False) -> list[str]:
+              follow: bool = False, text: bool = False) -> list[str]:
     """``rg --json --regexp=<pattern> [--glob=<include>] [-- <path>]`` (without the program name);
-    ``follow``: ``--follow`` after ``--json`` (S8)."""
-    argv = ["--no-config", "--json", *_follow(follow)]
+    ``follow``: ``--follow`` after ``--json`` (S8); ``text``: ``--text`` after that, so a file
+    with a NUL byte is searched rather than dropped as binary (S14)."""
+    argv = ["--no-config", "--json", *_follow(follow), *(["--text"] if text else [])]
     if sorted_by_path:
         argv.append("--sort=path")
     argv.append(f"--regexp={pattern}")

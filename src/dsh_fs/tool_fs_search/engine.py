@@ -103,6 +103,7 @@ async def run_ripgrep(
     raw_cap: int,
     separator: bytes = b"\n",
     drain_past_cap: Callable[[], bool] = lambda: False,
+    on_debug: Callable[[str], None] | None = None,
 ) -> Run:
     """Run ``program argv`` in ``cwd``, calling ``on_line`` with each stdout line (without
     its ``\\n``) as it arrives.
@@ -113,6 +114,9 @@ async def run_ripgrep(
     :param separator: what ends a line (``b"\\0"`` for ripgrep's ``--null`` output, where a
         name may hold a line break)
 
+    :param on_debug: with ``--debug`` in ``argv``: called with each stderr line that is one of
+        ripgrep's debug messages (``rg: DEBUG|…``, decoded, without its ``\\n``); those lines are
+        not kept in ``Run.stderr`` (DEVIATIONS S13)
     :param raw_cap: stop the run (kill it, ``Run.stopped``) once stdout exceeds this many
         bytes; the line being read at that point is not delivered
     :raises OSError: when the process cannot be started (``cwd`` unusable, not executable)
@@ -129,9 +133,33 @@ async def run_ripgrep(
     )
     tail = bytearray()
 
+    partial = bytearray()
+
+    def debug_lines(chunk: bytes) -> bytes:
+        """``chunk`` without ripgrep's debug lines (handed to ``on_debug``); a line not ended
+        yet waits in ``partial``."""
+        assert on_debug is not None
+        partial.extend(chunk)
+        cut = partial.rfind(b"\n") + 1
+        kept = bytearray()
+        for line in bytes(partial[:cut]).splitlines(keepends=True):
+            if line.startswith(b"rg: DEBUG|"):
+                on_debug(line.rstrip(b"\n").decode("utf-8", "surrogateescape"))
+            else:
+                kept.extend(line)
+        del partial[:cut]
+        if len(partial) > STDERR_KEEP and not partial.startswith(b"rg: DEBUG|"):
+            kept.extend(partial)
+            partial.clear()
+        elif len(partial) > STDERR_KEEP:  # a debug line that long: not ours to keep
+            partial.clear()
+        return bytes(kept)
+
     async def read_stderr() -> None:
         assert process.stderr is not None
         async for chunk in process.stderr:
+            if on_debug is not None:
+                chunk = debug_lines(chunk)
             tail.extend(chunk)
             if len(tail) > STDERR_KEEP:
                 del tail[: len(tail) - STDERR_KEEP]
@@ -196,5 +224,7 @@ async def run_ripgrep(
             run.signal_name = None
     else:
         run.exit_code = code
+    if partial and not partial.startswith(b"rg: DEBUG|"):
+        tail.extend(partial)
     run.stderr = bytes(tail).decode("utf-8", "replace")
     return run

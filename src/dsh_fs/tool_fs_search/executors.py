@@ -13,6 +13,7 @@ a session); it is never an error when it cannot be saved (§6.1).
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -32,7 +33,7 @@ from ..fs.types import Info, Target
 from ..spill.store import SpillRequest, SpillStore, SpillWriter
 from . import errors
 from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
-from .commands import glob_argv, grep_argv, grep_files_argv
+from .commands import GLOB_VCS_EXCLUDES, glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .limiter import RG_MEMORY_FLAGS, SearchSlots
@@ -40,8 +41,9 @@ from .links import LinkFilter, exclude_globs, loops_only, outward_links
 from .mirror import Mirror
 from .anchoring import anchored, from_path, split_absolute
 from .near_miss import near_miss_hint
-from .output import first_submatch, window_line
+from .output import binary_note, escape_controls, first_submatch, window_line
 from .output import GlobPage, GrepPage, format_grep_groups, glob_text, grep_text, parse_match, preview_line
+from .skipped import SkippedEntries, hidden_component, skipped_note
 from .space import Space
 
 __all__ = ("SearchTools",)
@@ -52,6 +54,16 @@ _UNSAVED = {
     "glob": "The complete result could not be saved; narrow pattern or path to see more.",
     "grep": "The complete result could not be saved; narrow pattern, path, or include to see more.",
 }
+
+
+_WHOLE = ("--no-ignore", "--hidden", *(f"--glob=!**/{name}" for name in GLOB_VCS_EXCLUDES))
+"""S13: the flags that search a skipped ``path`` whole (VCS directories below it still pruned)"""
+
+_COUNT_ROOTS = 2_000
+"""S13: skipped entries whose files are counted (beyond: "more than")"""
+
+_COUNT_BYTES = 64 * 1024
+"""S13: listing output read to count skipped files (about a thousand names; beyond: "more than")"""
 
 
 class _SpillSink:
@@ -229,7 +241,8 @@ class SearchTools:
         return Space(cwd=mirror.host(here.display_path), path_arg=arg, workdir=here.display_path, mirror=mirror)
 
     async def _rg(self, tool: str, program: str, argv: list[str], space: Space, on_line: Callable[[bytes], None],
-                  budget: int, *, separator: bytes = b"\n", shown: Callable[[], int] = lambda: 0) -> Run:
+                  budget: int, *, separator: bytes = b"\n", shown: Callable[[], int] = lambda: 0,
+                  on_debug: Callable[[str], None] | None = None) -> Run:
         """One ripgrep run. Past ``budget`` bytes of output, the reference profile lets ripgrep
         finish (its output dropped) so that an error exit wins over the output size (§6.3's
         order); the default profile does so only while nothing is on the page (``shown()``
@@ -239,14 +252,14 @@ class SearchTools:
 
         try:
             return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line, raw_cap=budget,
-                                     separator=separator, drain_past_cap=drain_past_cap)
+                                     separator=separator, drain_past_cap=drain_past_cap, on_debug=on_debug)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, search_texts=self.switches.search_texts) from exc
 
     async def _rg_followed(self, tool: str, program: str, argv: list[str], space: Space,
                            on_line: Callable[[bytes], None], budget: int, *, separator: bytes = b"\n",
-                           shown: Callable[[], int] = lambda: 0) -> Run:
+                           shown: Callable[[], int] = lambda: 0, on_debug: Callable[[str], None] | None = None) -> Run:
         """``_rg`` with symlinks followed under a containment root (S8): ripgrep starts at once
         while a worker thread looks for links below the searched directory that lead out of
         the root (``outward_links``); its lines wait until that look is done. None found (the
@@ -255,7 +268,8 @@ class SearchTools:
         outside the root. ``LinkFilter`` still drops whatever a later-made link would show."""
         links = space.links
         if links is None or links.root is None:
-            return await self._rg(tool, program, argv, space, on_line, budget, separator=separator, shown=shown)
+            return await self._rg(tool, program, argv, space, on_line, budget, separator=separator, shown=shown,
+                                  on_debug=on_debug)
         waiting: list[bytes] | None = []
 
         def gated(line: bytes) -> None:
@@ -272,7 +286,7 @@ class SearchTools:
             async def run_first() -> None:
                 try:
                     first.append(await self._rg(tool, program, argv, space, gated, budget, separator=separator,
-                                                shown=shown))
+                                                shown=shown, on_debug=on_debug))
                 except Exception as exc:  # raised below, outside the task group
                     failed.append(exc)
 
@@ -291,7 +305,7 @@ class SearchTools:
             return first[0]
         cut = argv.index("--") if "--" in argv else len(argv)
         return await self._rg(tool, program, [*argv[:cut], *excludes, *argv[cut:]], space, on_line, budget,
-                              separator=separator, shown=shown)
+                              separator=separator, shown=shown, on_debug=on_debug)
 
     def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
@@ -423,6 +437,14 @@ class SearchTools:
         page = GrepPage(self.config.grep_max_matches, sink)
         max_line = self.config.grep_max_line_bytes
         windows = self.switches.match_windows
+        escaped = self.switches.binary_text
+        nul_files: list[str] = []  # S14: files whose kept lines hold a NUL, first-seen order
+
+        inner: str | None = None  # S13's line, after S14's
+
+        def note(text: str) -> str:
+            text = f"{text}\n\n{binary_note(nul_files)}" if nul_files else text
+            return text if inner is None else f"{text}\n\n{inner}"
 
         def on_line(line: bytes) -> None:
             if not line:
@@ -433,17 +455,31 @@ class SearchTools:
                 if windows and len(match.line) > max_line // 4:  # may exceed the preview: S11
                     offsets = first_submatch(line)
                     shown = window_line(match.line, *offsets, max_line) if offsets is not None else None
-                page.add(type(match)(space.shown(match.path), match.line_number,
-                                     shown if shown is not None else preview_line(match.line, max_line)))
+                shown = shown if shown is not None else preview_line(match.line, max_line)
+                where = space.shown(match.path)
+                if escaped:
+                    if "\0" in shown and page.seen < page.limit and where not in nul_files:
+                        nul_files.append(where)
+                    shown = escape_controls(shown)
+                page.add(type(match)(where, match.line_number, shown))
 
         argv = grep_argv(given.pattern, space.path_arg, given.include, sorted_by_path=self.switches.sorted_by_path,
-                         follow=self.switches.follow_links)
+                         follow=self.switches.follow_links, text=escaped)
         cap = self.config.raw_output_max_bytes
+        said = self.switches.skipped_files_said and space.workdir is not None  # S13 (not a spill artifact)
+        whole = said and await self._named_path_is_skipped(program, space)
+        skipped = SkippedEntries() if said and not whole else None
+        rules = [*_WHOLE] if whole else ["--debug"] if skipped is not None else []
         try:
             if space.mirror is None:
-                runs = [await self._rg_followed("grep", program, argv, space, on_line, cap, shown=lambda: page.seen)]
+                runs = [await self._rg_followed("grep", program, [argv[0], *rules, *argv[1:]], space, on_line, cap,
+                                                shown=lambda: page.seen, on_debug=skipped)]
             else:
-                runs = await self._grep_mirror(program, argv, given, space, on_line, cap, shown=lambda: page.seen)
+                runs = await self._grep_mirror(program, argv, given, space, on_line, cap, shown=lambda: page.seen,
+                                               rules=rules, on_debug=skipped)
+            if skipped is not None and skipped.paths and not any(run.stopped for run in runs):
+                inner = await self._skipped_text(program, space, given.include, skipped)
+
             for run in runs:
                 failure = self._failure("grep", run, space)
                 if failure is not None:
@@ -452,33 +488,108 @@ class SearchTools:
             if stopped and not (self.switches.first_page_on_overflow and page.seen):
                 raise self._overflow("grep")
             if not stopped and (all(run.exit_code == 1 for run in runs) or not page.seen):
-                return [text_block("No matches found")]
+                return [text_block("No matches found" if inner is None else f"No matches found\n\n{inner}")]
             if stopped:  # S4
                 await sink.finish(keep=False)
-                return [text_block(
+                return [text_block(note(
                     f"Found {len(page.kept)} of more than {page.seen} matches\n\n{format_grep_groups(page.kept)}\n\n"
                     f"(The search stopped after {cap} bytes of ripgrep output and the complete result was not "
                     "saved; narrow pattern, path, or include to see more.)"
-                )]
+                ))]
             ref = await sink.finish(keep=page.truncated, head=page.head())
             recovery = f"Full grep result stored at: {ref.locator}. {ref.retrieval_hint}" if ref else _UNSAVED["grep"]
-            return [text_block(grep_text(page, recovery))]
+            return [text_block(note(grep_text(page, recovery)))]
         finally:
             await sink.finish(keep=False)
             if space.mirror is not None:
                 await space.mirror.close()
 
+    async def _named_path_is_skipped(self, program: str, space: Space) -> bool:
+        """S13: whether ``path`` names a directory below the working directory that ignore or
+        hidden rules would skip (it, a directory on the way to it, or every entry in it): a
+        hidden name, else ripgrep's ``--debug`` report of one directory level of each of its
+        parents and of itself."""
+        if space.path_arg is None:
+            return False
+        host = space.host(space.path_arg)
+        relative = posixpath.relpath(host, space.cwd)
+        if relative == "." or relative.startswith("../") or relative == "..":
+            return False
+        if not await anyio.to_thread.run_sync(os.path.isdir, host):
+            return False  # a named file is searched whatever the rules say (ripgrep's own rule)
+        if hidden_component(relative):
+            return True
+        parts = relative.split("/")
+        chain = ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+        found = SkippedEntries()
+        await self._rg("grep", program, ["--no-config", "--files", "--debug", "--max-depth=1", "--",
+                                         ".", *chain], space, lambda line: None, 1 << 20, on_debug=found)
+        skipped = {posixpath.normpath(path) for path in found.paths}
+        if any(path in skipped for path in chain):
+            return True
+        inside = {path for path in skipped if posixpath.dirname(path) == relative}
+
+        def entries() -> set[str]:
+            return {f"{relative}/{name}" for name in os.listdir(host) if name not in GLOB_VCS_EXCLUDES}
+
+        # every entry of it skipped by rules from above (``scripts/*``): it is ignored as a whole
+        return bool(inside) and inside >= await anyio.to_thread.run_sync(entries)
+
+    async def _skipped_text(self, program: str, space: Space, include: str | None,
+                            skipped: SkippedEntries) -> str | None:
+        """S13: the note on files ignore or hidden rules left out (``skipped_note``), counted by
+        one ``rg --files --no-ignore --hidden`` over just the skipped entries (links not
+        followed); ``None`` when they hold no file."""
+        roots = list(skipped.paths)[:_COUNT_ROOTS]
+        count = 0
+
+        def counted(line: bytes) -> None:
+            nonlocal count
+            count += 1 if line else 0
+
+        argv = ["--no-config", "--null", "--files", *_WHOLE, *([f"--glob={include}"] if include is not None else []),
+                "--", *roots]
+        # a bounded count: a big ignored tree (.venv, node_modules) is "more than <n>", not walked whole
+        run = await self._rg("grep", program, argv, space, counted, min(_COUNT_BYTES, self.config.raw_output_max_bytes),
+                             separator=b"\0", shown=lambda: count)
+        if count == 0:
+            return None
+        more = run.stopped or skipped.overflowed or len(skipped.paths) > len(roots)
+
+        def names() -> list[str]:
+            """The skipped entries as the model would name them: each reduced to its first
+            component below the searched directory (``dir/`` for a directory), sorted."""
+            base = posixpath.normpath(space.host(space.path_arg) if space.path_arg is not None else space.cwd)
+            if not os.path.isdir(base):
+                base = posixpath.dirname(base)
+            out: set[str] = set()
+            for path in roots:
+                host = posixpath.normpath(space.host(path))
+                rel = posixpath.relpath(host, base)
+                if rel.startswith(".."):
+                    continue
+                first = posixpath.join(base, rel.split("/")[0])
+                printed = posixpath.relpath(first, space.cwd) if not space.path_arg or not space.path_arg.startswith("/") else first
+                out.add(space.shown(printed) + ("/" if os.path.isdir(first) else ""))
+                if len(out) > 6:
+                    break
+            return sorted(out)
+
+        return skipped_note(count, more, await anyio.to_thread.run_sync(names))
+
     async def _grep_mirror(self, program: str, argv: list[str], given: GrepInput, space: Space,
-                           on_line: Callable[[bytes], None], cap: int, *, shown: Callable[[], int]) -> list[Run]:
+                           on_line: Callable[[bytes], None], cap: int, *, shown: Callable[[], int],
+                           rules: list[str], on_debug: Callable[[str], None] | None) -> list[Run]:
         """``grep`` in a mirror: list the files ripgrep would search (same rules), then copy
         their bytes and search them batch by batch (in path order, so the output order is
         one run's)."""
         mirror = space.mirror
         assert mirror is not None
         hosts: list[str] = []
-        listed = await self._rg("grep", program, grep_files_argv(given.include, space.path_arg), space,
+        files = grep_files_argv(given.include, space.path_arg)
+        listed = await self._rg("grep", program, [files[0], *rules, *files[1:]], space,
                                 lambda line: hosts.append(space.host(line.decode("utf-8", "surrogateescape"))) if line else None,
-                                cap)
+                                cap, on_debug=on_debug)
         if listed.stopped:
             raise self._overflow("grep")
         if listed.exit_code not in (0, 1):
@@ -487,7 +598,8 @@ class SearchTools:
         spent = 0
         for batch in mirror.batches(hosts, self.config.mirror_batch_bytes) or [[]]:
             await mirror.fill(batch)
-            run = await self._rg("grep", program, argv, space, on_line, cap - spent, shown=shown)
+            run = await self._rg("grep", program, [argv[0], *[r for r in rules if r != "--debug"], *argv[1:]], space,
+                                 on_line, cap - spent, shown=shown)
             await mirror.empty(batch)
             runs.append(run)
             spent += run.raw_bytes

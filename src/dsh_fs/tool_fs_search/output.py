@@ -23,6 +23,8 @@ __all__ = (
     "GrepMatch",
     "GrepPage",
     "NOT_UTF8_LINE",
+    "binary_note",
+    "escape_controls",
     "format_grep_groups",
     "glob_text",
     "grep_text",
@@ -71,6 +73,29 @@ def preview_line(line: str, max_bytes: int) -> str:
     if len(data) <= max_bytes:
         return line
     return _trim_partial_utf8(data[:max_bytes]).decode("utf-8", "replace") + " (line truncated)"
+
+
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def escape_controls(line: str) -> str:
+    """DEVIATIONS S14: ``line`` with every C0 control but tab, and DEL, written as a JSON escape
+    (``\\u0000`` for NUL, as ``fs.shown`` writes names), so no raw control byte reaches the model.
+    Applied to an already cut preview: the result is at most 6× its length."""
+    if line.isprintable() or not _CONTROLS.search(line):
+        return line
+    return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
+def binary_note(paths: list[str]) -> str:
+    """DEVIATIONS S14: the line below a ``grep`` result whose shown lines held NUL bytes, naming
+    those files (as shown, first-seen order): ``(<path> contains NUL bytes, shown as \\u0000: it
+    may be a binary file, searched here as text.)`` (several: ``<a>, <b> contain … they may be
+    binary files …``)."""
+    names = ", ".join(paths)
+    if len(paths) == 1:
+        return f"({names} contains NUL bytes, shown as \\u0000: it may be a binary file, searched here as text.)"
+    return f"({names} contain NUL bytes, shown as \\u0000: they may be binary files, searched here as text.)"
 
 
 def first_submatch(record: bytes) -> tuple[int, int] | None:

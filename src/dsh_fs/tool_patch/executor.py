@@ -1,4 +1,4 @@
-"""Apply a parsed patch through the seam and the policy events (docs/EDITING-FACES.md §6.2).
+"""Apply a parsed patch through the seam and the policy events (docs/design/EDITING-FACES-DESIGN.md §6.2).
 
 One executor for every face that applies patches — the ``apply_patch`` registry tool, the
 OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs apply-patch``:
@@ -92,7 +92,7 @@ class PatchInputError(ValueError):
 
 
 def patch_error_code(err: PatchError) -> FsErrorCode | None:
-    """The ``FsErrorCode`` a planner failure is reported with (EDITING-FACES §2.6), or
+    """The ``FsErrorCode`` a planner failure is reported with (EDITING-FACES-DESIGN §2.6), or
     ``None`` for a plain error."""
     return _CODES[err.kind]
 

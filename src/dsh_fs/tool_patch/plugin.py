@@ -1,11 +1,11 @@
-"""The ``tool-patch`` plugin: the ``apply_patch`` registry tool (docs/EDITING-FACES.md §6.3).
+"""The ``tool-patch`` plugin: the ``apply_patch`` registry tool (docs/design/EDITING-FACES-DESIGN.md §6.3).
 
 One required string parameter ``input`` holding a Codex-format patch (``*** Begin Patch`` …
 ``*** End Patch``), with Codex's own description (``texts``). The patch is parsed by the shared
 engine (``dsh_fs.patch``) and applied by ``executor.apply_patch``: checked whole first, nothing
 written unless all of it applies. Success: Codex's ``Success. Updated the following files:``
 list (display paths); ``meta.diffs``: the §4.9 hunks of every file. Errors: the engine's texts
-(which line, what was expected; which hunk, where it fits), with the codes of EDITING-FACES §2.6.
+(which line, what was expected; which hunk, where it fits), with the codes of EDITING-FACES-DESIGN §2.6.
 
 The OpenAI Responses adapter sends the built-in ``{"type": "apply_patch"}`` for this tool
 instead of the function form (``ToolDefinition.native``) and answers its ``apply_patch_call``

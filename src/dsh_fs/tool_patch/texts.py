@@ -1,4 +1,4 @@
-"""Model-facing texts of the ``apply_patch`` face (docs/EDITING-FACES.md §1.6, §6.3). Constants.
+"""Model-facing texts of the ``apply_patch`` face (docs/design/EDITING-FACES-DESIGN.md §1.6, §6.3). Constants.
 
 Source: ``openai/codex`` ``codex-rs/core/src/tool_apply_patch.rs`` at 381c3b7ccb,
 ``create_apply_patch_json_tool`` (the function-tool form of Codex's ``apply_patch``): the tool
