@@ -27,10 +27,13 @@ from mcp.types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 import dsh_fs
+from dsh_fs.tool_fs.list_tool import LIST_PROMPT
 from filekit import get, put
 from httpkit import INITIALIZE, Endpoint, HttpServer, http_client, http_server, http_session, raw_post, server_argv
 from mcp_support import call_raw, list_raw, row
 from spectext import FULL_TOOL_GUIDANCE
+
+SERVED_GUIDANCE = LIST_PROMPT + "\n\n" + FULL_TOOL_GUIDANCE  # L1: list is served, its section first
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -67,7 +70,7 @@ def test_listing_and_instructions_over_http(root: str, url: Endpoint) -> None:
 
     async def main() -> None:
         async with http_session(url) as session:
-            assert session.instructions == FULL_TOOL_GUIDANCE
+            assert session.instructions == SERVED_GUIDANCE
             listed = await list_raw(session)
         assert [
             {"name": t["name"], "description": t["description"], "parameters": t["inputSchema"]} for t in listed["tools"]
@@ -124,7 +127,7 @@ def test_stateless_2026_clients_are_owned_by_their_token(root: str, url: Endpoin
             assert edited.is_error is False, edited.content
         async with http_client(url) as auto:  # auto mode: server/discover offers 2026-07-28
             assert auto.protocol_version == MODERN
-            assert auto.instructions == FULL_TOOL_GUIDANCE
+            assert auto.instructions == SERVED_GUIDANCE
             again = await auto.call_tool("edit", {"file_path": "agent.txt", "old_string": "agent-1", "new_string": "again"})
             assert again.is_error is False  # still agent-1's observation
 

@@ -302,7 +302,10 @@ async def test_non_regular_targets(bench_factory: Callable[..., Bench], name: st
             pytest.skip("unix sockets are unavailable here")
         shown = {"d": f"{bench.ws}/d", "d/": f"{bench.ws}/d", ".": bench.ws, "fifo": f"{bench.ws}/fifo",
                  "sock": f"{bench.ws}/sock", "/": "/"}[name]
-        await bench.expect("read", {"file_path": name}, f'Error: cannot read "{shown}": not a regular file',
+        # the default profile points a directory's read to list (L4)
+        hint = f'\nHint: "{shown}" is a directory; use list to see its entries.' if (
+            profile == "default" and name in ("d", "d/", ".", "/")) else ""
+        await bench.expect("read", {"file_path": name}, f'Error: cannot read "{shown}": not a regular file{hint}',
                            "FS_NOT_REGULAR_FILE")
         await bench.expect("write", {"file_path": name, "content": "x"},
                            f'Error: cannot write "{shown}": not a regular file', "FS_NOT_REGULAR_FILE")

@@ -43,7 +43,8 @@ async def test_D20_tilde_is_the_home_directory(ws: str, home: str) -> None:
     missing = await ctx.tools.execute("read", {"file_path": "~/nope.txt"}, session=s)
     assert missing.text == f'Error: cannot read "{home}/nope.txt": not found'
     home_itself = await ctx.tools.execute("read", {"file_path": "~"}, session=s)
-    assert home_itself.text == f'Error: cannot read "{home}": not a regular file'
+    assert home_itself.text == (f'Error: cannot read "{home}": not a regular file\n'
+                                f'Hint: "{home}" is a directory; use list to see its entries.')  # L4
     edited = await ctx.tools.execute("edit", {"file_path": "~/notes.txt", "old_string": "hi", "new_string": "ho"},
                                      session=s)
     assert edited.text == f"The file {home}/notes.txt has been updated successfully."
