@@ -271,12 +271,20 @@ class SearchTools:
             return await self._rg(tool, program, argv, space, on_line, budget, separator=separator, shown=shown,
                                   on_debug=on_debug)
         waiting: list[bytes] | None = []
+        notes: list[str] | None = []  # S13's debug messages wait too: a run ended here walked the links out
 
         def gated(line: bytes) -> None:
             if waiting is None:
                 on_line(line)
             else:
                 waiting.append(line)
+
+        def gated_debug(message: str) -> None:
+            if notes is None:
+                if on_debug is not None:
+                    on_debug(message)
+            else:
+                notes.append(message)
 
         first: list[Run] = []
         failed: list[Exception] = []
@@ -286,7 +294,7 @@ class SearchTools:
             async def run_first() -> None:
                 try:
                     first.append(await self._rg(tool, program, argv, space, gated, budget, separator=separator,
-                                                shown=shown, on_debug=on_debug))
+                                                shown=shown, on_debug=gated_debug if on_debug is not None else None))
                 except Exception as exc:  # raised below, outside the task group
                     failed.append(exc)
 
@@ -297,6 +305,10 @@ class SearchTools:
                 tg.cancel_scope.cancel()  # ripgrep's process group is killed and reaped
             else:
                 pending, waiting = waiting, None
+                held, notes = notes, None
+                for message in held or ():
+                    if on_debug is not None:
+                        on_debug(message)
                 for line in pending or ():
                     on_line(line)
         if failed:
