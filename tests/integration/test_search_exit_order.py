@@ -55,3 +55,25 @@ async def test_with_a_page_to_show(ws: str, tmp_path: object, profile: str) -> N
             "SEARCH_FAILED", "Error: grep search failed (exit 2): rg: unreadable.txt: Permission denied (os error 13)")
     else:
         assert not result.is_error and result.text.startswith("Found 3 of more than ")
+
+
+async def test_a_page_waiting_for_the_links_out_look_still_counts(
+        ws: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """S4 under S8: ripgrep passes the cap while its lines still wait for the look for links
+    out of the root; those lines are a page to show, so ripgrep is stopped, not drained into
+    its error exit."""
+    import time
+
+    from dsh_fs.tool_fs_search import executors
+
+    def slow_look(top: str, root: str) -> list[str]:
+        time.sleep(0.5)  # ripgrep (the fake) has long finished writing by then
+        return []
+
+    monkeypatch.setattr(executors, "outward_links", slow_look)
+    fake = FakeRg(tmp_path)
+    fake.script(stdout="".join(_match(f"f{i:03}.txt") + "\n" for i in range(200)).encode(),
+                stderr=b"rg: unreadable.txt: Permission denied (os error 13)\n", exit=2)
+    ctx = search_ctx(ws, profile="default", rg_path=fake.path, raw_output_max_bytes=4000, grep_max_matches=3)
+    result = await call(ctx, "grep", {"pattern": "hit"}, session=Session(ws))
+    assert not result.is_error and result.text.startswith("Found 3 of more than "), result.text

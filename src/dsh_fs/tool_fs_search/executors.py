@@ -286,6 +286,11 @@ class SearchTools:
             else:
                 notes.append(message)
 
+        def shown_or_waiting() -> int:
+            # S4 asks at the cap whether there is a page to show; lines still waiting count, or a
+            # run that passed the cap before the look finished would be drained and fail on its exit.
+            return shown() + (len(waiting) if waiting else 0)
+
         first: list[Run] = []
         failed: list[Exception] = []
         top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
@@ -294,7 +299,8 @@ class SearchTools:
             async def run_first() -> None:
                 try:
                     first.append(await self._rg(tool, program, argv, space, gated, budget, separator=separator,
-                                                shown=shown, on_debug=gated_debug if on_debug is not None else None))
+                                                shown=shown_or_waiting,
+                                                on_debug=gated_debug if on_debug is not None else None))
                 except Exception as exc:  # raised below, outside the task group
                     failed.append(exc)
 
