@@ -202,3 +202,29 @@ def test_line_collector_equals_slicing_the_whole_text(text: str, cuts: list[int]
             assert full.startswith(got) and (got == full or len(got) == keep + 1)
         if len(kept) < len(wanted) or (kept and kept[-1] != wanted[len(kept) - 1]):
             assert sum(len(line) + 1 for line in kept) > keep
+
+
+def test_line_collector_cuts_a_line_fed_in_pieces_at_keep_chars_plus_one() -> None:
+    """A line longer than ``keep_chars`` arriving over several chunks keeps exactly its first
+    ``keep_chars + 1`` characters, however the chunks cut it."""
+    collector = LineCollector(1, None, model="content", crlf=False, keep_chars=3)
+    for chunk in ("ab", "cdef", "gh\nxy"):
+        collector.feed(chunk)
+    assert collector.finish() == (["abcd"], 2)
+    collector = LineCollector(1, None, model="content", crlf=False, keep_chars=5)
+    for chunk in ("abcdef", "g", "h\n"):
+        collector.feed(chunk)
+    assert collector.finish() == (["abcdef"], 1)
+
+
+def test_line_collector_keeps_lines_until_they_hold_more_than_keep_chars() -> None:
+    collector = LineCollector(1, None, model="content", crlf=False, keep_chars=4)
+    collector.feed("abc\nd\nef\n")  # "abc" + its break is 4: not more than 4, so "d" is kept too
+    assert collector.finish() == (["abc", "d"], 3)
+
+
+def test_line_collector_keeps_a_lone_cr_at_the_end_of_the_text() -> None:
+    """With ``crlf`` only a CR right before a LF is dropped: a final CR with no LF after it is text."""
+    collector = LineCollector(1, None, model="content", crlf=True, keep_chars=None)
+    collector.feed("a\r\nb\r")
+    assert collector.finish() == (["a", "b\r"], 2)
