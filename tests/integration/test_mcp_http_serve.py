@@ -129,8 +129,11 @@ def _bearer(token: str) -> dict[str, str]:
 # -- listening on TCP ---------------------------------------------------------------------------
 
 
-def test_parse_listen_takes_the_highest_port() -> None:
+def test_parse_listen_takes_the_highest_port_and_only_whole_brackets() -> None:
     assert parse_listen("127.0.0.1:65535") == ("127.0.0.1", 65535)
+    for text in ("x::1]:80", "[::1:80"):  # a bracket on one side only is no IPv6 literal
+        with pytest.raises(ValueError, match="only loopback addresses"):
+            parse_listen(text)
 
 
 def test_servers_without_a_port_each_get_a_free_one_and_sigterm_ends_them(tmp_path: Any) -> None:
@@ -418,5 +421,60 @@ def test_without_auth_a_stateless_request_is_refused_naming_the_handshake(tmp_pa
             session = await _open(http, url, {})
             status, _, answer = await raw_post(http, url, _call("read", {"file_path": "a.txt"}), session)
             assert status == 200 and "alpha" in answer["result"]["content"][0]["text"], answer
+
+    anyio.run(main)
+
+
+# -- connections --------------------------------------------------------------------------------
+
+
+async def _exchange(stream: Any, head: bytes) -> bytes:
+    """Send one request head (no body) and read its whole answer (a ``content-length`` body)."""
+    await stream.send(head)
+    data = b""
+    with anyio.fail_after(10):
+        while b"\r\n\r\n" not in data:
+            data += await stream.receive()
+        head_part, _, body = data.partition(b"\r\n\r\n")
+        length = next(int(line.split(b":")[1]) for line in head_part.split(b"\r\n") if line.lower().startswith(b"content-length:"))
+        while len(body) < length:
+            body += await stream.receive()
+    return head_part
+
+
+async def _closed_by_server(stream: Any) -> bool:
+    with anyio.fail_after(10):
+        try:
+            return await stream.receive() == b""
+        except (anyio.EndOfStream, anyio.BrokenResourceError, ConnectionResetError):
+            return True
+
+
+@pytest.mark.parametrize("auth", [True, False])
+def test_a_connection_is_proven_by_a_token_or_without_auth_by_any_request_head(tmp_path: Any, auth: bool) -> None:
+    """With room for one unproven connection (``total=2, reserved=1``): a connection that was
+    answered ``404`` without a token stays unproven and is the one closed when another arrives;
+    without auth the same request proves it, so it stays open."""
+    from dsh_fs.mcp.connections import ConnectionLimits
+
+    root = os.path.realpath(tmp_path)
+    tokens = mint_tokens(1) if auth else None
+    limits = ConnectionLimits(total=2, reserved=1)
+
+    async def main() -> None:
+        async with serving(root, tokens=tokens, connections=limits) as (server,):
+            port = int(server.urls[0].rsplit(":", 1)[1].split("/")[0])
+            head = f"GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+            first = await anyio.connect_tcp("127.0.0.1", port)
+            assert (await _exchange(first, head)).startswith(b"HTTP/1.1 404")
+            second = await anyio.connect_tcp("127.0.0.1", port)
+            try:
+                if auth:
+                    assert await _closed_by_server(first)  # unproven: the oldest gives way
+                else:
+                    assert (await _exchange(first, head)).startswith(b"HTTP/1.1 404")  # proven: still served
+            finally:
+                await first.aclose()
+                await second.aclose()
 
     anyio.run(main)
