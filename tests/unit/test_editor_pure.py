@@ -228,3 +228,14 @@ def test_line_collector_keeps_a_lone_cr_at_the_end_of_the_text() -> None:
     collector = LineCollector(1, None, model="content", crlf=True, keep_chars=None)
     collector.feed("a\r\nb\r")
     assert collector.finish() == (["a", "b\r"], 2)
+
+
+def test_line_collector_keeps_a_cr_that_a_cut_leaves_last() -> None:
+    """A line cut at ``keep_chars + 1`` whose last kept character is a CR keeps it: that CR is
+    text (the CRLF's CR, if any, was cut off with the rest), found by the property above."""
+    collector = LineCollector(1, None, model="content", crlf=True, keep_chars=2)
+    collector.feed("aa\r\r\n")
+    assert collector.finish() == (["aa\r"], 1)
+    collector = LineCollector(1, None, model="content", crlf=True, keep_chars=2)
+    collector.feed("ab\r\nc")  # kept whole: the CR of its CRLF goes
+    assert collector.finish() == (["ab"], 2)

@@ -49,6 +49,9 @@ class LineCollector:
         self._line: list[str] = []
         self._line_chars = 0
         self._last_char = ""
+        self._cut = False
+        """the line being read was cut at ``keep_chars + 1`` (its last kept character is then
+        not its last one, so a CR kept there is text, not the CR of a CRLF)"""
 
     def _wanted(self) -> bool:
         return not self.full and self.number >= self.first and (self.last is None or self.number <= self.last)
@@ -61,17 +64,19 @@ class LineCollector:
                 if room:
                     self._line.append(room)
                     self._line_chars += len(room)
+                if len(room) < len(part):
+                    self._cut = True
 
     def _end_line(self, broken: bool) -> None:
         if self._wanted():
             line = "".join(self._line)
-            if broken and self.crlf and self._last_char == "\r" and line.endswith("\r"):
+            if broken and self.crlf and self._last_char == "\r" and not self._cut:  # kept whole: its CR is the CRLF's
                 line = line[:-1]
             self.kept.append(line)
             self.kept_chars += len(line) + 1
             if self.keep is not None and self.kept_chars > self.keep:
                 self.full = True
-        self._line, self._line_chars, self._last_char = [], 0, ""
+        self._line, self._line_chars, self._last_char, self._cut = [], 0, "", False
         self.number += 1
 
     def feed(self, chunk: str) -> None:
