@@ -339,3 +339,39 @@ async def test_a_kept_basis_never_hides_a_change(bucket: S3Workspace) -> None:
     assert raised.value.fs_code == dsh_fs.fs.FsErrorCode.STALE_VERSION
     assert wire.take() == ["PutObject"]
     assert await bucket.files() == {"a.txt": b"theirs\n"}
+
+
+async def test_read_image_of_a_small_image_is_one_request(bucket: S3Workspace) -> None:
+    """``read_image`` of an image no bigger than ``stat_fetch_max``: the stat's GetObject is
+    the only request, and the bytes shown are of exactly the version it records (an image
+    replaced after the stat is not mixed in: the observation and the bytes agree)."""
+    import base64
+
+    from imagekit import encoded, gradient
+
+    png = encoded(gradient(), "PNG")
+    fs, wire = await _wired(bucket, stat_fetch_max=len(png))
+    await bucket.put("a.png", png)
+    ctx = dsh_fs.create_context(provider=fs, images=True, search=False)
+    result = await ctx.tools.execute("read_image", {"file_path": "a.png"})
+    assert not result.is_error and base64.b64decode(result.images[0]["data"]) == png
+    assert wire.take() == ["GetObject"] and len(fs.fetched) == 0
+    bigger = encoded(gradient(80, 60), "PNG")
+    assert len(bigger) > len(png)
+    await bucket.put("b.png", bigger)
+    result = await ctx.tools.execute("read_image", {"file_path": "b.png"})
+    assert not result.is_error and base64.b64decode(result.images[0]["data"]) == bigger
+    assert wire.take() == ["GetObject", "GetObject"]  # the stat's first bytes, then the ranged read
+    target = await fs.resolve("a.png")
+    info = await fs.stat(target)
+    assert info is not None
+    await bucket.put("a.png", bigger)
+    wire.take()
+    assert await fs.read_bytes(target, max_bytes=len(png), info=info) == png and wire.take() == []
+    await bucket.put("a.png", png)
+    info = await fs.stat(target)
+    wire.take()
+    with pytest.raises(dsh_fs.fs.FsError, match='cannot read "/a.png": content exceeds the 10-byte limit'):
+        await fs.read_bytes(target, max_bytes=10, info=info)  # the kept body is over this cap
+    assert wire.take() == []
+    await ctx.aclose()

@@ -49,7 +49,7 @@ Bounded raw read (``read_image``, docs/IMAGES.md):
 * ``read_bytes`` — a whole regular file's raw bytes, at most ``max_bytes`` of them: a file
   known (``size``) or found to hold more fails instead of returning a truncated result, and
   never more than ``max_bytes`` plus one chunk is buffered. The default reads ``stream_bytes``;
-  the S3 provider overrides it with one ranged GET.
+  the S3 provider overrides it with one ranged GET, or none for the body its ``stat`` fetched.
 """
 
 from __future__ import annotations
@@ -293,7 +293,8 @@ class FileSystem(abc.ABC):
         raise NotImplementedError(f"{type(self).__name__}.stream_bytes")
 
     async def read_bytes(
-        self, target: Target, *, max_bytes: int, size: int | None = None, signal: "AbortSignal | None" = None
+        self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
+        signal: "AbortSignal | None" = None,
     ) -> bytes:
         """Optional: the whole raw content of the regular file ``target``, at most ``max_bytes``
         bytes (the reference's ``readBytes(target, signal, maxBytes)`` seam primitive).
@@ -301,6 +302,9 @@ class FileSystem(abc.ABC):
         :param max_bytes: inclusive cap on the complete content (≥ 0)
         :param size: the file's size from the caller's one stat (``Info.size``), when known:
             over ``max_bytes`` fails before any content is read
+        :param info: that stat itself, when the caller has it: a provider may return the bytes
+            the stat fetched of exactly ``info.version`` (the S3 provider, for a small object:
+            no request); the default ignores it
         :raises FsError: FS_IO_ERROR ``cannot read "<dp>": <n> bytes exceeds the <max>-byte
             limit`` (``size`` over the cap) or ``… content exceeds the <max>-byte limit`` (more
             bytes than the cap found while reading); as ``stream_bytes`` otherwise

@@ -22,7 +22,8 @@ two leaves both objects (docs/S3.md).
 Round trips (a request each): stat 1 (a GET of the object's first ``stat_fetch_max`` bytes,
 or a HEAD when that is 0 and for an empty object; +1 LIST when there is no object); read_text 1
 (GET); a ``read`` tool call of a file of at most ``stat_fetch_max`` bytes 1 (its stat's GET:
-``read_window`` windows the bytes that stat fetched, for exactly the version it reported); write 2 (GET or LIST, then PUT), or 1 (the PUT) for a ``ReplaceIfVersion``
+``read_window`` windows the bytes that stat fetched, for exactly the version it reported; a
+``read_image`` too: ``read_bytes`` returns them); write 2 (GET or LIST, then PUT), or 1 (the PUT) for a ``ReplaceIfVersion``
 of a version whose bytes ``read_text`` got (kept in ``bases``: the ``If-Match`` PUT replaces
 exactly them); edit 2 (GET, PUT), +2 per retry of an unguarded edit that lost a race;
 list_dir 1–2 (+ pages); delete 2; rename 4–5. An ``apply_patch`` update of a file of at most
@@ -548,17 +549,26 @@ class S3FileSystem(FileSystem):
         check_size(size, target.display_path, self.rules)
 
     async def read_bytes(
-        self, target: Target, *, max_bytes: int, size: int | None = None, signal: AbortSignal | None = None
+        self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
+        signal: AbortSignal | None = None,
     ) -> bytes:
         """One ranged GetObject for the first ``max_bytes + 1`` bytes (``FileSystem.read_bytes``):
         an object of any size costs at most that much transfer and memory; one byte more than
         the cap means the object is over it. ``size`` over the cap fails with no GET at all.
-        An empty object (a range cannot be satisfied: HTTP 416) reads as ``b""``."""
+        An empty object (a range cannot be satisfied: HTTP 416) reads as ``b""``. No request at
+        all when the caller's ``stat`` (``info``) fetched the whole object: those bytes, of
+        exactly ``info.version``, are the content (a ``read_image`` of a small image is one
+        request)."""
         display = target.display_path
         if size is not None and size > max_bytes:
             raise bytes_over_limit(display, size, max_bytes)
         check_abort(signal, "read")
         rel = self._rel(target)
+        kept = self.fetched.take((target.key, str(info.version))) if info is not None else None
+        if kept is not None:
+            if len(kept) > max_bytes:
+                raise content_over_limit(display, max_bytes)
+            return kept
         if rel == "":
             raise not_regular_file("read", display)
         chunks: list[bytes] = []
