@@ -247,15 +247,20 @@ class Mirror:
 def _make_tree(dirs: list[str], files: list[str], times: list[int]) -> list[bool]:
     """Create ``dirs`` and empty ``files`` (with ``times`` as mtimes when given); returns
     which files exist now."""
+    present: set[str] = set()
     for directory in dirs:
         try:
             os.makedirs(directory, exist_ok=True)
+            present.add(directory)
         except OSError:
             continue
     made: list[bool] = []
     for index, path in enumerate(files):
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            parent = os.path.dirname(path)
+            if parent not in present:  # one makedirs per directory, not per file
+                os.makedirs(parent, exist_ok=True)
+                present.add(parent)
             os.close(os.open(path, _CREATE, 0o600))
             if times:
                 os.utime(path, ns=(times[index], times[index]), follow_symlinks=False)
