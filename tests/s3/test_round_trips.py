@@ -234,6 +234,20 @@ async def test_apply_patch_requests_per_updated_file(bucket: S3Workspace) -> Non
     assert (await bucket.files())["big.txt"].startswith(b"one\nTWO\n")
 
 
+async def test_apply_patch_delete_requests(bucket: S3Workspace) -> None:
+    """A deletion's gather is its stat alone (the text is the stat's body); then the delete's
+    HeadObject and conditional DeleteObject."""
+    fs, wire = await _wired(bucket)
+    await bucket.put("a.txt", b"gone\n")
+    ctx = dsh_fs.create_context(provider=fs, faces=["apply_patch"])
+    session = dsh_fs.Session("/")
+    await _call(ctx, "read", {"file_path": "a.txt"}, session)
+    wire.take()
+    await _call(ctx, "apply_patch", {"input": "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}, session)
+    assert wire.take() == ["GetObject", "HeadObject", "DeleteObject"]
+    assert await bucket.files() == {}
+
+
 async def test_apply_patch_refuses_a_file_changed_after_its_read(bucket: S3Workspace) -> None:
     """Another writer between the patch's read (the stat's body) and its PutObject: the
     ``If-Match`` fails, the patch is refused as stale and nothing of it is written."""
