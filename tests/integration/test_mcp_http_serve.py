@@ -348,6 +348,30 @@ def test_an_expired_session_is_ended_in_the_sdk_too(tmp_path: Any) -> None:
     anyio.run(main)
 
 
+def test_any_request_after_the_handshake_makes_a_session_used(tmp_path: Any) -> None:
+    """A session whose client only listed the tools is used (it stays past the unused
+    timeout); one that only finished its handshake (``notifications/initialized``) is not."""
+    root = os.path.realpath(tmp_path)
+    (token,) = mint_tokens(1)
+    limits = SessionLimits(unused_timeout=0.3, idle_timeout=60)
+    listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+
+    async def main() -> None:
+        async with serving(root, tokens=[token], limits=limits) as (server,), httpx2.AsyncClient(timeout=30) as http:
+            url = server.urls[0]
+            lists = await _open(http, url, _bearer(token))
+            idle = await _open(http, url, _bearer(token))
+            status, _, answer = await raw_post(http, url, listing, lists)
+            assert status == 200 and answer["result"]["tools"], answer
+            await anyio.sleep(1.5)  # five times the unused timeout
+            status, _, _ = await raw_post(http, url, listing, idle)
+            assert status == 404
+            status, _, answer = await raw_post(http, url, listing, lists)
+            assert status == 200 and answer["result"]["tools"], answer
+
+    anyio.run(main)
+
+
 def test_a_token_removed_from_the_file_ends_its_sessions(tmp_path: Any) -> None:
     root = os.path.realpath(tmp_path / "root")
     os.mkdir(root)

@@ -466,3 +466,20 @@ def test_the_editor_plugins_check_their_options(make_ctx: Any) -> None:
         make_ctx().plugin(ToolStrReplaceEditor, description=" \n")
     own = make_ctx().plugin(ToolStrReplaceEditor, description="Edit files.").tools.get(SRE)
     assert own is not None and own.description == "Edit files."
+
+
+async def test_insert_of_a_file_changed_after_its_stat_is_refused_as_the_write_would(ws: str) -> None:
+    """The file changes between ``insert``'s stat and its read of that version: the call says
+    what the guarded write would (``file changed since it was read``) and writes nothing."""
+
+    class Racing(LocalFileSystem):
+        async def read_text_at(self, target: Any, version: Any, **kwargs: Any) -> Any:
+            put(f"{ws}/a.txt", "someone else's\n")
+            return await super().read_text_at(target, version, **kwargs)
+
+    put(f"{ws}/a.txt", "one\n")
+    ctx = dsh_fs.create_context(provider=Racing(cwd=ws), faces=[TE], policy=False)
+    result = await run(ctx, Session(cwd=ws), TE, command="insert", path="a.txt", insert_line=0, insert_text="top")
+    assert result.error is not None and result.error.code == "FS_STALE_VERSION"
+    assert result.text.startswith(f'Error: cannot write "{ws}/a.txt": file changed since it was read'), result.text
+    assert get(f"{ws}/a.txt") == b"someone else's\n"

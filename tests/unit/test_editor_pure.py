@@ -239,3 +239,11 @@ def test_line_collector_keeps_a_cr_that_a_cut_leaves_last() -> None:
     collector = LineCollector(1, None, model="content", crlf=True, keep_chars=2)
     collector.feed("ab\r\nc")  # kept whole: the CR of its CRLF goes
     assert collector.finish() == (["ab"], 2)
+
+
+def test_requested_range_names_the_lines_to_gather_before_the_count_is_known() -> None:
+    from dsh_fs.tool_editor.view import requested_range
+
+    assert [requested_range(r) for r in ([2, 5], [2.0, 5.0], [2, -1], [0, 3], [5, 2], [3, 3])] == [
+        (2, 5), (2, 5), (2, None), (1, 3), (5, None), (3, 3)]
+    assert [requested_range(r) for r in (None, [1], [1, 2, 3], [1.5, 2], [True, 2])] == [(1, None)] * 5
