@@ -391,8 +391,7 @@ def test_a_token_removed_from_the_file_ends_its_sessions(tmp_path: Any) -> None:
             status, _, _ = await raw_post(http, url, INITIALIZE, _bearer(kept))
             assert status == 503  # the two places are taken
             os.unlink(token_file)
-            write_token_file(token_file, [kept])
-            os.kill(os.getpid(), signal.SIGHUP)
+            write_token_file(token_file, [kept])  # seen by the watcher's next look (every second)
             with anyio.fail_after(20):
                 while (await raw_post(http, url, _call("read", {"file_path": "a"}), goes))[0] != 401:
                     await anyio.sleep(0.05)

@@ -247,3 +247,13 @@ def test_requested_range_names_the_lines_to_gather_before_the_count_is_known() -
     assert [requested_range(r) for r in ([2, 5], [2.0, 5.0], [2, -1], [0, 3], [5, 2], [3, 3])] == [
         (2, 5), (2, 5), (2, None), (1, 3), (5, None), (3, 3)]
     assert [requested_range(r) for r in (None, [1], [1, 2, 3], [1.5, 2], [True, 2])] == [(1, None)] * 5
+
+
+def test_clipping_counts_the_last_bmp_character_as_one_unit() -> None:
+    assert clip_units("\uffff\uffff", 2) == "\uffff\uffff"  # U+FFFF is one UTF-16 unit
+    assert clip_units("\U00010000", 1) == TRUNCATED_MESSAGE  # U+10000 is two
+
+
+def test_occurrence_lines_count_a_line_break_at_the_very_start() -> None:
+    text = "\nsame\nsame"
+    assert occurrence_lines(text, occurrences(text, "same")) == [2, 3]
