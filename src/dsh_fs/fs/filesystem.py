@@ -50,7 +50,7 @@ Bounded raw read (``read_image``, docs/IMAGES.md):
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from .types import (
@@ -225,6 +225,24 @@ class FileSystem(abc.ABC):
 
         It does not check that the path exists. A caller that hands it to a host program
         must resolve the target through this provider first (containment is checked there).
+        """
+        return None
+
+    def workspace_roots(self) -> tuple[str, ...]:
+        """Optional: the display paths of the containment roots (absolute, as configured, in
+        order): every path this provider serves lies under one of them. Empty (the default):
+        the provider names no containment roots."""
+        return ()
+
+    def narrowed(self, roots: Sequence[str]) -> "FileSystem | None":
+        """Optional: a view of this provider confined to ``roots`` (absolute display paths of
+        directories, each inside one of ``workspace_roots()``; none inside another), sharing
+        its storage, locks and caches; the view is never closed on its own (``aclose`` is the
+        provider's). An empty ``roots`` gives a view that reaches nothing. Used by the MCP
+        server for the client's roots (DEVIATIONS M3). ``None`` (the default): this provider
+        cannot narrow.
+
+        :raises ValueError: a root is not a directory inside the provider's roots
         """
         return None
 

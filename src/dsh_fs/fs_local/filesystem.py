@@ -28,10 +28,12 @@ unchanged file costs about one scan in total.
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import os
 import stat as stat_mod
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import ClassVar
 
 import anyio
@@ -73,11 +75,13 @@ from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
+from .roots import MAX_ROOTS, containment_roots, disjoint
 from .rules import STREAM_EDIT_MIN_SIZE, LocalRules
 from .walk import RawReader, walk_batches
 
 __all__ = (
     "LocalFileSystem",
+    "MAX_ROOTS",
     "SLOW_DISK_COOLDOWN_S",
     "SLOW_MUTATION_S",
 )
@@ -107,7 +111,13 @@ class LocalFileSystem(FileSystem):
         resolving symlinks, or the call fails ``FS_PERMISSION_DENIED``; operations walk from
         the root with ``O_NOFOLLOW`` so a symlink swapped in later cannot escape. ``None``
         (default): no containment, as in the reference. It must be an existing directory
-        (its real path is taken here).
+        (its real path is taken here). The one-root spelling of ``roots=[root]``.
+    :param roots: containment to several directories (DEVIATIONS D28), at most ``MAX_ROOTS``,
+        none inside another (nor equal, also through a symlinked spelling): a path must stay
+        inside one of them, and each resolution is confined to the root it starts in (a
+        symlink from one root into another is refused as one out of the workspace); a rename
+        never crosses roots. The default ``cwd`` is the first root; a ``cwd`` outside every
+        root is refused. Refusals name every root, in this order.
     :param lock_dir: directory of the cross-process lock files (A4); default per user
     :param max_threads: worker threads this provider may use at once
     :param inline_probes: run ``resolve`` and ``stat`` on the event loop thread
@@ -124,7 +134,11 @@ class LocalFileSystem(FileSystem):
         ``None``)
     :param write_max_size: the largest file (bytes) a write or an edit may store; a bigger
         result fails ``FS_IO_ERROR`` before it is built (DEVIATIONS D16)
-    :raises ValueError: ``root`` is not an existing directory
+    :raises ValueError: a root is not an existing directory (``LocalFileSystem: root <p> is not a
+        directory``); both ``root`` and ``roots``; no root in ``roots``; more than ``MAX_ROOTS``
+        (``LocalFileSystem: at most 64 roots``); two roots overlap (``LocalFileSystem: roots <A>
+        and <B> overlap``); several roots and a ``cwd`` outside all of them
+        (``LocalFileSystem: cwd <c> is outside every root``)
     """
 
     name: ClassVar[str] = "fs-local"
@@ -135,6 +149,7 @@ class LocalFileSystem(FileSystem):
         cwd: str | os.PathLike[str] | None = None,
         profile: Profile | str | None = None,
         root: str | os.PathLike[str] | None = None,
+        roots: Sequence[str | os.PathLike[str]] | None = None,
         lock_dir: str | None = None,
         max_threads: int = 16,
         inline_probes: bool = True,
@@ -145,15 +160,23 @@ class LocalFileSystem(FileSystem):
         stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE,
         write_max_size: int = WRITE_MAX_SIZE,
     ) -> None:
-        self.root = os.path.abspath(os.fspath(root)) if root is not None else None
-        if self.root is not None and not os.path.isdir(self.root):
-            raise ValueError(f"LocalFileSystem: root {self.root} is not a directory")
-        default_cwd = self.root if self.root is not None else os.getcwd()
-        self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else default_cwd
+        if root is not None and roots is not None:
+            raise ValueError("LocalFileSystem: give root= or roots=, not both")
+        shown = [os.path.abspath(os.fspath(r)) for r in (roots if roots is not None else [root] if root is not None else [])]
+        if roots is not None and not shown:
+            raise ValueError("LocalFileSystem: roots= names no root (root=None serves the whole disk)")
+        self.roots: tuple[str, ...] = tuple(shown)
+        """the containment roots as configured (absolute), in order; empty: no containment"""
+        self.root = shown[0] if shown else None
+        """the first containment root as configured (``None`` without containment)"""
+        self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else self.root or os.getcwd()
+        walk_roots = containment_roots(shown) if roots is not None or root is not None else None
+        if walk_roots is not None and len(walk_roots) > 1 and not any(r.contains(self.cwd) for r in walk_roots):
+            raise ValueError(f"LocalFileSystem: cwd {self.cwd} is outside every root")
         self.profile = Profile.parse(profile)
         self.rules = LocalRules.for_profile(
             self.profile,
-            root=beneath.Root(os.path.realpath(self.root), self.root) if self.root is not None else None,
+            roots=walk_roots,
             stream_edit_min_size=stream_edit_min_size,
             write_max_size=write_max_size,
         )
@@ -180,14 +203,14 @@ class LocalFileSystem(FileSystem):
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
         check_abort(signal, "stat")
         if self.inline_probes:
-            probed = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            probed = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
             if probed is not None and self._digest_is_costly(probed.st):
                 found = await self._run(probed.info)
             else:
                 found = _info(probed)
         else:
             found = await self._run(
-                lambda: _info(files.probe(target.key, "stat", target.display_path, root=self.rules.root))
+                lambda: _info(files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key)))
             )
         check_abort(signal, "stat")
         return found
@@ -204,7 +227,7 @@ class LocalFileSystem(FileSystem):
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         check_abort(signal, "lstat")
         display = fsio.display_path(path, cwd or self.cwd, self.rules)
-        found = await self._run(files.probe_no_follow, display, display, root=self.rules.root)
+        found = await self._run(files.probe_no_follow, display, display, root=self.rules.root_for(display))
         check_abort(signal, "lstat")
         return found
 
@@ -244,6 +267,46 @@ class LocalFileSystem(FileSystem):
     async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
         return await self._run(fsio.list_directory, target, signal=signal, rules=self.rules)
 
+    def workspace_roots(self) -> tuple[str, ...]:
+        """Every containment root as configured, in order (DEVIATIONS D28); empty without
+        containment. See ``FileSystem.workspace_roots``."""
+        return tuple(root.shown for root in self.rules.roots or ())
+
+    def narrowed(self, roots: Sequence[str]) -> LocalFileSystem:
+        """A view confined to ``roots`` (display paths inside this provider's roots), sharing
+        the locks, threads, cross-process locks and line indexes; each root's real path is
+        found without leaving the provider root it lies in (``beneath.real_path_in``), so a
+        symlink out cannot widen the view. Its ``cwd`` stays, or is the first root when
+        outside them. See ``FileSystem.narrowed``.
+
+        :raises ValueError: a root outside every provider root, missing, not a directory, or
+            the provider has no containment; roots that overlap (``roots.disjoint``)
+        """
+        if self.rules.roots is None:
+            raise ValueError("LocalFileSystem: a provider without containment cannot be narrowed")
+        found = []
+        for path in roots:
+            within = self.rules.root_for(path)
+            if within is None or within is beneath.NOWHERE or not within.contains(path):
+                raise ValueError(f"LocalFileSystem: root {path} is outside every root")
+            try:
+                real = beneath.real_path_in(path, within, strict=True)
+            except OSError:
+                raise ValueError(f"LocalFileSystem: root {path} is not a directory") from None
+            if not stat_mod.S_ISDIR(os.stat(real).st_mode):
+                raise ValueError(f"LocalFileSystem: root {path} is not a directory")
+            found.append((real, path))
+        named = tuple(path for _real, path in found) if len(found) > 1 else ()
+        view_roots = tuple(beneath.Root(real, path, named) for real, path in found)
+        disjoint(view_roots)
+        view = copy.copy(self)
+        view.rules = dataclasses.replace(self.rules, roots=view_roots)
+        view.roots = tuple(roots)
+        view.root = view.roots[0] if view.roots else None
+        if view_roots and not any(root.contains(self.cwd) for root in view_roots):
+            view.cwd = view_roots[0].shown
+        return view
+
     def host_path(self, target: Target) -> str:
         """The target's real path on this disk (its key). See ``FileSystem.host_path``."""
         return target.key
@@ -251,7 +314,7 @@ class LocalFileSystem(FileSystem):
     async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
         """Files and directories below ``target`` with ``st_mtime_ns``, never following a
         symlink (``walk.walk_batches``). See ``FileSystem.walk``."""
-        batches = walk_batches(target, root=self.rules.root, signal=signal)
+        batches = walk_batches(target, root=self.rules.root_for(target.key), signal=signal)
         try:
             while True:
                 batch = await self._run(next, batches, None)
@@ -265,7 +328,7 @@ class LocalFileSystem(FileSystem):
     async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
         """The file's raw bytes in 1 MiB chunks (opened beneath the root, never a FIFO's
         blocking open). See ``FileSystem.stream_bytes``."""
-        reader = RawReader(target, root=self.rules.root, signal=signal)
+        reader = RawReader(target, root=self.rules.root_for(target.key), signal=signal)
         try:
             while True:
                 chunk = await self._run(reader.next_chunk)
@@ -332,7 +395,7 @@ class LocalFileSystem(FileSystem):
         check_abort(signal, "stat")
 
         def current() -> bool:
-            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
             return found is not None and found.type == "file" and found.matches(version)
 
         if self.inline_probes and versions.split_token(version)[1] is None:
@@ -359,7 +422,7 @@ class LocalFileSystem(FileSystem):
                 moves.refuse_symlinked_name(display, verb)  # type: ignore[arg-type]
                 if not _may_change_names_in(os.path.dirname(target.key)):
                     raise permission_denied(verb, display)
-            found = files.probe(target.key, "stat", display, root=self.rules.root) if contents else None
+            found = files.probe(target.key, "stat", display, root=self.rules.root_for(target.key)) if contents else None
             if found is not None and found.type == "file":
                 files.keep_read_only(found, verb, display, self.rules)  # type: ignore[arg-type]
 

@@ -12,7 +12,7 @@ No pytest here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..fs.filesystem import FileSystem
@@ -127,6 +127,16 @@ class RecordingFileSystem(FileSystem):
     def host_path(self, target: Target) -> str | None:
         self._record("host_path", target.display_path)
         return self.inner.host_path(target)
+
+    def workspace_roots(self) -> tuple[str, ...]:
+        """``inner``'s roots (a query: not recorded)."""
+        return self.inner.workspace_roots()
+
+    def narrowed(self, roots: Sequence[str]) -> FileSystem | None:
+        """``inner``'s view, wrapped too (its calls are recorded here)."""
+        self._record("narrowed", tuple(roots))
+        view = self.inner.narrowed(roots)
+        return RecordingFileSystem(view) if view is not None else None
 
     async def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:
         self._record("walk", target.display_path)
