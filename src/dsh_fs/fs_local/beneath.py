@@ -250,6 +250,8 @@ def open_in(path: str, flags: int, mode: int = 0o777, *, root: Root | None) -> i
     """``os.open(path, flags, mode)``, beneath ``root`` when given (final component not followed)."""
     if root is None:
         return os.open(path, flags, mode)
+    if path == root.real:  # the root itself (a directory: the caller's fstat says what that means)
+        return os.open(root.real, flags, mode)
     parent_path, name = _split(path)
     if parent_path == root.real and _direct(path, name):
         try:  # directly below the root: by absolute path (see the module docstring)
