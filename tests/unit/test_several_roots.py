@@ -122,10 +122,17 @@ async def test_narrowed_views_share_the_provider_and_never_widen(dirs: tuple[str
         await view.resolve(f"{b}/x")
     assert str(caught.value) == f'cannot resolve "{b}/x": outside the workspace "{a}/sub"'
     os.symlink(b, os.path.join(a, "to-b"))
-    for bad, why in ((os.path.dirname(a), "is outside every root"), (f"{a}/to-b", "is not a directory"),
-                     (f"{a}/none", "is not a directory")):
+    with open(os.path.join(a, "file.txt"), "w") as handle:
+        handle.write("x\n")
+    for bad, why in ((os.path.dirname(a), "is outside every root"), (f"{a}/to-b", "is outside every root"),
+                     (f"{a}/none", "is not found"), (f"{a}/file.txt", "is not a directory")):
         with pytest.raises(ValueError, match=f"^LocalFileSystem: root {bad} {why}$"):
             fs.narrowed([bad])
+    # the session's cwd (outside the view) gives way to the view's first root; one inside stays
+    assert (await view.resolve("x.txt", cwd=b)).display_path == f"{a}/sub/x.txt"
+    os.mkdir(os.path.join(a, "sub", "deep"))
+    assert (await view.resolve("x.txt", cwd=f"{a}/sub/deep")).display_path == f"{a}/sub/deep/x.txt"
+    assert (await fs.resolve("x.txt", cwd=b)).display_path == f"{b}/x.txt"
     nothing = fs.narrowed([])
     with pytest.raises(Exception) as caught:
         await nothing.resolve(f"{a}/x")

@@ -190,15 +190,27 @@ class LocalFileSystem(FileSystem):
         self._inline_after = 0.0  # time.monotonic() before which mutations stay off this thread
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
+        self._narrowed = False  # a view of ``narrowed``
 
     async def _run(self, func, *args, **kwargs):  # type: ignore[no-untyped-def]
         return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs), limiter=self._limiter)
 
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
         check_abort(signal, "resolve")
+        base = self._base(cwd)
         if self.inline_probes:
-            return fsio.resolve_target(path, cwd or self.cwd, signal=signal, rules=self.rules)
-        return await self._run(fsio.resolve_target, path, cwd or self.cwd, signal=signal, rules=self.rules)
+            return fsio.resolve_target(path, base, signal=signal, rules=self.rules)
+        return await self._run(fsio.resolve_target, path, base, signal=signal, rules=self.rules)
+
+    def _base(self, cwd: str | None) -> str:
+        """The base of relative paths: ``cwd``, else the provider's; in a narrowed view, a
+        ``cwd`` outside the view's roots (the session's, set before the client narrowed it)
+        gives way to the view's own, its first root (DEVIATIONS M3)."""
+        if cwd is None:
+            return self.cwd
+        if self._narrowed and not self.rules.contains(cwd):
+            return self.cwd
+        return cwd
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
         check_abort(signal, "stat")
@@ -226,7 +238,7 @@ class LocalFileSystem(FileSystem):
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         check_abort(signal, "lstat")
-        display = fsio.display_path(path, cwd or self.cwd, self.rules)
+        display = fsio.display_path(path, self._base(cwd), self.rules)
         found = await self._run(files.probe_no_follow, display, display, root=self.rules.root_for(display))
         check_abort(signal, "lstat")
         return found
@@ -279,7 +291,8 @@ class LocalFileSystem(FileSystem):
         symlink out cannot widen the view. Its ``cwd`` stays, or is the first root when
         outside them. See ``FileSystem.narrowed``.
 
-        :raises ValueError: a root outside every provider root, missing, not a directory, or
+        :raises ValueError: ``LocalFileSystem: root <p> is outside every root`` (also through a
+            symlink out of its provider root), ``… is not found``, ``… is not a directory``;
             the provider has no containment; roots that overlap (``roots.disjoint``)
         """
         if self.rules.roots is None:
@@ -287,19 +300,25 @@ class LocalFileSystem(FileSystem):
         found = []
         for path in roots:
             within = self.rules.root_for(path)
-            if within is None or within is beneath.NOWHERE or not within.contains(path):
+            if within is None or not within.contains(path):
                 raise ValueError(f"LocalFileSystem: root {path} is outside every root")
             try:
                 real = beneath.real_path_in(path, within, strict=True)
-            except OSError:
-                raise ValueError(f"LocalFileSystem: root {path} is not a directory") from None
-            if not stat_mod.S_ISDIR(os.stat(real).st_mode):
+                is_dir = stat_mod.S_ISDIR(beneath.stat_in(real, root=within).st_mode)
+            except beneath.Escape:
+                raise ValueError(f"LocalFileSystem: root {path} is outside every root") from None
+            except (FileNotFoundError, NotADirectoryError):
+                raise ValueError(f"LocalFileSystem: root {path} is not found") from None
+            except OSError as exc:
+                raise ValueError(f"LocalFileSystem: root {path} is not usable: {os.strerror(exc.errno or 0)}") from None
+            if not is_dir:
                 raise ValueError(f"LocalFileSystem: root {path} is not a directory")
             found.append((real, path))
         named = tuple(path for _real, path in found) if len(found) > 1 else ()
         view_roots = tuple(beneath.Root(real, path, named) for real, path in found)
         disjoint(view_roots)
         view = copy.copy(self)
+        view._narrowed = True
         view.rules = dataclasses.replace(self.rules, roots=view_roots)
         view.roots = tuple(roots)
         view.root = view.roots[0] if view.roots else None

@@ -7,6 +7,9 @@
   ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
   reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
   text; absent ``arguments`` mean ``{}``.
+* client roots (``roots.py``, DEVIATIONS M3): ``roots/list`` after ``notifications/initialized``
+  and on ``notifications/roots/list_changed``; each ``tools/call`` runs through its owner's
+  narrowed provider view (``Context.scoped``), after the first answer.
 * ``instructions`` = the tools' own prompt sections (``wire.server_instructions``, rendered
   once, at construction): a tool server gives guidance for its
   tools, not the agent's identity or persona (those belong to the client's agent).
@@ -34,6 +37,7 @@ Not here: the stdio transport (``stdio.py``), streamable HTTP (``http.py``), per
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -50,6 +54,7 @@ from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
 from .handshake import SERVER_NAME
+from .roots import RootsProtocol
 from .wire import call_result, server_instructions, tool_entries
 
 if TYPE_CHECKING:
@@ -130,6 +135,7 @@ def build_server(
     owner_for: OwnerLookup,
     middleware: Sequence[ServerMiddleware[Any]] = (),
     name: str = SERVER_NAME,
+    client_roots: bool = True,
 ) -> Server[Any]:
     """An MCP ``Server`` serving ``ctx.tools`` with the tools' prompt sections as instructions.
 
@@ -139,8 +145,12 @@ def build_server(
         must reach ``call_next`` without awaiting first (``schedule_calls`` takes the
         arrival order after them)
     :param name: the server name announced to clients
+    :param client_roots: follow the MCP roots protocol (``roots.RootsProtocol``, DEVIATIONS
+        M3): a client's roots narrow its owner's calls to their intersection with the
+        provider's roots
     """
     tools = ctx.tools
+    roots = RootsProtocol(ctx.fs) if client_roots else None
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -154,11 +164,17 @@ def build_server(
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
-        result = await run_abortable(
-            lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
-            reason="the client cancelled the request",
-        )
+        view = await roots.view_for(session) if roots is not None else None
+        with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
+            result = await run_abortable(
+                lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
+                reason="the client cancelled the request",
+            )
         return types.CallToolResult.model_validate(call_result(result))
+
+    async def ask_roots(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
+        assert roots is not None
+        await roots.ask(owner_for(rctx), rctx.session)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         definition = tools.get(tool_name)
@@ -173,6 +189,9 @@ def build_server(
         on_call_tool=call_tool,
     )
     server.middleware.extend([*middleware, schedule_calls(ctx, owner_for), keep_raw_arguments])
+    if roots is not None:  # not the deprecated on_roots_list_changed= (it warns), the same registration
+        server.add_notification_handler("notifications/initialized", types.NotificationParams, ask_roots)
+        server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, ask_roots)
     return server
 
 
