@@ -1,8 +1,9 @@
 """The MCP roots protocol (DEVIATIONS M3): a client's roots narrow what one owner's calls reach.
 
 When a client declares the ``roots`` capability (protocol versions before 2026-07-28, which
-deprecates roots: SEP-2577), ``dsh-fs mcp`` sends ``roots/list`` once the connection is
-initialized, and again on each ``notifications/roots/list_changed``. The answer is
+deprecates roots: SEP-2577), ``dsh-fs mcp`` sends ``roots/list`` with the owner's first
+``tools/call`` (before it runs), and again with the first call after each
+``notifications/roots/list_changed``. The answer is
 intersected with the operator's ``--root`` directories, never added to them: the spec calls
 roots "informational guidance rather than an access-control mechanism", and a client's list
 must not widen what the operator granted (the MCP reference filesystem server's bug reports
@@ -20,8 +21,8 @@ list, or one whose every entry was ignored, means the operator roots; one that c
 as a whole (an error, a timeout, a malformed result, more than ``MAX_CLIENT_ROOTS`` entries)
 leaves the effective roots as they were (at first: the operator roots). An answer to an older
 ``roots/list`` than the last applied one is dropped. Until the first answer settles, that
-owner's ``tools/call`` waits for it, at most ``FIRST_ANSWER_WAIT_S``; so does a call made while
-a re-ask (after ``list_changed``) is pending.
+owner's calls wait for it (those sent meanwhile: at most ``FIRST_ANSWER_WAIT_S``); so do the
+calls after a ``list_changed``, for the new answer.
 """
 
 from __future__ import annotations
@@ -163,6 +164,8 @@ class ClientRoots:
     """the intersection in force; ``None``: the operator roots (the provider itself)"""
     view: FileSystem | None = None
     """the provider narrowed to ``effective`` (``None`` with ``effective`` ``None``)"""
+    stale: bool = True
+    """the roots must be asked for (at first, and after ``notifications/roots/list_changed``)"""
     asked: int = 0
     """``roots/list`` requests sent so far (each one's generation is its number)"""
     applied: int = 0
@@ -211,9 +214,13 @@ class RootsProtocol:
             self._owners[owner] = ClientRoots(operator=self.fs.workspace_roots())
         return True
 
-    async def ask(self, owner: Session, session: Any) -> None:
-        """Send ``roots/list`` and apply the answer (``notifications/initialized``, and each
-        ``notifications/roots/list_changed``). Never raises for what the client does."""
+    async def ask(self, owner: Session, session: Any, *, related_to: Any = None) -> None:
+        """Send ``roots/list`` and apply the answer (from ``view_for``: an owner's first call,
+        and its first after a ``list_changed``). Never raises for what the client does.
+
+        :param related_to: the id of the request being served, when asked from within one
+            (the question then travels with its answer: HTTP's response stream)
+        """
         if not self.offered(owner, session):
             return
         state = self._owners[owner]
@@ -222,7 +229,7 @@ class RootsProtocol:
         if state.settled.is_set():
             state.settled = anyio.Event()  # calls from now on wait for this answer
         try:
-            uris = await self._request(session)
+            uris = await self._request(session, related_to)
             if uris is None:
                 return
             if len(uris) > MAX_CLIENT_ROOTS:
@@ -240,13 +247,15 @@ class RootsProtocol:
             if state.applied >= state.asked:
                 state.settled.set()
 
-    async def _request(self, session: Any) -> list[str] | None:
+    async def _request(self, session: Any, related_to: Any) -> list[str] | None:
         """The URIs of the client's answer, or ``None`` (logged) when it cannot be used whole."""
         import mcp.types as types
+        from mcp.shared.message import ServerMessageMetadata
 
+        metadata = ServerMessageMetadata(related_request_id=related_to) if related_to is not None else None
         try:
             with anyio.fail_after(ANSWER_TIMEOUT_S):
-                result = await session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+                result = await session.send_request(types.ListRootsRequest(), types.ListRootsResult, metadata=metadata)
         except TimeoutError:
             self.log(ignored_answer(f"no answer within {ANSWER_TIMEOUT_S:g} s"))
             return None
@@ -264,17 +273,32 @@ class RootsProtocol:
             return next((reason for suffix, reason in _REASONS if suffix in text), "not a directory")
         return None
 
-    async def view_for(self, owner: Session) -> FileSystem | None:
+    async def view_for(self, owner: Session, session: Any, request_id: Any = None) -> FileSystem | None:
         """The provider view ``owner``'s calls go through (``None``: the provider itself),
         once the answers asked for have settled (waited for at most ``FIRST_ANSWER_WAIT_S``:
-        then the roots in force are used, never wider than the operator's)."""
-        state = self._owners.get(owner)
-        if state is None:
+        then the roots in force are used, never wider than the operator's). The first call,
+        and the first after a ``list_changed``, asks: the question rides on that call's own
+        stream (over HTTP a server request outside any request is lost while the client's
+        GET stream is not open yet, and a client opens it only after ``initialized``)."""
+        if not self.offered(owner, session):
             return None
-        if not state.settled.is_set():
+        state = self._owners[owner]
+        if state.stale and state.applied >= state.asked:  # nothing in flight: ask now, with this call
+            state.stale = False
+            await self.ask(owner, session, related_to=request_id)
+        elif not state.settled.is_set():
             with anyio.move_on_after(FIRST_ANSWER_WAIT_S):
                 await state.settled.wait()
         return state.view
+
+    def changed(self, owner: Session, session: Any) -> None:
+        """``notifications/roots/list_changed``: the owner's next call asks again (and waits
+        for the answer) before it runs."""
+        if self.offered(owner, session):
+            state = self._owners[owner]
+            state.stale = True
+            if state.settled.is_set():
+                state.settled = anyio.Event()
 
     def effective(self, owner: Session) -> tuple[str, ...] | None:
         """The owner's effective roots (``None``: the operator roots)."""

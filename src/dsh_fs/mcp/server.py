@@ -7,9 +7,9 @@
   ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
   reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
   text; absent ``arguments`` mean ``{}``.
-* client roots (``roots.py``, DEVIATIONS M3): ``roots/list`` after ``notifications/initialized``
-  and on ``notifications/roots/list_changed``; each ``tools/call`` runs through its owner's
-  narrowed provider view (``Context.scoped``), after the first answer.
+* client roots (``roots.py``, DEVIATIONS M3): ``roots/list`` with an owner's first
+  ``tools/call`` and its first after ``notifications/roots/list_changed``; each call runs
+  through its owner's narrowed provider view (``Context.scoped``).
 * ``instructions`` = the tools' own prompt sections (``wire.server_instructions``, rendered
   once, at construction): a tool server gives guidance for its
   tools, not the agent's identity or persona (those belong to the client's agent).
@@ -164,7 +164,7 @@ def build_server(
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
-        view = await roots.view_for(session) if roots is not None else None
+        view = await roots.view_for(session, rctx.session, rctx.request_id) if roots is not None else None
         with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
             result = await run_abortable(
                 lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
@@ -172,9 +172,9 @@ def build_server(
             )
         return types.CallToolResult.model_validate(call_result(result))
 
-    async def ask_roots(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
+    async def roots_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
         assert roots is not None
-        await roots.ask(owner_for(rctx), rctx.session)
+        roots.changed(owner_for(rctx), rctx.session)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         definition = tools.get(tool_name)
@@ -190,8 +190,7 @@ def build_server(
     )
     server.middleware.extend([*middleware, schedule_calls(ctx, owner_for), keep_raw_arguments])
     if roots is not None:  # not the deprecated on_roots_list_changed= (it warns), the same registration
-        server.add_notification_handler("notifications/initialized", types.NotificationParams, ask_roots)
-        server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, ask_roots)
+        server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_changed)
     return server
 
 
