@@ -40,13 +40,18 @@ from ..core.session import Session
 from ..fs.filesystem import FileSystem
 
 __all__ = (
+    "ANSWER_TIMEOUT_S",
+    "ClientRoots",
     "FIRST_ANSWER_WAIT_S",
     "MAX_CLIENT_ROOTS",
+    "OUTSIDE",
     "ROOTS_DEPRECATED_IN",
-    "ClientRoots",
     "RootsProtocol",
+    "ignored_answer",
+    "ignored_entry",
     "intersect",
     "root_path",
+    "too_many",
 )
 
 MAX_CLIENT_ROOTS: Final = 256
