@@ -557,3 +557,24 @@ async def test_a_rename_never_crosses_roots(world: World) -> None:
     else:
         assert str(caught.value) == f'cannot resolve "{world.peer}/moved.txt": outside the workspace "{world.root}"'
     assert snapshot(world.base) == before
+
+
+async def test_a_patch_moving_a_file_into_the_other_root_is_refused_whole(world: World) -> None:
+    """apply_patch asks ``check_renamable`` with its other up-front checks: a move across roots
+    refuses the whole patch (the earlier update is not written), as a move out of one root does."""
+    ctx = dsh_fs.create_context(provider=LocalFileSystem(cwd=world.root, roots=world.roots), faces=["apply_patch"])
+    session = Session(cwd=world.root)
+    for path in ("real.txt", "sub/inner.txt"):
+        assert not (await call(ctx, "read", {"file_path": path}, session)).is_error
+    before = snapshot(world.base)
+    patch = "\n".join(["*** Begin Patch", "*** Update File: real.txt", "@@", "-real one", "+REAL one",
+                       "*** Update File: sub/inner.txt", f"*** Move to: {world.peer}/moved.txt", "@@",
+                       "-inner one", "+inner 1", "*** End Patch"])
+    result = await call(ctx, "apply_patch", {"input": patch}, session)
+    assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", result.text
+    if len(world.roots) == 2:
+        assert result.text == (f'Error: cannot rename "{world.root}/sub/inner.txt" to "{world.peer}/moved.txt": '
+                               f'outside the workspace "{world.root}"')
+    else:
+        assert result.text == f'Error: cannot resolve "{world.peer}/moved.txt": outside the workspace "{world.root}"'
+    assert snapshot(world.base) == before

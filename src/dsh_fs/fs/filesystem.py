@@ -219,6 +219,18 @@ class FileSystem(abc.ABC):
         """
         return None
 
+    async def check_renamable(self, source: Target, dest: Target, *, signal: AbortSignal | None = None) -> None:
+        """Optional: refuse now what ``rename(source, dest)`` would refuse for the pair itself,
+        whatever the files are, so ``apply_patch`` is refused whole (DEVIATIONS E10).
+
+        The default: nothing to check. The local provider with several roots refuses a pair
+        in two roots (DEVIATIONS D28), with the ``rename`` error.
+
+        :raises FsError: ``FS_PERMISSION_DENIED`` ``cannot rename "<dp>" to "<dest>": outside
+            the workspace "<root>"``
+        """
+        return None
+
     def host_path(self, target: Target) -> str | None:
         """Optional: the path of ``target`` on this machine's disk (absolute, symlinks
         resolved), when the provider stores its files there; ``None`` otherwise (the default).

@@ -69,6 +69,7 @@ from ..fs.backend import (
     aborted,
     check_abort,
     check_size,
+    outside_workspace_rename,
     permission_denied,
 )
 from . import beneath, files, fsio, moves, versions
@@ -464,6 +465,14 @@ class LocalFileSystem(FileSystem):
                 raise permission_denied("write", display)
 
         await self._run(check)
+
+    async def check_renamable(self, source: Target, dest: Target, *, signal: AbortSignal | None = None) -> None:
+        """A rename never crosses roots (DEVIATIONS D28): the error ``rename`` would raise,
+        without I/O. See ``FileSystem.check_renamable``."""
+        check_abort(signal, "stat")
+        root = self.rules.root_for(source.key)
+        if root is not None and self.rules.root_for(dest.key) is not root:
+            raise outside_workspace_rename(source.display_path, dest.display_path, root.shown)
 
     @contextlib.asynccontextmanager
     async def _holding(self, keys: list[str], signal: AbortSignal | None, stage: Stage):  # type: ignore[no-untyped-def]

@@ -180,6 +180,10 @@ class RecordingFileSystem(FileSystem):
         self._record("check_creatable", target.display_path)
         await self.inner.check_creatable(target, size=size, signal=signal)
 
+    async def check_renamable(self, source: Target, dest: Target, *, signal: "AbortSignal | None" = None) -> None:
+        self._record("check_renamable", source.display_path, dest.display_path)
+        await self.inner.check_renamable(source, dest, signal=signal)
+
     async def aclose(self) -> None:
         """Record the call and close ``inner``."""
         self.calls.append(("aclose",))
