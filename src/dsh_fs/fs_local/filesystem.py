@@ -163,7 +163,8 @@ class LocalFileSystem(FileSystem):
     ) -> None:
         if root is not None and roots is not None:
             raise ValueError("LocalFileSystem: give root= or roots=, not both")
-        shown = [os.path.abspath(os.fspath(r)) for r in (roots if roots is not None else [root] if root is not None else [])]
+        given = list(roots) if roots is not None else [root] if root is not None else []
+        shown = [os.path.abspath(os.fspath(r)) for r in given]
         if roots is not None and not shown:
             raise ValueError("LocalFileSystem: roots= names no root (root=None serves the whole disk)")
         self.roots: tuple[str, ...] = tuple(shown)
@@ -207,7 +208,7 @@ class LocalFileSystem(FileSystem):
         """The base of relative paths: ``cwd``, else the provider's; in a narrowed view, a
         ``cwd`` outside the view's roots (the session's, set before the client narrowed it)
         gives way to the view's own, its first root (DEVIATIONS M3)."""
-        if cwd is None:
+        if not cwd:
             return self.cwd
         if self._narrowed and not self.rules.contains(cwd):
             return self.cwd
