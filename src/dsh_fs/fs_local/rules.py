@@ -61,6 +61,8 @@ class LocalRules(TextRules):
         roots = self.roots
         if roots is None:
             return None
+        if len(roots) == 1:
+            return roots[0]  # the one root: the path is in it, or every walk from it refuses it
         for root in roots:
             if root.contains(path):
                 return root
