@@ -157,6 +157,14 @@ async def test_a_changed_list_is_followed(world: dict[str, str], transport: str)
         current[:] = []  # nothing usable: the operator's roots again
         await client.roots_changed()
         assert (await client.read(f"{w}/top.txt"))[0] is None
+        # observations are keyed by canonical path: the read made through the narrowed view
+        # still covers an edit of the same file once the roots changed
+        with anyio.fail_after(60):
+            edited = await client.session.call_tool(
+                "edit", {"file_path": f"{w}/docs/d.txt", "old_string": "docs", "new_string": "DOCS"})
+        assert not edited.is_error, edited.content
+    with open(f"{w}/docs/d.txt", encoding="utf-8") as handle:
+        assert handle.read() == "DOCS\n"
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
