@@ -161,3 +161,19 @@ async def test_no_question_without_the_capability_before_2026_07_28_and_a_narrow
     assert session.asked == 0
     assert lines == (["dsh-fs mcp: client roots ignored: the served provider has no directories to narrow"]
                      if kind == "memory" else [])
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_question_is_asked_again_by_the_next_call(tree: str) -> None:
+    roots = RootsProtocol(LocalFileSystem(root=tree), log=lambda line: None)
+    owner = Session(tree)
+    never = anyio.Event()
+
+    async def hang() -> Any:
+        await never.wait()
+
+    session = _Session([hang, [f"file://{tree}/a"]])
+    with anyio.move_on_after(0.05):
+        await roots.view_for(owner, session)
+    view = await roots.view_for(owner, session)
+    assert session.asked == 2 and view is not None and view.workspace_roots() == (f"{tree}/a",)

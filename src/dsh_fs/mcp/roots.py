@@ -247,6 +247,9 @@ class RootsProtocol:
                 self.log(ignored_entry(uri, reason))
             view = self.fs.narrowed(effective) if effective else None
             state.effective, state.view = (effective, view) if view is not None else (None, None)
+        except BaseException:  # the asking call was cancelled: the next call asks again
+            state.stale = True
+            raise
         finally:
             state.applied = max(state.applied, generation)
             if state.applied >= state.asked:
