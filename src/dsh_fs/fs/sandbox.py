@@ -89,8 +89,8 @@ def parse_mode(value: object) -> SandboxMode:
     """
     if value not in MODES:
         allowed = json.dumps(list(MODES), separators=(",", ":"))
-        raise ValueError(f"unknown sandbox mode {json.dumps(value) if isinstance(value, str) else value!r} "
-                         f"(expected one of {allowed})")
+        shown = json.dumps(value) if isinstance(value, str) else repr(value)
+        raise ValueError(f"unknown sandbox mode {shown} (expected one of {allowed})")
     return value  # type: ignore[return-value]
 
 
