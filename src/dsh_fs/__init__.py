@@ -195,6 +195,10 @@ def create_context(
         from .faces import load_faces
 
         load_faces(ctx, faces)
+    if sandbox is not None:
+        from .fs_sandbox.prompt import SandboxPolicyPrompt
+
+        ctx.plugin(SandboxPolicyPrompt)  # the ``sandbox:policy`` section
     return ctx
 
 

@@ -227,3 +227,22 @@ async def test_approval_needs_a_sandbox(base: Path) -> None:
         dsh_fs.create_context(root=None, cwd=base / "ws", approval=Approvals())
     with pytest.raises(ValueError, match="unknown sandbox mode"):
         dsh_fs.create_context(root=None, cwd=base / "ws", sandbox="bogus")
+
+
+@pytest.mark.parametrize("mode", ["read-only", "workspace-write", "danger-full-access"])
+async def test_the_policy_prompt_section(base: Path, mode: str) -> None:
+    """``sandbox:policy`` (order 110): the standing mode, the workspace named as JSON; left out of
+    a tool server's instructions (the ``tool:`` sections) and absent without a sandbox."""
+    from dsh_fs.fs.sandbox import policy_context
+
+    ws = str(base / "ws")
+    ctx = dsh_fs.create_context(root=ws, sandbox=mode)
+    section = next(s for s in ctx.system_prompt.sections() if s.name == "sandbox:policy")
+    assert section.order == 110 and section.render() == policy_context(mode, [ws])  # type: ignore[arg-type]
+    assert ctx.system_prompt.render().endswith(section.render())
+    assert section.render() not in ctx.system_prompt.render(only="tool:")
+    if mode == "workspace-write":
+        assert f'under the session workspace: "{ws}".' in section.render()
+    no_root = dsh_fs.create_context(root=None, cwd=ws, sandbox=mode)
+    assert next(s for s in no_root.system_prompt.sections() if s.name == "sandbox:policy").render() == section.render()
+    assert "sandbox:policy" not in dsh_fs.create_context(root=ws).system_prompt.names()
