@@ -1,5 +1,7 @@
 """The table test of the sandbox (docs/design/SANDBOX.md §7.3): mode × face-operation × target,
-through the registry (and the Responses/Agents SDK patch operations), on the real disk.
+through the registry (and the Responses/Agents SDK patch operations, deepagents' backend), on
+the real disk. The ``dsh-fs`` tool commands and MCP ``tools/call`` under ``--sandbox``:
+tests/e2e/test_mcp_sandbox.py.
 
 Modes: no sandbox, ``read-only``, ``workspace-write``, ``danger-full-access``. Targets: the
 workspace (the session's cwd; the provider has no containment root, as in the reference), a
@@ -84,6 +86,16 @@ def operations(ops: Callable[[Path], list[dict[str, Any]]]) -> Callable[[Any, Se
     return call
 
 
+def deepagents(method: str, args: Callable[[Path], tuple[Any, ...]]) -> Callable[[Any, Session, Path], Awaitable[Outcome]]:
+    """deepagents' ``BackendProtocol`` (``DshFsBackend``): its write/edit are the registry's."""
+    async def call(ctx: Any, session: Session, d: Path) -> Outcome:
+        from dsh_fs.adapters.deepagents import DshFsBackend
+
+        result = await getattr(DshFsBackend(ctx, session=session), method)(*args(d))
+        return result.error is not None, result.error or "", None
+    return call
+
+
 AE, RE = "str_replace_based_edit_tool", "str_replace_editor"
 
 ROWS = [
@@ -138,6 +150,13 @@ ROWS = [
         operations(lambda d: [{"type": "delete_file", "path": str(d / "a.txt")}]), {"a.txt": None}, reads=("a.txt",)),
 ]
 
+ROWS += [
+    Row("deepagents write", "deepagents", {}, deepagents("awrite", lambda d: (str(d / "n.txt"), "new\n")),
+        {"n.txt": "new\n"}),
+    Row("deepagents edit", "deepagents", {"a.txt": "old\n"},
+        deepagents("aedit", lambda d: (str(d / "a.txt"), "old", "new")), {"a.txt": "new\n"}, reads=("a.txt",)),
+]
+
 READ_ONLY_TOOLS = {"read", "glob", "grep", "list", "read_image"}
 READ_ONLY_COMMANDS = {"view"}
 MODES = [None, "read-only", "workspace-write", "danger-full-access"]
@@ -181,13 +200,13 @@ async def test_mode_face_target(base: Path, tmp_path: Path, mode: str | None, ta
         assert is_error, text
         lines = text.removeprefix("Error: ").splitlines()
         assert denial_marker(mode) in lines  # type: ignore[arg-type]
-        if row.tool in ("write", "edit"):
+        if row.tool in ("write", "edit", "deepagents"):
             assert lines == [denial_marker(mode), escalation_hint("operation")]  # type: ignore[arg-type]
         elif row.tool in (AE, RE):
             assert lines == [denial_marker(mode)]  # type: ignore[arg-type]
         else:  # each refused path, then the marker (+ the hint where apply_patch takes the fields, X2)
             assert any("file access denied under" in line for line in lines[: lines.index(denial_marker(mode))])
-        if row.tool != "apply_patch_call":
+        if row.tool not in ("apply_patch_call", "deepagents"):  # those two surfaces carry the text only
             assert code == "FS_SANDBOX_DENIED"
         assert snapshot(base, tmp_path) == before and files(ws) == ws_before
     await ctx.aclose()
