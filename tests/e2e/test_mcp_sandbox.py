@@ -172,3 +172,26 @@ def test_the_tool_commands_take_sandbox(root: str) -> None:
     inside = dsh_fs("write", "--sandbox", "workspace-write", "a.txt", "--content", "x", cwd=ws)
     assert inside.returncode == 0, inside.stderr
     assert Path(ws, "a.txt").read_text() == "x"
+
+
+def test_a_stateless_2026_client_is_not_asked(root: str) -> None:
+    """2026-07-28 requests carry no back channel for ``elicitation/create`` (an
+    ``InputRequiredResult`` round trip, not built): the escalation is refused as unavailable,
+    the person never asked, nothing written."""
+    from mcp.client.client import Client
+
+    person = Person()
+
+    async def main() -> None:
+        async with http_server_async(root, "--read-only") as endpoint:
+            async with httpx2.AsyncClient(headers=endpoint.headers(0), timeout=HTTP_TIMEOUT) as http:
+                async with Client(streamable_http_client(endpoint.url, http_client=http), mode="2026-07-28",
+                                  elicitation_callback=person) as client:
+                    result = await client.call_tool("write", {
+                        "file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
+                        "justification": JUSTIFICATION})
+        assert result.is_error and text(result) == (
+            'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel is available')
+
+    anyio.run(main)
+    assert person.asked == [] and os.listdir(root) == []
