@@ -148,7 +148,8 @@ def create_context(
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
-        with ``provider``; an unknown sandbox mode, ``approval`` without ``sandbox``; an ``image_*`` setting without ``images=True``
+        with ``provider``; an unknown sandbox mode, ``approval`` without ``sandbox``; an
+        ``image_*`` setting without ``images=True``
     :raises ImportError: ``images=True`` without Pillow
     """
     from .fs_policy import FsPolicy

@@ -19,11 +19,13 @@ from ..core.errors import ToolInputError
 
 __all__ = (
     "ESCALATION_TARGETS",
+    "JUSTIFICATION_DESCRIPTION",
     "MODES",
     "NOT_AVAILABLE",
-    "WIDER",
+    "SANDBOX_PERMISSIONS_DESCRIPTION",
     "SandboxMode",
     "SandboxPolicy",
+    "WIDER",
     "approval_cancelled",
     "approval_rejected",
     "approval_unavailable",
@@ -35,6 +37,7 @@ __all__ = (
     "no_agent",
     "no_approver",
     "not_wider",
+    "parse_mode",
     "policy_context",
     "strictly_wider",
 )

@@ -6,3 +6,5 @@ vocabulary and texts are ``dsh_fs.fs.sandbox`` (pure).
 Import from the submodules: this package imports nothing, so a tool importing ``tools`` does
 not load the wrapper.
 """
+
+__all__: tuple[str, ...] = ()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-__all__ = ("canonical", "is_under", "temp_areas")
+__all__ = ("canonical", "is_under", "lexically_under", "temp_areas")
 
 
 def canonical(path: str) -> str:

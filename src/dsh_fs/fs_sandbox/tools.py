@@ -45,7 +45,8 @@ def escalation_params() -> dict[str, Param]:
     """``sandbox_permissions`` and ``justification``, the reference's schema fields (neither
     required), added after a mutating tool's own parameters under a sandbox."""
     return {
-        "sandbox_permissions": Param(type="string", enum=ESCALATION_TARGETS, description=SANDBOX_PERMISSIONS_DESCRIPTION),
+        "sandbox_permissions": Param(
+            type="string", enum=ESCALATION_TARGETS, description=SANDBOX_PERMISSIONS_DESCRIPTION),
         "justification": Param(type="string", description=JUSTIFICATION_DESCRIPTION),
     }
 

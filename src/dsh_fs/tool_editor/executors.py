@@ -289,8 +289,8 @@ class Editor:
         if not self.switches.str_replace_is_edit:
             return await self._reference_replace(args, target, old, new, guard, execution)
         try:
-            outcome = await self._fs(execution).edit_text(target, EditRequest(old_string=old, new_string=new), EditIntent(guard),
-                                              signal=execution.signal)
+            outcome = await self._fs(execution).edit_text(
+                target, EditRequest(old_string=old, new_string=new), EditIntent(guard), signal=execution.signal)
         except FsError as err:
             raise (await self._match_failure(err, target, old, execution)) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
@@ -351,8 +351,8 @@ class Editor:
             lines = ", ".join(map(str, occurrence_lines(text, found)))
             raise FsError(t.REF_MULTIPLE.format(old=old, lines=lines), FsErrorCode.AMBIGUOUS_EDIT)
         assert guard is not None
-        outcome = await self._fs(execution).write_text(target, replace_once(text, found[0], old, new), ReplaceIfVersion(guard),
-                                           signal=execution.signal)
+        outcome = await self._fs(execution).write_text(
+            target, replace_once(text, found[0], old, new), ReplaceIfVersion(guard), signal=execution.signal)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after)
 
@@ -389,7 +389,8 @@ class Editor:
         after = insert_text(raw, line, value, whole_lines=whole_lines, keep_bytes=self.keep_line_endings)
         assert guard is not None
         try:
-            outcome = await self._fs(execution).write_text(target, after, ReplaceIfVersion(guard), signal=execution.signal)
+            outcome = await self._fs(execution).write_text(
+                target, after, ReplaceIfVersion(guard), signal=execution.signal)
         except FsError as err:
             raise self._denied(err) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)

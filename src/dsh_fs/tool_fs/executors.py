@@ -216,7 +216,8 @@ class FsTools:
             intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
             outcome = await self._fs(execution).edit_text(target, request, intent, signal=execution.signal)
         except FsError as err:
-            fact = await what_is_wrong(self._fs(execution), target, err, self.switches, signal=execution.signal)  # D26, D27
+            fs = self._fs(execution)
+            fact = await what_is_wrong(fs, target, err, self.switches, signal=execution.signal)  # D26, D27
             if fact is err:
                 raise
             raise fact from err
