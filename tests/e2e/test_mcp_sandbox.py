@@ -195,3 +195,25 @@ def test_a_stateless_2026_client_is_not_asked(root: str) -> None:
 
     anyio.run(main)
     assert person.asked == [] and os.listdir(root) == []
+
+
+@pytest.mark.parametrize("command", ["edit", "apply-patch"])
+def test_the_tool_commands_fence_every_face(root: str, command: str) -> None:
+    """``dsh-fs edit`` and ``dsh-fs apply-patch`` under ``--sandbox read-only``: refused with the
+    marker, the file unchanged (``--no-policy``: nothing else stands in the way)."""
+    path = Path(root, "a.txt")
+    path.write_text("old\n")
+    before = path.stat()
+    if command == "edit":
+        done = dsh_fs("edit", "--sandbox", "read-only", "--no-policy", "a.txt", "--old", "old", "--new", "new", cwd=root)
+    else:
+        patch = Path(root, "..", f"{Path(root).name}.patch")
+        patch.write_text("*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** End Patch\n")
+        try:
+            done = dsh_fs("apply-patch", "--sandbox", "read-only", "--no-policy", str(patch), cwd=root)
+        finally:
+            patch.unlink()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert denial_marker("read-only") in done.stdout.removeprefix("Error: ").splitlines()
+    assert path.read_text() == "old\n" and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert sorted(os.listdir(root)) == ["a.txt"]
