@@ -147,3 +147,27 @@ def test_lexical_containment_invariant(root: list[str], below: list[str], suffix
     r = "/" + "/".join(root)
     assert lexically_under("/".join([r, *below]), r)
     assert not lexically_under(r + suffix, r)  # a sibling sharing a prefix is never inside
+
+
+@given(st.one_of(st.text(max_size=20), st.integers(), st.none(), st.lists(st.text(max_size=3), max_size=2)))
+def test_any_answer_but_the_four_is_unavailable(answer: object) -> None:
+    """``fs_sandbox.approval.ask``: the callback's answer counts only when it is one of the four
+    outcomes; anything else (and a raise) is ``unavailable`` — never a grant."""
+    import anyio
+    from hypothesis import assume
+
+    from dsh_fs import Session
+    from dsh_fs.fs_sandbox.approval import OUTCOMES, ApprovalRequest, ask
+
+    assume(answer not in OUTCOMES)
+    request = ApprovalRequest(tool_name="write", call_id="c", reason="r", requested_mode="danger-full-access",
+                              justification="j", session=Session(), summary="Write /a")
+
+    async def answers(_: ApprovalRequest) -> object:
+        return answer
+
+    async def raises(_: ApprovalRequest) -> object:
+        raise RuntimeError(str(answer))
+
+    assert anyio.run(ask, answers, request) == "unavailable"
+    assert anyio.run(ask, raises, request) == "unavailable"
