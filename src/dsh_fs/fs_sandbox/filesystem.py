@@ -72,6 +72,7 @@ KINDS: dict[str, Kind] = {
     "stream_text": "read",
     "read_window": "read",
     "is_current": "read",
+    "read_text_at": "read",
     "host_path": "read",
     "walk": "read",
     "stream_bytes": "read",
@@ -252,6 +253,10 @@ class SandboxedFileSystem(FileSystem):
 
     async def is_current(self, target: Target, version: Version, *, signal: "AbortSignal | None" = None) -> bool:
         return await self._inner.is_current(target, version, signal=signal)
+
+    async def read_text_at(self, target: Target, version: Version, *, info: Info | None = None,
+                           signal: "AbortSignal | None" = None) -> str | None:
+        return await self._inner.read_text_at(target, version, info=info, signal=signal)
 
     def host_path(self, target: Target) -> str | None:
         return self._inner.host_path(target)
