@@ -382,15 +382,11 @@ class Editor:
         if info.size is not None and info.size > INSERT_MAX_SIZE:  # E24: never a multiple of a huge file in memory
             raise FsError(t.TOO_BIG_TO_INSERT.format(path=target.display_path, size=info.size, limit=INSERT_MAX_SIZE),
                           FsErrorCode.IO_ERROR)
-<<<<<<< HEAD
-        raw = await self._fs(execution).read_text(target, signal=execution.signal)
-=======
         assert guard is not None
         raw = await self._fs(execution).read_text_at(target, guard, info=info, signal=execution.signal)
         if raw is None:  # changed since the guard's version: what the guarded write would say
             now = await self._fs(execution).stat(target, signal=execution.signal)
             raise gone(target.display_path) if now is None else stale("write", target.display_path)
->>>>>>> main
         whole_lines = self.anthropic or self.switches.content_lines  # E21
         count = content_line_count(raw) if whole_lines else reference_line_count(raw)
         if not 0 <= line <= count:
