@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from .signal import AbortSignal
 
@@ -46,6 +47,9 @@ class ToolExecution:
     """cooperative cancellation for this call"""
     call_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     """the model's tool-call id (or a random one)"""
+    fs: Any = None
+    """the provider this call uses when it is not ``ctx.fs``: a sandboxed call's view bound to
+    its policy (``dsh_fs.fs_sandbox.tools.call_fs``); ``None`` (default): ``ctx.fs``"""
 
     @property
     def cwd(self) -> str | None:

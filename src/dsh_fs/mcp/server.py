@@ -53,6 +53,7 @@ from ..core.context import Context
 from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
+from .approval import REQUEST
 from .handshake import SERVER_NAME
 from .roots import RootsProtocol
 from .wire import call_result, server_instructions, tool_entries
@@ -165,11 +166,15 @@ def build_server(
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
         view = await roots.view_for(session, rctx.session, rctx.request_id) if roots is not None else None
-        with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
-            result = await run_abortable(
-                lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
-                reason="the client cancelled the request",
-            )
+        token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
+        try:
+            with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
+                result = await run_abortable(
+                    lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
+                    reason="the client cancelled the request",
+                )
+        finally:
+            REQUEST.reset(token)
         return types.CallToolResult.model_validate(call_result(result))
 
     async def roots_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
