@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from dsh_fs.fs.errors import outside_workspace
 from dsh_fs.fs_local import LocalFileSystem
+from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.fs_local.beneath import NOWHERE, Escape, Root, inside, real_path_in
 from dsh_fs.fs_local.roots import disjoint
 from dsh_fs.fs_local.rules import LocalRules
@@ -139,3 +140,24 @@ async def test_narrowed_views_share_the_provider_and_never_widen(dirs: tuple[str
     assert str(caught.value) == f'cannot resolve "{a}/x": outside the workspace'
     with pytest.raises(ValueError):
         LocalFileSystem().narrowed([a])
+
+
+@pytest.mark.anyio
+async def test_a_sandboxed_provider_narrows_to_a_fenced_view_and_checks_renames_across_roots(
+        dirs: tuple[str, str]) -> None:
+    from dsh_fs.fs_sandbox.filesystem import SandboxedFileSystem
+
+    a, b = dirs
+    sandboxed = SandboxedFileSystem(LocalFileSystem(roots=[a, b], cwd=a), mode="danger-full-access")
+    view = sandboxed.narrowed([f"{a}/sub"])
+    assert isinstance(view, SandboxedFileSystem) and view.sandbox_mode == "danger-full-access"
+    assert view.workspace_roots() == (f"{a}/sub",) and sandboxed.workspace_roots() == (a, b)
+    with pytest.raises(Exception) as caught:
+        await view.resolve(f"{b}/x.txt")
+    assert str(caught.value) == f'cannot resolve "{b}/x.txt": outside the workspace "{a}/sub"'
+    source, dest = await sandboxed.resolve(f"{a}/x.txt"), await sandboxed.resolve(f"{b}/x.txt")
+    with pytest.raises(Exception) as caught:
+        await sandboxed.check_renamable(source, dest)
+    assert str(caught.value) == f'cannot rename "{a}/x.txt" to "{b}/x.txt": outside the workspace "{a}"'
+    await sandboxed.check_renamable(source, await sandboxed.resolve(f"{a}/y.txt"))  # one root: nothing to refuse
+    assert SandboxedFileSystem(MemoryFileSystem(), mode="read-only").narrowed(["/"]) is None
