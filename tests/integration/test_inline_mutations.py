@@ -383,3 +383,22 @@ async def test_a_slow_big_mutation_does_not_send_small_ones_to_threads(ws: str, 
     threads.stretch = 0.0
     await fs.write_text(await fs.resolve("small.txt"), "y")
     assert threads.seen == ["worker", "loop"]
+
+
+async def test_mutations_side_by_side_go_to_worker_threads(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small mutations under way together run in worker threads (their fsyncs overlap); one
+    alone stays on the loop; and one beside others, however slow, never starts the cooldown."""
+    threads = Threads(monkeypatch, fast_disk=False)
+    fs = LocalFileSystem(cwd=ws)
+    targets = [await fs.resolve(f"f{i}.txt") for i in range(4)]
+    threads.stretch = SLOW_MUTATION_S * 2  # slow, but beside others: says nothing of the disk alone
+    async with anyio.create_task_group() as tg:
+        for target in targets:
+            tg.start_soon(fs.write_text, target, "side by side\n")
+    threads.stretch = 0.0
+    assert threads.seen == ["worker"] * 4
+    await fs.write_text(targets[0], "alone\n")
+    assert threads.seen[-1] == "loop" and fs._mutating == 0
+    for target in targets[1:]:
+        with open(target.key, "rb") as handle:
+            assert handle.read() == b"side by side\n"

@@ -13,8 +13,10 @@ call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
 a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.
 Mutations of at most ``inline_write_max`` bytes (old size and a bound on the new one) run
-there too while the disk is fast: the critical section of one is two ``fsync`` s and a
-rename, and the hop would add about a third to it. After a mutation that took
+there too while the disk is fast and no other mutation is under way: the critical section of
+one is two ``fsync`` s and a rename, and the hop would add about a third to it; mutations side by
+side go to worker threads, where their ``fsync`` s overlap (a journaling filesystem commits them
+together). After a mutation that took
 ``SLOW_MUTATION_S`` or longer (a slow or busy disk), mutations run in worker threads for
 ``SLOW_DISK_COOLDOWN_S``. Set ``inline_probes=False``, ``inline_read_max=0`` and
 ``inline_write_max=0`` to run everything in threads (for slow or network filesystems whose
@@ -165,6 +167,7 @@ class LocalFileSystem(FileSystem):
         self.inline_read_max = max(0, inline_read_max)
         self.inline_write_max = max(0, inline_write_max)
         self._inline_after = 0.0  # time.monotonic() before which mutations stay off this thread
+        self._mutating = 0  # mutations holding their locks (more than one: each in a worker thread)
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
 
@@ -400,29 +403,35 @@ class LocalFileSystem(FileSystem):
     async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
                       new_size: Callable[[int], int], stage: Stage):
         """Run ``operation`` (``fsio.write_file`` / ``edit_file``) holding the cross-process
-        lock: on this thread when small and the disk fast, else in a worker thread.
+        lock: on this thread when small, the disk fast and no other mutation of this provider
+        under way, else in a worker thread (mutations side by side — a patch's updates, several
+        agents' edits — overlap there, and the disk commits their ``fsync`` s together).
 
         :param new_size: a bound on the new content's size in bytes, given the old size
         """
         fd = await self._acquire(target.key, signal, stage)
+        self._mutating += 1
         try:
             small = self._small(target, new_size)  # only small mutations tell how fast the disk is
             if small and time.monotonic() >= self._inline_after:
                 # Calls started together must all reach their intent before one of them mutates,
                 # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
                 await anyio.lowlevel.checkpoint()
-                started = time.monotonic()
-                try:
-                    return operation(target, payload, expected, signal=signal, rules=self.rules)
-                finally:
-                    self._note(time.monotonic() - started)
+                if self._mutating == 1:  # alone: side by side ones go to threads, their fsyncs overlap
+                    started = time.monotonic()
+                    try:
+                        return operation(target, payload, expected, signal=signal, rules=self.rules)
+                    finally:
+                        self._note(time.monotonic() - started)
+            alone = self._mutating == 1  # a mutation beside others does not time the disk alone
             started = time.monotonic()
             try:
                 return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules)
             finally:
-                if small:
+                if small and alone:
                     self._note(time.monotonic() - started)
         finally:
+            self._mutating -= 1
             self.process_locks.release(fd)
 
     async def _acquire(self, key: str, signal: AbortSignal | None, stage: Stage) -> int:

@@ -44,16 +44,17 @@ import anyio
 from ..core.context import Context
 from ..core.session import ToolExecution
 from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
-from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
+from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.text import normalize, utf8_size
 from ..fs.tool_switches import ToolSwitches
-from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
+from ..fs.types import EditIntent, Target, Version
 from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected, UpdateFile
 from ..patch import codex_summary, plan_patch
 from ..tool_fs.diff import DIFF_CONTEXT, bounded_diffs
 from ..tool_fs.shared import with_remedy
 from .texts import TOO_BIG_TO_UPDATE
+from .writes import WriteStep, write_steps
 
 __all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
 
@@ -333,75 +334,12 @@ def _refusal(run: _Run, planned: Sequence[PatchError]) -> Exception:
 
 
 async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> AppliedPatch:
-    """Write the plan in patch order (see the module docstring); shielded once begun."""
-    ctx, fs, execution = run.ctx, run.fs, run.execution
-    done: list[FileChange] = []
-    rows: list[str] = []  # what was written, as summary rows, for a failure's report
-    signal = execution.signal
-    with anyio.CancelScope(shield=True):
-        for op, change in zip(patch.ops, planned):
-            entry = run.paths[op.path]
-            target = entry.target
-            assert target is not None
-            try:
-                if change.kind == "create":
-                    written = await fs.write_text(target, change.after or "", CreateIfAbsent(), signal=signal)
-                    ctx.emit(FS_OBSERVED, target, written.version, execution)
-                    rows.append(f"A {change.display}")
-                elif change.kind == "delete":
-                    assert entry.guard is not None
-                    await fs.delete(target, DeleteIntent(entry.guard), signal=signal)
-                    ctx.emit(FS_OBSERVED, target, None, execution)
-                    rows.append(f"D {change.display}")
-                elif isinstance(op, UpdateFile) and change.move_to is not None:
-                    await _move(run, op, change, rows, signal)
-                else:
-                    assert entry.guard is not None
-                    written = await fs.write_text(target, change.after or "", ReplaceIfVersion(entry.guard),
-                                                  signal=signal)
-                    ctx.emit(FS_OBSERVED, target, written.version, execution)
-                    rows.append(f"M {change.display}")
-            except FsError as err:
-                raise _partial(run, err, rows, planned[len(done):]) from err
-            done.append(change)
-            signal = None  # begun: the rest is never abandoned
-    return AppliedPatch(changes=tuple(done))
-
-
-async def _move(run: _Run, op: UpdateFile, change: FileChange, rows: list[str], signal: Any) -> None:
-    """Rename, then write the moved file's new text under the renamed version (D4 keeps its BOM)."""
-    ctx, fs, execution = run.ctx, run.fs, run.execution
-    source, dest = run.paths[op.path], run.paths[op.move_to or ""]
-    assert source.target is not None and dest.target is not None and source.guard is not None
-    moved = await fs.rename(source.target, dest.target, RenameIntent(source.guard), signal=signal)
-    ctx.emit(FS_OBSERVED, source.target, None, execution)
-    ctx.emit(FS_OBSERVED, dest.target, moved.version, execution)
-    rows.append(f"R {change.display} -> {change.move_display}")
-    if change.after != change.before:
-        written = await fs.write_text(dest.target, change.after or "", ReplaceIfVersion(moved.version))
-        ctx.emit(FS_OBSERVED, dest.target, written.version, execution)
-    rows[-1] = f"M {change.display} -> {change.move_display}"
-
-
-def _partial(run: _Run, err: FsError, rows: list[str], pending: Sequence[FileChange]) -> FsError:
-    """A write failed midway: its error, then what was and was not written."""
-    failed = with_remedy(err, run.switches)
-    lines = [str(failed)]
-    if rows:
-        lines.append("The patch was applied in part. Written:")
-        lines.extend(rows)
-    else:
-        lines.append("No files were modified.")
-    if pending:
-        lines.append("Not written:")
-        for change in pending:
-            if change.kind == "create":
-                lines.append(f"A {change.display}")
-            elif change.kind == "delete":
-                lines.append(f"D {change.display}")
-            elif change.move_to is not None:
-                renamed = bool(rows) and rows[-1] == f"R {change.display} -> {change.move_display}"
-                lines.append(f"M {change.move_display}" if renamed else f"M {change.display} -> {change.move_display}")
-            else:
-                lines.append(f"M {change.display}")
-    return FsError("\n".join(lines), err.fs_code, cause=err)
+    """Write the plan (``writes.write_steps``: the first change alone under the abort signal,
+    then in-place updates side by side beside the name changes in patch order); shielded."""
+    steps: list[WriteStep] = []
+    for op, change in zip(patch.ops, planned):
+        entry = run.paths[op.path]
+        assert entry.target is not None
+        dest = run.paths[change.move_to].target if change.move_to is not None else None
+        steps.append(WriteStep(change=change, target=entry.target, guard=entry.guard, dest=dest))
+    return AppliedPatch(changes=await write_steps(run.ctx, run.execution, steps, switches=run.switches))
