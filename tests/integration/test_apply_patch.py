@@ -555,3 +555,19 @@ async def test_a_write_failing_beside_others_is_reported_as_the_disk_shows(ws: s
         later = names[names.index(fail) + 1:]
         assert not any(n in later for _, n in fs.events)
 
+
+
+async def test_diffs_computed_while_writing_are_the_diffs_of_what_was_written(ws: str, patch_ctx: Any) -> None:
+    from dsh_fs.core.session import ToolExecution
+    from dsh_fs.patch import parse_patch
+    from dsh_fs.tool_patch import AppliedPatch, apply_patch
+
+    for name in ("u1", "u2", "u3", "u4", "gone", "mv"):
+        put(f"{ws}/{name}.txt", f"{name}\nsecond line\n")
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    patch = parse_patch(envelope(*MIXED))
+    applied = await apply_patch(ctx, patch, ToolExecution(session=session), with_diffs=True)
+    assert applied.kept_diffs is not None and len(applied.kept_diffs) == 7
+    assert applied.diffs() == AppliedPatch(changes=applied.changes).diffs()  # recomputed from the changes
+    assert applied.kept_diffs[0] == {"path": f"{ws}/u1.txt", "oldText": "u1\nsecond line",
+                                     "newText": "U1\nsecond line"}

@@ -103,6 +103,8 @@ class AppliedPatch:
     """What an applied patch wrote, in patch order."""
 
     changes: tuple[FileChange, ...]
+    kept_diffs: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    """``diffs()`` computed while the files were written (``apply_patch(with_diffs=True)``)"""
 
     def codex_summary(self) -> str:
         """Codex's ``Success. Updated the following files:`` text, display paths (a moved
@@ -116,6 +118,8 @@ class AppliedPatch:
         """§4.9 hunks of every file, in patch order (UI metadata; a deleted file's text goes,
         an added file's comes; bounded as ``edit``'s). An update is diffed only around its
         hunks (``region_diffs``)."""
+        if self.kept_diffs is not None:
+            return self.kept_diffs
         out: list[dict[str, Any]] = []
         for change in self.changes:
             path = change.move_display or change.display
@@ -204,12 +208,15 @@ def _roles(patch: Patch) -> list[tuple[str, Role, int]]:
     return out
 
 
-async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> AppliedPatch:
+async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution, *,
+                      with_diffs: bool = False) -> AppliedPatch:
     """Check ``patch`` whole against the current files, then write it (see the module docstring).
 
     :param ctx: a context with a provider (``ctx.fs``) and, usually, the observation policy
     :param patch: from ``parse_patch`` / ``parse_operation``
     :param execution: the call's session (cwd, observation owner) and abort signal
+    :param with_diffs: compute ``AppliedPatch.diffs()`` in a worker thread while the files are
+        written (the CPU work beside the disk's), for a face that returns them
     :return: the changes written
     :raises PatchInputError: no operation, a file touched twice (nothing written)
     :raises FsError: the patch does not apply (nothing written; every reason, one per line,
@@ -237,7 +244,7 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
         gated = [p for p in run.paths.values() if p.error is not None]
     if gated:
         raise _refusal(run, ())
-    return await _write(run, patch, planned)
+    return await _write(run, patch, planned, with_diffs=with_diffs)
 
 
 async def _check_replaceable(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> None:
@@ -333,13 +340,32 @@ def _refusal(run: _Run, planned: Sequence[PatchError]) -> Exception:
     return FsError(message, code)
 
 
-async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> AppliedPatch:
+async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange], *, with_diffs: bool) -> AppliedPatch:
     """Write the plan (``writes.write_steps``: the first change alone under the abort signal,
-    then in-place updates side by side beside the name changes in patch order); shielded."""
+    then in-place updates side by side beside the name changes in patch order); shielded.
+    With ``with_diffs``, the diffs of the plan are computed in a worker thread meanwhile (kept
+    only when every write succeeded)."""
     steps: list[WriteStep] = []
     for op, change in zip(patch.ops, planned):
         entry = run.paths[op.path]
         assert entry.target is not None
         dest = run.paths[change.move_to].target if change.move_to is not None else None
         steps.append(WriteStep(change=change, target=entry.target, guard=entry.guard, dest=dest))
-    return AppliedPatch(changes=await write_steps(run.ctx, run.execution, steps, switches=run.switches))
+    if not with_diffs:
+        return AppliedPatch(changes=await write_steps(run.ctx, run.execution, steps, switches=run.switches))
+    kept: list[list[dict[str, Any]]] = []
+    failed: list[FsError] = []
+
+    async def diff() -> None:
+        kept.append(await anyio.to_thread.run_sync(AppliedPatch(changes=tuple(planned)).diffs))
+
+    with anyio.CancelScope(shield=True):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(diff)
+            try:
+                changes = await write_steps(run.ctx, run.execution, steps, switches=run.switches)
+            except FsError as err:
+                failed.append(err)
+    if failed:
+        raise failed[0]
+    return AppliedPatch(changes=changes, kept_diffs=kept[0])

@@ -62,8 +62,8 @@ class ToolPatch:
                     parse_patch, text)
             except PatchError as err:
                 raise PatchInputError(err.message) from None
-            applied = await apply_patch(ctx, patch, execution)
-            diffs = await anyio.to_thread.run_sync(applied.diffs)
+            applied = await apply_patch(ctx, patch, execution, with_diffs=True)  # diffed while written
+            diffs = applied.diffs()
             return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": diffs})
 
         scope.effect(
