@@ -402,3 +402,31 @@ async def test_mutations_side_by_side_go_to_worker_threads(ws: str, monkeypatch:
     for target in targets[1:]:
         with open(target.key, "rb") as handle:
             assert handle.read() == b"side by side\n"
+
+
+async def test_the_up_front_checks_are_probes_on_the_loop_unless_turned_off(ws: str,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check_replaceable`` / ``check_creatable`` (apply_patch's checks before its first write)
+    are metadata system calls: on the event loop thread with ``inline_probes``, in a worker
+    without, with the same refusals."""
+    main = threading.get_ident()
+    seen: list[str] = []
+    real = filesystem._may_change_names_in
+
+    def recording(directory: str) -> bool:
+        seen.append("loop" if threading.get_ident() == main else "worker")
+        return real(directory)
+
+    monkeypatch.setattr(filesystem, "_may_change_names_in", recording)
+    put(os.path.join(ws, "ro.txt"), b"x\n")
+    os.chmod(os.path.join(ws, "ro.txt"), 0o444)
+    texts = []
+    for inline in (True, False):
+        fs = LocalFileSystem(cwd=ws, inline_probes=inline)
+        await fs.check_creatable(await fs.resolve("new/dir/n.txt"), size=10)
+        await fs.check_replaceable(await fs.resolve("ro.txt"), "rename")
+        with pytest.raises(FsError) as refused:
+            await fs.check_replaceable(await fs.resolve("ro.txt"), "write", size=3)
+        texts.append(str(refused.value))
+    assert seen == ["loop", "loop", "worker", "worker"]
+    assert texts[0] == texts[1] == f'cannot write "{ws}/ro.txt": permission denied — the file is read-only'

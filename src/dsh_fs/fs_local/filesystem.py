@@ -9,7 +9,8 @@ back) from threads of their own (never the I/O threads), and an abort or a cance
 ends the wait before anything changed.
 
 Cheap calls: a worker-thread hop costs far more than a metadata system
-call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
+call, so by default ``resolve``, ``stat``, ``is_current`` and the up-front checks
+(``check_replaceable``, ``check_creatable``) run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
 a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.
 Mutations of at most ``inline_write_max`` bytes (old size and a bound on the new one) run
@@ -112,8 +113,9 @@ class LocalFileSystem(FileSystem):
         (its real path is taken here).
     :param lock_dir: directory of the cross-process lock files (A4); default per user
     :param max_threads: worker threads this provider may use at once
-    :param inline_probes: run ``resolve`` and ``stat`` on the event loop thread
-        (metadata system calls only; see the module docstring)
+    :param inline_probes: run ``resolve``, ``stat``, ``is_current``, ``check_replaceable``
+        and ``check_creatable`` on the event loop thread (metadata system calls only; see the
+        module docstring)
     :param inline_read_max: ``read_window`` of a file of at most this many bytes (by the
         caller's stat) runs on the event loop thread; 0: always in a worker thread
     :param inline_write_max: a write or edit of a file of at most this many bytes (its old
@@ -366,7 +368,10 @@ class LocalFileSystem(FileSystem):
             if found is not None and found.type == "file":
                 files.keep_read_only(found, verb, display, self.rules)  # type: ignore[arg-type]
 
-        await self._run(check)
+        if self.inline_probes:
+            check()  # metadata system calls only, as ``stat``
+        else:
+            await self._run(check)
 
     async def check_creatable(self, target: Target, *, size: int | None = None,
                               signal: AbortSignal | None = None) -> None:
@@ -384,7 +389,10 @@ class LocalFileSystem(FileSystem):
             if os.path.isdir(directory) and not _may_change_names_in(directory):
                 raise permission_denied("write", display)
 
-        await self._run(check)
+        if self.inline_probes:
+            check()  # metadata system calls only, as ``stat``
+        else:
+            await self._run(check)
 
     @contextlib.asynccontextmanager
     async def _holding(self, keys: list[str], signal: AbortSignal | None, stage: Stage):  # type: ignore[no-untyped-def]
