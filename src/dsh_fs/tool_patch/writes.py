@@ -39,7 +39,7 @@ from ..tool_fs.shared import with_remedy
 
 __all__ = ("WRITE_AT_ONCE", "WriteStep", "write_steps")
 
-WRITE_AT_ONCE = 8
+WRITE_AT_ONCE = 16
 """in-place updates of one patch written at the same time (after its first change)"""
 
 _State = Literal["pending", "renamed", "done", "failed"]
