@@ -19,12 +19,14 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
    before the first write.
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
    every reason (one per line, patch order; the code of the first). Otherwise each file is
-   written atomically through the seam in patch order — create ``write_text(CreateIfAbsent)``,
-   update ``write_text(ReplaceIfVersion(guard))``, move ``rename(RenameIntent(guard))`` then
-   ``write_text`` of the new text at the new name, delete ``delete(DeleteIntent(guard))`` — and
-   ``fs/observed`` is emitted after each (a deleted or moved-away file as absent). The guards
-   are checked again inside each write's lock; a file changed in the meantime (a race) or an
-   I/O error stops the run, and the error says exactly which files were written and which not.
+   written atomically through the seam (``writes.write_steps``: the first change alone, then
+   the in-place updates side by side beside the name changes in patch order) — create
+   ``write_text(CreateIfAbsent)``, update ``write_text(ReplaceIfVersion(guard))``, move
+   ``rename(RenameIntent(guard))`` then ``write_text`` of the new text at the new name, delete
+   ``delete(DeleteIntent(guard))`` — and ``fs/observed`` is emitted after each (a deleted or
+   moved-away file as absent). The guards are checked again inside each write's lock; a file
+   changed in the meantime (a race) or an I/O error stops the run (no write not yet begun
+   begins), and the error says exactly which files were written and which not.
 
 The writes, once the first has begun, are never abandoned half way: a cancellation waits for
 them and the abort signal is only honoured before the first one. The default profile adds
