@@ -571,3 +571,24 @@ async def test_diffs_computed_while_writing_are_the_diffs_of_what_was_written(ws
     assert applied.diffs() == AppliedPatch(changes=applied.changes).diffs()  # recomputed from the changes
     assert applied.kept_diffs[0] == {"path": f"{ws}/u1.txt", "oldText": "u1\nsecond line",
                                      "newText": "U1\nsecond line"}
+
+
+async def test_updates_too_big_to_write_side_by_side_wait_their_turn(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh_fs.tool_patch import writes
+
+    monkeypatch.setattr(writes, "SIDE_BY_SIDE_MAX", len("U2\n"))  # u3's and u4's new texts are bigger
+    for name in ("u1", "u2", "u3", "u4"):
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    fs = RecordingWrites(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "u1.txt", "u2.txt", "u3.txt", "u4.txt")
+    result = await call(ctx, session, envelope("*** Update File: u1.txt", "@@", "-u1", "+U1",
+                                               "*** Update File: u4.txt", "@@", "-u4", "+U4 and more",
+                                               "*** Update File: u2.txt", "@@", "-u2", "+U2",
+                                               "*** Update File: u3.txt", "@@", "-u3", "+U3 and more"))
+    assert not result.is_error, result.text
+    big = [event for event in fs.events if event[1] in ("u3.txt", "u4.txt")]
+    assert big == [("start", "u4.txt"), ("end", "u4.txt"), ("start", "u3.txt"), ("end", "u3.txt")]  # patch order
+    assert fs.most == 2  # one big update at a time, beside the small one
+    assert [get(f"{ws}/{n}.txt") for n in ("u1", "u2", "u3", "u4")] == [b"U1\n", b"U2\n", b"U3 and more\n",
+                                                                        b"U4 and more\n"]

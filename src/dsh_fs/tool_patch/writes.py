@@ -4,8 +4,8 @@
 Order. The patch's first change is written alone, under the call's abort signal: an abort is
 honoured only before the first write begins, never between two. Then the remaining in-place
 updates are written side by side, at most ``WRITE_AT_ONCE`` at a time, while the changes that
-add, remove or rename a name (create, delete, move) are written one after another, in patch
-order, beside them. An update replaces the bytes of a file that stays where it is, under its
+add, remove or rename a name (create, delete, move) — and updates bigger than
+``SIDE_BY_SIDE_MAX`` — are written one after another, in patch order, beside them. An update replaces the bytes of a file that stays where it is, under its
 own guard, so it depends on no other change of the patch (each file is touched once, the
 planner checks that); changes of names keep the order the patch gives them, since two of them
 may make or empty the same directory (two files added in a new one). Each write is still one atomic, durable write of one file
@@ -37,10 +37,15 @@ from ..fs.types import CreateIfAbsent, DeleteIntent, RenameIntent, ReplaceIfVers
 from ..patch import FileChange
 from ..tool_fs.shared import with_remedy
 
-__all__ = ("WRITE_AT_ONCE", "WriteStep", "write_steps")
+__all__ = ("SIDE_BY_SIDE_MAX", "WRITE_AT_ONCE", "WriteStep", "write_steps")
 
 WRITE_AT_ONCE = 16
 """in-place updates of one patch written at the same time (after its first change)"""
+
+SIDE_BY_SIDE_MAX = 1024 * 1024
+"""the largest new text (characters) an update may have to be written side by side with
+others; a bigger one waits its turn with the name changes, so the bytes several writes hold at
+once (each reads the old file and encodes the new one) stay bounded"""
 
 _State = Literal["pending", "renamed", "done", "failed"]
 
@@ -94,8 +99,8 @@ async def write_steps(ctx: Context, execution: ToolExecution, steps: Sequence[Wr
             await _write_one(ctx, execution, steps, 0, progress, execution.signal)
         if not progress.stopped and len(steps) > 1:
             rest = range(1, len(steps))
-            in_place = [i for i in rest if steps[i].in_place]
-            names = [i for i in rest if not steps[i].in_place]
+            side = {i for i in rest if steps[i].in_place and len(steps[i].change.after or "") <= SIDE_BY_SIDE_MAX}
+            ordered = [i for i in rest if i not in side]  # name changes and big updates, one at a time
             limiter = anyio.CapacityLimiter(WRITE_AT_ONCE)
 
             async def update(index: int) -> None:
@@ -104,15 +109,15 @@ async def write_steps(ctx: Context, execution: ToolExecution, steps: Sequence[Wr
                         await _write_one(ctx, execution, steps, index, progress, None)
 
             async def in_order() -> None:
-                for index in names:
+                for index in ordered:
                     if progress.stopped:
                         return
                     await _write_one(ctx, execution, steps, index, progress, None)
 
             async with anyio.create_task_group() as tg:
-                if names:
+                if ordered:
                     tg.start_soon(in_order)
-                for index in in_place:
+                for index in sorted(side):
                     tg.start_soon(update, index)
     if progress.errors:
         raise _partial(steps, progress, switches)
