@@ -430,3 +430,31 @@ async def test_the_up_front_checks_are_probes_on_the_loop_unless_turned_off(ws: 
         texts.append(str(refused.value))
     assert seen == ["loop", "loop", "worker", "worker"]
     assert texts[0] == texts[1] == f'cannot write "{ws}/ro.txt": permission denied — the file is read-only'
+
+
+async def test_read_text_of_a_small_file_runs_on_the_loop(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``read_text`` (apply_patch's and the editors' whole-file read) of a file of at most
+    ``inline_read_max`` bytes runs on the event loop thread, as ``read_window`` does; a bigger
+    file, or a zero limit, in a worker; the text and the refusals are the same."""
+    main = threading.get_ident()
+    seen: list[str] = []
+    real = fsio._read_fd
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append("loop" if threading.get_ident() == main else "worker")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fsio, "_read_fd", recording)
+    put(os.path.join(ws, "small.txt"), b"\xef\xbb\xbfsmall\r\n")
+    put(os.path.join(ws, "big.txt"), b"b" * 2000 + b"\n")
+    put(os.path.join(ws, "bin.dat"), b"a\0b")
+    results = []
+    for limit in (1024, 0):
+        fs = LocalFileSystem(cwd=ws, inline_read_max=limit)
+        texts = [await fs.read_text(await fs.resolve(name)) for name in ("small.txt", "big.txt")]
+        with pytest.raises(FsError) as refused:
+            await fs.read_text(await fs.resolve("bin.dat"))
+        results.append((texts, refused.value.code, str(refused.value)))
+    assert seen == ["loop", "worker", "loop", "worker", "worker", "worker"]
+    assert results[0] == results[1] and results[0][0] == ["small\r\n", "b" * 2000 + "\n"]
+    assert results[0][1] == "FS_NOT_TEXT"

@@ -12,7 +12,8 @@ Cheap calls: a worker-thread hop costs far more than a metadata system
 call, so by default ``resolve``, ``stat``, ``is_current`` and the up-front checks
 (``check_replaceable``, ``check_creatable``) run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
-a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.
+a thread), and so do ``read_window`` and ``read_text`` for files of at most
+``inline_read_max`` bytes.
 Mutations of at most ``inline_write_max`` bytes (old size and a bound on the new one) run
 there too while the disk is fast and no other mutation is under way: the critical section of
 one is two ``fsync`` s and a rename, and the hop would add about a third to it; mutations side by
@@ -117,7 +118,8 @@ class LocalFileSystem(FileSystem):
         and ``check_creatable`` on the event loop thread (metadata system calls only; see the
         module docstring)
     :param inline_read_max: ``read_window`` of a file of at most this many bytes (by the
-        caller's stat) runs on the event loop thread; 0: always in a worker thread
+        caller's stat), and ``read_text`` of one (by its descriptor's ``fstat``), run on the
+        event loop thread; 0: always in a worker thread
     :param inline_write_max: a write or edit of a file of at most this many bytes (its old
         size, and a bound on its new size) runs on the event loop thread while the disk is
         fast (see the module docstring); 0: always in a worker thread
@@ -214,7 +216,16 @@ class LocalFileSystem(FileSystem):
         return found
 
     async def read_text(self, target: Target, *, signal: AbortSignal | None = None) -> str:
-        return await self._run(fsio.read_text, target.key, target.display_path, signal=signal, rules=self.rules)
+        """§2.5 ``readText`` (``fsio.read_text``): a file of at most ``inline_read_max`` bytes
+        (by the descriptor's ``fstat``) is read on the event loop thread, a bigger one in a
+        worker thread. See ``FileSystem.read_text``."""
+        if self.inline_read_max > 0:
+            text = fsio.read_text_within(target.key, target.display_path, signal=signal, rules=self.rules,
+                                         max_size=self.inline_read_max)
+            if text is not None:
+                return text
+        return await self._run(fsio.read_text, target.key, target.display_path,  # type: ignore[no-any-return]
+                               signal=signal, rules=self.rules)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         reader = fsio.StreamReader(target.key, target.display_path, signal=signal, rules=self.rules)
