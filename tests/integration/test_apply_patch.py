@@ -361,7 +361,7 @@ async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
         "*** Update File: a.txt", "@@", "-a", "+A",
         "*** Update File: b.txt", "*** Move to: d.txt", "@@", "-b", "+B",
         "*** Delete File: c.txt",
-    ))
+    ), signal=AbortSignal())  # under a signal the first change is written alone: a, then b fails
     assert result.error is not None and result.error.code == "FS_IO_ERROR"
     assert result.text == "\n".join([
         f'Error: cannot write "{ws}/b.txt": No space left on device',
@@ -494,14 +494,14 @@ async def test_updates_are_written_side_by_side_and_name_changes_in_patch_order(
     fs = RecordingWrites(cwd=ws)
     ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
     await read(ctx, session, "u1.txt", "u2.txt", "u3.txt", "u4.txt", "gone.txt", "mv.txt")
-    result = await call(ctx, session, envelope(*MIXED))
+    result = await call(ctx, session, envelope(*MIXED), signal=AbortSignal())
     assert not result.is_error, result.text
     assert result.text == ("Success. Updated the following files:\n"
                            f"A {ws}/n.txt\nM {ws}/u1.txt\nM {ws}/u2.txt\nM {ws}/u3.txt\nM {ws}/moved.txt\n"
                            f"M {ws}/u4.txt\nD {ws}/gone.txt\n")  # the summary keeps patch order
     assert [d["path"] for d in result.meta["diffs"]] == [f"{ws}/{n}.txt" for n in
                                                          ("u1", "n", "u2", "gone", "u3", "moved", "u4")]
-    assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")]  # the first change alone
+    assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")]  # the first change alone, under the signal
     assert fs.most >= 3  # u2, u3, u4 beside the name changes
     names = [(what, name) for what, name in fs.events if name in ("n.txt", "gone.txt", "mv.txt", "moved.txt")]
     assert names == [("start", "n.txt"), ("end", "n.txt"), ("start", "gone.txt"), ("end", "gone.txt"),
@@ -589,6 +589,25 @@ async def test_updates_too_big_to_write_side_by_side_wait_their_turn(ws: str, mo
     assert not result.is_error, result.text
     big = [event for event in fs.events if event[1] in ("u3.txt", "u4.txt")]
     assert big == [("start", "u4.txt"), ("end", "u4.txt"), ("start", "u3.txt"), ("end", "u3.txt")]  # patch order
-    assert fs.most == 2  # one big update at a time, beside the small one
+    assert fs.most == 3  # one big update at a time, beside the small ones (no signal: u1 with them)
     assert [get(f"{ws}/{n}.txt") for n in ("u1", "u2", "u3", "u4")] == [b"U1\n", b"U2\n", b"U3 and more\n",
                                                                         b"U4 and more\n"]
+
+
+async def test_without_an_abort_signal_the_first_update_goes_with_the_others(ws: str) -> None:
+    for name in ("u1", "u2", "u3"):
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    patch = envelope("*** Update File: u1.txt", "@@", "-u1", "+U1", "*** Update File: u2.txt", "@@", "-u2", "+U2",
+                     "*** Update File: u3.txt", "@@", "-u3", "+U3")
+    for signal in (None, AbortSignal()):
+        fs = RecordingWrites(cwd=ws)
+        ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+        await read(ctx, session, "u1.txt", "u2.txt", "u3.txt")
+        result = await call(ctx, session, patch, signal=signal)
+        assert not result.is_error, result.text
+        first_done = fs.events.index(("end", "u1.txt"))
+        if signal is None:
+            assert fs.most == 3 and ("start", "u2.txt") in fs.events[:first_done]
+        else:  # the first alone, under the signal
+            assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")] and fs.most == 2
+        patch = patch.replace("-u", "-X").replace("+U", "+u").replace("-X", "-U")  # and back

@@ -19,8 +19,8 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
    before the first write.
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
    every reason (one per line, patch order; the code of the first). Otherwise each file is
-   written atomically through the seam (``writes.write_steps``: the first change alone, then
-   the in-place updates side by side beside the name changes in patch order) — create
+   written atomically through the seam (``writes.write_steps``: the first change alone under an
+   abort signal, then the in-place updates side by side beside the name changes in patch order) — create
    ``write_text(CreateIfAbsent)``, update ``write_text(ReplaceIfVersion(guard))``, move
    ``rename(RenameIntent(guard))`` then ``write_text`` of the new text at the new name, delete
    ``delete(DeleteIntent(guard))`` — and ``fs/observed`` is emitted after each (a deleted or
@@ -343,7 +343,7 @@ def _refusal(run: _Run, planned: Sequence[PatchError]) -> Exception:
 
 
 async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange], *, with_diffs: bool) -> AppliedPatch:
-    """Write the plan (``writes.write_steps``: the first change alone under the abort signal,
+    """Write the plan (``writes.write_steps``: the first change alone under an abort signal,
     then in-place updates side by side beside the name changes in patch order); shielded.
     With ``with_diffs``, the diffs of the plan are computed in a worker thread meanwhile (kept
     only when every write succeeded)."""

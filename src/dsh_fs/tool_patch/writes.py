@@ -2,7 +2,8 @@
 (docs/design/EDITING-FACES-DESIGN.md §6.2 step 5; DEVIATIONS E10).
 
 Order. The patch's first change is written alone, under the call's abort signal: an abort is
-honoured only before the first write begins, never between two. Then the remaining in-place
+honoured only before the first write is done, never between two (a call without a signal has
+nothing to honour: its first change goes with the others). Then the remaining in-place
 updates are written side by side, at most ``WRITE_AT_ONCE`` at a time, while the changes that
 add, remove or rename a name (create, delete, move) — and updates bigger than
 ``SIDE_BY_SIDE_MAX`` — are written one after another, in patch order, beside them. An update replaces the bytes of a file that stays where it is, under its
@@ -94,11 +95,13 @@ async def write_steps(ctx: Context, execution: ToolExecution, steps: Sequence[Wr
         Written:`` / ``No files were modified.`` and ``Not written:`` rows (E10)
     """
     progress = _Progress(len(steps))
+    signal = execution.signal
     with anyio.CancelScope(shield=True):
-        if steps:
-            await _write_one(ctx, execution, steps, 0, progress, execution.signal)
-        if not progress.stopped and len(steps) > 1:
-            rest = range(1, len(steps))
+        if steps and signal is not None:  # alone: an abort is honoured until its rename, then never
+            await _write_one(ctx, execution, steps, 0, progress, signal)
+        first = 0 if signal is None else 1
+        if not progress.stopped and len(steps) > first:
+            rest = range(first, len(steps))
             side = {i for i in rest if steps[i].in_place and len(steps[i].change.after or "") <= SIDE_BY_SIDE_MAX}
             ordered = [i for i in rest if i not in side]  # name changes and big updates, one at a time
             limiter = anyio.CapacityLimiter(WRITE_AT_ONCE)
