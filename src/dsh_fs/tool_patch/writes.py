@@ -3,16 +3,17 @@
 
 Order. The patch's first change is written alone, under the call's abort signal: an abort is
 honoured only before the first write is done, never between two (a call without a signal has
-nothing to honour: its first change goes with the others). Then the remaining in-place
-updates are written side by side, at most ``WRITE_AT_ONCE`` at a time, while the changes that
-add, remove or rename a name (create, delete, move) — and updates bigger than
-``SIDE_BY_SIDE_MAX`` — are written one after another, in patch order, beside them. An update replaces the bytes of a file that stays where it is, under its
-own guard, so it depends on no other change of the patch (each file is touched once, the
-planner checks that); changes of names keep the order the patch gives them, since two of them
-may make or empty the same directory (two files added in a new one). Each write is still one atomic, durable write of one file
-(the provider's: temporary file, ``fsync``, rename, ``fsync`` of the directory, A3) with its
-guard checked inside its lock; side by side, the disk commits their ``fsync`` s together
-(bench/README.md, "apply_patch").
+nothing to honour: its first change goes with the others). Then the remaining in-place updates
+are written side by side, at most ``WRITE_AT_ONCE`` at a time, while the changes that add,
+remove or rename a name (create, delete, move) — and updates bigger than ``SIDE_BY_SIDE_MAX`` —
+are written one after another, in patch order, beside them. An update replaces the bytes of a
+file that stays where it is, under its own guard, so it depends on no other change of the patch
+(each file is touched once, the planner checks that); changes of names keep the order the patch
+gives them, since two of them may make or empty the same directory (two files added in a new
+one). Each write is still one atomic, durable write of one file (the provider's: temporary
+file, ``fsync``, rename, ``fsync`` of the directory, A3) with its guard checked inside its
+lock; side by side, the disk commits their ``fsync`` s together (bench/README.md,
+"apply_patch").
 
 Failure. Once a write fails, no write that has not begun begins; the writes under way finish.
 The error is the failure first in patch order, then what was written and what was not, each
