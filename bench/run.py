@@ -708,8 +708,9 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
         rows.extend(faces_bench.rows(work))
         notes.append("apply_patch: one registry call with the policy on (the files read before, untimed): parse, "
                      "check every file (resolve, stat, read, version), locate 200 hunks, then 20 atomic durable "
-                     "writes (fsync of each file and directory, A3) and the diff metadata. `git apply` runs as a "
-                     "subprocess and does not fsync; most of the gap is the 40 fsyncs (see the durable row).")
+                     "writes (fsync of each file and directory, A3; the first alone, the rest side by side) with "
+                     "the diff metadata computed meanwhile. `git apply` runs as a subprocess and does not fsync; "
+                     "the third row is the durable floor (the same fsyncs side by side; bench/README.md).")
     # framework adapters
     if args.skip_frameworks:
         notes.append("Framework rows: skipped (--skip-frameworks).")
