@@ -33,10 +33,10 @@ class AbortSignal:
     ``FsError(FS_ABORTED)``; nothing is ever interrupted half way through a rename.
     """
 
-    __slots__ = ("_event", "reason")
+    __slots__ = ("_aborted", "reason")
 
     def __init__(self) -> None:
-        self._event = threading.Event()
+        self._aborted = False  # one attribute store, read by any thread (no lock: nobody waits on it)
         self.reason: str | None = None
 
     @classmethod
@@ -48,14 +48,14 @@ class AbortSignal:
 
     def abort(self, reason: str | None = None) -> None:
         """Raise the flag (idempotent)."""
-        if not self._event.is_set():
+        if not self._aborted:
             self.reason = reason
-            self._event.set()
+            self._aborted = True
 
     @property
     def aborted(self) -> bool:
         """``True`` once ``abort()`` was called."""
-        return self._event.is_set()
+        return self._aborted
 
     def __repr__(self) -> str:
         return f"AbortSignal(aborted={self.aborted})"
