@@ -238,3 +238,36 @@ def test_a_buffered_stdin_handed_in_is_still_read_by_the_thread() -> None:
     drainer.join(10)
     assert [m.id for m in seen] == [7]
     assert json.loads(got.decode())["id"] == 7
+
+
+def test_a_pipe_refusing_nowait_reads_is_read_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    tried: list[int] = []
+
+    def refuse(fd: int, buffers: Any, offset: int, flags: int = 0) -> int:
+        tried.append(fd)
+        raise OSError(errno.EOPNOTSUPP, "not for this descriptor")
+
+    monkeypatch.setattr(nowait.os, "preadv", refuse)
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"one\ntwo\n")
+    os.close(write_end)
+    try:
+        got = anyio.run(_all_lines, nowait.LineReader(read_end, b"zero\n"))
+    finally:
+        os.close(read_end)
+    assert got == [b"zero\n", b"one\n", b"two\n"]
+    assert len(tried) == 1  # refused once, then never tried again
+
+
+def test_a_socket_is_read_line_by_line() -> None:
+    left, right = socket.socketpair()
+    right.sendall(b'{"a":1}\n{"b":')
+    right.sendall(b"2}\n")
+    right.close()
+    try:
+        got = anyio.run(_all_lines, nowait.LineReader(left.fileno()))
+    finally:
+        left.close()
+    assert got == [b'{"a":1}\n', b'{"b":2}\n']

@@ -104,6 +104,8 @@ class LineReader:
         self._buffer = bytearray(preread)
         self._scanned = 0  # no "\n" in self._buffer[:self._scanned]
         self._eof = False
+        self._chunk = bytearray(READ_SIZE)  # reused by every read (its bytes are copied out)
+        self._nowait = True  # False once the descriptor refused RWF_NOWAIT: read in a thread
 
     async def readline(self) -> bytes:
         """The next line (``b""`` at the end of input).
@@ -127,8 +129,8 @@ class LineReader:
 
     async def _fill(self) -> bool:
         """Append what the descriptor has (waiting until it has something); ``False`` at the end."""
-        chunk = bytearray(READ_SIZE)
-        while True:
+        chunk = self._chunk
+        while self._nowait:
             try:
                 count = os.preadv(self._fd, [chunk], -1, os.RWF_NOWAIT)
             except BlockingIOError:
@@ -137,11 +139,16 @@ class LineReader:
             except OSError as exc:
                 if exc.errno not in _REFUSED:
                     raise
-                count = await anyio.to_thread.run_sync(os.readv, self._fd, [chunk], abandon_on_cancel=True)
-            if count == 0:
-                return False
-            self._buffer += memoryview(chunk)[:count]
-            return True
+                self._nowait = False
+                break
+            return self._took(count)
+        return self._took(await anyio.to_thread.run_sync(os.readv, self._fd, [chunk], abandon_on_cancel=True))
+
+    def _took(self, count: int) -> bool:
+        if count == 0:
+            return False
+        self._buffer += memoryview(self._chunk)[:count]
+        return True
 
 
 def lines_of(stream: IO[bytes], preread: bytes = b"", *, fresh: bool = False) -> LineReader | None:
