@@ -164,11 +164,22 @@ def test_a_line_longer_than_one_read_is_one_line() -> None:
     assert got == [big, b"tail"]
 
 
-def _echo(stdin: Any, stdout: Any) -> list[Any]:
-    """Serve an echo server on our transport until the end of input; the messages it saw."""
+def _echo(stdin: Any, stdout: Any, *, hold_default_threads: bool = False) -> list[Any]:
+    """Serve an echo server on our transport until the end of input; the messages it saw.
+    ``hold_default_threads``: every default worker thread is busy (a stuck tool call) meanwhile."""
     seen: list[Any] = []
+    release = threading.Event()
 
     async def serve() -> None:
+        if hold_default_threads:
+            anyio.to_thread.current_default_thread_limiter().total_tokens = 1
+        async with anyio.create_task_group() as tg:
+            if hold_default_threads:
+                tg.start_soon(lambda: anyio.to_thread.run_sync(release.wait, abandon_on_cancel=True))
+            await echo()
+            release.set()
+
+    async def echo() -> None:
         with anyio.fail_after(20):
             async with stdio_transport(stdin, stdout) as (read_stream, write_stream):
                 async with write_stream:
@@ -185,9 +196,13 @@ def _echo(stdin: Any, stdout: Any) -> list[Any]:
     return seen
 
 
-def test_the_transport_serves_an_unbuffered_pipe_on_the_event_loop_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("hold_default_threads", [False, True])
+def test_the_transport_serves_an_unbuffered_pipe_on_the_event_loop_thread(
+    monkeypatch: pytest.MonkeyPatch, hold_default_threads: bool
+) -> None:
     """No stdin thread, no writer thread: every request answered in order, garbage answered,
-    a line too long to parse on the event loop thread parsed in a worker and still in order."""
+    a line too long to parse on the event loop thread parsed in a thread of its own (even
+    while tool calls hold every default worker thread) and still in order."""
     started: list[str] = []
     real_start = threading.Thread.start
 
@@ -213,7 +228,7 @@ def test_the_transport_serves_an_unbuffered_pipe_on_the_event_loop_thread(monkey
     )
     real_start(feeder)
     with os.fdopen(in_read, "rb", buffering=0) as stdin, os.fdopen(out_write, "wb") as stdout:
-        seen = _echo(stdin, stdout)
+        seen = _echo(stdin, stdout, hold_default_threads=hold_default_threads)
     feeder.join(10)
     drainer.join(10)
     assert "dsh-fs mcp stdin" not in started

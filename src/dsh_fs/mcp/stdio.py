@@ -31,7 +31,7 @@ same pair of streams to ``Server.run``, with these differences:
   handler or a child process never corrupts it. Both descriptors are restored on exit.
 * **Threads.** A pipe or a socket is read and written on the event loop thread with reads
   and writes that never block (``nowait.py``: ``RWF_NOWAIT``, Linux), so a round trip makes
-  no thread hop; a line longer than ``PARSE_INLINE_MAX`` is parsed in a worker thread. What
+  no thread hop; a line longer than ``PARSE_INLINE_MAX`` is parsed in a thread of its own. What
   a full pipe does not take at once is written through a thread limiter of its own, and so
   is everything where ``RWF_NOWAIT`` is not available (a regular file, a terminal, another
   OS); such a stdin is read by a daemon thread of its own. Tool calls that hold every
@@ -480,13 +480,14 @@ async def _read_lines(
     """``_pump_in`` on the event loop thread, for a pipe or socket (``nowait.LineReader``):
     the same items, handed over in line order, each taken before the next line is read;
     ``scope`` stops it when the transport closes."""
+    parser = anyio.CapacityLimiter(1)  # a thread of its own: never behind tool calls holding the default ones
     with scope:
         try:
             while raw := await lines.readline():
                 if len(raw) <= PARSE_INLINE_MAX:
                     item = _item_of(raw)
                 else:
-                    item = await anyio.to_thread.run_sync(_item_of, raw)
+                    item = await anyio.to_thread.run_sync(_item_of, raw, limiter=parser)
                 if isinstance(item, SessionMessage):
                     await _hand_over(unanswered, messages, item)
                 elif item is not None:
