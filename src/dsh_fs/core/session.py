@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from typing import Any
 
 from .signal import AbortSignal
 
@@ -41,16 +42,25 @@ class ToolExecution:
     :param signal: cooperative cancellation for this call
     :param call_id: the model's tool-call id; ``None``: a random one (32 hex digits, a
         UUID4's ``hex``), minted the first time it is read (most calls never read it)
+    :param fs: the provider this call uses when it is not ``ctx.fs`` (a sandboxed call's view)
     """
 
-    __slots__ = ("_call_id", "session", "signal")
+    __slots__ = ("_call_id", "fs", "session", "signal")
 
     def __init__(
-        self, *, session: Session | None = None, signal: AbortSignal | None = None, call_id: str | None = None
+        self,
+        *,
+        session: Session | None = None,
+        signal: AbortSignal | None = None,
+        call_id: str | None = None,
+        fs: Any = None,
     ) -> None:
         self.session = session
         self.signal = signal
         self._call_id = call_id
+        self.fs: Any = fs
+        """the provider this call uses when it is not ``ctx.fs``: a sandboxed call's view bound
+        to its policy (``dsh_fs.fs_sandbox.tools.call_fs``); ``None`` (default): ``ctx.fs``"""
 
     @property
     def call_id(self) -> str:
@@ -60,7 +70,9 @@ class ToolExecution:
         return self._call_id
 
     def __repr__(self) -> str:
-        return f"ToolExecution(session={self.session!r}, signal={self.signal!r}, call_id={self.call_id!r})"
+        return (
+            f"ToolExecution(session={self.session!r}, signal={self.signal!r}, call_id={self.call_id!r}, fs={self.fs!r})"
+        )
 
     @property
     def cwd(self) -> str | None:

@@ -244,6 +244,10 @@ class LocalFileSystem(FileSystem):
     async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
         return await self._run(fsio.list_directory, target, signal=signal, rules=self.rules)
 
+    def workspace_roots(self) -> tuple[str, ...]:
+        """``(root,)`` when confined to a root, else ``()``. See ``FileSystem.workspace_roots``."""
+        return (self.root,) if self.root is not None else ()
+
     def host_path(self, target: Target) -> str:
         """The target's real path on this disk (its key). See ``FileSystem.host_path``."""
         return target.key

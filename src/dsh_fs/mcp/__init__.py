@@ -14,6 +14,7 @@
 | ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
 | ``gate`` | ASGI, outermost: the token checked from the headers before any body is read; the body limit; no OAuth |
 | ``connections`` | the connection budget (a share kept for authenticated connections) and the request-head deadline (uvicorn's h11 protocol) |
+| ``approval`` | a sandbox escalation asked of the person through the client's elicitation (``--sandbox``, docs/SANDBOX.md) |
 | ``revocation`` | the token file re-read on change or ``SIGHUP``: a removed token revoked, its sessions ended |
 
 The ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``) is imported by the modules that

@@ -50,6 +50,7 @@ from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
 from ..core.tools import ToolResult
+from .approval import REQUEST
 from .handshake import SERVER_NAME
 from .wire import call_result, server_instructions, tool_entries
 
@@ -167,10 +168,14 @@ def build_server(
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
-        result = await run_abortable(
-            lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
-            reason="the client cancelled the request",
-        )
+        token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
+        try:
+            result = await run_abortable(
+                lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
+                reason="the client cancelled the request",
+            )
+        finally:
+            REQUEST.reset(token)
         return handler_result(result)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:

@@ -46,6 +46,7 @@ from ..core.session import ToolExecution
 from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
+from ..fs.sandbox import denial_marker, escalation_hint
 from ..fs.text import normalize, utf8_size
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
@@ -179,10 +180,12 @@ class _Run:
     ctx: Context
     execution: ToolExecution
     paths: dict[str, _Path] = field(default_factory=dict)
+    escalation_hint: bool = False
 
     @property
     def fs(self) -> FileSystem:
-        return self.ctx.fs  # type: ignore[no-any-return]
+        """The call's sandbox view (``execution.fs``), else ``ctx.fs``."""
+        return self.execution.fs or self.ctx.fs  # type: ignore[no-any-return]
 
     @property
     def switches(self) -> ToolSwitches:
@@ -203,18 +206,22 @@ def _roles(patch: Patch) -> list[tuple[str, Role, int]]:
     return out
 
 
-async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> AppliedPatch:
+async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution, *,
+                      escalation_hint: bool = False) -> AppliedPatch:
     """Check ``patch`` whole against the current files, then write it (see the module docstring).
 
     :param ctx: a context with a provider (``ctx.fs``) and, usually, the observation policy
     :param patch: from ``parse_patch`` / ``parse_operation``
-    :param execution: the call's session (cwd, observation owner) and abort signal
+    :param execution: the call's session (cwd, observation owner) and abort signal; its ``fs``
+        (a sandbox view bound by ``fs_sandbox.tools.call_fs``) when set, else ``ctx.fs``
+    :param escalation_hint: a sandbox refusal ends with the escalation hint (the calling tool
+        takes the escalation fields, DEVIATIONS X2); it always ends with the denial marker
     :return: the changes written
     :raises PatchInputError: no operation, a file touched twice (nothing written)
     :raises FsError: the patch does not apply (nothing written; every reason, one per line,
         the first one's code), or a write failed midway (the message lists what was written)
     """
-    run = _Run(ctx, execution)
+    run = _Run(ctx, execution, escalation_hint=escalation_hint)
     for path, role, index in _roles(patch):
         run.paths.setdefault(path, _Path(role=role, index=index))
     limiter = anyio.CapacityLimiter(_GATHER_AT_ONCE)
@@ -326,6 +333,10 @@ def _refusal(run: _Run, planned: Sequence[PatchError]) -> Exception:
         rows.append((order.get(err.path or "", len(order)), err.message, patch_error_code(err)))
     rows.sort(key=lambda row: row[0])  # stable: within one operation, the order found
     message = "\n".join(text for _, text, _ in rows)
+    if any(code is FsErrorCode.SANDBOX_DENIED for _, _, code in rows):  # docs/SANDBOX.md: every path, then the marker
+        message += "\n" + denial_marker(getattr(run.fs, "sandbox_mode", None) or "read-only")
+        if run.escalation_hint:
+            message += "\n" + escalation_hint("operation")
     code = rows[0][2]
     if code is None:
         return PatchInputError(message)
