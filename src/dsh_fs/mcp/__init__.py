@@ -10,6 +10,7 @@
 | ``roots`` | the MCP roots protocol (DEVIATIONS M3): client roots intersected with ``--root`` (pure), each owner's narrowed view |
 | ``early``, ``handshake`` | the fast start over stdio (DEVIATIONS M2): ``initialize`` answered while the SDK is imported; that answer, pure and SDK-free |
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
+| ``nowait`` | the stdio wire without thread hops: lines of a pipe or socket read and written on the event loop thread (``RWF_NOWAIT``) |
 | ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
 | ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
 | ``gate`` | ASGI, outermost: the token checked from the headers before any body is read; the body limit; no OAuth |

@@ -66,8 +66,9 @@ class ToolPatch:
             except PatchError as err:
                 raise PatchInputError(err.message) from None
             await call_fs(ctx, TOOL_NAME, args, execution, escalates=switches.patch_escalation)  # X2
-            applied = await apply_patch(ctx, patch, execution, escalation_hint=escalates)
-            diffs = await anyio.to_thread.run_sync(applied.diffs)
+            applied = await apply_patch(ctx, patch, execution, escalation_hint=escalates,
+                                        with_diffs=True)  # diffed while written
+            diffs = applied.diffs()
             return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": diffs})
 
         scope.effect(
