@@ -225,7 +225,7 @@ def read_text_within(path: str, display: str, *, signal: AbortSignal | None, rul
     :raises FsError: as ``read_text``
     """
     check_abort(signal, "read")
-    fd = files.open_regular(path, "read", display, rules.root)
+    fd = files.open_regular(path, "read", display, rules.root_for(path))
     try:
         try:
             size = os.fstat(fd).st_size
