@@ -433,3 +433,29 @@ async def test_a_refusing_write_intent_listener_is_asked_for_added_files_and_mov
         assert asked == [f"{ws}/no.txt"] and tree(ws) == before
     ok = await call(ctx, session, envelope("*** Add File: yes.txt", "+y"))
     assert not ok.is_error and asked[-1] == f"{ws}/yes.txt" and get(f"{ws}/yes.txt") == b"y\n"
+
+
+async def test_E24_the_update_size_limit_is_inclusive_and_holds_for_updates_and_moves_only(
+    ws: str, patch_ctx: Any, tree: Any
+) -> None:
+    from dsh_fs.tool_patch.executor import UPDATE_MAX_SIZE
+
+    assert UPDATE_MAX_SIZE == 16 * 1024 * 1024
+    body = "".join(f"{i:05d}{'x' * 1018}\n" for i in range(UPDATE_MAX_SIZE // 1024))  # 1 KiB lines
+    put(f"{ws}/at.txt", body)
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    result = await call(ctx, session, envelope("*** Update File: at.txt", "@@", f"-00000{'x' * 1018}", "+first"))
+    assert not result.is_error, result.text  # exactly the limit: updated
+    assert get(f"{ws}/at.txt")[:12] == b"first\n00001x"
+    put(f"{ws}/over.txt", body + "y")
+    size = UPDATE_MAX_SIZE + 1
+    before = tree(ws)
+    for op in (["*** Update File: over.txt"], ["*** Update File: over.txt", "*** Move to: moved.txt"]):
+        result = await call(ctx, session, envelope(*op, "@@", f"-00000{'x' * 1018}", "+first"))
+        assert result.error is not None and result.error.code == "FS_IO_ERROR"
+        assert result.text == (f"Error: Failed to read file to update {ws}/over.txt: the file is {size} bytes, more than "
+                               "the limit of 16777216 bytes apply_patch updates; change it with edit")
+        assert tree(ws) == before
+    deleted = await call(ctx, session, envelope("*** Delete File: over.txt"))  # a delete is not planned on lines
+    assert not deleted.is_error, deleted.text
+    assert not os.path.exists(f"{ws}/over.txt")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from dsh_fs.fs.literal_edit import splice
-from dsh_fs.patch import FileState, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
+from dsh_fs.patch import FileState, Patch, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
 from dsh_fs.patch import parse_operation, parse_patch, plan_patch, required_paths
 from dsh_fs.patch.apply import apply_line_edits
 
@@ -362,3 +362,43 @@ def test_a_second_stacked_anchor_is_searched_below_the_first() -> None:
 
 def test_the_next_hunk_is_searched_after_the_previous_hunk_s_end() -> None:
     assert update("@@\n a\n-b\n+B\n@@\n-b\n+X\n", "a\nb\nc\nb\n") == "a\nB\nc\nX\n"
+
+
+def test_a_hunk_is_never_found_overlapping_the_previous_one_even_by_its_rarest_line() -> None:
+    # the second hunk's pattern c/d is indexed by "d" (its rarer line); "c d" at lines 2-3 starts inside the
+    # first hunk, so only lines 5-6 are searched and the hunk fits one place
+    text = "x\nc\nd\nc\nc\nd\n"
+    assert update("@@\n-x\n+X\n c\n@@\n c\n-d\n+D\n", text) == "X\nc\nd\nc\nc\nD\n"
+
+
+def test_the_work_budget_counts_one_comparison_per_candidate_place() -> None:
+    from dsh_fs.patch.locate import Haystack, locate_chunk
+
+    (op,) = parse_patch("*** Begin Patch\n*** Update File: f\n@@\n k\n-y\n+Y\n*** End Patch").ops
+    lines = ["k", "k", "y", "k", ""]  # "y", the rarer line, has one candidate place
+    hay = Haystack(lines, budget=1)
+    assert locate_chunk(hay, op.chunks[0], 0, dialect="codex", path="f").start == 1  # type: ignore[union-attr]
+    assert hay.budget == 0
+    with pytest.raises(PatchError) as info:
+        locate_chunk(Haystack(lines, budget=0), op.chunks[0], 0, dialect="codex", path="f")  # type: ignore[union-attr]
+    assert (info.value.kind, info.value.line) == ("not_found", 3)
+    assert str(info.value).startswith("Locating the hunks of f needs more than 4000000 comparisons")
+
+
+def test_a_responses_operation_s_planning_errors_point_at_its_diff_s_first_line() -> None:
+    op = parse_operation("update_file", "f", "@@\n-a\n+b\n")
+    with pytest.raises(PatchRejected) as info:
+        plan_patch(Patch(ops=(op,)), states(f=None))
+    (err,) = info.value.errors
+    assert (err.kind, err.line, str(err)) == ("missing", 1, "Failed to read file to update /w/f: file not found")
+
+
+def test_haystack_matches_lists_the_starts_between_its_bounds_in_order_up_to_the_limit() -> None:
+    from dsh_fs.patch.locate import Haystack
+
+    hay = Haystack(["a", "b", "a", "b", "a", "b", ""])
+    assert hay.matches(["a", "b"], "exact", 0, 5) == [0, 2, 4]
+    assert hay.matches(["a", "b"], "exact", 2, 4) == [2, 4]  # both bounds included
+    assert hay.matches(["a", "b"], "exact", 0, 5, limit=1) == [0]
+    assert hay.matches(["a", "b"], "exact", 1, 5, limit=2) == [2, 4]
+    assert hay.matches([" a ", "b"], "surrounding", 1, 5, limit=1) == [2]

@@ -77,6 +77,14 @@ def test_the_codex_example_parses_into_its_three_operations() -> None:
             "*** Begin Patch\n*** Update File: f\n@@ x\n*** End of File\n*** End Patch",
             "Invalid patch hunk on line 4: Update hunk does not contain any lines",
         ),
+        (  # the empty hunk is named at its End of File line, even with an operation after it
+            "*** Begin Patch\n*** Update File: f\n@@ x\n*** End of File\n*** Delete File: g\n*** End Patch",
+            "Invalid patch hunk on line 4: Update hunk does not contain any lines",
+        ),
+        (  # Codex drops a heredoc wrapper only around at least 4 lines: 3 are not a patch
+            "\n<<'EOF'\n*** Begin Patch\nEOF\n",
+            "Invalid patch: The first line of the patch must be '*** Begin Patch'",
+        ),
         (
             "*** Begin Patch\n*** Update File: f\n a\n+b\nstray\n*** End Patch",
             "Invalid patch hunk on line 5: Unexpected line found in update hunk: 'stray'. Every line should start "
@@ -115,6 +123,8 @@ def test_leniencies_of_codex_blank_lines_heredoc_padding() -> None:
     assert parse_patch("\n\n" + body + "\n\n") == expected
     assert parse_patch("<<'EOF'\n" + body + "\nEOF\n") == expected
     assert parse_patch('<<"EOF"\n' + body + "\nEOF") == expected
+    # the shortest wrapped patch (4 lines) is unwrapped too: an empty patch, not a first-line error
+    assert parse_patch("\n<<EOF\n*** Begin Patch\n*** End Patch\nEOF\n") == Patch(ops=())
 
 
 def test_blank_lines_between_hunks_and_after_end_of_file_are_skipped() -> None:
