@@ -330,13 +330,14 @@ class FailingSecondWrite(LocalFileSystem):
     """The local provider, except that its second mutation fails with an I/O error (a full
     disk, say) — after the patch was checked whole."""
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, fail_at: int = 2, **kw: Any) -> None:
         super().__init__(**kw)
         self.mutations = 0
+        self.fail_at = fail_at
 
     async def _count(self, display: str) -> None:
         self.mutations += 1
-        if self.mutations == 2:
+        if self.mutations == self.fail_at:
             raise io_error("write", display, "No space left on device")
 
     async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
@@ -372,6 +373,87 @@ async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
     ])
     assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"b\n", b"c\n")
     assert not os.path.exists(f"{ws}/d.txt")
+
+
+@pytest.mark.parametrize("fail_at,ops,expected", [
+    (  # the first write fails: nothing was written, everything is listed as not written
+        1,
+        ["*** Update File: a.txt", "@@", "-a", "+A", "*** Add File: n.txt", "+n", "*** Delete File: c.txt"],
+        ['Error: cannot write "{ws}/a.txt": No space left on device', "No files were modified.", "Not written:",
+         "M {ws}/a.txt", "A {ws}/n.txt", "D {ws}/c.txt"],
+    ),
+    (  # a move done (its text unchanged: one rename), then a write fails
+        2,
+        ["*** Update File: b.txt", "*** Move to: d.txt", "@@", " b", "*** Update File: a.txt", "@@", "-a", "+A",
+         "*** Add File: n.txt", "+n"],
+        ['Error: cannot write "{ws}/a.txt": No space left on device', "The patch was applied in part. Written:",
+         "M {ws}/b.txt -> {ws}/d.txt", "Not written:", "M {ws}/a.txt", "A {ws}/n.txt"],
+    ),
+    (  # renamed, then the moved file's new text fails: the move is half done and said so
+        3,
+        ["*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "*** Move to: d.txt", "@@", "-b",
+         "+B"],
+        ['Error: cannot write "{ws}/d.txt": No space left on device', "The patch was applied in part. Written:",
+         "M {ws}/a.txt", "R {ws}/b.txt -> {ws}/d.txt", "Not written:", "M {ws}/d.txt"],
+    ),
+])
+async def test_what_a_failed_write_reports_as_written_and_not_written(
+    ws: str, fail_at: int, ops: list[str], expected: list[str]
+) -> None:
+    # DEVIATIONS E10
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    put(f"{ws}/c.txt", "c\n")
+    ctx = dsh_fs.create_context(provider=FailingSecondWrite(fail_at=fail_at, cwd=ws), faces=["apply_patch"])
+    session = Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt", "c.txt")
+    result = await call(ctx, session, envelope(*ops))
+    assert result.error is not None and result.error.code == "FS_IO_ERROR"
+    assert result.text == "\n".join(row.format(ws=ws) for row in expected)
+
+
+async def test_every_write_of_a_patch_is_an_observation(ws: str, patch_ctx: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A",
+                                               "*** Update File: b.txt", "*** Move to: d.txt", "@@", " b"))
+    assert not result.is_error, result.text
+    for path, old, new in (("a.txt", "A", "AA"), ("d.txt", "b", "bb")):  # updated; renamed with its text kept
+        edited = await ctx.tools.execute("edit", {"file_path": path, "old_string": old, "new_string": new},
+                                         session=session)
+        assert not edited.is_error, edited.text
+    created = await ctx.tools.execute("write", {"file_path": "b.txt", "content": "back\n"}, session=session)
+    assert created.text.endswith("Created file\n</content>")  # the moved-away name is known to be absent (D8)
+
+
+class CountingStats(LocalFileSystem):
+    """The local provider, recording how many ``stat`` calls are in flight at once."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.now = self.most = 0
+
+    async def stat(self, target: Any, *, signal: Any = None) -> Any:
+        import anyio
+
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            await anyio.sleep(0.01)
+            return await super().stat(target, signal=signal)
+        finally:
+            self.now -= 1
+
+
+async def test_a_patch_s_paths_are_gathered_sixteen_at_a_time(ws: str) -> None:
+    fs = CountingStats(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    adds = [row for i in range(40) for row in (f"*** Add File: f{i}.txt", f"+{i}")]
+    result = await call(ctx, session, envelope(*adds))
+    assert not result.is_error, result.text
+    assert fs.most == 16 and sorted(os.listdir(ws)) == sorted(f"f{i}.txt" for i in range(40))
 
 
 # -- pins: the abort shield and the write-intent listener ------------------------------------------
