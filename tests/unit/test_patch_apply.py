@@ -402,3 +402,14 @@ def test_haystack_matches_lists_the_starts_between_its_bounds_in_order_up_to_the
     assert hay.matches(["a", "b"], "exact", 0, 5, limit=1) == [0]
     assert hay.matches(["a", "b"], "exact", 1, 5, limit=2) == [2, 4]
     assert hay.matches([" a ", "b"], "surrounding", 1, 5, limit=1) == [2]
+
+
+def test_a_plan_and_the_states_it_was_made_from_are_immutable_values() -> None:
+    import dataclasses
+
+    files = states(**{"new.txt": None, "mod.txt": "old\n", "mv.txt": "keep\n", "moved.txt": None, "gone.txt": "x"})
+    changes = plan_patch(parse_patch(MULTI), files)
+    for value in (*changes, *files.values()):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            value.display = "elsewhere"  # type: ignore[misc]
+    assert len(set(files.values())) == len(files)

@@ -260,3 +260,18 @@ def test_formatting_refuses_what_the_text_cannot_carry() -> None:
         format_operation_diff(UpdateFile(path="f", chunks=(Chunk(lines=((" ", " "),)),)))
     assert format_operation_diff(DeleteFile(path="f")) == ""
     assert format_operation_diff(AddFile(path="f", text="a\nb\n")) == "+a\n+b\n+"
+
+
+def test_a_parsed_patch_is_an_immutable_value() -> None:
+    # the planner runs on a worker thread over the parsed patch: nothing in it can be changed, and equal
+    # patches (line numbers aside) hash alike
+    import dataclasses
+
+    patch = parse_patch(CODEX_EXAMPLE)
+    add, update, delete = patch.ops
+    values = (patch, add, update, delete, update.chunks[0])  # type: ignore[union-attr]
+    for value, name in zip(values, ("ops", "text", "move_to", "path", "lines")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, name, ())
+    assert len({parse_patch(CODEX_EXAMPLE), parse_patch("\n" + CODEX_EXAMPLE)}) == 1
+    assert len(set(values)) == len(values)
