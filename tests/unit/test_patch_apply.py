@@ -413,3 +413,10 @@ def test_a_plan_and_the_states_it_was_made_from_are_immutable_values() -> None:
         with pytest.raises(dataclasses.FrozenInstanceError):
             value.display = "elsewhere"  # type: ignore[misc]
     assert len(set(files.values())) == len(files)
+
+
+def test_an_ambiguous_hunk_lists_ten_places_then_an_ellipsis() -> None:
+    ten = failure("@@\n-q\n+r\n", "q\n" * 10)
+    assert str(ten).startswith("Expected lines match 10 places in f (lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10); add")
+    eleven = failure("@@\n-q\n+r\n", "q\n" * 11)
+    assert str(eleven).startswith("Expected lines match 11 places in f (lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …); add")

@@ -275,3 +275,29 @@ def test_a_parsed_patch_is_an_immutable_value() -> None:
             setattr(value, name, ())
     assert len({parse_patch(CODEX_EXAMPLE), parse_patch("\n" + CODEX_EXAMPLE)}) == 1
     assert len(set(values)) == len(values)
+
+
+@pytest.mark.parametrize("op", [
+    AddFile(path="", text="x\n"),
+    DeleteFile(path="a\nb"),
+    DeleteFile(path="a\rb"),
+    UpdateFile(path="f", move_to=" g", chunks=(Chunk(anchors=("",), lines=(("-", "a"),)),)),
+    UpdateFile(path="f", chunks=(Chunk(anchors=("  ",), lines=(("-", "a"),)),)),  # a blank anchor is a bare @@
+    UpdateFile(path="f", chunks=(Chunk(anchors=("a\nb",), lines=(("-", "a"),)),)),
+    UpdateFile(path="f", chunks=(Chunk(anchors=("",), lines=(("-", "a\r"),)),)),
+    UpdateFile(path="f", chunks=()),
+    UpdateFile(path="f", chunks=(Chunk(anchors=("",)),)),
+])
+def test_formatting_refuses_each_name_and_line_the_envelope_cannot_carry(op: AddFile | DeleteFile | UpdateFile) -> None:
+    with pytest.raises(ValueError):
+        format_patch(Patch(ops=(op,)))
+
+
+def test_formatting_writes_anchors_moves_and_end_of_file_marks() -> None:
+    op = UpdateFile(path="f", move_to="g", chunks=(
+        Chunk(lines=((" ", "a"),)),
+        Chunk(anchors=("", "def f():"), lines=(("-", "b"), ("+", "c")), end_of_file=True),
+    ))
+    diff = " a\n@@\n@@ def f():\n-b\n+c\n*** End of File\n"
+    assert format_patch(Patch(ops=(op,))) == f"*** Begin Patch\n*** Update File: f\n*** Move to: g\n{diff}*** End Patch\n"
+    assert format_operation_diff(op) == diff
