@@ -420,3 +420,23 @@ def test_an_ambiguous_hunk_lists_ten_places_then_an_ellipsis() -> None:
     assert str(ten).startswith("Expected lines match 10 places in f (lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10); add")
     eleven = failure("@@\n-q\n+r\n", "q\n" * 11)
     assert str(eleven).startswith("Expected lines match 11 places in f (lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …); add")
+
+
+def test_an_end_of_file_hunk_may_cover_the_whole_file() -> None:
+    assert update("@@\n-a\n+A\n*** End of File\n", "a\n") == "A\n"
+    assert update("@@\n a\n-b\n+B\n*** End of File\n", "a\nb") == "a\nB"
+
+
+def test_added_lines_before_a_blank_context_line_the_file_lacks_are_not_found() -> None:
+    # the retry without the trailing blank context line leaves no expected line: an error, not a crash
+    err = failure("@@\n+x\n \n", "a")
+    assert (err.kind, str(err)) == ("not_found", "Failed to find expected lines in f:\n")
+
+
+def test_an_anchored_hunk_stops_at_its_first_match() -> None:
+    from dsh_fs.patch.locate import Haystack, locate_chunk
+
+    (op,) = parse_patch("*** Begin Patch\n*** Update File: f\n@@ a\n x\n-q\n+Q\n*** End Patch").ops
+    hay = Haystack(["a", "x", "q", "x", "q", "x", "q", ""], budget=10)
+    assert locate_chunk(hay, op.chunks[0], 0, dialect="codex", path="f").start == 1  # type: ignore[union-attr]
+    assert hay.budget == 9  # one candidate compared, not every later one
