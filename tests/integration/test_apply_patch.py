@@ -541,3 +541,20 @@ async def test_E24_the_update_size_limit_is_inclusive_and_holds_for_updates_and_
     deleted = await call(ctx, session, envelope("*** Delete File: over.txt"))  # a delete is not planned on lines
     assert not deleted.is_error, deleted.text
     assert not os.path.exists(f"{ws}/over.txt")
+
+
+async def test_a_directory_named_by_a_patch_is_refused_with_the_operation_s_verb(
+    ws: str, patch_ctx: Any, tree: Any
+) -> None:
+    os.mkdir(f"{ws}/d")
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    before = tree(ws)
+    for op, verb in ((["*** Update File: d", "@@", "-a", "+b"], "edit"),
+                     (["*** Update File: d", "*** Move to: e", "@@", "-a", "+b"], "rename"),
+                     (["*** Delete File: d"], "delete"),
+                     (["*** Add File: d", "+x"], "write")):
+        result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", *op))
+        assert result.error is not None and result.error.code == "FS_NOT_REGULAR_FILE", result.text
+        assert result.text == f'Error: cannot {verb} "{ws}/d": not a regular file'
+        assert tree(ws) == before
