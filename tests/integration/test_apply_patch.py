@@ -558,3 +558,19 @@ async def test_a_directory_named_by_a_patch_is_refused_with_the_operation_s_verb
         assert result.error is not None and result.error.code == "FS_NOT_REGULAR_FILE", result.text
         assert result.text == f'Error: cannot {verb} "{ws}/d": not a regular file'
         assert tree(ws) == before
+
+
+async def test_a_move_whose_new_text_is_over_the_size_limit_refuses_the_whole_patch(ws: str, tree: Any) -> None:
+    # D16, asked of the destination before the first write (E10)
+    put(f"{ws}/a.txt", "x\n")
+    put(f"{ws}/big.txt", "y\n")
+    ctx = dsh_fs.create_context(provider=LocalFileSystem(root=ws, cwd=ws, write_max_size=40), policy=False,
+                                faces=["apply_patch"])
+    grown = [f"+{'z' * 9}" for _ in range(5)]  # 50 bytes
+    before = tree(ws)
+    result = await call(ctx, Session(cwd=ws), envelope("*** Update File: a.txt", "@@", "-x", "+X",
+                                                       "*** Update File: big.txt", "*** Move to: new.txt", "@@", "-y",
+                                                       *grown))
+    assert result.error is not None and result.error.code == "FS_IO_ERROR", result.text
+    assert result.text == f'Error: cannot write "{ws}/new.txt": the file would be 50 bytes, more than the limit of 40 bytes'
+    assert tree(ws) == before

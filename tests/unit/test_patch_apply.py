@@ -440,3 +440,9 @@ def test_an_anchored_hunk_stops_at_its_first_match() -> None:
     hay = Haystack(["a", "x", "q", "x", "q", "x", "q", ""], budget=10)
     assert locate_chunk(hay, op.chunks[0], 0, dialect="codex", path="f").start == 1  # type: ignore[union-attr]
     assert hay.budget == 9  # one candidate compared, not every later one
+
+
+def test_a_file_inside_a_file_is_refused_under_relative_display_names_too() -> None:
+    files = {p: FileState(display=p, key=p, text=None) for p in ("n", "n/x")}
+    text = "*** Begin Patch\n*** Add File: n\n+x\n*** Add File: n/x\n+y\n*** End Patch"
+    assert rejected(text, files) == [("duplicate", "Failed to add file n/x: the patch adds n as a file")]
