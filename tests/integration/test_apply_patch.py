@@ -389,6 +389,12 @@ async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
         ['Error: cannot write "{ws}/a.txt": No space left on device', "The patch was applied in part. Written:",
          "M {ws}/b.txt -> {ws}/d.txt", "Not written:", "M {ws}/a.txt", "A {ws}/n.txt"],
     ),
+    (  # an added and a deleted file written, then a write fails
+        2,
+        ["*** Add File: n.txt", "+n", "*** Delete File: c.txt", "*** Update File: a.txt", "@@", "-a", "+A"],
+        ['Error: cannot write "{ws}/a.txt": No space left on device', "The patch was applied in part. Written:",
+         "A {ws}/n.txt", "D {ws}/c.txt", "Not written:", "M {ws}/a.txt"],
+    ),
     (  # renamed, then the moved file's new text fails: the move is half done and said so
         3,
         ["*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "*** Move to: d.txt", "@@", "-b",
@@ -470,6 +476,9 @@ class AbortAfterFirstWrite(LocalFileSystem):
         done = await super().write_text(target, content, expected, signal=signal)
         self.writes.append(target.display_path)
         self.signal.abort("stop")
+        import anyio
+
+        await anyio.sleep(0.2)  # time for the abort to cancel the call, were the writes not shielded
         return done
 
 
