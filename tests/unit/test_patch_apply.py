@@ -446,3 +446,10 @@ def test_a_file_inside_a_file_is_refused_under_relative_display_names_too() -> N
     files = {p: FileState(display=p, key=p, text=None) for p in ("n", "n/x")}
     text = "*** Begin Patch\n*** Add File: n\n+x\n*** Add File: n/x\n+y\n*** End Patch"
     assert rejected(text, files) == [("duplicate", "Failed to add file n/x: the patch adds n as a file")]
+
+
+def test_a_floating_addition_keeps_every_other_hunk_where_it_applied() -> None:
+    # a bare pure addition (appended at the end) puts the edits in file order: the others stay in place
+    assert update("@@\n+x\n@@\n-a\n-b\n+B\n@@\n c\n-d\n+D\n", "a\nb\nc\nd\ne\n") == "B\nc\nD\ne\nx\n"
+    # and one landing inside a removal that does not start at its own length goes to that removal's end
+    assert update("@@\n+x\n@@\n c\n-d\n-\n", "a\nb\nc\nd\n") == "a\nb\nc\nx"
