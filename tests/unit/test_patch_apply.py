@@ -453,3 +453,15 @@ def test_a_floating_addition_keeps_every_other_hunk_where_it_applied() -> None:
     assert update("@@\n+x\n@@\n-a\n-b\n+B\n@@\n c\n-d\n+D\n", "a\nb\nc\nd\ne\n") == "B\nc\nD\ne\nx\n"
     # and one landing inside a removal that does not start at its own length goes to that removal's end
     assert update("@@\n+x\n@@\n c\n-d\n-\n", "a\nb\nc\nd\n") == "a\nb\nc\nx"
+
+
+def test_a_nested_file_error_names_the_operation_s_own_file() -> None:
+    # PatchError.path is the file the failing operation names (an added file, or the file moved), which the
+    # faces use to order and merge reasons
+    files = {p: FileState(display=f"/w/{p}", key=p, text="a\n" if p == "a" else None) for p in ("q", "q/r", "a")}
+    for text, path in (("*** Begin Patch\n*** Add File: q\n+x\n*** Add File: q/r\n+y\n*** End Patch", "/w/q/r"),
+                       ("*** Begin Patch\n*** Add File: q\n+x\n*** Update File: a\n*** Move to: q/r\n@@\n-a\n+A\n"
+                        "*** End Patch", "/w/a")):
+        with pytest.raises(PatchRejected) as info:
+            plan_patch(parse_patch(text), files)
+        assert [(e.kind, e.path) for e in info.value.errors] == [("duplicate", path)]
