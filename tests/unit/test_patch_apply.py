@@ -465,3 +465,11 @@ def test_a_nested_file_error_names_the_operation_s_own_file() -> None:
         with pytest.raises(PatchRejected) as info:
             plan_patch(parse_patch(text), files)
         assert [(e.kind, e.path) for e in info.value.errors] == [("duplicate", path)]
+
+
+def test_responses_create_and_delete_operations_have_no_patch_line() -> None:
+    # they carry no patch text to point into: their errors' line is 0 (an update's diff has a line 1)
+    create, delete = parse_operation("create_file", "f", "+x\n"), parse_operation("delete_file", "g", None)
+    with pytest.raises(PatchRejected) as info:
+        plan_patch(Patch(ops=(create, delete)), states(f="there\n", g=None))
+    assert [(e.kind, e.line) for e in info.value.errors] == [("exists", 0), ("missing", 0)]
