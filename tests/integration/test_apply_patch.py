@@ -583,3 +583,41 @@ async def test_a_move_whose_new_text_is_over_the_size_limit_refuses_the_whole_pa
     assert result.error is not None and result.error.code == "FS_IO_ERROR", result.text
     assert result.text == f'Error: cannot write "{ws}/new.txt": the file would be 50 bytes, more than the limit of 40 bytes'
     assert tree(ws) == before
+
+
+class SlowAfterFirstWrite(LocalFileSystem):
+    """The local provider, whose writes take 0.2 s more once done (the caller is cancelled meanwhile)."""
+
+    def __init__(self, **kw: Any) -> None:
+        import anyio
+
+        super().__init__(**kw)
+        self.first = anyio.Event()
+        self.writes: list[str] = []
+
+    async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
+        import anyio
+
+        done = await super().write_text(target, content, expected, signal=signal)
+        self.writes.append(target.display_path)
+        self.first.set()
+        await anyio.sleep(0.2)
+        return done
+
+
+async def test_a_call_cancelled_during_its_writes_finishes_them(ws: str) -> None:
+    import anyio
+
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    fs = SlowAfterFirstWrite(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    patch = envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "@@", "-b", "+B",
+                     "*** Add File: c.txt", "+c")
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, ctx, session, patch)
+        await fs.first.wait()
+        tg.cancel_scope.cancel()  # the caller gives up after the first write: the rest is still written
+    assert fs.writes == [f"{ws}/a.txt", f"{ws}/b.txt", f"{ws}/c.txt"]
+    assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"B\n", b"c\n")
