@@ -473,3 +473,8 @@ def test_responses_create_and_delete_operations_have_no_patch_line() -> None:
     with pytest.raises(PatchRejected) as info:
         plan_patch(Patch(ops=(create, delete)), states(f="there\n", g=None))
     assert [(e.kind, e.line) for e in info.value.errors] == [("exists", 0), ("missing", 0)]
+
+
+def test_an_end_of_file_hunk_may_remove_the_final_line_break() -> None:
+    # its expected lines end with the empty last line that the final line break leaves
+    assert update("@@\n b\n-\n*** End of File\n", "a\nb\n") == "a\nb"
