@@ -32,10 +32,13 @@ from typing import Any
 import anyio
 import pytest
 
+import dsh_fs
 from dsh_fs.testing.snapshot import snapshot as snapshot  # re-exported for the robustness tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(dsh_fs.__file__)))
+"""the source root of the ``dsh_fs`` this process imported: helper processes import the same one
+(the work tree's ``src``, or under ``scripts/mutate.py`` the mutated copy)"""
 
 __all__ = (
     "HERE",
