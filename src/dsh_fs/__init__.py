@@ -10,7 +10,7 @@ and ``dsh_fs.spill``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from types import EllipsisType
 from typing import Any
 
@@ -91,6 +91,7 @@ def create_context(
     *,
     cwd: str | os.PathLike[str] | None = None,
     root: str | os.PathLike[str] | None | EllipsisType = ...,
+    roots: Sequence[str | os.PathLike[str]] | None = None,
     profile: Profile | str | None = None,
     policy: bool = True,
     provider: FileSystem | None = None,
@@ -100,6 +101,8 @@ def create_context(
     faces: Iterable[str] = (),
     list_tool: bool | None = None,
     images: bool = False,
+    sandbox: str | None = None,
+    approval: Any = None,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -115,6 +118,8 @@ def create_context(
         given, else the process cwd)
     :param root: the directory no path may leave; ``...`` (default): ``cwd``; ``None``: no
         containment. Only for the built-in local provider (a given ``provider`` has its own)
+    :param roots: instead of ``root``, several directories no path may leave (DEVIATIONS D28,
+        ``LocalFileSystem(roots=…)``); ``cwd`` defaults to the first one
     :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
     :param policy: ``False`` loads the bare deployment (unconditional write/edit)
     :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one;
@@ -129,6 +134,13 @@ def create_context(
         image input, since its results carry an image. Needs Pillow (``dsh-fs[images]``).
         Its caps: ``image_max_bytes``, ``image_max_message_bytes``, ``image_max_pixels``,
         ``image_max_dimension``, ``image_media_types`` (``dsh_fs.tool_image.ImageConfig``)
+    :param sandbox: a sandbox mode (docs/SANDBOX.md): ``"read-only"``, ``"workspace-write"`` or
+        ``"danger-full-access"``; the provider is wrapped in ``fs_sandbox.filesystem.SandboxedFileSystem``
+        and the mutating tools take ``sandbox_permissions`` + ``justification``. ``None``
+        (default): no sandbox, today's deployment byte for byte
+    :param approval: with ``sandbox``, the approval callback of an escalation: an
+        ``async (fs_sandbox.approval.ApprovalRequest) -> "allowed-once" | "rejected" |
+        "cancelled" | "unavailable"``; ``None``: every escalation is refused
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -139,7 +151,9 @@ def create_context(
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
-        with ``provider``; an ``image_*`` setting without ``images=True``
+        (or ``roots``) with ``provider``, ``roots`` with ``root``, roots ``LocalFileSystem`` refuses;
+        an unknown sandbox mode, ``approval`` without ``sandbox``; an ``image_*`` setting without
+        ``images=True``
     :raises ImportError: ``images=True`` without Pillow
     """
     from .fs_policy import FsPolicy
@@ -150,7 +164,12 @@ def create_context(
     from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS
 
     ctx = Context(profile=profile)
-    if provider is None:
+    if roots is not None and (provider is not None or root is not ...):
+        raise ValueError("create_context: roots= applies to the built-in local provider, instead of root=")
+    if provider is None and roots is not None:
+        base = os.fspath(cwd) if cwd is not None else os.path.abspath(os.fspath(next(iter(roots), ".")))
+        provider = open_provider(base, profile=ctx.profile, roots=roots, cwd=base)
+    elif provider is None:
         if cwd is not None:
             base = os.fspath(cwd)
         else:  # relative paths resolve inside the given root, not against an outside process cwd
@@ -158,6 +177,12 @@ def create_context(
         provider = open_provider(base, profile=ctx.profile, root=root, cwd=base)
     elif root is not ...:
         raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")
+    if sandbox is not None:
+        from .fs_sandbox.filesystem import SandboxedFileSystem
+
+        provider = SandboxedFileSystem(provider, mode=sandbox, approval=approval)
+    elif approval is not None:
+        raise ValueError("create_context: approval= needs sandbox=")
     ctx.plugin(_Provided, provider=provider)
     if policy:
         ctx.plugin(FsPolicy, store=observations)
@@ -180,6 +205,10 @@ def create_context(
         from .faces import load_faces
 
         load_faces(ctx, faces)
+    if sandbox is not None:
+        from .fs_sandbox.prompt import SandboxPolicyPrompt
+
+        ctx.plugin(SandboxPolicyPrompt)  # the ``sandbox:policy`` section
     return ctx
 
 

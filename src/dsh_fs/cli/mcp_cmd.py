@@ -25,7 +25,10 @@ from .options import (
     pop_settings,
     profile_option,
     require_s3_credentials,
+    read_only_option,
     root_option,
+    sandbox_named,
+    sandbox_option,
     s3_options,
     select_tools_option,
     session_option,
@@ -88,8 +91,10 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @tools_option
 @images_option
 @session_option
+@sandbox_option
+@read_only_option
 def mcp(
-    root: str | None,
+    roots: tuple[str, ...],
     profile: str,
     no_policy: bool,
     listen: str | None,
@@ -102,6 +107,8 @@ def mcp(
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
     session_name: str | None = None,
+    sandbox: str | None = None,
+    read_only: bool = False,
     **settings: int,
 ) -> None:
     """Serve the file tools (list, read, write, edit, glob, grep; no list under --profile
@@ -145,10 +152,12 @@ def mcp(
             session_name = None
         else:
             raise click.UsageError(f"--session applies only to stdio: {over_http}")
-    if root is None and s3 is None:
+    sandbox = sandbox_named(sandbox, read_only)
+    if not roots and s3 is None:
         _warn_if_broad(os.getcwd())
     options = ServeOptions(
-        root=root or os.getcwd(),
+        root=roots[0] if roots else os.getcwd(),
+        roots=roots,
         faces=faces_named(tool_names),
         list_tool=list_named(tool_names),
         images=images,
@@ -157,6 +166,7 @@ def mcp(
         tool_config=pop_settings(settings),
         s3=s3,
         endpoint_url=endpoint_url,
+        sandbox=sandbox,
     )
     owner, store = _named_owner(session_name, options)
     try:
@@ -176,12 +186,12 @@ def mcp(
 
     def announce(url: str) -> None:
         where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url
-        lines = [f"dsh-fs mcp: serving {options.root} at {where}"]
+        lines = [f"dsh-fs mcp: serving {', '.join(options.roots) or options.root} at {where}"]
         if no_auth:
             reach = "the socket" if unix_socket is not None else url
             lines.append(
                 f"dsh-fs mcp: WARNING: --no-auth: no authentication. Any process that can connect to {reach}"
-                f" can read and write every file under {options.root} as {_user()}."
+                f" can read and write every file under {', '.join(options.roots) or options.root} as {_user()}."
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 

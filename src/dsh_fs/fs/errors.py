@@ -1,4 +1,4 @@
-"""``FsError``, its eleven codes, and the message catalog (REFERENCE-SPEC §1.2, §1.5).
+"""``FsError``, its twelve codes, and the message catalog (REFERENCE-SPEC §1.2, §1.5).
 
 Every ``FsError`` a provider, the policy or the tools raise is built here, by one of the
 builders below, so each model-facing message is written exactly once (the provider contract
@@ -21,6 +21,8 @@ display path; ``<verb>`` one of ``Verb``.
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
                           read_only                        cannot <write|edit|delete> "<dp>": permission denied — the file is read-only  (D17)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
+                          outside_workspace                cannot resolve "<p>": outside the workspace "<A>", "<B>"  (several roots, D28)
+                          outside_workspace_rename         cannot rename "<dp>" to "<dest>": outside the workspace "<root of dp>"  (across roots, D28)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
     FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
     FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
@@ -38,6 +40,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"[ (some matches overlap)]; provide …  #30 (D15)
     FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
                           edit_not_found                   old_string was not found in "<dp>"            #29
+    FS_SANDBOX_DENIED     sandbox_denied                   cannot <verb> "<dp>": file access denied under <mode> mode  (reference fs-sandbox)
 
 Who raises which code::
 
@@ -52,6 +55,7 @@ Who raises which code::
     FS_AMBIGUOUS_EDIT     <- old_string matched more than once without replace_all
     FS_EDIT_NOT_FOUND     <- old_string not found (or empty)
     FS_ABORTED            <- the abort signal fired at a checkpoint (``check_abort``)
+    FS_SANDBOX_DENIED     <- a mutation outside what the sandbox mode allows (``fs_sandbox``)
 
 A new seam primitive adds its verb to ``Verb`` (and its stage to ``Stage``) and reuses these
 builders; a new message gets a builder here, with its spec row or deviation ID.
@@ -60,6 +64,7 @@ builders; a new message gets a builder here, with its spec row or deviation ID.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..core.errors import HarnessError
@@ -95,11 +100,13 @@ __all__ = (
     "nul_in_path",
     "offset_out_of_range",
     "outside_workspace",
+    "outside_workspace_rename",
     "overwrite_not_observed",
     "parent_not_directory",
     "permission_denied",
     "read_only",
     "rename_destination_exists",
+    "sandbox_denied",
     "stale",
     "too_large",
     "write_cleanup_failed",
@@ -107,7 +114,7 @@ __all__ = (
 
 
 class FsErrorCode(str, enum.Enum):
-    """The stable codes of ``FsError`` (exactly these eleven)."""
+    """The stable codes of ``FsError`` (exactly these twelve)."""
 
     NOT_FOUND = "FS_NOT_FOUND"
     NOT_DIRECTORY = "FS_NOT_DIRECTORY"
@@ -120,6 +127,8 @@ class FsErrorCode(str, enum.Enum):
     AMBIGUOUS_EDIT = "FS_AMBIGUOUS_EDIT"
     EDIT_NOT_FOUND = "FS_EDIT_NOT_FOUND"
     ABORTED = "FS_ABORTED"
+    SANDBOX_DENIED = "FS_SANDBOX_DENIED"
+    """a mutation the sandbox mode refuses (``fs.sandbox``, docs/SANDBOX.md)"""
 
     def __str__(self) -> str:
         return self.value
@@ -212,13 +221,28 @@ def foreign_target(display: str, why: str) -> FsError:
     return FsError(f'cannot resolve "{display}": {why}', FsErrorCode.NOT_FOUND)
 
 
-def outside_workspace(shown: str, root: str | None, *, cause: BaseException | None = None) -> FsError:
+def outside_workspace(shown: str, root: str | Sequence[str] | None, *,
+                      cause: BaseException | None = None) -> FsError:
     """``FS_PERMISSION_DENIED``: ``shown`` (the display path: the model's path resolved
-    lexically against the cwd) is outside the workspace ``root``, or its resolution would
-    leave it (containment, every provider; the root is named when known)."""
-    where = f' "{root}"' if root else ""
+    lexically against the cwd) is outside the workspace, or its resolution would leave it
+    (containment, every provider).
+
+    :param root: the workspace root as configured (one root: ``outside the workspace "<root>"``),
+        or the roots of a provider with several (DEVIATIONS D28: each quoted, joined by ``, ``,
+        in the configured order); ``None`` or no roots: the workspace is not named
+    """
+    names = (root,) if isinstance(root, str) else tuple(root or ())
+    where = " " + ", ".join(f'"{name}"' for name in names) if any(names) else ""
     return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED,
                    cause=cause)
+
+
+def outside_workspace_rename(display: str, dest: str, root: str) -> FsError:
+    """``FS_PERMISSION_DENIED``: a rename from ``display`` to ``dest`` (display paths) across
+    two of a provider's roots (DEVIATIONS D28: a rename stays inside the root of its source,
+    named as configured: ``root``)."""
+    return FsError(f'cannot rename "{display}" to "{dest}": outside the workspace "{root}"',
+                   FsErrorCode.PERMISSION_DENIED)
 
 
 def no_home(path: str) -> FsError:
@@ -399,3 +423,13 @@ def offset_out_of_range(offset: int, display: str, total_lines: int) -> FsError:
         f'offset {js_number_str(offset)} is out of range for "{display}" ({total_lines} lines)',
         FsErrorCode.NOT_FOUND,
     )
+
+
+# -- FS_SANDBOX_DENIED ----------------------------------------------------------------------
+
+def sandbox_denied(verb: Verb, display_path: str, mode: str) -> FsError:
+    """``FS_SANDBOX_DENIED`` ``cannot <verb> "<dp>": file access denied under <mode> mode`` (the
+    reference's ``SandboxedFileSystem``; ``write`` for ``write_text`` and ``edit_text`` alike)."""
+    from .sandbox import fence_denied_message
+
+    return FsError(fence_denied_message(verb, display_path, mode), FsErrorCode.SANDBOX_DENIED)  # type: ignore[arg-type]

@@ -7,6 +7,9 @@
   ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
   reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
   text; absent ``arguments`` mean ``{}``.
+* client roots (``roots.py``, DEVIATIONS M3): ``roots/list`` with an owner's first
+  ``tools/call`` and its first after ``notifications/roots/list_changed``; each call runs
+  through its owner's narrowed provider view (``Context.scoped``).
 * ``instructions`` = the tools' own prompt sections (``wire.server_instructions``, rendered
   once, at construction): a tool server gives guidance for its
   tools, not the agent's identity or persona (those belong to the client's agent).
@@ -34,6 +37,7 @@ Not here: the stdio transport (``stdio.py``), streamable HTTP (``http.py``), per
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -49,7 +53,10 @@ from ..core.context import Context
 from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
+from ..core.tools import ToolResult
+from .approval import REQUEST
 from .handshake import SERVER_NAME
+from .roots import RootsProtocol
 from .wire import call_result, server_instructions, tool_entries
 
 if TYPE_CHECKING:
@@ -59,6 +66,7 @@ __all__ = (
     "OwnerLookup",
     "SERVER_NAME",
     "build_server",
+    "handler_result",
     "keep_raw_arguments",
     "schedule_calls",
     "serve_stdio",
@@ -68,6 +76,8 @@ __all__ = (
 OwnerLookup = Callable[[ServerRequestContext[Any, Any]], Session]
 """Maps a request to its connection's observation owner (may raise ``MCPError``)."""
 
+_RESULT_TYPE: Any = types.CallToolResult.model_fields["result_type"].default
+"""what a ``CallToolResult`` model dumps as its ``resultType`` (kept on 2026-era connections only)"""
 _UNSET: Any = object()
 _RAW_ARGUMENTS: contextvars.ContextVar[Any] = contextvars.ContextVar("dsh_fs_mcp_raw_arguments", default=_UNSET)
 
@@ -124,12 +134,24 @@ def schedule_calls(ctx: Context, owner_for: OwnerLookup) -> ServerMiddleware[Any
     return schedule
 
 
+def handler_result(result: ToolResult) -> dict[str, Any]:
+    """What the ``tools/call`` handler gives the SDK for ``result``: the wire dict
+    (``wire.call_result``) with the ``resultType`` a ``CallToolResult`` model dumps. The SDK
+    validates a handler's dict against the protocol version's result and dumps it exactly
+    as it does a model's dump, so the bytes are those of the model (for every protocol
+    version: ``tests/unit/test_mcp_result_dict.py``) with one pydantic pass less per call."""
+    wire = call_result(result)
+    wire["resultType"] = _RESULT_TYPE
+    return wire
+
+
 def build_server(
     ctx: Context,
     *,
     owner_for: OwnerLookup,
     middleware: Sequence[ServerMiddleware[Any]] = (),
     name: str = SERVER_NAME,
+    client_roots: bool = True,
 ) -> Server[Any]:
     """An MCP ``Server`` serving ``ctx.tools`` with the tools' prompt sections as instructions.
 
@@ -139,26 +161,38 @@ def build_server(
         must reach ``call_next`` without awaiting first (``schedule_calls`` takes the
         arrival order after them)
     :param name: the server name announced to clients
+    :param client_roots: follow the MCP roots protocol (``roots.RootsProtocol``, DEVIATIONS
+        M3): a client's roots narrow its owner's calls to their intersection with the
+        provider's roots
     """
     tools = ctx.tools
+    roots = RootsProtocol(ctx.fs) if client_roots else None
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
 
-    async def call_tool(
-        rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any]:
         raw = _RAW_ARGUMENTS.get()
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
-        result = await run_abortable(
-            lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
-            reason="the client cancelled the request",
-        )
-        return types.CallToolResult.model_validate(call_result(result))
+        view = await roots.view_for(session, rctx.session, rctx.request_id) if roots is not None else None
+        token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
+        try:
+            with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
+                result = await run_abortable(
+                    lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
+                    reason="the client cancelled the request",
+                )
+        finally:
+            REQUEST.reset(token)
+        return handler_result(result)
+
+    async def roots_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
+        assert roots is not None
+        roots.changed(owner_for(rctx), rctx.session)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         definition = tools.get(tool_name)
@@ -173,6 +207,8 @@ def build_server(
         on_call_tool=call_tool,
     )
     server.middleware.extend([*middleware, schedule_calls(ctx, owner_for), keep_raw_arguments])
+    if roots is not None:  # not the deprecated on_roots_list_changed= (it warns), the same registration
+        server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_changed)
     return server
 
 
