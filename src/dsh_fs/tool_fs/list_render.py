@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
 __all__ = (
-    "LIST_MAX_ENTRIES",
     "Child",
+    "LIST_MAX_ENTRIES",
     "ListCounts",
     "ListPage",
     "ListedEntry",
