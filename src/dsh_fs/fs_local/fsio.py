@@ -42,7 +42,7 @@ from ..fs.provider_rules import (
     rewrite,
     well_formed,
 )
-from ..fs.paths import expand_home, is_blank, names_home, node_resolve
+from ..fs.paths import JS_WHITESPACE, expand_home, is_blank, names_home, node_resolve
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
@@ -404,16 +404,15 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
     try:
         fd = beneath.open_dir(target.key, root=rules.root)
         try:
-            with os.scandir(fd) as scanned:
-                children = sorted(scanned, key=lambda entry: entry.name)
+            with os.scandir(fd) as scanned:  # (name, is a link by its entry's type): no DirEntry kept
+                children = sorted((entry.name, entry.is_symlink()) for entry in scanned)
             check_abort(signal, "list")
-            for child in children:
-                name = child.name
+            for name, linked in children:
                 child_display = display_prefix + name
                 child_st = None
                 try:
-                    if _plain_name(name) and not child.is_symlink():
-                        child_st = child.stat(follow_symlinks=False)  # fstatat(fd, name, AT_SYMLINK_NOFOLLOW)
+                    if not linked and _plain_name(name):
+                        child_st = os.stat(name, dir_fd=fd, follow_symlinks=False)  # fstatat, AT_SYMLINK_NOFOLLOW
                 except FileNotFoundError:
                     child_st = None  # gone since the read: the path walk below says so
                 except OSError as exc:
@@ -440,7 +439,8 @@ def _plain_name(name: str) -> bool:
     """A name the path walk would resolve to itself below the directory: not blank (§2.6's
     quirk: the walk refuses it), no lone surrogate (the walk makes it U+FFFD). The others
     keep the walk's answer."""
-    return not is_blank(name) and (name.isascii() or well_formed(name) == name)
+    blank = name[:1] in JS_WHITESPACE and is_blank(name)  # a blank name starts blank: one look for the others
+    return not blank and (name.isascii() or well_formed(name) == name)
 
 
 def _linked_child(target: Target, name: str, child_display: str, rules: LocalRules) -> DirEntry:
