@@ -483,9 +483,10 @@ EDIT_TARGET = 1.5
 """a small edit call against read + replace + write tmp + fsync + rename + fsync dir"""
 MCP_STDIO_TARGET = 2.0
 """one read over MCP stdio against the same call in process"""
-S3_ROUND_TRIP_TARGETS = {"read": 1, "edit": 2, "write": 2}
+S3_ROUND_TRIP_TARGETS = {"read": 1, "edit": 2, "write": 2, "apply_patch": 2, "read_image": 1}
 """S3 requests per call: a read of a file under the stream threshold is one GetObject; an edit's
-floor (and a write's over an observed file) is its GetObject and its conditional PutObject"""
+floor (and a write's over an observed file) is its GetObject and its conditional PutObject; an
+``apply_patch`` updating one small read file, an edit's; a small image's read, a read's"""
 
 
 def _s3_target(tool: str, round_trips: int) -> dict[str, Any]:
@@ -754,8 +755,9 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
             say("search on S3 …")
             try:
                 rows.extend(search_bench.s3(1_000 if quick else 10_000))
-                notes.append("S3 search rows: moto serializes requests, so grep (which reads every object) is "
-                             "bound by moto's GET rate; the ListObjectsV2 walk is the floor for glob.")
+                notes.append("S3 search rows: the ListObjectsV2 walk is the floor for glob; grep reads every "
+                             "object, so its floor is that walk plus a GetObject of every object at the mirror's "
+                             "concurrency (moto's GET rate bounds both).")
             except Exception as exc:  # moto or aiobotocore missing
                 notes.append(f"S3 search rows: skipped — {exc}.")
         import list_bench

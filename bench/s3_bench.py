@@ -8,7 +8,8 @@ usage::
 Without ``--endpoint-url`` (and without ``$DSH_FS_S3_ENDPOINT``) a moto server is started for
 the run. Each tool call goes through the whole stack (registry, policy, tools, provider,
 HTTP): ``read`` of a file, ``edit`` of the file just read (guarded by the policy), ``write``
-over it; round trips are the provider's S3 requests per call. Latencies on loopback measure
+over it, an ``apply_patch`` updating it (one file, one hunk), and ``read_image`` of a small PNG
+(when Pillow is installed); round trips are the provider's S3 requests per call. Latencies on loopback measure
 the client-side cost plus moto; on a real service add the network round-trip time per request.
 
 Library use (``bench/run.py``): ``results = run(endpoint_url=None, iterations=50)`` returns
@@ -54,11 +55,15 @@ async def _bench(endpoint_url: str, iterations: int, size: int) -> dict[str, Any
     body = "MARKER-0\n" + body[9:]
     try:
         await workspace.put("bench.txt", body.encode())
+        image = _small_png()
+        if image is not None:
+            await workspace.put("bench.png", image)
         fs = await workspace.provider()
         assert isinstance(fs, S3FileSystem)
-        ctx = dsh_fs.create_context(provider=fs)
+        ctx = dsh_fs.create_context(provider=fs, faces=["apply_patch"], images=image is not None)
         session = dsh_fs.Session("/")
-        samples: dict[str, tuple[list[float], list[int]]] = {k: ([], []) for k in ("read", "edit", "write")}
+        names = ("read", "edit", "write", "apply_patch") + (("read_image",) if image is not None else ())
+        samples: dict[str, tuple[list[float], list[int]]] = {k: ([], []) for k in names}
 
         async def call(name: str, args: dict[str, Any]) -> None:
             start_requests = fs.store.requests
@@ -73,11 +78,18 @@ async def _bench(endpoint_url: str, iterations: int, size: int) -> dict[str, Any
         await call("read", {"file_path": "bench.txt"})  # warm the connection pool
         for k in samples:
             samples[k] = ([], [])
-        for i in range(iterations):
+        mark = 0
+        for _ in range(iterations):
             await call("read", {"file_path": "bench.txt"})
-            await call("edit", {"file_path": "bench.txt", "old_string": f"MARKER-{i}\n", "new_string": f"MARKER-{i + 1}\n"})
-            content = body.replace("MARKER-0\n", f"MARKER-{i + 1}\n", 1)
+            await call("edit", {"file_path": "bench.txt", "old_string": f"MARKER-{mark}\n",
+                                "new_string": f"MARKER-{mark + 1}\n"})
+            content = body.replace("MARKER-0\n", f"MARKER-{mark + 2}\n", 1)
             await call("write", {"file_path": "bench.txt", "content": content})
+            patch = f"*** Begin Patch\n*** Update File: bench.txt\n@@\n-MARKER-{mark + 2}\n+MARKER-{mark + 3}\n*** End Patch"
+            await call("apply_patch", {"input": patch})
+            mark += 3
+            if image is not None:
+                await call("read_image", {"file_path": "bench.png"})
         return {
             "endpoint": endpoint_url,
             "file_bytes": len(body.encode()),
@@ -86,6 +98,21 @@ async def _bench(endpoint_url: str, iterations: int, size: int) -> dict[str, Any
         }
     finally:
         await workspace.aclose()
+
+
+def _small_png() -> bytes | None:
+    """A 64×48 PNG (a few KiB: under the stat's 256 KiB fetch), or ``None`` without Pillow."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    import io
+
+    picture = Image.new("RGB", (64, 48))
+    picture.putdata([((x * 7) % 256, (y * 11) % 256, (x + y) % 256) for y in range(48) for x in range(64)])
+    out = io.BytesIO()
+    picture.save(out, "PNG")
+    return out.getvalue()
 
 
 def run(*, endpoint_url: str | None = None, iterations: int = 50, size: int = 16 * 1024) -> dict[str, Any]:

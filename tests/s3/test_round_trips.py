@@ -5,7 +5,9 @@ botocore ``before-send`` hook on the provider's own client sees every request ac
 Covers: a ``read`` of a file of at most ``stat_fetch_max`` bytes is one GetObject (its stat),
 and returns exactly the content of the version it records; a bigger file and an empty one;
 ``edit`` and ``write`` at their floor (GetObject + conditional PutObject); ``read_window``
-equal to windowing ``read_text`` on every window, for bytes the stat fetched.
+equal to windowing ``read_text`` on every window, for bytes the stat fetched; an
+``apply_patch`` update and an ``insert`` at an ``edit``'s two requests (``read_text_at``), stale
+refusals kept.
 """
 
 from __future__ import annotations
@@ -201,27 +203,136 @@ async def test_a_refused_get_falls_back_to_head(bucket: S3Workspace) -> None:
 PATCH_FILES = 5
 
 
+def _update_patch(names: list[str]) -> str:
+    return "*** Begin Patch\n" + "".join(
+        f"*** Update File: {name}\n@@\n one\n-two\n+TWO\n" for name in names) + "*** End Patch"
+
+
 async def test_apply_patch_requests_per_updated_file(bucket: S3Workspace) -> None:
-    """An ``apply_patch`` updating files the session has read: per file, the stat's GetObject,
-    the read's GetObject, the HeadObject that checks the text read is of the guard version, and
-    one conditional PutObject whose basis is the bytes that read got (no GetObject before it).
-    Guarded as before: another writer between the read and the write is still refused."""
-    fs, wire = await _wired(bucket)
+    """An ``apply_patch`` updating files the session has read: per file, the stat's GetObject
+    (whose body ``read_text_at`` decodes: it is of exactly the version the stat reported, the
+    one the session observed) and one conditional PutObject whose basis is those bytes — an
+    ``edit``'s two. A file bigger than ``stat_fetch_max`` adds the GetObject of its body."""
+    fs, wire = await _wired(bucket, stat_fetch_max=64)
     names = [f"f{i}.txt" for i in range(PATCH_FILES)]
     for name in names:
         await bucket.put(name, b"one\ntwo\nthree\n")
+    await bucket.put("big.txt", b"one\ntwo\nthree\n" + b"x" * 100 + b"\n")
     ctx = dsh_fs.create_context(provider=fs, faces=["apply_patch"])
     session = dsh_fs.Session("/")
-    for name in names:
+    for name in [*names, "big.txt"]:
         await _call(ctx, "read", {"file_path": name}, session)
     wire.take()
-    patch = "*** Begin Patch\n" + "".join(
-        f"*** Update File: {name}\n@@\n one\n-two\n+TWO\n" for name in names) + "*** End Patch"
-    await _call(ctx, "apply_patch", {"input": patch}, session)
-    sent = wire.take()
-    assert sorted(sent) == sorted(["GetObject", "GetObject", "HeadObject", "PutObject"] * PATCH_FILES)
-    assert await bucket.files() == {name: b"one\nTWO\nthree\n" for name in names}
-    assert len(fs.bases) == 0  # every basis was taken by its write
+    await _call(ctx, "apply_patch", {"input": _update_patch(names)}, session)
+    assert sorted(wire.take()) == sorted(["GetObject", "PutObject"] * PATCH_FILES)
+    assert await bucket.files() == {**{name: b"one\nTWO\nthree\n" for name in names},
+                                    "big.txt": b"one\ntwo\nthree\n" + b"x" * 100 + b"\n"}
+    assert len(fs.fetched) == 0  # every stat's body was taken by its patch read
+    assert len(fs.bases) == 1  # the read tool's read_text basis of big.txt; the patch's were taken
+    await _call(ctx, "apply_patch", {"input": _update_patch(["big.txt"])}, session)
+    assert wire.take() == ["GetObject", "GetObject", "PutObject"]  # the first 64 bytes, then all
+    assert (await bucket.files())["big.txt"].startswith(b"one\nTWO\n")
+
+
+async def test_apply_patch_delete_requests(bucket: S3Workspace) -> None:
+    """A deletion's gather is its stat alone (the text is the stat's body); then the delete's
+    HeadObject and conditional DeleteObject."""
+    fs, wire = await _wired(bucket)
+    await bucket.put("a.txt", b"gone\n")
+    ctx = dsh_fs.create_context(provider=fs, faces=["apply_patch"])
+    session = dsh_fs.Session("/")
+    await _call(ctx, "read", {"file_path": "a.txt"}, session)
+    wire.take()
+    await _call(ctx, "apply_patch", {"input": "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}, session)
+    assert wire.take() == ["GetObject", "HeadObject", "DeleteObject"]
+    assert await bucket.files() == {}
+
+
+async def test_apply_patch_refuses_a_file_changed_after_its_read(bucket: S3Workspace) -> None:
+    """Another writer between the patch's read (the stat's body) and its PutObject: the
+    ``If-Match`` fails, the patch is refused as stale and nothing of it is written."""
+    fs, wire = await _wired(bucket)
+    await bucket.put("a.txt", b"one\ntwo\nthree\n")
+    ctx = dsh_fs.create_context(provider=fs, faces=["apply_patch"])
+    session = dsh_fs.Session("/")
+    await _call(ctx, "read", {"file_path": "a.txt"}, session)
+    checked = fs.check_replaceable
+
+    async def meanwhile(*args: Any, **kwargs: Any) -> None:  # after the gather, before the write
+        await bucket.put("a.txt", b"one\ntwo\nthree\ntheirs\n")
+        await checked(*args, **kwargs)
+
+    fs.check_replaceable = meanwhile  # type: ignore[method-assign]
+    wire.take()
+    result = await ctx.tools.execute("apply_patch", {"input": _update_patch(["a.txt"])}, session=session)
+    assert result.is_error and 'cannot write "/a.txt": file changed since it was read' in result.text
+    assert "No files were modified." in result.text
+    assert wire.take() == ["GetObject", "PutObject"]  # the 412 of the PutObject decided
+    assert await bucket.files() == {"a.txt": b"one\ntwo\nthree\ntheirs\n"}
+
+
+async def test_apply_patch_refuses_a_file_changed_since_the_session_read_it(bucket: S3Workspace) -> None:
+    """The stat sees a version the session never observed: its kept body is not the guard's
+    text, so it is not used; the patch is refused stale before any write."""
+    fs, wire = await _wired(bucket)
+    await bucket.put("a.txt", b"one\ntwo\nthree\n")
+    ctx = dsh_fs.create_context(provider=fs, faces=["apply_patch"])
+    session = dsh_fs.Session("/")
+    await _call(ctx, "read", {"file_path": "a.txt"}, session)
+    await bucket.put("a.txt", b"one\ntwo\nthree\ntheirs\n")
+    wire.take()
+    result = await ctx.tools.execute("apply_patch", {"input": _update_patch(["a.txt"])}, session=session)
+    assert result.is_error and 'file changed since it was read' in result.text
+    assert "PutObject" not in wire.take()
+    assert await bucket.files() == {"a.txt": b"one\ntwo\nthree\ntheirs\n"}
+    assert len(fs.fetched) == 0  # the stat's body of the unobserved version was dropped
+
+
+async def test_read_text_at(bucket: S3Workspace) -> None:
+    """``read_text_at``: the stat's body of exactly the guard version (no request), else one
+    GetObject whose ETag is compared; never a HeadObject. A body kept for another version is
+    never served as the text of the one asked for."""
+    from dsh_fs.fs.types import ReplaceIfVersion, Version
+
+    fs, wire = await _wired(bucket)
+    await bucket.put("a.txt", b"old\n")
+    target = await fs.resolve("a.txt")
+    old = await fs.stat(target)
+    assert old is not None
+    await bucket.put("a.txt", b"new\n")
+    wire.take()
+    # the stat's body is of ``old``: served as old's text even though the object moved on …
+    assert await fs.read_text_at(target, old.version, info=old) == "old\n" and wire.take() == []
+    # … and the write of that version is refused by the PutObject If-Match alone
+    with pytest.raises(dsh_fs.fs.FsError) as raised:
+        await fs.write_text(target, "x\n", ReplaceIfVersion(old.version))
+    assert raised.value.fs_code == dsh_fs.fs.FsErrorCode.STALE_VERSION and wire.take() == ["PutObject"]
+    # without a kept body: one GetObject, its ETag decides
+    assert await fs.read_text_at(target, old.version, info=old) is None and wire.take() == ["GetObject"]
+    new = await fs.stat(target)
+    assert new is not None
+    wire.take()
+    assert await fs.read_text_at(target, old.version, info=new) is None  # kept body of ``new``: not old's
+    assert wire.take() == ["GetObject"] and len(fs.fetched) == 0
+    assert await fs.read_text_at(target, new.version) == "new\n" and wire.take() == ["GetObject"]
+    await fs.write_text(target, "newer\n", ReplaceIfVersion(new.version))
+    assert wire.take() == ["PutObject"]
+    assert await fs.read_text_at(target, Version("nope")) is None
+    assert await bucket.files() == {"a.txt": b"newer\n"}
+
+
+async def test_insert_is_two_requests(bucket: S3Workspace) -> None:
+    """The editors' ``insert`` of a small read file: the stat's GetObject and the PutObject."""
+    fs, wire = await _wired(bucket)
+    await bucket.put("a.txt", b"one\ntwo\n")
+    ctx = dsh_fs.create_context(provider=fs, faces=["str_replace_based_edit_tool"])
+    session = dsh_fs.Session("/")
+    await _call(ctx, "read", {"file_path": "a.txt"}, session)
+    wire.take()
+    await _call(ctx, "str_replace_based_edit_tool", {"command": "insert", "path": "/a.txt", "insert_line": 1, "insert_text": "mid"},
+                session)
+    assert wire.take() == ["GetObject", "PutObject"]
+    assert await bucket.files() == {"a.txt": b"one\nmid\ntwo\n"}
 
 
 async def test_a_kept_basis_never_hides_a_change(bucket: S3Workspace) -> None:
@@ -242,3 +353,39 @@ async def test_a_kept_basis_never_hides_a_change(bucket: S3Workspace) -> None:
     assert raised.value.fs_code == dsh_fs.fs.FsErrorCode.STALE_VERSION
     assert wire.take() == ["PutObject"]
     assert await bucket.files() == {"a.txt": b"theirs\n"}
+
+
+async def test_read_image_of_a_small_image_is_one_request(bucket: S3Workspace) -> None:
+    """``read_image`` of an image no bigger than ``stat_fetch_max``: the stat's GetObject is
+    the only request, and the bytes shown are of exactly the version it records (an image
+    replaced after the stat is not mixed in: the observation and the bytes agree)."""
+    import base64
+
+    from imagekit import encoded, gradient
+
+    png = encoded(gradient(), "PNG")
+    fs, wire = await _wired(bucket, stat_fetch_max=len(png))
+    await bucket.put("a.png", png)
+    ctx = dsh_fs.create_context(provider=fs, images=True, search=False)
+    result = await ctx.tools.execute("read_image", {"file_path": "a.png"})
+    assert not result.is_error and base64.b64decode(result.images[0]["data"]) == png
+    assert wire.take() == ["GetObject"] and len(fs.fetched) == 0
+    bigger = encoded(gradient(80, 60), "PNG")
+    assert len(bigger) > len(png)
+    await bucket.put("b.png", bigger)
+    result = await ctx.tools.execute("read_image", {"file_path": "b.png"})
+    assert not result.is_error and base64.b64decode(result.images[0]["data"]) == bigger
+    assert wire.take() == ["GetObject", "GetObject"]  # the stat's first bytes, then the ranged read
+    target = await fs.resolve("a.png")
+    info = await fs.stat(target)
+    assert info is not None
+    await bucket.put("a.png", bigger)
+    wire.take()
+    assert await fs.read_bytes(target, max_bytes=len(png), info=info) == png and wire.take() == []
+    await bucket.put("a.png", png)
+    info = await fs.stat(target)
+    wire.take()
+    with pytest.raises(dsh_fs.fs.FsError, match='cannot read "/a.png": content exceeds the 10-byte limit'):
+        await fs.read_bytes(target, max_bytes=10, info=info)  # the kept body is over this cap
+    assert wire.take() == []
+    await ctx.aclose()

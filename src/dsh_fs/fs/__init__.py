@@ -3,7 +3,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 
 | module | owns |
 |---|---|
-| ``filesystem`` | ``FileSystem``: the eight primitives, ``delete``/``rename``, the optional ``read_window``/``is_current``, the lifecycle (``aclose``) |
+| ``filesystem`` | ``FileSystem``: the eight primitives, ``delete``/``rename``, the optional ``read_window``/``is_current``/``read_text_at``, the lifecycle (``aclose``) |
 | ``types`` | targets, ``Info``/``PathInfo``/``DirEntry``, intents, outcomes |
 | ``errors`` | ``FsError``, ``FsErrorCode`` and the message catalog (one builder per message, ``check_abort``) |
 | ``events`` | the ``fs/*`` event names and their listener contracts |

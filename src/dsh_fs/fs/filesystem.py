@@ -25,6 +25,11 @@ Optional capability (not one of the eight; a provider may leave it out):
 * ``is_current`` — whether a target is still at a version, compared the way the provider's own
   guards compare (a provider whose version tokens of one unchanged file may differ as strings,
   like the local provider's A5 tokens, overrides it). The default stats and compares strings.
+* ``read_text_at`` — ``read_text`` of a file the caller will replace under a version guard,
+  returning the text only when the bytes read are of that version (``None`` otherwise). The
+  default is ``read_text`` then ``is_current``; a provider whose read learns the version of the
+  bytes it read (S3: the GetObject's ETag; a small object's body already came with the
+  caller's ``stat``) answers with one request or none, and no second look.
 
 Optional capabilities for search tools (``glob``/``grep`` run ripgrep; REFERENCE-SPEC §6 has
 search outside the seam, on the host disk):
@@ -44,7 +49,7 @@ Bounded raw read (``read_image``, docs/IMAGES.md):
 * ``read_bytes`` — a whole regular file's raw bytes, at most ``max_bytes`` of them: a file
   known (``size``) or found to hold more fails instead of returning a truncated result, and
   never more than ``max_bytes`` plus one chunk is buffered. The default reads ``stream_bytes``;
-  the S3 provider overrides it with one ranged GET.
+  the S3 provider overrides it with one ranged GET, or none for the body its ``stat`` fetched.
 """
 
 from __future__ import annotations
@@ -182,6 +187,33 @@ class FileSystem(abc.ABC):
         info = await self.stat(target, signal=signal)
         return info is not None and info.type == "file" and info.version == version
 
+    async def read_text_at(
+        self, target: Target, version: Version, *, info: Info | None = None, signal: "AbortSignal | None" = None
+    ) -> str | None:
+        """Optional: ``read_text(target)`` when the bytes it decoded are of ``version`` (compared
+        as ``is_current`` and the guards compare); ``None`` when the file is not at ``version``.
+        For a caller that reads a whole file to replace it under ``ReplaceIfVersion(version)``
+        (``apply_patch``, the editors' ``insert``): the text it gets is of the version its
+        write is guarded by, or it is told the file changed (``FS_STALE_VERSION`` is the
+        caller's to raise).
+
+        :param version: the guard version (observed by the policy, or ``info.version``)
+        :param info: the caller's own ``stat`` of ``target`` just before, when it has one; a
+            provider may serve the bytes that stat fetched of exactly ``info.version``
+            (never bytes of another version, never to a caller without that stat)
+        :param signal: checked as ``read_text`` checks it
+        :raises FsError: as ``read_text`` (FS_NOT_FOUND, FS_NOT_REGULAR_FILE, FS_NOT_TEXT,
+            FS_ABORTED ``read aborted``, …) and ``is_current``
+
+        The default: ``read_text``, then ``is_current(target, version)`` (the text was read
+        before the file was seen at ``version``). Exact where every write makes a new version
+        (local A5 tokens, the in-memory provider); where versions derive from the content (an
+        unversioned S3 bucket's ETag), a change undone between the read and the check would
+        pass — the S3 provider overrides it with the version of the bytes themselves.
+        """
+        text = await self.read_text(target, signal=signal)
+        return text if await self.is_current(target, version, signal=signal) else None
+
     async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
                                 signal: AbortSignal | None = None) -> None:
         """Optional: refuse now what a ``write_text``/``edit_text``/``delete``/``rename`` of the
@@ -261,7 +293,8 @@ class FileSystem(abc.ABC):
         raise NotImplementedError(f"{type(self).__name__}.stream_bytes")
 
     async def read_bytes(
-        self, target: Target, *, max_bytes: int, size: int | None = None, signal: "AbortSignal | None" = None
+        self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
+        signal: "AbortSignal | None" = None,
     ) -> bytes:
         """Optional: the whole raw content of the regular file ``target``, at most ``max_bytes``
         bytes (the reference's ``readBytes(target, signal, maxBytes)`` seam primitive).
@@ -269,6 +302,9 @@ class FileSystem(abc.ABC):
         :param max_bytes: inclusive cap on the complete content (≥ 0)
         :param size: the file's size from the caller's one stat (``Info.size``), when known:
             over ``max_bytes`` fails before any content is read
+        :param info: that stat itself, when the caller has it: a provider may return the bytes
+            the stat fetched of exactly ``info.version`` (the S3 provider, for a small object:
+            no request); the default ignores it
         :raises FsError: FS_IO_ERROR ``cannot read "<dp>": <n> bytes exceeds the <max>-byte
             limit`` (``size`` over the cap) or ``… content exceeds the <max>-byte limit`` (more
             bytes than the cap found while reading); as ``stream_bytes`` otherwise

@@ -22,11 +22,13 @@ two leaves both objects (docs/S3.md).
 Round trips (a request each): stat 1 (a GET of the object's first ``stat_fetch_max`` bytes,
 or a HEAD when that is 0 and for an empty object; +1 LIST when there is no object); read_text 1
 (GET); a ``read`` tool call of a file of at most ``stat_fetch_max`` bytes 1 (its stat's GET:
-``read_window`` windows the bytes that stat fetched, for exactly the version it reported); write 2 (GET or LIST, then PUT), or 1 (the PUT) for a ``ReplaceIfVersion``
+``read_window`` windows the bytes that stat fetched, for exactly the version it reported; a
+``read_image`` too: ``read_bytes`` returns them); write 2 (GET or LIST, then PUT), or 1 (the PUT) for a ``ReplaceIfVersion``
 of a version whose bytes ``read_text`` got (kept in ``bases``: the ``If-Match`` PUT replaces
 exactly them); edit 2 (GET, PUT), +2 per retry of an unguarded edit that lost a race;
-list_dir 1–2 (+ pages); delete 2; rename 4–5. An ``apply_patch`` update: 4 per file (stat,
-read_text, is_current's HEAD, the PUT).
+list_dir 1–2 (+ pages); delete 2; rename 4–5. An ``apply_patch`` update of a file of at most
+``stat_fetch_max`` bytes: 2 (the stat's GET, whose body ``read_text_at`` decodes, and the PUT
+``If-Match``); of a bigger one 3 (+ the GET of the whole body).
 """
 
 from __future__ import annotations
@@ -347,6 +349,41 @@ class S3FileSystem(FileSystem):
         self.bases.put((target.key, got[0].token), got[1])
         return text
 
+    async def read_text_at(
+        self, target: Target, version: Version, *, info: Info | None = None, signal: AbortSignal | None = None
+    ) -> str | None:
+        """``read_text`` when the bytes are of ``version``, without a HeadObject: the bytes the
+        caller's ``stat`` fetched of exactly ``info.version`` (no request) when that is
+        ``version``, else one GetObject, whose ETag (``@VersionId``) is the version of the
+        bytes it returned. The bytes are kept as the basis of the ``ReplaceIfVersion(version)``
+        write that follows (``bases``), so an ``apply_patch`` update is the stat's GetObject
+        and the PutObject ``If-Match`` alone. See ``FileSystem.read_text_at``.
+
+        :raises FsError: as ``read_text``
+        """
+        check_abort(signal, "read")
+        rel = self._rel(target)
+        display = target.display_path
+        data = self.fetched.take((target.key, str(info.version))) if info is not None else None
+        if data is None or info is None or info.version != version:
+            try:
+                got = None if rel == "" else await self.store.get(
+                    self.location.object_key(rel), check=_checker(signal, "read")
+                )
+                if got is None:
+                    raise await self._absent(rel, "read", display, not_found("read", display))
+            except S3Failure as failure:
+                raise fs_error(failure, "read", display) from failure
+            if got[0].token != version:
+                check_abort(signal, "read")
+                decode_for_read(got[1], display, self.rules)  # a file that is not text says so, as read_text
+                return None
+            data = got[1]
+        check_abort(signal, "read")
+        text = decode_for_read(data, display, self.rules)
+        self.bases.put((target.key, str(version)), data)
+        return text
+
     async def read_window(
         self,
         target: Target,
@@ -512,17 +549,26 @@ class S3FileSystem(FileSystem):
         check_size(size, target.display_path, self.rules)
 
     async def read_bytes(
-        self, target: Target, *, max_bytes: int, size: int | None = None, signal: AbortSignal | None = None
+        self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
+        signal: AbortSignal | None = None,
     ) -> bytes:
         """One ranged GetObject for the first ``max_bytes + 1`` bytes (``FileSystem.read_bytes``):
         an object of any size costs at most that much transfer and memory; one byte more than
         the cap means the object is over it. ``size`` over the cap fails with no GET at all.
-        An empty object (a range cannot be satisfied: HTTP 416) reads as ``b""``."""
+        An empty object (a range cannot be satisfied: HTTP 416) reads as ``b""``. No request at
+        all when the caller's ``stat`` (``info``) fetched the whole object: those bytes, of
+        exactly ``info.version``, are the content (a ``read_image`` of a small image is one
+        request)."""
         display = target.display_path
         if size is not None and size > max_bytes:
             raise bytes_over_limit(display, size, max_bytes)
         check_abort(signal, "read")
         rel = self._rel(target)
+        kept = self.fetched.take((target.key, str(info.version))) if info is not None else None
+        if kept is not None:
+            if len(kept) > max_bytes:
+                raise content_over_limit(display, max_bytes)
+            return kept
         if rel == "":
             raise not_regular_file("read", display)
         chunks: list[bytes] = []

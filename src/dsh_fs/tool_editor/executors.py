@@ -14,8 +14,10 @@ through the seam and the policy events, exactly as ``read`` / ``write`` / ``edit
   ``edit``); the reference profile of
   ``str_replace_editor`` matches the raw text as the reference does and writes it back under a
   ``ReplaceIfVersion`` guard.
-* ``insert`` — under ``fs/edit-intent``: read, ``insert.insert_text``, then ``write_text`` under
-  ``ReplaceIfVersion`` of the observed version (D4 keeps the BOM).
+* ``insert`` — under ``fs/edit-intent``: read the text of the observed version
+  (``FileSystem.read_text_at``: a file changed since is refused as the guarded write would
+  refuse it), ``insert.insert_text``, then ``write_text`` under ``ReplaceIfVersion`` of that
+  version (D4 keeps the BOM). On S3 that is the stat's GetObject and the PutObject alone.
 
 Without a policy the guards are the version just stat'ed (the reference's ``intent ?? info``).
 The default profile adds D9's remedies (stale, unobserved), D5's near-match hint to "no match",
@@ -33,7 +35,7 @@ from ..core.errors import ToolInputError
 from ..core.jsonvalue import js_number_str
 from ..core.session import ToolExecution
 from ..core.tools import ToolOutput, text_block
-from ..fs.errors import FsError, FsErrorCode, not_regular_file
+from ..fs.errors import FsError, FsErrorCode, gone, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank
@@ -373,14 +375,17 @@ class Editor:
         if info.size is not None and info.size > INSERT_MAX_SIZE:  # E24: never a multiple of a huge file in memory
             raise FsError(t.TOO_BIG_TO_INSERT.format(path=target.display_path, size=info.size, limit=INSERT_MAX_SIZE),
                           FsErrorCode.IO_ERROR)
-        raw = await self.fs.read_text(target, signal=execution.signal)
+        assert guard is not None
+        raw = await self.fs.read_text_at(target, guard, info=info, signal=execution.signal)
+        if raw is None:  # changed since the guard's version: what the guarded write would say
+            now = await self.fs.stat(target, signal=execution.signal)
+            raise gone(target.display_path) if now is None else stale("write", target.display_path)
         whole_lines = self.anthropic or self.switches.content_lines  # E21
         count = content_line_count(raw) if whole_lines else reference_line_count(raw)
         if not 0 <= line <= count:
             template = t.ANTHROPIC_INSERT_RANGE if self.anthropic else t.REF_INSERT_RANGE
             raise ToolInputError(template.format(line=number, count=count))
         after = insert_text(raw, line, value, whole_lines=whole_lines, keep_bytes=self.keep_line_endings)
-        assert guard is not None
         try:
             outcome = await self.fs.write_text(target, after, ReplaceIfVersion(guard), signal=execution.signal)
         except FsError as err:

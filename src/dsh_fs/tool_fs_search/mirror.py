@@ -34,15 +34,24 @@ from ..fs.errors import FsError
 from ..fs.filesystem import FileSystem
 from ..fs.types import Info, Target, WalkEntry
 
-__all__ = ("IGNORE_FILES", "Mirror")
+__all__ = ("FETCHES", "HELD_BYTES", "IGNORE_FILES", "Mirror")
 
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 """file names whose bytes ripgrep reads to decide what ``grep`` searches"""
 
 _GIT_EXCLUDE = ".git/info/exclude"
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
-_FETCHES = 8
-"""provider reads in flight while filling a batch"""
+_FILL = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+"""a copy's open: no ``O_TRUNC`` (the mirror's files are empty until filled, and a longer one is
+cut with ``ftruncate`` after the write): on ext4 a write after a truncation to zero makes
+``close`` start the data's writeback (``auto_da_alloc``), which made each copy a disk write and
+emptying the batch afterwards wait for it — about half of a grep's time over small objects"""
+FETCHES = 16
+"""provider reads in flight while filling a batch (``bench/search_bench.py`` uses the same for
+the request floor it compares a grep with)"""
+HELD_BYTES = 256 * 1024
+"""bytes of one file's content held in memory before its copy starts writing: a file no bigger
+is written with one open-write-close in a worker thread (at most ``FETCHES`` × this in memory)"""
 
 
 def _is_ignore_file(display: str) -> bool:
@@ -150,16 +159,32 @@ class Mirror:
                         await self._copy_present(exclude, self.host(exclude.display_path))
 
     async def _copy(self, target: Target, host: str) -> int:
-        """Write the provider's bytes of ``target`` to ``host``; returns the byte count."""
-        written = 0
-        fd = await anyio.to_thread.run_sync(os.open, host, _CREATE, 0o600)
+        """Write the provider's bytes of ``target`` to ``host`` (replacing what it held);
+        returns the byte count. The first ``HELD_BYTES`` are gathered in memory, so a small
+        file costs one worker-thread call; a bigger one is then written chunk by chunk as it
+        streams (memory stays bounded whatever the size)."""
+        held: list[bytes] = []
+        size = 0
+        fd: int | None = None
         try:
             async for chunk in self.fs.stream_bytes(target, signal=self.signal):
-                await anyio.to_thread.run_sync(os.write, fd, chunk)
-                written += len(chunk)
+                size += len(chunk)
+                if fd is None and size <= HELD_BYTES:
+                    held.append(chunk)
+                    continue
+                if fd is None:
+                    fd = await anyio.to_thread.run_sync(_open_writing, host, [*held, chunk])
+                    held = []
+                else:
+                    await anyio.to_thread.run_sync(_write_all, fd, chunk)
+            if fd is None:
+                await anyio.to_thread.run_sync(_write_file, host, held)
+            else:
+                await anyio.to_thread.run_sync(_cut, fd, size)
         finally:
-            os.close(fd)
-        return written
+            if fd is not None:
+                os.close(fd)
+        return size
 
     async def _copy_present(self, target: Target, host: str) -> None:
         """``_copy``, where a file deleted (or replaced by a directory) since the walk or
@@ -193,7 +218,7 @@ class Mirror:
     async def fill(self, hosts: list[str]) -> None:
         """Copy the bytes of the files ``hosts`` from the provider (a few at a time). A file
         that vanished meanwhile stays empty."""
-        limiter = anyio.CapacityLimiter(_FETCHES)
+        limiter = anyio.CapacityLimiter(FETCHES)
 
         async def fetch(host: str) -> None:
             async with limiter:
@@ -222,15 +247,20 @@ class Mirror:
 def _make_tree(dirs: list[str], files: list[str], times: list[int]) -> list[bool]:
     """Create ``dirs`` and empty ``files`` (with ``times`` as mtimes when given); returns
     which files exist now."""
+    present: set[str] = set()
     for directory in dirs:
         try:
             os.makedirs(directory, exist_ok=True)
+            present.add(directory)
         except OSError:
             continue
     made: list[bool] = []
     for index, path in enumerate(files):
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            parent = os.path.dirname(path)
+            if parent not in present:  # one makedirs per directory, not per file
+                os.makedirs(parent, exist_ok=True)
+                present.add(parent)
             os.close(os.open(path, _CREATE, 0o600))
             if times:
                 os.utime(path, ns=(times[index], times[index]), follow_symlinks=False)
@@ -247,3 +277,37 @@ def _truncate_all(paths: list[str]) -> None:
         except OSError:
             pass
 
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _open_writing(path: str, chunks: list[bytes]) -> int:
+    """Open ``path`` for the copy (created if missing, not truncated: see ``_FILL``) and write
+    ``chunks`` from its start; returns the descriptor (the caller closes it)."""
+    fd = os.open(path, _FILL, 0o600)
+    try:
+        for chunk in chunks:
+            _write_all(fd, chunk)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _cut(fd: int, size: int) -> None:
+    """Drop what a file held beyond the ``size`` bytes just written (only when it was longer)."""
+    if os.fstat(fd).st_size > size:
+        os.ftruncate(fd, size)
+
+
+def _write_file(path: str, chunks: list[bytes]) -> None:
+    """``path`` holds exactly ``chunks`` afterwards (one open, write, close)."""
+    fd = _open_writing(path, chunks)
+    try:
+        _cut(fd, sum(map(len, chunks)))
+    finally:
+        os.close(fd)

@@ -85,7 +85,7 @@ class ReadImage:
             raise not_found("read", display)
         if info.type != "file":
             raise not_regular_file("read", display)
-        data = await fs.read_bytes(target, max_bytes=self.config.byte_cap, size=info.size, signal=signal)
+        data = await fs.read_bytes(target, max_bytes=self.config.byte_cap, size=info.size, info=info, signal=signal)
         try:
             admitted = await anyio.to_thread.run_sync(admit, data, declared, self.config, self.switches)
         except Refusal as refusal:

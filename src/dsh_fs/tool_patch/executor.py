@@ -6,9 +6,9 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
 1. **Gather** (up to ``_GATHER_AT_ONCE`` paths at a time). Each path the patch names is
    resolved (against the session's cwd) and stat'ed. A file the patch updates, moves or
    deletes goes through the ``fs/edit-intent`` waterfall (the policy raises ``FS_NOT_OBSERVED``
-   for a file this session never read), is read, and must still be at its guard version — the
-   observed one, or without a policy the one just stat'ed — after the read
-   (``FileSystem.is_current``: else ``FS_STALE_VERSION``, "changed since it was read"). An added
+   for a file this session never read), is read, and the bytes read must be of its guard
+   version — the observed one, or without a policy the one just stat'ed
+   (``FileSystem.read_text_at``: else ``FS_STALE_VERSION``, "changed since it was read"). An added
    file and a move's destination that are absent go through ``fs/write-intent`` (a listener may
    refuse; the write is create-if-absent whatever it answers: E5); present, the planner refuses
    them.
@@ -294,9 +294,9 @@ async def _gather(run: _Run, path: str) -> None:
             raise FsError(TOO_BIG_TO_UPDATE.format(path=target.display_path, size=info.size, limit=UPDATE_MAX_SIZE),
                           FsErrorCode.IO_ERROR)  # E24
         intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
-        entry.text = await fs.read_text(target, signal=execution.signal)
         entry.guard = intent.version if intent is not None else info.version
-        if not await fs.is_current(target, entry.guard, signal=execution.signal):
+        entry.text = await fs.read_text_at(target, entry.guard, info=info, signal=execution.signal)
+        if entry.text is None:
             raise stale(verb, target.display_path)
     except FsError as err:
         entry.error = with_remedy(err, run.switches)

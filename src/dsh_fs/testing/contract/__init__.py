@@ -27,6 +27,7 @@ A provider without an optional capability leaves its mixin out; no test skips in
 | ``EditTextContract`` | ``edit`` | the same for ``edit_text``, D15 overlapping matches, D16 the size limit |
 | ``DeleteContract``, ``RenameContract`` | ``delete``, ``rename`` | guards, exact messages, bytes moved unchanged, a destination never replaced, parents created, abort ordering, races |
 | ``IsCurrentContract`` | ``current`` | ``is_current`` compares as the guards do |
+| ``ReadTextAtContract`` | ``current`` | ``read_text_at``: the text of exactly the version asked for, else ``None``; ``read_text``'s errors |
 | optional ``IdenticalRewriteContract`` | ``stat`` | rewriting the same bytes changes the version (leave out where the version is a content hash: an unversioned S3 bucket) |
 | optional ``ImplementedReadWindowContract`` | ``window`` | a provider's own ``read_window`` validates exactly its own stream's chunks (leave out where ``read_window`` returns ``None``) |
 
@@ -43,7 +44,7 @@ anything above the seam (tools, policy).
 
 from __future__ import annotations
 
-from .current import IsCurrentContract as IsCurrentContract
+from .current import IsCurrentContract as IsCurrentContract, ReadTextAtContract as ReadTextAtContract
 from .delete import DeleteContract as DeleteContract
 from .edit import EditTextContract as EditTextContract
 from .listing import ListDirContract as ListDirContract
@@ -67,6 +68,7 @@ __all__ = (
     "ListDirContract",
     "ProviderContract",
     "ReadBytesContract",
+    "ReadTextAtContract",
     "ReadTextContract",
     "ReadWindowContract",
     "RenameContract",
@@ -90,6 +92,7 @@ class ProviderContract(
     DeleteContract,
     RenameContract,
     IsCurrentContract,
+    ReadTextAtContract,
 ):
     """Every required mixin of the contract; requires a ``workspace`` fixture yielding an empty
     ``Workspace``. Add the optional mixins the provider's capabilities call for."""
