@@ -95,3 +95,18 @@ def test_busy_text() -> None:  # D23
     assert (str(refused), refused.code) == (
         "grep refused: this session already has 2 searches running and 1 waiting; wait for them to finish, then retry",
         "SEARCH_FAILED")
+
+
+def test_skipped_entries_are_bounded() -> None:  # S13
+    from dsh_fs.tool_fs_search.skipped import SkippedEntries
+
+    def message(n: int) -> str:
+        return f"rg: DEBUG|ignore::walk|crates/ignore/src/walk.rs:1: ignoring ./d{n}: Ignore(IgnoreMatch(Hidden))"
+
+    found = SkippedEntries()
+    for n in range(10_000):
+        found(message(n))
+    found(message(0))  # one already kept: still no overflow
+    assert (len(found.paths), found.overflowed) == (10_000, False)
+    found(message(10_000))
+    assert (len(found.paths), found.overflowed) == (10_000, True) and "./d10000" not in found.paths
