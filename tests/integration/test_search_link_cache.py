@@ -70,3 +70,34 @@ async def test_a_link_out_made_in_a_kept_directory_keeps_ripgrep_out(tmp_path: A
     assert "TOP SECRET" not in found.text and "in-dir/deeper.txt" in found.text
     last = _runs(log)[-1].split(" ")
     assert "--glob=!/sub/late-out" in last and "--glob=!/in-dir/late-out" in last
+
+
+async def test_a_search_out_of_time_leaves_a_slow_look(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The look runs in a worker thread the call does not wait for once its time budget is
+    spent; told so, the look stops at its next directory."""
+    from dsh_fs.tool_fs_search import executors
+
+    asked: list[bool] = []
+
+    def slow_look(top: str, root: str, *, stopped: Any, **_: object) -> list[str]:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if stopped():
+                asked.append(True)
+                return []
+            time.sleep(0.01)
+        return []
+
+    monkeypatch.setattr(executors, "outward_links", slow_look)
+    proj = os.path.realpath(str(tmp_path))
+    put(os.path.join(proj, "a.txt"), "needle\n")
+    ctx = search_ctx(proj, timeout_ms=300)
+    start = time.monotonic()
+    result = await call(ctx, "grep", {"pattern": "needle"}, session=Session(proj))
+    assert (result.error.code, result.text) == (
+        "SEARCH_ABORTED", "Error: grep timed out after 300ms; narrow pattern, path, or include and retry")
+    assert time.monotonic() - start < 10
+    deadline = time.monotonic() + 10
+    while not asked and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert asked == [True]
