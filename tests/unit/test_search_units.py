@@ -5,6 +5,8 @@ test: the argument values (``args``), the configuration (``config``) and the err
 from __future__ import annotations
 
 import dataclasses
+import os
+from typing import Any
 
 import pytest
 
@@ -110,3 +112,19 @@ def test_skipped_entries_are_bounded() -> None:  # S13
     assert (len(found.paths), found.overflowed) == (10_000, False)
     found(message(10_000))
     assert (len(found.paths), found.overflowed) == (10_000, True) and "./d10000" not in found.paths
+
+
+@pytest.mark.anyio
+async def test_the_near_miss_hint_is_for_literal_patterns(tmp_path: Any) -> None:  # S7
+    from dsh_fs.fs_local.filesystem import LocalFileSystem
+    from dsh_fs.tool_fs_search.near_miss import near_miss_hint
+
+    ws = os.path.realpath(str(tmp_path))
+    os.mkdir(os.path.join(ws, "docs"))
+    with open(os.path.join(ws, "docs", "roadmap.md"), "w", encoding="utf-8") as handle:
+        handle.write("r")
+    fs = LocalFileSystem(cwd=ws, root=ws)
+    hint = await near_miss_hint(fs, ws, "**/docs/ROADMAP.md", signal=None)
+    assert hint == f'Hint: "{ws}/docs/roadmap.md" exists: only letter case differs.'
+    assert await near_miss_hint(fs, ws, "docs/*.MD", signal=None) is None  # not literal: no hint
+    assert await near_miss_hint(fs, ws + "/docs", "roadmap.md", signal=None) is None  # it exists: nothing near
