@@ -263,3 +263,49 @@ def test_the_kept_look_matches_a_fresh_one(tmp_path_factory: pytest.TempPathFact
     found = outward_links(str(root), str(root), cache=cache)
     assert sorted(found) == sorted(outward_links(str(root), str(root)))
     assert _reached_out(root, root) <= set(found)
+
+
+def test_the_cache_counts_names_exactly() -> None:
+    """``max_names`` is a bound on the names kept: an entry as big as the bound fits, a
+    full cache takes no more without dropping its oldest, a re-read replaces its entry."""
+    now = time.time_ns()
+    old = now - 10**10
+
+    def stamp(n: int) -> tuple[int, int, int, int]:
+        return (1, n, old, old)
+
+    assert DirCache().max_names == 2**20  # docs/SEARCH.md
+    exact = DirCache(max_names=3, racy_ns=0)
+    exact.put("/a", stamp(1), ("x", "y"), (), now)  # 3 names
+    assert list(exact._entries) == ["/a"]
+    cache = DirCache(max_names=4, racy_ns=0)
+    cache.put("/a", stamp(1), ("x",), (), now)  # 2
+    cache.put("/a", stamp(2), ("x",), (), now)  # re-read: still 2
+    cache.put("/b", stamp(3), (), ("l",), now)  # 2: full
+    assert list(cache._entries) == ["/a", "/b"]
+    cache.put("/c", stamp(4), (), (), now)  # 1: the oldest goes
+    assert list(cache._entries) == ["/b", "/c"]
+    cache.put("/d", stamp(5), (), (), now)  # 1: fits (2 + 1 + 1)
+    assert list(cache._entries) == ["/b", "/c", "/d"]
+    cache.put("/e", stamp(6), ("p", "q"), (), now)  # 3: /b and /c go
+    assert list(cache._entries) == ["/d", "/e"]
+    assert cache.get("/d", stamp(5)) == (stamp(5), (), ()) and cache.get("/d", stamp(6)) is None
+    cache.put("/big", stamp(7), ("1", "2", "3", "4"), (), now)  # 5 > 4: never kept, nothing dropped
+    assert list(cache._entries) == ["/d", "/e"]
+
+
+def test_a_directory_whose_change_time_is_fresh_is_racy(tmp_path: Path) -> None:
+    """A chmod stamps the change time only: the directory is racy by its ctime."""
+    root = tmp_path / "ws"
+    (root / "d").mkdir(parents=True)
+    past = time.time() - 60
+    os.utime(root / "d", (past, past))
+    cache = DirCache(racy_ns=30 * 10**9)
+    outward_links(str(root), str(root), cache=cache)
+    assert str(root / "d") not in cache._entries  # mtime a minute old, ctime now
+
+
+def test_a_top_that_is_no_directory_finds_nothing(tmp_path: Path) -> None:
+    root, _ = _tree(tmp_path)
+    assert outward_links(str(root / "real" / "a.md"), str(root), cache=_fresh_cache()) == []
+    assert outward_links(str(root / "real" / "a.md"), str(root)) == []
