@@ -278,20 +278,22 @@ def test_the_cache_counts_names_exactly() -> None:
     exact = DirCache(max_names=3, racy_ns=0)
     exact.put("/a", stamp(1), ("x", "y"), (), now)  # 3 names
     assert list(exact._entries) == ["/a"]
-    cache = DirCache(max_names=5, racy_ns=0)
-    cache.put("/a", stamp(1), ("x",), ("l",), now)  # 3
-    cache.put("/a", stamp(2), ("x",), ("l",), now)  # re-read: still 3
+    cache = DirCache(max_names=6, racy_ns=0)
+    cache.put("/a", stamp(1), ("x", "y"), ("l",), now)  # 4
+    cache.put("/a", stamp(2), ("x", "y"), ("l",), now)  # re-read: still 4
     cache.put("/b", stamp(3), (), ("l",), now)  # 2: full
     assert list(cache._entries) == ["/a", "/b"]
     cache.put("/c", stamp(4), (), (), now)  # 1: the oldest goes
     assert list(cache._entries) == ["/b", "/c"]
     cache.put("/d", stamp(5), (), (), now)  # 1: fits (2 + 1 + 1)
     assert list(cache._entries) == ["/b", "/c", "/d"]
-    cache.put("/e", stamp(6), ("p", "q", "r"), (), now)  # 4: /b and /c go
-    assert list(cache._entries) == ["/d", "/e"]
-    assert cache.get("/d", stamp(5)) == (stamp(5), (), ()) and cache.get("/d", stamp(6)) is None
-    cache.put("/big", stamp(7), ("1", "2", "3", "4", "5"), (), now)  # 6 > 5: never kept, nothing dropped
-    assert list(cache._entries) == ["/d", "/e"]
+    cache.put("/e", stamp(6), ("p", "q", "r"), (), now)  # 4: /b goes (2 + 4 = 6)
+    assert list(cache._entries) == ["/c", "/d", "/e"]
+    cache.put("/f", stamp(7), (), ("m",), now)  # 2: /c and /d go
+    assert list(cache._entries) == ["/e", "/f"]
+    assert cache.get("/e", stamp(6)) == (stamp(6), ("p", "q", "r"), ()) and cache.get("/e", stamp(7)) is None
+    cache.put("/big", stamp(8), ("1", "2", "3", "4", "5", "6"), (), now)  # 7 > 6: never kept, nothing dropped
+    assert list(cache._entries) == ["/e", "/f"]
 
 
 def test_a_directory_whose_change_time_is_fresh_is_racy(tmp_path: Path) -> None:
