@@ -33,6 +33,8 @@ def _tree(tmp_path: Path) -> tuple[Path, Path]:
     os.symlink("../outside", root / "out")
     os.symlink("../../outside/x.md", root / "real" / "leak.md")  # a link to a file outside (missing)
     os.symlink("..", root / "parent")
+    (tmp_path / "outside" / "secret.txt").write_text("s")
+    os.symlink("../outside/secret.txt", root / "secret.md")  # a link to a file outside
     return root, tmp_path / "outside"
 
 
@@ -42,7 +44,7 @@ def _fresh_cache() -> DirCache:
 
 def test_links_out_are_found_wherever_they_are(tmp_path: Path) -> None:
     root, _ = _tree(tmp_path)
-    expected = sorted(str(root / p) for p in ("out", "parent", "real/leak.md", "in/leak.md"))  # also behind `in`
+    expected = sorted(str(root / p) for p in ("out", "parent", "secret.md", "real/leak.md", "in/leak.md"))  # + behind `in`
     assert sorted(outward_links(str(root), str(root))) == expected
     cache = _fresh_cache()
     assert sorted(outward_links(str(root), str(root), cache=cache)) == expected
@@ -170,7 +172,7 @@ def test_a_given_up_look_stops(tmp_path: Path) -> None:
         return len(asked) > 1
 
     found = outward_links(str(root), str(root), stopped=stopped)  # the root read, nothing below it
-    assert sorted(found) == [str(root / "out"), str(root / "parent")]
+    assert sorted(found) == [str(root / "out"), str(root / "parent"), str(root / "secret.md")]
     assert len(asked) == 2
 
 
