@@ -100,6 +100,8 @@ def create_context(
     faces: Iterable[str] = (),
     list_tool: bool | None = None,
     images: bool = False,
+    sandbox: str | None = None,
+    approval: Any = None,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -129,6 +131,13 @@ def create_context(
         image input, since its results carry an image. Needs Pillow (``dsh-fs[images]``).
         Its caps: ``image_max_bytes``, ``image_max_message_bytes``, ``image_max_pixels``,
         ``image_max_dimension``, ``image_media_types`` (``dsh_fs.tool_image.ImageConfig``)
+    :param sandbox: a sandbox mode (docs/SANDBOX.md): ``"read-only"``, ``"workspace-write"`` or
+        ``"danger-full-access"``; the provider is wrapped in ``fs_sandbox.filesystem.SandboxedFileSystem``
+        and the mutating tools take ``sandbox_permissions`` + ``justification``. ``None``
+        (default): no sandbox, today's deployment byte for byte
+    :param approval: with ``sandbox``, the approval callback of an escalation: an
+        ``async (fs_sandbox.approval.ApprovalRequest) -> "allowed-once" | "rejected" |
+        "cancelled" | "unavailable"``; ``None``: every escalation is refused
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -139,7 +148,8 @@ def create_context(
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
-        with ``provider``; an ``image_*`` setting without ``images=True``
+        with ``provider``; an unknown sandbox mode, ``approval`` without ``sandbox``; an
+        ``image_*`` setting without ``images=True``
     :raises ImportError: ``images=True`` without Pillow
     """
     from .fs_policy import FsPolicy
@@ -158,6 +168,12 @@ def create_context(
         provider = open_provider(base, profile=ctx.profile, root=root, cwd=base)
     elif root is not ...:
         raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")
+    if sandbox is not None:
+        from .fs_sandbox.filesystem import SandboxedFileSystem
+
+        provider = SandboxedFileSystem(provider, mode=sandbox, approval=approval)
+    elif approval is not None:
+        raise ValueError("create_context: approval= needs sandbox=")
     ctx.plugin(_Provided, provider=provider)
     if policy:
         ctx.plugin(FsPolicy, store=observations)
@@ -180,6 +196,10 @@ def create_context(
         from .faces import load_faces
 
         load_faces(ctx, faces)
+    if sandbox is not None:
+        from .fs_sandbox.prompt import SandboxPolicyPrompt
+
+        ctx.plugin(SandboxPolicyPrompt)  # the ``sandbox:policy`` section
     return ctx
 
 

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import pytest
 
 import dsh_fs
@@ -360,7 +361,7 @@ async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
         "*** Update File: a.txt", "@@", "-a", "+A",
         "*** Update File: b.txt", "*** Move to: d.txt", "@@", "-b", "+B",
         "*** Delete File: c.txt",
-    ))
+    ), signal=AbortSignal())  # under a signal the first change is written alone: a, then b fails
     assert result.error is not None and result.error.code == "FS_IO_ERROR"
     assert result.text == "\n".join([
         f'Error: cannot write "{ws}/b.txt": No space left on device',
@@ -401,7 +402,8 @@ async def test_an_abort_between_writes_never_leaves_a_patch_half_applied(ws: str
     result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt",
                                                "@@", "-b", "+B", "*** Add File: c.txt", "+c"), signal=signal)
     assert not result.is_error, result.text  # begun: the writes are shielded from the abort
-    assert fs.writes == [f"{ws}/a.txt", f"{ws}/b.txt", f"{ws}/c.txt"] and signal.aborted
+    assert fs.writes[0] == f"{ws}/a.txt" and signal.aborted  # the first alone; the others side by side
+    assert sorted(fs.writes[1:]) == [f"{ws}/b.txt", f"{ws}/c.txt"]
     assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"B\n", b"c\n")
 
 
@@ -433,3 +435,179 @@ async def test_a_refusing_write_intent_listener_is_asked_for_added_files_and_mov
         assert asked == [f"{ws}/no.txt"] and tree(ws) == before
     ok = await call(ctx, session, envelope("*** Add File: yes.txt", "+y"))
     assert not ok.is_error and asked[-1] == f"{ws}/yes.txt" and get(f"{ws}/yes.txt") == b"y\n"
+
+
+# -- the write phase: updates side by side, name changes in patch order (writes.py) ------------
+
+class RecordingWrites(LocalFileSystem):
+    """The local provider, recording each write's start and end (by file name), the most
+    ``write_text`` calls under way at once, and optionally failing the write of one name with
+    an I/O error once the others have begun."""
+
+    def __init__(self, fail: str | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.fail = fail
+        self.events: list[tuple[str, str]] = []
+        self.under_way = 0
+        self.most = 0
+
+    async def _track(self, name: str, run: Any) -> Any:
+        self.events.append(("start", name))
+        self.under_way += 1
+        self.most = max(self.most, self.under_way)
+        try:
+            await anyio.sleep(0.01)  # long enough for writes side by side to begin
+            if name == self.fail:
+                raise io_error("write", name, "No space left on device")
+            return await run()
+        finally:
+            self.under_way -= 1
+            self.events.append(("end", name))
+
+    async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
+        parent = super()
+        return await self._track(os.path.basename(target.key),
+                                 lambda: parent.write_text(target, content, expected, signal=signal))
+
+    async def rename(self, source: Any, dest: Any, expected: Any = None, *, signal: Any = None) -> Any:
+        parent = super()
+        return await self._track(os.path.basename(source.key),
+                                 lambda: parent.rename(source, dest, expected, signal=signal))
+
+    async def delete(self, target: Any, expected: Any = None, *, signal: Any = None) -> Any:
+        parent = super()
+        return await self._track(os.path.basename(target.key), lambda: parent.delete(target, expected, signal=signal))
+
+
+MIXED = ("*** Update File: u1.txt", "@@", "-u1", "+U1",
+         "*** Add File: n.txt", "+n",
+         "*** Update File: u2.txt", "@@", "-u2", "+U2",
+         "*** Delete File: gone.txt",
+         "*** Update File: u3.txt", "@@", "-u3", "+U3",
+         "*** Update File: mv.txt", "*** Move to: moved.txt", "@@", "-mv", "+MV",
+         "*** Update File: u4.txt", "@@", "-u4", "+U4")
+
+
+async def test_updates_are_written_side_by_side_and_name_changes_in_patch_order(ws: str) -> None:
+    for name in ("u1", "u2", "u3", "u4", "gone", "mv"):
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    fs = RecordingWrites(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "u1.txt", "u2.txt", "u3.txt", "u4.txt", "gone.txt", "mv.txt")
+    result = await call(ctx, session, envelope(*MIXED), signal=AbortSignal())
+    assert not result.is_error, result.text
+    assert result.text == ("Success. Updated the following files:\n"
+                           f"A {ws}/n.txt\nM {ws}/u1.txt\nM {ws}/u2.txt\nM {ws}/u3.txt\nM {ws}/moved.txt\n"
+                           f"M {ws}/u4.txt\nD {ws}/gone.txt\n")  # the summary keeps patch order
+    assert [d["path"] for d in result.meta["diffs"]] == [f"{ws}/{n}.txt" for n in
+                                                         ("u1", "n", "u2", "gone", "u3", "moved", "u4")]
+    assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")]  # the first change alone, under the signal
+    assert fs.most >= 3  # u2, u3, u4 beside the name changes
+    names = [(what, name) for what, name in fs.events if name in ("n.txt", "gone.txt", "mv.txt", "moved.txt")]
+    assert names == [("start", "n.txt"), ("end", "n.txt"), ("start", "gone.txt"), ("end", "gone.txt"),
+                     ("start", "mv.txt"), ("end", "mv.txt"), ("start", "moved.txt"), ("end", "moved.txt")]
+    assert [get(f"{ws}/{n}.txt") for n in ("u1", "u2", "u3", "u4", "n", "moved")] == [
+        b"U1\n", b"U2\n", b"U3\n", b"U4\n", b"n\n", b"MV\n"]
+    assert not os.path.exists(f"{ws}/gone.txt") and not os.path.exists(f"{ws}/mv.txt")
+
+
+ROWS = {"u1.txt": "M {ws}/u1.txt", "n.txt": "A {ws}/n.txt", "u2.txt": "M {ws}/u2.txt", "gone.txt": "D {ws}/gone.txt",
+        "u3.txt": "M {ws}/u3.txt", "mv.txt": "M {ws}/mv.txt -> {ws}/moved.txt", "u4.txt": "M {ws}/u4.txt"}
+
+
+@pytest.mark.parametrize("fail", ["u2.txt", "u3.txt", "u4.txt", "n.txt", "gone.txt", "mv.txt", "moved.txt"])
+async def test_a_write_failing_beside_others_is_reported_as_the_disk_shows(ws: str, fail: str) -> None:
+    # DEVIATIONS E10: what the error lists as written is exactly what changed on disk
+    for name in ("u1", "u2", "u3", "u4", "gone", "mv"):
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    fs = RecordingWrites(fail=fail, cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "u1.txt", "u2.txt", "u3.txt", "u4.txt", "gone.txt", "mv.txt")
+    result = await call(ctx, session, envelope(*MIXED))
+    assert result.error is not None and result.error.code == "FS_IO_ERROR"
+    lines = result.text.split("\n")
+    assert lines[0] == f'Error: cannot write "{fail}": No space left on device'
+    assert lines[1] == "The patch was applied in part. Written:" and "Not written:" in lines
+    cut = lines.index("Not written:")
+    written, pending = lines[2:cut], lines[cut + 1:]
+
+    def changed(name: str) -> bool:
+        if name == "n.txt":
+            return os.path.exists(f"{ws}/n.txt")
+        if name == "gone.txt":
+            return not os.path.exists(f"{ws}/gone.txt")
+        if name == "mv.txt":
+            return os.path.exists(f"{ws}/moved.txt")
+        return get(f"{ws}/{name}") == name.split(".")[0].upper().encode() + b"\n"
+
+    expect_written, expect_pending = [], []
+    for name, row in ROWS.items():
+        row = row.format(ws=ws)
+        if name == "mv.txt" and changed(name) and get(f"{ws}/moved.txt") == b"mv\n":  # renamed, text not written
+            expect_written.append(f"R {ws}/mv.txt -> {ws}/moved.txt")
+            expect_pending.append(f"M {ws}/moved.txt")
+        else:
+            (expect_written if changed(name) else expect_pending).append(row)
+    assert (written, pending) == (expect_written, expect_pending)
+    assert ROWS.get(fail, "M {ws}/moved.txt").format(ws=ws) in pending and written[0] == f"M {ws}/u1.txt"
+    names = ["n.txt", "gone.txt", "mv.txt"]
+    if fail in names:  # the name changes after it never began
+        later = names[names.index(fail) + 1:]
+        assert not any(n in later for _, n in fs.events)
+
+
+
+async def test_diffs_computed_while_writing_are_the_diffs_of_what_was_written(ws: str, patch_ctx: Any) -> None:
+    from dsh_fs.core.session import ToolExecution
+    from dsh_fs.patch import parse_patch
+    from dsh_fs.tool_patch import AppliedPatch, apply_patch
+
+    for name in ("u1", "u2", "u3", "u4", "gone", "mv"):
+        put(f"{ws}/{name}.txt", f"{name}\nsecond line\n")
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    patch = parse_patch(envelope(*MIXED))
+    applied = await apply_patch(ctx, patch, ToolExecution(session=session), with_diffs=True)
+    assert applied.kept_diffs is not None and len(applied.kept_diffs) == 7
+    assert applied.diffs() == AppliedPatch(changes=applied.changes).diffs()  # recomputed from the changes
+    assert applied.kept_diffs[0] == {"path": f"{ws}/u1.txt", "oldText": "u1\nsecond line",
+                                     "newText": "U1\nsecond line"}
+
+
+async def test_updates_too_big_to_write_side_by_side_wait_their_turn(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh_fs.tool_patch import writes
+
+    monkeypatch.setattr(writes, "SIDE_BY_SIDE_MAX", len("U2\n"))  # u3's and u4's new texts are bigger
+    for name in ("u1", "u2", "u3", "u4"):
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    fs = RecordingWrites(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "u1.txt", "u2.txt", "u3.txt", "u4.txt")
+    result = await call(ctx, session, envelope("*** Update File: u1.txt", "@@", "-u1", "+U1",
+                                               "*** Update File: u4.txt", "@@", "-u4", "+U4 and more",
+                                               "*** Update File: u2.txt", "@@", "-u2", "+U2",
+                                               "*** Update File: u3.txt", "@@", "-u3", "+U3 and more"))
+    assert not result.is_error, result.text
+    big = [event for event in fs.events if event[1] in ("u3.txt", "u4.txt")]
+    assert big == [("start", "u4.txt"), ("end", "u4.txt"), ("start", "u3.txt"), ("end", "u3.txt")]  # patch order
+    assert fs.most == 3  # one big update at a time, beside the small ones (no signal: u1 with them)
+    assert [get(f"{ws}/{n}.txt") for n in ("u1", "u2", "u3", "u4")] == [b"U1\n", b"U2\n", b"U3 and more\n",
+                                                                        b"U4 and more\n"]
+
+
+async def test_without_an_abort_signal_the_first_update_goes_with_the_others(ws: str) -> None:
+    for name in ("u1", "u2", "u3"):
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    patch = envelope("*** Update File: u1.txt", "@@", "-u1", "+U1", "*** Update File: u2.txt", "@@", "-u2", "+U2",
+                     "*** Update File: u3.txt", "@@", "-u3", "+U3")
+    for signal in (None, AbortSignal()):
+        fs = RecordingWrites(cwd=ws)
+        ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+        await read(ctx, session, "u1.txt", "u2.txt", "u3.txt")
+        result = await call(ctx, session, patch, signal=signal)
+        assert not result.is_error, result.text
+        first_done = fs.events.index(("end", "u1.txt"))
+        if signal is None:
+            assert fs.most == 3 and ("start", "u2.txt") in fs.events[:first_done]
+        else:  # the first alone, under the signal
+            assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")] and fs.most == 2
+        patch = patch.replace("-u", "-X").replace("+U", "+u").replace("-X", "-U")  # and back

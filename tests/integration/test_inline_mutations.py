@@ -383,3 +383,78 @@ async def test_a_slow_big_mutation_does_not_send_small_ones_to_threads(ws: str, 
     threads.stretch = 0.0
     await fs.write_text(await fs.resolve("small.txt"), "y")
     assert threads.seen == ["worker", "loop"]
+
+
+async def test_mutations_side_by_side_go_to_worker_threads(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small mutations under way together run in worker threads (their fsyncs overlap); one
+    alone stays on the loop; and one beside others, however slow, never starts the cooldown."""
+    threads = Threads(monkeypatch, fast_disk=False)
+    fs = LocalFileSystem(cwd=ws)
+    targets = [await fs.resolve(f"f{i}.txt") for i in range(4)]
+    threads.stretch = SLOW_MUTATION_S * 2  # slow, but beside others: says nothing of the disk alone
+    async with anyio.create_task_group() as tg:
+        for target in targets:
+            tg.start_soon(fs.write_text, target, "side by side\n")
+    threads.stretch = 0.0
+    assert threads.seen == ["worker"] * 4
+    await fs.write_text(targets[0], "alone\n")
+    assert threads.seen[-1] == "loop" and fs._mutating == 0
+    for target in targets[1:]:
+        with open(target.key, "rb") as handle:
+            assert handle.read() == b"side by side\n"
+
+
+async def test_the_up_front_checks_are_probes_on_the_loop_unless_turned_off(ws: str,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check_replaceable`` / ``check_creatable`` (apply_patch's checks before its first write)
+    are metadata system calls: on the event loop thread with ``inline_probes``, in a worker
+    without, with the same refusals."""
+    main = threading.get_ident()
+    seen: list[str] = []
+    real = filesystem._may_change_names_in
+
+    def recording(directory: str) -> bool:
+        seen.append("loop" if threading.get_ident() == main else "worker")
+        return real(directory)
+
+    monkeypatch.setattr(filesystem, "_may_change_names_in", recording)
+    put(os.path.join(ws, "ro.txt"), b"x\n")
+    os.chmod(os.path.join(ws, "ro.txt"), 0o444)
+    texts = []
+    for inline in (True, False):
+        fs = LocalFileSystem(cwd=ws, inline_probes=inline)
+        await fs.check_creatable(await fs.resolve("new/dir/n.txt"), size=10)
+        await fs.check_replaceable(await fs.resolve("ro.txt"), "rename")
+        with pytest.raises(FsError) as refused:
+            await fs.check_replaceable(await fs.resolve("ro.txt"), "write", size=3)
+        texts.append(str(refused.value))
+    assert seen == ["loop", "loop", "worker", "worker"]
+    assert texts[0] == texts[1] == f'cannot write "{ws}/ro.txt": permission denied — the file is read-only'
+
+
+async def test_read_text_of_a_small_file_runs_on_the_loop(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``read_text`` (apply_patch's and the editors' whole-file read) of a file of at most
+    ``inline_read_max`` bytes runs on the event loop thread, as ``read_window`` does; a bigger
+    file, or a zero limit, in a worker; the text and the refusals are the same."""
+    main = threading.get_ident()
+    seen: list[str] = []
+    real = fsio._read_fd
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append("loop" if threading.get_ident() == main else "worker")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fsio, "_read_fd", recording)
+    put(os.path.join(ws, "small.txt"), b"\xef\xbb\xbfsmall\r\n")
+    put(os.path.join(ws, "big.txt"), b"b" * 2000 + b"\n")
+    put(os.path.join(ws, "bin.dat"), b"a\0b")
+    results = []
+    for limit in (1024, 0):
+        fs = LocalFileSystem(cwd=ws, inline_read_max=limit)
+        texts = [await fs.read_text(await fs.resolve(name)) for name in ("small.txt", "big.txt")]
+        with pytest.raises(FsError) as refused:
+            await fs.read_text(await fs.resolve("bin.dat"))
+        results.append((texts, refused.value.code, str(refused.value)))
+    assert seen == ["loop", "worker", "loop", "worker", "worker", "worker"]
+    assert results[0] == results[1] and results[0][0] == ["small\r\n", "b" * 2000 + "\n"]
+    assert results[0][1] == "FS_NOT_TEXT"

@@ -77,3 +77,23 @@ async def test_a_page_waiting_for_the_links_out_look_still_counts(
     ctx = search_ctx(ws, profile="default", rg_path=fake.path, raw_output_max_bytes=4000, grep_max_matches=3)
     result = await call(ctx, "grep", {"pattern": "hit"}, session=Session(ws))
     assert not result.is_error and result.text.startswith("Found 3 of more than "), result.text
+
+
+async def test_a_bad_line_waiting_for_the_links_out_look_is_the_run_s_own_error(
+        ws: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """S8: a malformed ``--json`` line delivered after the look (not by the run) gives the
+    same error as one delivered by the run, never an exception group."""
+    import time
+
+    from dsh_fs.tool_fs_search import executors
+
+    def slow_look(top: str, root: str) -> list[str]:
+        time.sleep(0.5)
+        return []
+
+    monkeypatch.setattr(executors, "outward_links", slow_look)
+    fake = FakeRg(tmp_path)
+    fake.script(stdout=b"{not json\n")
+    ctx = search_ctx(ws, profile="default", rg_path=fake.path)
+    result = await call(ctx, "grep", {"pattern": "x"}, session=Session(ws))
+    assert result.text == "Error: grep received malformed ripgrep --json output (a line is not JSON)"

@@ -179,7 +179,7 @@ def test_fs_error_carries_a_stable_code_and_harness_error_name() -> None:
     assert FsError("m", "FS_STALE_VERSION").fs_code is FsErrorCode.STALE_VERSION
     assert sorted(c.value for c in FsErrorCode) == sorted(
         "FS_NOT_FOUND FS_NOT_DIRECTORY FS_NOT_TEXT FS_NOT_REGULAR_FILE FS_PERMISSION_DENIED FS_IO_ERROR "
-        "FS_STALE_VERSION FS_NOT_OBSERVED FS_AMBIGUOUS_EDIT FS_EDIT_NOT_FOUND FS_ABORTED".split()
+        "FS_STALE_VERSION FS_NOT_OBSERVED FS_AMBIGUOUS_EDIT FS_EDIT_NOT_FOUND FS_ABORTED FS_SANDBOX_DENIED".split()
     )
     with pytest.raises(ValueError):
         FsError("m", "FS_SOMETHING_ELSE")

@@ -9,6 +9,8 @@ real commits (tests/integration/test_commit_replay.py).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dsh_fs.fs.literal_edit import splice
 from dsh_fs.patch import FileState, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
@@ -340,6 +342,22 @@ def test_splice_maps_normalized_spans_to_raw_and_new_breaks_to_the_dominant_styl
     assert splice(raw, [(2, 3, "B\nB2"), (3, 4, ""), (6, 6, "x\n")]) == "a\r\nB\r\nB2c\r\nx\r\nd"
     assert splice("a\nb", []) == "a\nb"
     assert splice("a\r\nb", [(1, 2, "")]) == "ab"  # a CRLF pair is removed whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab\n", max_size=40), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40),
+                                                                st.text(alphabet="xy\n", max_size=5)), max_size=6))
+def test_splice_of_a_text_without_cr_is_the_mapping_of_one_with_a_lone_cr(raw: str, picks: list) -> None:
+    # the CR-free fast path: the same result as the general mapping (a lone CR appended stays
+    # where it is and changes neither the offsets nor the dominant style)
+    cuts = sorted(min(p, len(raw)) for pick in picks for p in pick[:2])
+    spans = [(cuts[2 * i], cuts[2 * i + 1], pick[2]) for i, pick in enumerate(picks[: len(cuts) // 2])]
+    assert splice(raw + "\r", spans) == splice(raw, spans) + "\r"
+    out, cursor = [], 0
+    for start, end, text in spans:
+        out += [raw[cursor:start], text]
+        cursor = end
+    assert splice(raw, spans) == "".join(out) + raw[cursor:]
 
 
 # -- pins (behaviours a mutant could break unseen) ---------------------------------------------

@@ -49,3 +49,16 @@ def test_the_composition_example_serves_what_it_names(tmp_path: Path) -> None:
         assert outside.text == f'Error: cannot resolve "/etc/hostname": outside the workspace "{tmp_path}"'
 
     anyio.run(main)
+
+
+def test_the_sandbox_example_is_refused_then_approved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    exec(compile(_blocks()[2], "README.md", "exec"), {"__name__": "__main__"})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Error: [sandbox: file access denied under read-only mode]"
+    assert lines[1].startswith("[sandbox: escalation available")
+    assert lines[2] == "asked: escalate sandbox to workspace-write: The user asked for notes. | Write notes.txt"
+    assert lines[3:] == [f"<path>{tmp_path}/notes.txt</path>", "<type>file</type>", "<content>", "Created file",
+                         "</content>"]
+    assert (tmp_path / "notes.txt").read_text() == "hi\n"

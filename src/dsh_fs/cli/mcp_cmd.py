@@ -25,7 +25,10 @@ from .options import (
     pop_settings,
     profile_option,
     require_s3_credentials,
+    read_only_option,
     root_option,
+    sandbox_named,
+    sandbox_option,
     s3_options,
     select_tools_option,
     session_option,
@@ -88,6 +91,8 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @tools_option
 @images_option
 @session_option
+@sandbox_option
+@read_only_option
 def mcp(
     root: str | None,
     profile: str,
@@ -102,6 +107,8 @@ def mcp(
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
     session_name: str | None = None,
+    sandbox: str | None = None,
+    read_only: bool = False,
     **settings: int,
 ) -> None:
     """Serve the file tools (list, read, write, edit, glob, grep; no list under --profile
@@ -145,6 +152,7 @@ def mcp(
             session_name = None
         else:
             raise click.UsageError(f"--session applies only to stdio: {over_http}")
+    sandbox = sandbox_named(sandbox, read_only)
     if root is None and s3 is None:
         _warn_if_broad(os.getcwd())
     options = ServeOptions(
@@ -157,6 +165,7 @@ def mcp(
         tool_config=pop_settings(settings),
         s3=s3,
         endpoint_url=endpoint_url,
+        sandbox=sandbox,
     )
     owner, store = _named_owner(session_name, options)
     try:

@@ -45,10 +45,13 @@ __all__ = (
     "offset_option",
     "pop_settings",
     "profile_option",
+    "read_only_option",
     "require_s3_credentials",
     "require_s3_extra",
     "root_option",
     "s3_options",
+    "sandbox_named",
+    "sandbox_option",
     "search_path_option",
     "select_tools_option",
     "session_option",
@@ -246,6 +249,39 @@ tools_option = click.option(
 """``--tools``: a subset of the tools, the editing faces only when named (the command receives
 ``tool_names``, a tuple: it loads :func:`faces_named` and applies the rest with
 :func:`select_tools_option`)"""
+
+sandbox_option = click.option(
+    "--sandbox",
+    "sandbox",
+    type=click.Choice(["read-only", "workspace-write", "danger-full-access"]),
+    default=None,
+    show_default="none: every path the tools reach may be changed",
+    help="Sandbox mode (docs/SANDBOX.md): 'read-only' refuses every change; 'workspace-write' allows changes"
+    " under the workspace and the platform temp areas only; 'danger-full-access' allows every change. A"
+    " refused call may be retried once with sandbox_permissions + justification, which a person approves"
+    " (mcp: through the client's elicitation; tool commands: never approved).",
+)
+"""``--sandbox``: the deployment's sandbox mode (the command receives ``sandbox``;
+docs/SANDBOX.md)"""
+
+read_only_option = click.option(
+    "--read-only",
+    "read_only",
+    is_flag=True,
+    help="Short for --sandbox read-only.",
+)
+"""``--read-only``: ``--sandbox read-only`` (``dsh-fs mcp``; the command receives ``read_only``)"""
+
+
+def sandbox_named(sandbox: str | None, read_only: bool) -> str | None:
+    """The sandbox mode of ``--sandbox`` / ``--read-only``.
+
+    :raises click.UsageError: ``--read-only is --sandbox read-only; give one of them`` when both are given
+    """
+    if read_only and sandbox is not None:
+        raise click.UsageError("--read-only is --sandbox read-only; give one of them")
+    return "read-only" if read_only else sandbox
+
 
 def offset_option(func: F) -> F:
     """``--offset``: the ``offset`` argument of ``read`` (a line) and ``list`` (an entry)."""

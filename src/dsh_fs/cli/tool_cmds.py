@@ -49,6 +49,7 @@ from .options import (
     s3_options,
     search_path_option,
     select_tools_option,
+    sandbox_option,
     session_option,
     settings_options,
     tools_option,
@@ -73,8 +74,8 @@ def _deployment_options(func: F) -> F:
 
 
 def _call_options(func: F) -> F:
-    """``--cwd``, ``--s3``/``--endpoint-url``, ``--no-policy`` and ``--session`` (the tool commands)."""
-    return cwd_option(s3_options(no_policy_option(session_option(func))))
+    """``--cwd``, ``--s3``/``--endpoint-url``, ``--no-policy``, ``--session`` and ``--sandbox`` (the tool commands)."""
+    return cwd_option(s3_options(no_policy_option(session_option(sandbox_option(func)))))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,6 +87,7 @@ class _Options:
     session_name: str | None = None
     s3: str | None = None
     endpoint_url: str | None = None
+    sandbox: str | None = None
 
 
 def _options(kwargs: dict[str, Any]) -> _Options:
@@ -97,6 +99,7 @@ def _options(kwargs: dict[str, Any]) -> _Options:
         session_name=kwargs.pop("session_name", None),
         s3=kwargs.pop("s3", None),
         endpoint_url=kwargs.pop("endpoint_url", None),
+        sandbox=kwargs.pop("sandbox", None),
     )
 
 
@@ -118,7 +121,8 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
             provider = open_provider(options.cwd or os.getcwd(), profile=options.profile, root=None)
         return create_context(
             profile=options.profile, policy=options.policy, provider=provider, observations=store,
-            spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool, **options.caps,
+            spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool,
+            sandbox=options.sandbox, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None

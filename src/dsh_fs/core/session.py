@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass, field
+from typing import Any
 
 from .signal import AbortSignal
 
@@ -32,20 +32,47 @@ class Session:
         return f"Session(cwd={self.cwd!r}, id={self.id!r})"
 
 
-@dataclass(eq=False, slots=True, kw_only=True)
 class ToolExecution:
     """What a tool body receives for one call (the reference's ``exec``).
 
     Passed as the opaque ``actor`` on every ``fs/*`` dispatch; the policy derives the
     observation owner from ``session`` (§3.2: no session, no owner).
+
+    :param session: the calling session, or ``None`` for a call with no agent session
+    :param signal: cooperative cancellation for this call
+    :param call_id: the model's tool-call id; ``None``: a random one (32 hex digits, a
+        UUID4's ``hex``), minted the first time it is read (most calls never read it)
+    :param fs: the provider this call uses when it is not ``ctx.fs`` (a sandboxed call's view)
     """
 
-    session: Session | None = None
-    """the calling session, or ``None`` for a call with no agent session"""
-    signal: AbortSignal | None = None
-    """cooperative cancellation for this call"""
-    call_id: str = field(default_factory=lambda: uuid.uuid4().hex)
-    """the model's tool-call id (or a random one)"""
+    __slots__ = ("_call_id", "fs", "session", "signal")
+
+    def __init__(
+        self,
+        *,
+        session: Session | None = None,
+        signal: AbortSignal | None = None,
+        call_id: str | None = None,
+        fs: Any = None,
+    ) -> None:
+        self.session = session
+        self.signal = signal
+        self._call_id = call_id
+        self.fs: Any = fs
+        """the provider this call uses when it is not ``ctx.fs``: a sandboxed call's view bound
+        to its policy (``dsh_fs.fs_sandbox.tools.call_fs``); ``None`` (default): ``ctx.fs``"""
+
+    @property
+    def call_id(self) -> str:
+        """The model's tool-call id (or a random one)."""
+        if self._call_id is None:
+            self._call_id = uuid.uuid4().hex
+        return self._call_id
+
+    def __repr__(self) -> str:
+        return (
+            f"ToolExecution(session={self.session!r}, signal={self.signal!r}, call_id={self.call_id!r}, fs={self.fs!r})"
+        )
 
     @property
     def cwd(self) -> str | None:

@@ -13,8 +13,8 @@ It is thread-safe: the blocking I/O of providers runs in worker threads and chec
 
 from __future__ import annotations
 
+import asyncio
 import math
-import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -33,10 +33,10 @@ class AbortSignal:
     ``FsError(FS_ABORTED)``; nothing is ever interrupted half way through a rename.
     """
 
-    __slots__ = ("_event", "reason")
+    __slots__ = ("_aborted", "reason")
 
     def __init__(self) -> None:
-        self._event = threading.Event()
+        self._aborted = False  # one attribute store, read by any thread (no lock: nobody waits on it)
         self.reason: str | None = None
 
     @classmethod
@@ -48,14 +48,14 @@ class AbortSignal:
 
     def abort(self, reason: str | None = None) -> None:
         """Raise the flag (idempotent)."""
-        if not self._event.is_set():
+        if not self._aborted:
             self.reason = reason
-            self._event.set()
+            self._aborted = True
 
     @property
     def aborted(self) -> bool:
         """``True`` once ``abort()`` was called."""
-        return self._event.is_set()
+        return self._aborted
 
     def __repr__(self) -> str:
         return f"AbortSignal(aborted={self.aborted})"
@@ -136,11 +136,18 @@ async def run_abortable(work: Callable[[AbortSignal], Awaitable[T]], *, reason: 
     """Run ``work(signal)`` shielded; if the caller is cancelled meanwhile, abort ``signal``
     (with ``reason``) at once, wait for ``work`` to return, then let the cancellation propagate.
 
+    On asyncio the work is a task of its own outside every cancel scope, awaited through
+    ``asyncio.shield`` (about 110 interpreter calls, the event loop's included; an anyio task
+    group costs about 290, a fifth of an MCP stdio call's Python work); on other backends,
+    a shielded task in a task group.
+
     :param work: the call; it must honour the signal (the registry and providers do)
     :return: what ``work`` returned
     :raises Exception: whatever ``work`` raised
     """
     signal = AbortSignal()
+    if _on_asyncio():
+        return await _abortable_task(work(signal), signal, reason)
     done = anyio.Event()
     outcome: Outcome[T] = Outcome()
 
@@ -161,3 +168,25 @@ async def run_abortable(work: Callable[[AbortSignal], Awaitable[T]], *, reason: 
     if outcome.error is not None:
         raise outcome.error
     return outcome.value  # type: ignore[return-value]
+
+
+def _on_asyncio() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # another event loop (trio)
+        return False
+    return True
+
+
+async def _abortable_task(call: Awaitable[T], signal: AbortSignal, reason: str | None) -> T:
+    """``run_abortable`` on asyncio: ``call`` runs as a task no cancel scope encloses."""
+    task = asyncio.ensure_future(call)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        signal.abort(reason)
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait([task])
+        if not task.cancelled():
+            task.exception()  # retrieved: what the call raised after the cancellation is not reported
+        raise

@@ -226,7 +226,7 @@ class ToolRegistry:
         """
         if not is_lossless_json(arguments):
             return ToolResult.failure(JSON_ARGS_ERROR)
-        execution = ToolExecution(session=session, signal=signal, call_id=call_id or uuid.uuid4().hex)
+        execution = ToolExecution(session=session, signal=signal, call_id=call_id or None)
         try:
             tool = self._tools.get(name)
             if tool is None:

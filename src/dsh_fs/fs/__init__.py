@@ -3,7 +3,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 
 | module | owns |
 |---|---|
-| ``filesystem`` | ``FileSystem``: the eight primitives, ``delete``/``rename``, the optional ``read_window``/``is_current``/``read_text_at``, the lifecycle (``aclose``) |
+| ``filesystem`` | ``FileSystem``: the eight primitives, ``delete``/``rename``, the optional ``read_window``/``is_current``/``read_text_at``/``workspace_roots``, the lifecycle (``aclose``) |
 | ``types`` | targets, ``Info``/``PathInfo``/``DirEntry``, intents, outcomes |
 | ``errors`` | ``FsError``, ``FsErrorCode`` and the message catalog (one builder per message, ``check_abort``) |
 | ``events`` | the ``fs/*`` event names and their listener contracts |
@@ -16,6 +16,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``paths``, ``rooted`` | Node-style path resolution; lexical resolution inside a display root |
 | ``locks`` | the in-process per-target mutation lock every provider shares |
 | ``shown`` | how a name is printed in a tool's text (a name that could forge a line is quoted, D22) |
+| ``sandbox`` | sandbox modes: the vocabulary, the escalation rules and every sandbox text (docs/SANDBOX.md) |
 | ``tool_switches`` | ``ToolSwitches``: the profile switches of the policy, the tools and the faces (one per deviation ID) |
 | ``backend`` | the seam's vocabulary in one import, for a provider author (re-exports only) |
 

@@ -1,4 +1,4 @@
-"""``FsError``, its eleven codes, and the message catalog (REFERENCE-SPEC §1.2, §1.5).
+"""``FsError``, its twelve codes, and the message catalog (REFERENCE-SPEC §1.2, §1.5).
 
 Every ``FsError`` a provider, the policy or the tools raise is built here, by one of the
 builders below, so each model-facing message is written exactly once (the provider contract
@@ -38,6 +38,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"[ (some matches overlap)]; provide …  #30 (D15)
     FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
                           edit_not_found                   old_string was not found in "<dp>"            #29
+    FS_SANDBOX_DENIED     sandbox_denied                   cannot <verb> "<dp>": file access denied under <mode> mode  (reference fs-sandbox)
 
 Who raises which code::
 
@@ -52,6 +53,7 @@ Who raises which code::
     FS_AMBIGUOUS_EDIT     <- old_string matched more than once without replace_all
     FS_EDIT_NOT_FOUND     <- old_string not found (or empty)
     FS_ABORTED            <- the abort signal fired at a checkpoint (``check_abort``)
+    FS_SANDBOX_DENIED     <- a mutation outside what the sandbox mode allows (``fs_sandbox``)
 
 A new seam primitive adds its verb to ``Verb`` (and its stage to ``Stage``) and reuses these
 builders; a new message gets a builder here, with its spec row or deviation ID.
@@ -100,6 +102,7 @@ __all__ = (
     "permission_denied",
     "read_only",
     "rename_destination_exists",
+    "sandbox_denied",
     "stale",
     "too_large",
     "write_cleanup_failed",
@@ -107,7 +110,7 @@ __all__ = (
 
 
 class FsErrorCode(str, enum.Enum):
-    """The stable codes of ``FsError`` (exactly these eleven)."""
+    """The stable codes of ``FsError`` (exactly these twelve)."""
 
     NOT_FOUND = "FS_NOT_FOUND"
     NOT_DIRECTORY = "FS_NOT_DIRECTORY"
@@ -120,6 +123,8 @@ class FsErrorCode(str, enum.Enum):
     AMBIGUOUS_EDIT = "FS_AMBIGUOUS_EDIT"
     EDIT_NOT_FOUND = "FS_EDIT_NOT_FOUND"
     ABORTED = "FS_ABORTED"
+    SANDBOX_DENIED = "FS_SANDBOX_DENIED"
+    """a mutation the sandbox mode refuses (``fs.sandbox``, docs/SANDBOX.md)"""
 
     def __str__(self) -> str:
         return self.value
@@ -399,3 +404,13 @@ def offset_out_of_range(offset: int, display: str, total_lines: int) -> FsError:
         f'offset {js_number_str(offset)} is out of range for "{display}" ({total_lines} lines)',
         FsErrorCode.NOT_FOUND,
     )
+
+
+# -- FS_SANDBOX_DENIED ----------------------------------------------------------------------
+
+def sandbox_denied(verb: Verb, display_path: str, mode: str) -> FsError:
+    """``FS_SANDBOX_DENIED`` ``cannot <verb> "<dp>": file access denied under <mode> mode`` (the
+    reference's ``SandboxedFileSystem``; ``write`` for ``write_text`` and ``edit_text`` alike)."""
+    from .sandbox import fence_denied_message
+
+    return FsError(fence_denied_message(verb, display_path, mode), FsErrorCode.SANDBOX_DENIED)  # type: ignore[arg-type]

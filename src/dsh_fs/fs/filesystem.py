@@ -251,6 +251,22 @@ class FileSystem(abc.ABC):
         """
         return None
 
+    def workspace_roots(self) -> tuple[str, ...]:
+        """Optional: the display paths of this provider's containment roots, the directories no
+        model path may leave (what ``workspace-write`` lets a sandboxed call change,
+        docs/SANDBOX.md); ``()`` when the provider has none (the default: the whole disk).
+
+        The local provider returns its ``root``; memory and S3 their display ``root``.
+        """
+        return ()
+
+    @property
+    def sandbox_mode(self) -> str | None:
+        """The deployment's sandbox mode when this provider confines mutations
+        (``dsh_fs.fs_sandbox.SandboxedFileSystem``), else ``None`` (every plain provider): the
+        mutating tools advertise their escalation fields only when it is set."""
+        return None
+
     def host_path(self, target: Target) -> str | None:
         """Optional: the path of ``target`` on this machine's disk (absolute, symlinks
         resolved), when the provider stores its files there; ``None`` otherwise (the default).

@@ -219,6 +219,20 @@ def splice(raw: str, spans: Iterable[tuple[int, int, str]]) -> str:
     :return: the new raw text; each span maps back to its raw extent, a CRLF pair is never
         split. Cost: linear in ``raw`` and the replacements, however many spans.
     """
+    if "\r" not in raw:  # no CR: ``raw`` is its own normalized text, LF-dominant
+        joined: list[str] = []
+        cuts: list[str] = []
+        cursor = 0
+        for start, end, replacement in spans:
+            cuts.append(raw[cursor:start])
+            cuts.append(replacement)
+            cursor = end
+            if len(cuts) >= 2 * _BATCH:
+                joined.append("".join(cuts))
+                cuts.clear()
+        cuts.append(raw[cursor:])
+        joined.append("".join(cuts))
+        return "".join(joined)
     # ``replacement`` is already LF-normalized: re-normalizing (as ``restore`` does) would eat a
     # lone CR that precedes a line break ("\r\r\n" must stay a CR plus a line break)
     crlf = dominant_style(raw) == "CRLF"

@@ -14,9 +14,12 @@ JS_WHITESPACE = frozenset(
 """the characters JavaScript's ``String.prototype.trim`` strips"""
 
 
+_JS_WHITESPACE_CHARS = "".join(sorted(JS_WHITESPACE))
+
+
 def is_blank(text: str) -> bool:
     """``True`` when ``text`` is empty or only JS whitespace (``text.trim() === ""``)."""
-    return all(ch in JS_WHITESPACE for ch in text)
+    return not text.strip(_JS_WHITESPACE_CHARS)
 
 
 def node_resolve(base: str, path: str) -> str:

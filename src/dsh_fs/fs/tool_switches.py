@@ -126,6 +126,16 @@ class ToolSwitches(ProfileSwitches):
     image_view_hint: bool = profile_switch("I5")
     """I5: the text editors' ``view`` binary-file error on an image path carries I1's hint"""
 
+    # -- sandbox modes (docs/SANDBOX.md) ---------------------------------------------------------
+    escalation_needs_sandbox: bool = profile_switch("X1")
+    """X1: ``sandbox_permissions``/``justification`` where no sandbox is composed are refused
+    (``sandbox_permissions is not available in this composition …``), not ignored"""
+    patch_escalation: bool = profile_switch("X2")
+    """X2: under a sandbox, ``apply_patch`` advertises the escalation fields (one approval
+    covers the whole patch) and its denial carries the escalation hint"""
+    policy_names_every_root: bool = profile_switch("X3")
+    """X3: the ``sandbox:policy`` prompt context names every workspace root, not only the first"""
+
     @staticmethod
     def of(profile: Profile | str | None) -> ToolSwitches:
         """The switches of ``profile`` (``None`` = default): one shared frozen value per profile.

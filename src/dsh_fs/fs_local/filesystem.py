@@ -9,12 +9,16 @@ back) from threads of their own (never the I/O threads), and an abort or a cance
 ends the wait before anything changed.
 
 Cheap calls: a worker-thread hop costs far more than a metadata system
-call, so by default ``resolve`` and ``stat`` run on the event loop thread (a
+call, so by default ``resolve``, ``stat``, ``is_current`` and the up-front checks
+(``check_replaceable``, ``check_creatable``) run on the event loop thread (a
 version that needs a content digest of a file above ``inline_read_max`` bytes still goes to
-a thread), and so does ``read_window`` for files of at most ``inline_read_max`` bytes.
+a thread), and so do ``read_window`` and ``read_text`` for files of at most
+``inline_read_max`` bytes.
 Mutations of at most ``inline_write_max`` bytes (old size and a bound on the new one) run
-there too while the disk is fast: the critical section of one is two ``fsync`` s and a
-rename, and the hop would add about a third to it. After a mutation that took
+there too while the disk is fast and no other mutation is under way: the critical section of
+one is two ``fsync`` s and a rename, and the hop would add about a third to it; mutations side by
+side go to worker threads, where their ``fsync`` s overlap (a journaling filesystem commits them
+together). After a mutation that took
 ``SLOW_MUTATION_S`` or longer (a slow or busy disk), mutations run in worker threads for
 ``SLOW_DISK_COOLDOWN_S``. Set ``inline_probes=False``, ``inline_read_max=0`` and
 ``inline_write_max=0`` to run everything in threads (for slow or network filesystems whose
@@ -110,10 +114,12 @@ class LocalFileSystem(FileSystem):
         (its real path is taken here).
     :param lock_dir: directory of the cross-process lock files (A4); default per user
     :param max_threads: worker threads this provider may use at once
-    :param inline_probes: run ``resolve`` and ``stat`` on the event loop thread
-        (metadata system calls only; see the module docstring)
+    :param inline_probes: run ``resolve``, ``stat``, ``is_current``, ``check_replaceable``
+        and ``check_creatable`` on the event loop thread (metadata system calls only; see the
+        module docstring)
     :param inline_read_max: ``read_window`` of a file of at most this many bytes (by the
-        caller's stat) runs on the event loop thread; 0: always in a worker thread
+        caller's stat), and ``read_text`` of one (by its descriptor's ``fstat``), run on the
+        event loop thread; 0: always in a worker thread
     :param inline_write_max: a write or edit of a file of at most this many bytes (its old
         size, and a bound on its new size) runs on the event loop thread while the disk is
         fast (see the module docstring); 0: always in a worker thread
@@ -165,6 +171,7 @@ class LocalFileSystem(FileSystem):
         self.inline_read_max = max(0, inline_read_max)
         self.inline_write_max = max(0, inline_write_max)
         self._inline_after = 0.0  # time.monotonic() before which mutations stay off this thread
+        self._mutating = 0  # mutations holding their locks (more than one: each in a worker thread)
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
 
@@ -209,7 +216,16 @@ class LocalFileSystem(FileSystem):
         return found
 
     async def read_text(self, target: Target, *, signal: AbortSignal | None = None) -> str:
-        return await self._run(fsio.read_text, target.key, target.display_path, signal=signal, rules=self.rules)
+        """§2.5 ``readText`` (``fsio.read_text``): a file of at most ``inline_read_max`` bytes
+        (by the descriptor's ``fstat``) is read on the event loop thread, a bigger one in a
+        worker thread. See ``FileSystem.read_text``."""
+        if self.inline_read_max > 0:
+            text = fsio.read_text_within(target.key, target.display_path, signal=signal, rules=self.rules,
+                                         max_size=self.inline_read_max)
+            if text is not None:
+                return text
+        return await self._run(fsio.read_text, target.key, target.display_path,  # type: ignore[no-any-return]
+                               signal=signal, rules=self.rules)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         reader = fsio.StreamReader(target.key, target.display_path, signal=signal, rules=self.rules)
@@ -243,6 +259,10 @@ class LocalFileSystem(FileSystem):
 
     async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
         return await self._run(fsio.list_directory, target, signal=signal, rules=self.rules)
+
+    def workspace_roots(self) -> tuple[str, ...]:
+        """``(root,)`` when confined to a root, else ``()``. See ``FileSystem.workspace_roots``."""
+        return (self.root,) if self.root is not None else ()
 
     def host_path(self, target: Target) -> str:
         """The target's real path on this disk (its key). See ``FileSystem.host_path``."""
@@ -363,7 +383,10 @@ class LocalFileSystem(FileSystem):
             if found is not None and found.type == "file":
                 files.keep_read_only(found, verb, display, self.rules)  # type: ignore[arg-type]
 
-        await self._run(check)
+        if self.inline_probes:
+            check()  # metadata system calls only, as ``stat``
+        else:
+            await self._run(check)
 
     async def check_creatable(self, target: Target, *, size: int | None = None,
                               signal: AbortSignal | None = None) -> None:
@@ -381,7 +404,10 @@ class LocalFileSystem(FileSystem):
             if os.path.isdir(directory) and not _may_change_names_in(directory):
                 raise permission_denied("write", display)
 
-        await self._run(check)
+        if self.inline_probes:
+            check()  # metadata system calls only, as ``stat``
+        else:
+            await self._run(check)
 
     @contextlib.asynccontextmanager
     async def _holding(self, keys: list[str], signal: AbortSignal | None, stage: Stage):  # type: ignore[no-untyped-def]
@@ -400,29 +426,35 @@ class LocalFileSystem(FileSystem):
     async def _mutate(self, operation, target: Target, payload, expected, signal, *,  # type: ignore[no-untyped-def]
                       new_size: Callable[[int], int], stage: Stage):
         """Run ``operation`` (``fsio.write_file`` / ``edit_file``) holding the cross-process
-        lock: on this thread when small and the disk fast, else in a worker thread.
+        lock: on this thread when small, the disk fast and no other mutation of this provider
+        under way, else in a worker thread (mutations side by side — a patch's updates, several
+        agents' edits — overlap there, and the disk commits their ``fsync`` s together).
 
         :param new_size: a bound on the new content's size in bytes, given the old size
         """
         fd = await self._acquire(target.key, signal, stage)
+        self._mutating += 1
         try:
             small = self._small(target, new_size)  # only small mutations tell how fast the disk is
             if small and time.monotonic() >= self._inline_after:
                 # Calls started together must all reach their intent before one of them mutates,
                 # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
                 await anyio.lowlevel.checkpoint()
-                started = time.monotonic()
-                try:
-                    return operation(target, payload, expected, signal=signal, rules=self.rules)
-                finally:
-                    self._note(time.monotonic() - started)
+                if self._mutating == 1:  # alone: side by side ones go to threads, their fsyncs overlap
+                    started = time.monotonic()
+                    try:
+                        return operation(target, payload, expected, signal=signal, rules=self.rules)
+                    finally:
+                        self._note(time.monotonic() - started)
+            alone = self._mutating == 1  # a mutation beside others does not time the disk alone
             started = time.monotonic()
             try:
                 return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules)
             finally:
-                if small:
+                if small and alone:
                     self._note(time.monotonic() - started)
         finally:
+            self._mutating -= 1
             self.process_locks.release(fd)
 
     async def _acquire(self, key: str, signal: AbortSignal | None, stage: Stage) -> int:

@@ -215,6 +215,29 @@ def read_text(path: str, display: str, *, signal: AbortSignal | None, rules: Loc
     return decode_for_read(raw, display, rules)
 
 
+def read_text_within(path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules,
+                     max_size: int) -> str | None:
+    """``read_text`` of a file of at most ``max_size`` bytes (by the ``fstat`` of the descriptor
+    it reads), or ``None``, nothing read, for a bigger one (the caller reads it elsewhere).
+
+    :raises FsError: as ``read_text``
+    """
+    check_abort(signal, "read")
+    fd = files.open_regular(path, "read", display, rules.root)
+    try:
+        try:
+            size = os.fstat(fd).st_size
+        except OSError as exc:
+            raise map_os_error(exc, "read", display) from exc
+        if size > max_size:
+            return None
+        raw = _read_fd(fd, signal, "read", "read", display, size)
+    finally:
+        os.close(fd)
+    check_abort(signal, "read")
+    return decode_for_read(raw, display, rules)
+
+
 class StreamReader:
     """§2.5 ``streamText`` mechanics: one call of ``next_chunk`` per chunk, ``None`` at the end."""
 

@@ -224,6 +224,10 @@ class MemoryFileSystem(FileSystem):
         return existing[1]
 
     # -- the primitives ----------------------------------------------------------------------
+    def workspace_roots(self) -> tuple[str, ...]:
+        """``(root,)``: the display root every path stays under. See ``FileSystem.workspace_roots``."""
+        return (self.root,)
+
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
         """Lexical resolution inside the root (``fs.rooted``); key ``mem://<name>/<path>``.
 

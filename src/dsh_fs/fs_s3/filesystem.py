@@ -272,6 +272,10 @@ class S3FileSystem(FileSystem):
         return await self.store.put(key, data, if_match=if_match, if_none_match=if_none_match)
 
     # -- the eight primitives --------------------------------------------------------------
+    def workspace_roots(self) -> tuple[str, ...]:
+        """``(root,)``: the display root every path stays under. See ``FileSystem.workspace_roots``."""
+        return (self.root,)
+
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
         """Lexical resolution inside the root; no request is made.
 

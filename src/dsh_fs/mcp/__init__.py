@@ -9,10 +9,12 @@
 | ``server`` | the SDK low-level ``Server`` (``build_server``), arrival-order scheduling of calls, stdio serving |
 | ``early``, ``handshake`` | the fast start over stdio (DEVIATIONS M2): ``initialize`` answered while the SDK is imported; that answer, pure and SDK-free |
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
+| ``nowait`` | the stdio wire without thread hops: lines of a pipe or socket read and written on the event loop thread (``RWF_NOWAIT``) |
 | ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
 | ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
 | ``gate`` | ASGI, outermost: the token checked from the headers before any body is read; the body limit; no OAuth |
 | ``connections`` | the connection budget (a share kept for authenticated connections) and the request-head deadline (uvicorn's h11 protocol) |
+| ``approval`` | a sandbox escalation asked of the person through the client's elicitation (``--sandbox``, docs/SANDBOX.md) |
 | ``revocation`` | the token file re-read on change or ``SIGHUP``: a removed token revoked, its sessions ended |
 
 The ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``) is imported by the modules that

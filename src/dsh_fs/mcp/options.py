@@ -51,6 +51,10 @@ class ServeOptions:
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
     """files one owner's observations may cover (the least recently recorded is forgotten
     first: a later overwrite of it fails safe); bounds each connection's memory"""
+    sandbox: str | None = None
+    """a sandbox mode (``read-only``, ``workspace-write``, ``danger-full-access``; docs/SANDBOX.md):
+    the provider is fenced and an escalation asks the person through the client's elicitation
+    (``mcp.approval``); ``None``: no sandbox"""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", "/" if self.s3 is not None else os.path.abspath(self.root))
@@ -96,5 +100,15 @@ def build_context(options: ServeOptions, *, observations: Any = None) -> Context
         faces=options.faces,
         list_tool=options.list_tool,
         images=options.images,
+        **_sandboxed(options),
         **options.tool_config,
     )
+
+
+def _sandboxed(options: ServeOptions) -> dict[str, Any]:
+    """``create_context``'s sandbox arguments: the mode and the elicitation approval callback."""
+    if options.sandbox is None:
+        return {}
+    from .approval import approve_by_elicitation
+
+    return {"sandbox": options.sandbox, "approval": approve_by_elicitation}

@@ -49,6 +49,8 @@ from ..core.context import Context
 from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
+from ..core.tools import ToolResult
+from .approval import REQUEST
 from .handshake import SERVER_NAME
 from .wire import call_result, server_instructions, tool_entries
 
@@ -59,6 +61,7 @@ __all__ = (
     "OwnerLookup",
     "SERVER_NAME",
     "build_server",
+    "handler_result",
     "keep_raw_arguments",
     "schedule_calls",
     "serve_stdio",
@@ -68,6 +71,8 @@ __all__ = (
 OwnerLookup = Callable[[ServerRequestContext[Any, Any]], Session]
 """Maps a request to its connection's observation owner (may raise ``MCPError``)."""
 
+_RESULT_TYPE: Any = types.CallToolResult.model_fields["result_type"].default
+"""what a ``CallToolResult`` model dumps as its ``resultType`` (kept on 2026-era connections only)"""
 _UNSET: Any = object()
 _RAW_ARGUMENTS: contextvars.ContextVar[Any] = contextvars.ContextVar("dsh_fs_mcp_raw_arguments", default=_UNSET)
 
@@ -124,6 +129,17 @@ def schedule_calls(ctx: Context, owner_for: OwnerLookup) -> ServerMiddleware[Any
     return schedule
 
 
+def handler_result(result: ToolResult) -> dict[str, Any]:
+    """What the ``tools/call`` handler gives the SDK for ``result``: the wire dict
+    (``wire.call_result``) with the ``resultType`` a ``CallToolResult`` model dumps. The SDK
+    validates a handler's dict against the protocol version's result and dumps it exactly
+    as it does a model's dump, so the bytes are those of the model (for every protocol
+    version: ``tests/unit/test_mcp_result_dict.py``) with one pydantic pass less per call."""
+    wire = call_result(result)
+    wire["resultType"] = _RESULT_TYPE
+    return wire
+
+
 def build_server(
     ctx: Context,
     *,
@@ -147,18 +163,20 @@ def build_server(
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
 
-    async def call_tool(
-        rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any]:
         raw = _RAW_ARGUMENTS.get()
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
-        result = await run_abortable(
-            lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
-            reason="the client cancelled the request",
-        )
-        return types.CallToolResult.model_validate(call_result(result))
+        token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
+        try:
+            result = await run_abortable(
+                lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
+                reason="the client cancelled the request",
+            )
+        finally:
+            REQUEST.reset(token)
+        return handler_result(result)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         definition = tools.get(tool_name)

@@ -29,10 +29,14 @@ same pair of streams to ``Server.run``, with these differences:
 * **The standard descriptors.** As with the SDK, while serving, fd 0 reads the null device
   and fd 1 goes to stderr. The wire is served from private duplicates, so stray output of a
   handler or a child process never corrupts it. Both descriptors are restored on exit.
-* **Threads.** stdin is read by a daemon thread of its own, and stdout is written through a
-  thread limiter of its own. Tool calls that hold every default worker thread cannot stall
-  the wire, so a ``notifications/cancelled`` still gets through. A pending read of stdin never
-  keeps the process alive.
+* **Threads.** A pipe or a socket is read and written on the event loop thread with reads
+  and writes that never block (``nowait.py``: ``RWF_NOWAIT``, Linux), so a round trip makes
+  no thread hop; a line longer than ``PARSE_INLINE_MAX`` is parsed in a thread of its own. What
+  a full pipe does not take at once is written through a thread limiter of its own, and so
+  is everything where ``RWF_NOWAIT`` is not available (a regular file, a terminal, another
+  OS); such a stdin is read by a daemon thread of its own. Tool calls that hold every
+  default worker thread cannot stall the wire, so a ``notifications/cancelled`` still gets
+  through. A pending read of stdin never keeps the process alive.
 
 * **The end of stdin.** The SDK cancels every request still in flight when its input ends,
   so a client that sends a request and closes stdin (``echo … | dsh-fs mcp``) would get no
@@ -73,6 +77,7 @@ from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from ..core.jsonvalue import js_numbers, well_formed
 from .early import EarlyStart
+from .nowait import LineReader, Wire, lines_of
 
 __all__ = ("IncomingStream", "OutgoingStream", "encode_message", "parse_line", "recover_id", "stdio_transport")
 
@@ -305,6 +310,7 @@ async def stdio_transport(
         answered is not written again
     """
     restores: list[Callable[[], None]] = []
+    fresh = stdin is None
     try:
         if stdin is None:
             stdin, restore = _claim(0, sys.stdin, "rb")
@@ -317,21 +323,28 @@ async def stdio_transport(
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
         replies = write_send.clone()  # our own error replies, through the server's writer
         unanswered = _Unanswered()
-        source: Any = stdin if early is None or not early.preread else _Prefixed(early.preread, stdin)
+        preread = early.preread if early is not None else b""
+        lines = lines_of(stdin, preread, fresh=fresh)
+        source: Any = stdin if not preread else _Prefixed(preread, stdin)
         dropped = _AnsweredEarly(early) if early is not None and early.answered_id is not None else None
         async with anyio.create_task_group() as tg:
             tg.start_soon(_pump_out, write_receive, stdout, unanswered, dropped)
+            reading = anyio.CancelScope()
+            if lines is not None:
+                tg.start_soon(_read_lines, reading, lines, read_send, replies, unanswered)
             # the portal's cancel scope must not enclose the writer: stopping the portal cancels it
             async with BlockingPortal() as portal:
-                threading.Thread(
-                    target=_pump_in, args=(source, portal, read_send, replies, unanswered), name="dsh-fs mcp stdin",
-                    daemon=True,
-                ).start()
+                if lines is None:
+                    threading.Thread(
+                        target=_pump_in, args=(source, portal, read_send, replies, unanswered),
+                        name="dsh-fs mcp stdin", daemon=True,
+                    ).start()
                 try:
                     yield read_receive, write_send
                 finally:
                     # normally all closed already (stdin ended, then the server); if not, stop
                     # reading; the writer drains what it was given, then ends
+                    reading.cancel()
                     read_send.close()
                     replies.close()
                     write_send.close()
@@ -443,6 +456,47 @@ async def _end_of_input(unanswered: _Unanswered, *streams: MemoryObjectSendStrea
     await _close(*streams)
 
 
+def _item_of(raw: bytes) -> SessionMessage | types.JSONRPCError | None:
+    """What one stdin line is (``parse_line``); a bug in it still answers the request."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        return parse_line(text)
+    except Exception:  # a bug: still answer the request
+        logger.warning("could not read a line", exc_info=True)
+        return _error_reply(types.INTERNAL_ERROR, _UNREADABLE, recover_id(text))
+
+
+PARSE_INLINE_MAX: Final = 65536
+"""bytes of a line parsed on the event loop thread; a longer line is parsed in a worker thread"""
+
+
+async def _read_lines(
+    scope: anyio.CancelScope,
+    lines: LineReader,
+    messages: MemoryObjectSendStream[SessionMessage | Exception],
+    replies: MemoryObjectSendStream[SessionMessage],
+    unanswered: _Unanswered,
+) -> None:
+    """``_pump_in`` on the event loop thread, for a pipe or socket (``nowait.LineReader``):
+    the same items, handed over in line order, each taken before the next line is read;
+    ``scope`` stops it when the transport closes."""
+    parser = anyio.CapacityLimiter(1)  # a thread of its own: never behind tool calls holding the default ones
+    with scope:
+        try:
+            while raw := await lines.readline():
+                if len(raw) <= PARSE_INLINE_MAX:
+                    item = _item_of(raw)
+                else:
+                    item = await anyio.to_thread.run_sync(_item_of, raw, limiter=parser)
+                if isinstance(item, SessionMessage):
+                    await _hand_over(unanswered, messages, item)
+                elif item is not None:
+                    await replies.send(SessionMessage(item))
+        except Exception:  # the server closed its stream, stdin failed
+            logger.debug("stopped reading stdin", exc_info=True)
+        await _end_of_input(unanswered, messages, replies)
+
+
 def _pump_in(
     stdin: IO[bytes],
     portal: BlockingPortal,
@@ -455,12 +509,7 @@ def _pump_in(
     once the server has answered every request (``_Unanswered``)."""
     try:
         while raw := stdin.readline():
-            text = raw.decode("utf-8", "replace")
-            try:
-                item = parse_line(text)
-            except Exception:  # a bug: still answer the request
-                logger.warning("could not read a line", exc_info=True)
-                item = _error_reply(types.INTERNAL_ERROR, _UNREADABLE, recover_id(text))
+            item = _item_of(raw)
             if isinstance(item, SessionMessage):
                 portal.call(_hand_over, unanswered, messages, item)
             elif item is not None:
@@ -481,7 +530,7 @@ async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: 
                     unanswered: _Unanswered, dropped: _AnsweredEarly | None = None) -> None:
     """The writer: each message as one line, in order, until every sender has closed (the
     reply to a request answered early is dropped: ``dropped``)."""
-    limiter = anyio.CapacityLimiter(1)  # never waits for threads busy with tool calls
+    wire = Wire(stdout)
     broken = False
     async with receive:
         async for session_message in receive:
@@ -496,18 +545,13 @@ async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: 
                 unanswered.answered(session_message.message)
                 continue
             try:
-                await anyio.to_thread.run_sync(_write, stdout, data, abandon_on_cancel=True, limiter=limiter)
+                await wire.write(data)
             except OSError:  # the client has gone: discard replies until stdin ends
                 logger.debug("stdout is broken", exc_info=True)
                 broken = True
                 unanswered.give_up()
             else:
                 unanswered.answered(session_message.message)
-
-
-def _write(stdout: IO[bytes], data: bytes) -> None:
-    stdout.write(data)
-    stdout.flush()
 
 
 def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None]]:

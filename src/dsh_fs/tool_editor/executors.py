@@ -43,6 +43,7 @@ from ..fs.provider_rules import TextRules
 from ..fs.text import normalize
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
+from ..fs_sandbox.tools import call_fs, map_denial
 from ..tool_fs.diff import bounded_diffs
 from ..tool_fs.shared import check_unicode, image_hint, near_match_hint, with_remedy
 from . import texts as t
@@ -104,6 +105,10 @@ class Editor:
     def fs(self) -> FileSystem:
         return self.ctx.fs  # type: ignore[no-any-return]
 
+    def _fs(self, execution: ToolExecution) -> FileSystem:
+        """The provider of this call: its sandbox view (``execution.fs``), else ``ctx.fs``."""
+        return execution.fs or self.fs  # type: ignore[no-any-return]
+
     # -- dispatch ----------------------------------------------------------------------------
     async def execute(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
         """Run one call (``args`` passed the face's schema)."""
@@ -123,10 +128,12 @@ class Editor:
             "str_replace": self._str_replace,
             "insert": self._insert,
         }[command]
+        if command != "view":  # the standing sandbox policy; this face has no escalation fields
+            await call_fs(self.ctx, self.face, args, execution, escalates=False)
         try:
             done = await run(args, execution)
         except FsError as err:
-            projected = with_remedy(err, self.switches)
+            projected = map_denial(with_remedy(err, self.switches), self._fs(execution), hint=False)
             if self.switches.image_view_hint and command == "view":  # I5: Anthropic documents view for text
                 projected = image_hint(projected, path, offered=self.ctx.tools.get("read_image") is not None)
             if projected is err:
@@ -136,7 +143,7 @@ class Editor:
 
     # -- shared steps ------------------------------------------------------------------------
     async def _resolve(self, path: str, execution: ToolExecution) -> Target:
-        return await self.fs.resolve(path, cwd=execution.cwd, signal=execution.signal)
+        return await self._fs(execution).resolve(path, cwd=execution.cwd, signal=execution.signal)
 
     def _not_found(self, target: Target) -> FsError:
         if self.anthropic:
@@ -145,7 +152,7 @@ class Editor:
 
     async def _existing(self, target: Target, command: str, execution: ToolExecution) -> Info:
         """The reference's ``statExisting``: the file to change, or the face's error."""
-        info = await self.fs.stat(target, signal=execution.signal)
+        info = await self._fs(execution).stat(target, signal=execution.signal)
         if info is None:
             if self.switches.record_absence:
                 self.ctx.emit(FS_OBSERVED, target, None, execution)  # an absence, as read records it (D8)
@@ -186,7 +193,7 @@ class Editor:
     async def _view(self, args: dict[str, Any], execution: ToolExecution) -> str:
         view_range = args.get("view_range")
         target = await self._resolve(args["path"], execution)
-        info = await self.fs.stat(target, signal=execution.signal)
+        info = await self._fs(execution).stat(target, signal=execution.signal)
         if info is None:
             if self.switches.record_absence:
                 self.ctx.emit(FS_OBSERVED, target, None, execution)
@@ -204,10 +211,10 @@ class Editor:
                                   model="content" if self.anthropic or self.switches.content_lines else "split",  # E21
                                   keep_chars=clip)
         if info.size is None or info.size >= VIEW_STREAM_MIN_SIZE:  # bounded memory: only the shown lines
-            async for chunk in self.fs.stream_text(target, signal=execution.signal):
+            async for chunk in self._fs(execution).stream_text(target, signal=execution.signal):
                 collector.feed(chunk)
         else:
-            collector.feed(await self.fs.read_text(target, signal=execution.signal))
+            collector.feed(await self._fs(execution).read_text(target, signal=execution.signal))
         kept, count = collector.finish()
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
         note = ""
@@ -234,7 +241,7 @@ class Editor:
         rows: list[tuple[str, str]] = []
 
         async def visit(directory: Target, depth: int) -> None:
-            for entry in await self.fs.list_dir(directory, signal=execution.signal):
+            for entry in await self._fs(execution).list_dir(directory, signal=execution.signal):
                 if not listed(entry.name):
                     continue
                 kind = "d" if entry.type == "directory" else "f" if entry.type == "file" else "?"
@@ -258,12 +265,12 @@ class Editor:
         if self.anthropic:
             intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
         else:
-            if await self.fs.stat(target, signal=execution.signal) is not None:
+            if await self._fs(execution).stat(target, signal=execution.signal) is not None:
                 raise ToolInputError(t.REF_EXISTS.format(path=target.display_path))
             intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=CreateIfAbsent)
             intent = intent if intent is not None else CreateIfAbsent()
         try:
-            outcome = await self.fs.write_text(target, content, intent, signal=execution.signal)
+            outcome = await self._fs(execution).write_text(target, content, intent, signal=execution.signal)
         except FsError as err:
             raise self._denied(err) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
@@ -284,8 +291,8 @@ class Editor:
         if not self.switches.str_replace_is_edit:
             return await self._reference_replace(args, target, old, new, guard, execution)
         try:
-            outcome = await self.fs.edit_text(target, EditRequest(old_string=old, new_string=new), EditIntent(guard),
-                                              signal=execution.signal)
+            outcome = await self._fs(execution).edit_text(
+                target, EditRequest(old_string=old, new_string=new), EditIntent(guard), signal=execution.signal)
         except FsError as err:
             raise (await self._match_failure(err, target, old, execution)) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
@@ -300,7 +307,7 @@ class Editor:
         try:
             intent: EditIntent | None = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution,
                                                                  default=lambda: None)
-            outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+            outcome = await self._fs(execution).edit_text(target, request, intent, signal=execution.signal)
         except FsError as err:
             if err.code in _MAYBE_MISSING:
                 await self._existing(target, "str_replace", execution)  # raises the face's text if so
@@ -329,7 +336,7 @@ class Editor:
         if err.code == FsErrorCode.AMBIGUOUS_EDIT:
             if self.anthropic:
                 return FsError(t.ANTHROPIC_MULTIPLE_MATCHES.format(count=err.count), FsErrorCode.AMBIGUOUS_EDIT, cause=err)
-            text = normalize(await self.fs.read_text(target, signal=execution.signal))
+            text = normalize(await self._fs(execution).read_text(target, signal=execution.signal))
             lines = occurrence_lines(text, occurrences(text, normalize(old)))
             return FsError(t.REF_MULTIPLE.format(old=old, lines=", ".join(map(str, lines))),
                            FsErrorCode.AMBIGUOUS_EDIT, cause=err)
@@ -338,7 +345,7 @@ class Editor:
     async def _reference_replace(self, args: dict[str, Any], target: Target, old: str, new: str,
                                  guard: Version | None, execution: ToolExecution) -> ToolOutput:
         """The reference profile of ``str_replace_editor``: raw matching, then a guarded write."""
-        text = await self.fs.read_text(target, signal=execution.signal)
+        text = await self._fs(execution).read_text(target, signal=execution.signal)
         found = occurrences(text, old)
         if not found:
             raise FsError(t.REF_NO_MATCH.format(old=old, path=target.display_path), FsErrorCode.EDIT_NOT_FOUND)
@@ -346,8 +353,8 @@ class Editor:
             lines = ", ".join(map(str, occurrence_lines(text, found)))
             raise FsError(t.REF_MULTIPLE.format(old=old, lines=lines), FsErrorCode.AMBIGUOUS_EDIT)
         assert guard is not None
-        outcome = await self.fs.write_text(target, replace_once(text, found[0], old, new), ReplaceIfVersion(guard),
-                                           signal=execution.signal)
+        outcome = await self._fs(execution).write_text(
+            target, replace_once(text, found[0], old, new), ReplaceIfVersion(guard), signal=execution.signal)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after)
 
@@ -376,9 +383,9 @@ class Editor:
             raise FsError(t.TOO_BIG_TO_INSERT.format(path=target.display_path, size=info.size, limit=INSERT_MAX_SIZE),
                           FsErrorCode.IO_ERROR)
         assert guard is not None
-        raw = await self.fs.read_text_at(target, guard, info=info, signal=execution.signal)
+        raw = await self._fs(execution).read_text_at(target, guard, info=info, signal=execution.signal)
         if raw is None:  # changed since the guard's version: what the guarded write would say
-            now = await self.fs.stat(target, signal=execution.signal)
+            now = await self._fs(execution).stat(target, signal=execution.signal)
             raise gone(target.display_path) if now is None else stale("write", target.display_path)
         whole_lines = self.anthropic or self.switches.content_lines  # E21
         count = content_line_count(raw) if whole_lines else reference_line_count(raw)
@@ -387,7 +394,8 @@ class Editor:
             raise ToolInputError(template.format(line=number, count=count))
         after = insert_text(raw, line, value, whole_lines=whole_lines, keep_bytes=self.keep_line_endings)
         try:
-            outcome = await self.fs.write_text(target, after, ReplaceIfVersion(guard), signal=execution.signal)
+            outcome = await self._fs(execution).write_text(
+                target, after, ReplaceIfVersion(guard), signal=execution.signal)
         except FsError as err:
             raise self._denied(err) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)

@@ -48,6 +48,8 @@ class LineCollector:
         """the number of the line being read (pieces of ``split("\\n")``)"""
         self._line: list[str] = []
         self._line_chars = 0
+        self._cut = False
+        """the line being read was cut at ``keep_chars + 1`` characters"""
         self._last_char = ""
 
     def _wanted(self) -> bool:
@@ -58,6 +60,7 @@ class LineCollector:
             self._last_char = part[-1]
             if self._wanted():
                 room = part if self.keep is None else part[: max(0, self.keep + 1 - self._line_chars)]
+                self._cut = self._cut or len(room) < len(part)
                 if room:
                     self._line.append(room)
                     self._line_chars += len(room)
@@ -65,13 +68,13 @@ class LineCollector:
     def _end_line(self, broken: bool) -> None:
         if self._wanted():
             line = "".join(self._line)
-            if broken and self.crlf and self._last_char == "\r" and line.endswith("\r"):
+            if broken and self.crlf and self._last_char == "\r" and not self._cut:
                 line = line[:-1]
             self.kept.append(line)
             self.kept_chars += len(line) + 1
             if self.keep is not None and self.kept_chars > self.keep:
                 self.full = True
-        self._line, self._line_chars, self._last_char = [], 0, ""
+        self._line, self._line_chars, self._cut, self._last_char = [], 0, False, ""
         self.number += 1
 
     def feed(self, chunk: str) -> None:

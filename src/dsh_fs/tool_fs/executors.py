@@ -28,6 +28,7 @@ from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import EditRequest, Target
+from ..fs_sandbox.tools import call_fs, map_denial
 from ..core.errors import ToolInputError
 from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
 from .config import ToolFsConfig
@@ -69,8 +70,24 @@ class FsTools:
     def fs(self) -> FileSystem:
         return self.ctx.fs  # type: ignore[no-any-return]
 
+    def _fs(self, execution: ToolExecution) -> FileSystem:
+        """The provider of this call: its sandbox view (``execution.fs``), else ``ctx.fs``."""
+        return execution.fs or self.fs  # type: ignore[no-any-return]
+
     async def _resolve(self, file_path: str, execution: ToolExecution) -> Target:
-        return await self.fs.resolve(file_path, cwd=execution.cwd, signal=execution.signal)
+        return await self._fs(execution).resolve(file_path, cwd=execution.cwd, signal=execution.signal)
+
+    async def _sandboxed(self, name: str, args: dict[str, Any], execution: ToolExecution, run: Any) -> Any:
+        """``run()`` under the call's sandbox policy (``fs_sandbox.tools.call_fs``: escalation
+        fields, approval), its ``FS_SANDBOX_DENIED`` shown as the marker and the escalation hint."""
+        await call_fs(self.ctx, name, args, execution, escalates=True)
+        try:
+            return await run()
+        except FsError as err:
+            mapped = map_denial(err, self._fs(execution), hint=True)
+            if mapped is err:
+                raise
+            raise mapped from err
 
     async def _guarded(self, run: Any) -> Any:
         if not (self.switches.remedies or self.switches.near_match_hints):
@@ -154,12 +171,13 @@ class FsTools:
         if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
             check_unicode("content", content)
-        return await self._guarded(lambda: self._write(file_path, content, execution))
+        return await self._sandboxed(
+            "write", args, execution, lambda: self._guarded(lambda: self._write(file_path, content, execution)))
 
     async def _write(self, file_path: str, content: str, execution: ToolExecution) -> ToolOutput:
         target = await self._resolve(file_path, execution)
         intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
-        outcome = await self.fs.write_text(target, content, intent, signal=execution.signal)
+        outcome = await self._fs(execution).write_text(target, content, intent, signal=execution.signal)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         diffs = bounded_diffs(file_path, outcome.before, outcome.after)
         word = "Updated file" if outcome.operation == "update" else "Created file"
@@ -189,15 +207,17 @@ class FsTools:
             check_unicode("file_path", file_path)
             check_unicode("new_string", new_string)
         request = EditRequest(old_string=old_string, new_string=new_string, replace_all=replace_all)
-        return await self._guarded(lambda: self._edit(file_path, request, execution))
+        return await self._sandboxed(
+            "edit", args, execution, lambda: self._guarded(lambda: self._edit(file_path, request, execution)))
 
     async def _edit(self, file_path: str, request: EditRequest, execution: ToolExecution) -> ToolOutput:
         target = await self._resolve(file_path, execution)
         try:
             intent = await self.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
-            outcome = await self.fs.edit_text(target, request, intent, signal=execution.signal)
+            outcome = await self._fs(execution).edit_text(target, request, intent, signal=execution.signal)
         except FsError as err:
-            fact = await what_is_wrong(self.fs, target, err, self.switches, signal=execution.signal)  # D26, D27
+            fs = self._fs(execution)
+            fact = await what_is_wrong(fs, target, err, self.switches, signal=execution.signal)  # D26, D27
             if fact is err:
                 raise
             raise fact from err

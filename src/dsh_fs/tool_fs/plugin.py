@@ -19,6 +19,7 @@ from ..core.schema import Param
 from ..core.tools import ToolDefinition
 from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
 from ..fs.tool_switches import ToolSwitches
+from ..fs_sandbox.tools import with_escalation
 from . import presenters
 from .config import ToolFsConfig
 from .executors import FsTools
@@ -125,7 +126,9 @@ class ToolFs:
         tools = FsTools(scope.ctx, settings)
         registry = scope.tools
         prompt = scope.system_prompt
-        rp, wp, ep = read_params(settings.read_limit), write_params(), edit_params()
+        rp = read_params(settings.read_limit)
+        # under a sandbox the mutating tools take the escalation fields (docs/SANDBOX.md)
+        wp, ep = with_escalation(write_params(), scope.fs), with_escalation(edit_params(), scope.fs)
         scope.effect(prompt.add("tool:read", READ_PROMPT, order=100))
         scope.effect(
             registry.register(

@@ -324,11 +324,15 @@ class SearchTools:
             else:
                 pending, waiting = waiting, None
                 held, notes = notes, None
-                for message in held or ():
-                    if on_debug is not None:
-                        on_debug(message)
-                for line in pending or ():
-                    on_line(line)
+                try:
+                    for message in held or ():
+                        if on_debug is not None:
+                            on_debug(message)
+                    for line in pending or ():
+                        on_line(line)
+                except Exception as exc:  # e.g. a line that is not JSON: raised below, as from the run itself
+                    failed.append(exc)
+                    tg.cancel_scope.cancel()  # ripgrep is stopped, never left running behind the error
         if failed:
             raise failed[0]
         if not excludes:

@@ -19,12 +19,14 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
    before the first write.
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
    every reason (one per line, patch order; the code of the first). Otherwise each file is
-   written atomically through the seam in patch order — create ``write_text(CreateIfAbsent)``,
-   update ``write_text(ReplaceIfVersion(guard))``, move ``rename(RenameIntent(guard))`` then
-   ``write_text`` of the new text at the new name, delete ``delete(DeleteIntent(guard))`` — and
-   ``fs/observed`` is emitted after each (a deleted or moved-away file as absent). The guards
-   are checked again inside each write's lock; a file changed in the meantime (a race) or an
-   I/O error stops the run, and the error says exactly which files were written and which not.
+   written atomically through the seam (``writes.write_steps``: the first change alone under an
+   abort signal, then the in-place updates side by side beside the name changes in patch
+   order) — create ``write_text(CreateIfAbsent)``, update ``write_text(ReplaceIfVersion(guard))``, move
+   ``rename(RenameIntent(guard))`` then ``write_text`` of the new text at the new name, delete
+   ``delete(DeleteIntent(guard))`` — and ``fs/observed`` is emitted after each (a deleted or
+   moved-away file as absent). The guards are checked again inside each write's lock; a file
+   changed in the meantime (a race) or an I/O error stops the run (no write not yet begun
+   begins), and the error says exactly which files were written and which not.
 
 The writes, once the first has begun, are never abandoned half way: a cancellation waits for
 them and the abort signal is only honoured before the first one. The default profile adds
@@ -44,16 +46,18 @@ import anyio
 from ..core.context import Context
 from ..core.session import ToolExecution
 from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
-from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
+from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
+from ..fs.sandbox import denial_marker, escalation_hint
 from ..fs.text import normalize, utf8_size
 from ..fs.tool_switches import ToolSwitches
-from ..fs.types import CreateIfAbsent, DeleteIntent, EditIntent, RenameIntent, ReplaceIfVersion, Target, Version
-from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected, UpdateFile
+from ..fs.types import EditIntent, Target, Version
+from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected
 from ..patch import codex_summary, plan_patch
 from ..tool_fs.diff import DIFF_CONTEXT, bounded_diffs
 from ..tool_fs.shared import with_remedy
 from .texts import TOO_BIG_TO_UPDATE
+from .writes import WriteStep, write_steps
 
 __all__ = ("AppliedPatch", "PatchInputError", "apply_patch", "patch_error_code", "region_diffs")
 
@@ -102,6 +106,8 @@ class AppliedPatch:
     """What an applied patch wrote, in patch order."""
 
     changes: tuple[FileChange, ...]
+    kept_diffs: list[dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    """``diffs()`` computed while the files were written (``apply_patch(with_diffs=True)``)"""
 
     def codex_summary(self) -> str:
         """Codex's ``Success. Updated the following files:`` text, display paths (a moved
@@ -115,6 +121,8 @@ class AppliedPatch:
         """§4.9 hunks of every file, in patch order (UI metadata; a deleted file's text goes,
         an added file's comes; bounded as ``edit``'s). An update is diffed only around its
         hunks (``region_diffs``)."""
+        if self.kept_diffs is not None:
+            return self.kept_diffs
         out: list[dict[str, Any]] = []
         for change in self.changes:
             path = change.move_display or change.display
@@ -179,10 +187,12 @@ class _Run:
     ctx: Context
     execution: ToolExecution
     paths: dict[str, _Path] = field(default_factory=dict)
+    escalation_hint: bool = False
 
     @property
     def fs(self) -> FileSystem:
-        return self.ctx.fs  # type: ignore[no-any-return]
+        """The call's sandbox view (``execution.fs``), else ``ctx.fs``."""
+        return self.execution.fs or self.ctx.fs  # type: ignore[no-any-return]
 
     @property
     def switches(self) -> ToolSwitches:
@@ -203,18 +213,24 @@ def _roles(patch: Patch) -> list[tuple[str, Role, int]]:
     return out
 
 
-async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> AppliedPatch:
+async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution, *,
+                      escalation_hint: bool = False, with_diffs: bool = False) -> AppliedPatch:
     """Check ``patch`` whole against the current files, then write it (see the module docstring).
 
     :param ctx: a context with a provider (``ctx.fs``) and, usually, the observation policy
     :param patch: from ``parse_patch`` / ``parse_operation``
-    :param execution: the call's session (cwd, observation owner) and abort signal
+    :param execution: the call's session (cwd, observation owner) and abort signal; its ``fs``
+        (a sandbox view bound by ``fs_sandbox.tools.call_fs``) when set, else ``ctx.fs``
+    :param escalation_hint: a sandbox refusal ends with the escalation hint (the calling tool
+        takes the escalation fields, DEVIATIONS X2); it always ends with the denial marker
+    :param with_diffs: compute ``AppliedPatch.diffs()`` in a worker thread while the files are
+        written (the CPU work beside the disk's), for a face that returns them
     :return: the changes written
     :raises PatchInputError: no operation, a file touched twice (nothing written)
     :raises FsError: the patch does not apply (nothing written; every reason, one per line,
         the first one's code), or a write failed midway (the message lists what was written)
     """
-    run = _Run(ctx, execution)
+    run = _Run(ctx, execution, escalation_hint=escalation_hint)
     for path, role, index in _roles(patch):
         run.paths.setdefault(path, _Path(role=role, index=index))
     limiter = anyio.CapacityLimiter(_GATHER_AT_ONCE)
@@ -236,7 +252,7 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution) -> A
         gated = [p for p in run.paths.values() if p.error is not None]
     if gated:
         raise _refusal(run, ())
-    return await _write(run, patch, planned)
+    return await _write(run, patch, planned, with_diffs=with_diffs)
 
 
 async def _check_replaceable(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> None:
@@ -326,82 +342,42 @@ def _refusal(run: _Run, planned: Sequence[PatchError]) -> Exception:
         rows.append((order.get(err.path or "", len(order)), err.message, patch_error_code(err)))
     rows.sort(key=lambda row: row[0])  # stable: within one operation, the order found
     message = "\n".join(text for _, text, _ in rows)
+    if any(code is FsErrorCode.SANDBOX_DENIED for _, _, code in rows):  # docs/SANDBOX.md: every path, then the marker
+        message += "\n" + denial_marker(getattr(run.fs, "sandbox_mode", None) or "read-only")
+        if run.escalation_hint:
+            message += "\n" + escalation_hint("operation")
     code = rows[0][2]
     if code is None:
         return PatchInputError(message)
     return FsError(message, code)
 
 
-async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange]) -> AppliedPatch:
-    """Write the plan in patch order (see the module docstring); shielded once begun."""
-    ctx, fs, execution = run.ctx, run.fs, run.execution
-    done: list[FileChange] = []
-    rows: list[str] = []  # what was written, as summary rows, for a failure's report
-    signal = execution.signal
+async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange], *, with_diffs: bool) -> AppliedPatch:
+    """Write the plan (``writes.write_steps``: the first change alone under an abort signal,
+    then in-place updates side by side beside the name changes in patch order); shielded.
+    With ``with_diffs``, the diffs of the plan are computed in a worker thread meanwhile (kept
+    only when every write succeeded)."""
+    steps: list[WriteStep] = []
+    for op, change in zip(patch.ops, planned):
+        entry = run.paths[op.path]
+        assert entry.target is not None
+        dest = run.paths[change.move_to].target if change.move_to is not None else None
+        steps.append(WriteStep(change=change, target=entry.target, guard=entry.guard, dest=dest))
+    if not with_diffs:
+        return AppliedPatch(changes=await write_steps(run.ctx, run.execution, steps, switches=run.switches))
+    kept: list[list[dict[str, Any]]] = []
+    failed: list[FsError] = []
+
+    async def diff() -> None:
+        kept.append(await anyio.to_thread.run_sync(AppliedPatch(changes=tuple(planned)).diffs))
+
     with anyio.CancelScope(shield=True):
-        for op, change in zip(patch.ops, planned):
-            entry = run.paths[op.path]
-            target = entry.target
-            assert target is not None
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(diff)
             try:
-                if change.kind == "create":
-                    written = await fs.write_text(target, change.after or "", CreateIfAbsent(), signal=signal)
-                    ctx.emit(FS_OBSERVED, target, written.version, execution)
-                    rows.append(f"A {change.display}")
-                elif change.kind == "delete":
-                    assert entry.guard is not None
-                    await fs.delete(target, DeleteIntent(entry.guard), signal=signal)
-                    ctx.emit(FS_OBSERVED, target, None, execution)
-                    rows.append(f"D {change.display}")
-                elif isinstance(op, UpdateFile) and change.move_to is not None:
-                    await _move(run, op, change, rows, signal)
-                else:
-                    assert entry.guard is not None
-                    written = await fs.write_text(target, change.after or "", ReplaceIfVersion(entry.guard),
-                                                  signal=signal)
-                    ctx.emit(FS_OBSERVED, target, written.version, execution)
-                    rows.append(f"M {change.display}")
+                changes = await write_steps(run.ctx, run.execution, steps, switches=run.switches)
             except FsError as err:
-                raise _partial(run, err, rows, planned[len(done):]) from err
-            done.append(change)
-            signal = None  # begun: the rest is never abandoned
-    return AppliedPatch(changes=tuple(done))
-
-
-async def _move(run: _Run, op: UpdateFile, change: FileChange, rows: list[str], signal: Any) -> None:
-    """Rename, then write the moved file's new text under the renamed version (D4 keeps its BOM)."""
-    ctx, fs, execution = run.ctx, run.fs, run.execution
-    source, dest = run.paths[op.path], run.paths[op.move_to or ""]
-    assert source.target is not None and dest.target is not None and source.guard is not None
-    moved = await fs.rename(source.target, dest.target, RenameIntent(source.guard), signal=signal)
-    ctx.emit(FS_OBSERVED, source.target, None, execution)
-    ctx.emit(FS_OBSERVED, dest.target, moved.version, execution)
-    rows.append(f"R {change.display} -> {change.move_display}")
-    if change.after != change.before:
-        written = await fs.write_text(dest.target, change.after or "", ReplaceIfVersion(moved.version))
-        ctx.emit(FS_OBSERVED, dest.target, written.version, execution)
-    rows[-1] = f"M {change.display} -> {change.move_display}"
-
-
-def _partial(run: _Run, err: FsError, rows: list[str], pending: Sequence[FileChange]) -> FsError:
-    """A write failed midway: its error, then what was and was not written."""
-    failed = with_remedy(err, run.switches)
-    lines = [str(failed)]
-    if rows:
-        lines.append("The patch was applied in part. Written:")
-        lines.extend(rows)
-    else:
-        lines.append("No files were modified.")
-    if pending:
-        lines.append("Not written:")
-        for change in pending:
-            if change.kind == "create":
-                lines.append(f"A {change.display}")
-            elif change.kind == "delete":
-                lines.append(f"D {change.display}")
-            elif change.move_to is not None:
-                renamed = bool(rows) and rows[-1] == f"R {change.display} -> {change.move_display}"
-                lines.append(f"M {change.move_display}" if renamed else f"M {change.display} -> {change.move_display}")
-            else:
-                lines.append(f"M {change.display}")
-    return FsError("\n".join(lines), err.fs_code, cause=err)
+                failed.append(err)
+    if failed:
+        raise failed[0]
+    return AppliedPatch(changes=changes, kept_diffs=kept[0])

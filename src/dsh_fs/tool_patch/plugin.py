@@ -26,6 +26,7 @@ from ..core.tools import ToolDefinition, ToolOutput, text_block
 from ..fs.tool_switches import ToolSwitches
 from ..patch import PatchError, parse_patch
 from ..tool_fs.shared import check_unicode
+from ..fs_sandbox.tools import call_fs, confines, with_escalation
 from .executor import PatchInputError, apply_patch
 from .texts import APPLY_PATCH_DESCRIPTION, INPUT_DESCRIPTION, TOOL_NAME
 
@@ -52,6 +53,8 @@ class ToolPatch:
     def apply(cls, scope: Scope, /) -> None:
         ctx = scope.ctx
         switches = ToolSwitches.of(scope.profile)
+        escalates = switches.patch_escalation and confines(scope.fs)  # X2: the fields under a sandbox
+        params = with_escalation(patch_params(), scope.fs) if escalates else patch_params()
 
         async def execute(args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
             text: str = args["input"]
@@ -62,8 +65,10 @@ class ToolPatch:
                     parse_patch, text)
             except PatchError as err:
                 raise PatchInputError(err.message) from None
-            applied = await apply_patch(ctx, patch, execution)
-            diffs = await anyio.to_thread.run_sync(applied.diffs)
+            await call_fs(ctx, TOOL_NAME, args, execution, escalates=switches.patch_escalation)  # X2
+            applied = await apply_patch(ctx, patch, execution, escalation_hint=escalates,
+                                        with_diffs=True)  # diffed while written
+            diffs = applied.diffs()
             return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": diffs})
 
         scope.effect(
@@ -71,7 +76,7 @@ class ToolPatch:
                 ToolDefinition(
                     name=TOOL_NAME,
                     description=APPLY_PATCH_DESCRIPTION,
-                    parameters=patch_params(),
+                    parameters=params,
                     execute=execute,
                     native={"openai-responses": {"type": "apply_patch"}},
                 )

@@ -1,0 +1,10 @@
+"""Sandbox modes over any provider (docs/SANDBOX.md): ``filesystem.SandboxedFileSystem`` (the
+fence, a provider wrapper), ``approval`` (the escalation's approval), ``tools`` (the tool-layer
+helper; it imports no provider), ``roots`` (the writable places on the host disk). The
+vocabulary and texts are ``dsh_fs.fs.sandbox`` (pure).
+
+Import from the submodules: this package imports nothing, so a tool importing ``tools`` does
+not load the wrapper.
+"""
+
+__all__: tuple[str, ...] = ()

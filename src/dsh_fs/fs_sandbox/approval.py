@@ -1,0 +1,113 @@
+"""Approval of a sandbox escalation: the request a person sees and the ordered checks before
+anything runs (the reference's ``approveEscalation``, docs/design/SANDBOX.md §1.5).
+
+Library: ``create_context(sandbox=…, approval=callback)`` with ``callback`` an
+``async (ApprovalRequest) -> "allowed-once" | "rejected" | "cancelled" | "unavailable"``.
+No callback: every escalation is refused. A callback that raises or answers anything else counts
+as ``"unavailable"``; an abort of the call's signal while it waits, as ``"cancelled"``. The
+reference's ``approval/asked``/``approval/decided`` audit events are not ported (no turn log).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from ..core.session import Session
+from ..core.signal import AbortSignal, run_under_signal
+from ..fs.sandbox import (
+    SandboxMode,
+    approval_cancelled,
+    approval_rejected,
+    approval_unavailable,
+    escalation_reason,
+    no_agent,
+    no_approver,
+    not_wider,
+    strictly_wider,
+)
+
+__all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused", "approve_escalation", "ask")
+
+ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
+OUTCOMES: tuple[str, ...] = get_args(ApprovalOutcome)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApprovalRequest:
+    """What the approval callback is asked about."""
+
+    tool_name: str
+    call_id: str
+    reason: str
+    """exactly ``escalate sandbox to <mode>: <justification>`` (the reference's ``reason``)"""
+    requested_mode: SandboxMode
+    justification: str
+    session: Session
+    """the calling session (the reference's ``agent``)"""
+    summary: str
+    """what the call does, in the tool's own words (``Write /w/a.txt``): the real path, not only
+    the model's justification (ours, not the reference's)"""
+    signal: AbortSignal | None = None
+
+
+Approver = Callable[[ApprovalRequest], Awaitable[str]]
+
+
+class EscalationRefused(Exception):
+    """An escalation that is not granted: a *plain* error (reported without ``{name, code}``, as
+    the reference's plain ``Error``), raised before anything ran."""
+
+
+async def ask(approver: Approver, request: ApprovalRequest) -> ApprovalOutcome:
+    """``approver(request)``, settled: its answer when it is one of the four outcomes;
+    ``"unavailable"`` when it raises or answers anything else; ``"cancelled"`` when
+    ``request.signal`` is aborted first (the callback is then cancelled)."""
+    outcome = await run_under_signal(lambda: approver(request), signal=request.signal)
+    if outcome.aborted:
+        return "cancelled"
+    value: Any = outcome.value
+    if outcome.error is not None or not isinstance(value, str) or value not in OUTCOMES:
+        return "unavailable"
+    return value  # type: ignore[return-value]
+
+
+async def approve_escalation(
+    requested: SandboxMode,
+    justification: str,
+    effective: SandboxMode,
+    *,
+    approver: Approver | None,
+    session: Session | None,
+    tool_name: str,
+    call_id: str,
+    summary: str,
+    signal: AbortSignal | None = None,
+) -> SandboxMode:
+    """The mode one call may run in, or a refusal — checked in the reference's order.
+
+    :return: ``requested``, granted for this one call (``allowed-once``)
+    :raises EscalationRefused: ``sandbox escalation to "<m>" is not strictly wider than this
+        call's current "<e>" mode`` (nobody is asked); ``… requires approval, but no approval
+        service is composed``; ``… but the call has no agent to route it through`` (no session);
+        ``the user rejected escalating this operation to "<m>"``; ``approval for escalating to
+        "<m>" was cancelled``; ``… requires approval, but no approval channel is available``
+    """
+    if not strictly_wider(requested, effective):
+        raise EscalationRefused(not_wider(requested, effective))
+    if approver is None:
+        raise EscalationRefused(no_approver(requested))
+    if session is None:
+        raise EscalationRefused(no_agent(requested))
+    request = ApprovalRequest(tool_name=tool_name, call_id=call_id, reason=escalation_reason(requested, justification),
+                              requested_mode=requested, justification=justification, session=session,
+                              summary=summary, signal=signal)
+    decided = await ask(approver, request)
+    if decided == "allowed-once":
+        return requested
+    if decided == "rejected":
+        raise EscalationRefused(approval_rejected(requested))
+    if decided == "cancelled":
+        raise EscalationRefused(approval_cancelled(requested))
+    raise EscalationRefused(approval_unavailable(requested))

@@ -1,0 +1,275 @@
+"""``SandboxedFileSystem``: the mode fence, a wrapper over any provider (docs/design/SANDBOX.md §1.3, §3.1–§3.3).
+
+Reads pass through unchanged. Every mutation of the seam (``write_text``, ``edit_text``,
+``delete``, ``rename``) and apply_patch's up-front checks (``check_replaceable``,
+``check_creatable``) are fenced just before they are delegated:
+
+* ``danger-full-access``: passed on unchecked;
+* ``read-only``: refused, ``FS_SANDBOX_DENIED`` ``cannot <verb> "<dp>": file access denied under
+  read-only mode``;
+* ``workspace-write``: the target is resolved **again, now** (a symlink swapped in since the
+  tool resolved it is seen) and must lie under a workspace root (``FileSystem.workspace_roots``;
+  with none, the call's cwd) or, for a provider whose files are host files, under a platform temp
+  area (``roots.temp_areas``); the mutation is then delegated with that fresh target.
+
+``write_text`` and ``edit_text`` name the verb ``write`` (the reference's text for both),
+``rename`` fences its source and its destination. The threat model is the reference's: a policy
+fence, not a kernel boundary (the race between the check and the syscall is accepted).
+
+Follows ``packages/fs/fs-sandbox/src/index.ts`` of ``toninfo/deepseek-harness`` at
+``48fb3b528b91c94ef429fc2bbc6b8e8f5157e7bb`` (there a subclass of the local provider; here a
+wrapper, so memory and S3 are fenced too, their roots compared as target keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from ..fs.errors import sandbox_denied
+from ..fs.filesystem import FileSystem
+from ..fs.sandbox import SandboxMode, parse_mode
+from ..fs.types import (
+    DeleteIntent,
+    DeleteOutcome,
+    DirEntry,
+    EditIntent,
+    EditOutcome,
+    EditRequest,
+    Info,
+    PathInfo,
+    RenameIntent,
+    RenameOutcome,
+    Target,
+    Version,
+    WalkEntry,
+    WriteIntent,
+    WriteOutcome,
+)
+from .roots import canonical, is_under, lexically_under, temp_areas
+
+if TYPE_CHECKING:
+    from ..core.context import Scope
+    from ..core.signal import AbortSignal
+    from ..fs.errors import Verb
+    from ..fs.window import ReadWindow, WindowResult
+    from .approval import Approver
+
+__all__ = ("KINDS", "SandboxedFileSystem")
+
+Kind = Literal["read", "mutate", "lifecycle"]
+
+KINDS: dict[str, Kind] = {
+    "name": "lifecycle",
+    "apply": "lifecycle",
+    "aclose": "lifecycle",
+    "resolve": "read",
+    "stat": "read",
+    "lstat": "read",
+    "read_text": "read",
+    "stream_text": "read",
+    "read_window": "read",
+    "is_current": "read",
+    "read_text_at": "read",
+    "host_path": "read",
+    "walk": "read",
+    "stream_bytes": "read",
+    "read_bytes": "read",
+    "list_dir": "read",
+    "workspace_roots": "read",
+    "sandbox_mode": "read",
+    "root": "read",
+    "cwd": "read",
+    "write_text": "mutate",
+    "edit_text": "mutate",
+    "delete": "mutate",
+    "rename": "mutate",
+    "check_replaceable": "mutate",
+    "check_creatable": "mutate",
+}
+"""every public member of ``FileSystem``, classified: a ``mutate`` member is fenced here (the
+sandbox tests fail for a seam member missing from this table)"""
+
+
+class SandboxedFileSystem(FileSystem):
+    """``SandboxedFileSystem(inner, mode="workspace-write", approval=callback)``.
+
+    :param inner: the provider to fence (owned: ``aclose`` closes it)
+    :param mode: the deployment's standing mode (``fs.sandbox.MODES``)
+    :param approval: the approval callback of an escalation (``fs_sandbox.approval.Approver``);
+        ``None``: every escalation is refused (``no approval service is composed``)
+    :raises ValueError: an unknown mode
+    """
+
+    name = "fs-sandbox"
+
+    def __init__(self, inner: FileSystem, *, mode: str = "read-only", approval: "Approver | None" = None,
+                 cwd: str | None = None, _owns: bool = True) -> None:
+        self._inner = inner
+        self._mode: SandboxMode = parse_mode(mode)
+        self._approval = approval
+        self._cwd = cwd
+        self._owns = _owns
+
+    @classmethod
+    def apply(cls, scope: "Scope", /, **config: Any) -> None:
+        """Plugin entry: ``ctx.plugin(SandboxedFileSystem, inner=provider, mode=…, approval=…)``
+        provides the wrapper as ``fs``; the scope's disposal closes it (and ``inner``)."""
+        provider = cls(**config)
+        scope.provide("fs", provider)
+        scope.effect(provider.aclose)
+
+    def __repr__(self) -> str:
+        return f"SandboxedFileSystem({self._inner!r}, mode={self._mode!r})"
+
+    # -- the sandbox's own members ---------------------------------------------------------------
+    @property
+    def inner(self) -> FileSystem:
+        """The fenced provider."""
+        return self._inner
+
+    @property
+    def sandbox_mode(self) -> SandboxMode:
+        """The mode this wrapper (or per-call view) fences with."""
+        return self._mode
+
+    @property
+    def approval(self) -> "Approver | None":
+        """The composed approval callback, if any."""
+        return self._approval
+
+    @property
+    def root(self) -> str | None:
+        """``inner``'s containment root, if it has one (the search tools' link filter reads it)."""
+        return getattr(self._inner, "root", None)
+
+    @property
+    def cwd(self) -> str | None:
+        """``inner``'s default base for relative paths, if it has one."""
+        return getattr(self._inner, "cwd", None)
+
+    def for_call(self, mode: str, *, cwd: str | None = None) -> "SandboxedFileSystem":
+        """A view of this wrapper bound to one call's policy: ``mode`` (the standing one, or an
+        approved wider one) and the call's ``cwd`` (the workspace when the provider has no
+        roots). It shares ``inner`` and never closes it.
+
+        :raises ValueError: an unknown mode
+        """
+        return SandboxedFileSystem(self._inner, mode=mode, approval=self._approval, cwd=cwd, _owns=False)
+
+    async def aclose(self) -> None:
+        if self._owns:
+            await self._inner.aclose()
+
+    # -- the fence ------------------------------------------------------------------------------
+    async def _checked(self, target: Target, verb: "Verb", signal: "AbortSignal | None") -> Target:
+        """The target to mutate: ``target`` (danger-full-access), or a fresh resolution of it
+        that lies in a writable place (workspace-write); else ``FS_SANDBOX_DENIED``."""
+        mode = self._mode
+        if mode == "danger-full-access":
+            return target
+        if mode == "read-only":
+            raise sandbox_denied(verb, target.display_path, mode)
+        fresh = await self._inner.resolve(target.display_path, signal=signal)
+        if not await self._writable(fresh, signal):
+            raise sandbox_denied(verb, target.display_path, mode)
+        return fresh
+
+    async def _writable_targets(self, signal: "AbortSignal | None") -> list[Target]:
+        roots = self._inner.workspace_roots()
+        if not roots:
+            return [await self._inner.resolve(self._cwd or ".", signal=signal)]
+        return [await self._inner.resolve(root, signal=signal) for root in roots]
+
+    async def _writable(self, fresh: Target, signal: "AbortSignal | None") -> bool:
+        roots = await self._writable_targets(signal)
+        host = self._inner.host_path(fresh)
+        if host is None:  # compare as keys: the provider's identity of a path
+            return any(lexically_under(fresh.key, root.key) for root in roots)
+        allowed = [self._inner.host_path(root) or root.display_path for root in roots]
+
+        def check() -> bool:
+            places = [canonical(p) for p in allowed] + [p for p in temp_areas() if p not in allowed]
+            return any(is_under(host, place) for place in places)
+
+        return await anyio.to_thread.run_sync(check)
+
+    # -- fenced mutations -------------------------------------------------------------------
+    async def write_text(self, target: Target, content: str, expected: WriteIntent | None = None, *,
+                         signal: "AbortSignal | None" = None) -> WriteOutcome:
+        fresh = await self._checked(target, "write", signal)
+        return await self._inner.write_text(fresh, content, expected, signal=signal)
+
+    async def edit_text(self, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
+                        signal: "AbortSignal | None" = None) -> EditOutcome:
+        fresh = await self._checked(target, "write", signal)
+        return await self._inner.edit_text(fresh, edit, expected, signal=signal)
+
+    async def delete(self, target: Target, expected: DeleteIntent | None = None, *,
+                     signal: "AbortSignal | None" = None) -> DeleteOutcome:
+        fresh = await self._checked(target, "delete", signal)
+        return await self._inner.delete(fresh, expected, signal=signal)
+
+    async def rename(self, source: Target, dest: Target, expected: RenameIntent | None = None, *,
+                     signal: "AbortSignal | None" = None) -> RenameOutcome:
+        fresh_source = await self._checked(source, "rename", signal)
+        fresh_dest = await self._checked(dest, "rename", signal)
+        return await self._inner.rename(fresh_source, fresh_dest, expected, signal=signal)
+
+    async def check_replaceable(self, target: Target, verb: "Verb", *, size: int | None = None,
+                                signal: "AbortSignal | None" = None) -> None:
+        fresh = await self._checked(target, "write" if verb in ("write", "edit") else verb, signal)
+        await self._inner.check_replaceable(fresh, verb, size=size, signal=signal)
+
+    async def check_creatable(self, target: Target, *, size: int | None = None,
+                              signal: "AbortSignal | None" = None) -> None:
+        fresh = await self._checked(target, "write", signal)
+        await self._inner.check_creatable(fresh, size=size, signal=signal)
+
+    # -- reads: unchanged -------------------------------------------------------------------
+    def workspace_roots(self) -> tuple[str, ...]:
+        return self._inner.workspace_roots()
+
+    async def resolve(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> Target:
+        return await self._inner.resolve(path, cwd=cwd, signal=signal)
+
+    async def stat(self, target: Target, *, signal: "AbortSignal | None" = None) -> Info | None:
+        return await self._inner.stat(target, signal=signal)
+
+    async def lstat(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> PathInfo | None:
+        return await self._inner.lstat(path, cwd=cwd, signal=signal)
+
+    async def read_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> str:
+        return await self._inner.read_text(target, signal=signal)
+
+    def stream_text(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[str]:
+        return self._inner.stream_text(target, signal=signal)
+
+    async def read_window(self, target: Target, window: "ReadWindow", *, info: Info, streamed: bool = False,
+                          signal: "AbortSignal | None" = None) -> "WindowResult | None":
+        return await self._inner.read_window(target, window, info=info, streamed=streamed, signal=signal)
+
+    async def is_current(self, target: Target, version: Version, *, signal: "AbortSignal | None" = None) -> bool:
+        return await self._inner.is_current(target, version, signal=signal)
+
+    async def read_text_at(self, target: Target, version: Version, *, info: Info | None = None,
+                           signal: "AbortSignal | None" = None) -> str | None:
+        return await self._inner.read_text_at(target, version, info=info, signal=signal)
+
+    def host_path(self, target: Target) -> str | None:
+        return self._inner.host_path(target)
+
+    def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:  # type: ignore[override]
+        return self._inner.walk(target, signal=signal)
+
+    def stream_bytes(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[bytes]:
+        return self._inner.stream_bytes(target, signal=signal)
+
+    async def read_bytes(self, target: Target, *, max_bytes: int, size: int | None = None,
+                         signal: "AbortSignal | None" = None) -> bytes:
+        return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, signal=signal)
+
+    async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
+        return await self._inner.list_dir(target, signal=signal)

@@ -1,0 +1,115 @@
+"""The sandbox at the tool layer: the escalation fields, the per-call policy and the denial texts
+(the reference's ``FsSandboxSurface``, ``tool-fs/src/sandbox.ts``; docs/design/SANDBOX.md §1.4, §3.2).
+
+No provider import: a sandboxing provider is known by its ``sandbox_mode`` (set) and its
+``for_call(mode, cwd=)`` and ``approval`` members (``filesystem.SandboxedFileSystem``).
+
+Every executor that mutates calls ``call_fs`` first (before it resolves a path, as the
+reference does), then uses the provider it returns for the whole call, and maps a
+``FS_SANDBOX_DENIED`` through ``map_denial``. The fence itself is in the provider wrapper
+(``filesystem.SandboxedFileSystem``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..core.context import Context
+from ..core.errors import ToolInputError
+from ..core.schema import Param
+from ..core.session import ToolExecution
+from ..fs.errors import FsError, FsErrorCode
+from ..fs.filesystem import FileSystem
+from ..fs.sandbox import (
+    ESCALATION_TARGETS,
+    JUSTIFICATION_DESCRIPTION,
+    NOT_AVAILABLE,
+    SANDBOX_PERMISSIONS_DESCRIPTION,
+    check_escalation_args,
+    denial_marker,
+    escalation_hint,
+)
+from ..fs.tool_switches import ToolSwitches
+from .approval import approve_escalation
+
+__all__ = ("call_fs", "confines", "escalation_params", "map_denial", "with_escalation")
+
+
+def confines(fs: object) -> bool:
+    """Whether ``fs`` is a sandboxing provider (its ``sandbox_mode`` is set)."""
+    return getattr(fs, "sandbox_mode", None) is not None
+
+
+def escalation_params() -> dict[str, Param]:
+    """``sandbox_permissions`` and ``justification``, the reference's schema fields (neither
+    required), added after a mutating tool's own parameters under a sandbox."""
+    return {
+        "sandbox_permissions": Param(
+            type="string", enum=ESCALATION_TARGETS, description=SANDBOX_PERMISSIONS_DESCRIPTION),
+        "justification": Param(type="string", description=JUSTIFICATION_DESCRIPTION),
+    }
+
+
+def with_escalation(params: Mapping[str, Param], fs: object) -> dict[str, Param]:
+    """``params`` plus ``escalation_params()`` when ``fs`` confines, else ``params`` unchanged."""
+    return {**params, **escalation_params()} if confines(fs) else dict(params)
+
+
+async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], execution: ToolExecution, *,
+                  escalates: bool) -> FileSystem:
+    """The provider one mutating call uses, with its policy bound; stored on ``execution.fs``.
+
+    Under a sandbox: the escalation fields are checked (``check_escalation_args``); without them
+    the call runs in the standing mode; with them, ``approve_escalation`` asks the composed
+    approval callback before anything runs, and the view runs in the granted mode. Without a
+    sandbox: ``ctx.fs``; the fields are ignored (REFERENCE-SPEC: unknown keys are) except under
+    deviation X1, which refuses them.
+
+    :param tool_name: the calling tool (named in the approval request)
+    :param escalates: whether this tool takes the escalation fields (``write``, ``edit``;
+        ``apply_patch`` under X2); a tool that does not ignores them and runs in the standing mode
+    :raises ToolInputError: the pairing errors; X1's ``not available`` text
+    :raises EscalationRefused: an escalation not granted (``approval.approve_escalation``)
+    """
+    fs = ctx.fs
+    if not confines(fs):
+        if escalates and ToolSwitches.of(ctx.profile).escalation_needs_sandbox:  # X1
+            requested, justification = check_escalation_args(args)
+            if requested is not None and justification is not None:
+                raise ToolInputError(NOT_AVAILABLE)
+        return fs  # type: ignore[no-any-return]
+    mode = fs.sandbox_mode
+    if escalates:
+        requested, justification = check_escalation_args(args)
+        if requested is not None and justification is not None:
+            mode = await approve_escalation(
+                requested, justification, mode, approver=fs.approval, session=execution.session,
+                tool_name=tool_name, call_id=execution.call_id, summary=_summary(ctx, tool_name, args),
+                signal=execution.signal)
+    view = fs.for_call(mode, cwd=execution.cwd)
+    execution.fs = view
+    return view
+
+
+def _summary(ctx: Context, tool_name: str, args: Mapping[str, Any]) -> str:
+    """The call's title as its presenter gives it (``Write /w/a.txt``), else the tool's name."""
+    tool = ctx.tools.get(tool_name)
+    try:
+        card = tool.present_call(dict(args)) if tool is not None and tool.present_call is not None else None
+    except Exception:
+        card = None
+    title = card.get("title") if isinstance(card, dict) else None
+    return title if isinstance(title, str) and title else tool_name
+
+
+def map_denial(err: FsError, fs: object, *, hint: bool) -> FsError:
+    """``err`` as the model sees it: a ``FS_SANDBOX_DENIED`` becomes the marker
+    ``[sandbox: file access denied under <mode> mode]`` (the mode of ``fs``, the call's view),
+    plus the escalation hint on a second line when the tool takes the fields; any other error
+    is ``err`` itself."""
+    if err.code != FsErrorCode.SANDBOX_DENIED:
+        return err
+    mode = getattr(fs, "sandbox_mode", None) or "read-only"
+    text = denial_marker(mode) + ("\n" + escalation_hint("operation") if hint else "")
+    return FsError(text, FsErrorCode.SANDBOX_DENIED, cause=err)

@@ -1,0 +1,171 @@
+"""The stdio wire without thread hops: reads and writes that never block the event loop.
+
+``stdio.py`` reads stdin in a thread of its own and writes stdout through one, so a blocked
+pipe never stalls the event loop. Each hop costs a round trip several thread wake-ups and
+hand-offs of the interpreter lock, which on a busy machine are most of a small call's time
+(bench/README.md, "the MCP stdio round trip"). On Linux a pipe or a socket takes
+``preadv2``/``pwritev2`` with ``RWF_NOWAIT``: the call moves what it can at once and fails
+with ``EAGAIN`` instead of blocking, without changing the descriptor's flags (the open file
+description may be shared with the client or a shell; ``O_NONBLOCK`` would change it for them).
+
+* ``Wire.write``: a line goes out from the event loop thread as far as the pipe has room; the
+  rest (and everything where ``RWF_NOWAIT`` is refused: a regular file, a terminal, another
+  OS) is written in a thread of its own, as before.
+* ``LineReader``: lines of a pipe or socket read on the event loop thread, waiting for the
+  descriptor to be readable between reads (``anyio.wait_readable``). ``lines_of`` returns
+  ``None`` for anything else (a regular file, a terminal, a stream without a descriptor): the
+  transport then reads in its thread, as before.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+from typing import IO, Final
+
+import anyio
+import anyio.to_thread
+
+__all__ = ("LineReader", "Wire", "lines_of")
+
+_REFUSED: Final = frozenset({errno.EOPNOTSUPP, errno.EINVAL, errno.ESPIPE, errno.ENOSYS})
+"""``RWF_NOWAIT`` is not for this descriptor (a regular file, a terminal, an old kernel)"""
+
+READ_SIZE: Final = 65536
+"""bytes asked for by one read of stdin"""
+
+
+def _supported() -> bool:
+    return hasattr(os, "RWF_NOWAIT") and hasattr(os, "pwritev") and hasattr(os, "preadv")
+
+
+class Wire:
+    """stdout as the transport's writer uses it (one writer, one line at a time): a line
+    cut in two by a full pipe still reaches the wire whole and in order."""
+
+    def __init__(self, stdout: IO[bytes]) -> None:
+        self._stdout = stdout
+        self._limiter = anyio.CapacityLimiter(1)  # never waits for threads busy with tool calls
+        self._fd = _write_fd(stdout)
+
+    async def write(self, data: bytes) -> None:
+        """Write ``data`` whole: what fits at once from this thread, the rest in a thread.
+
+        :raises OSError: stdout is broken (``EPIPE`` once the client has gone)
+        """
+        done = self._write_now(data)
+        if done < len(data):
+            rest = memoryview(data)[done:]
+            await anyio.to_thread.run_sync(_write, self._stdout, rest, abandon_on_cancel=True, limiter=self._limiter)
+
+    def _write_now(self, data: bytes) -> int:
+        """How many bytes of ``data`` went out without blocking (0 when none could)."""
+        if self._fd is None:
+            return 0
+        try:
+            return os.pwritev(self._fd, [data], -1, os.RWF_NOWAIT)
+        except BlockingIOError:
+            return 0
+        except OSError as exc:
+            if exc.errno not in _REFUSED:
+                raise
+            self._fd = None  # for good: every line goes through the thread
+            return 0
+
+
+def _write_fd(stdout: IO[bytes]) -> int | None:
+    """The descriptor behind ``stdout`` for writes that never block, or ``None``. The stream's
+    buffer is flushed first; afterwards every write through it is flushed at once, so no
+    byte ever waits there while another goes past it."""
+    if not _supported():
+        return None
+    try:
+        fd = stdout.fileno()
+        stdout.flush()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return fd
+
+
+def _write(stdout: IO[bytes], data: bytes | memoryview) -> None:
+    stdout.write(data)
+    stdout.flush()
+
+
+class LineReader:
+    """``readline`` over bytes already read (``preread``), then over the pipe or socket
+    ``fd``, on the event loop thread. A line ends at ``\\n`` (kept); the last one at the end
+    of input may have none; ``b""`` is the end of input."""
+
+    def __init__(self, fd: int, preread: bytes = b"") -> None:
+        self._fd = fd
+        self._buffer = bytearray(preread)
+        self._scanned = 0  # no "\n" in self._buffer[:self._scanned]
+        self._eof = False
+        self._chunk = bytearray(READ_SIZE)  # reused by every read (its bytes are copied out)
+        self._nowait = True  # False once the descriptor refused RWF_NOWAIT: read in a thread
+
+    async def readline(self) -> bytes:
+        """The next line (``b""`` at the end of input).
+
+        :raises OSError: stdin cannot be read
+        """
+        while True:
+            end = self._buffer.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._buffer[: end + 1])
+                del self._buffer[: end + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(self._buffer)
+            if self._eof or not await self._fill():
+                self._eof = True
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                self._scanned = 0
+                return line
+
+    async def _fill(self) -> bool:
+        """Append what the descriptor has (waiting until it has something); ``False`` at the end."""
+        chunk = self._chunk
+        while self._nowait:
+            try:
+                count = os.preadv(self._fd, [chunk], -1, os.RWF_NOWAIT)
+            except BlockingIOError:
+                await anyio.wait_readable(self._fd)
+                continue
+            except OSError as exc:
+                if exc.errno not in _REFUSED:
+                    raise
+                self._nowait = False
+                break
+            return self._took(count)
+        return self._took(await anyio.to_thread.run_sync(os.readv, self._fd, [chunk], abandon_on_cancel=True))
+
+    def _took(self, count: int) -> bool:
+        if count == 0:
+            return False
+        self._buffer += memoryview(self._chunk)[:count]
+        return True
+
+
+def lines_of(stream: IO[bytes], preread: bytes = b"", *, fresh: bool = False) -> LineReader | None:
+    """A ``LineReader`` for ``stream`` when it is a pipe or a socket, no byte can be waiting in
+    its buffer, and ``RWF_NOWAIT`` is available; ``None`` otherwise (read it in a thread).
+
+    :param preread: bytes read from the stream before (served first)
+    :param fresh: nothing was ever read through ``stream`` (the transport opened it); an
+        unbuffered stream (``io.RawIOBase``) qualifies without it
+    """
+    if not _supported() or not (fresh or isinstance(stream, io.RawIOBase)):
+        return None
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):
+        return None
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+    return LineReader(fd, preread)

@@ -1,0 +1,219 @@
+"""``dsh-fs mcp --sandbox`` / ``--read-only`` and approval through the client's elicitation
+(docs/SANDBOX.md; docs/design/SANDBOX.md §6): the real server in a subprocess, the official SDK
+``ClientSession`` with an ``elicitation_callback``, over stdio and streamable HTTP. The person
+accepts (the write lands), declines, cancels, or the callback raises (``unavailable``); a client
+without the capability is told no approval channel is available. Also the tool commands'
+``--sandbox`` and the usage errors."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp.types as types
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from dsh_fs.fs.sandbox import denial_marker, escalation_hint
+from httpkit import HTTP_TIMEOUT, STARTUP_TIMEOUT, http_server_async, server_argv
+
+JUSTIFICATION = "The user asked for this file."
+
+
+@pytest.fixture
+def root() -> Iterator[str]:
+    parent = os.path.expanduser("~")
+    with tempfile.TemporaryDirectory(prefix="dsh-mcp-sandbox-", dir=parent) as d:
+        yield os.path.realpath(d)
+
+
+class Person:
+    """The client's elicitation callback: answers with the next scripted action."""
+
+    def __init__(self) -> None:
+        self.answers: list[str] = []
+        self.asked: list[types.ElicitRequestParams] = []
+
+    async def __call__(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+        self.asked.append(params)
+        answer = self.answers.pop(0)
+        if answer == "raise":
+            raise RuntimeError("the client's approval UI crashed")
+        return types.ElicitResult(action=answer)  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def connect(transport: str, root: str, person: Person | None, *flags: str) -> AsyncIterator[ClientSession]:
+    callback = {"elicitation_callback": person} if person is not None else {}
+    if transport == "stdio":
+        params = StdioServerParameters(command=sys.executable, args=server_argv(root, *flags)[1:], cwd=root)
+        with tempfile.TemporaryFile("w+") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=STARTUP_TIMEOUT, **callback) as session:
+                    with anyio.fail_after(STARTUP_TIMEOUT):
+                        await session.initialize()
+                    yield session
+        return
+    async with http_server_async(root, *flags) as endpoint:
+        async with httpx2.AsyncClient(headers=endpoint.headers(0), timeout=HTTP_TIMEOUT) as http:
+            async with streamable_http_client(endpoint.url, http_client=http) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=STARTUP_TIMEOUT, **callback) as session:
+                    with anyio.fail_after(STARTUP_TIMEOUT):
+                        await session.initialize()
+                    yield session
+
+
+def text(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_escalation_asks_the_person_through_elicitation(root: str, transport: str) -> None:
+    person = Person()
+    path = os.path.join(root, "a.txt")
+
+    async def write(session: ClientSession, content: str, **extra: Any) -> types.CallToolResult:
+        with anyio.fail_after(30):
+            return await session.call_tool("write", {"file_path": path, "content": content, **extra})
+
+    async def main() -> None:
+        async with connect(transport, root, person, "--sandbox", "read-only") as session:
+            listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+            assert list(listed["write"].input_schema["properties"]) == [
+                "file_path", "content", "sandbox_permissions", "justification"]
+            plain = await write(session, "x")
+            assert plain.is_error and text(plain) == (
+                "Error: " + denial_marker("read-only") + "\n" + escalation_hint("operation"))
+            widen = {"sandbox_permissions": "workspace-write", "justification": JUSTIFICATION}
+            for answer, expected in [
+                ("decline", 'Error: the user rejected escalating this operation to "workspace-write"'),
+                ("cancel", 'Error: approval for escalating to "workspace-write" was cancelled'),
+                ("raise", 'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel '
+                          "is available"),
+            ]:
+                person.answers.append(answer)
+                refused = await write(session, "x", **widen)
+                assert refused.is_error and text(refused) == expected, answer
+                assert not os.path.exists(path)
+            person.answers.append("accept")
+            granted = await write(session, "granted", **widen)
+            assert not granted.is_error, text(granted)
+            assert Path(path).read_text() == "granted"
+            assert len(person.asked) == 4
+            asked = person.asked[-1]
+            assert asked.message == f"escalate sandbox to workspace-write: {JUSTIFICATION}\nWrite {path}"
+            assert asked.requested_schema == {"type": "object", "properties": {}}
+            again = await write(session, "again")  # one-shot: the standing mode again
+            assert again.is_error and Path(path).read_text() == "granted"
+
+    anyio.run(main)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_client_without_elicitation_gets_no_approval_channel(root: str, transport: str) -> None:
+    async def main() -> None:
+        async with connect(transport, root, None, "--read-only") as session:
+            result = await session.call_tool("write", {
+                "file_path": "a.txt", "content": "x", "sandbox_permissions": "danger-full-access",
+                "justification": JUSTIFICATION})
+            assert result.is_error and text(result) == (
+                'Error: sandbox escalation to "danger-full-access" requires approval, but no approval channel is '
+                "available")
+            assert not os.path.exists(os.path.join(root, "a.txt"))
+            read = await session.call_tool("glob", {"pattern": "*"})
+            assert not read.is_error
+
+    anyio.run(main)
+
+
+def test_workspace_write_serves_the_root(root: str) -> None:
+    async def main() -> None:
+        async with connect("stdio", root, None, "--sandbox", "workspace-write") as session:
+            result = await session.call_tool("write", {"file_path": "sub/a.txt", "content": "x"})
+            assert not result.is_error, text(result)
+    anyio.run(main)
+    assert Path(root, "sub", "a.txt").read_text() == "x"
+
+
+def dsh_fs(*args: str, cwd: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "NO_COLOR": "1"})
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["mcp", "--read-only", "--sandbox", "danger-full-access"], "Error: --read-only is --sandbox read-only; give one of them"),
+    (["mcp", "--sandbox", "bogus"], "Error: Invalid value for '--sandbox': 'bogus' is not one of"),
+    (["write", "--sandbox", "root", "a.txt", "--content", "x"], "Error: Invalid value for '--sandbox': 'root' is not one of"),
+])
+def test_bad_sandbox_options_are_usage_errors(root: str, args: list[str], message: str) -> None:
+    done = dsh_fs(*args, cwd=root)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert os.listdir(root) == []
+
+
+def test_the_tool_commands_take_sandbox(root: str) -> None:
+    os.mkdir(os.path.join(root, "ws"))
+    ws = os.path.join(root, "ws")
+    denied = dsh_fs("write", "--sandbox", "read-only", "a.txt", "--content", "x", cwd=ws)
+    assert denied.returncode == 1 and denied.stdout.startswith("Error: " + denial_marker("read-only") + "\n")
+    outside = dsh_fs("write", "--sandbox", "workspace-write", "../b.txt", "--content", "x", cwd=ws)
+    assert outside.returncode == 1 and denial_marker("workspace-write") in outside.stdout
+    assert os.listdir(root) == ["ws"] and os.listdir(ws) == []
+    inside = dsh_fs("write", "--sandbox", "workspace-write", "a.txt", "--content", "x", cwd=ws)
+    assert inside.returncode == 0, inside.stderr
+    assert Path(ws, "a.txt").read_text() == "x"
+
+
+def test_a_stateless_2026_client_is_not_asked(root: str) -> None:
+    """2026-07-28 requests carry no back channel for ``elicitation/create`` (an
+    ``InputRequiredResult`` round trip, not built): the escalation is refused as unavailable,
+    the person never asked, nothing written."""
+    from mcp.client.client import Client
+
+    person = Person()
+
+    async def main() -> None:
+        async with http_server_async(root, "--read-only") as endpoint:
+            async with httpx2.AsyncClient(headers=endpoint.headers(0), timeout=HTTP_TIMEOUT) as http:
+                async with Client(streamable_http_client(endpoint.url, http_client=http), mode="2026-07-28",
+                                  elicitation_callback=person) as client:
+                    result = await client.call_tool("write", {
+                        "file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
+                        "justification": JUSTIFICATION})
+        assert result.is_error and text(result) == (
+            'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel is available')
+
+    anyio.run(main)
+    assert person.asked == [] and os.listdir(root) == []
+
+
+@pytest.mark.parametrize("command", ["edit", "apply-patch"])
+def test_the_tool_commands_fence_every_face(root: str, command: str) -> None:
+    """``dsh-fs edit`` and ``dsh-fs apply-patch`` under ``--sandbox read-only``: refused with the
+    marker, the file unchanged (``--no-policy``: nothing else stands in the way)."""
+    path = Path(root, "a.txt")
+    path.write_text("old\n")
+    before = path.stat()
+    if command == "edit":
+        done = dsh_fs("edit", "--sandbox", "read-only", "--no-policy", "a.txt", "--old", "old", "--new", "new", cwd=root)
+    else:
+        patch = Path(root, "..", f"{Path(root).name}.patch")
+        patch.write_text("*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** End Patch\n")
+        try:
+            done = dsh_fs("apply-patch", "--sandbox", "read-only", "--no-policy", str(patch), cwd=root)
+        finally:
+            patch.unlink()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert denial_marker("read-only") in done.stdout.removeprefix("Error: ").splitlines()
+    assert path.read_text() == "old\n" and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert sorted(os.listdir(root)) == ["a.txt"]
