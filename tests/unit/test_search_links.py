@@ -113,11 +113,12 @@ def test_the_filter_judges_each_printed_directory_once(tmp_path: Path) -> None:
     os.symlink("../outside/x.md", root / "x.md")
     os.symlink("../../outside", root / "a" / "o")  # a link out whose name starts "oo.md"'s
     (root / "a" / "oo.md").write_text("o")
+    os.symlink("a/oo.md", root / "in-file.md")  # a link to a file inside: shown
     grep = LinkFilter(str(root), str(root))
     glob = LinkFilter(str(root), str(root), check_files=False)
     cases = {"a/b/f.md": True, "a/in/f.md": True, "./a/in/g.md": True, "a/out/f.md": False,
              "a/out/deep/f.md": False, "a/in/far/f.md": False, "a/b/far/f.md": False, "a/../a/out/f.md": False,
-             "f.md": True, "a/oo.md": True, "a/o/oo.md": False, f"{root}/a/in/f.md": True, f"{root}/a/out/f.md": False, "/etc/passwd": True}
+             "f.md": True, "in-file.md": True, "a/oo.md": True, "a/o/oo.md": False, f"{root}/a/in/f.md": True, f"{root}/a/out/f.md": False, "/etc/passwd": True}
     for printed, shown in cases.items():
         assert grep.admit(printed) is shown, printed
         assert grep.admit(printed) is shown, printed  # the next line of the same file: the same answer
