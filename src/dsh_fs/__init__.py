@@ -10,7 +10,7 @@ and ``dsh_fs.spill``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from types import EllipsisType
 from typing import Any
 
@@ -91,6 +91,7 @@ def create_context(
     *,
     cwd: str | os.PathLike[str] | None = None,
     root: str | os.PathLike[str] | None | EllipsisType = ...,
+    roots: Sequence[str | os.PathLike[str]] | None = None,
     profile: Profile | str | None = None,
     policy: bool = True,
     provider: FileSystem | None = None,
@@ -117,6 +118,8 @@ def create_context(
         given, else the process cwd)
     :param root: the directory no path may leave; ``...`` (default): ``cwd``; ``None``: no
         containment. Only for the built-in local provider (a given ``provider`` has its own)
+    :param roots: instead of ``root``, several directories no path may leave (DEVIATIONS D28,
+        ``LocalFileSystem(roots=…)``); ``cwd`` defaults to the first one
     :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
     :param policy: ``False`` loads the bare deployment (unconditional write/edit)
     :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one;
@@ -148,8 +151,9 @@ def create_context(
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
-        with ``provider``; an unknown sandbox mode, ``approval`` without ``sandbox``; an
-        ``image_*`` setting without ``images=True``
+        (or ``roots``) with ``provider``, ``roots`` with ``root``, roots ``LocalFileSystem`` refuses;
+        an unknown sandbox mode, ``approval`` without ``sandbox``; an ``image_*`` setting without
+        ``images=True``
     :raises ImportError: ``images=True`` without Pillow
     """
     from .fs_policy import FsPolicy
@@ -160,7 +164,12 @@ def create_context(
     from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS
 
     ctx = Context(profile=profile)
-    if provider is None:
+    if roots is not None and (provider is not None or root is not ...):
+        raise ValueError("create_context: roots= applies to the built-in local provider, instead of root=")
+    if provider is None and roots is not None:
+        base = os.fspath(cwd) if cwd is not None else os.path.abspath(os.fspath(next(iter(roots), ".")))
+        provider = open_provider(base, profile=ctx.profile, roots=roots, cwd=base)
+    elif provider is None:
         if cwd is not None:
             base = os.fspath(cwd)
         else:  # relative paths resolve inside the given root, not against an outside process cwd

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import EllipsisType
 from typing import Any
 
@@ -42,6 +42,11 @@ def _open_local(location: str, *, profile: Profile, root: Any, cwd: Any, **optio
     from .fs_local import LocalFileSystem
 
     directory = os.path.abspath(os.fspath(location) or ".")
+    if options.get("roots") is not None:  # several roots (DEVIATIONS D28): the directory is the cwd
+        if root is not ...:
+            raise ValueError("open_provider: give root= or roots=, not both")
+        return LocalFileSystem(cwd=os.fspath(cwd) if cwd is not None else directory, profile=profile, **options)
+    options.pop("roots", None)
     return LocalFileSystem(
         cwd=os.fspath(cwd) if cwd is not None else directory,
         profile=profile,
@@ -93,6 +98,7 @@ def open_provider(
     profile: Profile | str | None = None,
     root: str | os.PathLike[str] | None | EllipsisType = ...,
     cwd: str | None = None,
+    roots: Sequence[str | os.PathLike[str]] | None = None,
     **options: Any,
 ) -> FileSystem:
     """The provider ``url`` names, built by its scheme's entry of ``PROVIDERS``.
@@ -103,9 +109,12 @@ def open_provider(
     :param root: local: the directory no path may leave (``...``, default: the directory
         itself; ``None``: no containment); memory and S3: the display root (default ``/``)
     :param cwd: the base of relative paths (default: the directory, or the display root)
+    :param roots: local only: several directories no path may leave (DEVIATIONS D28,
+        ``LocalFileSystem(roots=…)``) instead of ``root``; ``url`` is then the default cwd
     :param options: the provider's other keywords (S3: ``endpoint_url``, ``client_options``…)
     :raises ValueError: an unknown scheme or profile, a malformed URL, a local root that is
-        not a directory
+        not a directory; ``roots`` with ``root`` or off the local disk, or refused by
+        ``LocalFileSystem`` (overlapping, too many)
     :raises TypeError: an option the provider does not take
     :raises ImportError: ``s3://`` without the ``[s3]`` extra
     """
@@ -114,6 +123,10 @@ def open_provider(
     scheme, location = (found.group(1).lower(), text[found.end():]) if found else ("file", text)
     if scheme == "file" and found and not location.startswith("/"):
         raise ValueError(f'open_provider: "{text}" is not an absolute file URL (file:///dir)')
+    if roots is not None:
+        if scheme != "file":
+            raise ValueError(f'open_provider: roots= applies to a local directory, not "{scheme}://"')
+        options["roots"] = roots
     opener = PROVIDERS.get(scheme)
     if opener is None:
         known = ", ".join(f"{name}://" for name in sorted(PROVIDERS))

@@ -3,6 +3,7 @@ in-memory, the tool tests' recording fake (``RecordingFileSystem`` over ``Memory
 see ``tests/conftest.py``), S3 on an unversioned bucket and S3 on a versioned bucket (moto's
 S3 wire protocol on loopback; skipped with the reason when moto or aiobotocore is missing).
 
+``TestLocalTwoRoots`` runs the local cases in each of two roots (D28).
 What the contract covers and leaves out is in its package docstring; each class adds the optional
 mixins its provider's capabilities call for (none skips inside a test).
 """
@@ -14,13 +15,17 @@ from collections.abc import AsyncIterator
 import pytest
 
 from dsh_fs.testing.contract import IdenticalRewriteContract, ImplementedReadWindowContract, ProviderContract
-from dsh_fs.testing.fixtures import LocalFixtures, MemoryFixtures, S3Fixtures, S3VersionedFixtures
+from dsh_fs.testing.fixtures import LocalFixtures, LocalTwoRootFixtures, MemoryFixtures, S3Fixtures, S3VersionedFixtures
 from dsh_fs.testing.recording import RecordingWorkspace
 from dsh_fs.testing.workspaces import MemoryWorkspace, Workspace
 
 
 class TestLocal(LocalFixtures, ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract):
     pass
+
+
+class TestLocalTwoRoots(LocalTwoRootFixtures, ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract):
+    """The workspace as the first and as the second of two containment roots (DEVIATIONS D28)."""
 
 
 class TestMemory(MemoryFixtures, ProviderContract, IdenticalRewriteContract):

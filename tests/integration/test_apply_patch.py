@@ -331,13 +331,14 @@ class FailingSecondWrite(LocalFileSystem):
     """The local provider, except that its second mutation fails with an I/O error (a full
     disk, say) — after the patch was checked whole."""
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, fail_at: int = 2, **kw: Any) -> None:
         super().__init__(**kw)
         self.mutations = 0
+        self.fail_at = fail_at
 
     async def _count(self, display: str) -> None:
         self.mutations += 1
-        if self.mutations == 2:
+        if self.mutations == self.fail_at:
             raise io_error("write", display, "No space left on device")
 
     async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
@@ -375,6 +376,93 @@ async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
     assert not os.path.exists(f"{ws}/d.txt")
 
 
+@pytest.mark.parametrize("fail_at,ops,expected", [
+    (  # the first write fails: nothing was written, everything is listed as not written
+        1,
+        ["*** Update File: a.txt", "@@", "-a", "+A"],
+        ['Error: cannot write "{ws}/a.txt": No space left on device', "No files were modified.", "Not written:",
+         "M {ws}/a.txt"],
+    ),
+    (  # a move done (its text unchanged: one rename), then a write fails
+        2,
+        ["*** Update File: b.txt", "*** Move to: d.txt", "@@", " b", "*** Update File: a.txt", "@@", "-a", "+A",
+         "*** Add File: n.txt", "+n"],
+        ['Error: cannot write "{ws}/a.txt": No space left on device', "The patch was applied in part. Written:",
+         "M {ws}/b.txt -> {ws}/d.txt", "Not written:", "M {ws}/a.txt", "A {ws}/n.txt"],
+    ),
+    (  # an added and a deleted file written, then a write fails
+        2,
+        ["*** Add File: n.txt", "+n", "*** Delete File: c.txt", "*** Update File: a.txt", "@@", "-a", "+A"],
+        ['Error: cannot write "{ws}/a.txt": No space left on device', "The patch was applied in part. Written:",
+         "A {ws}/n.txt", "D {ws}/c.txt", "Not written:", "M {ws}/a.txt"],
+    ),
+    (  # renamed, then the moved file's new text fails: the move is half done and said so
+        3,
+        ["*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "*** Move to: d.txt", "@@", "-b",
+         "+B"],
+        ['Error: cannot write "{ws}/d.txt": No space left on device', "The patch was applied in part. Written:",
+         "M {ws}/a.txt", "R {ws}/b.txt -> {ws}/d.txt", "Not written:", "M {ws}/d.txt"],
+    ),
+])
+async def test_what_a_failed_write_reports_as_written_and_not_written(
+    ws: str, fail_at: int, ops: list[str], expected: list[str]
+) -> None:
+    # DEVIATIONS E10
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    put(f"{ws}/c.txt", "c\n")
+    ctx = dsh_fs.create_context(provider=FailingSecondWrite(fail_at=fail_at, cwd=ws), faces=["apply_patch"])
+    session = Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt", "c.txt")
+    result = await call(ctx, session, envelope(*ops))
+    assert result.error is not None and result.error.code == "FS_IO_ERROR"
+    assert result.text == "\n".join(row.format(ws=ws) for row in expected)
+
+
+async def test_every_write_of_a_patch_is_an_observation(ws: str, patch_ctx: Any) -> None:
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    ctx, session = patch_ctx(), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A",
+                                               "*** Update File: b.txt", "*** Move to: d.txt", "@@", " b"))
+    assert not result.is_error, result.text
+    for path, old, new in (("a.txt", "A", "AA"), ("d.txt", "b", "bb")):  # updated; renamed with its text kept
+        edited = await ctx.tools.execute("edit", {"file_path": path, "old_string": old, "new_string": new},
+                                         session=session)
+        assert not edited.is_error, edited.text
+    created = await ctx.tools.execute("write", {"file_path": "b.txt", "content": "back\n"}, session=session)
+    assert created.text.endswith("Created file\n</content>")  # the moved-away name is known to be absent (D8)
+
+
+class CountingStats(LocalFileSystem):
+    """The local provider, recording how many ``stat`` calls are in flight at once."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.now = self.most = 0
+
+    async def stat(self, target: Any, *, signal: Any = None) -> Any:
+        import anyio
+
+        self.now += 1
+        self.most = max(self.most, self.now)
+        try:
+            await anyio.sleep(0.01)
+            return await super().stat(target, signal=signal)
+        finally:
+            self.now -= 1
+
+
+async def test_a_patch_s_paths_are_gathered_sixteen_at_a_time(ws: str) -> None:
+    fs = CountingStats(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    adds = [row for i in range(40) for row in (f"*** Add File: f{i}.txt", f"+{i}")]
+    result = await call(ctx, session, envelope(*adds))
+    assert not result.is_error, result.text
+    assert fs.most == 16 and sorted(os.listdir(ws)) == sorted(f"f{i}.txt" for i in range(40))
+
+
 # -- pins: the abort shield and the write-intent listener ------------------------------------------
 
 class AbortAfterFirstWrite(LocalFileSystem):
@@ -389,6 +477,9 @@ class AbortAfterFirstWrite(LocalFileSystem):
         done = await super().write_text(target, content, expected, signal=signal)
         self.writes.append(target.display_path)
         self.signal.abort("stop")
+        import anyio
+
+        await anyio.sleep(0.2)  # time for the abort to cancel the call, were the writes not shielded
         return done
 
 
@@ -435,6 +526,103 @@ async def test_a_refusing_write_intent_listener_is_asked_for_added_files_and_mov
         assert asked == [f"{ws}/no.txt"] and tree(ws) == before
     ok = await call(ctx, session, envelope("*** Add File: yes.txt", "+y"))
     assert not ok.is_error and asked[-1] == f"{ws}/yes.txt" and get(f"{ws}/yes.txt") == b"y\n"
+
+
+async def test_E24_the_update_size_limit_is_inclusive_and_holds_for_updates_and_moves_only(
+    ws: str, patch_ctx: Any, tree: Any
+) -> None:
+    from dsh_fs.tool_patch.executor import UPDATE_MAX_SIZE
+
+    assert UPDATE_MAX_SIZE == 16 * 1024 * 1024
+    body = "".join(f"{i:05d}{'x' * 1018}\n" for i in range(UPDATE_MAX_SIZE // 1024))  # 1 KiB lines
+    put(f"{ws}/at.txt", body)
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    result = await call(ctx, session, envelope("*** Update File: at.txt", "@@", f"-00000{'x' * 1018}", "+first"))
+    assert not result.is_error, result.text  # exactly the limit: updated
+    assert get(f"{ws}/at.txt")[:12] == b"first\n00001x"
+    put(f"{ws}/over.txt", body + "y")
+    size = UPDATE_MAX_SIZE + 1
+    before = tree(ws)
+    for op in (["*** Update File: over.txt"], ["*** Update File: over.txt", "*** Move to: moved.txt"]):
+        result = await call(ctx, session, envelope(*op, "@@", f"-00000{'x' * 1018}", "+first"))
+        assert result.error is not None and result.error.code == "FS_IO_ERROR"
+        assert result.text == (f"Error: Failed to read file to update {ws}/over.txt: the file is {size} bytes, more than "
+                               "the limit of 16777216 bytes apply_patch updates; change it with edit")
+        assert tree(ws) == before
+    deleted = await call(ctx, session, envelope("*** Delete File: over.txt"))  # a delete is not planned on lines
+    assert not deleted.is_error, deleted.text
+    assert not os.path.exists(f"{ws}/over.txt")
+
+
+async def test_a_directory_named_by_a_patch_is_refused_with_the_operation_s_verb(
+    ws: str, patch_ctx: Any, tree: Any
+) -> None:
+    os.mkdir(f"{ws}/d")
+    put(f"{ws}/a.txt", "a\n")
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    before = tree(ws)
+    for op, verb in ((["*** Update File: d", "@@", "-a", "+b"], "edit"),
+                     (["*** Update File: d", "*** Move to: e", "@@", "-a", "+b"], "rename"),
+                     (["*** Delete File: d"], "delete"),
+                     (["*** Add File: d", "+x"], "write")):
+        result = await call(ctx, session, envelope("*** Update File: a.txt", "@@", "-a", "+A", *op))
+        assert result.error is not None and result.error.code == "FS_NOT_REGULAR_FILE", result.text
+        assert result.text == f'Error: cannot {verb} "{ws}/d": not a regular file'
+        assert tree(ws) == before
+
+
+async def test_a_move_whose_new_text_is_over_the_size_limit_refuses_the_whole_patch(ws: str, tree: Any) -> None:
+    # D16, asked of the destination before the first write (E10)
+    put(f"{ws}/a.txt", "x\n")
+    put(f"{ws}/big.txt", "y\n")
+    ctx = dsh_fs.create_context(provider=LocalFileSystem(root=ws, cwd=ws, write_max_size=40), policy=False,
+                                faces=["apply_patch"])
+    grown = [f"+{'z' * 9}" for _ in range(5)]  # 50 bytes
+    before = tree(ws)
+    result = await call(ctx, Session(cwd=ws), envelope("*** Update File: a.txt", "@@", "-x", "+X",
+                                                       "*** Update File: big.txt", "*** Move to: new.txt", "@@", "-y",
+                                                       *grown))
+    assert result.error is not None and result.error.code == "FS_IO_ERROR", result.text
+    assert result.text == f'Error: cannot write "{ws}/new.txt": the file would be 50 bytes, more than the limit of 40 bytes'
+    assert tree(ws) == before
+
+
+class SlowAfterFirstWrite(LocalFileSystem):
+    """The local provider, whose writes take 0.2 s more once done (the caller is cancelled meanwhile)."""
+
+    def __init__(self, **kw: Any) -> None:
+        import anyio
+
+        super().__init__(**kw)
+        self.first = anyio.Event()
+        self.writes: list[str] = []
+
+    async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
+        import anyio
+
+        done = await super().write_text(target, content, expected, signal=signal)
+        self.writes.append(target.display_path)
+        self.first.set()
+        await anyio.sleep(0.2)
+        return done
+
+
+async def test_a_call_cancelled_during_its_writes_finishes_them(ws: str) -> None:
+    import anyio
+
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    fs = SlowAfterFirstWrite(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    patch = envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "@@", "-b", "+B",
+                     "*** Add File: c.txt", "+c")
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, ctx, session, patch)
+        await fs.first.wait()
+        tg.cancel_scope.cancel()  # the caller gives up after the first write: the rest is still written
+    assert sorted(fs.writes) == [f"{ws}/a.txt", f"{ws}/b.txt", f"{ws}/c.txt"]
+    assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"B\n", b"c\n")
 
 
 # -- the write phase: updates side by side, name changes in patch order (writes.py) ------------
@@ -611,3 +799,25 @@ async def test_without_an_abort_signal_the_first_update_goes_with_the_others(ws:
         else:  # the first alone, under the signal
             assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")] and fs.most == 2
         patch = patch.replace("-u", "-X").replace("+U", "+u").replace("-X", "-U")  # and back
+
+
+async def test_a_face_without_diffs_cancelled_during_its_writes_finishes_them(ws: str) -> None:
+    """The faces that write without the UI diffs (the Responses/Agents SDK patch operations
+    call ``apply_patch`` directly) rely on the write phase's own shield."""
+    from dsh_fs.core.session import ToolExecution
+    from dsh_fs.patch import parse_patch
+    from dsh_fs.tool_patch import apply_patch
+
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    fs = SlowAfterFirstWrite(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    patch = parse_patch(envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "@@",
+                                 "-b", "+B", "*** Add File: c.txt", "+c"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(apply_patch, ctx, patch, ToolExecution(session=session))
+        await fs.first.wait()
+        tg.cancel_scope.cancel()
+    assert sorted(fs.writes) == [f"{ws}/a.txt", f"{ws}/b.txt", f"{ws}/c.txt"]
+    assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"B\n", b"c\n")

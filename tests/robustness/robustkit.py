@@ -32,10 +32,13 @@ from typing import Any
 import anyio
 import pytest
 
+import dsh_fs
 from dsh_fs.testing.snapshot import snapshot as snapshot  # re-exported for the robustness tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SRC = os.path.join(os.path.dirname(os.path.dirname(HERE)), "src")
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(dsh_fs.__file__)))
+"""the source root of the ``dsh_fs`` this process imported: helper processes import the same one
+(the work tree's ``src``, or under ``scripts/mutate.py`` the mutated copy)"""
 
 __all__ = (
     "HERE",
@@ -209,14 +212,15 @@ needs_mcp = pytest.mark.skipif(not _mcp_available(), reason="dsh_fs.mcp (the MCP
 
 
 @contextlib.asynccontextmanager
-async def mcp_clients(root: str, count: int) -> AsyncIterator[list[Any]]:
-    """``count`` ``dsh-fs mcp --root ROOT`` stdio servers, each with an initialized ClientSession."""
+async def mcp_clients(root: str | list[str], count: int, *, cwd: str | None = None) -> AsyncIterator[list[Any]]:
+    """``count`` ``dsh-fs mcp --root ROOT`` stdio servers (one ``--root`` per entry of a list),
+    each with an initialized ClientSession; the process cwd is ``cwd``, else the first root."""
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "dsh_fs.cli.main", "mcp", "--root", root], cwd=root, env=child_env()
-    )
+    roots = [root] if isinstance(root, str) else root
+    args = ["-m", "dsh_fs.cli.main", "mcp", *(a for r in roots for a in ("--root", r))]
+    params = StdioServerParameters(command=sys.executable, args=args, cwd=cwd or roots[0], env=child_env())
     async with contextlib.AsyncExitStack() as stack:
         sessions = []
         for _ in range(count):

@@ -38,14 +38,28 @@ class World:
     root: str
     outside: str
     evil: str
+    roots: list[str]
+    """the provider's containment roots: ``[root]``, or ``root`` and ``peer`` (D28), in order"""
+    peer: str
+    """the other root of a two-root provider (a directory beside ``root`` either way)"""
+
+    @property
+    def named(self) -> str:
+        """how the containment refusal names the workspace"""
+        return ", ".join(f'"{r}"' for r in self.roots)
 
 
-@pytest.fixture
-def world(tmp_path: Any) -> World:
+@pytest.fixture(params=["one-root", "in-a", "in-b"])
+def world(tmp_path: Any, request: pytest.FixtureRequest) -> World:
+    """The workspace ``proj`` as the one root, or as the first (``in-a``) or second (``in-b``)
+    of two roots with ``peer`` (DEVIATIONS D28): every case runs in each."""
     base = os.path.realpath(str(tmp_path))
-    root, outside, evil = (os.path.join(base, n) for n in ("proj", "outside", "proj-evil"))
-    for d in (root, outside, evil, os.path.join(root, "sub"), os.path.join(outside, "deep")):
+    root, outside, evil, peer = (os.path.join(base, n) for n in ("proj", "outside", "proj-evil", "peer"))
+    for d in (root, outside, evil, peer, os.path.join(root, "sub"), os.path.join(outside, "deep")):
         os.mkdir(d)
+    with open(os.path.join(peer, "peer.txt"), "w", encoding="utf-8") as handle:
+        handle.write("peer one\n")
+    roots = {"one-root": [root], "in-a": [root, peer], "in-b": [peer, root]}[request.param]
     files = {
         os.path.join(outside, "secret.txt"): SECRET,
         os.path.join(outside, "inner.txt"): SECRET,
@@ -73,11 +87,11 @@ def world(tmp_path: Any) -> World:
     }
     for name, target in links.items():
         os.symlink(target, os.path.join(root, name))
-    return World(base=base, root=root, outside=outside, evil=evil)
+    return World(base=base, root=root, outside=outside, evil=evil, roots=roots, peer=peer)
 
 
-def _deployment(world: World, *, policy: bool = True, root: str | None = None) -> dsh_fs.Context:
-    fs = LocalFileSystem(cwd=world.root, root=root or world.root)
+def _deployment(world: World, *, policy: bool = True) -> dsh_fs.Context:
+    fs = LocalFileSystem(cwd=world.root, roots=world.roots)
     return dsh_fs.create_context(provider=fs, policy=policy)
 
 
@@ -196,7 +210,7 @@ async def test_outside_paths_are_refused_without_touching_anything(
     for tool, args in _calls(path):
         result = await call(ctx, tool, args, session)
         assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", (tool, result.text)
-        assert result.text == f'Error: cannot resolve "{display}": outside the workspace "{world.root}"', tool
+        assert result.text == f'Error: cannot resolve "{display}": outside the workspace {world.named}', tool
     assert recorder.files_opened() == [] and recorder.reads == []
     assert snapshot(world.base) == before
 
@@ -256,14 +270,16 @@ async def test_symlinks_that_stay_inside_work_as_in_the_reference(world: World) 
 async def test_root_given_through_a_symlink(world: World) -> None:
     alias = os.path.join(world.base, "alias")
     os.symlink(world.root, alias)
-    fs = LocalFileSystem(cwd=alias, root=alias)
+    roots = [alias if r == world.root else r for r in world.roots]
+    fs = LocalFileSystem(cwd=alias, roots=roots)
     ctx = dsh_fs.create_context(provider=fs)
     session = Session(cwd=alias)
     read = await call(ctx, "read", {"file_path": "real.txt"}, session)
     assert read.text.startswith(f"<path>{alias}/real.txt</path>\n")
     assert not (await call(ctx, "read", {"file_path": f"{world.root}/real.txt"}, session)).is_error
     denied = await call(ctx, "read", {"file_path": "../outside/secret.txt"}, session)
-    assert denied.text == f'Error: cannot resolve "{world.outside}/secret.txt": outside the workspace "{alias}"'
+    named = ", ".join(f'"{r}"' for r in roots)
+    assert denied.text == f'Error: cannot resolve "{world.outside}/secret.txt": outside the workspace {named}'
 
 
 async def test_no_root_is_the_reference_behaviour(world: World) -> None:
@@ -282,15 +298,18 @@ async def test_the_library_is_confined_by_default(world: World, given: str, monk
     elif given == "process-cwd":
         monkeypatch.chdir(world.root)
         ctx = dsh_fs.create_context()
-    else:
+    elif len(world.roots) == 1:
         ctx = dsh_fs.create_context(cwd=os.path.join(world.root, "sub"), root=world.root)
+    else:
+        ctx = dsh_fs.create_context(cwd=os.path.join(world.root, "sub"), roots=world.roots)
+    named = world.named if given == "root" else f'"{world.root}"'
     session = Session(cwd=None)
     inside = await call(ctx, "read", {"file_path": f"{world.root}/real.txt"}, session)
     assert not inside.is_error, inside.text
     for path in (f"{world.outside}/secret.txt", "/etc/passwd", f"{world.root}/out-file"):
         denied = await call(ctx, "read", {"file_path": path}, session)
         assert denied.error is not None and denied.error.code == "FS_PERMISSION_DENIED", (path, denied.text)
-        assert denied.text.endswith(f'outside the workspace "{world.root}"')
+        assert denied.text.endswith(f"outside the workspace {named}")
     with pytest.raises(ValueError, match="root= applies to the built-in local provider"):
         dsh_fs.create_context(provider=LocalFileSystem(cwd=world.root), root=world.root)
 
@@ -359,7 +378,7 @@ async def test_parent_swapped_for_a_symlink_after_resolve(
     assert "TOP SECRET" not in result.text
     assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", result.text
     # the one containment message, naming the root (tracker issue 12)
-    assert result.text == f'Error: cannot resolve "{world.root}/{args["file_path"]}": outside the workspace "{world.root}"'
+    assert result.text == f'Error: cannot resolve "{world.root}/{args["file_path"]}": outside the workspace {world.named}'
 
     assert recorder.reads == [], "read an outside file"
     assert recorder.files_opened() == [], "opened an outside file"
@@ -442,17 +461,23 @@ async def test_racing_symlink_swaps_never_escape(world: World, monkeypatch: pyte
 @needs_mcp
 @pytest.mark.timeout(120)
 async def test_mcp_server_is_contained_to_its_root(world: World) -> None:
-    """``dsh-fs mcp --root DIR`` refuses every path outside DIR the same way."""
+    """``dsh-fs mcp --root DIR`` (or ``--root A --root B``, D28) refuses every path outside
+    its roots the same way."""
     before = snapshot(world.base)
-    async with mcp_clients(world.root, 1) as (client,):
+
+    def relative_to_root(path: str) -> str:
+        # the session cwd is the first --root: with proj second (in-b), its relative paths are spelled from proj
+        return path if world.roots[0] == world.root or path.startswith("/") else os.path.join(world.root, path)
+
+    async with mcp_clients(world.roots, 1, cwd=world.root) as (client,):
         for path, shown in OUTSIDE_PATHS:
-            path = path.format(base=world.base)
+            path = relative_to_root(path.format(base=world.base))
             display = _display(world, shown)
             for tool, args in _calls(path):
                 reply = await mcp_call(client, tool, args)
                 assert reply["code"] == "FS_PERMISSION_DENIED", (tool, path, reply)
-                assert reply["text"] == f'Error: cannot resolve "{display}": outside the workspace "{world.root}"'
-        inside = await mcp_call(client, "read", {"file_path": "in-file"})
+                assert reply["text"] == f'Error: cannot resolve "{display}": outside the workspace {world.named}'
+        inside = await mcp_call(client, "read", {"file_path": relative_to_root("in-file")})
         assert inside["ok"] and "1: real one" in inside["text"]
     assert snapshot(world.base) == before
 
@@ -467,3 +492,89 @@ def test_a_root_that_is_not_a_directory_is_refused_up_front(tmp_path: Any, kind:
     with pytest.raises(ValueError, match=f"^LocalFileSystem: root {root} is not a directory$"):
         dsh_fs.create_context(root=str(root))
     assert (kind == "file") == root.exists()
+
+
+# -- two roots (DEVIATIONS D28): each resolution stays in the root it starts in ----------------
+
+PEER_LINKS = {  # name in proj -> target; each leads into the other root (or, with one root, out)
+    "to-peer-file": "../peer/peer.txt",
+    "to-peer-dir": "../peer",
+    "to-peer-abs": "{peer}/peer.txt",
+    "to-peer-dangling": "../peer/made-through-link.txt",
+}
+
+
+@pytest.mark.parametrize("link", sorted(PEER_LINKS))
+async def test_a_symlink_into_the_other_root_is_refused(world: World, link: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link from one root into another is refused as a link out of the workspace: the
+    resolution never continues in a root it did not start in (nothing of ``peer`` is read)."""
+    os.symlink(PEER_LINKS[link].format(peer=world.peer), os.path.join(world.root, link))
+    ctx = _deployment(world)
+    session = Session(cwd=world.root)
+    path = f"{link}/peer.txt" if link == "to-peer-dir" else link
+    before = snapshot(world.base)
+    for tool, args in _calls(path):
+        result = await call(ctx, tool, args, session)
+        assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", (tool, result.text)
+        assert result.text == f'Error: cannot resolve "{world.root}/{path}": outside the workspace {world.named}'
+        assert "peer one" not in result.text
+    assert snapshot(world.base) == before
+
+
+async def test_the_other_root_is_reachable_by_its_own_paths(world: World) -> None:
+    """With two roots, a path in the other root is served (absolute, or relative through
+    ``..`` lexically); with one root it is outside the workspace."""
+    ctx = _deployment(world)
+    session = Session(cwd=world.root)
+    for path in (f"{world.peer}/peer.txt", "../peer/peer.txt"):
+        read = await call(ctx, "read", {"file_path": path}, session)
+        if len(world.roots) == 2:
+            assert read.text.startswith(f"<path>{world.peer}/peer.txt</path>\n") and "1: peer one" in read.text
+        else:
+            assert read.text == f'Error: cannot resolve "{world.peer}/peer.txt": outside the workspace {world.named}'
+    if len(world.roots) == 2:
+        wrote = await call(ctx, "write", {"file_path": f"{world.peer}/new.txt", "content": "new\n"}, session)
+        assert not wrote.is_error, wrote.text
+        with open(os.path.join(world.peer, "new.txt"), encoding="utf-8") as handle:
+            assert handle.read() == "new\n"
+        up = await call(ctx, "read", {"file_path": f"{world.peer}/../proj/real.txt"}, session)
+        assert not up.is_error and "1: real one" in up.text  # lexically inside proj again
+
+
+async def test_a_rename_never_crosses_roots(world: World) -> None:
+    """A rename from one root into the other is refused before anything moves, naming the
+    source's root; with one root the destination is outside the workspace."""
+    fs = LocalFileSystem(cwd=world.root, roots=world.roots)
+    source = await fs.resolve("real.txt")
+    before = snapshot(world.base)
+    with pytest.raises(dsh_fs.FsError) as caught:
+        dest = await fs.resolve(f"{world.peer}/moved.txt")
+        await fs.rename(source, dest)
+    assert caught.value.code == "FS_PERMISSION_DENIED"
+    if len(world.roots) == 2:
+        assert str(caught.value) == (f'cannot rename "{world.root}/real.txt" to "{world.peer}/moved.txt": '
+                                     f'outside the workspace "{world.root}"')
+    else:
+        assert str(caught.value) == f'cannot resolve "{world.peer}/moved.txt": outside the workspace "{world.root}"'
+    assert snapshot(world.base) == before
+
+
+async def test_a_patch_moving_a_file_into_the_other_root_is_refused_whole(world: World) -> None:
+    """apply_patch asks ``check_renamable`` with its other up-front checks: a move across roots
+    refuses the whole patch (the earlier update is not written), as a move out of one root does."""
+    ctx = dsh_fs.create_context(provider=LocalFileSystem(cwd=world.root, roots=world.roots), faces=["apply_patch"])
+    session = Session(cwd=world.root)
+    for path in ("real.txt", "sub/inner.txt"):
+        assert not (await call(ctx, "read", {"file_path": path}, session)).is_error
+    before = snapshot(world.base)
+    patch = "\n".join(["*** Begin Patch", "*** Update File: real.txt", "@@", "-real one", "+REAL one",
+                       "*** Update File: sub/inner.txt", f"*** Move to: {world.peer}/moved.txt", "@@",
+                       "-inner one", "+inner 1", "*** End Patch"])
+    result = await call(ctx, "apply_patch", {"input": patch}, session)
+    assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", result.text
+    if len(world.roots) == 2:
+        assert result.text == (f'Error: cannot rename "{world.root}/sub/inner.txt" to "{world.peer}/moved.txt": '
+                               f'outside the workspace "{world.root}"')
+    else:
+        assert result.text == f'Error: cannot resolve "{world.peer}/moved.txt": outside the workspace "{world.root}"'
+    assert snapshot(world.base) == before

@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -63,11 +64,27 @@ def _outside_path(link: str, outside: str, rest: str) -> str:
     return f"abs/{rest}"
 
 
-@pytest.fixture
-def world(tmp_path: Any) -> tuple[str, str]:
+@dataclass
+class World:
+    root: str
+    outside: str
+    roots: list[str]
+    """the provider's roots: ``[root]``, or ``root`` and a sibling ``peer`` in either order (D28)"""
+
+    @property
+    def named(self) -> str:
+        """how the containment refusal names the workspace"""
+        return ", ".join(f'"{r}"' for r in self.roots)
+
+
+@pytest.fixture(params=["one-root", "in-a", "in-b"])
+def world(tmp_path: Any, request: pytest.FixtureRequest) -> World:
+    """``proj/inner`` as the one root, or as the first (``in-a``) or second (``in-b``) of two
+    roots with ``peer`` (DEVIATIONS D28): every case runs in each."""
     base = os.path.realpath(str(tmp_path))
-    root, outside = os.path.join(base, "proj", "inner"), os.path.join(base, "outside")
+    root, outside, peer = (os.path.join(base, *n) for n in (("proj", "inner"), ("outside",), ("peer",)))
     os.makedirs(root)
+    os.makedirs(peer)
     os.makedirs(os.path.join(outside, "deep"))
     with open(os.path.join(outside, "secret.txt"), "w") as handle:
         handle.write("TOP SECRET\n")
@@ -79,25 +96,26 @@ def world(tmp_path: Any) -> tuple[str, str]:
     os.symlink("/", os.path.join(root, "up"))
     os.symlink("../..", os.path.join(root, "climb"))
     os.symlink(outside, os.path.join(root, "abs"))
-    return root, outside
+    roots = {"one-root": [root], "in-a": [root, peer], "in-b": [peer, root]}[request.param]
+    return World(root=root, outside=outside, roots=roots)
 
 
-def _deployment(root: str) -> dsh_fs.Context:
-    return dsh_fs.create_context(provider=LocalFileSystem(cwd=root, root=root), policy=False)
+def _deployment(world: World) -> dsh_fs.Context:
+    return dsh_fs.create_context(provider=LocalFileSystem(cwd=world.root, roots=world.roots), policy=False)
 
 
 CASES = [(link, kind, rest) for link in LINKS for kind, rest in OUTSIDE_KINDS]
 
 
 @pytest.mark.parametrize(("link", "kind", "rest"), CASES, ids=[f"{link}-{kind}" for link, kind, _ in CASES])
-async def test_every_outside_kind_gives_the_containment_error(world: tuple[str, str], link: str, kind: str,
+async def test_every_outside_kind_gives_the_containment_error(world: World, link: str, kind: str,
                                                              rest: str) -> None:
-    root, outside = world
-    ctx = _deployment(root)
+    root, outside = world.root, world.outside
+    ctx = _deployment(world)
     fs = ctx.fs
     path = _outside_path(link, outside, rest)
     display = os.path.normpath(os.path.join(root, path))
-    expected = f'cannot resolve "{display}": outside the workspace "{root}"'
+    expected = f'cannot resolve "{display}": outside the workspace {world.named}'
     before = snapshot(os.path.dirname(outside))
     for primitive in (fs.resolve(path), fs.lstat(path)):
         with pytest.raises(FsError) as caught:
@@ -111,13 +129,13 @@ async def test_every_outside_kind_gives_the_containment_error(world: tuple[str, 
     assert snapshot(os.path.dirname(outside)) == before
 
 
-async def test_a_path_that_leaves_and_comes_back_is_refused(world: tuple[str, str]) -> None:
+async def test_a_path_that_leaves_and_comes_back_is_refused(world: World) -> None:
     """Whether an outside path leads back into the root would tell what exists outside: refused."""
-    root, _ = world
-    ctx = _deployment(root)
+    root = world.root
+    ctx = _deployment(world)
     path = f"up{root}/own.txt"
     result = await call(ctx, "read", {"file_path": path}, Session(cwd=root))
-    assert result.text == f'Error: cannot resolve "{root}/{path}": outside the workspace "{root}"'
+    assert result.text == f'Error: cannot resolve "{root}/{path}": outside the workspace {world.named}'
     # the same file by its own name, or through a link that stays inside, is served
     os.symlink(f"{root}/own.txt", os.path.join(root, "in-abs"))
     os.mkdir(os.path.join(root, "sub"))
@@ -127,12 +145,11 @@ async def test_a_path_that_leaves_and_comes_back_is_refused(world: tuple[str, st
     # a link that climbs out of the root by name and back in is refused like any other way out
     os.symlink("../inner/own.txt", os.path.join(root, "out-and-back"))
     result = await call(ctx, "read", {"file_path": "out-and-back"}, Session(cwd=root))
-    assert result.text == f'Error: cannot resolve "{root}/out-and-back": outside the workspace "{root}"'
+    assert result.text == f'Error: cannot resolve "{root}/out-and-back": outside the workspace {world.named}'
 
 
-async def test_listing_shows_an_outward_link_without_following_it(world: tuple[str, str]) -> None:
-    root, _ = world
-    fs = _deployment(root).fs
+async def test_listing_shows_an_outward_link_without_following_it(world: World) -> None:
+    fs = _deployment(world).fs
     entries = {e.name: (e.type, e.version, e.size) for e in await fs.list_dir(await fs.resolve("."))}
     assert entries["up"] == ("other", None, None)
     assert entries["climb"] == ("other", None, None)
@@ -140,10 +157,9 @@ async def test_listing_shows_an_outward_link_without_following_it(world: tuple[s
     assert entries["own.txt"][0] == "file"
 
 
-async def test_lstat_of_an_outward_link_itself_is_answered(world: tuple[str, str]) -> None:
+async def test_lstat_of_an_outward_link_itself_is_answered(world: World) -> None:
     """The link is inside the root: ``lstat`` describes it (what it points to is not looked at)."""
-    root, _ = world
-    fs = _deployment(root).fs
+    fs = _deployment(world).fs
     found = await fs.lstat("up")
     assert found is not None and found.type == "symlink"
 

@@ -30,10 +30,18 @@ pytestmark = pytest.mark.anyio
 SECRET = "TOP SECRET needle outside\n"
 
 
-@pytest.fixture
-def root(tmp_path: Any) -> str:
+_ROOTS: dict[str, list[str]] = {}
+"""the workspace ``proj`` of each test → its provider's roots (the ``root`` fixture's parameter)"""
+
+
+@pytest.fixture(params=["one-root", "in-a", "in-b"])
+def root(tmp_path: Any, request: pytest.FixtureRequest) -> str:
+    """``proj``: the one root, or the first (``in-a``) or second (``in-b``) of two roots with
+    the sibling ``peer`` (DEVIATIONS D28): every case runs in each."""
     base = os.path.realpath(str(tmp_path))
-    proj = os.path.join(base, "proj")
+    proj, peer = os.path.join(base, "proj"), os.path.join(base, "peer")
+    put(os.path.join(peer, "peer.txt"), "needle in peer\n")
+    _ROOTS[proj] = {"one-root": [proj], "in-a": [proj, peer], "in-b": [peer, proj]}[request.param]
     put(os.path.join(base, "outside", "secret.txt"), SECRET)
     put(os.path.join(base, "proj-evil", "x.txt"), SECRET)
     put(os.path.join(proj, "inside.txt"), "needle inside\n")
@@ -47,7 +55,7 @@ def root(tmp_path: Any) -> str:
 
 def _rooted(root: str, *, profile: str = "default", **config: Any) -> Context:
     ctx = Context(profile=profile)
-    ctx.plugin(LocalFileSystem, cwd=root, root=root)
+    ctx.plugin(LocalFileSystem, cwd=root, roots=_ROOTS.get(root, [root]))
     ctx.plugin(ToolFs)
     ctx.plugin(LocalSpillStore)
     ctx.plugin(ToolFsSearch, **config)
@@ -82,6 +90,25 @@ async def test_the_walk_never_follows_a_symlink_out(root: str, profile: str) -> 
     assert "TOP SECRET" not in found.text and "inside.txt" in found.text and "sub/deeper.txt" in found.text
     inside = await call(ctx, "grep", {"pattern": "needle", "path": "in-dir"}, session=session)
     assert inside.text == "Found 1 match\n\nin-dir/deeper.txt\nLine 1: needle deeper"  # a link inside: as given
+
+
+@pytest.mark.parametrize("tool", ["glob", "grep"])
+async def test_a_link_into_the_other_root_is_not_followed(root: str, tool: str) -> None:
+    """S8 under two roots: the walk stays in the root it starts in, so a link from ``proj``
+    into ``peer`` is not walked (as a link out of one root is not); ``peer`` is searched by its
+    own path, in its own root."""
+    os.symlink("../peer", os.path.join(root, "to-peer"))
+    ctx = _rooted(root)
+    session = Session(root)
+    args = {"pattern": "**/*"} if tool == "glob" else {"pattern": "needle"}
+    found = await call(ctx, tool, args, session=session)
+    assert not found.is_error and "inside.txt" in found.text and "peer.txt" not in found.text, found.text
+    peer = os.path.join(os.path.dirname(root), "peer")
+    there = await call(ctx, tool, {**args, "path": peer}, session=session)
+    if len(_ROOTS[root]) == 2:
+        assert not there.is_error and "peer.txt" in there.text and "inside.txt" not in there.text, there.text
+    else:
+        assert there.error.code == "FS_PERMISSION_DENIED", there.text
 
 
 async def test_a_cwd_outside_the_root_is_refused(root: str) -> None:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh_fs.fs.literal_edit import splice
-from dsh_fs.patch import FileState, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
+from dsh_fs.patch import FileState, Patch, PatchError, PatchRejected, apply_chunks, codex_summary, operation_summary
 from dsh_fs.patch import parse_operation, parse_patch, plan_patch, required_paths
 from dsh_fs.patch.apply import apply_line_edits
 
@@ -380,3 +380,119 @@ def test_a_second_stacked_anchor_is_searched_below_the_first() -> None:
 
 def test_the_next_hunk_is_searched_after_the_previous_hunk_s_end() -> None:
     assert update("@@\n a\n-b\n+B\n@@\n-b\n+X\n", "a\nb\nc\nb\n") == "a\nB\nc\nX\n"
+
+
+def test_a_hunk_is_never_found_overlapping_the_previous_one_even_by_its_rarest_line() -> None:
+    # the second hunk's pattern c/d is indexed by "d" (its rarer line); "c d" at lines 2-3 starts inside the
+    # first hunk, so only lines 5-6 are searched and the hunk fits one place
+    text = "x\nc\nd\nc\nc\nd\n"
+    assert update("@@\n-x\n+X\n c\n@@\n c\n-d\n+D\n", text) == "X\nc\nd\nc\nc\nD\n"
+
+
+def test_the_work_budget_counts_one_comparison_per_candidate_place() -> None:
+    from dsh_fs.patch.locate import Haystack, locate_chunk
+
+    (op,) = parse_patch("*** Begin Patch\n*** Update File: f\n@@\n k\n-y\n+Y\n*** End Patch").ops
+    lines = ["k", "k", "y", "k", ""]  # "y", the rarer line, has one candidate place
+    hay = Haystack(lines, budget=1)
+    assert locate_chunk(hay, op.chunks[0], 0, dialect="codex", path="f").start == 1  # type: ignore[union-attr]
+    assert hay.budget == 0
+    with pytest.raises(PatchError) as info:
+        locate_chunk(Haystack(lines, budget=0), op.chunks[0], 0, dialect="codex", path="f")  # type: ignore[union-attr]
+    assert (info.value.kind, info.value.line) == ("not_found", 3)
+    assert str(info.value).startswith("Locating the hunks of f needs more than 4000000 comparisons")
+
+
+def test_a_responses_operation_s_planning_errors_point_at_its_diff_s_first_line() -> None:
+    op = parse_operation("update_file", "f", "@@\n-a\n+b\n")
+    with pytest.raises(PatchRejected) as info:
+        plan_patch(Patch(ops=(op,)), states(f=None))
+    (err,) = info.value.errors
+    assert (err.kind, err.line, str(err)) == ("missing", 1, "Failed to read file to update /w/f: file not found")
+
+
+def test_haystack_matches_lists_the_starts_between_its_bounds_in_order_up_to_the_limit() -> None:
+    from dsh_fs.patch.locate import Haystack
+
+    hay = Haystack(["a", "b", "a", "b", "a", "b", ""])
+    assert hay.matches(["a", "b"], "exact", 0, 5) == [0, 2, 4]
+    assert hay.matches(["a", "b"], "exact", 2, 4) == [2, 4]  # both bounds included
+    assert hay.matches(["a", "b"], "exact", 0, 5, limit=1) == [0]
+    assert hay.matches(["a", "b"], "exact", 1, 5, limit=2) == [2, 4]
+    assert hay.matches([" a ", "b"], "surrounding", 1, 5, limit=1) == [2]
+
+
+def test_a_plan_and_the_states_it_was_made_from_are_immutable_values() -> None:
+    import dataclasses
+
+    files = states(**{"new.txt": None, "mod.txt": "old\n", "mv.txt": "keep\n", "moved.txt": None, "gone.txt": "x"})
+    changes = plan_patch(parse_patch(MULTI), files)
+    for value in (*changes, *files.values()):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            value.display = "elsewhere"  # type: ignore[misc]
+    assert len(set(files.values())) == len(files)
+
+
+def test_an_ambiguous_hunk_lists_ten_places_then_an_ellipsis() -> None:
+    ten = failure("@@\n-q\n+r\n", "q\n" * 10)
+    assert str(ten).startswith("Expected lines match 10 places in f (lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10); add")
+    eleven = failure("@@\n-q\n+r\n", "q\n" * 11)
+    assert str(eleven).startswith("Expected lines match 11 places in f (lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …); add")
+
+
+def test_an_end_of_file_hunk_may_cover_the_whole_file() -> None:
+    assert update("@@\n-a\n+A\n*** End of File\n", "a\n") == "A\n"
+    assert update("@@\n a\n-b\n+B\n*** End of File\n", "a\nb") == "a\nB"
+
+
+def test_added_lines_before_a_blank_context_line_the_file_lacks_are_not_found() -> None:
+    # the retry without the trailing blank context line leaves no expected line: an error, not a crash
+    err = failure("@@\n+x\n \n", "a")
+    assert (err.kind, str(err)) == ("not_found", "Failed to find expected lines in f:\n")
+
+
+def test_an_anchored_hunk_stops_at_its_first_match() -> None:
+    from dsh_fs.patch.locate import Haystack, locate_chunk
+
+    (op,) = parse_patch("*** Begin Patch\n*** Update File: f\n@@ a\n x\n-q\n+Q\n*** End Patch").ops
+    hay = Haystack(["a", "x", "q", "x", "q", "x", "q", ""], budget=10)
+    assert locate_chunk(hay, op.chunks[0], 0, dialect="codex", path="f").start == 1  # type: ignore[union-attr]
+    assert hay.budget == 9  # one candidate compared, not every later one
+
+
+def test_a_file_inside_a_file_is_refused_under_relative_display_names_too() -> None:
+    files = {p: FileState(display=p, key=p, text=None) for p in ("n", "n/x")}
+    text = "*** Begin Patch\n*** Add File: n\n+x\n*** Add File: n/x\n+y\n*** End Patch"
+    assert rejected(text, files) == [("duplicate", "Failed to add file n/x: the patch adds n as a file")]
+
+
+def test_a_floating_addition_keeps_every_other_hunk_where_it_applied() -> None:
+    # a bare pure addition (appended at the end) puts the edits in file order: the others stay in place
+    assert update("@@\n+x\n@@\n-a\n-b\n+B\n@@\n c\n-d\n+D\n", "a\nb\nc\nd\ne\n") == "B\nc\nD\ne\nx\n"
+    # and one landing inside a removal that does not start at its own length goes to that removal's end
+    assert update("@@\n+x\n@@\n c\n-d\n-\n", "a\nb\nc\nd\n") == "a\nb\nc\nx"
+
+
+def test_a_nested_file_error_names_the_operation_s_own_file() -> None:
+    # PatchError.path is the file the failing operation names (an added file, or the file moved), which the
+    # faces use to order and merge reasons
+    files = {p: FileState(display=f"/w/{p}", key=p, text="a\n" if p == "a" else None) for p in ("q", "q/r", "a")}
+    for text, path in (("*** Begin Patch\n*** Add File: q\n+x\n*** Add File: q/r\n+y\n*** End Patch", "/w/q/r"),
+                       ("*** Begin Patch\n*** Add File: q\n+x\n*** Update File: a\n*** Move to: q/r\n@@\n-a\n+A\n"
+                        "*** End Patch", "/w/a")):
+        with pytest.raises(PatchRejected) as info:
+            plan_patch(parse_patch(text), files)
+        assert [(e.kind, e.path) for e in info.value.errors] == [("duplicate", path)]
+
+
+def test_responses_create_and_delete_operations_have_no_patch_line() -> None:
+    # they carry no patch text to point into: their errors' line is 0 (an update's diff has a line 1)
+    create, delete = parse_operation("create_file", "f", "+x\n"), parse_operation("delete_file", "g", None)
+    with pytest.raises(PatchRejected) as info:
+        plan_patch(Patch(ops=(create, delete)), states(f="there\n", g=None))
+    assert [(e.kind, e.line) for e in info.value.errors] == [("exists", 0), ("missing", 0)]
+
+
+def test_an_end_of_file_hunk_may_remove_the_final_line_break() -> None:
+    # its expected lines end with the empty last line that the final line break leaves
+    assert update("@@\n b\n-\n*** End of File\n", "a\nb\n") == "a\nb"

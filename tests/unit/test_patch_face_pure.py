@@ -62,3 +62,13 @@ def test_region_diffs_equal_the_whole_file_diff(seed: int) -> None:
         at += removed + 1
     before, after = "\n".join(lines), "\n".join(_apply(lines, edits))
     assert region_diffs("p", before, after, edits) == compute_hunk_diffs("p", before, after)
+
+
+def test_the_apply_patch_schema_is_codexs_one_required_input() -> None:
+    import dsh_fs
+
+    ctx = dsh_fs.create_context(faces=["apply_patch"])
+    (schema,) = [s for s in ctx.tools.schemas() if s["name"] == "apply_patch"]
+    assert schema["parameters"]["required"] == ["input"]
+    assert schema["parameters"]["properties"] == {
+        "input": {"type": "string", "description": "The entire contents of the apply_patch command"}}

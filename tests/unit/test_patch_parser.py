@@ -77,6 +77,14 @@ def test_the_codex_example_parses_into_its_three_operations() -> None:
             "*** Begin Patch\n*** Update File: f\n@@ x\n*** End of File\n*** End Patch",
             "Invalid patch hunk on line 4: Update hunk does not contain any lines",
         ),
+        (  # the empty hunk is named at its End of File line, even with an operation after it
+            "*** Begin Patch\n*** Update File: f\n@@ x\n*** End of File\n*** Delete File: g\n*** End Patch",
+            "Invalid patch hunk on line 4: Update hunk does not contain any lines",
+        ),
+        (  # Codex drops a heredoc wrapper only around at least 4 lines: 3 are not a patch
+            "\n<<'EOF'\n*** Begin Patch\nEOF\n",
+            "Invalid patch: The first line of the patch must be '*** Begin Patch'",
+        ),
         (
             "*** Begin Patch\n*** Update File: f\n a\n+b\nstray\n*** End Patch",
             "Invalid patch hunk on line 5: Unexpected line found in update hunk: 'stray'. Every line should start "
@@ -115,6 +123,8 @@ def test_leniencies_of_codex_blank_lines_heredoc_padding() -> None:
     assert parse_patch("\n\n" + body + "\n\n") == expected
     assert parse_patch("<<'EOF'\n" + body + "\nEOF\n") == expected
     assert parse_patch('<<"EOF"\n' + body + "\nEOF") == expected
+    # the shortest wrapped patch (4 lines) is unwrapped too: an empty patch, not a first-line error
+    assert parse_patch("\n<<EOF\n*** Begin Patch\n*** End Patch\nEOF\n") == Patch(ops=())
 
 
 def test_blank_lines_between_hunks_and_after_end_of_file_are_skipped() -> None:
@@ -250,3 +260,44 @@ def test_formatting_refuses_what_the_text_cannot_carry() -> None:
         format_operation_diff(UpdateFile(path="f", chunks=(Chunk(lines=((" ", " "),)),)))
     assert format_operation_diff(DeleteFile(path="f")) == ""
     assert format_operation_diff(AddFile(path="f", text="a\nb\n")) == "+a\n+b\n+"
+
+
+def test_a_parsed_patch_is_an_immutable_value() -> None:
+    # the planner runs on a worker thread over the parsed patch: nothing in it can be changed, and equal
+    # patches (line numbers aside) hash alike
+    import dataclasses
+
+    patch = parse_patch(CODEX_EXAMPLE)
+    add, update, delete = patch.ops
+    values = (patch, add, update, delete, update.chunks[0])  # type: ignore[union-attr]
+    for value, name in zip(values, ("ops", "text", "move_to", "path", "lines")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(value, name, ())
+    assert len({parse_patch(CODEX_EXAMPLE), parse_patch("\n" + CODEX_EXAMPLE)}) == 1
+    assert len(set(values)) == len(values)
+
+
+@pytest.mark.parametrize("op", [
+    AddFile(path="", text="x\n"),
+    DeleteFile(path="a\nb"),
+    DeleteFile(path="a\rb"),
+    UpdateFile(path="f", move_to=" g", chunks=(Chunk(anchors=("",), lines=(("-", "a"),)),)),
+    UpdateFile(path="f", chunks=(Chunk(anchors=("  ",), lines=(("-", "a"),)),)),  # a blank anchor is a bare @@
+    UpdateFile(path="f", chunks=(Chunk(anchors=("a\nb",), lines=(("-", "a"),)),)),
+    UpdateFile(path="f", chunks=(Chunk(anchors=("",), lines=(("-", "a\r"),)),)),
+    UpdateFile(path="f", chunks=()),
+    UpdateFile(path="f", chunks=(Chunk(anchors=("",)),)),
+])
+def test_formatting_refuses_each_name_and_line_the_envelope_cannot_carry(op: AddFile | DeleteFile | UpdateFile) -> None:
+    with pytest.raises(ValueError):
+        format_patch(Patch(ops=(op,)))
+
+
+def test_formatting_writes_anchors_moves_and_end_of_file_marks() -> None:
+    op = UpdateFile(path="f", move_to="g", chunks=(
+        Chunk(lines=((" ", "a"),)),
+        Chunk(anchors=("", "def f():"), lines=(("-", "b"), ("+", "c")), end_of_file=True),
+    ))
+    diff = " a\n@@\n@@ def f():\n-b\n+c\n*** End of File\n"
+    assert format_patch(Patch(ops=(op,))) == f"*** Begin Patch\n*** Update File: f\n*** Move to: g\n{diff}*** End Patch\n"
+    assert format_operation_diff(op) == diff

@@ -94,7 +94,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @sandbox_option
 @read_only_option
 def mcp(
-    root: str | None,
+    roots: tuple[str, ...],
     profile: str,
     no_policy: bool,
     listen: str | None,
@@ -153,10 +153,11 @@ def mcp(
         else:
             raise click.UsageError(f"--session applies only to stdio: {over_http}")
     sandbox = sandbox_named(sandbox, read_only)
-    if root is None and s3 is None:
+    if not roots and s3 is None:
         _warn_if_broad(os.getcwd())
     options = ServeOptions(
-        root=root or os.getcwd(),
+        root=roots[0] if roots else os.getcwd(),
+        roots=roots,
         faces=faces_named(tool_names),
         list_tool=list_named(tool_names),
         images=images,
@@ -185,12 +186,12 @@ def mcp(
 
     def announce(url: str) -> None:
         where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url
-        lines = [f"dsh-fs mcp: serving {options.root} at {where}"]
+        lines = [f"dsh-fs mcp: serving {', '.join(options.roots) or options.root} at {where}"]
         if no_auth:
             reach = "the socket" if unix_socket is not None else url
             lines.append(
                 f"dsh-fs mcp: WARNING: --no-auth: no authentication. Any process that can connect to {reach}"
-                f" can read and write every file under {options.root} as {_user()}."
+                f" can read and write every file under {', '.join(options.roots) or options.root} as {_user()}."
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 

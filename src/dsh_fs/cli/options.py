@@ -210,13 +210,16 @@ cwd_option = click.option(
 
 root_option = click.option(
     "--root",
+    "roots",
     type=click.Path(exists=True, file_okay=False, resolve_path=True),
-    default=None,
+    multiple=True,
     show_default="the current directory",
     metavar="DIR",
-    help="Directory served: relative paths resolve against it and no path may leave it.",
+    help="Directory served: relative paths resolve against it and no path may leave it. Repeat it to serve"
+    " several directories (none inside another): relative paths then resolve against the first.",
 )
-"""``--root``: the served directory and containment root (``dsh-fs mcp``)"""
+"""``--root``: the served directories and containment roots (``dsh-fs mcp``, ``client-config``;
+repeatable, DEVIATIONS D28): the command receives ``roots``, a tuple (empty: none given)"""
 
 session_option = click.option(
     "--session",

@@ -21,9 +21,11 @@ Events come in two dispatch modes:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import enum
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Protocol
 
 import anyio
@@ -156,6 +158,12 @@ class Scope:
         return f"<Scope {self.name} {self.state.name.lower()}>"
 
 
+_SCOPED: contextvars.ContextVar[tuple[tuple["Context", str, object], ...]] = contextvars.ContextVar(
+    "dsh_fs_scoped_services", default=()
+)
+"""``(context, name, service)`` set by ``Context.scoped`` for the current task (newest last)"""
+
+
 class Context:
     """Services, events and loaded plugins of one deployment.
 
@@ -180,10 +188,31 @@ class Context:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
+        scoped = _SCOPED.get()
+        if scoped:
+            for ctx, scoped_name, service in reversed(scoped):
+                if ctx is self and scoped_name == name:
+                    return service
         try:
             return self._services[name]
         except KeyError:
             raise AttributeError(f'no service "{name}" is provided') from None
+
+    @contextlib.contextmanager
+    def scoped(self, name: str, service: object) -> Iterator[None]:
+        """Within the block, and in tasks started from it, ``ctx.<name>`` is ``service``
+        (a context variable: other tasks keep the provided one). The MCP server serves one
+        client's call through its narrowed provider view this way (DEVIATIONS M3).
+
+        :raises HarnessError: ``UNKNOWN_SERVICE`` when ``name`` is not provided
+        """
+        if name not in self._services:
+            raise HarnessError(f'no service "{name}" is provided', "UNKNOWN_SERVICE")
+        token = _SCOPED.set((*_SCOPED.get(), (self, name, service)))
+        try:
+            yield
+        finally:
+            _SCOPED.reset(token)
 
     def has(self, name: str) -> bool:
         """``True`` when service ``name`` is currently provided."""

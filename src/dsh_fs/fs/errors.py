@@ -21,6 +21,8 @@ display path; ``<verb>`` one of ``Verb``.
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
                           read_only                        cannot <write|edit|delete> "<dp>": permission denied — the file is read-only  (D17)
                           outside_workspace                cannot resolve "<p>": outside the workspace[ "<root>"]  (containment)
+                          outside_workspace                cannot resolve "<p>": outside the workspace "<A>", "<B>"  (several roots, D28)
+                          outside_workspace_rename         cannot rename "<dp>" to "<dest>": outside the workspace "<root of dp>"  (across roots, D28)
                           nul_in_path                      cannot resolve "<dp>": path contains a NUL byte
     FS_NOT_FOUND          no_home                          cannot resolve "<p>": there is no home directory here; …  (D20)
     FS_IO_ERROR           io_error                         cannot <verb> "<dp>": <reason>                #15 (A2)
@@ -62,6 +64,7 @@ builders; a new message gets a builder here, with its spec row or deviation ID.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..core.errors import HarnessError
@@ -97,6 +100,7 @@ __all__ = (
     "nul_in_path",
     "offset_out_of_range",
     "outside_workspace",
+    "outside_workspace_rename",
     "overwrite_not_observed",
     "parent_not_directory",
     "permission_denied",
@@ -217,13 +221,28 @@ def foreign_target(display: str, why: str) -> FsError:
     return FsError(f'cannot resolve "{display}": {why}', FsErrorCode.NOT_FOUND)
 
 
-def outside_workspace(shown: str, root: str | None, *, cause: BaseException | None = None) -> FsError:
+def outside_workspace(shown: str, root: str | Sequence[str] | None, *,
+                      cause: BaseException | None = None) -> FsError:
     """``FS_PERMISSION_DENIED``: ``shown`` (the display path: the model's path resolved
-    lexically against the cwd) is outside the workspace ``root``, or its resolution would
-    leave it (containment, every provider; the root is named when known)."""
-    where = f' "{root}"' if root else ""
+    lexically against the cwd) is outside the workspace, or its resolution would leave it
+    (containment, every provider).
+
+    :param root: the workspace root as configured (one root: ``outside the workspace "<root>"``),
+        or the roots of a provider with several (DEVIATIONS D28: each quoted, joined by ``, ``,
+        in the configured order); ``None`` or no roots: the workspace is not named
+    """
+    names = (root,) if isinstance(root, str) else tuple(root or ())
+    where = " " + ", ".join(f'"{name}"' for name in names) if any(names) else ""
     return FsError(f'cannot resolve "{shown}": outside the workspace{where}', FsErrorCode.PERMISSION_DENIED,
                    cause=cause)
+
+
+def outside_workspace_rename(display: str, dest: str, root: str) -> FsError:
+    """``FS_PERMISSION_DENIED``: a rename from ``display`` to ``dest`` (display paths) across
+    two of a provider's roots (DEVIATIONS D28: a rename stays inside the root of its source,
+    named as configured: ``root``)."""
+    return FsError(f'cannot rename "{display}" to "{dest}": outside the workspace "{root}"',
+                   FsErrorCode.PERMISSION_DENIED)
 
 
 def no_home(path: str) -> FsError:

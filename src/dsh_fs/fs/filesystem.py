@@ -55,7 +55,7 @@ Bounded raw read (``read_image``, docs/IMAGES.md):
 from __future__ import annotations
 
 import abc
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from .types import (
@@ -251,12 +251,25 @@ class FileSystem(abc.ABC):
         """
         return None
 
+    async def check_renamable(self, source: Target, dest: Target, *, signal: AbortSignal | None = None) -> None:
+        """Optional: refuse now what ``rename(source, dest)`` would refuse for the pair itself,
+        whatever the files are, so ``apply_patch`` is refused whole (DEVIATIONS E10).
+
+        The default: nothing to check. The local provider with several roots refuses a pair
+        in two roots (DEVIATIONS D28), with the ``rename`` error.
+
+        :raises FsError: ``FS_PERMISSION_DENIED`` ``cannot rename "<dp>" to "<dest>": outside
+            the workspace "<root>"``
+        """
+        return None
+
     def workspace_roots(self) -> tuple[str, ...]:
         """Optional: the display paths of this provider's containment roots, the directories no
         model path may leave (what ``workspace-write`` lets a sandboxed call change,
         docs/SANDBOX.md); ``()`` when the provider has none (the default: the whole disk).
 
-        The local provider returns its ``root``; memory and S3 their display ``root``.
+        The local provider returns every root, in order (several: DEVIATIONS D28); memory
+        and S3 their display ``root``.
         """
         return ()
 
@@ -273,6 +286,18 @@ class FileSystem(abc.ABC):
 
         It does not check that the path exists. A caller that hands it to a host program
         must resolve the target through this provider first (containment is checked there).
+        """
+        return None
+
+    def narrowed(self, roots: Sequence[str]) -> "FileSystem | None":
+        """Optional: a view of this provider confined to ``roots`` (absolute display paths of
+        directories, each inside one of ``workspace_roots()``; none inside another), sharing
+        its storage, locks and caches; the view is never closed on its own (``aclose`` is the
+        provider's). An empty ``roots`` gives a view that reaches nothing. Used by the MCP
+        server for the client's roots (DEVIATIONS M3). ``None`` (the default): this provider
+        cannot narrow.
+
+        :raises ValueError: a root is not a directory inside the provider's roots
         """
         return None
 

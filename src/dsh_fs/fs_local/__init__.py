@@ -14,6 +14,7 @@
 | ``locks`` | cross-process mutation locks: ``flock`` stripes in a private lock directory (A4) |
 | ``private`` | the check that a per-user directory is private (locks, the session store) |
 | ``beneath`` | containment: ``realpath`` that never steps outside the root, opens that walk from it with ``O_NOFOLLOW`` |
+| ``roots`` | the containment roots checked at construction: directories, at most 64, none overlapping (D28) |
 | ``moves`` | guarded ``delete`` and ``rename`` (``renameat2(RENAME_NOREPLACE)``, else ``link`` + ``unlink``) |
 | ``walk`` | raw listings and raw reads for the search tools (``walk``, ``stream_bytes``) |
 | ``oserrors`` | OS errors as coded ``FsError`` s with the catalog's messages (A2) |

@@ -27,7 +27,7 @@ import posixpath
 import stat as stat_mod
 from dataclasses import dataclass
 
-__all__ = ("Escape", "Root", "inside", "lstat_in", "open_dir", "open_in", "real_path_in", "stat_in")
+__all__ = ("Escape", "NOWHERE", "Root", "inside", "lstat_in", "open_dir", "open_in", "real_path_in", "stat_in")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
@@ -44,10 +44,23 @@ class Root:
     shown: str
     """the root as configured (absolute, lexically normalized; may differ from ``real`` when
     given through a symlink): display paths below it are inside too, and messages name it"""
+    named: tuple[str, ...] = ()
+    """how the containment refusal names the workspace when this root's walk is left: every
+    root of the provider, as configured (DEVIATIONS D28); empty: this root alone (``shown``)"""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """the roots the refusal names (``named``, or ``(shown,)``)"""
+        return self.named or (self.shown,)
 
     def contains(self, path: str) -> bool:
         """Is the absolute normalized ``path`` inside the root, lexically (as ``real`` or ``shown``)?"""
         return inside(path, self.real) or inside(path, self.shown)
+
+
+NOWHERE = Root("\0", "\0")
+"""a root no path is inside (a NUL is in no path): the walk root of a key outside every root
+of a confined provider, so every walk from it is an ``Escape``"""
 
 
 class Escape(PermissionError):
@@ -237,6 +250,8 @@ def open_in(path: str, flags: int, mode: int = 0o777, *, root: Root | None) -> i
     """``os.open(path, flags, mode)``, beneath ``root`` when given (final component not followed)."""
     if root is None:
         return os.open(path, flags, mode)
+    if path == root.real:  # the root itself (a directory: the caller's fstat says what that means)
+        return os.open(root.real, flags, mode)
     parent_path, name = _split(path)
     if parent_path == root.real and _direct(path, name):
         try:  # directly below the root: by absolute path (see the module docstring)

@@ -32,10 +32,12 @@ unchanged file costs about one scan in total.
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import os
 import stat as stat_mod
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import ClassVar
 
 import anyio
@@ -71,17 +73,20 @@ from ..fs.backend import (
     aborted,
     check_abort,
     check_size,
+    outside_workspace_rename,
     permission_denied,
 )
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
+from .roots import MAX_ROOTS, containment_roots, disjoint
 from .rules import STREAM_EDIT_MIN_SIZE, LocalRules
 from .walk import RawReader, walk_batches
 
 __all__ = (
     "LocalFileSystem",
+    "MAX_ROOTS",
     "SLOW_DISK_COOLDOWN_S",
     "SLOW_MUTATION_S",
 )
@@ -111,7 +116,13 @@ class LocalFileSystem(FileSystem):
         resolving symlinks, or the call fails ``FS_PERMISSION_DENIED``; operations walk from
         the root with ``O_NOFOLLOW`` so a symlink swapped in later cannot escape. ``None``
         (default): no containment, as in the reference. It must be an existing directory
-        (its real path is taken here).
+        (its real path is taken here). The one-root spelling of ``roots=[root]``.
+    :param roots: containment to several directories (DEVIATIONS D28), at most ``MAX_ROOTS``,
+        none inside another (nor equal, also through a symlinked spelling): a path must stay
+        inside one of them, and each resolution is confined to the root it starts in (a
+        symlink from one root into another is refused as one out of the workspace); a rename
+        never crosses roots. The default ``cwd`` is the first root; a ``cwd`` outside every
+        root is refused. Refusals name every root, in this order.
     :param lock_dir: directory of the cross-process lock files (A4); default per user
     :param max_threads: worker threads this provider may use at once
     :param inline_probes: run ``resolve``, ``stat``, ``is_current``, ``check_replaceable``
@@ -130,7 +141,11 @@ class LocalFileSystem(FileSystem):
         ``None``)
     :param write_max_size: the largest file (bytes) a write or an edit may store; a bigger
         result fails ``FS_IO_ERROR`` before it is built (DEVIATIONS D16)
-    :raises ValueError: ``root`` is not an existing directory
+    :raises ValueError: a root is not an existing directory (``LocalFileSystem: root <p> is not a
+        directory``); both ``root`` and ``roots``; no root in ``roots``; more than ``MAX_ROOTS``
+        (``LocalFileSystem: at most 64 roots``); two roots overlap (``LocalFileSystem: roots <A>
+        and <B> overlap``); several roots and a ``cwd`` outside all of them
+        (``LocalFileSystem: cwd <c> is outside every root``)
     """
 
     name: ClassVar[str] = "fs-local"
@@ -141,6 +156,7 @@ class LocalFileSystem(FileSystem):
         cwd: str | os.PathLike[str] | None = None,
         profile: Profile | str | None = None,
         root: str | os.PathLike[str] | None = None,
+        roots: Sequence[str | os.PathLike[str]] | None = None,
         lock_dir: str | None = None,
         max_threads: int = 16,
         inline_probes: bool = True,
@@ -151,15 +167,24 @@ class LocalFileSystem(FileSystem):
         stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE,
         write_max_size: int = WRITE_MAX_SIZE,
     ) -> None:
-        self.root = os.path.abspath(os.fspath(root)) if root is not None else None
-        if self.root is not None and not os.path.isdir(self.root):
-            raise ValueError(f"LocalFileSystem: root {self.root} is not a directory")
-        default_cwd = self.root if self.root is not None else os.getcwd()
-        self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else default_cwd
+        if root is not None and roots is not None:
+            raise ValueError("LocalFileSystem: give root= or roots=, not both")
+        given = list(roots) if roots is not None else [root] if root is not None else []
+        shown = [os.path.abspath(os.fspath(r)) for r in given]
+        if roots is not None and not shown:
+            raise ValueError("LocalFileSystem: roots= names no root (root=None serves the whole disk)")
+        self.roots: tuple[str, ...] = tuple(shown)
+        """the containment roots as configured (absolute), in order; empty: no containment"""
+        self.root = shown[0] if shown else None
+        """the first containment root as configured (``None`` without containment)"""
+        self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else self.root or os.getcwd()
+        walk_roots = containment_roots(shown) if roots is not None or root is not None else None
+        if walk_roots is not None and len(walk_roots) > 1 and not any(r.contains(self.cwd) for r in walk_roots):
+            raise ValueError(f"LocalFileSystem: cwd {self.cwd} is outside every root")
         self.profile = Profile.parse(profile)
         self.rules = LocalRules.for_profile(
             self.profile,
-            root=beneath.Root(os.path.realpath(self.root), self.root) if self.root is not None else None,
+            roots=walk_roots,
             stream_edit_min_size=stream_edit_min_size,
             write_max_size=write_max_size,
         )
@@ -174,27 +199,39 @@ class LocalFileSystem(FileSystem):
         self._mutating = 0  # mutations holding their locks (more than one: each in a worker thread)
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
+        self._narrowed = False  # a view of ``narrowed``
 
     async def _run(self, func, *args, **kwargs):  # type: ignore[no-untyped-def]
         return await anyio.to_thread.run_sync(lambda: func(*args, **kwargs), limiter=self._limiter)
 
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
         check_abort(signal, "resolve")
+        base = self._base(cwd)
         if self.inline_probes:
-            return fsio.resolve_target(path, cwd or self.cwd, signal=signal, rules=self.rules)
-        return await self._run(fsio.resolve_target, path, cwd or self.cwd, signal=signal, rules=self.rules)
+            return fsio.resolve_target(path, base, signal=signal, rules=self.rules)
+        return await self._run(fsio.resolve_target, path, base, signal=signal, rules=self.rules)
+
+    def _base(self, cwd: str | None) -> str:
+        """The base of relative paths: ``cwd``, else the provider's; in a narrowed view, a
+        ``cwd`` outside the view's roots (the session's, set before the client narrowed it)
+        gives way to the view's own, its first root (DEVIATIONS M3)."""
+        if not cwd:
+            return self.cwd
+        if self._narrowed and not self.rules.contains(cwd):
+            return self.cwd
+        return cwd
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
         check_abort(signal, "stat")
         if self.inline_probes:
-            probed = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            probed = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
             if probed is not None and self._digest_is_costly(probed.st):
                 found = await self._run(probed.info)
             else:
                 found = _info(probed)
         else:
             found = await self._run(
-                lambda: _info(files.probe(target.key, "stat", target.display_path, root=self.rules.root))
+                lambda: _info(files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key)))
             )
         check_abort(signal, "stat")
         return found
@@ -210,8 +247,8 @@ class LocalFileSystem(FileSystem):
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         check_abort(signal, "lstat")
-        display = fsio.display_path(path, cwd or self.cwd, self.rules)
-        found = await self._run(files.probe_no_follow, display, display, root=self.rules.root)
+        display = fsio.display_path(path, self._base(cwd), self.rules)
+        found = await self._run(files.probe_no_follow, display, display, root=self.rules.root_for(display))
         check_abort(signal, "lstat")
         return found
 
@@ -261,8 +298,51 @@ class LocalFileSystem(FileSystem):
         return await self._run(fsio.list_directory, target, signal=signal, rules=self.rules)
 
     def workspace_roots(self) -> tuple[str, ...]:
-        """``(root,)`` when confined to a root, else ``()``. See ``FileSystem.workspace_roots``."""
-        return (self.root,) if self.root is not None else ()
+        """Every containment root as configured, in order (DEVIATIONS D28); empty without
+        containment. See ``FileSystem.workspace_roots``."""
+        return tuple(root.shown for root in self.rules.roots or ())
+
+    def narrowed(self, roots: Sequence[str]) -> LocalFileSystem:
+        """A view confined to ``roots`` (display paths inside this provider's roots), sharing
+        the locks, threads, cross-process locks and line indexes; each root's real path is
+        found without leaving the provider root it lies in (``beneath.real_path_in``), so a
+        symlink out cannot widen the view. Its ``cwd`` stays, or is the first root when
+        outside them. See ``FileSystem.narrowed``.
+
+        :raises ValueError: ``LocalFileSystem: root <p> is outside every root`` (also through a
+            symlink out of its provider root), ``… is not found``, ``… is not a directory``;
+            the provider has no containment; roots that overlap (``roots.disjoint``)
+        """
+        if self.rules.roots is None:
+            raise ValueError("LocalFileSystem: a provider without containment cannot be narrowed")
+        found = []
+        for path in roots:
+            within = self.rules.root_for(path)
+            if within is None or not within.contains(path):
+                raise ValueError(f"LocalFileSystem: root {path} is outside every root")
+            try:
+                real = beneath.real_path_in(path, within, strict=True)
+                is_dir = stat_mod.S_ISDIR(beneath.stat_in(real, root=within).st_mode)
+            except beneath.Escape:
+                raise ValueError(f"LocalFileSystem: root {path} is outside every root") from None
+            except (FileNotFoundError, NotADirectoryError):
+                raise ValueError(f"LocalFileSystem: root {path} is not found") from None
+            except OSError as exc:
+                raise ValueError(f"LocalFileSystem: root {path} is not usable: {os.strerror(exc.errno or 0)}") from None
+            if not is_dir:
+                raise ValueError(f"LocalFileSystem: root {path} is not a directory")
+            found.append((real, path))
+        named = tuple(path for _real, path in found) if len(found) > 1 else ()
+        view_roots = tuple(beneath.Root(real, path, named) for real, path in found)
+        disjoint(view_roots)
+        view = copy.copy(self)
+        view._narrowed = True
+        view.rules = dataclasses.replace(self.rules, roots=view_roots)
+        view.roots = tuple(roots)
+        view.root = view.roots[0] if view.roots else None
+        if view_roots and not any(root.contains(self.cwd) for root in view_roots):
+            view.cwd = view_roots[0].shown
+        return view
 
     def host_path(self, target: Target) -> str:
         """The target's real path on this disk (its key). See ``FileSystem.host_path``."""
@@ -271,7 +351,7 @@ class LocalFileSystem(FileSystem):
     async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
         """Files and directories below ``target`` with ``st_mtime_ns``, never following a
         symlink (``walk.walk_batches``). See ``FileSystem.walk``."""
-        batches = walk_batches(target, root=self.rules.root, signal=signal)
+        batches = walk_batches(target, root=self.rules.root_for(target.key), signal=signal)
         try:
             while True:
                 batch = await self._run(next, batches, None)
@@ -285,7 +365,7 @@ class LocalFileSystem(FileSystem):
     async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
         """The file's raw bytes in 1 MiB chunks (opened beneath the root, never a FIFO's
         blocking open). See ``FileSystem.stream_bytes``."""
-        reader = RawReader(target, root=self.rules.root, signal=signal)
+        reader = RawReader(target, root=self.rules.root_for(target.key), signal=signal)
         try:
             while True:
                 chunk = await self._run(reader.next_chunk)
@@ -352,7 +432,7 @@ class LocalFileSystem(FileSystem):
         check_abort(signal, "stat")
 
         def current() -> bool:
-            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root)
+            found = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
             return found is not None and found.type == "file" and found.matches(version)
 
         if self.inline_probes and versions.split_token(version)[1] is None:
@@ -379,7 +459,7 @@ class LocalFileSystem(FileSystem):
                 moves.refuse_symlinked_name(display, verb)  # type: ignore[arg-type]
                 if not _may_change_names_in(os.path.dirname(target.key)):
                     raise permission_denied(verb, display)
-            found = files.probe(target.key, "stat", display, root=self.rules.root) if contents else None
+            found = files.probe(target.key, "stat", display, root=self.rules.root_for(target.key)) if contents else None
             if found is not None and found.type == "file":
                 files.keep_read_only(found, verb, display, self.rules)  # type: ignore[arg-type]
 
@@ -408,6 +488,14 @@ class LocalFileSystem(FileSystem):
             check()  # metadata system calls only, as ``stat``
         else:
             await self._run(check)
+
+    async def check_renamable(self, source: Target, dest: Target, *, signal: AbortSignal | None = None) -> None:
+        """A rename never crosses roots (DEVIATIONS D28): the error ``rename`` would raise,
+        without I/O. See ``FileSystem.check_renamable``."""
+        check_abort(signal, "stat")
+        root = self.rules.root_for(source.key)
+        if root is not None and self.rules.root_for(dest.key) is not root:
+            raise outside_workspace_rename(source.display_path, dest.display_path, root.shown)
 
     @contextlib.asynccontextmanager
     async def _holding(self, keys: list[str], signal: AbortSignal | None, stage: Stage):  # type: ignore[no-untyped-def]

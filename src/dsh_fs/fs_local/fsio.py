@@ -100,8 +100,9 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
         raise parent_not_directory(display) from None
     except OSError as exc:
         raise map_os_error(exc, "resolve", display) from exc
-    if rules.root is not None and not beneath.inside(key, rules.root.real):
-        raise outside_workspace(display, rules.root_display)
+    root = rules.root_for(display)
+    if root is not None and not beneath.inside(key, root.real):
+        raise outside_workspace(display, root.names if root is not beneath.NOWHERE else None)
     check_abort(signal, "resolve")
     return Target(key=TargetKey(key), display_path=display)
 
@@ -126,15 +127,16 @@ def display_path(path: str, base: str, rules: LocalRules) -> str:
     if "\0" in path:
         raise nul_in_path(display)
     if not rules.contains(display):
-        raise outside_workspace(display, rules.root_display)
+        raise outside_workspace(display, rules.root_names)
     return display
 
 
 def _realpath(path: str, rules: LocalRules, *, strict: bool) -> str:
     """``os.path.realpath``, beneath the containment root when there is one."""
-    if rules.root is None:
+    root = rules.root_for(path)
+    if root is None:
         return os.path.realpath(path, strict=strict)
-    return beneath.real_path_in(path, rules.root, strict=strict)
+    return beneath.real_path_in(path, root, strict=strict)
 
 
 def _missing_key(display: str, rules: LocalRules) -> str:
@@ -210,7 +212,7 @@ def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: 
 
 def read_text(path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> str:
     """§2.5 ``readText``: whole file, NUL sample, strict UTF-8, BOM stripped."""
-    raw = read_file_bytes(path, display, signal=signal, root=rules.root)
+    raw = read_file_bytes(path, display, signal=signal, root=rules.root_for(path))
     check_abort(signal, "read")
     return decode_for_read(raw, display, rules)
 
@@ -223,7 +225,7 @@ def read_text_within(path: str, display: str, *, signal: AbortSignal | None, rul
     :raises FsError: as ``read_text``
     """
     check_abort(signal, "read")
-    fd = files.open_regular(path, "read", display, rules.root)
+    fd = files.open_regular(path, "read", display, rules.root_for(path))
     try:
         try:
             size = os.fstat(fd).st_size
@@ -259,7 +261,7 @@ class StreamReader:
         try:
             if self._fd is None:
                 check_abort(self._signal, "read")
-                self._fd = files.open_regular(self._path, "read", self._display, self._rules.root)
+                self._fd = files.open_regular(self._path, "read", self._display, self._rules.root_for(self._path))
             check_abort(self._signal, "read")
             try:
                 raw = os.read(self._fd, self._chunk_size)
@@ -291,7 +293,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
                rules: LocalRules) -> WriteOutcome:
     """§2.8 ``writeText`` steps 1–7 (call with the target's locks held)."""
     key, display = target.key, target.display_path
-    existing = files.probe(key, "write", display, root=rules.root)
+    existing = files.probe(key, "write", display, root=rules.root_for(key))
     if existing is not None and existing.type != "file":
         raise not_regular_file("write", display)
     if isinstance(expected, ReplaceIfVersion):
@@ -306,7 +308,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     old: bytes | PriorSummary | None = None
     if existing is not None:
         if existing.st.st_size < rules.stream_edit_min_size:
-            old = read_file_bytes(key, display, signal=signal, root=rules.root, verb="write")
+            old = read_file_bytes(key, display, signal=signal, root=rules.root_for(key), verb="write")
         else:  # bounded memory: what D1/D4 need of it, and no diff basis
             old = _summarize(key, display, signal=signal, rules=rules)
     planned = rewrite(old, content, rules, display)
@@ -314,10 +316,10 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     # a new file: made as creat(0o666) makes it (umask or default ACL; D3), else the reference's 0o600
     mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
     owner = owner_to_keep(existing, rules)
-    atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root)
+    atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root_for(key))
     return WriteOutcome(
         operation="update" if existing is not None else "create",
-        version=version_after_write(key, data, rules.root),
+        version=version_after_write(key, data, rules.root_for(key)),
         before=planned.before,
         after=planned.after,
     )
@@ -330,7 +332,7 @@ def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: Loc
     check_abort(signal, "read")  # the prior file's read, as in §2.8 step 4
     if not rules.keep_file_style:
         return tally.summary()
-    fd = files.open_regular(key, "write", display, rules.root)
+    fd = files.open_regular(key, "write", display, rules.root_for(key))
     try:
         while True:
             check_abort(signal, "read")
@@ -350,7 +352,7 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
               rules: LocalRules) -> EditOutcome:
     """§2.11 ``editText`` steps 1–10 (call with the target's locks held)."""
     key, display = target.key, target.display_path
-    existing = files.probe(key, "edit", display, root=rules.root)
+    existing = files.probe(key, "edit", display, root=rules.root_for(key))
     if existing is None:
         raise stale("edit", display)
     if existing.type != "file":
@@ -368,7 +370,7 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
             raise stale("edit", display)
         return edit_large_file(target, edit, existing, signal=signal, rules=rules)
     if expected is None or digest is None:
-        raw = read_file_bytes(key, display, signal=signal, root=rules.root, verb="edit",
+        raw = read_file_bytes(key, display, signal=signal, root=rules.root_for(key), verb="edit",
                               stage="edit")
     else:
         raw = _read_if_digest(existing, expected.version, digest, display, signal=signal, rules=rules)
@@ -376,8 +378,8 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     edited = apply_edit(raw, edit, display, rules)
     data = edited.data
     atomic_write(key, data, mode=existing.mode, owner=owner_to_keep(existing, rules), signal=signal,
-                 verb="edit", display=display, root=rules.root)
-    return EditOutcome(version=version_after_write(key, data, rules.root), before=edited.plan.before,
+                 verb="edit", display=display, root=rules.root_for(key))
+    return EditOutcome(version=version_after_write(key, data, rules.root_for(key)), before=edited.plan.before,
                        after=edited.plan.after)
 
 
@@ -388,7 +390,7 @@ def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *
     inode) with that digest. Same outcomes as checking ``existing.matches(expected)`` and then
     reading: when the read fails, the separate check decides between stale and that failure."""
     try:
-        raw, st = _read_file_st(existing.path, display, signal=signal, root=rules.root, verb="edit",
+        raw, st = _read_file_st(existing.path, display, signal=signal, root=rules.root_for(existing.path), verb="edit",
                                 stage="edit")
     except FsError:
         if not existing.matches(expected):
@@ -415,7 +417,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
     check_abort(signal, "list")
     display = target.display_path
     try:
-        st = beneath.stat_in(target.key, root=rules.root)
+        st = beneath.stat_in(target.key, root=rules.root_for(target.key))
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
             raise not_found("list", display) from None
@@ -425,7 +427,7 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
     entries: list[DirEntry] = []
     key_prefix, display_prefix = target.key.rstrip("/") + "/", display.rstrip("/") + "/"
     try:
-        fd = beneath.open_dir(target.key, root=rules.root)
+        fd = beneath.open_dir(target.key, root=rules.root_for(target.key))
         try:
             with os.scandir(fd) as scanned:  # (name, is a link by its entry's type): no DirEntry kept
                 children = sorted((entry.name, entry.is_symlink()) for entry in scanned)
@@ -473,7 +475,7 @@ def _linked_child(target: Target, name: str, child_display: str, rules: LocalRul
     the directory (E23)."""
     try:  # "./~": a child named ``~`` is that child, not the home directory (D20 is for paths given)
         child_key = resolve_target("./~" if name == "~" else name, target.key, signal=None, rules=rules).key
-        found = files.probe(child_key, "list", child_display, root=rules.root)
+        found = files.probe(child_key, "list", child_display, root=rules.root_for(child_key))
     except FsError as exc:
         if isinstance(exc.cause, beneath.Escape) or (rules.list_symlink_loops and isinstance(exc.cause, OSError)
                                                      and exc.cause.errno == errno.ELOOP):

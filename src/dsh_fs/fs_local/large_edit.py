@@ -96,7 +96,7 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
     old = normalize(edit.old_string)
     new = normalize(edit.new_string)
     check_abort(signal, "edit")
-    fd = files.open_regular(key, "edit", display, rules.root)
+    fd = files.open_regular(key, "edit", display, rules.root_for(key))
     try:
         if hasattr(os, "posix_fadvise"):
             try:
@@ -167,10 +167,10 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
                 raise stale("edit", display)
 
         atomic_write(key, produce, mode=existing.mode, owner=owner_to_keep(existing, rules),
-                          signal=signal, verb="edit", display=display, root=rules.root)
+                          signal=signal, verb="edit", display=display, root=rules.root_for(key))
     finally:
         os.close(fd)
-    return EditOutcome(version=version_after_write(key, None, rules.root), before=None, after=None)
+    return EditOutcome(version=version_after_write(key, None, rules.root_for(key)), before=None, after=None)
 
 
 def _pieces(fd: int, start: int, chunk: int, signal: AbortSignal | None, stage: Stage) -> Iterator[bytes]:

@@ -31,6 +31,7 @@ from ..fs.errors import (
     gone,
     not_found,
     not_regular_file,
+    outside_workspace_rename,
     rename_destination_exists,
     stale,
 )
@@ -97,7 +98,7 @@ def _regular(target: Target, verb: _Verb, expected: Version | None, rules: Local
     """The probed file ``target`` names, checked for a delete or rename (``verb``)."""
     display = target.display_path
     refuse_symlinked_name(display, verb)
-    existing = files.probe(target.key, verb, display, root=rules.root)
+    existing = files.probe(target.key, verb, display, root=rules.root_for(target.key))
     if existing is None:
         if expected is not None:
             raise gone(display, verb)
@@ -135,7 +136,7 @@ def delete_file(target: Target, expected: DeleteIntent | None, *, signal: AbortS
     version = existing.version  # minted while the file is there (a racy token digests it)
     check_abort(signal, "delete")
     try:
-        parent = beneath.open_dir(posixpath.dirname(target.key), root=rules.root)
+        parent = beneath.open_dir(posixpath.dirname(target.key), root=rules.root_for(target.key))
         try:
             name = posixpath.basename(target.key)
             _still(parent, name, existing, "delete", display)
@@ -155,19 +156,22 @@ def rename_file(source: Target, dest: Target, expected: RenameIntent | None, *, 
     """Rename the regular file ``source`` to the free name ``dest`` (call with both targets'
     locks held); missing parent directories of ``dest`` are created (beneath the root)."""
     display = source.display_path
+    root = rules.root_for(source.key)
+    if root is not None and rules.root_for(dest.key) is not root:
+        raise outside_workspace_rename(display, dest.display_path, root.shown)  # D28: never across roots
     existing = _regular(source, "rename", expected.version if expected else None, rules)
     taken = rename_destination_exists(display, dest.display_path)
     if dest.key == source.key or os.path.lexists(dest.key) or os.path.lexists(dest.display_path):
         raise taken
     check_abort(signal, "rename")
     try:
-        src_parent = beneath.open_dir(posixpath.dirname(source.key), root=rules.root)
+        src_parent = beneath.open_dir(posixpath.dirname(source.key), root=root)
         try:
             dst_dir = posixpath.dirname(dest.key)
             try:
-                dst_parent = beneath.open_dir(dst_dir, root=rules.root)
+                dst_parent = beneath.open_dir(dst_dir, root=root)
             except FileNotFoundError:
-                dst_parent = beneath.open_dir(dst_dir, root=rules.root, create=True)
+                dst_parent = beneath.open_dir(dst_dir, root=root, create=True)
             try:
                 name, dest_name = posixpath.basename(source.key), posixpath.basename(dest.key)
                 _still(src_parent, name, existing, "rename", display)
@@ -186,4 +190,4 @@ def rename_file(source: Target, dest: Target, expected: RenameIntent | None, *, 
         raise
     except OSError as exc:
         raise map_os_error(exc, "rename", display) from exc
-    return RenameOutcome(version=Version(versions.mint(st, dest.key, root=rules.root)))
+    return RenameOutcome(version=Version(versions.mint(st, dest.key, root=root)))

@@ -12,7 +12,7 @@ import errno
 import os
 
 from ..fs.errors import FsError, Verb, io_error, not_found, outside_workspace, permission_denied
-from .beneath import Escape
+from .beneath import NOWHERE, Escape
 
 __all__ = ("list_error", "map_os_error")
 
@@ -20,7 +20,8 @@ __all__ = ("list_error", "map_os_error")
 def map_os_error(exc: OSError, verb: Verb, display: str) -> FsError:
     """An ``OSError`` as the coded ``FsError`` of DEVIATIONS A2."""
     if isinstance(exc, Escape):
-        return outside_workspace(display, exc.root.shown if exc.root is not None else None, cause=exc)
+        named = exc.root.names if exc.root is not None and exc.root is not NOWHERE else None
+        return outside_workspace(display, named, cause=exc)
     if exc.errno in (errno.EACCES, errno.EPERM):
         return permission_denied(verb, display, cause=exc)
     return io_error(verb, display, os.strerror(exc.errno) if exc.errno else str(exc), cause=exc)

@@ -55,7 +55,7 @@ def read_window_file(
     """
     key, display = target.key, target.display_path
     check_abort(signal, "read")
-    fd = files.open_regular(key, "read", display, rules.root)
+    fd = files.open_regular(key, "read", display, rules.root_for(key))
     try:
         version = str(info.version)
         index = None

@@ -23,7 +23,7 @@ wrapper, so memory and S3 are fenced too, their roots compared as target keys).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -88,6 +88,8 @@ KINDS: dict[str, Kind] = {
     "rename": "mutate",
     "check_replaceable": "mutate",
     "check_creatable": "mutate",
+    "check_renamable": "mutate",
+    "narrowed": "read",
 }
 """every public member of ``FileSystem``, classified: a ``mutate`` member is fenced here (the
 sandbox tests fail for a seam member missing from this table)"""
@@ -228,9 +230,23 @@ class SandboxedFileSystem(FileSystem):
         fresh = await self._checked(target, "write", signal)
         await self._inner.check_creatable(fresh, size=size, signal=signal)
 
+    async def check_renamable(self, source: Target, dest: Target, *, signal: "AbortSignal | None" = None) -> None:
+        fresh_source = await self._checked(source, "rename", signal)
+        fresh_dest = await self._checked(dest, "rename", signal)
+        await self._inner.check_renamable(fresh_source, fresh_dest, signal=signal)
+
     # -- reads: unchanged -------------------------------------------------------------------
     def workspace_roots(self) -> tuple[str, ...]:
         return self._inner.workspace_roots()
+
+    def narrowed(self, roots: Sequence[str]) -> "SandboxedFileSystem | None":
+        """``inner``'s narrowed view (the MCP client's roots, DEVIATIONS M3), fenced with this
+        wrapper's mode and approval (its writable roots are then the view's); ``None`` when
+        ``inner`` cannot narrow."""
+        view = self._inner.narrowed(roots)
+        if view is None:
+            return None
+        return SandboxedFileSystem(view, mode=self._mode, approval=self._approval, cwd=self._cwd, _owns=False)
 
     async def resolve(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> Target:
         return await self._inner.resolve(path, cwd=cwd, signal=signal)

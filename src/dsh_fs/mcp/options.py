@@ -29,6 +29,9 @@ class ServeOptions:
 
     root: str = field(default_factory=os.getcwd)
     """the served directory: the provider's default cwd and every session's cwd (absolute)"""
+    roots: tuple[str, ...] = ()
+    """every served directory, ``root`` first (``dsh-fs mcp --root A --root B``, DEVIATIONS
+    D28); empty: ``root`` alone. Ignored with ``s3``"""
     profile: Profile | str = Profile.DEFAULT
     """``default`` (DEVIATIONS on) or ``reference`` (byte-exact); a ``Profile`` after construction"""
     policy: bool = True
@@ -58,13 +61,17 @@ class ServeOptions:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", "/" if self.s3 is not None else os.path.abspath(self.root))
+        roots = () if self.s3 is not None else tuple(os.path.abspath(r) for r in self.roots) or (self.root,)
+        if roots and roots[0] != self.root:
+            raise ValueError("ServeOptions: roots must start with root")
+        object.__setattr__(self, "roots", roots)
         object.__setattr__(self, "profile", Profile.parse(self.profile))
 
 
 def build_provider(options: ServeOptions) -> FileSystem:
     """The provider ``dsh-fs mcp`` serves (``dsh_fs.open_provider``): the bucket prefix of
-    ``options.s3``, else the local directory ``options.root`` — relative paths resolve against
-    the root, and paths resolving outside it are refused (``FS_PERMISSION_DENIED``,
+    ``options.s3``, else the local directory ``options.root`` (or every one of ``options.roots``,
+    D28) — relative paths resolve against the root, and paths resolving outside it are refused (``FS_PERMISSION_DENIED``,
     containment).
 
     The single place the MCP server constructs its provider.
@@ -73,6 +80,8 @@ def build_provider(options: ServeOptions) -> FileSystem:
 
     if options.s3 is not None:
         return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url)
+    if len(options.roots) > 1:
+        return open_provider(options.root, profile=options.profile, roots=options.roots)
     return open_provider(options.root, profile=options.profile)
 
 

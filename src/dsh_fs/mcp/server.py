@@ -7,6 +7,9 @@
   ``arguments`` that are not a JSON object reach the registry unchanged (the SDK would
   reject them before any handler runs), so the model sees the registry's ``INVALID_ARGS``
   text; absent ``arguments`` mean ``{}``.
+* client roots (``roots.py``, DEVIATIONS M3): ``roots/list`` with an owner's first
+  ``tools/call`` and its first after ``notifications/roots/list_changed``; each call runs
+  through its owner's narrowed provider view (``Context.scoped``).
 * ``instructions`` = the tools' own prompt sections (``wire.server_instructions``, rendered
   once, at construction): a tool server gives guidance for its
   tools, not the agent's identity or persona (those belong to the client's agent).
@@ -34,6 +37,7 @@ Not here: the stdio transport (``stdio.py``), streamable HTTP (``http.py``), per
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -52,6 +56,7 @@ from ..core.signal import run_abortable
 from ..core.tools import ToolResult
 from .approval import REQUEST
 from .handshake import SERVER_NAME
+from .roots import RootsProtocol
 from .wire import call_result, server_instructions, tool_entries
 
 if TYPE_CHECKING:
@@ -146,6 +151,7 @@ def build_server(
     owner_for: OwnerLookup,
     middleware: Sequence[ServerMiddleware[Any]] = (),
     name: str = SERVER_NAME,
+    client_roots: bool = True,
 ) -> Server[Any]:
     """An MCP ``Server`` serving ``ctx.tools`` with the tools' prompt sections as instructions.
 
@@ -155,8 +161,12 @@ def build_server(
         must reach ``call_next`` without awaiting first (``schedule_calls`` takes the
         arrival order after them)
     :param name: the server name announced to clients
+    :param client_roots: follow the MCP roots protocol (``roots.RootsProtocol``, DEVIATIONS
+        M3): a client's roots narrow its owner's calls to their intersection with the
+        provider's roots
     """
     tools = ctx.tools
+    roots = RootsProtocol(ctx.fs) if client_roots else None
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -168,15 +178,21 @@ def build_server(
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
+        view = await roots.view_for(session, rctx.session, rctx.request_id) if roots is not None else None
         token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
         try:
-            result = await run_abortable(
-                lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
-                reason="the client cancelled the request",
-            )
+            with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
+                result = await run_abortable(
+                    lambda signal: tools.execute(params.name, raw, session=session, signal=signal),
+                    reason="the client cancelled the request",
+                )
         finally:
             REQUEST.reset(token)
         return handler_result(result)
+
+    async def roots_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
+        assert roots is not None
+        roots.changed(owner_for(rctx), rctx.session)
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         definition = tools.get(tool_name)
@@ -191,6 +207,8 @@ def build_server(
         on_call_tool=call_tool,
     )
     server.middleware.extend([*middleware, schedule_calls(ctx, owner_for), keep_raw_arguments])
+    if roots is not None:  # not the deprecated on_roots_list_changed= (it warns), the same registration
+        server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_changed)
     return server
 
 

@@ -8,7 +8,7 @@ Import what a ``conftest.py`` needs (importing a fixture registers it)::
   starts one to share across runs), else a serialized moto server on a free loopback port,
   stopped at the end of the session (what ``.ci/run`` uses). Skips with the reason when moto
   or aiobotocore is missing.
-* ``LocalFixtures``, ``MemoryFixtures``, ``S3Fixtures``, ``S3VersionedFixtures``: classes
+* ``LocalFixtures``, ``LocalTwoRootFixtures`` (one of two roots), ``MemoryFixtures``, ``S3Fixtures``, ``S3VersionedFixtures``: classes
   with a ``workspace`` fixture, to mix into a ``ProviderContract`` subclass, with the optional
   mixins each provider's capabilities call for: ``IdenticalRewriteContract`` for all but an
   unversioned bucket (whose version, the ETag, is a content hash), and
@@ -24,9 +24,9 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from .moto_server import ENDPOINT_ENV, MotoServer, moto_available
-from .workspaces import LocalWorkspace, MemoryWorkspace, S3Workspace, Workspace
+from .workspaces import LocalWorkspace, MemoryWorkspace, S3Workspace, TwoRootWorkspace, Workspace
 
-__all__ = ("LocalFixtures", "MemoryFixtures", "S3Fixtures", "S3VersionedFixtures", "s3_endpoint")
+__all__ = ("LocalFixtures", "LocalTwoRootFixtures", "MemoryFixtures", "S3Fixtures", "S3VersionedFixtures", "s3_endpoint")
 
 SKIP_REASON = "moto[server] and aiobotocore are needed for the S3 tests (pip install 'moto[server]' aiobotocore)"
 
@@ -55,6 +55,21 @@ class LocalFixtures:
         ws = LocalWorkspace(directory, lock_dir=os.path.join(os.fspath(tmp_path), "locks"))
         yield ws
         await ws.aclose()
+
+
+class LocalTwoRootFixtures:
+    """``workspace``: an empty temporary directory that is one of the two containment roots of
+    a ``LocalFileSystem`` (DEVIATIONS D28), parametrized: the first root (``a``), the second (``b``)."""
+
+    @pytest.fixture(params=[True, False], ids=["in-a", "in-b"])
+    async def workspace(self, tmp_path: os.PathLike[str], request: pytest.FixtureRequest) -> AsyncIterator[Workspace]:
+        directory, peer = (os.path.join(os.fspath(tmp_path), name) for name in ("ws", "peer"))
+        os.mkdir(directory)
+        os.mkdir(peer)
+        ws = TwoRootWorkspace(directory, peer, first=request.param, lock_dir=os.path.join(os.fspath(tmp_path), "locks"))
+        yield ws
+        await ws.aclose()
+        assert os.listdir(peer) == []  # nothing a test did in the workspace reached the other root
 
 
 class MemoryFixtures:

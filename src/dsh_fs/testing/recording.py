@@ -12,7 +12,7 @@ No pytest here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..fs.filesystem import FileSystem
@@ -128,6 +128,16 @@ class RecordingFileSystem(FileSystem):
         self._record("host_path", target.display_path)
         return self.inner.host_path(target)
 
+    def workspace_roots(self) -> tuple[str, ...]:
+        """``inner``'s roots (a query: not recorded)."""
+        return self.inner.workspace_roots()
+
+    def narrowed(self, roots: Sequence[str]) -> FileSystem | None:
+        """``inner``'s view, wrapped too (its calls are recorded here)."""
+        self._record("narrowed", tuple(roots))
+        view = self.inner.narrowed(roots)
+        return RecordingFileSystem(view) if view is not None else None
+
     async def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:
         self._record("walk", target.display_path)
         async for entry in self.inner.walk(target, signal=signal):
@@ -169,6 +179,10 @@ class RecordingFileSystem(FileSystem):
                               signal: "AbortSignal | None" = None) -> None:
         self._record("check_creatable", target.display_path)
         await self.inner.check_creatable(target, size=size, signal=signal)
+
+    async def check_renamable(self, source: Target, dest: Target, *, signal: "AbortSignal | None" = None) -> None:
+        self._record("check_renamable", source.display_path, dest.display_path)
+        await self.inner.check_renamable(source, dest, signal=signal)
 
     async def aclose(self) -> None:
         """Record the call and close ``inner``."""

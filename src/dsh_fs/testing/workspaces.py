@@ -6,6 +6,7 @@ provider (never through its locks). The contract suite (``dsh_fs.testing.contrac
 ``dsh-fs replay --provider s3`` use them. No pytest here: importable by any program.
 
 * ``LocalWorkspace(directory)`` — a real directory and ``LocalFileSystem``.
+* ``TwoRootWorkspace(directory, peer, first=…)`` — the same, one of two containment roots.
 * ``MemoryWorkspace()`` — a ``MemoryFileSystem``.
 * ``S3Workspace(endpoint_url=…)`` — a fresh bucket (optionally versioned) and ``S3FileSystem``.
 
@@ -25,7 +26,7 @@ from ..core.profile import Profile
 from ..fs.filesystem import FileSystem
 from ..fs.rooted import display_of
 
-__all__ = ("LocalWorkspace", "MOTO_CLIENT_OPTIONS", "MemoryWorkspace", "S3Workspace", "Workspace")
+__all__ = ("LocalWorkspace", "MOTO_CLIENT_OPTIONS", "MemoryWorkspace", "S3Workspace", "TwoRootWorkspace", "Workspace")
 
 MOTO_CLIENT_OPTIONS: Mapping[str, Any] = {
     "region_name": "us-east-1",
@@ -150,6 +151,27 @@ class LocalWorkspace(Workspace):
         for base, dirnames, _names in os.walk(self.root):
             found += [os.path.relpath(os.path.join(base, d), self.root).replace(os.sep, "/") for d in dirnames]
         return sorted(found)
+
+
+class TwoRootWorkspace(LocalWorkspace):
+    """A directory on disk served by a ``LocalFileSystem`` with two containment roots
+    (DEVIATIONS D28): the workspace is one of them, the other an empty sibling ``peer``.
+
+    :param directory: an existing empty directory (the workspace; its realpath is the root)
+    :param peer: another existing directory, outside ``directory`` (the other root)
+    :param first: the workspace is the first root (else the second)
+    :param lock_dir: as ``LocalWorkspace``
+    """
+
+    def __init__(self, directory: str, peer: str, *, first: bool, lock_dir: str | None = None) -> None:
+        super().__init__(directory, lock_dir=lock_dir)
+        self.peer = os.path.realpath(peer)
+        self.roots = [self.root, self.peer] if first else [self.peer, self.root]
+        self.name = "local-roots-" + ("a" if first else "b")
+
+    async def provider(self, *, profile: Profile | str | None = None, **options: Any) -> FileSystem:
+        options.setdefault("roots", self.roots)
+        return await super().provider(profile=profile, **options)
 
 
 class MemoryWorkspace(Workspace):

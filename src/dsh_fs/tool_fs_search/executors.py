@@ -69,6 +69,16 @@ _COUNT_BYTES = 64 * 1024
 """S13: listing output read to count skipped files (about a thousand names; beyond: "more than")"""
 
 
+def _containment_root(fs: FileSystem, host: str) -> str | None:
+    """The containment root a search of the host path ``host`` stays in (S8): of a provider
+    with several roots (DEVIATIONS D28), the one whose real path holds ``host``; else the
+    provider's one ``root`` (``None``: no containment)."""
+    for root in fs.workspace_roots():
+        real = os.path.realpath(root)
+        if host == real or host.startswith(real.rstrip("/") + "/"):
+            return root
+    return getattr(fs, "root", None)
+
 class _SpillSink:
     """Receives the complete formatted result piece by piece (one piece per result); holds the
     first ``limit`` pieces in memory and opens a spill writer only when a result beyond the
@@ -203,8 +213,9 @@ class SearchTools:
         here = await fs.resolve(".", cwd=execution.cwd, signal=signal)
         target = await fs.resolve(path, cwd=execution.cwd, signal=signal) if path is not None else None
         info = await self._check_target(tool, fs, target, signal)
-        if fs.host_path(target or here) is not None:
-            links = LinkFilter(here.display_path, getattr(fs, "root", None),
+        host = fs.host_path(target or here)
+        if host is not None:
+            links = LinkFilter(here.display_path, _containment_root(fs, host),
                                check_files=tool == "grep") if self.switches.follow_links else None
             return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
         return await self._mirror_space(tool, fs, here, target, info, path, execution)

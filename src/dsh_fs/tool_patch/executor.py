@@ -274,9 +274,10 @@ async def _check_replaceable(run: _Run, patch: Patch, planned: Sequence[FileChan
             elif change.kind == "delete":
                 await run.fs.check_replaceable(entry.target, "delete", signal=signal)
             elif change.move_to is not None:
-                await run.fs.check_replaceable(entry.target, "rename", signal=signal)
                 dest = run.paths[change.move_to]
                 assert dest.target is not None
+                await run.fs.check_renamable(entry.target, dest.target, signal=signal)  # D28: across roots
+                await run.fs.check_replaceable(entry.target, "rename", signal=signal)
                 try:
                     await run.fs.check_creatable(dest.target, size=size, signal=signal)
                 except FsError as err:
