@@ -77,7 +77,7 @@ async def call(ctx: dsh_fs.Context, tool: str, args: Any, *, session: Any = None
     return await ctx.tools.execute(tool, args, session=session, **options)
 
 
-def gone(pid: int, *, within: float = 5.0) -> bool:
+def gone(pid: int, *, within: float = 15.0) -> bool:
     """Wait up to ``within`` seconds for process ``pid`` to end; ``True`` once it has."""
     import time
 
