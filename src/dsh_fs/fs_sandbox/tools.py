@@ -31,7 +31,7 @@ from ..fs.sandbox import (
     escalation_hint,
 )
 from ..fs.tool_switches import ToolSwitches
-from .approval import approve_escalation
+from .approval import approve_escalation, one_line
 
 __all__ = ("call_fs", "confines", "escalation_params", "map_denial", "with_escalation")
 
@@ -95,14 +95,15 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
 
 
 def _summary(ctx: Context, tool_name: str, args: Mapping[str, Any]) -> str:
-    """The call's title as its presenter gives it (``Write /w/a.txt``), else the tool's name."""
+    """The call's title as its presenter gives it (``Write /w/a.txt``, as ``one_line``), else the
+    tool's name."""
     tool = ctx.tools.get(tool_name)
     try:
         card = tool.present_call(dict(args)) if tool is not None and tool.present_call is not None else None
     except Exception:
         card = None
     title = card.get("title") if isinstance(card, dict) else None
-    return title if isinstance(title, str) and title else tool_name
+    return one_line(title) if isinstance(title, str) and title else tool_name
 
 
 def map_denial(err: FsError, fs: object, *, hint: bool) -> FsError:
