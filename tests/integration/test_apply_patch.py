@@ -799,3 +799,25 @@ async def test_without_an_abort_signal_the_first_update_goes_with_the_others(ws:
         else:  # the first alone, under the signal
             assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")] and fs.most == 2
         patch = patch.replace("-u", "-X").replace("+U", "+u").replace("-X", "-U")  # and back
+
+
+async def test_a_face_without_diffs_cancelled_during_its_writes_finishes_them(ws: str) -> None:
+    """The faces that write without the UI diffs (the Responses/Agents SDK patch operations
+    call ``apply_patch`` directly) rely on the write phase's own shield."""
+    from dsh_fs.core.session import ToolExecution
+    from dsh_fs.patch import parse_patch
+    from dsh_fs.tool_patch import apply_patch
+
+    put(f"{ws}/a.txt", "a\n")
+    put(f"{ws}/b.txt", "b\n")
+    fs = SlowAfterFirstWrite(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, "a.txt", "b.txt")
+    patch = parse_patch(envelope("*** Update File: a.txt", "@@", "-a", "+A", "*** Update File: b.txt", "@@",
+                                 "-b", "+B", "*** Add File: c.txt", "+c"))
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(apply_patch, ctx, patch, ToolExecution(session=session))
+        await fs.first.wait()
+        tg.cancel_scope.cancel()
+    assert sorted(fs.writes) == [f"{ws}/a.txt", f"{ws}/b.txt", f"{ws}/c.txt"]
+    assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"B\n", b"c\n")

@@ -66,7 +66,7 @@ async def test_a_page_waiting_for_the_links_out_look_still_counts(
 
     from dsh_fs.tool_fs_search import executors
 
-    def slow_look(top: str, root: str) -> list[str]:
+    def slow_look(top: str, root: str, **_: object) -> list[str]:
         time.sleep(0.5)  # ripgrep (the fake) has long finished writing by then
         return []
 
@@ -87,7 +87,7 @@ async def test_a_bad_line_waiting_for_the_links_out_look_is_the_run_s_own_error(
 
     from dsh_fs.tool_fs_search import executors
 
-    def slow_look(top: str, root: str) -> list[str]:
+    def slow_look(top: str, root: str, **_: object) -> list[str]:
         time.sleep(0.5)
         return []
 

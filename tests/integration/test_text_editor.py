@@ -409,3 +409,77 @@ async def test_the_reference_face_refuses_a_match_found_twice_and_a_range_past_t
     past = await run(ctx, session, SRE, command="view", path=f"{ws}/a.txt", view_range=[5, -1])  # count + 1
     assert past.text == ("Error: Invalid `view_range`: [5, -1]. Its first element `5` should be within the range "
                          "of lines of the file: [1, 4]")
+
+
+async def test_E24_insert_changes_files_up_to_16_mib_and_refuses_a_byte_more(ws: str, editor_ctx: Any,
+                                                                            tree: Any) -> None:
+    tool = TE  # str_replace_editor's insert runs the same check (test_bounded_edits.py: both faces, 64 MiB)
+    limit = 16 * 1024 * 1024
+    put(f"{ws}/edge.txt", b"x" * (limit - 1) + b"\n")  # exactly the limit
+    put(f"{ws}/over.txt", b"x" * limit + b"\n")
+    ctx, session = editor_ctx(), Session(cwd=ws)
+    text_arg = "insert_text" if tool == TE else "new_str"
+    for name in ("edge.txt", "over.txt"):
+        await run(ctx, session, tool, command="view", path=f"{ws}/{name}", view_range=[1, 1])
+    before = tree(ws)
+    over = await run(ctx, session, tool, command="insert", path=f"{ws}/over.txt", insert_line=0, **{text_arg: "top"})
+    assert over.error is not None, over.text[:300]
+    assert (over.error.code, over.text) == ("FS_IO_ERROR", (
+        f'Error: cannot insert into "{ws}/over.txt": the file is {limit + 1} bytes, more than the limit of '
+        "16777216 bytes insert changes; change it with str_replace"))
+    assert tree(ws) == before
+    edge = await run(ctx, session, tool, command="insert", path=f"{ws}/edge.txt", insert_line=0, **{text_arg: "top"})
+    assert not edge.is_error, edge.text
+    assert get(f"{ws}/edge.txt") == b"top\n" + b"x" * (limit - 1) + b"\n"
+
+
+@pytest.mark.parametrize("tool", [TE, SRE])
+async def test_command_and_path_are_required_and_only_view_runs_alongside_others(ws: str, editor_ctx: Any,
+                                                                                 tool: str, tree: Any) -> None:
+    ctx, session = editor_ctx(), Session(cwd=ws)
+    before = tree(ws)
+    no_path = await run(ctx, session, tool, command="create", file_text="x")
+    assert no_path.text == 'Error: invalid arguments: missing required property "path"'
+    no_command = await run(ctx, session, tool, path=f"{ws}/a.txt", file_text="x")
+    assert no_command.text == 'Error: invalid arguments: missing required property "command"'
+    assert tree(ws) == before
+    definition = ctx.tools.get(tool)
+    assert definition is not None and definition.parameters["command"].required and definition.parameters["path"].required
+    assert [definition.is_concurrency_safe({"command": c}) for c in ("view", "create", "str_replace", "insert")] == [
+        True, False, False, False]
+
+
+def test_the_editor_plugins_check_their_options(make_ctx: Any) -> None:
+    for bad in (True, 1.5, -1, "5"):
+        with pytest.raises(ValueError, match="^tool-text-editor: max_characters must be a positive integer$"):
+            make_ctx().plugin(ToolTextEditor, max_characters=bad)
+    assert make_ctx().plugin(ToolTextEditor, max_characters=1).tools.get(TE).native == {  # type: ignore[union-attr]
+        "anthropic": {"type": "text_editor_20250728", "name": TE, "max_characters": 1}}
+    assert make_ctx().plugin(ToolTextEditor).tools.get(TE).native == {  # type: ignore[union-attr]
+        "anthropic": {"type": "text_editor_20250728", "name": TE}}
+    for bad in (True, 2**53, -5, 2.0):
+        with pytest.raises(ValueError, match="^tool-str-replace-editor: maxOutputChars must be a positive safe integer$"):
+            make_ctx().plugin(ToolStrReplaceEditor, max_output_chars=bad)
+    largest = make_ctx().plugin(ToolStrReplaceEditor, max_output_chars=2**53 - 1).tools.get(SRE)
+    assert largest is not None and largest.native is None
+    with pytest.raises(ValueError, match="^tool-str-replace-editor: description must be non-empty$"):
+        make_ctx().plugin(ToolStrReplaceEditor, description=" \n")
+    own = make_ctx().plugin(ToolStrReplaceEditor, description="Edit files.").tools.get(SRE)
+    assert own is not None and own.description == "Edit files."
+
+
+async def test_insert_of_a_file_changed_after_its_stat_is_refused_as_the_write_would(ws: str) -> None:
+    """The file changes between ``insert``'s stat and its read of that version: the call says
+    what the guarded write would (``file changed since it was read``) and writes nothing."""
+
+    class Racing(LocalFileSystem):
+        async def read_text_at(self, target: Any, version: Any, **kwargs: Any) -> Any:
+            put(f"{ws}/a.txt", "someone else's\n")
+            return await super().read_text_at(target, version, **kwargs)
+
+    put(f"{ws}/a.txt", "one\n")
+    ctx = dsh_fs.create_context(provider=Racing(cwd=ws), faces=[TE], policy=False)
+    result = await run(ctx, Session(cwd=ws), TE, command="insert", path="a.txt", insert_line=0, insert_text="top")
+    assert result.error is not None and result.error.code == "FS_STALE_VERSION"
+    assert result.text.startswith(f'Error: cannot write "{ws}/a.txt": file changed since it was read'), result.text
+    assert get(f"{ws}/a.txt") == b"someone else's\n"

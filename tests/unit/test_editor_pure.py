@@ -204,3 +204,58 @@ def test_line_collector_equals_slicing_the_whole_text(text: str, cuts: list[int]
             assert full.startswith(got) and (got == full or len(got) == keep + 1)
         if len(kept) < len(wanted) or (kept and kept[-1] != wanted[len(kept) - 1]):
             assert sum(len(line) + 1 for line in kept) > keep
+
+
+def test_line_collector_cuts_a_line_fed_in_pieces_at_keep_chars_plus_one() -> None:
+    """A line longer than ``keep_chars`` arriving over several chunks keeps exactly its first
+    ``keep_chars + 1`` characters, however the chunks cut it."""
+    collector = LineCollector(1, None, model="content", crlf=False, keep_chars=3)
+    for chunk in ("ab", "cdef", "gh\nxy"):
+        collector.feed(chunk)
+    assert collector.finish() == (["abcd"], 2)
+    collector = LineCollector(1, None, model="content", crlf=False, keep_chars=5)
+    for chunk in ("abcdef", "g", "h\n"):
+        collector.feed(chunk)
+    assert collector.finish() == (["abcdef"], 1)
+
+
+def test_line_collector_keeps_lines_until_they_hold_more_than_keep_chars() -> None:
+    collector = LineCollector(1, None, model="content", crlf=False, keep_chars=4)
+    collector.feed("abc\nd\nef\n")  # "abc" + its break is 4: not more than 4, so "d" is kept too
+    assert collector.finish() == (["abc", "d"], 3)
+
+
+def test_line_collector_keeps_a_lone_cr_at_the_end_of_the_text() -> None:
+    """With ``crlf`` only a CR right before a LF is dropped: a final CR with no LF after it is text."""
+    collector = LineCollector(1, None, model="content", crlf=True, keep_chars=None)
+    collector.feed("a\r\nb\r")
+    assert collector.finish() == (["a", "b\r"], 2)
+
+
+def test_line_collector_keeps_a_cr_that_a_cut_leaves_last() -> None:
+    """A line cut at ``keep_chars + 1`` whose last kept character is a CR keeps it: that CR is
+    text (the CRLF's CR, if any, was cut off with the rest), found by the property above."""
+    collector = LineCollector(1, None, model="content", crlf=True, keep_chars=2)
+    collector.feed("aa\r\r\n")
+    assert collector.finish() == (["aa\r"], 1)
+    collector = LineCollector(1, None, model="content", crlf=True, keep_chars=2)
+    collector.feed("ab\r\nc")  # kept whole: the CR of its CRLF goes
+    assert collector.finish() == (["ab"], 2)
+
+
+def test_requested_range_names_the_lines_to_gather_before_the_count_is_known() -> None:
+    from dsh_fs.tool_editor.view import requested_range
+
+    assert [requested_range(r) for r in ([2, 5], [2.0, 5.0], [2, -1], [0, 3], [5, 2], [3, 3])] == [
+        (2, 5), (2, 5), (2, None), (1, 3), (5, None), (3, 3)]
+    assert [requested_range(r) for r in (None, [1], [1, 2, 3], [1.5, 2], [True, 2])] == [(1, None)] * 5
+
+
+def test_clipping_counts_the_last_bmp_character_as_one_unit() -> None:
+    assert clip_units("\uffff\uffff", 2) == "\uffff\uffff"  # U+FFFF is one UTF-16 unit
+    assert clip_units("\U00010000", 1) == TRUNCATED_MESSAGE  # U+10000 is two
+
+
+def test_occurrence_lines_count_a_line_break_at_the_very_start() -> None:
+    text = "\nsame\nsame"
+    assert occurrence_lines(text, occurrences(text, "same")) == [2, 3]

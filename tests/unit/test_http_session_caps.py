@@ -185,3 +185,49 @@ def test_ending_one_of_two_sessions_keeps_the_other_counted() -> None:
     sessions.reserve("agent-2")
     with pytest.raises(Refused):
         sessions.reserve("agent-2")
+
+
+def test_a_handshake_that_opened_its_session_gives_back_no_other_place() -> None:
+    """Two handshakes of one token in flight, room for two sessions: the first one answered
+    turns its own place into its session and leaves the second's place held, so a third
+    handshake meanwhile is refused."""
+    sessions = HttpSessions("/ws", limits=SessionLimits(per_principal=5, total=2))
+    gates = [anyio.Event(), anyio.Event()]
+    arrived: list[int] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        number = len(arrived)
+        arrived.append(number)
+        if number < 2:
+            await gates[number].wait()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"mcp-session-id", f"s{number}".encode())]})
+        await send({"type": "http.response.body", "body": b""})
+
+    gate = _SessionGate(app, sessions)
+    statuses: list[int] = []
+
+    async def one() -> None:
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                statuses.append(message["status"])
+
+        await gate(_scope("agent-1"), None, send)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one)
+            tg.start_soon(one)
+            with anyio.fail_after(10):
+                while len(arrived) < 2:
+                    await anyio.sleep(0.01)
+            gates[0].set()
+            with anyio.fail_after(10):
+                while not statuses:
+                    await anyio.sleep(0.01)
+            await one()  # one open, one in its handshake: no place left
+            assert statuses == [200, 503]
+            gates[1].set()
+
+    anyio.run(main)
+    assert sorted(statuses) == [200, 200, 503] and len(sessions) == 2

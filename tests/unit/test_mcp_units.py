@@ -199,7 +199,8 @@ async def _through_gate(sessions: HttpSessions, method: str, headers: list[tuple
     return sent
 
 
-@pytest.mark.parametrize(("method", "status", "dropped"), [("DELETE", 200, True), ("DELETE", 404, False), ("POST", 200, False)])
+@pytest.mark.parametrize(("method", "status", "dropped"), [("DELETE", 200, True), ("DELETE", 299, True), ("DELETE", 300, False),
+                                                       ("DELETE", 404, False), ("POST", 200, False)])
 def test_a_successful_delete_forgets_the_session(method: str, status: int, dropped: bool) -> None:
     sessions = HttpSessions("/ws", limits=SessionLimits())
     sessions.reserve(None)
@@ -258,3 +259,70 @@ def test_http_sessions_revoke_names_the_principals_sessions_and_forgets_their_st
     stateless = sessions.stateless_owner("agent-2")
     assert sessions.revoke(["agent-2"]) == [("s2", "agent-2"), ("s3", "agent-2")]
     assert sessions.stateless_owner("agent-2") is not stateless
+
+
+def test_the_gate_opens_a_session_only_for_a_success_naming_one() -> None:
+    """A handshake answered with an error (even one naming a session) or a success naming none
+    opens nothing and gives its place back."""
+    sessions = HttpSessions("/ws", limits=SessionLimits(total=1))
+    for status, answer_headers in ((400, [(b"mcp-session-id", b"bad")]), (399, []), (200, [])):
+        anyio.run(_through_gate, sessions, "POST", [], status, answer_headers)
+        assert len(sessions) == 0
+    anyio.run(_through_gate, sessions, "POST", [], 399, [(b"mcp-session-id", b"ok")])
+    assert "ok" in sessions and len(sessions) == 1
+
+
+def test_the_gate_passes_other_methods_and_lifespan_through_untouched() -> None:
+    sessions = HttpSessions("/ws", limits=SessionLimits(total=1))
+    sessions.reserve(None)
+    sessions.opened("full", None)  # no place left: a POST would be refused
+    sent = anyio.run(_through_gate, sessions, "GET", [], 405)
+    assert sent[0]["status"] == 405  # not a handshake: the SDK answers
+    seen: list[str] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        seen.append(scope["type"])
+
+    anyio.run(_SessionGate(app, sessions), {"type": "lifespan"}, None, None)
+    assert seen == ["lifespan"]
+
+
+def test_the_gate_bounds_a_tokens_stateless_requests_in_flight() -> None:
+    """A 2026-07-28 request (its version header, no session) counts in flight for its
+    principal while it runs: over ``in_flight`` it is ``503``; each one ended gives its place back."""
+    from mcp.server.auth.middleware.auth_context import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+
+    sessions = HttpSessions("/ws", limits=SessionLimits(in_flight=1))
+    release = anyio.Event()
+    arrived: list[str] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        arrived.append(scope["method"])
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    gate = _SessionGate(app, sessions)
+    user = AuthenticatedUser(AccessToken(token="", client_id="agent-1", scopes=[]))
+    scope = {"type": "http", "method": "POST", "headers": [(b"mcp-protocol-version", b"2026-07-28")], "user": user}
+    statuses: list[int] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            statuses.append(message["status"])
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(gate, scope, None, send)
+            with anyio.fail_after(10):
+                while not arrived:
+                    await anyio.sleep(0.01)
+            await gate(scope, None, send)  # the first is still running
+            assert statuses == [503]
+            release.set()
+        for _ in range(2):
+            await gate(scope, None, send)
+
+    anyio.run(main)
+    assert statuses == [503, 200, 200, 200] and len(arrived) == 3

@@ -9,7 +9,8 @@ import os
 from pathlib import Path
 
 from dsh_fs.tool_fs_search.commands import glob_argv, grep_argv
-from dsh_fs.tool_fs_search.links import LinkFilter, exclude_globs, loops_only, outward_links
+from dsh_fs.tool_fs_search.links import LinkFilter, exclude_globs, loops_only
+from dsh_fs.tool_fs_search.linkwalk import outward_links
 
 
 def test_only_loop_reports_excuse_exit_2() -> None:
@@ -96,3 +97,32 @@ def test_a_window_around_a_match_in_a_long_line() -> None:  # S11
              b'"absolute_offset":0,"submatches":[{"match":{"text":"x"},"start":1,"end":2}]}}'
     assert first_submatch(record) == (1, 2)
     assert first_submatch(b'{"type":"match","data":{}}') is None
+
+
+def test_the_filter_judges_each_printed_directory_once(tmp_path: Path) -> None:
+    """One verdict per printed directory: the lines of other files in it get the same; a
+    link inside on the way is followed, a link out anywhere on the way (or a file link out)
+    hides the path, whatever the directory part looks like; absolute or outside the root
+    lexically is a path argument containment already checked."""
+    root = tmp_path / "ws"
+    (root / "a" / "b").mkdir(parents=True)
+    (tmp_path / "outside" / "deep").mkdir(parents=True)
+    os.symlink("../../outside", root / "a" / "out")
+    os.symlink("b", root / "a" / "in")
+    os.symlink("../../../outside/deep", root / "a" / "b" / "far")
+    os.symlink("../outside/x.md", root / "x.md")
+    os.symlink("../../outside", root / "a" / "o")  # a link out whose name starts "oo.md"'s
+    (root / "a" / "oo.md").write_text("o")
+    os.symlink("a/oo.md", root / "in-file.md")  # a link to a file inside: shown
+    grep = LinkFilter(str(root), str(root))
+    glob = LinkFilter(str(root), str(root), check_files=False)
+    cases = {"a/b/f.md": True, "a/in/f.md": True, "./a/in/g.md": True, "a/out/f.md": False,
+             "a/out/deep/f.md": False, "a/in/far/f.md": False, "a/b/far/f.md": False, "a/../a/out/f.md": False,
+             "f.md": True, "in-file.md": True, "a/oo.md": True, "a/o/oo.md": False, f"{root}/a/in/f.md": True, f"{root}/a/out/f.md": False, "/etc/passwd": True}
+    for printed, shown in cases.items():
+        assert grep.admit(printed) is shown, printed
+        assert grep.admit(printed) is shown, printed  # the next line of the same file: the same answer
+        assert glob.admit(printed) is shown, printed
+    assert not grep.admit("x.md") and glob.admit("x.md")  # glob shows names: its walk excluded the file link
+    assert grep.admit("a/b/gone.md")  # not there (any more): no link to follow
+    assert grep._heads["a/in/"] == grep._heads["./a/in/"] and len(grep._dirs) < len(cases)

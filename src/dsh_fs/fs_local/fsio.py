@@ -42,7 +42,7 @@ from ..fs.provider_rules import (
     rewrite,
     well_formed,
 )
-from ..fs.paths import expand_home, is_blank, names_home, node_resolve
+from ..fs.paths import JS_WHITESPACE, expand_home, is_blank, names_home, node_resolve
 from ..fs.text import NotTextError, TextStreamDecoder
 from ..fs.types import (
     CreateIfAbsent,
@@ -404,7 +404,16 @@ def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *
 # -- listing (§2.6; A6) ----------------------------------------------------------------------
 
 def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRules) -> list[DirEntry]:
-    """§2.6 ``listDir``: direct children in code-point name order (A6), never opened."""
+    """§2.6 ``listDir``: direct children in code-point name order (A6), never opened.
+
+    A child that is no symlink by its directory entry is stat'ed through the listed
+    directory's descriptor (``fstatat`` without following: one system call) and keyed as the
+    directory's real path plus its name, which is its real path; a symlink (or a child that
+    became one since the directory was read, or a name the path walk treats specially:
+    ``_plain_name``) is resolved and stat'ed as a path, beneath the containment root
+    (``_linked_child``), as §2.6 step 6 says for every child. The entries are the same
+    either way.
+    """
     check_abort(signal, "list")
     display = target.display_path
     try:
@@ -415,41 +424,71 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
         raise list_error(exc, display) from exc
     if not stat_mod.S_ISDIR(st.st_mode):
         raise not_directory(display)
+    entries: list[DirEntry] = []
+    key_prefix, display_prefix = target.key.rstrip("/") + "/", display.rstrip("/") + "/"
     try:
         fd = beneath.open_dir(target.key, root=rules.root_for(target.key))
         try:
-            names = os.listdir(fd)
+            with os.scandir(fd) as scanned:  # (name, is a link by its entry's type): no DirEntry kept
+                children = sorted((entry.name, entry.is_symlink()) for entry in scanned)
+            check_abort(signal, "list")
+            for name, linked in children:
+                child_display = display_prefix + name
+                child_st = None
+                try:
+                    if not linked and _plain_name(name):
+                        child_st = os.stat(name, dir_fd=fd, follow_symlinks=False)  # fstatat, AT_SYMLINK_NOFOLLOW
+                except FileNotFoundError:
+                    child_st = None  # gone since the read: the path walk below says so
+                except OSError as exc:
+                    raise list_error(exc, child_display) from exc
+                if child_st is not None and not stat_mod.S_ISLNK(child_st.st_mode):
+                    kind = files.file_type(child_st.st_mode)
+                    child_key = key_prefix + name
+                    entries.append(DirEntry(
+                        name=name, type=kind, target=Target(key=TargetKey(child_key), display_path=child_display),
+                        version=Version(versions.mint(child_st, child_key, read=False)),
+                        size=child_st.st_size if kind == "file" else None,
+                    ))
+                else:
+                    entries.append(_linked_child(target, name, child_display, rules))
         finally:
             os.close(fd)
     except OSError as exc:
         raise list_error(exc, display) from exc
     check_abort(signal, "list")
-    entries: list[DirEntry] = []
-    for name in sorted(names):
-        check_abort(signal, "list")
-        child_display = posixpath.join(display, name)
-        try:
-            child_key = resolve_target(name, target.key, signal=None, rules=rules).key
-            found = files.probe(child_key, "list", child_display, root=rules.root_for(child_key))
-        except FsError as exc:
-            if isinstance(exc.cause, beneath.Escape) or (rules.list_symlink_loops and isinstance(exc.cause, OSError)
-                                                         and exc.cause.errno == errno.ELOOP):
-                # a symlink out of the workspace: listed, never followed (nothing told of outside);
-                # a symlink loop: listed as "other", so one bad entry never hides the directory (E23)
-                child_key, found = TargetKey(posixpath.join(target.key, name)), None
-            elif isinstance(exc.cause, OSError):
-                raise list_error(exc.cause, child_display) from exc.cause
-            else:
-                raise
-        kind: FileType = found.type if found is not None else "other"
-        entries.append(
-            DirEntry(
-                name=name,
-                type=kind,
-                target=Target(key=child_key, display_path=child_display),
-                version=Version(versions.mint(found.st, found.path, read=False)) if found is not None else None,
-                size=found.st.st_size if found is not None and kind == "file" else None,
-            )
-        )
-        check_abort(signal, "list")
     return entries
+
+
+def _plain_name(name: str) -> bool:
+    """A name the path walk would resolve to itself below the directory: not blank (§2.6's
+    quirk: the walk refuses it), no lone surrogate (the walk makes it U+FFFD). The others
+    keep the walk's answer."""
+    blank = name[:1] in JS_WHITESPACE and is_blank(name)  # a blank name starts blank: one look for the others
+    return not blank and (name.isascii() or well_formed(name) == name)
+
+
+def _linked_child(target: Target, name: str, child_display: str, rules: LocalRules) -> DirEntry:
+    """The entry of a child that is a symlink (or vanished): resolved beneath the root and
+    stat'ed following it. A link out of the workspace is listed as ``other``, never followed
+    (nothing told of outside); a symlink loop is ``other`` too, so one bad entry never hides
+    the directory (E23)."""
+    try:  # "./~": a child named ``~`` is that child, not the home directory (D20 is for paths given)
+        child_key = resolve_target("./~" if name == "~" else name, target.key, signal=None, rules=rules).key
+        found = files.probe(child_key, "list", child_display, root=rules.root_for(child_key))
+    except FsError as exc:
+        if isinstance(exc.cause, beneath.Escape) or (rules.list_symlink_loops and isinstance(exc.cause, OSError)
+                                                     and exc.cause.errno == errno.ELOOP):
+            child_key, found = TargetKey(posixpath.join(target.key, name)), None
+        elif isinstance(exc.cause, OSError):
+            raise list_error(exc.cause, child_display) from exc.cause
+        else:
+            raise
+    kind: FileType = found.type if found is not None else "other"
+    return DirEntry(
+        name=name,
+        type=kind,
+        target=Target(key=child_key, display_path=child_display),
+        version=Version(versions.mint(found.st, found.path, read=False)) if found is not None else None,
+        size=found.st.st_size if found is not None and kind == "file" else None,
+    )

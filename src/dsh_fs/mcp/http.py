@@ -500,6 +500,16 @@ def server_config(
     )
 
 
+def _reopen_event_streams() -> None:
+    """Let event streams run again after a server of this process stopped: sse-starlette's
+    patch of uvicorn's ``handle_exit`` sets its process-global ``AppStatus.should_exit``, which
+    nothing resets, so every SSE answer of a later ``serve_http`` in the same process would end
+    before its first event (sse-starlette documents setting the flag as the application's job)."""
+    from sse_starlette.sse import AppStatus
+
+    AppStatus.should_exit = False
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn's server, except that SIGINT/SIGTERM end ``serve`` normally after the graceful
     shutdown (uvicorn raises the signal again, which kills the process before any cleanup:
@@ -578,6 +588,7 @@ async def serve_http(
             tg.cancel_scope.cancel()
     finally:
         sock.close()
+        _reopen_event_streams()
         if unix_socket is not None:
             with contextlib.suppress(OSError):
                 if os.lstat(unix_socket).st_ino == bound:  # still ours

@@ -20,9 +20,10 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 __all__ = (
+    "Child",
     "LIST_MAX_ENTRIES",
     "ListCounts",
     "ListPage",
@@ -92,7 +93,20 @@ class ListPage:
 _RANK = {"directory": 0, "file": 1, "other": 2}
 _SUFFIX = {"directory": "/", "file": "", "other": "@"}
 
-E = TypeVar("E", bound=ListedEntry)
+
+class Child(Protocol):
+    """What the ordering, counting and paging read of a child: a ``ListedEntry``, or a
+    provider's ``DirEntry`` as ``list_dir`` returned it (only the page's are converted)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def type(self) -> EntryType: ...
+    @property
+    def size(self) -> int | None: ...
+
+
+E = TypeVar("E", bound=Child)
 
 
 def order_entries(entries: Iterable[E]) -> list[E]:
@@ -101,7 +115,7 @@ def order_entries(entries: Iterable[E]) -> list[E]:
     return sorted(entries, key=lambda e: (_RANK[e.type], e.name))
 
 
-def count_entries(entries: Iterable[ListedEntry]) -> ListCounts:
+def count_entries(entries: Iterable[Child]) -> ListCounts:
     """The directory/file/other composition of ``entries`` (the complete listing)."""
     counts = {"directory": 0, "file": 0, "other": 0}
     for entry in entries:
@@ -189,12 +203,14 @@ def format_list_output(page: ListPage, *, sizes: bool = False, escape_c1: bool =
     return f"<path>{render_name(page.path, escape_c1=escape_c1)}</path>\n<type>directory</type>\n<content>\n{body}\n</content>"
 
 
-def page_of(path: str, ordered: Sequence[ListedEntry], offset: int, max_entries: int) -> ListPage:
-    """The page of ``ordered`` (display order) from the 1-based ``offset``, ``max_entries`` long."""
+def page_of(path: str, ordered: Sequence[Child], offset: int, max_entries: int) -> ListPage:
+    """The page of ``ordered`` (display order) from the 1-based ``offset``, ``max_entries`` long;
+    its entries as ``ListedEntry`` (name, type, size), the counts of all of ``ordered``."""
     return ListPage(
         path=path,
         offset=offset,
-        entries=tuple(ordered[offset - 1 : offset - 1 + max_entries]),
+        entries=tuple(ListedEntry(name=e.name, type=e.type, size=e.size)
+                      for e in ordered[offset - 1 : offset - 1 + max_entries]),
         total_entries=len(ordered),
         counts=count_entries(ordered),
     )

@@ -29,7 +29,7 @@ from ..fs.tool_switches import ToolSwitches
 from ..core.errors import ToolInputError
 from .args import check_positive_integer
 from .shared import positive_integer
-from .list_render import LIST_MAX_ENTRIES, ListedEntry, format_list_output, order_entries, page_of
+from .list_render import LIST_MAX_ENTRIES, format_list_output, order_entries, page_of
 
 __all__ = ("LIST_PROMPT", "ToolFsList", "directory_hint", "list_description", "list_params", "list_present_call")
 
@@ -100,7 +100,7 @@ class ListExecutor:
         fs = self.ctx.fs
         target = await fs.resolve("." if path is None else path, cwd=execution.cwd, signal=execution.signal)
         listed = await fs.list_dir(target, signal=execution.signal)
-        ordered = order_entries(ListedEntry(name=e.name, type=e.type, size=e.size) for e in listed)
+        ordered = order_entries(listed)  # only the page is made ListedEntry (page_of)
         if offset > len(ordered) and not (not ordered and offset == 1):
             raise FsError(
                 f'offset {offset} is out of range for "{target.display_path}" ({len(ordered)} entries)',

@@ -13,8 +13,10 @@ a session); it is never an error when it cannot be saved (§6.1).
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
+import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -37,7 +39,8 @@ from .commands import GLOB_VCS_EXCLUDES, glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .limiter import RG_MEMORY_FLAGS, SearchSlots
-from .links import LinkFilter, exclude_globs, loops_only, outward_links
+from .links import LinkFilter, exclude_globs, loops_only
+from .linkwalk import DirCache, outward_links
 from .mirror import Mirror
 from .anchoring import anchored, from_path, split_absolute
 from .near_miss import near_miss_hint
@@ -137,6 +140,8 @@ class SearchTools:
         self.switches = ToolSwitches.of(config.profile)
         self.rg_path = rg_path
         self.slots = SearchSlots()
+        self.dirs = DirCache()
+        """S8: the directories the looks for links out have read (``linkwalk``)"""
 
     # -- shared ------------------------------------------------------------------------------
     def _program(self, tool: str) -> str:
@@ -273,7 +278,8 @@ class SearchTools:
                            shown: Callable[[], int] = lambda: 0, on_debug: Callable[[str], None] | None = None) -> Run:
         """``_rg`` with symlinks followed under a containment root (S8): ripgrep starts at once
         while a worker thread looks for links below the searched directory that lead out of
-        the root (``outward_links``); its lines wait until that look is done. None found (the
+        the root (``linkwalk.outward_links``, which reads again only the directories changed
+        since an earlier look: ``self.dirs``); its lines wait until that look is done. None found (the
         usual case): they are delivered and the run goes on. Some found: the run is ended and
         run again with those links excluded (``exclude_globs``), so ripgrep never walks
         outside the root. ``LinkFilter`` still drops whatever a later-made link would show."""
@@ -316,7 +322,13 @@ class SearchTools:
                     failed.append(exc)
 
             tg.start_soon(run_first)
-            outward = await anyio.to_thread.run_sync(outward_links, top, links.root)
+            gave_up = threading.Event()
+            try:  # a search aborted or out of time leaves the look, which then stops by itself
+                outward = await anyio.to_thread.run_sync(
+                    functools.partial(outward_links, top, links.root, cache=self.dirs, stopped=gave_up.is_set),
+                    abandon_on_cancel=True)
+            finally:
+                gave_up.set()
             excludes = exclude_globs(outward, space.cwd)
             if excludes:
                 tg.cancel_scope.cancel()  # ripgrep's process group is killed and reaped

@@ -10,9 +10,11 @@ would: the loop's copies are dropped with it). ripgrep itself stops at a link to
 so no file is listed twice under one path; a file behind two links inside the root is listed
 under each name, as ``find -L`` does.
 
-Cost: one ``realpath`` per distinct directory (cached); for ``grep`` also one ``lstat`` per
-file with matches (and a ``realpath`` when it is a link). Only the local disk needs it (the mirror
-of other providers has no links). Not here: how ripgrep is run or its output parsed.
+Cost: one ``lstat`` per distinct directory (a ``realpath`` for a link and for the top) and one verdict per distinct printed directory
+(both kept for the search), so a printed path costs a dictionary look-up; for ``grep`` also one
+``lstat`` per file with matches (and a ``realpath`` when it is a link). Only the local disk
+needs it (the mirror of other providers has no links). Not here: how ripgrep is run or its
+output parsed, or the look for links out before it runs (``linkwalk``).
 """
 
 from __future__ import annotations
@@ -22,37 +24,9 @@ import posixpath
 import re
 import stat
 
-__all__ = ("LinkFilter", "exclude_globs", "loops_only", "outward_links")
+__all__ = ("LinkFilter", "exclude_globs", "loops_only")
 
-_VCS = frozenset((".git", ".svn", ".hg", ".bzr", ".jj", ".sl"))
 _GLOB_SPECIAL = re.compile(r"([*?\[\]{}!\\])")
-
-
-def outward_links(top: str, root: str) -> list[str]:
-    """The symlinks below the host directory ``top`` (not followed, VCS metadata directories
-    skipped) whose target, resolved, is outside ``root`` or missing: the ones ripgrep must not
-    descend into (``exclude_globs``). Blocking (run it in a worker thread); a directory that
-    cannot be read is skipped, as ripgrep skips it.
-
-    :return: host paths, in walk order
-    """
-    real_root = os.path.realpath(root).rstrip("/") + "/"
-    found: list[str] = []
-    stack = [top]
-    while stack:
-        directory = stack.pop()
-        try:
-            with os.scandir(directory) as entries:
-                for entry in entries:
-                    if entry.is_symlink():
-                        real = os.path.realpath(entry.path)
-                        if not (real + "/").startswith(real_root):
-                            found.append(entry.path)
-                    elif entry.is_dir(follow_symlinks=False) and entry.name not in _VCS:
-                        stack.append(entry.path)
-        except OSError:
-            continue
-    return found
 
 
 def exclude_globs(links: list[str], cwd: str) -> list[str]:
@@ -66,6 +40,9 @@ def exclude_globs(links: list[str], cwd: str) -> list[str]:
             globs.append("--glob=!/" + _GLOB_SPECIAL.sub(r"\\\1", link[len(prefix):]))
     return globs
 
+
+_SHOW, _HIDE, _CHECK = 0, 1, 2
+"""``LinkFilter``'s verdicts on a printed directory"""
 
 _LOOP = re.compile(r"^rg: File system loop found: .+ points to an ancestor .+$")
 
@@ -91,7 +68,9 @@ class LinkFilter:
         self.cwd = posixpath.normpath(cwd)
         self.root = os.path.realpath(root) if root is not None else None
         self._tops = {self.cwd, posixpath.normpath(os.path.abspath(root))} if root is not None else set()
+        self._below = tuple(top.rstrip("/") + "/" for top in self._tops)
         self._dirs: dict[str, bool] = {}
+        self._heads: dict[str, int] = {}
         self._last: tuple[str, bool] | None = None
 
     def _inside(self, real: str) -> bool:
@@ -105,29 +84,49 @@ class LinkFilter:
             return True
         if self._last is not None and self._last[0] == printed:
             return self._last[1]
-        verdict = self._judge(posixpath.normpath(posixpath.join(self.cwd, printed)))
+        head = printed[:printed.rfind("/") + 1]  # "" (in cwd), "/" (at the top) or "dir/"
+        kind = self._heads.get(head)
+        if kind is None:
+            kind = self._heads[head] = self._head_kind(posixpath.normpath(posixpath.join(self.cwd, head)))
+        verdict = kind == _SHOW or (kind == _CHECK and (not self.check_files or self._file_ok(
+            posixpath.normpath(posixpath.join(self.cwd, printed)))))
         self._last = (printed, verdict)
         return verdict
 
+    def _head_kind(self, directory: str) -> int:
+        """What a path printed in ``directory`` (a host path) gets: shown (not below the root
+        lexically: a path argument containment checked), hidden (a link out on its way) or
+        checked (a file there may still be a link out)."""
+        if not (directory.rstrip("/") + "/").startswith(self._below):
+            return _SHOW
+        return _CHECK if self._dir_ok(directory) else _HIDE
+
     def _dir_ok(self, directory: str) -> bool:
         """``directory`` and every directory above it up to the working directory or the root
-        (lexically) stay inside the root."""
+        (lexically) stay inside the root: the top's real path is inside, and each step below
+        it is a plain directory or a link whose real path is inside."""
         known = self._dirs.get(directory)
         if known is not None:
             return known
-        real = os.path.realpath(directory)
         parent = posixpath.dirname(directory)
-        ok = self._inside(real) and (directory in self._tops or parent == directory or self._dir_ok(parent))
+        if directory in self._tops or parent == directory:
+            ok = self._inside(os.path.realpath(directory))
+        else:
+            ok = self._dir_ok(parent) and self._step_ok(directory)
         self._dirs[directory] = ok
         return ok
 
-    def _judge(self, host: str) -> bool:
-        if not any(host.startswith(top.rstrip("/") + "/") for top in self._tops):
-            return True  # not below the root lexically: a path argument containment checked
-        if not self._dir_ok(posixpath.dirname(host)):
-            return False
-        if not self.check_files:
-            return True
+    def _step_ok(self, directory: str) -> bool:
+        """One step below a directory that stays inside: a plain directory stays inside too
+        (one ``lstat``); a link (or a name gone since) only where its real path is inside."""
+        try:
+            if not stat.S_ISLNK(os.lstat(directory).st_mode):
+                return True
+        except OSError:
+            pass
+        return self._inside(os.path.realpath(directory))
+
+    def _file_ok(self, host: str) -> bool:
         try:
             is_link = stat.S_ISLNK(os.lstat(host).st_mode)
         except OSError:
