@@ -89,7 +89,10 @@ async def served(transport: str, root: str, roots: Roots | None) -> AsyncIterato
     answers ``roots()`` (``None``: the client does not declare the capability)."""
     callback = _callback(roots)
     if transport == "stdio":
-        params = StdioServerParameters(command=sys.executable, args=server_argv(root)[1:], cwd=root)
+        # the whole environment: the SDK's default one drops PYTHONPATH, so a checkout's server
+        # would be the installed package
+        params = StdioServerParameters(command=sys.executable, args=server_argv(root)[1:], cwd=root,
+                                       env=dict(os.environ))
         with tempfile.TemporaryFile("w+") as errlog:
             def log() -> str:
                 errlog.seek(0)
@@ -221,3 +224,28 @@ async def test_unusable_answers_leave_the_operator_roots(world: dict[str, str], 
         assert expected[kind] in log, log
     else:
         assert "client root" not in log, log
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_client_root_swapped_for_a_symlink_out_after_it_was_applied_leads_nowhere(
+        world: dict[str, str], transport: str) -> None:
+    """The client's root is applied (its canonical path found inside ``--root``); something in the
+    workspace then turns it into a symlink out (a checkout, a build step). Reads, writes and
+    listings through it are refused, and nothing outside changes (D28, M3)."""
+    w, outside = world["root"], world["outside"]
+    async with served(transport, w, lambda: [_uri(f"{w}/proj")]) as client:
+        assert (await client.read(f"{w}/proj/p.txt"))[0] is None
+        os.rename(f"{w}/proj", f"{w}/proj.old")
+        os.symlink(outside, f"{w}/proj")
+        code, text = await client.read(f"{w}/proj/secret.txt")
+        assert code == "FS_PERMISSION_DENIED" and "TOP SECRET" not in text, text
+        for name, args in (("write", {"file_path": f"{w}/proj/new.txt", "content": "PWNED"}),
+                           ("glob", {"pattern": "**/*", "path": f"{w}/proj"}),
+                           ("grep", {"pattern": "SECRET", "path": f"{w}/proj"})):
+            with anyio.fail_after(60):
+                result = await client.session.call_tool(name, args)
+            shown = "".join(getattr(block, "text", "") for block in result.content)
+            assert "TOP SECRET" not in shown and "secret.txt" not in shown, (name, shown)
+    assert sorted(os.listdir(outside)) == ["secret.txt"]
+    with open(f"{outside}/secret.txt", encoding="utf-8") as handle:
+        assert handle.read() == "TOP SECRET\n"

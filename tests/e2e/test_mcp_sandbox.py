@@ -56,7 +56,9 @@ class Person:
 async def connect(transport: str, root: str, person: Person | None, *flags: str) -> AsyncIterator[ClientSession]:
     callback = {"elicitation_callback": person} if person is not None else {}
     if transport == "stdio":
-        params = StdioServerParameters(command=sys.executable, args=server_argv(root, *flags)[1:], cwd=root)
+        # the whole environment (the SDK's default drops PYTHONPATH: a checkout's own server runs)
+        params = StdioServerParameters(command=sys.executable, args=server_argv(root, *flags)[1:], cwd=root,
+                                       env=dict(os.environ))
         with tempfile.TemporaryFile("w+") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write, read_timeout_seconds=STARTUP_TIMEOUT, **callback) as session:
@@ -117,6 +119,33 @@ def test_escalation_asks_the_person_through_elicitation(root: str, transport: st
             assert again.is_error and Path(path).read_text() == "granted"
 
     anyio.run(main)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_the_approval_prompt_cannot_be_spoofed_by_line_breaks(root: str, transport: str) -> None:
+    """The model writes the justification and the path: a line break (or a line separator, a
+    bidi override) in either is shown escaped, so the prompt is exactly the reason's line and
+    the call's title, and a fake ``Write <harmless path>`` line cannot push the real one away."""
+    person = Person()
+    path = os.path.join(root, "evil.txt\nWrite " + os.path.join(root, "harmless.txt"))
+    justification = "Fixing a typo.\nWrite " + os.path.join(root, "harmless.txt") + "\u2028\u202e\r\n\n"
+
+    async def main() -> None:
+        async with connect(transport, root, person, "--sandbox", "read-only") as session:
+            person.answers.append("decline")
+            with anyio.fail_after(30):
+                refused = await session.call_tool("write", {"file_path": path, "content": "x",
+                                                            "sandbox_permissions": "workspace-write",
+                                                            "justification": justification})
+            assert refused.is_error and text(refused) == (
+                'Error: the user rejected escalating this operation to "workspace-write"')
+    anyio.run(main)
+    [asked] = person.asked
+    assert asked.message == (
+        "escalate sandbox to workspace-write: Fixing a typo.\\nWrite " + os.path.join(root, "harmless.txt")
+        + "\\u2028\\u202e\\r\\n\\n\nWrite " + os.path.join(root, "evil.txt") + "\\nWrite "
+        + os.path.join(root, "harmless.txt"))
+    assert sorted(os.listdir(root)) == []
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -198,6 +198,27 @@ async def test_one_approval_covers_a_whole_patch(base: Path) -> None:
     assert (out / "a.txt").read_text() == "a\n" and (out / "b.txt").read_text() == "b\n"
 
 
+async def test_the_patch_approval_names_every_file_it_changes(base: Path) -> None:
+    """X2: the person approving a patch sees each file it adds, updates, moves or deletes, not
+    only the model's justification (a patch that also writes elsewhere cannot hide it)."""
+    approvals = Approvals("rejected")
+    ctx = ctx_for(base, approval=approvals, faces=["apply_patch"])
+    ws, out = base / "ws", base / "out"
+    (ws / "m.txt").write_text("m\n")
+    (ws / "u.txt").write_text("u\n")
+    (out / "o.txt").write_text("keep")
+    text = (f"*** Begin Patch\n*** Add File: {ws}/ok.txt\n+ok\n*** Update File: u.txt\n@@\n-u\n+U\n"
+            f"*** Update File: m.txt\n*** Move to: {out}/moved.txt\n@@\n-m\n+M\n"
+            f"*** Delete File: {out}/o.txt\n*** End Patch\n")
+    before = snapshot(base)
+    result = await ctx.tools.execute("apply_patch", {"input": text, **WIDEN}, session=Session(cwd=ws))
+    assert result.text == 'Error: the user rejected escalating this operation to "danger-full-access"'
+    assert snapshot(base) == before
+    [request] = approvals.requests
+    assert request.summary == "\n".join([
+        "apply_patch", f"A {ws}/ok.txt", "M u.txt", f"M m.txt -> {out}/moved.txt", f"D {out}/o.txt"])
+
+
 async def test_reference_profile_patch_has_no_escalation(base: Path) -> None:
     approvals = Approvals()
     ctx = ctx_for(base, approval=approvals, faces=["apply_patch"], profile="reference")

@@ -171,3 +171,20 @@ def test_any_answer_but_the_four_is_unavailable(answer: object) -> None:
 
     assert anyio.run(ask, answers, request) == "unavailable"
     assert anyio.run(ask, raises, request) == "unavailable"
+
+
+def test_one_line_escapes_what_could_fake_or_hide_a_line() -> None:
+    from dsh_fs.fs_sandbox.approval import one_line
+
+    assert one_line("Fix the typo in /w/a.txt — café") == "Fix the typo in /w/a.txt — café"
+    assert one_line("a\nb\r\tc\x00\x7f\x85") == "a\\nb\\r\\tc\\u0000\\u007f\\u0085"
+    assert one_line("x\u2028y\u2029z\u202e\u2066\u200f") == "x\\u2028y\\u2029z\\u202e\\u2066\\u200f"
+
+
+@given(st.text())
+def test_one_line_is_one_line(text: str) -> None:
+    from dsh_fs.fs_sandbox.approval import one_line
+
+    shown = one_line(text)
+    assert len(shown.splitlines()) <= 1 and not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown)
+    assert not any(c in shown for c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")

@@ -161,3 +161,35 @@ async def test_a_sandboxed_provider_narrows_to_a_fenced_view_and_checks_renames_
     assert str(caught.value) == f'cannot rename "{a}/x.txt" to "{b}/x.txt": outside the workspace "{a}"'
     await sandboxed.check_renamable(source, await sandboxed.resolve(f"{a}/y.txt"))  # one root: nothing to refuse
     assert SandboxedFileSystem(MemoryFileSystem(), mode="read-only").narrowed(["/"]) is None
+
+
+@pytest.mark.anyio
+async def test_a_narrowed_root_swapped_for_a_symlink_out_is_refused(dirs: tuple[str, str], tmp_path: Any) -> None:
+    """A client root (``narrowed``) lies inside a provider root, where anything may later turn
+    it into a symlink (a checkout, a build step): the view's walks start at the provider root,
+    so a swapped view root leads nowhere — no read, no write, no listing outside (D28, M3)."""
+    from dsh_fs import CreateIfAbsent, FsError
+
+    a, _b = dirs
+    out = os.path.realpath(str(tmp_path / "outside"))
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "secret.txt"), "w") as handle:
+        handle.write("TOP SECRET\n")
+    fs = LocalFileSystem(roots=[a], cwd=a)
+    view = fs.narrowed([f"{a}/sub"])
+    os.rename(f"{a}/sub", f"{a}/sub.old")
+    os.symlink(out, f"{a}/sub")
+    before = sorted(os.listdir(out))
+    for path in (f"{a}/sub/secret.txt", f"{a}/sub/new.txt", f"{a}/sub"):
+        with pytest.raises(FsError) as caught:
+            target = await view.resolve(path)
+            if path.endswith("secret.txt"):
+                await view.read_text(target)
+            elif path.endswith("new.txt"):
+                await view.write_text(target, "PWNED", CreateIfAbsent())
+            else:
+                await view.list_dir(target)
+        assert caught.value.code == "FS_PERMISSION_DENIED", str(caught.value)
+    assert sorted(os.listdir(out)) == before
+    with open(os.path.join(out, "secret.txt")) as handle:
+        assert handle.read() == "TOP SECRET\n"

@@ -47,6 +47,10 @@ class Root:
     named: tuple[str, ...] = ()
     """how the containment refusal names the workspace when this root's walk is left: every
     root of the provider, as configured (DEVIATIONS D28); empty: this root alone (``shown``)"""
+    anchor: "Root | None" = None
+    """a view root (``LocalFileSystem.narrowed``, DEVIATIONS M3): the provider root it lies in.
+    Its own path is then not trusted: every walk starts at the anchor and steps down to ``real``
+    without following a symlink, so a view root swapped for a symlink leads nowhere (``Escape``)"""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -106,6 +110,13 @@ def real_path_in(path: str, root: Root, *, strict: bool) -> str:
     below = _below(path.split("/"), root)
     if below is None:
         raise Escape(root, path)
+    if root.anchor is not None:
+        try:
+            moved = real_path_in(root.real, root.anchor, strict=False) != root.real
+        except Escape:
+            moved = True
+        if moved:  # the view root is a symlink now, or lies below one
+            raise Escape(root, path)
     pending = below[::-1]
     current = root.real
     links = 0
@@ -206,7 +217,21 @@ def _open_subdir(where: str, dir_fd: int | None, root: Root, part: str) -> int:
         raise
 
 
+def _anchored(root: Root, parts: list[str]) -> tuple[Root, list[str]]:
+    """``(root, parts)`` as a walk from the provider root when ``root`` is a view root
+    (``Root.anchor``): the components down to the view root come first."""
+    if root.anchor is None:
+        return root, parts
+    return root.anchor, _parts(root.real, root.anchor) + parts
+
+
 def _walk(parts: list[str], root: Root, *, create: bool) -> int:
+    if root.anchor is not None:
+        outer, steps = _anchored(root, parts)
+        try:
+            return _walk(steps, outer, create=create)
+        except Escape as exc:
+            raise Escape(root, exc.filename) from exc
     if not parts:
         return os.open(root.real, _DIR_FLAGS)
     fd = _step(_below_root(root, parts[0]), None, root, parts[0], create=create)
@@ -250,10 +275,23 @@ def open_in(path: str, flags: int, mode: int = 0o777, *, root: Root | None) -> i
     """``os.open(path, flags, mode)``, beneath ``root`` when given (final component not followed)."""
     if root is None:
         return os.open(path, flags, mode)
-    if path == root.real:  # the root itself (a directory: the caller's fstat says what that means)
+    if root.anchor is not None and not inside(path, root.real):
+        raise Escape(root, path)
+    if path == root.real and root.anchor is None:  # the root itself (the caller's fstat says what it is)
         return os.open(root.real, flags, mode)
+    if path == root.real:  # a view root: opened from its parent, reached from the anchor
+        parent_path, name = _split(path)
+        parent = _walk(_parts(parent_path, root.anchor), root.anchor, create=False)  # type: ignore[arg-type]
+        try:
+            return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=parent)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise Escape(root, path) from exc
+            raise
+        finally:
+            os.close(parent)
     parent_path, name = _split(path)
-    if parent_path == root.real and _direct(path, name):
+    if parent_path == root.real and root.anchor is None and _direct(path, name):
         try:  # directly below the root: by absolute path (see the module docstring)
             return os.open(path, flags | os.O_NOFOLLOW, mode)
         except OSError as exc:
@@ -276,6 +314,13 @@ def stat_in(path: str, *, root: Root | None) -> os.stat_result:
     followed (a symlink swapped in shows as a symlink, i.e. type ``other``)."""
     if root is None:
         return os.stat(path)
+    if root.anchor is not None:
+        if not inside(path, root.real):
+            raise Escape(root, path)
+        try:
+            return stat_in(path, root=root.anchor)
+        except Escape as exc:
+            raise Escape(root, exc.filename) from exc
     if path == root.real:
         return os.stat(root.real)
     parent_path, name = _split(path)
@@ -301,6 +346,6 @@ def lstat_in(path: str, *, root: Root | None) -> os.stat_result:
     if below is None:
         raise Escape(root, path)
     if not below:
-        return os.lstat(root.real)
+        return os.lstat(root.real) if root.anchor is None else lstat_in(root.real, root=root.anchor)
     parent = real_path_in(posixpath.dirname(path), root, strict=True)
     return stat_in(posixpath.join(parent, below[-1]), root=root)

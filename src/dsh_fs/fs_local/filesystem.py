@@ -306,7 +306,8 @@ class LocalFileSystem(FileSystem):
         """A view confined to ``roots`` (display paths inside this provider's roots), sharing
         the locks, threads, cross-process locks and line indexes; each root's real path is
         found without leaving the provider root it lies in (``beneath.real_path_in``), so a
-        symlink out cannot widen the view. Its ``cwd`` stays, or is the first root when
+        symlink out cannot widen the view, and each view root keeps the provider root as its
+        anchor (``beneath.Root.anchor``): one swapped for a symlink later leads nowhere. Its ``cwd`` stays, or is the first root when
         outside them. See ``FileSystem.narrowed``.
 
         :raises ValueError: ``LocalFileSystem: root <p> is outside every root`` (also through a
@@ -331,9 +332,9 @@ class LocalFileSystem(FileSystem):
                 raise ValueError(f"LocalFileSystem: root {path} is not usable: {os.strerror(exc.errno or 0)}") from None
             if not is_dir:
                 raise ValueError(f"LocalFileSystem: root {path} is not a directory")
-            found.append((real, path))
-        named = tuple(path for _real, path in found) if len(found) > 1 else ()
-        view_roots = tuple(beneath.Root(real, path, named) for real, path in found)
+            found.append((real, path, within.anchor or within))
+        named = tuple(path for _real, path, _anchor in found) if len(found) > 1 else ()
+        view_roots = tuple(beneath.Root(real, path, named, anchor) for real, path, anchor in found)
         disjoint(view_roots)
         view = copy.copy(self)
         view._narrowed = True

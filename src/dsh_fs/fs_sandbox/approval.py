@@ -28,7 +28,27 @@ from ..fs.sandbox import (
     strictly_wider,
 )
 
-__all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused", "approve_escalation", "ask")
+__all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused", "approve_escalation", "ask",
+           "one_line")
+
+_SHOWN_ESCAPED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_LAYOUT = frozenset([0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line for a person to read: each control character (C0, DEL, C1), line or
+    paragraph separator and bidirectional mark or override written as an escape (``\\n``,
+    ``\\r``, ``\\t``, else ``\\uXXXX``), so model-written text cannot fake or hide a line of
+    an approval prompt. Pure; the identity on ordinary text."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code < 0xA0 or code in _LAYOUT:
+            out.append(_SHOWN_ESCAPED.get(ch) or f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
 
 ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
 OUTCOMES: tuple[str, ...] = get_args(ApprovalOutcome)
@@ -48,7 +68,7 @@ class ApprovalRequest:
     """the calling session (the reference's ``agent``)"""
     summary: str
     """what the call does, in the tool's own words (``Write /w/a.txt``): the real path, not only
-    the model's justification (ours, not the reference's)"""
+    the model's justification (ours, not the reference's); each line is ``one_line``"""
     signal: AbortSignal | None = None
 
 

@@ -31,7 +31,7 @@ from ..fs.sandbox import (
     escalation_hint,
 )
 from ..fs.tool_switches import ToolSwitches
-from .approval import approve_escalation
+from .approval import approve_escalation, one_line
 
 __all__ = ("call_fs", "confines", "escalation_params", "map_denial", "with_escalation")
 
@@ -57,7 +57,7 @@ def with_escalation(params: Mapping[str, Param], fs: object) -> dict[str, Param]
 
 
 async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], execution: ToolExecution, *,
-                  escalates: bool) -> FileSystem:
+                  escalates: bool, summary: str | None = None) -> FileSystem:
     """The provider one mutating call uses, with its policy bound; stored on ``execution.fs``.
 
     Under a sandbox: the escalation fields are checked (``check_escalation_args``); without them
@@ -69,6 +69,8 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
     :param tool_name: the calling tool (named in the approval request)
     :param escalates: whether this tool takes the escalation fields (``write``, ``edit``;
         ``apply_patch`` under X2); a tool that does not ignores them and runs in the standing mode
+    :param summary: what the approval request says the call does; default: the call's title
+        as its presenter gives it (``Write /w/a.txt``), else the tool's name
     :raises ToolInputError: the pairing errors; X1's ``not available`` text
     :raises EscalationRefused: an escalation not granted (``approval.approve_escalation``)
     """
@@ -85,7 +87,7 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
         if requested is not None and justification is not None:
             mode = await approve_escalation(
                 requested, justification, mode, approver=fs.approval, session=execution.session,
-                tool_name=tool_name, call_id=execution.call_id, summary=_summary(ctx, tool_name, args),
+                tool_name=tool_name, call_id=execution.call_id, summary=summary or _summary(ctx, tool_name, args),
                 signal=execution.signal)
     view = fs.for_call(mode, cwd=execution.cwd)
     execution.fs = view
@@ -93,14 +95,15 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
 
 
 def _summary(ctx: Context, tool_name: str, args: Mapping[str, Any]) -> str:
-    """The call's title as its presenter gives it (``Write /w/a.txt``), else the tool's name."""
+    """The call's title as its presenter gives it (``Write /w/a.txt``, as ``one_line``), else the
+    tool's name."""
     tool = ctx.tools.get(tool_name)
     try:
         card = tool.present_call(dict(args)) if tool is not None and tool.present_call is not None else None
     except Exception:
         card = None
     title = card.get("title") if isinstance(card, dict) else None
-    return title if isinstance(title, str) and title else tool_name
+    return one_line(title) if isinstance(title, str) and title else tool_name
 
 
 def map_denial(err: FsError, fs: object, *, hint: bool) -> FsError:

@@ -5,7 +5,8 @@
 runs; ``approve_by_elicitation`` (the ``approval`` callback ``options.build_context`` composes
 under ``--sandbox``) sends ``elicitation/create`` (form mode, an empty form: the person accepts,
 declines or cancels) related to that request, with the message ``<reason>\\n<summary>``
-(``escalate sandbox to <mode>: <justification>`` and the call's title, e.g. ``Write /w/a.txt``).
+(the reason as ``fs_sandbox.approval.one_line``: the model's justification cannot fake a line;
+``escalate sandbox to <mode>: <justification>`` and the call's title, e.g. ``Write /w/a.txt``).
 
 ``accept`` → ``allowed-once``, ``decline`` → ``rejected``, ``cancel`` → ``cancelled``. A client
 without the ``elicitation`` capability, a 2026-07-28 connection (elicitation there is an
@@ -21,7 +22,7 @@ from __future__ import annotations
 import contextvars
 from typing import Any
 
-from ..fs_sandbox.approval import ApprovalOutcome, ApprovalRequest
+from ..fs_sandbox.approval import ApprovalOutcome, ApprovalRequest, one_line
 
 __all__ = ("REQUEST", "STATELESS_PROTOCOL", "approve_by_elicitation")
 
@@ -50,7 +51,7 @@ async def approve_by_elicitation(request: ApprovalRequest) -> ApprovalOutcome:
     if str(rctx.protocol_version) >= STATELESS_PROTOCOL:
         return "unavailable"
     try:
-        result = await session.elicit_form(request.reason + "\n" + request.summary,
+        result = await session.elicit_form(one_line(request.reason) + "\n" + request.summary,
                                            {"type": "object", "properties": {}},
                                            related_request_id=rctx.request_id)
     except Exception:  # MCPError (an error answer), NoBackChannelError, a validation error
