@@ -276,15 +276,23 @@ def test_rejects_missing_non_directory_and_aborted_listing_requests(ws: str) -> 
 def test_translates_directory_permission_failures(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """listDirectory: translates directory permission failures into FS_PERMISSION_DENIED (EACCES injected: root)"""
     os.mkdir(f"{ws}/locked")
-    real_listdir = os.listdir
+    real_listdir, real_scandir = os.listdir, os.scandir
 
-    def denied(path: Any = ".") -> list[str]:
+    def refused(path: Any) -> None:
         where = os.readlink(f"/proc/self/fd/{path}") if isinstance(path, int) else os.fspath(path)
         if where == f"{ws}/locked":
             raise PermissionError(errno.EACCES, "Permission denied", where)
+
+    def denied(path: Any = ".") -> list[str]:
+        refused(path)
         return real_listdir(path)
 
-    monkeypatch.setattr(os, "listdir", denied)
+    def denied_scan(path: Any = ".") -> Any:
+        refused(path)
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "listdir", denied)  # either way of reading the directory is refused
+    monkeypatch.setattr(os, "scandir", denied_scan)
     sync_raises("FS_PERMISSION_DENIED", fsio.list_directory, target_of(f"{ws}/locked"), signal=None, rules=REF,
                 message=f'cannot list "{ws}/locked": permission denied')
 
