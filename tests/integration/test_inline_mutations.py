@@ -391,7 +391,9 @@ async def test_mutations_side_by_side_go_to_worker_threads(ws: str, monkeypatch:
     threads = Threads(monkeypatch, fast_disk=False)
     fs = LocalFileSystem(cwd=ws)
     targets = [await fs.resolve(f"f{i}.txt") for i in range(4)]
-    threads.stretch = SLOW_MUTATION_S * 2  # slow, but beside others: says nothing of the disk alone
+    # slow (far past SLOW_MUTATION_S, long enough that all four are under way together even on a
+    # loaded machine), but beside others: says nothing of the disk alone
+    threads.stretch = max(SLOW_MUTATION_S * 2, 0.3)
     async with anyio.create_task_group() as tg:
         for target in targets:
             tg.start_soon(fs.write_text, target, "side by side\n")
