@@ -279,34 +279,29 @@ def open_in(path: str, flags: int, mode: int = 0o777, *, root: Root | None) -> i
         raise Escape(root, path)
     if path == root.real and root.anchor is None:  # the root itself (the caller's fstat says what it is)
         return os.open(root.real, flags, mode)
-    if path == root.real:  # a view root: opened from its parent, reached from the anchor
-        parent_path, name = _split(path)
-        parent = _walk(_parts(parent_path, root.anchor), root.anchor, create=False)  # type: ignore[arg-type]
-        try:
-            return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=parent)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise Escape(root, path) from exc
-            raise
-        finally:
-            os.close(parent)
     parent_path, name = _split(path)
-    if parent_path == root.real and root.anchor is None and _direct(path, name):
-        try:  # directly below the root: by absolute path (see the module docstring)
-            return os.open(path, flags | os.O_NOFOLLOW, mode)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise Escape(root, path) from exc
-            raise
-    parent = open_dir(parent_path, root=root)
+    if path == root.real:  # a view root: opened from its parent, reached from the anchor
+        parent = _walk(_parts(parent_path, root.anchor), root.anchor, create=False)  # type: ignore[arg-type]
+    elif parent_path == root.real and root.anchor is None and _direct(path, name):
+        # directly below the root: by absolute path (see the module docstring)
+        return _open_final(path, flags, mode, None, root, path)
+    else:
+        parent = open_dir(parent_path, root=root)
+    try:
+        return _open_final(name, flags, mode, parent, root, path)
+    finally:
+        os.close(parent)
+
+
+def _open_final(name: str, flags: int, mode: int, parent: int | None, root: Root, path: str) -> int:
+    """Open the final component ``name`` (in directory ``parent``, or as an absolute path)
+    without following it; a symlink there is an ``Escape`` of ``path``."""
     try:
         return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=parent)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise Escape(root, path) from exc
         raise
-    finally:
-        os.close(parent)
 
 
 def stat_in(path: str, *, root: Root | None) -> os.stat_result:
