@@ -163,3 +163,31 @@ async def test_an_endless_stderr_line_is_bounded() -> None:
     # is dropped and what follows is plain stderr)
     assert run.stderr.endswith("ok\n") and "DEBUG" not in run.stderr and len(run.stderr) < 70000
     assert all(line.startswith("rg: DEBUG|y") for line in debug)
+
+
+async def test_a_debug_line_split_across_reads_is_still_a_debug_line() -> None:
+    debug: list[str] = []
+    run, _ = await _run("printf 'rg: DEB' >&2; sleep 0.3; printf 'UG|x\\nrg: err\\n' >&2", on_debug=debug.append)
+    assert (run.stderr, debug) == ("rg: err\n", ["rg: DEBUG|x"])
+
+
+async def test_a_debug_line_of_exactly_the_kept_size_is_still_a_debug_line() -> None:
+    debug: list[str] = []
+    run, _ = await _run("printf 'rg: DEBUG|' >&2; head -c 63990 /dev/zero | tr '\\0' y >&2; sleep 0.3; printf '\\n' >&2",
+                        on_debug=debug.append)
+    assert (run.stderr, len(debug), len(debug[0])) == ("", 1, 64000)
+
+
+@pytest.mark.parametrize("prefix", ["", "rg: DEBUG|"])
+async def test_memory_stays_bounded_by_an_endless_stderr_line(prefix: str) -> None:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        run, _ = await _run(f"printf '{prefix}' >&2; head -c 8000000 /dev/zero | tr '\\0' y >&2",
+                            on_debug=lambda line: None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3_000_000, peak
+    assert run.stderr == "y" * 64000 and run.stderr_truncated
