@@ -191,3 +191,33 @@ async def test_memory_stays_bounded_by_an_endless_stderr_line(prefix: str) -> No
         tracemalloc.stop()
     assert peak < 3_000_000, peak
     assert run.stderr == "y" * 64000 and run.stderr_truncated
+
+
+def test_only_an_executable_file_named_rg_of_the_wheel_counts(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    class Dist:
+        files = [Path("ripgrep-14.1.0.dist-info/METADATA"), Path("bin/rg")]
+
+        @staticmethod
+        def locate_file(file: Path) -> Path:
+            return tmp_path / file
+
+    (tmp_path / "ripgrep-14.1.0.dist-info").mkdir()
+    (tmp_path / "ripgrep-14.1.0.dist-info" / "METADATA").write_text("")
+    (tmp_path / "ripgrep-14.1.0.dist-info" / "METADATA").chmod(stat.S_IRWXU)  # executable, not named rg
+    (tmp_path / "bin").mkdir()
+    rg = tmp_path / "bin" / "rg"
+    rg.write_text("#!/bin/sh\n")
+    monkeypatch.setattr(engine.importlib.metadata, "distribution", lambda name: Dist())
+    engine._wheel_ripgrep.cache_clear()
+    try:
+        assert engine._wheel_ripgrep() is None  # named rg, but not executable
+        engine._wheel_ripgrep.cache_clear()
+        rg.chmod(stat.S_IRWXU)
+        assert engine._wheel_ripgrep() == str(rg)
+        engine._wheel_ripgrep.cache_clear()
+        rg.unlink()
+        rg.mkdir(mode=0o700)  # a directory named rg is no program
+        assert engine._wheel_ripgrep() is None
+    finally:
+        engine._wheel_ripgrep.cache_clear()
