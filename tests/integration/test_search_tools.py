@@ -121,6 +121,29 @@ async def test_an_abort_kills_the_process_group(ws: str, fake: FakeRg) -> None:
     assert gone(fake.child)
 
 
+async def test_an_abort_during_the_spawn_still_kills_the_process_group(ws: str, fake: FakeRg,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """an abort landing while the process is being started (the spawn's own await) reaches the
+    group kill: asyncio alone would kill the direct child and leave its children running"""
+    fake.script(sleep=30)
+    ctx = search_ctx(ws, rg_path=fake.path)
+    signal = AbortSignal()
+    spawn = anyio.open_process
+
+    async def slow_spawn(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        while not os.path.exists(os.path.join(fake.dir, "child")):
+            time.sleep(0.01)  # the program has started its child; the event loop is held here
+        signal.abort()
+        await anyio.sleep(0.05)  # the abort's cancellation lands on this await, inside the spawn
+        return process
+
+    monkeypatch.setattr(anyio, "open_process", slow_spawn)
+    result = await call(ctx, "grep", {"pattern": "x"}, signal=signal)
+    assert result.error.code == "SEARCH_ABORTED"
+    assert gone(fake.child)
+
+
 @pytest.mark.parametrize(("profile", "text"), [
     ("default", "Error: grep timed out after 300ms; narrow pattern, path, or include and retry"),
     ("reference", "Error: grep was aborted before completion (tool timeout or caller cancellation)"),
