@@ -144,6 +144,25 @@ async def test_an_abort_during_the_spawn_still_kills_the_process_group(ws: str, 
     assert gone(fake.child)
 
 
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_an_entry_removed_during_the_walk_is_no_failure(ws: str, fake: FakeRg, profile: str) -> None:
+    """S15: ripgrep reporting entries it found gone (exit 2) keeps the rest of the result;
+    the reference profile reports the exit (§6.3)"""
+    ctx = search_ctx(ws, profile=profile, rg_path=fake.path)
+    stderr = (b"rg: ./d2: No such file or directory (os error 2)\n"
+              b"rg: ./d3/x: IO error for operation on ./d3/x: No such file or directory (os error 2)\n")
+    listed = b"./d1/f.txt" + (b"\0" if profile == "default" else b"\n")  # (default: --null, names may hold \n)
+    fake.script(stdout=listed, stderr=stderr, exit=2)
+    result = await call(ctx, "glob", {"pattern": "**/*.txt"})
+    if profile == "default":
+        assert result.error is None and result.text.endswith("d1/f.txt") and "error" not in result.text
+    else:
+        assert result.text == ("Error: glob search failed (exit 2): rg: ./d2: No such file or directory (os error 2)\n"
+                               "rg: ./d3/x: IO error for operation on ./d3/x: No such file or directory (os error 2)")
+    fake.script(stdout=listed, stderr=stderr + b"rg: ./d4: Permission denied (os error 13)\n", exit=2)
+    assert (await call(ctx, "glob", {"pattern": "**/*.txt"})).error.code == "SEARCH_FAILED"  # any other: a failure
+
+
 @pytest.mark.parametrize(("profile", "text"), [
     ("default", "Error: grep timed out after 300ms; narrow pattern, path, or include and retry"),
     ("reference", "Error: grep was aborted before completion (tool timeout or caller cancellation)"),
