@@ -29,7 +29,7 @@ from dsh_fs.tool_fs_search.output import (
 )
 
 
-@pytest.mark.parametrize("char", ["é", "€", "😀"])  # a lead byte of 2, 3 and 4 bytes
+@pytest.mark.parametrize("char", ["é", "ก", "€", "😀"])  # a lead byte of 2, 3 (0xE0 and above) and 4 bytes
 def test_an_incomplete_last_code_point_is_trimmed(char: str) -> None:
     data = char.encode()
     for cut in range(len(data)):
@@ -101,6 +101,10 @@ def test_the_first_submatch_offsets() -> None:  # S11
      "... aaaaaaaaaaaaaaaaaaaa (line truncated: characters 2-21 of 21 shown; the match starts at column 11)"),
     ("😀" * 10, 12, 16, 9,  # the window starts inside a code point: at the next one
      "... 😀 ... (line truncated: characters 4-4 of 10 shown; the match starts at column 4)"),
+    ("😀" * 10, 12, 16, 12,  # from inside a code point whose continuation bytes are odd and even
+     "... 😀😀 ... (line truncated: characters 4-5 of 10 shown; the match starts at column 4)"),
+    ("ก" * 10, 13, 15, 8,
+     "... กก ... (line truncated: characters 5-6 of 10 shown; the match starts at column 6)"),
     ("a" * 20, 10, 10, 10, None),  # the preview shows a match ending at the budget
     ("a" * 20, 10, 21, 10, None),  # offsets past the line
     ("a" * 20, 10, 20, 20, None),  # the whole line fits
@@ -126,6 +130,16 @@ def test_records_in_ripgrep_s_own_layout() -> None:
     assert big == GrepMatch("a.ts", 1234567890123456, "hit")
     assert parse_match(_fast().replace(b'"text":"hit\\n"', b'"bytes":"aGl0"')) == GrepMatch(
         "a.ts", 3, "(line is not valid UTF-8)")
+
+
+def test_ripgrep_s_layout_is_read_without_decoding_the_rest() -> None:
+    """A line's ``submatches`` can be far bigger than the line: a record in ripgrep's own field
+    order is read up to the line number only (what follows is not even decoded)."""
+    head = _fast(path="d/a.ts", text="x\n", number=9).split(b',"absolute_offset":')[0]
+    assert parse_match(head + b',"absolute_offset":0,"submatches":[{"match":') == GrepMatch("d/a.ts", 9, "x")
+    shifted = head.replace(b'"lines"', b'"lines2"') + b',"absolute_offset":0,"submatches":[{"match":'
+    with pytest.raises(errors.SearchError, match="a line is not JSON"):  # not that layout: decoded whole
+        parse_match(shifted)
 
 
 def test_records_in_another_layout_are_read_field_by_field() -> None:
