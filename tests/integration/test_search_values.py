@@ -45,3 +45,16 @@ async def test_a_lone_surrogate_is_searched_as_u_fffd(ws: str) -> None:
     ctx = dsh_fs.create_context(cwd=ws, profile="reference")
     found = await call(ctx, "grep", {"pattern": "x\ud800y"}, session=Session(ws))
     assert found.text == "Found 1 match\n\na.txt\nLine 1: x\ufffdy", found.text
+
+
+@pytest.mark.parametrize(("ignored", "note"), [(1999, "(2000 files were not searched"),
+                                               (2000, "(more than 2000 files were not searched")])
+async def test_skipped_entries_are_counted_up_to_2000(ws: str, ignored: int, note: str) -> None:  # S13
+    os.mkdir(os.path.join(ws, ".git"))
+    with open(os.path.join(ws, ".gitignore"), "w") as out:  # itself hidden: one more skipped entry
+        out.write("*.log\n")
+    for i in range(ignored + 1):
+        with open(os.path.join(ws, "a.txt" if i == ignored else f"f{i:04}.log"), "w") as out:
+            out.write("needle\n")
+    found = await call(dsh_fs.create_context(cwd=ws), "grep", {"pattern": "needle"}, session=Session(ws))
+    assert found.text.startswith("Found 1 match\n\na.txt\nLine 1: needle\n\n" + note + ": ignored or hidden ("), found.text
