@@ -10,7 +10,7 @@ Reads pass through unchanged. Every mutation of the seam (``write_text``, ``edit
 * ``workspace-write``: the target is resolved **again, now** (a symlink swapped in since the
   tool resolved it is seen) and must lie under a workspace root (``FileSystem.workspace_roots``;
   with none, the call's cwd) or, for a provider whose files are host files, under a platform temp
-  area (``roots.temp_areas``); the mutation is then delegated with that fresh target.
+  area (``roots.granted_temp_areas``: never ``/``, X5); the mutation is then delegated with that fresh target.
 
 ``write_text`` and ``edit_text`` name the verb ``write`` (the reference's text for both),
 ``rename`` fences its source and its destination. The threat model is the reference's: a policy
@@ -48,7 +48,7 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
-from .roots import canonical, is_under, lexically_under, temp_areas
+from .roots import canonical, granted_temp_areas, is_under, lexically_under
 
 if TYPE_CHECKING:
     from ..core.context import Scope
@@ -216,7 +216,7 @@ class SandboxedFileSystem(FileSystem):
         allowed = [self._inner.host_path(root) or root.display_path for root in roots]
 
         def check() -> bool:
-            places = [canonical(p) for p in allowed] + [p for p in temp_areas() if p not in allowed]
+            places = [canonical(p) for p in allowed] + [p for p in granted_temp_areas() if p not in allowed]
             return any(is_under(host, place) for place in places)
 
         return await anyio.to_thread.run_sync(check)
