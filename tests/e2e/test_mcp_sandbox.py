@@ -244,6 +244,28 @@ def test_a_stateless_2026_client_is_asked_in_rounds(root: str, answer: str, expe
     assert os.listdir(root) == (["a.txt"] if answer == "accept" else [])
 
 
+def test_a_stateless_2026_client_over_stdio_is_asked_in_rounds_too(root: str) -> None:
+    """The 2026-07-28 revision on stdio has no server-to-client requests either: the same rounds."""
+    from mcp.client.client import Client
+
+    person = Person()
+    person.answers = ["accept"]
+
+    async def main() -> None:
+        params = StdioServerParameters(command=sys.executable, args=server_argv(root, "--read-only")[1:], cwd=root,
+                                       env=dict(os.environ))
+        with tempfile.TemporaryFile("w+") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="2026-07-28",
+                              elicitation_callback=person) as client:
+                result = await client.call_tool("write", {
+                    "file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
+                    "justification": JUSTIFICATION})
+        assert not result.is_error, text(result)
+
+    anyio.run(main)
+    assert len(person.asked) == 1 and Path(root, "a.txt").read_text() == "x"
+
+
 @pytest.mark.parametrize("state", [None, "0" * 64, "forged"])
 def test_a_stateless_answer_counts_only_for_the_call_it_was_asked_about(root: str, state: str | None) -> None:
     """An ``accept`` the server never asked for (no state, a forged one, or one sealed for
