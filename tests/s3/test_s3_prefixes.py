@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dsh_fs
 from dsh_fs.fs.backend import FsError
@@ -172,6 +174,36 @@ async def test_open_provider_with_several_s3_urls(two: S3TwoPrefixWorkspace) -> 
         dsh_fs.open_provider("memory://", roots=["/a"])
 
 
+SEGMENTS = st.sampled_from(["ws", "peer", "team", "a", ".", "..", "", "wsx", "~", "ws/..", "a\0"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(cwd=st.sampled_from(["/ws", "/ws/a", "/peer", "/peer/a/b"]), parts=st.lists(SEGMENTS, max_size=6),
+       absolute=st.booleans())
+def test_every_resolution_lies_in_exactly_the_root_it_names(cwd: str, parts: list[str], absolute: bool) -> None:
+    """Lexical, so no request: a resolved path's key is under the prefix of the one root its
+    display path is under, and the display path is that root's (``..`` cannot move a key
+    from one prefix to another's, or above either)."""
+    import anyio
+
+    fs = S3FileSystem(roots={"/ws": "s3://one/team/ws", "/peer": "s3://two/peer"}, cwd=cwd)
+    path = ("/" if absolute else "") + "/".join(parts)
+
+    async def main() -> None:
+        try:
+            target = await fs.resolve(path)
+        except FsError as err:
+            assert err.code in ("FS_PERMISSION_DENIED", "FS_NOT_FOUND")
+            return
+        owners = [p for p in fs.prefixes if target.key.startswith(p.location.url)]
+        assert len(owners) == 1
+        owner = owners[0]
+        assert target.display_path == owner.root or target.display_path.startswith(owner.root + "/")
+        assert target.key == owner.location.url + target.display_path[len(owner.root) + 1:]
+
+    anyio.run(main)
+
+
 def _env(tmp_path: Any) -> dict[str, str]:
     env = dict(os.environ)
     env.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION="us-east-1",
@@ -211,9 +243,37 @@ async def test_mcp_serves_several_prefixes_and_ignores_client_roots(two: S3TwoPr
     assert "client roots ignored: the served provider has no directories to narrow" in errlog.read()
 
 
+@pytest.mark.parametrize(("urls", "message"), [
+    (["s3://b/x/a", "s3://c/y/a"], "S3FileSystem: roots /a and /a overlap"),
+    (["s3://b/team", "s3://b/team/sub"], "S3FileSystem: roots s3://b/team/ and s3://b/team/sub/ overlap"),
+])
+def test_mcp_refuses_overlapping_prefixes(tmp_path: Any, urls: list[str], message: str) -> None:
+    argv = [sys.executable, "-m", "dsh_fs.cli.main", "mcp"] + [a for url in urls for a in ("--s3", url)]
+    done = subprocess.run(argv, capture_output=True, text=True, env=_env(tmp_path), timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stderr.splitlines()[-1] == f"Error: {message}"
+
+
 def test_root_with_s3_is_a_usage_error(tmp_path: Any) -> None:
     done = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", str(tmp_path), "--s3", "s3://b/p"],
                           capture_output=True, text=True, env=_env(tmp_path), timeout=60)
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == (
         "Error: --root is not used with --s3 (repeat --s3 to serve several bucket prefixes)")
+
+
+async def test_the_tool_commands_take_several_prefixes(two: S3TwoPrefixWorkspace, tmp_path: Any) -> None:
+    await two.peer.put("b.txt", b"peer\n")
+    common = ["--s3", two.location.url, "--s3", two.peer.location.url, "--endpoint-url", two.endpoint_url]
+    run = [sys.executable, "-m", "dsh_fs.cli.main"]
+    read = subprocess.run([*run, "read", "/peer/b.txt", *common], capture_output=True, text=True,
+                          env=_env(tmp_path), timeout=60)
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.startswith("<path>/peer/b.txt</path>\n")
+    wrote = subprocess.run([*run, "write", "w.txt", "--content", "w", "--no-policy", *common], capture_output=True,
+                           text=True, env=_env(tmp_path), timeout=60)
+    assert wrote.returncode == 0, wrote.stdout + wrote.stderr
+    assert await two.get("w.txt") == b"w"  # relative: the first prefix
+    same = subprocess.run([*run, "read", "x", "--s3", "s3://b/team/a", "--s3", "s3://c/a",
+                           "--endpoint-url", two.endpoint_url], capture_output=True, text=True, env=_env(tmp_path),
+                          timeout=60)
+    assert same.returncode != 0 and "S3FileSystem: roots /a and /a overlap" in same.stdout + same.stderr

@@ -157,20 +157,23 @@ def mcp(
         raise click.UsageError("--root is not used with --s3 (repeat --s3 to serve several bucket prefixes)")
     if not roots and not s3:
         _warn_if_broad(os.getcwd())
-    options = ServeOptions(
-        root=roots[0] if roots else os.getcwd(),
-        roots=roots,
-        faces=faces_named(tool_names),
-        list_tool=list_named(tool_names),
-        images=images,
-        profile=profile,
-        policy=not no_policy,
-        tool_config=pop_settings(settings),
-        s3=s3[0] if s3 else None,
-        s3_roots=tuple(s3),
-        endpoint_url=endpoint_url,
-        sandbox=sandbox,
-    )
+    try:
+        options = ServeOptions(
+            root=roots[0] if roots else os.getcwd(),
+            roots=roots,
+            faces=faces_named(tool_names),
+            list_tool=list_named(tool_names),
+            images=images,
+            profile=profile,
+            policy=not no_policy,
+            tool_config=pop_settings(settings),
+            s3=s3[0] if s3 else None,
+            s3_roots=tuple(s3),
+            endpoint_url=endpoint_url,
+            sandbox=sandbox,
+        )
+    except ValueError as exc:  # several --s3 named alike (fs_s3.roots.display_roots)
+        raise click.UsageError(str(exc)) from None
     owner, store = _named_owner(session_name, options)
     try:
         ctx = build_context(options, observations=store)

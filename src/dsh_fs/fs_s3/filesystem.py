@@ -3,6 +3,9 @@
 Paths: the model sees absolute display paths under a display root (``/`` by default);
 ``<root>/<rel>`` is the object ``<prefix><rel>`` and its target key is
 ``s3://<bucket>/<prefix><rel>``. ``..`` never leaves the root (``FS_PERMISSION_DENIED``).
+Several prefixes (``roots=``, DEVIATIONS D28): each display root is one ``s3://bucket/prefix``
+(one store per bucket, sharing one client); a path is served by the one root it lies under
+(``_rooted``), a target by the one prefix its key starts with (``_place``).
 Directories are key prefixes: a path is a *file* when an object has exactly its key, else a
 *directory* when some key starts with ``<key>/`` (or it is the root), else absent.
 
