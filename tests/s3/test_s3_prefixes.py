@@ -277,3 +277,17 @@ async def test_the_tool_commands_take_several_prefixes(two: S3TwoPrefixWorkspace
                            "--endpoint-url", two.endpoint_url], capture_output=True, text=True, env=_env(tmp_path),
                           timeout=60)
     assert same.returncode != 0 and "S3FileSystem: roots /a and /a overlap" in same.stdout + same.stderr
+
+
+async def test_workspace_write_covers_every_prefix(two: S3TwoPrefixWorkspace) -> None:
+    """Under ``workspace-write`` the writable places of an S3 provider are its roots (compared as
+    keys); the ``sandbox:policy`` context names both (X3)."""
+    fs = await two.provider()
+    ctx = dsh_fs.create_context(provider=fs, sandbox="workspace-write")
+    session = dsh_fs.Session("/ws")
+    for path in ("a.txt", "/peer/b.txt"):
+        done = await _call(ctx, "write", {"file_path": path, "content": "x"}, session)
+        assert not done.is_error, done.text
+    assert await two.get("a.txt") == b"x" and await two.peer.get("b.txt") == b"x"
+    await two.peer.delete("b.txt")  # the fixture's peer must end empty
+    assert 'under the session workspace: "/ws", "/peer".' in ctx.system_prompt.render()
