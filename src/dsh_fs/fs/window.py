@@ -240,13 +240,16 @@ class WindowCollector:
         if result.count() >= window.limit:
             self.full = True
 
-    def add_lines(self, lines: list[str]) -> int:
+    def add_lines(self, lines: list[str], *, short: bool = False) -> int:
         """Add complete lines (each without its ``"\\n"``) in order, as ``add`` would one by
         one, while the window is selecting; returns how many were consumed (counted).
 
         Fewer than ``len(lines)`` are consumed only when the window became full or stopped;
         the caller counts the rest itself. Runs of lines no longer than ``max_line_length``
         are handled in bulk (one join, one encode); longer lines go through ``add``.
+
+        :param short: the caller knows no line is longer than ``max_line_length`` (e.g. the
+            whole text is not): their lengths are then not looked at
         """
         consumed = 0
         total = len(lines)
@@ -255,7 +258,7 @@ class WindowCollector:
             room = self.window.limit - self.result.count()
             stop = min(total, consumed + room)
             batch = lines[consumed:stop] if consumed or stop < total else lines
-            if max(map(len, batch)) > cap:
+            if not short and max(map(len, batch)) > cap:
                 long_at = next(i for i, line in enumerate(batch) if len(line) > cap)
                 if long_at:
                     consumed += self._add_short(batch[:long_at])

@@ -374,9 +374,22 @@ def _small_file(data: bytes, window: ReadWindow, *, display: str, foreign_boms: 
     except UnicodeDecodeError:
         return None
     collector = WindowCollector(window)
+    offset = window.offset
+    if offset == 1:  # the usual first page: one split finds the lines and, mostly, the total
+        lines = text.split("\n", max(window.limit, 0))
+        if len(lines) > window.limit:  # at least ``limit`` lines: the rest is only counted
+            rest = lines.pop()
+            total = len(lines) + rest.count("\n") + (1 if rest and not rest.endswith("\n") else 0)
+        else:  # the whole file
+            if not lines[-1]:
+                lines.pop()
+            total = len(lines)
+        collector.add_lines(lines, short=len(text) <= window.max_line_length)
+        if not collector.stopped:
+            collector.result.total_lines = total
+        return collector.finish(display)
     newlines = text.count("\n")
     total = newlines + (1 if text and not text.endswith("\n") else 0)
-    offset = window.offset
     if offset <= total:
         start = 0 if offset == 1 else nth_index(text, "\n", 0, offset - 1) + 1
         limit = window.limit
