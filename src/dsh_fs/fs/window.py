@@ -471,7 +471,7 @@ def window_whole(text: str, window: ReadWindow, display_path: str, *, size: int 
                     size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
                 if size - (1 if text.endswith("\n") else 0) <= window.max_bytes:
                     result = WindowResult(offset=1, total_lines=len(lines))
-                    result._extend(lines)
+                    result._texts = lines
                     return result
             collector = WindowCollector(window)
             collector.add_lines(lines, short=len(text) <= cap)

@@ -18,7 +18,7 @@ for an edit it streamed, or a write over a file it did not hold (files of at lea
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from ..core.context import Context
 from ..core.session import ToolExecution
@@ -111,15 +111,28 @@ class FsTools:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
         if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
-        if not self.switches.image_read_hint:
-            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
         try:
-            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
-        except FsError as err:  # I1
-            hinted = image_hint(err, file_path, offered=self.ctx.tools.get("read_image") is not None)
-            if hinted is err:
+            return await self._read(file_path, offset, limit, execution)
+        except FsError as err:
+            self._read_failed(err, file_path)
+
+    def _read_failed(self, err: FsError, file_path: str) -> NoReturn:
+        """Raise what the model sees of a failed read: ``err`` with the remedies and hints of
+        ``_guarded`` (D5, D9, D18), then I1's image hint (each chained to what it replaced)."""
+        try:
+            if not (self.switches.remedies or self.switches.near_match_hints):
+                raise err
+            projected = with_remedy(err, self.switches)
+            if projected is err:
+                raise err
+            raise projected from err
+        except FsError as shown:
+            if not self.switches.image_read_hint:
                 raise
-            raise hinted from err
+            hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            if hinted is shown:
+                raise
+            raise hinted from shown
 
     def _spilled(self, file_path: str, execution: ToolExecution) -> FileSystem | None:
         """The read-only provider of a saved search result (``spill_store.reader``), when
