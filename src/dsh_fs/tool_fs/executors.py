@@ -7,7 +7,8 @@ lookalike name). Stat budget: read stats once, write and edit never (§4.11).
 
 Read windows: the provider windows the file itself when it can (``FileSystem.read_window``,
 e.g. the local provider on bytes with a line index); otherwise the executor windows
-``read_text`` (files below ``read_stream_min_size``) or ``stream_text``. Same result either way.
+``read_text`` (files below ``read_stream_min_size``, held whole: ``window_whole``) or
+``stream_text``. Same result either way.
 
 Diff metadata is bounded (``tool_fs.diff.bounded_diffs``): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
@@ -27,6 +28,7 @@ from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
+from ..fs.window import window_whole
 from ..fs.types import EditRequest, Target
 from ..fs_sandbox.tools import call_fs, map_denial
 from ..core.errors import ToolInputError
@@ -164,10 +166,9 @@ class FsTools:
         result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
         if result is None:
             if streamed:
-                chunks: Any = fs.stream_text(target, signal=signal)
+                result = await build_window(fs.stream_text(target, signal=signal), window, target.display_path)
             else:
-                chunks = [await fs.read_text(target, signal=signal)]
-            result = await build_window(chunks, window, target.display_path)
+                result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
         return [text_block(format_read_output(target.display_path, result))]
 
