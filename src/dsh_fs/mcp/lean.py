@@ -1,0 +1,210 @@
+"""The lean ``tools/call`` path of the stdio transport: a call answered without the SDK's dispatcher.
+
+Over stdio, a ``tools/call`` costs the server about 1,150 interpreter calls of the SDK's
+dispatch (a task per request, the middleware chain, params validation twice, the per-version
+result surface, several event loop iterations) around the 190 of the registry's ``read``
+(bench/README.md, "The MCP stdio round trip"). The transport (``stdio.py``) hands a request
+line to :class:`LeanCalls` first; when :meth:`LeanCalls.accepts` it, the call is admitted to
+its owner's scheduler at once, run through the registry and answered by the transport's
+writer; everything else goes to the SDK as before. What the client reads is what the SDK
+would have written, byte for byte (``tests/unit/test_mcp_lean.py`` sends the same requests
+through both paths, for every handshake protocol version), because the answer is built with
+the SDK's own pieces: our handler's dict (``server.handler_result``), the SDK's per-version
+result surface (``mcp_types.methods.serialize_server_result``), a ``JSONRPCResponse`` and the
+transport's ``encode_message``.
+
+A request is served lean only when nothing it needs is the SDK's (else it goes to the SDK):
+
+* the connection was initialized by an ``initialize`` the SDK answered (a handshake version:
+  the 2026-07-28 per-request envelope stays on the SDK), and no request handed to the SDK is
+  still unanswered (so every earlier call the SDK serves is already admitted to the owner's
+  scheduler, shared with ``server.schedule_calls``: arrival order holds across both paths);
+* ``params`` has only ``name`` (a registered tool) and ``arguments``: no ``_meta`` (progress
+  tokens, trace context, the 2026 envelope);
+* the client did not declare ``roots`` (M3: an owner's calls wait for its roots answer), and,
+  under a sandbox, not ``elicitation`` (an escalation asks the person through the request).
+
+What the SDK does for a call and the lean path keeps: the call runs under ``run_abortable``
+(shielded; its signal aborted on cancellation); ``notifications/cancelled`` for it (its id
+coerced as the SDK coerces it) cancels it and leaves it unanswered, whether it waits for its
+turn or runs; a call the registry raises from is answered with the SDK's error (code 0, the
+exception's text; logged); the transport's end-of-input accounting counts it until answered.
+The notification itself still reaches the SDK. Not kept: the SDK's OpenTelemetry span
+(a no-op unless an exporter is installed).
+
+The path is on by default; ``DSH_FS_MCP_LEAN=0`` (or ``off``, ``false``, ``no``) turns it off.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final
+
+import anyio
+import mcp.types as types
+from mcp.shared.dispatcher import coerce_request_id
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params, handler_exception_to_error_data
+from mcp_types import methods as sdk_methods
+from pydantic import ValidationError
+
+from ..core.context import Context
+from ..core.session import Session
+from ..core.signal import run_abortable
+from ..fs_sandbox.filesystem import SandboxedFileSystem
+from .handshake import HANDSHAKE_PROTOCOL_VERSIONS
+from .server import CallSchedulers, handler_result
+
+__all__ = ("ENV_VAR", "LeanCalls", "lean_from_env")
+
+logger = logging.getLogger(__name__)
+
+ENV_VAR: Final = "DSH_FS_MCP_LEAN"
+"""the environment variable that turns the lean path off (``0``, ``off``, ``false``, ``no``)"""
+
+_OFF: Final = frozenset({"0", "off", "false", "no"})
+_PARAMS: Final = frozenset({"name", "arguments"})
+_CANCELLED: Final = "the client cancelled the request"
+"""the abort reason of a cancelled call (the SDK path's, ``server.call_tool``)"""
+
+Deliver = Callable[[types.JSONRPCResponse | types.JSONRPCError], Awaitable[None]]
+"""how a lean call's answer reaches the transport's writer"""
+
+
+def lean_from_env(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the lean path is on: unless ``DSH_FS_MCP_LEAN`` is ``0``/``off``/``false``/``no``
+    (any case, surrounding blanks ignored)."""
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "")
+    return value.strip().lower() not in _OFF
+
+
+class LeanCalls:
+    """The lean path of one stdio connection (module docstring). Event loop thread only.
+
+    :param ctx: the deployment (``ctx.tools``; ``ctx.fs`` says whether a sandbox asks for approval)
+    :param owner: the connection's observation owner (every call's ``session``)
+    :param schedulers: the owners' schedulers the SDK path's ``schedule_calls`` uses
+    :param client_roots: the server follows the roots protocol (``build_server(client_roots=)``)
+    """
+
+    def __init__(self, ctx: Context, *, owner: Session, schedulers: CallSchedulers, client_roots: bool = True) -> None:
+        self._tools = ctx.tools
+        self._owner = owner
+        self._scheduler = schedulers.of(owner)
+        self._client_roots = client_roots
+        self._asks_approval = isinstance(ctx.fs, SandboxedFileSystem)
+        self._version: str | None = None
+        """the protocol version of the last ``initialize`` the SDK answered (``None``: none yet)"""
+        self._capabilities: Mapping[str, Any] = {}
+        self._initializing: dict[Any, Mapping[str, Any]] = {}
+        """``initialize`` requests handed to the SDK, by coerced id: their params"""
+        self._running: dict[Any, anyio.CancelScope] = {}
+        """the lean calls in flight, by coerced id (the latest one of an id, as the SDK keeps it)"""
+        self.served = 0
+        """how many calls were served lean (for tests and counts)"""
+
+    # -- what the transport tells us ---------------------------------------------------------
+
+    def observe(self, message: types.JSONRPCMessage) -> None:
+        """A message the transport hands to the SDK: note an ``initialize``; a
+        ``notifications/cancelled`` for a lean call cancels it (as the SDK's dispatcher would)."""
+        if isinstance(message, types.JSONRPCRequest):
+            if message.method == "initialize":
+                params = message.params if isinstance(message.params, Mapping) else {}
+                self._initializing[coerce_request_id(message.id)] = params
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            request_id = cancelled_request_id_from_params(message.params)
+            scope = self._running.get(coerce_request_id(request_id)) if request_id is not None else None
+            if scope is not None:
+                scope.cancel()
+
+    def written(self, message: types.JSONRPCMessage) -> None:
+        """A message the SDK wrote: its answer to an ``initialize`` sets the protocol version."""
+        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError) or message.id is None:
+            return
+        params = self._initializing.pop(coerce_request_id(message.id), None)
+        if params is None or not isinstance(message, types.JSONRPCResponse):
+            return
+        version = message.result.get("protocolVersion")
+        if version in HANDSHAKE_PROTOCOL_VERSIONS:
+            self._version = version
+            capabilities = params.get("capabilities")
+            self._capabilities = capabilities if isinstance(capabilities, Mapping) else {}
+
+    def stop(self) -> None:
+        """The transport is closing: cancel every lean call still in flight (unanswered)."""
+        for scope in list(self._running.values()):
+            scope.cancel()
+
+    # -- serving ---------------------------------------------------------------------------
+
+    def accepts(self, message: types.JSONRPCRequest) -> bool:
+        """Whether ``message`` may be served lean (module docstring); the caller has checked
+        that no request handed to the SDK is unanswered."""
+        if self._version is None or message.method != "tools/call" or self._initializing:
+            return False
+        params = message.params
+        if not isinstance(params, dict) or not params.keys() <= _PARAMS:
+            return False
+        name = params.get("name")
+        if type(name) is not str or self._tools.get(name) is None:
+            return False
+        capabilities = self._capabilities
+        if self._client_roots and capabilities.get("roots") is not None:
+            return False
+        return not (self._asks_approval and capabilities.get("elicitation") is not None)
+
+    def start(self, message: types.JSONRPCRequest) -> Callable[[Deliver], Awaitable[None]]:
+        """Admit the accepted ``message`` to its owner's scheduler now (synchronously, in
+        arrival order) and return the call's body: run it, then hand its answer to ``deliver``
+        (nothing when it was cancelled)."""
+        params: dict[str, Any] = message.params  # type: ignore[assignment]  # accepts() checked it
+        name: str = params["name"]
+        raw = params["arguments"] if "arguments" in params else {}
+        turn = self._scheduler.admit(parallel=self._tools.is_parallel(name, raw))
+        version = self._version
+        assert version is not None
+        request_id = message.id
+        key = coerce_request_id(request_id)
+        scope = anyio.CancelScope()
+        self._running[key] = scope
+        self.served += 1
+
+        async def body(deliver: Deliver) -> None:
+            answer: types.JSONRPCResponse | types.JSONRPCError | None = None
+            try:
+                with scope:
+                    async with turn:
+                        result = await run_abortable(
+                            lambda signal: self._tools.execute(name, raw, session=self._owner, signal=signal),
+                            reason=_CANCELLED,
+                        )
+                    answer = _response(request_id, version, result)
+            except Exception as exc:  # what the SDK's dispatcher answers for a raising handler
+                error = handler_exception_to_error_data(exc)
+                if error is None:
+                    logger.exception("handler for %r raised", "tools/call")
+                    error = types.ErrorData(code=0, message=str(exc))
+                answer = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+            finally:
+                if self._running.get(key) is scope:
+                    del self._running[key]
+            if scope.cancel_called:  # the client cancelled it: never answered (as the SDK)
+                return
+            await deliver(answer)
+
+        return body
+
+
+def _response(request_id: types.RequestId, version: str, result: Any) -> types.JSONRPCResponse | types.JSONRPCError:
+    """The SDK's answer to a ``tools/call`` whose handler returned ``result`` (a ``ToolResult``)
+    at ``version``: ``ServerRunner._serialize`` (the per-version result surface) and the
+    dispatcher's ``JSONRPCResponse``; an invalid result is its ``-32603``."""
+    try:
+        dumped = sdk_methods.serialize_server_result("tools/call", version, handler_result(result))
+    except ValidationError:
+        logger.exception("handler for %r returned an invalid result", "tools/call")
+        error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
+        return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+    return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
