@@ -24,19 +24,22 @@ A request is served lean only when nothing it needs is the SDK's (else it goes t
 * the client did not declare ``roots`` (M3: an owner's calls wait for its roots answer), and,
   under a sandbox, not ``elicitation`` (an escalation asks the person through the request).
 
-What the SDK does for a call and the lean path keeps: the call runs under ``run_abortable``
-(shielded; its signal aborted on cancellation); ``notifications/cancelled`` for it (its id
-coerced as the SDK coerces it) cancels it and leaves it unanswered, whether it waits for its
-turn or runs; a call the registry raises from is answered with the SDK's error (code 0, the
+What the SDK does for a call and the lean path keeps: ``run_abortable``'s contract (the
+call is never cut off: a cancellation aborts its ``AbortSignal`` and the call's answer is
+waited for, then dropped; here without its extra task, since the call has a task of its own
+that nothing else cancels); ``notifications/cancelled`` for it (its id coerced as the SDK
+coerces it) leaves it unanswered, whether it waits for its turn (it gives the turn up) or
+runs; a call the registry raises from is answered with the SDK's error (code 0, the
 exception's text; logged); the transport's end-of-input accounting counts it until answered.
-The notification itself still reaches the SDK. Not kept: the SDK's OpenTelemetry span
-(a no-op unless an exporter is installed).
+The notification itself still reaches the SDK. Asyncio only (another backend: every call goes
+to the SDK). Not kept: the SDK's OpenTelemetry span (a no-op unless an exporter is installed).
 
 The path is on by default; ``DSH_FS_MCP_LEAN=0`` (or ``off``, ``false``, ``no``) turns it off.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -50,8 +53,9 @@ from mcp_types import methods as sdk_methods
 from pydantic import ValidationError
 
 from ..core.context import Context
+from ..core.schedule import Turn
 from ..core.session import Session
-from ..core.signal import run_abortable
+from ..core.signal import AbortSignal
 from ..fs_sandbox.filesystem import SandboxedFileSystem
 from .handshake import HANDSHAKE_PROTOCOL_VERSIONS
 from .server import CallSchedulers, handler_result
@@ -86,6 +90,8 @@ class LeanCalls:
     :param owner: the connection's observation owner (every call's ``session``)
     :param schedulers: the owners' schedulers the SDK path's ``schedule_calls`` uses
     :param client_roots: the server follows the roots protocol (``build_server(client_roots=)``)
+
+    Made on the event loop that serves the connection (it keeps that loop).
     """
 
     def __init__(self, ctx: Context, *, owner: Session, schedulers: CallSchedulers, client_roots: bool = True) -> None:
@@ -99,8 +105,11 @@ class LeanCalls:
         self._capabilities: Mapping[str, Any] = {}
         self._initializing: dict[Any, Mapping[str, Any]] = {}
         """``initialize`` requests handed to the SDK, by coerced id: their params"""
-        self._running: dict[Any, anyio.CancelScope] = {}
+        self._running: dict[Any, _Call] = {}
         """the lean calls in flight, by coerced id (the latest one of an id, as the SDK keeps it)"""
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._loop = _running_loop()
+        """the asyncio loop the connection is served on (``None``: another backend: nothing lean)"""
         self.served = 0
         """how many calls were served lean (for tests and counts)"""
 
@@ -115,9 +124,9 @@ class LeanCalls:
                 self._initializing[coerce_request_id(message.id)] = params
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             request_id = cancelled_request_id_from_params(message.params)
-            scope = self._running.get(coerce_request_id(request_id)) if request_id is not None else None
-            if scope is not None:
-                scope.cancel()
+            call = self._running.get(coerce_request_id(request_id)) if request_id is not None else None
+            if call is not None:
+                self._cancel(call)
 
     def written(self, message: types.JSONRPCMessage) -> None:
         """A message the SDK wrote: its answer to an ``initialize`` sets the protocol version."""
@@ -134,15 +143,15 @@ class LeanCalls:
 
     def stop(self) -> None:
         """The transport is closing: cancel every lean call still in flight (unanswered)."""
-        for scope in list(self._running.values()):
-            scope.cancel()
+        for call in list(self._running.values()):
+            self._cancel(call)
 
     # -- serving ---------------------------------------------------------------------------
 
     def accepts(self, message: types.JSONRPCRequest) -> bool:
         """Whether ``message`` may be served lean (module docstring); the caller has checked
         that no request handed to the SDK is unanswered."""
-        if self._version is None or message.method != "tools/call" or self._initializing:
+        if self._version is None or message.method != "tools/call" or self._initializing or self._loop is None:
             return False
         params = message.params
         if not isinstance(params, dict) or not params.keys() <= _PARAMS:
@@ -155,46 +164,91 @@ class LeanCalls:
             return False
         return not (self._asks_approval and capabilities.get("elicitation") is not None)
 
-    def start(self, message: types.JSONRPCRequest) -> Callable[[Deliver], Awaitable[None]]:
+    def start(self, message: types.JSONRPCRequest, deliver: Deliver, finished: Callable[[], None]) -> None:
         """Admit the accepted ``message`` to its owner's scheduler now (synchronously, in
-        arrival order) and return the call's body: run it, then hand its answer to ``deliver``
-        (nothing when it was cancelled)."""
+        arrival order) and run it in a task of its own: its answer goes to ``deliver``
+        (nothing when it was cancelled); ``finished()`` is called once it is settled, however.
+        Needs asyncio (``accepts`` says ``False`` elsewhere)."""
         params: dict[str, Any] = message.params  # type: ignore[assignment]  # accepts() checked it
         name: str = params["name"]
         raw = params["arguments"] if "arguments" in params else {}
-        turn = self._scheduler.admit(parallel=self._tools.is_parallel(name, raw))
+        call = _Call(self._scheduler.admit(parallel=self._tools.is_parallel(name, raw)))
+        key = coerce_request_id(message.id)
+        self._running[key] = call
+        self.served += 1
         version = self._version
         assert version is not None
-        request_id = message.id
-        key = coerce_request_id(request_id)
-        scope = anyio.CancelScope()
-        self._running[key] = scope
-        self.served += 1
+        assert self._loop is not None
+        task = self._loop.create_task(
+            self._body(call, key, message.id, version, name, raw, deliver, finished))
+        call.task = task
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-        async def body(deliver: Deliver) -> None:
-            answer: types.JSONRPCResponse | types.JSONRPCError | None = None
-            try:
-                with scope:
-                    async with turn:
-                        result = await run_abortable(
-                            lambda signal: self._tools.execute(name, raw, session=self._owner, signal=signal),
-                            reason=_CANCELLED,
-                        )
-                    answer = _response(request_id, version, result)
-            except Exception as exc:  # what the SDK's dispatcher answers for a raising handler
-                error = handler_exception_to_error_data(exc)
-                if error is None:
-                    logger.exception("handler for %r raised", "tools/call")
-                    error = types.ErrorData(code=0, message=str(exc))
-                answer = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-            finally:
-                if self._running.get(key) is scope:
-                    del self._running[key]
-            if scope.cancel_called:  # the client cancelled it: never answered (as the SDK)
+    async def _body(self, call: _Call, key: Any, request_id: types.RequestId, version: str, name: str, raw: Any,
+                    deliver: Deliver, finished: Callable[[], None]) -> None:
+        """One lean call: its turn, the registry, the SDK's answer (``run_abortable``'s
+        contract without its extra task: a cancellation while the call runs aborts its signal
+        and waits for it to return; while it waits for its turn, it gives the turn up)."""
+        try:
+            if call.cancelled:  # cancelled before it started
+                call.turn.leave()
                 return
-            await deliver(answer)
+            answer: types.JSONRPCResponse | types.JSONRPCError
+            try:
+                call.waiting = True
+                async with call.turn:
+                    call.waiting = False
+                    try:
+                        result = await self._tools.execute(name, raw, session=self._owner, signal=call.signal)
+                        answer = _response(request_id, version, result)
+                    except Exception as exc:  # what the SDK's dispatcher answers for a raising handler
+                        error = handler_exception_to_error_data(exc)
+                        if error is None:
+                            logger.exception("handler for %r raised", "tools/call")
+                            error = types.ErrorData(code=0, message=str(exc))
+                        answer = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+                    finally:
+                        if self._running.get(key) is call:
+                            del self._running[key]
+            except asyncio.CancelledError:
+                if not call.cancelled:
+                    raise
+                return  # cancelled while waiting for its turn (given up)
+            if not call.cancelled:  # a cancelled call is never answered (as the SDK)
+                await deliver(answer)
+        finally:
+            if self._running.get(key) is call:
+                del self._running[key]
+            finished()
 
-        return body
+    def _cancel(self, call: _Call) -> None:
+        call.cancelled = True
+        if call.waiting and call.task is not None:
+            call.task.cancel()
+        else:
+            call.signal.abort(_CANCELLED)
+
+    async def drain(self) -> None:
+        """Wait (shielded) for every lean call's task to end."""
+        if self._tasks:
+            with anyio.CancelScope(shield=True):
+                await asyncio.wait(list(self._tasks))
+
+
+class _Call:
+    """One lean call in flight."""
+
+    __slots__ = ("cancelled", "signal", "task", "turn", "waiting")
+
+    def __init__(self, turn: Turn) -> None:
+        self.turn = turn
+        self.signal = AbortSignal()
+        self.task: asyncio.Task[None] | None = None
+        self.waiting = False
+        """waiting for its turn (a cancellation cancels the task) rather than running (it
+        aborts the signal)"""
+        self.cancelled = False
 
 
 def _response(request_id: types.RequestId, version: str, result: Any) -> types.JSONRPCResponse | types.JSONRPCError:
@@ -208,3 +262,10 @@ def _response(request_id: types.RequestId, version: str, result: Any) -> types.J
         error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
         return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
     return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # another event loop (trio), or none
+        return None

@@ -87,8 +87,6 @@ from .early import EarlyStart
 from .nowait import LineReader, Wire, lines_of
 
 if TYPE_CHECKING:
-    from anyio.abc import TaskGroup
-
     from .lean import LeanCalls
 
 __all__ = ("IncomingStream", "OutgoingStream", "encode_message", "parse_line", "recover_id", "stdio_transport")
@@ -346,8 +344,9 @@ async def stdio_transport(
         source: Any = stdin if not preread else _Prefixed(preread, stdin)
         dropped = _AnsweredEarly(early) if early is not None and early.answered_id is not None else None
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_out, write_receive, stdout, unanswered, dropped, lean)
-            router = _Router(read_send, replies, unanswered, lean, tg)
+            writer = _Writer(stdout, unanswered, dropped, lean)
+            tg.start_soon(_pump_out, write_receive, writer)
+            router = _Router(read_send, replies, unanswered, lean, writer)
             reading = anyio.CancelScope()
             if lines is not None:
                 tg.start_soon(_read_lines, reading, lines, router)
@@ -366,6 +365,7 @@ async def stdio_transport(
                     reading.cancel()
                     if lean is not None:
                         lean.stop()
+                        await lean.drain()
                     read_send.close()
                     replies.close()
                     write_send.close()
@@ -489,28 +489,18 @@ class _Unanswered:
             self._idle.set()
 
 
-class LeanReply:
-    """A lean call's answer on its way to the writer (not the server's: it settles nothing
-    the server was handed)."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: types.JSONRPCMessage) -> None:
-        self.message = message
-
-
 class _Router:
     """Where each message read goes: the lean path (``lean.py``) when it takes it, else the
     server. Event loop thread only."""
 
     def __init__(self, messages: MemoryObjectSendStream[SessionMessage | Exception],
                  replies: MemoryObjectSendStream[SessionMessage], unanswered: _Unanswered,
-                 lean: LeanCalls | None, tg: TaskGroup) -> None:
+                 lean: LeanCalls | None, writer: _Writer) -> None:
         self.messages = messages
         self.replies = replies
         self.unanswered = unanswered
         self._lean = lean
-        self._tg = tg
+        self._writer = writer
 
     async def route(self, item: SessionMessage) -> None:
         """Serve ``item`` lean (admitted before this returns), or hand it to the server."""
@@ -518,9 +508,8 @@ class _Router:
         if lean is not None:
             message = item.message
             if isinstance(message, types.JSONRPCRequest) and not self.unanswered.busy and lean.accepts(message):
-                body = lean.start(message)
                 self.unanswered.begin_lean()
-                self._tg.start_soon(self._serve, body)
+                lean.start(message, self._deliver, self.unanswered.end_lean)
                 return
             lean.observe(message)
         await self.messages.send(self.unanswered.hand_over(item))
@@ -529,17 +518,9 @@ class _Router:
         """Write one of the transport's own error replies."""
         await self.replies.send(item)
 
-    async def _serve(self, body: Callable[[Any], Any]) -> None:
-        try:
-            await body(self._deliver)
-        finally:
-            self.unanswered.end_lean()
-
     async def _deliver(self, message: types.JSONRPCMessage) -> None:
-        try:
-            await self.replies.send(LeanReply(message))  # type: ignore[arg-type]
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            logger.debug("dropped a lean answer: the writer has closed")
+        """A lean call's answer: written from the call's own task (no hop to the writer's)."""
+        await self._writer.put(message, own=True)
 
     async def end_of_input(self) -> None:
         await _end_of_input(self.unanswered, self.messages, self.replies)
@@ -610,40 +591,52 @@ async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
         stream.close()
 
 
-async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes],
-                    unanswered: _Unanswered, dropped: _AnsweredEarly | None = None,
-                    lean: LeanCalls | None = None) -> None:
-    """The writer: each message as one line, in order, until every sender has closed (the
-    reply to a request answered early is dropped: ``dropped``; ``lean`` sees what the server
-    writes, and the lean path's answers, ``LeanReply``, settle nothing the server was handed)."""
-    wire = Wire(stdout)
-    broken = False
+class _Writer:
+    """Everything written to stdout goes through ``put``: the server's messages (from the
+    writer task, ``_pump_out``) and the lean path's answers (from each call's task). Lines
+    never interleave (``nowait.Wire``); once stdout broke, nothing more is written."""
+
+    def __init__(self, stdout: IO[bytes], unanswered: _Unanswered, dropped: _AnsweredEarly | None,
+                 lean: LeanCalls | None) -> None:
+        self._wire = Wire(stdout)
+        self._unanswered = unanswered
+        self._dropped = dropped
+        self._lean = lean
+        self._broken = False
+
+    async def put(self, message: types.JSONRPCMessage, *, own: bool = False) -> None:
+        """Write ``message`` as one line. ``own``: a lean answer, which settles nothing the
+        server was handed; the server's messages are shown to ``lean`` (``LeanCalls.written``),
+        and its reply to a request answered early is dropped (``dropped``)."""
+        try:
+            data = encode_message(message).encode("utf-8") + b"\n"
+        except ValueError:
+            logger.debug("dropping an outgoing message that cannot be serialized", exc_info=True)
+            return
+        if self._broken:
+            return
+        if not own:
+            if self._lean is not None:
+                self._lean.written(message)
+            if self._dropped is not None and self._dropped.drops(message, data):
+                self._unanswered.answered(message)
+                return
+        try:
+            await self._wire.write(data)
+        except OSError:  # the client has gone: discard replies until stdin ends
+            logger.debug("stdout is broken", exc_info=True)
+            self._broken = True
+            self._unanswered.give_up()
+        else:
+            if not own:
+                self._unanswered.answered(message)
+
+
+async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], writer: _Writer) -> None:
+    """The writer task: each message as one line, in order, until every sender has closed."""
     async with receive:
         async for session_message in receive:
-            message = session_message.message
-            own = isinstance(session_message, LeanReply)
-            try:
-                data = encode_message(message).encode("utf-8") + b"\n"
-            except ValueError:
-                logger.debug("dropping an outgoing message that cannot be serialized", exc_info=True)
-                continue
-            if broken:
-                continue
-            if not own:
-                if lean is not None:
-                    lean.written(message)
-                if dropped is not None and dropped.drops(message, data):
-                    unanswered.answered(message)
-                    continue
-            try:
-                await wire.write(data)
-            except OSError:  # the client has gone: discard replies until stdin ends
-                logger.debug("stdout is broken", exc_info=True)
-                broken = True
-                unanswered.give_up()
-            else:
-                if not own:
-                    unanswered.answered(message)
+            await writer.put(session_message.message)
 
 
 def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None]]:
