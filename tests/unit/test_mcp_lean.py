@@ -300,7 +300,7 @@ def test_a_registry_that_raises_gets_the_sdks_error(tmp_path: Path, monkeypatch:
     assert json.loads(answers[1]) == {"jsonrpc": "2.0", "id": 1, "error": {"code": 0, "message": "registry bug"}}
 
 
-def test_before_initialize_and_with_client_roots_every_call_goes_to_the_sdk(tmp_path: Path) -> None:
+def test_before_initialize_every_call_goes_to_the_sdk(tmp_path: Path) -> None:
     root = tmp_path / "w"
     _workspace(root)
     client = Client(_context(root), root, lean=True)
@@ -308,17 +308,43 @@ def test_before_initialize_and_with_client_roots_every_call_goes_to_the_sdk(tmp_
     assert b'"error"' in client.recv()  # the SDK's answer to a call before initialize
     client.close()
     assert client.lean.served == 0
-    client = Client(_context(root), root, lean=True)
-    client.initialize("2025-06-18", {"roots": {"listChanged": True}})
-    client.send(_call(2, "read", {"file_path": "a.txt"}))
-    question = json.loads(client.recv())
-    assert question["method"] == "roots/list"  # M3: asked with the owner's first call
-    client.send({"jsonrpc": "2.0", "id": question["id"], "result": {"roots": []}})
-    assert b'"isError":false' in client.recv()
-    client.send(_call(3, "read", {"file_path": "a.txt"}))
-    assert b'"isError":false' in client.recv()
-    client.close()
-    assert client.lean.served == 0
+
+
+def _roots_conversation(root: Path, *, lean: bool) -> tuple[list[bytes], int]:
+    """A client declaring roots (M3): ``sub`` first, then, after a change, the whole root."""
+    _workspace(root)
+    client = Client(_context(root), root, lean=lean)
+    answers = [client.initialize("2025-06-18", {"roots": {"listChanged": True}})]
+    roots = [[(root / "sub").as_uri()], [root.as_uri()]]
+
+    def answer_roots() -> None:
+        question = json.loads(client.recv())
+        assert question["method"] == "roots/list"  # asked with the owner's first call (after a change)
+        client.send({"jsonrpc": "2.0", "id": question["id"], "result": {"roots": [{"uri": u} for u in roots.pop(0)]}})
+
+    client.send(_call(1, "read", {"file_path": "sub/b.py"}))
+    answer_roots()
+    answers.append(client.recv())
+    for number, path in ((2, str(root / "a.txt")), (3, "b.py")):  # outside the client's roots, then inside
+        client.send(_call(number, "read", {"file_path": path}))
+        answers.append(client.recv())
+    client.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    client.send(_call(4, "read", {"file_path": str(root / "a.txt")}))
+    answer_roots()
+    answers.append(client.recv())
+    client.send(_call(5, "read", {"file_path": str(root / "a.txt")}))
+    answers.append(client.recv())
+    answers.append(client.close())
+    return answers, (client.lean.served if client.lean is not None else 0)
+
+
+def test_a_client_with_roots_is_served_lean_once_its_answer_settled(tmp_path: Path) -> None:
+    lean, served = _roots_conversation(tmp_path / "w", lean=True)
+    sdk, _ = _roots_conversation(tmp_path / "w", lean=False)
+    assert lean == sdk
+    assert served == 3  # calls 2, 3 and 5: 1 and 4 ask for the roots, through the SDK
+    assert b"outside the workspace" in lean[2] and b'"isError":false' in lean[3]  # a.txt is outside sub
+    assert b'"isError":false' in lean[4] and b'"isError":false' in lean[5]  # the whole root since the change
 
 
 @pytest.fixture

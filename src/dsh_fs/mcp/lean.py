@@ -21,8 +21,12 @@ A request is served lean only when nothing it needs is the SDK's (else it goes t
   scheduler, shared with ``server.schedule_calls``: arrival order holds across both paths);
 * ``params`` has only ``name`` (a registered tool) and ``arguments``: no ``_meta`` (progress
   tokens, trace context, the 2026 envelope);
-* the client did not declare ``roots`` (M3: an owner's calls wait for its roots answer), and,
-  under a sandbox, not ``elicitation`` (an escalation asks the person through the request).
+* a client that declared ``roots`` (M3) has its answer settled and no
+  ``notifications/roots/list_changed`` since (``RootsProtocol.settled_view``): the call runs
+  through that view, as the SDK path's would; its first call (which asks), and the first
+  after a change, go to the SDK;
+* under a sandbox, the client did not declare ``elicitation`` (an escalation asks the person
+  through the request).
 
 What the SDK does for a call and the lean path keeps: ``run_abortable``'s contract (the
 call is never cut off: a cancellation aborts its ``AbortSignal`` and the call's answer is
@@ -43,6 +47,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import nullcontext
 from typing import Any, Final
 
 import anyio
@@ -58,6 +63,7 @@ from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..fs_sandbox.filesystem import SandboxedFileSystem
 from .handshake import HANDSHAKE_PROTOCOL_VERSIONS
+from .roots import RootsProtocol
 from .server import CallSchedulers, handler_result
 
 __all__ = ("ENV_VAR", "LeanCalls", "lean_from_env")
@@ -69,6 +75,7 @@ ENV_VAR: Final = "DSH_FS_MCP_LEAN"
 
 _OFF: Final = frozenset({"0", "off", "false", "no"})
 _PARAMS: Final = frozenset({"name", "arguments"})
+_UNSETTLED: Final[Any] = object()
 _CANCELLED: Final = "the client cancelled the request"
 """the abort reason of a cancelled call (the SDK path's, ``server.call_tool``)"""
 
@@ -89,16 +96,21 @@ class LeanCalls:
     :param ctx: the deployment (``ctx.tools``; ``ctx.fs`` says whether a sandbox asks for approval)
     :param owner: the connection's observation owner (every call's ``session``)
     :param schedulers: the owners' schedulers the SDK path's ``schedule_calls`` uses
-    :param client_roots: the server follows the roots protocol (``build_server(client_roots=)``)
+    :param roots: the roots protocol the server follows (``build_server(roots=)``; ``None``:
+        none, a client's roots are never asked)
 
     Made on the event loop that serves the connection (it keeps that loop).
     """
 
-    def __init__(self, ctx: Context, *, owner: Session, schedulers: CallSchedulers, client_roots: bool = True) -> None:
+    def __init__(self, ctx: Context, *, owner: Session, schedulers: CallSchedulers,
+                 roots: RootsProtocol | None = None) -> None:
+        self._ctx = ctx
         self._tools = ctx.tools
         self._owner = owner
         self._scheduler = schedulers.of(owner)
-        self._client_roots = client_roots
+        self._roots = roots
+        self._roots_changed = False
+        """a ``notifications/roots/list_changed`` went to the SDK, and no call since"""
         self._asks_approval = isinstance(ctx.fs, SandboxedFileSystem)
         self._version: str | None = None
         """the protocol version of the last ``initialize`` the SDK answered (``None``: none yet)"""
@@ -119,9 +131,13 @@ class LeanCalls:
         """A message the transport hands to the SDK: note an ``initialize``; a
         ``notifications/cancelled`` for a lean call cancels it (as the SDK's dispatcher would)."""
         if isinstance(message, types.JSONRPCRequest):
-            if message.method == "initialize":
+            if message.method == "tools/call":
+                self._roots_changed = False  # the SDK serves this call after the change: it asks
+            elif message.method == "initialize":
                 params = message.params if isinstance(message.params, Mapping) else {}
                 self._initializing[coerce_request_id(message.id)] = params
+        elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/roots/list_changed":
+            self._roots_changed = True
         elif isinstance(message, types.JSONRPCNotification) and message.method == "notifications/cancelled":
             request_id = cancelled_request_id_from_params(message.params)
             call = self._running.get(coerce_request_id(request_id)) if request_id is not None else None
@@ -160,9 +176,19 @@ class LeanCalls:
         if type(name) is not str or self._tools.get(name) is None:
             return False
         capabilities = self._capabilities
-        if self._client_roots and capabilities.get("roots") is not None:
+        if self._asks_approval and capabilities.get("elicitation") is not None:
             return False
-        return not (self._asks_approval and capabilities.get("elicitation") is not None)
+        return self._view() is not _UNSETTLED
+
+    def _view(self) -> Any:
+        """The provider view this connection's next call runs through (``None``: the provider
+        itself), or ``_UNSETTLED`` when the SDK must serve it (it asks for roots, or waits)."""
+        if self._roots is None or self._capabilities.get("roots") is None:
+            return None
+        if self._roots_changed:
+            return _UNSETTLED
+        ready, view = self._roots.settled_view(self._owner)
+        return view if ready else _UNSETTLED
 
     def start(self, message: types.JSONRPCRequest, deliver: Deliver, finished: Callable[[], None]) -> None:
         """Admit the accepted ``message`` to its owner's scheduler now (synchronously, in
@@ -172,7 +198,7 @@ class LeanCalls:
         params: dict[str, Any] = message.params  # type: ignore[assignment]  # accepts() checked it
         name: str = params["name"]
         raw = params["arguments"] if "arguments" in params else {}
-        call = _Call(self._scheduler.admit(parallel=self._tools.is_parallel(name, raw)))
+        call = _Call(self._scheduler.admit(parallel=self._tools.is_parallel(name, raw)), self._view())
         key = coerce_request_id(message.id)
         self._running[key] = call
         self.served += 1
@@ -200,7 +226,8 @@ class LeanCalls:
                 async with call.turn:
                     call.waiting = False
                     try:
-                        result = await self._tools.execute(name, raw, session=self._owner, signal=call.signal)
+                        with self._ctx.scoped("fs", call.view) if call.view is not None else nullcontext():
+                            result = await self._tools.execute(name, raw, session=self._owner, signal=call.signal)
                         answer = _response(request_id, version, result)
                     except Exception as exc:  # what the SDK's dispatcher answers for a raising handler
                         error = handler_exception_to_error_data(exc)
@@ -239,10 +266,12 @@ class LeanCalls:
 class _Call:
     """One lean call in flight."""
 
-    __slots__ = ("cancelled", "signal", "task", "turn", "waiting")
+    __slots__ = ("cancelled", "signal", "task", "turn", "view", "waiting")
 
-    def __init__(self, turn: Turn) -> None:
+    def __init__(self, turn: Turn, view: Any) -> None:
         self.turn = turn
+        self.view = view
+        """the client roots' provider view the call runs through (``None``: the provider)"""
         self.signal = AbortSignal()
         self.task: asyncio.Task[None] | None = None
         self.waiting = False

@@ -171,6 +171,7 @@ def build_server(
     name: str = SERVER_NAME,
     client_roots: bool = True,
     schedulers: CallSchedulers | None = None,
+    roots: RootsProtocol | None = None,
 ) -> Server[Any]:
     """An MCP ``Server`` serving ``ctx.tools`` with the tools' prompt sections as instructions.
 
@@ -185,9 +186,14 @@ def build_server(
         provider's roots
     :param schedulers: the owners' call schedulers (``serve_stdio`` shares them with the lean
         ``tools/call`` path); a new set when ``None``
+    :param roots: with ``client_roots``, the roots protocol to follow (``serve_stdio`` shares
+        it with the lean path); a new one when ``None``
     """
     tools = ctx.tools
-    roots = RootsProtocol(ctx.fs) if client_roots else None
+    if client_roots and roots is None:
+        roots = RootsProtocol(ctx.fs)
+    elif not client_roots:
+        roots = None
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -264,9 +270,11 @@ async def serve_stdio(
 
     session = owner if owner is not None else Session(root)
     schedulers = CallSchedulers()
-    server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers)
+    roots = RootsProtocol(ctx.fs)
+    server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers, roots=roots)
     on = lean_from_env() if lean is None else lean
-    fast = LeanCalls(ctx, owner=session, schedulers=schedulers) if on and "tools/call" not in server.cache_hints else None
+    fast = (LeanCalls(ctx, owner=session, schedulers=schedulers, roots=roots)
+            if on and "tools/call" not in server.cache_hints else None)
     async with stdio_transport(stdin, stdout, early=early, lean=fast) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
     return fast

@@ -55,8 +55,8 @@ If stdout breaks (the client has gone), replies are discarded until stdin ends.
 
 * **The lean ``tools/call`` path** (``lean``, ``lean.py``). A request line ``LeanCalls``
   accepts (a ``tools/call`` of a registered tool on a connection the SDK initialized, with no
-  request handed to the SDK still unanswered, nothing the SDK must serve: progress, roots,
-  approval) is admitted, run and answered here, without the SDK's dispatcher; the answer is
+  request handed to the SDK still unanswered, nothing the SDK must serve: progress, a roots
+  question, approval) is admitted, run and answered here, without the SDK's dispatcher; the answer is
   the SDK's bytes. It is counted as unanswered until written, and a ``notifications/cancelled``
   for it cancels it (and still reaches the SDK). ``DSH_FS_MCP_LEAN=0`` turns it off.
 """
