@@ -442,3 +442,20 @@ def test_serve_stdio_follows_the_environment(tmp_path: Path, monkeypatch: pytest
     assert b'"isError":false' in client.recv()
     client.close()
     assert client.lean is None
+
+
+@pytest.mark.parametrize(("capabilities", "lean_calls"), [({"elicitation": {}}, 0), ({}, 1)])
+def test_under_a_sandbox_a_client_that_can_be_asked_goes_to_the_sdk(
+    tmp_path: Path, capabilities: dict[str, Any], lean_calls: int
+) -> None:
+    from dsh_fs.mcp.approval import approve_by_elicitation
+
+    root = tmp_path / "w"
+    _workspace(root)
+    ctx = dsh_fs.create_context(root=str(root), sandbox="read-only", approval=approve_by_elicitation)
+    client = Client(ctx, root, lean=True)
+    client.initialize("2025-06-18", capabilities)
+    client.send(_call(1, "read", {"file_path": "a.txt"}))
+    assert b'"isError":false' in client.recv()
+    client.close()
+    assert client.lean.served == lean_calls
