@@ -459,3 +459,33 @@ def test_under_a_sandbox_a_client_that_can_be_asked_goes_to_the_sdk(
     assert b'"isError":false' in client.recv()
     client.close()
     assert client.lean.served == lean_calls
+
+
+def _pipelined(root: Path, *, lean: bool) -> tuple[dict[Any, bytes], int]:
+    _workspace(root)
+    client = Client(_context(root), root, lean=lean)
+    client.initialize("2025-11-25")
+    calls = [
+        _call(1, "read", {"file_path": "a.txt"}),
+        _call(2, "edit", {"file_path": "a.txt", "old_string": "line 2\n", "new_string": "line two\n"}),
+        _call(3, "read", {"file_path": "a.txt", "limit": 3}),
+        _call(4, "write", {"file_path": "n.txt", "content": "x\n"}),
+        _call(5, "read", {"file_path": "n.txt"}),
+        _call(6, "edit", {"file_path": "n.txt", "old_string": "x", "new_string": "y"}),
+    ]
+    for call in calls:  # sent together: the answers come as the calls finish
+        client.send(call)
+    answers = {}
+    for _ in calls:
+        line = client.recv()
+        answers[json.loads(line)["id"]] = line
+    client.close()
+    return answers, (client.lean.served if client.lean is not None else 0)
+
+
+def test_calls_sent_together_run_in_arrival_order_with_the_sdks_answers(tmp_path: Path) -> None:
+    lean, served = _pipelined(tmp_path / "w", lean=True)
+    sdk, _ = _pipelined(tmp_path / "w", lean=False)
+    assert served == 6
+    assert lean == sdk
+    assert b"line two" in lean[3] and b'"isError":false' in lean[6]  # each edit after the read before it
