@@ -84,6 +84,9 @@ class ToolSwitches(ProfileSwitches):
     binary_text: bool = profile_switch("S14")
     """S14: ``grep`` searches files ripgrep would drop as binary (``--text``); control bytes in
     a shown line are escaped (``\\u0000``) and a note names the files that hold NUL bytes"""
+    vanished_entries_skipped: bool = profile_switch("S15")
+    """S15: an entry that is not there when ripgrep reaches it (a dangling symlink under S8's
+    ``--follow``, a file or directory removed during the walk) is left out, not a failure"""
 
     # -- list --------------------------------------------------------------------------------------
     list_served: bool = profile_switch("L1")

@@ -123,14 +123,18 @@ async def run_ripgrep(
     :raises Exception: whatever ``on_line`` raises (the process is killed first)
     """
     run = Run()
-    process = await anyio.open_process(
-        [program, *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        start_new_session=True,
-    )
+    # Shielded: a cancellation landing inside the spawn would have asyncio kill the direct
+    # child alone and drop the handle, leaving whatever it started behind; here it lands on the
+    # first checkpoint below, inside the ``finally`` that kills the whole group.
+    with anyio.CancelScope(shield=True):
+        process = await anyio.open_process(
+            [program, *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            start_new_session=True,
+        )
     tail = bytearray()
 
     partial = bytearray()

@@ -39,7 +39,7 @@ from .commands import GLOB_VCS_EXCLUDES, glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .limiter import RG_MEMORY_FLAGS, SearchSlots
-from .links import LinkFilter, exclude_globs, loops_only
+from .links import LinkFilter, exclude_globs, walk_notices_only
 from .linkwalk import DirCache, outward_links
 from .mirror import Mirror
 from .anchoring import anchored, from_path, split_absolute
@@ -356,8 +356,9 @@ class SearchTools:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
         if (run.stopped and not run.drained) or run.exit_code in (0, 1):
             return None
-        if self.switches.follow_links and run.exit_code == 2 and loops_only(run.stderr):
-            return None  # S8: a symlink loop ripgrep stopped at is no failure
+        if run.exit_code == 2 and walk_notices_only(run.stderr, loops=self.switches.follow_links,
+                                                    vanished=self.switches.vanished_entries_skipped):
+            return None  # S8: a symlink loop ripgrep stopped at; S15: an entry not there when reached
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)

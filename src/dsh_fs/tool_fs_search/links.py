@@ -24,7 +24,7 @@ import posixpath
 import re
 import stat
 
-__all__ = ("LinkFilter", "exclude_globs", "loops_only")
+__all__ = ("LinkFilter", "exclude_globs", "walk_notices_only")
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]{}!\\])")
 
@@ -45,13 +45,19 @@ _SHOW, _HIDE, _CHECK = 0, 1, 2
 """``LinkFilter``'s verdicts on a printed directory"""
 
 _LOOP = re.compile(r"^rg: File system loop found: .+ points to an ancestor .+$")
+_VANISHED = re.compile(r"^rg: .+: No such file or directory \(os error 2\)$")
 
 
-def loops_only(stderr: str) -> bool:
-    """``True`` when every line of ripgrep's ``stderr`` reports a symlink loop it stopped at
-    (its exit status 2 is then no failure of the search). Pure."""
+def walk_notices_only(stderr: str, *, loops: bool, vanished: bool) -> bool:
+    """``True`` when every line of ripgrep's ``stderr`` (there is one at least) is a notice of
+    its walk that is no failure of the search, so that its exit status 2 is not one either:
+    with ``loops``, a symlink loop it stopped at (S8); with ``vanished``, an entry that was not
+    there when it reached it — a dangling symlink it was told to follow (S8's ``--follow``), or
+    a file or directory removed during the walk (``rg: ./d: No such file or directory (os
+    error 2)``, also in its ``IO error for operation on …`` form; S15). Pure."""
     lines = [line for line in stderr.splitlines() if line.strip()]
-    return bool(lines) and all(_LOOP.match(line) for line in lines)
+    return bool(lines) and all((loops and _LOOP.match(line)) or (vanished and _VANISHED.match(line))
+                               for line in lines)
 
 
 class LinkFilter:
