@@ -7,9 +7,11 @@ bytes the client reads, for every handshake protocol version. ``LeanCalls.served
 many calls the lean path answered, so a test whose calls all fell back to the SDK fails.
 
 Covers: results and tool errors (``isError``, ``_meta``), images, a large result, JSON
-number edge cases in ids, arguments and results (hypothesis too), a registry that raises; the
+number edge cases in ids, arguments and results (hypothesis too: generated calls and
+generated tool outputs), calls sent together, a registry that raises; the
 fallbacks (progress token / ``_meta``, unknown tool, a name that is not a string, extra params,
-before ``initialize``, a client declaring roots, while a request the SDK serves is in flight);
+before ``initialize``, a client's roots question, a sandbox with a client that can be asked,
+while a request the SDK serves is in flight); a client with settled roots served lean;
 cancellation of a running and of a waiting lean call; arrival order against a call the SDK
 serves; a call in flight when stdin ends; the early ``initialize`` (M2); ``DSH_FS_MCP_LEAN``.
 Not here: timing (``bench/run.py --only-mcp``).
@@ -418,7 +420,8 @@ def test_after_an_early_initialize_calls_are_lean(tmp_path: Path) -> None:
     answer = json.loads(client.recv())
     assert answer["id"] == 0 and answer["result"]["protocolVersion"] == "2025-06-18"
     client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    time.sleep(0.3)  # the SDK's own answer to the early initialize is dropped meanwhile
+    client.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})  # answered after the SDK's own (dropped) initialize
+    assert json.loads(client.recv()) == {"jsonrpc": "2.0", "id": 9, "result": {}}
     client.send(_call(1, "read", {"file_path": "a.txt"}))
     assert b'"isError":false' in client.recv()
     assert client.close() == b""
@@ -489,3 +492,44 @@ def test_calls_sent_together_run_in_arrival_order_with_the_sdks_answers(tmp_path
     assert served == 6
     assert lean == sdk
     assert b"line two" in lean[3] and b'"isError":false' in lean[6]  # each edit after the read before it
+
+
+texts = st.text(st.characters(codec="utf-8"), max_size=12) | st.text(st.characters(categories=["Cs", "Ll"]), max_size=4)
+meta_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=8,
+)
+outputs = st.builds(
+    lambda content, meta: ToolOutput(content=content, meta=meta),
+    st.lists(texts.map(text_block) | st.binary(max_size=12).map(lambda data: image_block(data, "image/png")),
+             max_size=3),
+    st.none() | st.dictionaries(texts, meta_values, max_size=3) | meta_values,
+)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(version=st.sampled_from(HANDSHAKE_PROTOCOL_VERSIONS), output=outputs)
+def test_generated_results_get_the_sdks_bytes(tmp_path: Path, version: str, output: ToolOutput) -> None:
+    """Whatever a tool returns (lone surrogates, NaN and huge numbers in ``_meta``, images),
+    both paths write the same line (or the same error)."""
+
+    async def give(arguments: dict[str, Any], execution: Any) -> ToolOutput:
+        return output
+
+    def converse(lean: bool) -> tuple[list[bytes], int]:
+        root = tmp_path / "w"
+        _workspace(root)
+        ctx = _context(root)
+        ctx.tools.register(ToolDefinition(name="give", description="g", parameters={}, execute=give))
+        client = Client(ctx, root, lean=lean)
+        client.initialize(version)
+        client.send(_call(1, "give"))
+        answers = [client.recv()]
+        answers.append(client.close())
+        return answers, (client.lean.served if client.lean is not None else 0)
+
+    lean, served = converse(True)
+    sdk, _ = converse(False)
+    assert served == 1
+    assert lean == sdk and lean[0]
