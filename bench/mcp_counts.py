@@ -43,10 +43,11 @@ def _file(folder: str) -> str:
 
 
 def _requests(name: str, calls: int) -> tuple[list[bytes], list[bytes]]:
-    warm = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "count", "version": "1"}}}).encode(),
-        b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
-    call = {"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "read", "arguments": {"file_path": name}}}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "count", "version": "1"}}
+    warm = [json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}).encode(),
+            b'{"jsonrpc":"2.0","method":"notifications/initialized"}']
+    arguments = {"file_path": name}
+    call = {"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "read", "arguments": arguments}}
     warm += [json.dumps({**call, "id": n + 1}).encode() for n in range(20)]
     timed = [json.dumps({**call, "id": 100 + n}).encode() for n in range(calls)]
     return warm, timed
@@ -57,6 +58,8 @@ class _Pass:
     server thread's interpreter calls while the timed calls run, else its CPU time."""
 
     def __init__(self, folder: str, *, lean: bool, counting: bool, detail: bool = False) -> None:
+        """:param detail: also count the calls by function (``by_function``: ``file:name`` or
+        ``C <builtin>``), to find where they go"""
         import anyio
 
         import dsh_fs
@@ -77,7 +80,8 @@ class _Pass:
                 self.calls += 1
                 if detail:
                     code = frame.f_code
-                    where = f"{code.co_filename.rsplit('/', 2)[-2:]}:{code.co_name}" if event == "call" else f"C {arg!r}"[:90]
+                    where = (f"{'/'.join(code.co_filename.rsplit('/', 2)[-2:])}:{code.co_name}" if event == "call"
+                             else f"C {arg!r}"[:90])
                     self.by_function[where] += 1
 
         def run() -> None:

@@ -124,7 +124,9 @@ class CallSchedulers:
         return scheduler
 
 
-def schedule_calls(ctx: Context, owner_for: OwnerLookup, schedulers: CallSchedulers | None = None) -> ServerMiddleware[Any]:
+def schedule_calls(
+    ctx: Context, owner_for: OwnerLookup, schedulers: CallSchedulers | None = None
+) -> ServerMiddleware[Any]:
     """Server middleware: run each owner's ``tools/call`` requests in arrival order, as
     ``execute_batch`` runs one assistant message (see the module docstring).
 
