@@ -72,6 +72,7 @@ class LinkFilter:
             and checks the directories alone (the walk excluded the links it found)"""
         self.check_files = check_files
         self.cwd = posixpath.normpath(cwd)
+        self._cwd_slash = self.cwd.rstrip("/") + "/"
         self.root = os.path.realpath(root) if root is not None else None
         self._tops = {self.cwd, posixpath.normpath(os.path.abspath(root))} if root is not None else set()
         self._below = tuple(top.rstrip("/") + "/" for top in self._tops)
@@ -93,11 +94,43 @@ class LinkFilter:
         head = printed[:printed.rfind("/") + 1]  # "" (in cwd), "/" (at the top) or "dir/"
         kind = self._heads.get(head)
         if kind is None:
-            kind = self._heads[head] = self._head_kind(posixpath.normpath(posixpath.join(self.cwd, head)))
+            kind = self._heads[head] = self._head_kind(self._host_dir(head))
         verdict = kind == _SHOW or (kind == _CHECK and (not self.check_files or self._file_ok(
             posixpath.normpath(posixpath.join(self.cwd, printed)))))
         self._last = (printed, verdict)
         return verdict
+
+    def admit_many(self, printed: list[str]) -> list[str]:
+        """The paths of ``printed`` that ``admit`` shows, in order. Without ``check_files``
+        (``glob``) a verdict is one per directory: the distinct directories of the batch are
+        judged once each, and the batch comes back as it is when none is hidden (the usual
+        case)."""
+        if self.root is None:
+            return printed
+        if self.check_files:
+            return [path for path in printed if self.admit(path)]
+        heads = self._heads
+        hidden: set[str] = set()
+        for head in {path[:path.rfind("/") + 1] for path in printed}:
+            kind = heads.get(head)
+            if kind is None:
+                kind = heads[head] = self._head_kind(self._host_dir(head))
+            if kind == _HIDE:
+                hidden.add(head)
+        if not hidden:
+            return printed
+        return [path for path in printed if path[:path.rfind("/") + 1] not in hidden]
+
+    def _host_dir(self, head: str) -> str:
+        """The host path of a printed directory part (``""``, ``"/"`` or ``"dir/"``):
+        ``normpath(join(cwd, head))``, by concatenation when ``head`` is relative and already
+        normal (no empty, ``.`` or ``..`` component: what ripgrep prints without a path argument)."""
+        if not head:
+            return self.cwd
+        rooted = "/" + head
+        if head[0] != "/" and "//" not in rooted and "/./" not in rooted and "/../" not in rooted:
+            return self._cwd_slash + head[:-1]
+        return posixpath.normpath(posixpath.join(self.cwd, head))
 
     def _head_kind(self, directory: str) -> int:
         """What a path printed in ``directory`` (a host path) gets: shown (not below the root
@@ -114,7 +147,8 @@ class LinkFilter:
         known = self._dirs.get(directory)
         if known is not None:
             return known
-        parent = posixpath.dirname(directory)
+        cut = directory.rfind("/")
+        parent = directory[:cut] or "/" if cut >= 0 else ""  # posixpath.dirname of a normal path
         if directory in self._tops or parent == directory:
             ok = self._inside(os.path.realpath(directory))
         else:
