@@ -221,3 +221,21 @@ def test_only_an_executable_file_named_rg_of_the_wheel_counts(tmp_path: Path,
         assert engine._wheel_ripgrep() is None
     finally:
         engine._wheel_ripgrep.cache_clear()
+
+
+async def test_on_lines_gets_each_read_s_complete_lines_at_once() -> None:
+    batches: list[list[bytes]] = []
+    run = await run_ripgrep(SH, ["-c", "printf 'a\\n\\nb\\nc'; sleep 0.3; printf 'd\\ne\\n'"], cwd="/",
+                            on_lines=batches.append, raw_cap=1000)
+    assert batches == [[b"a", b"", b"b"], [b"cd", b"e"]] and run.exit_code == 0
+    batches.clear()
+    await run_ripgrep(SH, ["-c", "printf 'x\\n'; sleep 0.3; printf 'tail'"], cwd="/", on_lines=batches.append,
+                      raw_cap=1000)
+    assert batches == [[b"x"], [b"tail"]]  # never an empty list; the unended last line alone
+
+
+async def test_exactly_one_of_on_line_and_on_lines() -> None:
+    with pytest.raises(TypeError, match="exactly one of on_line and on_lines"):
+        await run_ripgrep(SH, ["-c", "true"], cwd="/", raw_cap=10)
+    with pytest.raises(TypeError, match="exactly one of on_line and on_lines"):
+        await run_ripgrep(SH, ["-c", "true"], cwd="/", raw_cap=10, on_line=print, on_lines=print)

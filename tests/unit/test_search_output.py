@@ -205,3 +205,19 @@ def test_display_paths_at_the_edges() -> None:
     assert to_workdir_relative("/w/..x", "/w") == "..x"
     assert to_workdir_relative("/", "/w") == "/"
     assert to_workdir_relative("/w/a", "/") == "w/a"
+
+
+def test_extending_a_glob_page_is_adding_each_with_one_sink_call() -> None:
+    calls: list[tuple[str, int]] = []
+    page = GlobPage(3, lambda piece, count=1: calls.append((piece, count)))
+    page.extend([])
+    assert calls == [] and page.seen == 0
+    page.extend(["a", "b"])
+    page.extend(["c", "d"])
+    page.add("e")
+    assert calls == [("a\nb", 2), ("\nc\nd", 2), ("\ne", 1)]
+    assert (page.kept, page.seen, page.truncated) == (["a", "b", "c"], 5, True)
+    full = GlobPage(2)
+    full.extend(["a", "b"])
+    full.extend(["c"])
+    assert (full.kept, full.seen) == (["a", "b"], 3)
