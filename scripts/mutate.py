@@ -206,7 +206,7 @@ class Worker:
             with open(target, "w", encoding="utf-8") as out:
                 out.write(mutated_source(mutant))
         env = dict(os.environ, PYTHONPATH=self.src, PYTHONDONTWRITEBYTECODE="1")
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests]
+        cmd = [sys.executable, "-m", "pytest", *self.pytest_args()]
         start = time.monotonic()
         try:
             done = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -224,7 +224,7 @@ class Worker:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def pytest_args(self) -> list[str]:
-        """The arguments of one in-process pytest run (``--fork``), those of the default mode."""
+        """pytest's arguments for one run of the tests (both modes): stop at the first failure."""
         return ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests]
 
     def write(self, mutant: Mutant, text: str) -> None:
