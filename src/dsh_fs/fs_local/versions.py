@@ -21,7 +21,8 @@ from collections.abc import Callable
 
 from . import beneath
 
-__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "digest_bytes", "digest_file", "fields_of", "mint", "same_version", "split_token")
+__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "digest_bytes", "digest_file", "fields_of", "is_racy", "mint", "same_version",
+           "split_token")
 
 RACY_WINDOW_NS = 3_000_000_000
 """a change this recent (ns) may be invisible to the stat fields (covers 2 s FAT granularity)"""
@@ -38,7 +39,9 @@ def fields_of(st: os.stat_result) -> str:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
-def _is_racy(st: os.stat_result) -> bool:
+def is_racy(st: os.stat_result) -> bool:
+    """Did the file ``st`` describes change within ``RACY_WINDOW_NS`` of now? Then a later
+    change may leave its stat fields as they are (A5); otherwise any change shows in them."""
     return time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_WINDOW_NS
 
 
@@ -96,7 +99,7 @@ def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: b
         carries ``UNVERIFIED`` and a guard on it fails as stale rather than risk A5
     """
     base = fields_of(st)
-    if not stat_mod.S_ISREG(st.st_mode) or not _is_racy(st):
+    if not stat_mod.S_ISREG(st.st_mode) or not is_racy(st):
         return base
     if content is not None:
         return f"{base}:{digest_bytes(content)}"
