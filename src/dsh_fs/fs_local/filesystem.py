@@ -524,7 +524,9 @@ class LocalFileSystem(FileSystem):
         fd = await self._acquire(target.key, signal, stage)
         self._mutating += 1
         try:
-            small = self._small(target, new_size)  # only small mutations tell how fast the disk is
+            # the operation's first step, made here under its locks: its size says where it runs
+            existing = self._probe(target, stage)
+            small = self._small(existing, new_size)  # only small mutations tell how fast the disk is
             if small and time.monotonic() >= self._inline_after:
                 # Calls started together must all reach their intent before one of them mutates,
                 # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
@@ -532,13 +534,15 @@ class LocalFileSystem(FileSystem):
                 if self._mutating == 1:  # alone: side by side ones go to threads, their fsyncs overlap
                     started = time.monotonic()
                     try:
-                        return operation(target, payload, expected, signal=signal, rules=self.rules)
+                        return operation(target, payload, expected, signal=signal, rules=self.rules,
+                                         existing=existing)
                     finally:
                         self._note(time.monotonic() - started)
             alone = self._mutating == 1  # a mutation beside others does not time the disk alone
             started = time.monotonic()
             try:
-                return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules)
+                return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules,
+                                       existing=existing)
             finally:
                 if small and alone:
                     self._note(time.monotonic() - started)
@@ -579,15 +583,22 @@ class LocalFileSystem(FileSystem):
         if elapsed >= SLOW_MUTATION_S:
             self._inline_after = time.monotonic() + SLOW_DISK_COOLDOWN_S
 
-    def _small(self, target: Target, new_size: Callable[[int], int]) -> bool:
-        """Is this mutation small enough for the event loop thread (``inline_write_max``)?
-        The old size is a hint from ``stat`` (the operation itself checks the file)."""
+    def _probe(self, target: Target, stage: Stage) -> files.Probe | None | object:
+        """The probe ``fsio.write_file`` / ``edit_file`` start with (``files.probe``, verb
+        ``stage``), made for them; ``files.UNPROBED`` when it fails (the operation probes
+        again, from a worker thread, and says what is wrong)."""
         try:
-            old_size = os.stat(target.key).st_size
-        except FileNotFoundError:
-            old_size = 0  # a new file
-        except OSError:
-            return False  # the operation will say what is wrong, from a worker thread
+            return files.probe(target.key, stage, target.display_path,  # type: ignore[arg-type]
+                               root=self.rules.root_for(target.key))
+        except FsError:
+            return files.UNPROBED
+
+    def _small(self, existing: files.Probe | None | object, new_size: Callable[[int], int]) -> bool:
+        """Is this mutation small enough for the event loop thread (``inline_write_max``)?
+        The old size is the probe's (``None``: a new file)."""
+        if existing is files.UNPROBED:
+            return False
+        old_size = existing.st.st_size if isinstance(existing, files.Probe) else 0
         return max(old_size, new_size(old_size)) <= self.inline_write_max
 
 
