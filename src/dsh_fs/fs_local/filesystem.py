@@ -78,6 +78,7 @@ from ..fs.backend import (
 )
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
+from .recent import RecentWrites
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .roots import MAX_ROOTS, containment_roots, disjoint
@@ -199,6 +200,8 @@ class LocalFileSystem(FileSystem):
         self._mutating = 0  # mutations holding their locks (more than one: each in a worker thread)
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
+        self.recent = RecentWrites(max_size=min(self.inline_write_max, 128 * 1024))
+        """the bytes of the last small writes, under the versions reported (A5: ``recent``)"""
         self._narrowed = False  # a view of ``narrowed``
 
     async def _run(self, func, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -535,14 +538,14 @@ class LocalFileSystem(FileSystem):
                     started = time.monotonic()
                     try:
                         return operation(target, payload, expected, signal=signal, rules=self.rules,
-                                         existing=existing)
+                                         existing=existing, recent=self.recent)
                     finally:
                         self._note(time.monotonic() - started)
             alone = self._mutating == 1  # a mutation beside others does not time the disk alone
             started = time.monotonic()
             try:
                 return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules,
-                                       existing=existing)
+                                       existing=existing, recent=self.recent)
             finally:
                 if small and alone:
                     self._note(time.monotonic() - started)

@@ -63,6 +63,7 @@ from .atomic import KEEP_ACL, atomic_write
 from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
 from .large_edit import edit_large_file
 from .oserrors import list_error, map_os_error
+from .recent import RecentWrites
 from .rules import LocalRules
 
 __all__ = (
@@ -275,11 +276,14 @@ class StreamReader:
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
 
 def write_file(target: Target, content: str, expected: WriteIntent | None, *, signal: AbortSignal | None,
-               rules: LocalRules, existing: Probe | None | object = files.UNPROBED) -> WriteOutcome:
+               rules: LocalRules, existing: Probe | None | object = files.UNPROBED,
+               recent: RecentWrites | None = None) -> WriteOutcome:
     """§2.8 ``writeText`` steps 1–7 (call with the target's locks held).
 
     :param existing: the probe of the target (``files.probe`` with verb ``write``) its caller
         made under the same locks; by default it is made here
+    :param recent: where the bytes written are kept under the version reported (A5: a later
+        edit guarded by it need not hash them again)
     """
     key, display = target.key, target.display_path
     if existing is files.UNPROBED:
@@ -308,9 +312,12 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
     owner = owner_to_keep(existing, rules)
     atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root_for(key))
+    version = version_after_write(key, data, rules.root_for(key))
+    if recent is not None:
+        recent.remember(key, version, data)
     return WriteOutcome(
         operation="update" if existing is not None else "create",
-        version=version_after_write(key, data, rules.root_for(key)),
+        version=version,
         before=planned.before,
         after=planned.after,
     )
@@ -340,10 +347,13 @@ def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: Loc
 # -- edit (§2.11; D1, D2) -------------------------------------------------------------------
 
 def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *, signal: AbortSignal | None,
-              rules: LocalRules, existing: Probe | None | object = files.UNPROBED) -> EditOutcome:
+              rules: LocalRules, existing: Probe | None | object = files.UNPROBED,
+              recent: RecentWrites | None = None) -> EditOutcome:
     """§2.11 ``editText`` steps 1–10 (call with the target's locks held).
 
     :param existing: as for ``write_file`` (verb ``edit``)
+    :param recent: as for ``write_file``; also asked whether the bytes read are the ones kept
+        under the expected version, whose digest that version then carries (A5)
     """
     key, display = target.key, target.display_path
     if existing is files.UNPROBED:
@@ -368,14 +378,17 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     if expected is None or digest is None:
         raw, _st, old_acl = _read_for_edit(key, display, signal=signal, root=rules.root_for(key))
     else:
-        raw, old_acl = _read_if_digest(existing, expected.version, digest, display, signal=signal, rules=rules)
+        raw, old_acl = _read_if_digest(existing, expected.version, digest, display, signal=signal, rules=rules,
+                                       recent=recent)
     check_abort(signal, "edit")
     edited = apply_edit(raw, edit, display, rules)
     data = edited.data
     atomic_write(key, data, mode=existing.mode, owner=owner_to_keep(existing, rules), signal=signal,
                  verb="edit", display=display, root=rules.root_for(key), old_acl=old_acl)
-    return EditOutcome(version=version_after_write(key, data, rules.root_for(key)), before=edited.plan.before,
-                       after=edited.plan.after)
+    version = version_after_write(key, data, rules.root_for(key))
+    if recent is not None:
+        recent.remember(key, version, data)
+    return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after)
 
 
 def _read_for_edit(path: str, display: str, *, signal: AbortSignal | None,
@@ -401,19 +414,22 @@ def _read_for_edit(path: str, display: str, *, signal: AbortSignal | None,
 
 
 def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *, signal: AbortSignal | None,
-                    rules: LocalRules) -> tuple[bytes, bytes | None | object]:
+                    rules: LocalRules, recent: RecentWrites | None = None) -> tuple[bytes, bytes | None | object]:
     """The file's bytes (and access ACL, as ``_read_for_edit``) for an edit whose expected
     version carries a content digest (A5), failing ``FS_STALE_VERSION`` unless they are the
     bytes of the probed file (same device and inode) with that digest. Same outcomes as
     checking ``existing.matches(expected)`` and then reading: when the read fails, the separate
-    check decides between stale and that failure."""
+    check decides between stale and that failure. Bytes ``recent`` keeps under exactly
+    ``expected`` have its digest (they are the bytes it was minted from): they are not hashed."""
     try:
         raw, st, old_acl = _read_for_edit(existing.path, display, signal=signal, root=rules.root_for(existing.path))
     except FsError:
         if not existing.matches(expected):
             raise stale("edit", display) from None
         raise
-    if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino) or versions.digest_bytes(raw) != digest:
+    if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino):
+        raise stale("edit", display)
+    if not (recent is not None and recent.vouches(existing.path, expected, raw)) and versions.digest_bytes(raw) != digest:
         raise stale("edit", display)
     return raw, old_acl
 
