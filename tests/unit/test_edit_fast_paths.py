@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dsh_fs.fs.literal_edit import EditFailure, plan_edit, splice
+from dsh_fs.tool_fs.diff import _diff_lines, compute_hunk_diffs
 from dsh_fs.fs.literal_edit_stream import EditRewriter, EditScan
 from dsh_fs.fs.occurrences import borders, count_overlapping
 from dsh_fs.fs.text import detect, dominant_style, normalize, restore
@@ -178,3 +179,32 @@ def test_digests_of_bytes_and_of_files_agree_across_the_piece_size(tmp_path: Any
         digest = versions.digest_bytes(data)
         assert len(digest) == 24 and digest == versions.digest_file(path, os.stat(path))
     assert versions.digest_bytes(b"a") != versions.digest_bytes(b"b")
+
+
+line_texts = st.lists(st.sampled_from(["a\n", "b\n", "a", "\n", "ab\n", "é\n", "x\r\n"]), max_size=30).map("".join)
+
+
+@PROPS
+@given(before=line_texts, start=st.integers(0, 40), length=st.integers(0, 8), new=line_texts,
+       lie=st.tuples(st.integers(-3, 3), st.integers(-3, 3)))
+def test_the_diff_of_an_edit_is_the_same_with_its_span_given(before: str, start: int, length: int, new: str,
+                                                             lie: tuple[int, int]) -> None:
+    """``EditOutcome.changed`` only says where to look: right or wrong, the hunks are the ones
+    computed without it."""
+    start = min(start, len(before))
+    end = min(len(before), start + length)
+    after = before[:start] + new[:6] + before[end:]
+    plain = compute_hunk_diffs("p", before, after)
+    assert compute_hunk_diffs("p", before, after, changed=(start, end)) == plain
+    wrong = (max(0, start + lie[0]), max(0, min(len(before), end + lie[1])))
+    assert compute_hunk_diffs("p", before, after, changed=wrong) == plain
+    def tokens(components: list[Any]) -> list[Any]:
+        return [(added, removed, list(lines)) for added, removed, lines in components]
+
+    assert tokens(_diff_lines(before, after, changed=(start, end))) == tokens(_diff_lines(before, after))
+
+
+def test_a_one_match_plan_gives_its_span_and_the_provider_passes_it_on() -> None:
+    plan = plan_edit("one\ntwo\nthree\n", "two", "2", False, keep_bytes=True)
+    assert plan.changed == (4, 7) and plan.after == plan.before[:4] + "2" + plan.before[7:]
+    assert plan_edit("a a", "a", "b", True, keep_bytes=True).changed is None  # several replacements

@@ -71,6 +71,9 @@ class EditPlan:
     """the old text, LF-normalized"""
     after: str
     """the new text, LF-normalized"""
+    changed: tuple[int, int] | None = None
+    """``(start, end)`` of the one match in ``before`` (``after`` keeps what is around it), as a
+    hint for the diff; ``None`` for several replacements"""
 
 
 def raw_span(raw: str, raw_pos: int, length: int) -> int:
@@ -213,10 +216,12 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
             raise EditFailure("too_large", count, content, old, size=size)
     if not keep_bytes:
         edited = _replaced(content, old, new, count, first)
-        return EditPlan(text=restore(edited, detect(raw)), before=content, after=edited)
+        return EditPlan(text=restore(edited, detect(raw)), before=content, after=edited,
+                        changed=(first, first + len(old)) if count == 1 and first >= 0 else None)
+    changed = (first, first + len(old)) if count == 1 and first >= 0 else None
     if content is raw:  # no CR at all (``normalize`` returned its argument): raw is its own normalized text
         text = _replaced(raw, old, new, count, first)
-        return EditPlan(text=text, before=content, after=text)
+        return EditPlan(text=text, before=content, after=text, changed=changed)
     if "\r\n" not in raw:
         text = raw.replace(old, new)
         return EditPlan(text=text, before=content, after=text)

@@ -388,7 +388,8 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     version = version_after_write(key, data, rules.root_for(key))
     if recent is not None:
         recent.remember(key, version, data)
-    return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after)
+    return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after,
+                       changed=edited.plan.changed)
 
 
 def _read_for_edit(path: str, display: str, *, signal: AbortSignal | None,
