@@ -54,7 +54,7 @@ from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
 from ..core.tools import ToolResult
-from .approval import REQUEST
+from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round
 from .handshake import SERVER_NAME
 from .roots import RootsProtocol
 from .wire import call_result, server_instructions, tool_entries
@@ -173,13 +173,16 @@ def build_server(
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
 
-    async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any]:
+    async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any] | types.InputRequiredResult:
         raw = _RAW_ARGUMENTS.get()
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
         view = await roots.view_for(session, rctx.session, rctx.request_id) if roots is not None else None
         token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
+        current = (Round(params.name, raw, params.input_responses, params.request_state)
+                   if str(rctx.protocol_version) >= STATELESS_PROTOCOL else None)
+        round_token = ROUND.set(current)  # 2026-07-28: the approval asks in rounds (approval.py)
         try:
             with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
                 result = await run_abortable(
@@ -187,7 +190,10 @@ def build_server(
                     reason="the client cancelled the request",
                 )
         finally:
+            ROUND.reset(round_token)
             REQUEST.reset(token)
+        if current is not None and current.pending is not None:
+            return current.pending  # type: ignore[no-any-return]  # nothing ran: the person is asked first
         return handler_result(result)
 
     async def roots_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
