@@ -23,7 +23,7 @@ import dsh_fs
 from dsh_fs import Session
 from dsh_fs.fs import FsError
 from dsh_fs.fs.types import EditRequest, Target, TargetKey
-from dsh_fs.fs_local import LocalFileSystem, fsio, versions
+from dsh_fs.fs_local import LocalFileSystem, files, fsio, versions
 from dsh_fs.fs_local.recent import RecentWrites
 from filekit import get, put
 
@@ -104,3 +104,28 @@ async def test_a_failing_probe_gives_the_operations_own_error(ws: str) -> None:
     with pytest.raises(FsError) as through:
         await fs.edit_text(target, EditRequest(old_string="a", new_string="b"))
     assert (through.value.code, str(through.value)) == (direct.value.code, str(direct.value))
+
+
+async def test_read_text_at_checks_the_version_on_its_own_descriptor(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local ``read_text_at`` (apply_patch's gather, the editors' ``insert``): no path stat
+    after the read (``is_current``), and a change made while it reads is still seen (the
+    descriptor's stat after the read differs), so the text is never another version's."""
+    path = put(os.path.join(ws, "a.py"), "one\n")
+    fs = LocalFileSystem(cwd=ws)
+    target = await fs.resolve("a.py")
+    info = await fs.stat(target)
+    assert info is not None
+    probes: list[str] = []
+    real_probe = files.probe
+    monkeypatch.setattr(files, "probe", lambda *a, **k: probes.append(a[0]) or real_probe(*a, **k))
+    assert await fs.read_text_at(target, info.version, info=info) == "one\n" and probes == []
+    real_read = fsio._read_fd
+
+    def meddling(*args: Any, **kwargs: Any) -> bytes:
+        data = real_read(*args, **kwargs)
+        with open(path, "ab") as handle:  # another program appends while the read is under way
+            handle.write(b"two\n")
+        return data
+
+    monkeypatch.setattr(fsio, "_read_fd", meddling)
+    assert await fs.read_text_at(target, info.version, info=info) is None

@@ -267,6 +267,20 @@ class LocalFileSystem(FileSystem):
         return await self._run(fsio.read_text, target.key, target.display_path,  # type: ignore[no-any-return]
                                signal=signal, rules=self.rules)
 
+    async def read_text_at(self, target: Target, version: Version, *, info: Info | None = None,
+                           signal: AbortSignal | None = None) -> str | None:
+        """The text of exactly ``version`` or ``None`` (``fsio.read_text_at``: the version is
+        checked on the descriptor the bytes are read through, so no ``is_current`` stat
+        follows); on the event loop thread for a file of at most ``inline_read_max`` bytes, as
+        ``read_text``. See ``FileSystem.read_text_at``."""
+        if self.inline_read_max > 0:
+            found = fsio.read_text_at(target.key, target.display_path, version, signal=signal, rules=self.rules,
+                                      max_size=self.inline_read_max)
+            if found is not fsio.BIGGER:
+                return found  # type: ignore[return-value]
+        return await self._run(fsio.read_text_at, target.key, target.display_path,  # type: ignore[no-any-return]
+                               version, signal=signal, rules=self.rules)
+
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         reader = fsio.StreamReader(target.key, target.display_path, signal=signal, rules=self.rules)
         try:

@@ -226,6 +226,42 @@ def read_text_within(path: str, display: str, *, signal: AbortSignal | None, rul
     return decode_for_read(raw, display, rules)
 
 
+BIGGER: object = object()
+"""``read_text_at(max_size=…)``: the file is bigger, nothing was read"""
+
+
+def read_text_at(path: str, display: str, version: str, *, signal: AbortSignal | None, rules: LocalRules,
+                 max_size: int | None = None) -> str | None | object:
+    """§2.5 ``readText`` of the file when the bytes read are of ``version`` (the seam's
+    ``read_text_at``), else ``None``: one descriptor, whose ``fstat`` before and after the
+    read must both carry the version's stat fields, and whose bytes its content digest when it
+    has one (A5) — the comparison ``is_current`` makes, on the very bytes read and without a
+    second path walk. ``BIGGER`` (nothing read) for a file over ``max_size`` bytes.
+
+    :raises FsError: as ``read_text``
+    """
+    check_abort(signal, "read")
+    fd, st = files.open_regular_st(path, "read", display, rules.root_for(path))
+    try:
+        if max_size is not None and st.st_size > max_size:
+            return BIGGER
+        raw = _read_fd(fd, signal, "read", "read", display, st.st_size)
+        try:
+            after = os.fstat(fd)
+        except OSError as exc:
+            raise map_os_error(exc, "read", display) from exc
+    finally:
+        os.close(fd)
+    check_abort(signal, "read")
+    text = decode_for_read(raw, display, rules)
+    fields, digest = versions.split_token(version)
+    if fields != versions.fields_of(st) or fields != versions.fields_of(after):
+        return None
+    if digest is not None and versions.digest_bytes(raw) != digest:
+        return None
+    return text
+
+
 class StreamReader:
     """§2.5 ``streamText`` mechanics: one call of ``next_chunk`` per chunk, ``None`` at the end."""
 
