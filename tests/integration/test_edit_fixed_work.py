@@ -129,3 +129,22 @@ async def test_read_text_at_checks_the_version_on_its_own_descriptor(ws: str, mo
 
     monkeypatch.setattr(fsio, "_read_fd", meddling)
     assert await fs.read_text_at(target, info.version, info=info) is None
+
+
+@pytest.mark.parametrize("inline_probes", [True, False])
+async def test_the_mutations_probe_is_made_once_and_only_where_probes_may_run(
+        ws: str, monkeypatch: pytest.MonkeyPatch, inline_probes: bool) -> None:
+    """With ``inline_probes`` the probe is made once, on the loop, for the inline decision and
+    the operation; without, never on the loop (the operation makes it, wherever it runs)."""
+    import threading
+
+    put(os.path.join(ws, "a.py"), "alpha = 1\n")
+    fs = LocalFileSystem(cwd=ws, inline_probes=inline_probes, inline_write_max=0)  # the edit runs in a thread
+    target = await fs.resolve("a.py")
+    where: list[bool] = []
+    real_probe = files.probe
+    main = threading.get_ident()
+    monkeypatch.setattr(files, "probe", lambda *a, **k: where.append(threading.get_ident() == main) or real_probe(*a, **k))
+    await fs.edit_text(target, EditRequest(old_string="alpha", new_string="beta"))
+    assert get(os.path.join(ws, "a.py")) == b"beta = 1\n"
+    assert where == ([True] if inline_probes else [False])

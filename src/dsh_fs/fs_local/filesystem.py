@@ -543,7 +543,7 @@ class LocalFileSystem(FileSystem):
         try:
             # the operation's first step, made here under its locks: its size says where it runs
             existing = self._probe(target, stage)
-            small = self._small(existing, new_size)  # only small mutations tell how fast the disk is
+            small = self._small(target, existing, new_size)  # only small mutations tell how fast the disk is
             if small and time.monotonic() >= self._inline_after:
                 # Calls started together must all reach their intent before one of them mutates,
                 # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
@@ -602,20 +602,32 @@ class LocalFileSystem(FileSystem):
 
     def _probe(self, target: Target, stage: Stage) -> files.Probe | None | object:
         """The probe ``fsio.write_file`` / ``edit_file`` start with (``files.probe``, verb
-        ``stage``), made for them; ``files.UNPROBED`` when it fails (the operation probes
-        again, from a worker thread, and says what is wrong)."""
+        ``stage``), made for them when probes run on this thread (``inline_probes``);
+        ``files.UNPROBED`` when they do not, or when it fails (the operation probes again, from
+        a worker thread, and says what is wrong)."""
+        if not self.inline_probes:
+            return files.UNPROBED
         try:
             return files.probe(target.key, stage, target.display_path,  # type: ignore[arg-type]
                                root=self.rules.root_for(target.key))
         except FsError:
             return files.UNPROBED
 
-    def _small(self, existing: files.Probe | None | object, new_size: Callable[[int], int]) -> bool:
+    def _small(self, target: Target, existing: files.Probe | None | object, new_size: Callable[[int], int]) -> bool:
         """Is this mutation small enough for the event loop thread (``inline_write_max``)?
-        The old size is the probe's (``None``: a new file)."""
-        if existing is files.UNPROBED:
-            return False
-        old_size = existing.st.st_size if isinstance(existing, files.Probe) else 0
+        The old size is the probe's (``None``: a new file); without one, a hint from ``stat``
+        (the operation itself checks the file)."""
+        if isinstance(existing, files.Probe) or existing is None:
+            old_size = existing.st.st_size if existing is not None else 0
+        elif self.inline_probes:
+            return False  # the probe failed: the operation will say why, from a worker thread
+        else:
+            try:
+                old_size = os.stat(target.key).st_size
+            except FileNotFoundError:
+                old_size = 0  # a new file
+            except OSError:
+                return False  # the operation will say what is wrong, from a worker thread
         return max(old_size, new_size(old_size)) <= self.inline_write_max
 
 
