@@ -214,11 +214,10 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
                            keep_bytes=keep_bytes, limit=max_bytes)
         if size > max_bytes:
             raise EditFailure("too_large", count, content, old, size=size)
+    changed = (first, first + len(old)) if count == 1 and first >= 0 else None  # a hint for the diff
     if not keep_bytes:
         edited = _replaced(content, old, new, count, first)
-        return EditPlan(text=restore(edited, detect(raw)), before=content, after=edited,
-                        changed=(first, first + len(old)) if count == 1 and first >= 0 else None)
-    changed = (first, first + len(old)) if count == 1 and first >= 0 else None
+        return EditPlan(text=restore(edited, detect(raw)), before=content, after=edited, changed=changed)
     if content is raw:  # no CR at all (``normalize`` returned its argument): raw is its own normalized text
         text = _replaced(raw, old, new, count, first)
         return EditPlan(text=text, before=content, after=text, changed=changed)
