@@ -1,4 +1,4 @@
-"""The fixed work of a small local edit, cut without losing a guarantee (issue 24's speed pass).
+"""The fixed work of a small local edit, cut without losing a guarantee (a speed pass).
 
 * A5 with ``LocalFileSystem.recent``: an edit guarded by the racy version the last write
   reported does not hash the bytes it reads when they are the bytes that write stored — and

@@ -1,4 +1,4 @@
-"""The edit path's fast paths against the general ones they stand for (issue 24's speed pass).
+"""The edit path's fast paths against the general ones they stand for (a speed pass).
 
 * ``plan_edit`` finds a one-match edit with two ``find`` s and slices the match out, and skips
   the CRLF work of a text without CR: for random texts (CRLF, LF, lone CR, multi-byte
