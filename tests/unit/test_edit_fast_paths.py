@@ -26,7 +26,7 @@ from dsh_fs.fs.literal_edit import EditFailure, plan_edit, splice
 from dsh_fs.tool_fs.diff import _diff_lines, compute_hunk_diffs
 from dsh_fs.fs.literal_edit_stream import EditRewriter, EditScan
 from dsh_fs.fs.occurrences import borders, count_overlapping
-from dsh_fs.fs.text import detect, dominant_style, normalize, restore
+from dsh_fs.fs.text import detect, normalize, restore
 from dsh_fs.fs.types import EditRequest
 from dsh_fs.fs_local import versions
 from dsh_fs.fs_local.large_edit import _count_is_moot
