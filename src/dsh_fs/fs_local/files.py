@@ -90,7 +90,7 @@ class Probe:
 
     def info(self) -> Info:
         """The seam's ``Info`` (size in bytes)."""
-        return Info(version=self.version, type=self.type, size=self.st.st_size)
+        return Info(version=self.version, type=file_type(self.st.st_mode), size=self.st.st_size)
 
 
 UNPROBED: object = object()

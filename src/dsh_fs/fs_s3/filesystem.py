@@ -97,7 +97,7 @@ from ..fs.backend import (
     resolve_rooted,
     rewrite,
     stale,
-    window_text,
+    window_whole,
 )
 from .errors import S3Failure, fs_error
 from .fetched import FetchedBodies
@@ -484,7 +484,7 @@ class S3FileSystem(FileSystem):
         data = self.fetched.take((target.key, str(info.version)))
         if data is None or streamed:
             return None
-        return window_text([decode_for_read(data, target.display_path, self.rules)], window, target.display_path)
+        return window_whole(decode_for_read(data, target.display_path, self.rules), window, target.display_path)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         """GetObject streamed in 64 KiB chunks through one incremental decoder (§2.5).
