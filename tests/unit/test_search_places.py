@@ -23,6 +23,7 @@ from dsh_fs.tool_fs_search.limiter import SearchSlots
 from dsh_fs.tool_fs_search.links import LinkFilter
 from dsh_fs.tool_fs_search.plugin import glob_params, grep_params
 from dsh_fs.tool_fs_search.space import Space
+from spectext import GLOB_DESCRIPTION, GREP_DESCRIPTION
 
 BUSY = "grep refused: this session already has 2 searches running and 8 waiting; wait for them to finish, then retry"
 
@@ -174,8 +175,9 @@ def test_the_plugin_registers_both_tools_their_prompt_sections_and_requires_patt
     ctx = dsh_fs.create_context(cwd=str(tmp_path))
     orders = {section.name: section.order for section in ctx.system_prompt.sections()}
     assert (orders["tool:glob"], orders["tool:grep"]) == (103, 104)  # §6 prompt sections
-    for name in ("glob", "grep"):
+    for name, description in (("glob", GLOB_DESCRIPTION), ("grep", GREP_DESCRIPTION)):
         definition = ctx.tools.get(name)
+        assert definition is not None and definition.description == description  # §6.1, §6.2 verbatim
         assert definition is not None and definition.is_concurrency_safe({"pattern": "x"}) is True
         assert definition.parameters["pattern"].required is True
         assert definition.present_call is not None and definition.present_call({"path": "x"}) is None
