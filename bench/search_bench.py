@@ -4,6 +4,11 @@ and on S3 next to a bare ListObjectsV2 walk.
 usage::
 
     python bench/search_bench.py [--files N] [--total-mb N] [--s3-objects N] [--json]
+    python bench/search_bench.py --only glob [--runs N] [--tree DIR]   # one tool's local rows
+
+``--only glob|grep`` runs that tool's local rows alone (no S3 rows; ``grep`` keeps the peak
+row), ``--runs`` sets the interleaved runs per row (default 5), ``--tree DIR`` builds the tree
+there once and keeps it for the next run (a tree already there is used as it is).
 
 Local rows (one generated tree of ``--files`` files, ``--total-mb`` MB in all, nested two
 levels, a fifth of them ``.py``; read once so the cache is warm): each timing is the median of
@@ -105,14 +110,17 @@ def peak_child(root: str, pattern: str) -> dict[str, Any]:
     return {"time": elapsed, "mem": (after - before) / 1024, "head": text.split("\n", 1)[0]}
 
 
-def local(work: str, files: int, total_bytes: int) -> list[dict[str, Any]]:
-    """The local rows (see the module docstring)."""
+def local(work: str, files: int, total_bytes: int, *, only: str | None = None, runs: int = RUNS,
+          tree: str | None = None) -> list[dict[str, Any]]:
+    """The local rows (see the module docstring): of one tool (``only``) or all; ``runs``
+    interleaved runs per row; the tree in ``tree`` (built there when missing) or in ``work``."""
     import dsh_fs
     from dsh_fs.tool_fs_search.commands import glob_argv, grep_argv
     from dsh_fs.tool_fs_search.engine import find_ripgrep
 
-    root = os.path.join(work, "tree")
-    make_tree(root, files, total_bytes)
+    root = tree or os.path.join(work, "tree")
+    if not os.path.isdir(root):
+        make_tree(root, files, total_bytes)
     _warm(root)
     rg = find_ripgrep()
     assert rg is not None, "ripgrep is needed for the search rows"
@@ -132,14 +140,18 @@ def local(work: str, files: int, total_bytes: int) -> list[dict[str, Any]]:
     ]
     rows = []
     for label, tool, args, argv, baseline in cases:
+        if only is not None and tool != only:
+            continue
         ours, base = [], []
         _ours_time(ctx, session, tool, args)  # warm
-        for _ in range(RUNS):
+        for _ in range(runs):
             ours.append(_ours_time(ctx, session, tool, args)[0])
             base.append(_rg_time(rg, argv, root))
         o, b = statistics.median(ours), statistics.median(base)
         rows.append({"workload": label, "ours": o, "ours_mem": None, "baseline": baseline, "base": b,
                      "base_mem": None, "ratio": o / b, "target": "≤ 1.2×", "met": o / b <= 1.2})
+    if only not in (None, "grep"):
+        return rows
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--peak", root], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr)
@@ -259,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--total-mb", type=float, default=1024)
     parser.add_argument("--s3-objects", type=int, default=10_000)
     parser.add_argument("--s3-only", action="store_true", help="only the S3 rows")
+    parser.add_argument("--only", choices=("glob", "grep"), help="only this tool's local rows (no S3 rows)")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"interleaved runs per row (default {RUNS})")
+    parser.add_argument("--tree", help="build the tree here once and keep it (used as it is when there)")
     parser.add_argument("--peak", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -270,11 +285,15 @@ def main(argv: list[str] | None = None) -> int:
 
     work = tempfile.mkdtemp(prefix="dsh-fs-search-bench-")
     try:
-        rows = ([] if args.s3_only else local(work, args.files, int(args.total_mb * 2**20))) + s3(args.s3_objects)
+        rows = [] if args.s3_only else local(work, args.files, int(args.total_mb * 2**20), only=args.only,
+                                             runs=args.runs, tree=args.tree)
+        if args.only is None:
+            rows += s3(args.s3_objects)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(rows, indent=1) if args.json else "\n".join(
-        f"{r['workload']}: {r['ours']:.3f}s vs {r['baseline']} {r['base']:.3f}s = {r['ratio']:.2f}×" for r in rows))
+        f"{r['workload']}: {r['ours']:.3f}s vs {r['baseline']} {r['base']:.3f}s = {r['ratio']:.2f}×" if r["base"] is not None
+        else f"{r['workload']}: {r['ours']:.3f}s, peak {r['ours_mem']:.1f} MiB" for r in rows))
     return 0
 
 

@@ -13,34 +13,46 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ("client_python",)
+__all__ = ("built_venv", "client_python")
 
 _TOP = Path(__file__).resolve().parents[1]
 
 
+def built_venv(home: Path, install: list[str], key: str, *, timeout: float = 900) -> str:
+    """The ``python`` of the virtual environment at ``home``, built (``python3 -m venv`` +
+    ``pip install <install>``) when missing or built for another ``key``; one builder at a time
+    (a lock file beside it), so parallel test processes build it once.
+
+    :param install: ``pip install`` arguments (``["-r", file]``, ``["-e", "<repo>[extra]"]``)
+    :param key: what the environment must have been built for (a digest of its inputs)
+    :raises AssertionError: when it cannot be built (the pip output says why)
+    """
+    python = home / "bin" / "python"
+    stamp = home / ".built-for"
+    home.parent.mkdir(exist_ok=True)
+    with open(home.with_name(f"{home.name}.lock"), "w") as lock:  # (.venv-crewai.lock, .venv-clients/<name>.lock)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if python.exists() and stamp.exists() and stamp.read_text() == key:
+            return str(python)
+        for step in ([sys.executable, "-m", "venv", "--clear", str(home)],
+                     [str(python), "-m", "pip", "install", "-q", *install]):
+            done = subprocess.run(step, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+                                  cwd=_TOP)
+            assert done.returncode == 0, f"cannot build {home}: {done.stdout[-2000:]}{done.stderr[-4000:]}"
+        stamp.write_text(key)
+    return str(python)
+
+
 def client_python(name: str) -> str:
-    """The ``python`` of client environment ``name``, built if missing or out of date.
+    """The ``python`` of client environment ``name`` (``.venv-clients/<name>``, from
+    ``tests/clients/<name>.txt``), built if missing or out of date.
 
     :raises AssertionError: when the environment cannot be built (the pip output says why)
     """
     requirements = _TOP / "tests" / "clients" / f"{name}.txt"
-    digest = hashlib.sha256(requirements.read_bytes()).hexdigest()
-    home = _TOP / ".venv-clients" / name
-    python = home / "bin" / "python"
-    stamp = home / ".requirements-sha256"
-    home.parent.mkdir(exist_ok=True)
-    with open(home.parent / f".{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if python.exists() and stamp.exists() and stamp.read_text() == digest:
-            return str(python)
-        for step in (["python3", "-m", "venv", "--clear", str(home)],
-                     [str(python), "-m", "pip", "install", "-q", "-r", str(requirements)]):
-            done = subprocess.run(step, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
-            assert done.returncode == 0, f"cannot build the {name} client environment: {done.stdout}{done.stderr}"
-        stamp.write_text(digest)
-    return str(python)
+    key = hashlib.sha256(requirements.read_bytes() + sys.version.encode()).hexdigest()
+    return built_venv(_TOP / ".venv-clients" / name, ["-r", str(requirements)], key)

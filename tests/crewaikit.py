@@ -13,7 +13,6 @@ extra of pyproject.toml or the Python version changes.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import re
@@ -21,11 +20,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from clientenv import built_venv
+
 __all__ = ("REPO", "crewai_python", "run_program")
 
 REPO = Path(__file__).resolve().parents[1]
 VENV = REPO / ".venv-crewai"
-_STAMP = VENV / "dsh-fs-built-for"
 
 
 def _wanted() -> str:
@@ -37,18 +37,8 @@ def _wanted() -> str:
 
 def crewai_python() -> str:
     """The CrewAI environment's interpreter, building the environment first if it is missing
-    or stale (one builder at a time: a lock file beside it)."""
-    wanted = _wanted()
-    python = VENV / "bin" / "python"
-    with open(REPO / ".venv-crewai.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (python.exists() and _STAMP.exists() and _STAMP.read_text() == wanted):
-            subprocess.run([sys.executable, "-m", "venv", "--clear", str(VENV)], check=True)
-            built = subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", f"{REPO}[crewai]"],
-                                   cwd=REPO, timeout=1500, capture_output=True, text=True)
-            assert built.returncode == 0, f"building {VENV} failed:\n{built.stdout[-2000:]}{built.stderr[-4000:]}"
-            _STAMP.write_text(wanted)
-    return str(python)
+    or stale (``clientenv.built_venv``)."""
+    return built_venv(VENV, ["-e", f"{REPO}[crewai]"], _wanted(), timeout=1500)
 
 
 def run_program(argv: list[str], home: str, *, env: dict[str, str] | None = None, cwd: str | None = None,

@@ -75,6 +75,19 @@ class MissContract:
         assert (await text("default", "grep", pattern="needle", path="real")).startswith("Found 2 matches\n\nreal/a.md")
 
 
+    async def test_s15_a_dangling_symlink_does_not_fail_the_search(self, workspace: Workspace) -> None:
+        text = await self._tools(workspace, {"a.md": b"needle\n", "sub/b.md": b"needle\n"})
+        if not isinstance(workspace, LocalWorkspace):
+            return  # (links exist on the local disk only; the rest of the contract runs everywhere)
+        os.symlink("nowhere", workspace.path("broken"))
+        os.symlink("../gone.md", workspace.path("sub/broken.md"))
+        assert sorted((await text("default", "glob", pattern="**/*")).split("\n")) == ["a.md", "sub/b.md"]
+        assert (await text("default", "grep", pattern="needle")).startswith("Found 2 matches\n\na.md\nLine 1: needle")
+        assert await text("default", "glob", pattern="*.md", path="sub") == "sub/b.md"
+        # the reference walks without --follow: links are not entered, so no error either
+        assert sorted((await text("reference", "glob", pattern="**/*")).split("\n")) == ["a.md", "sub/b.md"]
+
+
     async def test_s9_an_absolute_pattern_inside_the_workspace(self, workspace: Workspace) -> None:
         text = await self._tools(workspace, {"folder/a.md": b"a\n", "folder/sub/b.md": b"b\n", "top.md": b"t\n"})
         pattern = workspace.path("folder") + "/*.md"

@@ -104,5 +104,5 @@ def test_client_config_names_every_root(two: tuple[str, str]) -> None:
     a, b = two
     done = _run("client-config", "--root", a, "--root", b)
     assert done.returncode == 0, done.stderr
-    args = json.loads(done.stdout)["mcpServers"]["files"]["args"]
+    args = json.loads(done.stdout)["mcpServers"]["dsh-fs"]["args"]
     assert args[-5:] == ["mcp", "--root", a, "--root", b]

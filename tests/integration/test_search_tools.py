@@ -121,6 +121,48 @@ async def test_an_abort_kills_the_process_group(ws: str, fake: FakeRg) -> None:
     assert gone(fake.child)
 
 
+async def test_an_abort_during_the_spawn_still_kills_the_process_group(ws: str, fake: FakeRg,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """an abort landing while the process is being started (the spawn's own await) reaches the
+    group kill: asyncio alone would kill the direct child and leave its children running"""
+    fake.script(sleep=30)
+    ctx = search_ctx(ws, rg_path=fake.path)
+    signal = AbortSignal()
+    spawn = anyio.open_process
+
+    async def slow_spawn(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        while not os.path.exists(os.path.join(fake.dir, "child")):
+            time.sleep(0.01)  # the program has started its child; the event loop is held here
+        signal.abort()
+        await anyio.sleep(0.05)  # the abort's cancellation lands on this await, inside the spawn
+        return process
+
+    monkeypatch.setattr(anyio, "open_process", slow_spawn)
+    result = await call(ctx, "grep", {"pattern": "x"}, signal=signal)
+    assert result.error.code == "SEARCH_ABORTED"
+    assert gone(fake.child)
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_an_entry_removed_during_the_walk_is_no_failure(ws: str, fake: FakeRg, profile: str) -> None:
+    """S15: ripgrep reporting entries it found gone (exit 2) keeps the rest of the result;
+    the reference profile reports the exit (§6.3)"""
+    ctx = search_ctx(ws, profile=profile, rg_path=fake.path)
+    stderr = (b"rg: ./d2: No such file or directory (os error 2)\n"
+              b"rg: ./d3/x: IO error for operation on ./d3/x: No such file or directory (os error 2)\n")
+    listed = b"./d1/f.txt" + (b"\0" if profile == "default" else b"\n")  # (default: --null, names may hold \n)
+    fake.script(stdout=listed, stderr=stderr, exit=2)
+    result = await call(ctx, "glob", {"pattern": "**/*.txt"})
+    if profile == "default":
+        assert result.error is None and result.text.endswith("d1/f.txt") and "error" not in result.text
+    else:
+        assert result.text == ("Error: glob search failed (exit 2): rg: ./d2: No such file or directory (os error 2)\n"
+                               "rg: ./d3/x: IO error for operation on ./d3/x: No such file or directory (os error 2)")
+    fake.script(stdout=listed, stderr=stderr + b"rg: ./d4: Permission denied (os error 13)\n", exit=2)
+    assert (await call(ctx, "glob", {"pattern": "**/*.txt"})).error.code == "SEARCH_FAILED"  # any other: a failure
+
+
 @pytest.mark.parametrize(("profile", "text"), [
     ("default", "Error: grep timed out after 300ms; narrow pattern, path, or include and retry"),
     ("reference", "Error: grep was aborted before completion (tool timeout or caller cancellation)"),

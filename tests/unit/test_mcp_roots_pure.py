@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from dsh_fs import Session
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_memory import MemoryFileSystem
-from dsh_fs.mcp.roots import MAX_CLIENT_ROOTS, OUTSIDE, RootsProtocol, intersect, root_path
+from dsh_fs.mcp.roots import (LOGGED_URI_MAX, MAX_CLIENT_ROOTS, OUTSIDE, RootsProtocol, ignored_entry, intersect,
+                           root_path)
 
 
 @pytest.mark.parametrize(("uri", "path", "reason"), [
@@ -177,3 +178,12 @@ async def test_a_cancelled_question_is_asked_again_by_the_next_call(tree: str) -
         await roots.view_for(owner, session)
     view = await roots.view_for(owner, session)
     assert session.asked == 2 and view is not None and view.workspace_roots() == (f"{tree}/a",)
+
+
+def test_a_logged_client_uri_is_one_bounded_line() -> None:
+    """a client's URI with a line break cannot fake a second log line, nor flood stderr"""
+    assert ignored_entry("file:///a\ndsh-fs mcp: serving /", OUTSIDE) == (
+        'dsh-fs mcp: client root "file:///a\\ndsh-fs mcp: serving /" ignored: outside every --root')
+    line = ignored_entry("file:///" + "x" * 100_000, "not found")
+    assert "\n" not in line and len(line) < LOGGED_URI_MAX + 100 and "x…" in line
+    assert ignored_entry("file:///plain", "not found") == "dsh-fs mcp: client root file:///plain ignored: not found"

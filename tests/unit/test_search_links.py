@@ -9,15 +9,24 @@ import os
 from pathlib import Path
 
 from dsh_fs.tool_fs_search.commands import glob_argv, grep_argv
-from dsh_fs.tool_fs_search.links import LinkFilter, exclude_globs, loops_only
+from dsh_fs.tool_fs_search.links import LinkFilter, exclude_globs, walk_notices_only
 from dsh_fs.tool_fs_search.linkwalk import outward_links
 
 
-def test_only_loop_reports_excuse_exit_2() -> None:
+def test_only_walk_notices_excuse_exit_2() -> None:
     loop = "rg: File system loop found: ./up/ws/up points to an ancestor ./up"
-    assert loops_only(loop + "\n" + loop + "\n")
-    assert not loops_only("")
-    assert not loops_only(loop + "\nrg: ./x: Permission denied (os error 13)")
+    gone = "rg: ./d2: No such file or directory (os error 2)"
+    dangling = "rg: ./broken: IO error for operation on ./broken: No such file or directory (os error 2)"
+    both = {"loops": True, "vanished": True}
+    assert walk_notices_only(loop + "\n" + loop + "\n", loops=True, vanished=False)
+    assert not walk_notices_only(loop, loops=False, vanished=True)
+    assert walk_notices_only(f"{gone}\n{dangling}\n", loops=False, vanished=True)
+    assert not walk_notices_only(gone, loops=True, vanished=False)
+    assert walk_notices_only(f"{loop}\n{gone}", **both)
+    assert not walk_notices_only("", **both)
+    assert not walk_notices_only(loop + "\nrg: ./x: Permission denied (os error 13)", **both)
+    assert not walk_notices_only(gone + " and more", **both)
+    assert not walk_notices_only("rg: regex parse error: No such file or directory (os error 2)x", **both)
 
 
 def test_excludes_are_anchored_and_escaped() -> None:

@@ -35,4 +35,4 @@ def client_config(roots: tuple[str, ...]) -> None:
     """Print an MCP client configuration (the mcpServers JSON of Claude Desktop, Claude Code's
     .mcp.json, Cursor) that serves --root over stdio with this dsh-fs, absolute paths filled in."""
     command, args = server_command(*(roots or (os.getcwd(),)))
-    click.echo(json.dumps({"mcpServers": {"files": {"command": command, "args": args}}}, indent=2))
+    click.echo(json.dumps({"mcpServers": {"dsh-fs": {"command": command, "args": args}}}, indent=2))

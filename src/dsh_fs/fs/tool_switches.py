@@ -84,6 +84,9 @@ class ToolSwitches(ProfileSwitches):
     binary_text: bool = profile_switch("S14")
     """S14: ``grep`` searches files ripgrep would drop as binary (``--text``); control bytes in
     a shown line are escaped (``\\u0000``) and a note names the files that hold NUL bytes"""
+    vanished_entries_skipped: bool = profile_switch("S15")
+    """S15: an entry that is not there when ripgrep reaches it (a dangling symlink under S8's
+    ``--follow``, a file or directory removed during the walk) is left out, not a failure"""
 
     # -- list --------------------------------------------------------------------------------------
     list_served: bool = profile_switch("L1")
@@ -135,6 +138,9 @@ class ToolSwitches(ProfileSwitches):
     covers the whole patch) and its denial carries the escalation hint"""
     policy_names_every_root: bool = profile_switch("X3")
     """X3: the ``sandbox:policy`` prompt context names every workspace root, not only the first"""
+    sandbox_cwd_as_spelled: bool = profile_switch("X4")
+    """X4: under a sandbox, ``write``/``edit`` resolve a relative path against the session's cwd as
+    spelled (as ``read`` does), not against its canonical path (symlinks resolved)"""
 
     @staticmethod
     def of(profile: Profile | str | None) -> ToolSwitches:

@@ -88,7 +88,7 @@ class Probe:
 
     def info(self) -> Info:
         """The seam's ``Info`` (size in bytes)."""
-        return Info(version=self.version, type=self.type, size=self.st.st_size)
+        return Info(version=self.version, type=file_type(self.st.st_mode), size=self.st.st_size)
 
 
 def probe(path: str, verb: Verb, display: str, *, root: beneath.Root | None = None) -> Probe | None:

@@ -225,10 +225,12 @@ class LocalFileSystem(FileSystem):
         check_abort(signal, "stat")
         if self.inline_probes:
             probed = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
-            if probed is not None and self._digest_is_costly(probed.st):
+            if probed is None:
+                found = None
+            elif self._digest_is_costly(probed.st):
                 found = await self._run(probed.info)
             else:
-                found = _info(probed)
+                found = probed.info()
         else:
             found = await self._run(
                 lambda: _info(files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key)))

@@ -38,6 +38,7 @@ import anyio
 
 from ..core.session import Session
 from ..fs.filesystem import FileSystem
+from ..fs.shown import shown_name
 
 __all__ = (
     "ANSWER_TIMEOUT_S",
@@ -69,14 +70,20 @@ ROOTS_DEPRECATED_IN: Final = "2026-07-28"
 _PATH_MAX_BYTES: Final = 4095
 """the longest path (bytes) a root may have (Linux ``PATH_MAX`` without the NUL)"""
 
+LOGGED_URI_MAX: Final = 512
+"""the most characters of a client's URI one stderr line shows"""
+
 OUTSIDE: Final = "outside every --root"
 """the reason for an entry that lies outside every operator root (and holds none)"""
 
 
 def ignored_entry(uri: str, reason: str) -> str:
     """The stderr line for one ignored client root (the reason is one of ``root_path``'s,
-    ``OUTSIDE``, ``not a directory`` or ``not found``)."""
-    return f"dsh-fs mcp: client root {uri} ignored: {reason}"
+    ``OUTSIDE``, ``not a directory`` or ``not found``). The URI is the client's: printed as
+    D22 prints names (a line break or control character as a JSON escape, so one entry is one
+    line) and cut after ``LOGGED_URI_MAX`` characters."""
+    cut = uri if len(uri) <= LOGGED_URI_MAX else uri[:LOGGED_URI_MAX] + "…"
+    return f"dsh-fs mcp: client root {shown_name(cut)} ignored: {reason}"
 
 
 def ignored_answer(why: str) -> str:
@@ -307,6 +314,15 @@ class RootsProtocol:
             state.stale = True
             if state.settled.is_set():
                 state.settled = anyio.Event()
+
+    def settled_view(self, owner: Session) -> tuple[bool, FileSystem | None]:
+        """``(True, view)`` when ``owner``'s next call needs neither to ask nor to wait (its
+        answers settled, nothing changed since): what ``view_for`` would give it at once
+        (the lean stdio path, ``lean.py``, serves it then); else ``(False, None)``."""
+        state = self._owners.get(owner)
+        if state is None or state.stale or not state.settled.is_set():
+            return False, None
+        return True, state.view
 
     def effective(self, owner: Session) -> tuple[str, ...] | None:
         """The owner's effective roots (``None``: the operator roots)."""

@@ -5,8 +5,9 @@
   where a wheel exists), else ``rg`` on ``PATH``; ``None`` when there is neither.
 * **How.** ``run_ripgrep`` starts the program with a fixed ``argv`` (no shell), stdin from
   ``/dev/null``, in a session of its own (``start_new_session``), and hands stdout to the
-  caller line by line as it arrives: memory stays bounded by one line and the caller's own
-  caps. stderr keeps its last ``STDERR_KEEP`` bytes (the reference executor's 64 000). Once
+  caller line by line as it arrives (or, with ``on_lines``, as the list of the complete lines
+  of each pipe read: one call per read instead of one per line, for callers that work on
+  batches): memory stays bounded by one read and the caller's own caps. stderr keeps its last ``STDERR_KEEP`` bytes (the reference executor's 64 000). Once
   more than ``raw_cap`` bytes came out, the run stops (``Run.stopped``): ripgrep is killed,
   or (``drain_past_cap``) the rest of its output is read and dropped until it exits, so that
   its exit status is known (``Run.drained``; §6.3 checks the exit status first).
@@ -99,14 +100,19 @@ async def run_ripgrep(
     argv: list[str],
     *,
     cwd: str,
-    on_line: Callable[[bytes], None],
+    on_line: Callable[[bytes], None] | None = None,
     raw_cap: int,
+    on_lines: Callable[[list[bytes]], None] | None = None,
     separator: bytes = b"\n",
     drain_past_cap: Callable[[], bool] = lambda: False,
     on_debug: Callable[[str], None] | None = None,
 ) -> Run:
     """Run ``program argv`` in ``cwd``, calling ``on_line`` with each stdout line (without
     its ``\\n``) as it arrives.
+
+    :param on_lines: instead of ``on_line`` (give exactly one): called with the list of the
+        complete lines (each without its separator, empty ones included) that one pipe read
+        (at most 64 KiB) completed, in output order; never with an empty list
 
     :param drain_past_cap: asked once, when stdout passes ``raw_cap``: ``True`` to read and
         drop the rest of the output and let ripgrep exit by itself (its exit status is then
@@ -120,17 +126,35 @@ async def run_ripgrep(
     :param raw_cap: stop the run (kill it, ``Run.stopped``) once stdout exceeds this many
         bytes; the line being read at that point is not delivered
     :raises OSError: when the process cannot be started (``cwd`` unusable, not executable)
-    :raises Exception: whatever ``on_line`` raises (the process is killed first)
+    :raises Exception: whatever ``on_line``/``on_lines`` raises (the process is killed first)
+    :raises TypeError: given both or neither of ``on_line`` and ``on_lines``
     """
+    if (on_line is None) == (on_lines is None):
+        raise TypeError("run_ripgrep takes exactly one of on_line and on_lines")
+    deliver: Callable[[list[bytes]], None]
+    if on_lines is not None:
+        deliver = on_lines
+    else:
+        assert on_line is not None
+        each = on_line
+
+        def deliver(lines: list[bytes]) -> None:
+            for line in lines:
+                each(line)
+
     run = Run()
-    process = await anyio.open_process(
-        [program, *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        start_new_session=True,
-    )
+    # Shielded: a cancellation landing inside the spawn would have asyncio kill the direct
+    # child alone and drop the handle, leaving whatever it started behind; here it lands on the
+    # first checkpoint below, inside the ``finally`` that kills the whole group.
+    with anyio.CancelScope(shield=True):
+        process = await anyio.open_process(
+            [program, *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            start_new_session=True,
+        )
     tail = bytearray()
 
     partial = bytearray()
@@ -186,8 +210,8 @@ async def run_ripgrep(
                 chunk = chunk[: max(0, room)]
             lines = (pending + chunk).split(separator)
             pending = lines.pop()
-            for line in lines:
-                on_line(line)
+            if lines:
+                deliver(lines)
             if over:
                 run.drained = drain_past_cap()
                 if not run.drained:
@@ -195,7 +219,7 @@ async def run_ripgrep(
                     return
                 pending = b""
         if pending:
-            on_line(pending)
+            deliver([pending])
 
     async def consume() -> None:
         try:

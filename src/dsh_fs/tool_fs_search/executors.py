@@ -39,7 +39,7 @@ from .commands import GLOB_VCS_EXCLUDES, glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .limiter import RG_MEMORY_FLAGS, SearchSlots
-from .links import LinkFilter, exclude_globs, loops_only
+from .links import LinkFilter, exclude_globs, walk_notices_only
 from .linkwalk import DirCache, outward_links
 from .mirror import Mirror
 from .anchoring import anchored, from_path, split_absolute
@@ -80,9 +80,10 @@ def _containment_root(fs: FileSystem, host: str) -> str | None:
     return getattr(fs, "root", None)
 
 class _SpillSink:
-    """Receives the complete formatted result piece by piece (one piece per result); holds the
-    first ``limit`` pieces in memory and opens a spill writer only when a result beyond the
-    page arrives (an uncapped result never makes a file)."""
+    """Receives the complete formatted result piece by piece (a piece holds one result, or
+    ``count`` results joined: ``output.Sink``); holds the pieces of the first ``limit``
+    results in memory (and the piece that brings the count past it) and opens a spill writer
+    only when a result beyond the page arrives (an uncapped result never makes a file)."""
 
     def __init__(self, limit: int, opener: Callable[[], SpillWriter | None]) -> None:
         self.limit = limit
@@ -92,8 +93,8 @@ class _SpillSink:
         self.writer: SpillWriter | None = None
         self.failed = False
 
-    def __call__(self, piece: str) -> None:
-        self.count += 1
+    def __call__(self, piece: str, count: int = 1, /) -> None:
+        self.count += count
         if self.pending is not None:
             self.pending.append(piece)
             if self.count <= self.limit:
@@ -256,10 +257,13 @@ class SearchTools:
             arg = mirror.root + path
         return Space(cwd=mirror.host(here.display_path), path_arg=arg, workdir=here.display_path, mirror=mirror)
 
-    async def _rg(self, tool: str, program: str, argv: list[str], space: Space, on_line: Callable[[bytes], None],
-                  budget: int, *, separator: bytes = b"\n", shown: Callable[[], int] = lambda: 0,
-                  on_debug: Callable[[str], None] | None = None) -> Run:
-        """One ripgrep run. Past ``budget`` bytes of output, the reference profile lets ripgrep
+    async def _rg(self, tool: str, program: str, argv: list[str], space: Space,
+                  on_line: Callable[[bytes], None] | None, budget: int, *, separator: bytes = b"\n",
+                  shown: Callable[[], int] = lambda: 0, on_debug: Callable[[str], None] | None = None,
+                  on_lines: Callable[[list[bytes]], None] | None = None) -> Run:
+        """One ripgrep run, its output handed to ``on_line`` line by line or to ``on_lines``
+        a pipe read's lines at a time (``engine.run_ripgrep``; give one). Past ``budget`` bytes
+        of output, the reference profile lets ripgrep
         finish (its output dropped) so that an error exit wins over the output size (§6.3's
         order); the default profile does so only while nothing is on the page (``shown()``
         results), else stops it at once to show the first page (S4)."""
@@ -267,16 +271,18 @@ class SearchTools:
             return not self.switches.first_page_on_overflow or shown() == 0
 
         try:
-            return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line, raw_cap=budget,
-                                     separator=separator, drain_past_cap=drain_past_cap, on_debug=on_debug)
+            return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line,
+                                     on_lines=on_lines, raw_cap=budget, separator=separator,
+                                     drain_past_cap=drain_past_cap, on_debug=on_debug)
         except OSError as exc:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, search_texts=self.switches.search_texts) from exc
 
     async def _rg_followed(self, tool: str, program: str, argv: list[str], space: Space,
-                           on_line: Callable[[bytes], None], budget: int, *, separator: bytes = b"\n",
-                           shown: Callable[[], int] = lambda: 0, on_debug: Callable[[str], None] | None = None) -> Run:
-        """``_rg`` with symlinks followed under a containment root (S8): ripgrep starts at once
+                           on_line: Callable[[bytes], None] | None, budget: int, *, separator: bytes = b"\n",
+                           shown: Callable[[], int] = lambda: 0, on_debug: Callable[[str], None] | None = None,
+                           on_lines: Callable[[list[bytes]], None] | None = None) -> Run:
+        """``_rg`` (``on_line`` or ``on_lines``, as there) with symlinks followed under a containment root (S8): ripgrep starts at once
         while a worker thread looks for links below the searched directory that lead out of
         the root (``linkwalk.outward_links``, which reads again only the directories changed
         since an earlier look: ``self.dirs``); its lines wait until that look is done. None found (the
@@ -286,15 +292,21 @@ class SearchTools:
         links = space.links
         if links is None or links.root is None:
             return await self._rg(tool, program, argv, space, on_line, budget, separator=separator, shown=shown,
-                                  on_debug=on_debug)
+                                  on_debug=on_debug, on_lines=on_lines)
+        def per_line(lines: list[bytes]) -> None:
+            assert on_line is not None
+            for line in lines:
+                on_line(line)
+
+        deliver = on_lines if on_lines is not None else per_line
         waiting: list[bytes] | None = []
         notes: list[str] | None = []  # S13's debug messages wait too: a run ended here walked the links out
 
-        def gated(line: bytes) -> None:
+        def gated(lines: list[bytes]) -> None:
             if waiting is None:
-                on_line(line)
+                deliver(lines)
             else:
-                waiting.append(line)
+                waiting.extend(lines)
 
         def gated_debug(message: str) -> None:
             if notes is None:
@@ -315,8 +327,8 @@ class SearchTools:
 
             async def run_first() -> None:
                 try:
-                    first.append(await self._rg(tool, program, argv, space, gated, budget, separator=separator,
-                                                shown=shown_or_waiting,
+                    first.append(await self._rg(tool, program, argv, space, None, budget, separator=separator,
+                                                shown=shown_or_waiting, on_lines=gated,
                                                 on_debug=gated_debug if on_debug is not None else None))
                 except Exception as exc:  # raised below, outside the task group
                     failed.append(exc)
@@ -339,8 +351,8 @@ class SearchTools:
                     for message in held or ():
                         if on_debug is not None:
                             on_debug(message)
-                    for line in pending or ():
-                        on_line(line)
+                    if pending:
+                        deliver(pending)
                 except Exception as exc:  # e.g. a line that is not JSON: raised below, as from the run itself
                     failed.append(exc)
                     tg.cancel_scope.cancel()  # ripgrep is stopped, never left running behind the error
@@ -349,15 +361,16 @@ class SearchTools:
         if not excludes:
             return first[0]
         cut = argv.index("--") if "--" in argv else len(argv)
-        return await self._rg(tool, program, [*argv[:cut], *excludes, *argv[cut:]], space, on_line, budget,
-                              separator=separator, shown=shown, on_debug=on_debug)
+        return await self._rg(tool, program, [*argv[:cut], *excludes, *argv[cut:]], space, None, budget,
+                              separator=separator, shown=shown, on_debug=on_debug, on_lines=deliver)
 
     def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
         if (run.stopped and not run.drained) or run.exit_code in (0, 1):
             return None
-        if self.switches.follow_links and run.exit_code == 2 and loops_only(run.stderr):
-            return None  # S8: a symlink loop ripgrep stopped at is no failure
+        if run.exit_code == 2 and walk_notices_only(run.stderr, loops=self.switches.follow_links,
+                                                    vanished=self.switches.vanished_entries_skipped):
+            return None  # S8: a symlink loop ripgrep stopped at; S15: an entry not there when reached
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
@@ -410,23 +423,26 @@ class SearchTools:
         page = GlobPage(self.config.glob_max_results, sink)
         extra = 0  # bytes the reference's UTF-8 decoding would add (U+FFFD for bad bytes)
 
-        def on_line(line: bytes) -> None:
+        def on_lines(lines: list[bytes]) -> None:
+            # a pipe read's paths at a time: decoded, filtered (S8), made display paths and paged
+            # as lists, so a printed path costs no Python call of its own
             nonlocal extra
-            if not line:
-                return
             try:
-                printed = line.decode("utf-8")
+                printed = list(filter(None, map(bytes.decode, lines)))
             except UnicodeDecodeError:
-                printed = line.decode("utf-8", "replace")
-                extra += len(printed.encode("utf-8")) - len(line)
-            if space.admit(printed):
-                page.add(space.shown(printed))
+                printed = []
+                for line in lines:
+                    if line:
+                        text = line.decode("utf-8", "replace")
+                        extra += len(text.encode("utf-8")) - len(line)
+                        printed.append(text)
+            page.extend(space.shown_many(space.admit_many(printed)))
 
         try:
             argv = ["--null", *glob_argv(given.pattern, space.path_arg, newest_first=self.switches.newest_first,
                                          follow=self.switches.follow_links, also=also)]  # --null: D22
-            run = await self._rg_followed("glob", program, argv, space, on_line, self.config.raw_output_max_bytes,
-                                          separator=b"\0", shown=lambda: page.seen)
+            run = await self._rg_followed("glob", program, argv, space, None, self.config.raw_output_max_bytes,
+                                          separator=b"\0", shown=lambda: page.seen, on_lines=on_lines)
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure

@@ -24,7 +24,7 @@ import posixpath
 import re
 import stat
 
-__all__ = ("LinkFilter", "exclude_globs", "loops_only")
+__all__ = ("LinkFilter", "exclude_globs", "walk_notices_only")
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]{}!\\])")
 
@@ -45,13 +45,19 @@ _SHOW, _HIDE, _CHECK = 0, 1, 2
 """``LinkFilter``'s verdicts on a printed directory"""
 
 _LOOP = re.compile(r"^rg: File system loop found: .+ points to an ancestor .+$")
+_VANISHED = re.compile(r"^rg: .+: No such file or directory \(os error 2\)$")
 
 
-def loops_only(stderr: str) -> bool:
-    """``True`` when every line of ripgrep's ``stderr`` reports a symlink loop it stopped at
-    (its exit status 2 is then no failure of the search). Pure."""
+def walk_notices_only(stderr: str, *, loops: bool, vanished: bool) -> bool:
+    """``True`` when every line of ripgrep's ``stderr`` (there is one at least) is a notice of
+    its walk that is no failure of the search, so that its exit status 2 is not one either:
+    with ``loops``, a symlink loop it stopped at (S8); with ``vanished``, an entry that was not
+    there when it reached it — a dangling symlink it was told to follow (S8's ``--follow``), or
+    a file or directory removed during the walk (``rg: ./d: No such file or directory (os
+    error 2)``, also in its ``IO error for operation on …`` form; S15). Pure."""
     lines = [line for line in stderr.splitlines() if line.strip()]
-    return bool(lines) and all(_LOOP.match(line) for line in lines)
+    return bool(lines) and all((loops and _LOOP.match(line)) or (vanished and _VANISHED.match(line))
+                               for line in lines)
 
 
 class LinkFilter:
@@ -66,6 +72,7 @@ class LinkFilter:
             and checks the directories alone (the walk excluded the links it found)"""
         self.check_files = check_files
         self.cwd = posixpath.normpath(cwd)
+        self._cwd_slash = self.cwd.rstrip("/") + "/"
         self.root = os.path.realpath(root) if root is not None else None
         self._tops = {self.cwd, posixpath.normpath(os.path.abspath(root))} if root is not None else set()
         self._below = tuple(top.rstrip("/") + "/" for top in self._tops)
@@ -87,11 +94,43 @@ class LinkFilter:
         head = printed[:printed.rfind("/") + 1]  # "" (in cwd), "/" (at the top) or "dir/"
         kind = self._heads.get(head)
         if kind is None:
-            kind = self._heads[head] = self._head_kind(posixpath.normpath(posixpath.join(self.cwd, head)))
+            kind = self._heads[head] = self._head_kind(self._host_dir(head))
         verdict = kind == _SHOW or (kind == _CHECK and (not self.check_files or self._file_ok(
             posixpath.normpath(posixpath.join(self.cwd, printed)))))
         self._last = (printed, verdict)
         return verdict
+
+    def admit_many(self, printed: list[str]) -> list[str]:
+        """The paths of ``printed`` that ``admit`` shows, in order. Without ``check_files``
+        (``glob``) a verdict is one per directory: the distinct directories of the batch are
+        judged once each, and the batch comes back as it is when none is hidden (the usual
+        case)."""
+        if self.root is None:
+            return printed
+        if self.check_files:
+            return [path for path in printed if self.admit(path)]
+        heads = self._heads
+        hidden: set[str] = set()
+        for head in {path[:path.rfind("/") + 1] for path in printed}:
+            kind = heads.get(head)
+            if kind is None:
+                kind = heads[head] = self._head_kind(self._host_dir(head))
+            if kind == _HIDE:
+                hidden.add(head)
+        if not hidden:
+            return printed
+        return [path for path in printed if path[:path.rfind("/") + 1] not in hidden]
+
+    def _host_dir(self, head: str) -> str:
+        """The host path of a printed directory part (``""``, ``"/"`` or ``"dir/"``):
+        ``normpath(join(cwd, head))``, by concatenation when ``head`` is relative and already
+        normal (no empty, ``.`` or ``..`` component: what ripgrep prints without a path argument)."""
+        if not head:
+            return self.cwd
+        rooted = "/" + head
+        if head[0] != "/" and "//" not in rooted and "/./" not in rooted and "/../" not in rooted:
+            return self._cwd_slash + head[:-1]
+        return posixpath.normpath(posixpath.join(self.cwd, head))
 
     def _head_kind(self, directory: str) -> int:
         """What a path printed in ``directory`` (a host path) gets: shown (not below the root
@@ -108,7 +147,8 @@ class LinkFilter:
         known = self._dirs.get(directory)
         if known is not None:
             return known
-        parent = posixpath.dirname(directory)
+        cut = directory.rfind("/")
+        parent = directory[:cut] or "/" if cut >= 0 else ""  # posixpath.dirname of a normal path
         if directory in self._tops or parent == directory:
             ok = self._inside(os.path.realpath(directory))
         else:

@@ -13,6 +13,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 from json.decoder import scanstring  # type: ignore[attr-defined]
 
 from ..core.jsonvalue import js_number_str
@@ -35,7 +36,11 @@ __all__ = (
 
 NOT_UTF8_LINE = "(line is not valid UTF-8)"
 
-Sink = Callable[[str], None]
+class Sink(Protocol):
+    """Where a page sends the complete formatted result: called with the formatted piece of
+    one result (``count`` 1), or the pieces of ``count`` results joined (``GlobPage.extend``)."""
+
+    def __call__(self, piece: str, count: int = 1, /) -> None: ...
 
 
 def to_workdir_relative(path: str, workdir: str) -> str:
@@ -263,11 +268,25 @@ class GlobPage:
         self.sink = sink
 
     def add(self, path: str) -> None:
+        """Take the next path (a display path)."""
         if self.sink is not None:
             self.sink(path if self.seen == 0 else "\n" + path)
         self.seen += 1
         if len(self.kept) < self.limit:
             self.kept.append(path)
+
+    def extend(self, paths: list[str]) -> None:
+        """Take the next paths, in order: what ``add`` of each would do, with one sink call
+        for all of them (``count`` = how many; nothing for an empty list)."""
+        if not paths:
+            return
+        if self.sink is not None:
+            text = "\n".join(paths)
+            self.sink(text if self.seen == 0 else "\n" + text, len(paths))
+        self.seen += len(paths)
+        room = self.limit - len(self.kept)
+        if room > 0:
+            self.kept.extend(paths[:room])
 
     @property
     def truncated(self) -> bool:

@@ -46,6 +46,28 @@ class Space:
         """Whether to show a path ripgrep printed (always, unless links are followed: S8)."""
         return self.links is None or self.links.admit(printed)
 
+    def admit_many(self, printed: list[str]) -> list[str]:
+        """The paths of ``printed`` that ``admit`` shows, in order (``LinkFilter.admit_many``)."""
+        return printed if self.links is None else self.links.admit_many(printed)
+
+    def shown_many(self, printed: list[str]) -> list[str]:
+        """``shown`` of each path of ``printed``, in order. Without a mirror, when no name
+        needs quoting (the usual case, told by one look at all of them joined), relative
+        printed paths are their own display paths and absolute ones below a (normalized)
+        ``workdir`` lose its prefix: what ``shown`` gives each, without a call per path."""
+        if self.mirror is None and printed and "".join(printed).isprintable():
+            workdir = self.workdir
+            joined = "\n" + "\n".join(printed) + "\n"  # no name holds a "\n": all are printable
+            if workdir is None or "\n/" not in joined:
+                return printed
+            prefix = workdir.rstrip("/") + "/"
+            if (workdir.startswith("/") and posixpath.normpath(workdir) == workdir.rstrip("/") or workdir == "/") \
+                    and joined.count("\n" + prefix) == len(printed) and not any(
+                        part in joined for part in ("//", "/./", "/../", "/.\n", "/..\n", "/\n")):
+                cut = len(prefix)
+                return [path[cut:] for path in printed]
+        return [self.shown(path) for path in printed]
+
     def shown(self, printed: str) -> str:
         """The display form of a path ripgrep printed (§6.3), a name that could forge a line
         quoted (``fs.shown``, D22)."""
