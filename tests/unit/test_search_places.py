@@ -20,7 +20,9 @@ import dsh_fs
 from dsh_fs.tool_fs_search import presenters
 from dsh_fs.tool_fs_search.errors import SearchError
 from dsh_fs.tool_fs_search.limiter import SearchSlots
+from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.tool_fs_search.links import LinkFilter
+from dsh_fs.tool_fs_search.mirror import Mirror
 from dsh_fs.tool_fs_search.plugin import glob_params, grep_params
 from dsh_fs.tool_fs_search.space import Space
 from spectext import GLOB_DESCRIPTION, GREP_DESCRIPTION
@@ -181,3 +183,23 @@ def test_the_plugin_registers_both_tools_their_prompt_sections_and_requires_patt
         assert definition is not None and definition.is_concurrency_safe({"pattern": "x"}) is True
         assert definition.parameters["pattern"].required is True
         assert definition.present_call is not None and definition.present_call({"path": "x"}) is None
+
+
+@pytest.mark.anyio
+async def test_many_printed_paths_are_shown_and_admitted_as_each_alone_would_be(tmp_path: Any) -> None:
+    async with Mirror(MemoryFileSystem(), signal=None) as mirror:  # a provider without host paths
+        space = Space(cwd=mirror.host("/w"), path_arg=None, workdir="/w", mirror=mirror)
+        printed = [mirror.host("/w/a.txt"), mirror.host("/w/sub/b.txt"), mirror.host("/up.txt")]
+        assert space.shown_many(printed) == ["a.txt", "sub/b.txt", "/up.txt"] == [space.shown(p) for p in printed]
+        at_top = Space(cwd=mirror.host("/"), path_arg=None, workdir="/", mirror=mirror)  # the provider's root
+        printed = [mirror.host("/a.txt"), mirror.host("/sub/b.txt")]
+        assert at_top.shown_many(printed) == ["a.txt", "sub/b.txt"] == [at_top.shown(p) for p in printed]
+    plain = Space(cwd="/w", path_arg=None, workdir="/w")
+    assert plain.admit_many(["a.txt", "out/f.txt"]) == ["a.txt", "out/f.txt"]
+    root = os.path.realpath(tmp_path / "root")
+    os.makedirs(os.path.join(root, "in"))
+    os.makedirs(tmp_path / "outside")
+    os.symlink(tmp_path / "outside", os.path.join(root, "out"))
+    for check_files in (True, False):  # grep and glob
+        linked = Space(cwd=root, path_arg=None, workdir=root, links=LinkFilter(root, root, check_files=check_files))
+        assert linked.admit_many(["in/f.txt", "out/f.txt", "g.txt"]) == ["in/f.txt", "g.txt"]
