@@ -12,6 +12,7 @@
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
 | ``nowait`` | the stdio wire without thread hops: lines of a pipe or socket read and written on the event loop thread (``RWF_NOWAIT``) |
 | ``lean`` | the lean ``tools/call`` path of the stdio transport: a plain call run and answered without the SDK's dispatcher, with the SDK's bytes (``DSH_FS_MCP_LEAN=0``: off) |
+| ``percall`` | the stderr hint for clients that start a server per call without ``--session`` (a first call refused for want of a read) |
 | ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
 | ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
 | ``gate`` | ASGI, outermost: the token checked from the headers before any body is read; the body limit; no OAuth |

@@ -276,13 +276,17 @@ async def serve_stdio(
     from .lean import LeanCalls, lean_from_env
     from .stdio import stdio_transport
 
+    from .percall import FirstCallHint
+
     session = owner if owner is not None else Session(root)
     schedulers = CallSchedulers()
     roots = RootsProtocol(ctx.fs)
-    server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers, roots=roots)
-    on = lean_from_env() if lean is None else lean
-    fast = (LeanCalls(ctx, owner=session, schedulers=schedulers, roots=roots)
-            if on and "tools/call" not in server.cache_hints else None)
+    # without --session, a refusal for want of a read in a fresh process is said on stderr
+    with ctx.scoped("tools", FirstCallHint(ctx.tools)) if owner is None else contextlib.nullcontext():
+        server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers, roots=roots)
+        on = lean_from_env() if lean is None else lean
+        fast = (LeanCalls(ctx, owner=session, schedulers=schedulers, roots=roots)
+                if on and "tools/call" not in server.cache_hints else None)
     async with stdio_transport(stdin, stdout, early=early, lean=fast) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
     return fast
