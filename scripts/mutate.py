@@ -188,6 +188,8 @@ class Worker:
         self.src = os.path.join(self.tmp, "src")
         shutil.copytree(SRC, self.src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         self.tests = tests
+        self.log = os.path.join(self.tmp, "run.log")
+        """the output of the last ``--fork`` child"""
 
     def pin(self, mutants: list[Mutant]) -> None:
         """Write the listed sources into the copy (the copy is then exactly what was mutated)."""
@@ -204,7 +206,7 @@ class Worker:
             with open(target, "w", encoding="utf-8") as out:
                 out.write(mutated_source(mutant))
         env = dict(os.environ, PYTHONPATH=self.src, PYTHONDONTWRITEBYTECODE="1")
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests]
+        cmd = [sys.executable, "-m", "pytest", *self.pytest_args()]
         start = time.monotonic()
         try:
             done = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -222,7 +224,7 @@ class Worker:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def pytest_args(self) -> list[str]:
-        """The arguments of one in-process pytest run (``--fork``), those of the default mode."""
+        """pytest's arguments for one run of the tests (both modes): stop at the first failure."""
         return ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests]
 
     def write(self, mutant: Mutant, text: str) -> None:
@@ -250,9 +252,10 @@ def _child(worker: Worker, roots: tuple[str, ...], report: str | None) -> None:
         os.setpgid(0, 0)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, signal.SIG_DFL)
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        log = os.open(worker.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        for fd in (1, 2):
+            os.dup2(log, fd)
         for name in [n for n, m in sys.modules.items() if _is_project(m, roots)]:
             del sys.modules[name]
         sys.path[:] = [worker.src, *(p for p in sys.path if p != worker.src)]
@@ -413,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             ok, seconds = workers[0].run(None, None)
         if not ok:
+            if forker is not None and os.path.exists(workers[0].log):
+                sys.stderr.write(open(workers[0].log, encoding="utf-8", errors="replace").read()[-4000:])
             print("the tests fail without any mutation: fix them first", file=sys.stderr)
             return 2
         timeout = args.timeout or 3 * seconds + 10
