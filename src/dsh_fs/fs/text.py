@@ -215,8 +215,9 @@ def utf8_size(text: str) -> int:
 # -- line endings (§2.7) ------------------------------------------------------------------
 
 def normalize(text: str) -> str:
-    """CRLF → LF; a lone CR stays."""
-    return text.replace("\r\n", "\n")
+    """CRLF → LF; a lone CR stays. A text without CR is returned itself (``in`` is one
+    ``memchr``; ``replace`` would scan for the pair)."""
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def _utf16_prefix(text: str, units: int) -> str:

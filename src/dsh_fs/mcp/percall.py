@@ -17,7 +17,7 @@ from typing import Any
 
 from ..core.tools import ToolRegistry
 
-__all__ = ("PER_CALL_HINT", "FirstCallHint")
+__all__ = ("FirstCallHint", "PER_CALL_HINT")
 
 PER_CALL_HINT = (
     "dsh-fs mcp: hint: a call was refused for want of a read, and this server had answered no call "

@@ -236,7 +236,7 @@ class FsTools:
                 raise
             raise fact from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        diffs = bounded_diffs(file_path, outcome.before, outcome.after)
+        diffs = bounded_diffs(file_path, outcome.before, outcome.after, changed=outcome.changed)
         if request.replace_all:
             text = f"The file {target.display_path} has been updated. All occurrences were successfully replaced."
         else:
