@@ -58,3 +58,23 @@ async def test_skipped_entries_are_counted_up_to_2000(ws: str, ignored: int, not
             out.write("needle\n")
     found = await call(dsh_fs.create_context(cwd=ws), "grep", {"pattern": "needle"}, session=Session(ws))
     assert found.text.startswith("Found 1 match\n\na.txt\nLine 1: needle\n\n" + note + ": ignored or hidden ("), found.text
+
+
+@pytest.mark.parametrize(("ignored", "note"), [(1024, "(1024 files were not searched"),
+                                               (1025, "(more than ")])
+async def test_the_skipped_count_reads_at_most_64_kib_of_listing(ws: str, ignored: int, note: str) -> None:  # S13
+    # every listed name is "./big/<57 characters>\0": 64 bytes, so 1024 of them are exactly the
+    # 64 KiB the count reads, and one more passes it
+    os.makedirs(os.path.join(ws, ".git", "info"))
+    os.mkdir(os.path.join(ws, "big"))
+    with open(os.path.join(ws, ".git", "info", "exclude"), "w") as out:  # no skipped ignore file of its own
+        out.write("big/\n")
+    for i in range(ignored):
+        with open(os.path.join(ws, "big", f"{i:04}".ljust(57, "x")), "w") as out:
+            out.write("needle\n")
+    with open(os.path.join(ws, "a.txt"), "w") as out:
+        out.write("needle\n")
+    found = await call(dsh_fs.create_context(cwd=ws), "grep", {"pattern": "needle"}, session=Session(ws))
+    assert found.text.startswith("Found 1 match\n\na.txt\nLine 1: needle\n\n" + note), found.text
+    assert found.text.endswith(" files were not searched: ignored or hidden (big/); name one as path to search it.)")
+    assert ("more than" in found.text) == (ignored > 1024)
