@@ -82,3 +82,49 @@ def test_create_makes_the_first_directory_by_absolute_path(root: beneath.Root) -
     assert os.path.isdir(os.path.join(root.real, "new", "deeper"))
     with pytest.raises(FileNotFoundError):
         beneath.open_dir(os.path.join(root.real, "none", "x"), root=root)
+
+
+def test_the_fast_path_resolves_like_the_walk_for_the_disk_root(root: beneath.Root) -> None:
+    """Only a name directly below the root takes the one-step path; with ``/`` as the root a
+    deeper path through a symlinked directory is still resolved component by component."""
+    disk = beneath.Root("/", "/")
+    through = os.path.join(root.real, "linkdir", "secret.txt")
+    assert beneath.real_path_in(through, disk, strict=True) == os.path.realpath(through)
+    assert beneath.real_path_in(through, disk, strict=False) == os.path.realpath(through)
+    assert beneath.real_path_in(os.path.join(root.real, "a.txt"), disk, strict=True) == os.path.join(root.real, "a.txt")
+
+
+def _view(root: beneath.Root) -> beneath.Root:
+    view = os.path.join(root.real, "sub")
+    return beneath.Root(view, view, anchor=root)
+
+
+def test_a_view_root_resolves_its_names_below_it(root: beneath.Root) -> None:
+    view = _view(root)
+    assert beneath.real_path_in(os.path.join(view.real, "b.txt"), view, strict=True) == os.path.join(view.real, "b.txt")
+    os.symlink("b.txt", os.path.join(view.real, "c.txt"))
+    assert beneath.real_path_in(os.path.join(view.real, "c.txt"), view, strict=True) == os.path.join(view.real, "b.txt")
+
+
+def test_a_removed_view_root_is_missing_not_an_escape(root: beneath.Root) -> None:
+    view = _view(root)
+    os.remove(os.path.join(view.real, "b.txt"))
+    os.rmdir(view.real)
+    assert beneath.real_path_in(os.path.join(view.real, "b.txt"), view, strict=False) == os.path.join(view.real, "b.txt")
+    with pytest.raises(FileNotFoundError):
+        beneath.real_path_in(os.path.join(view.real, "b.txt"), view, strict=True)
+
+
+@pytest.mark.parametrize("target", ["outside", "inside"])
+def test_a_view_root_swapped_for_a_symlink_is_an_escape_even_for_a_name_directly_below_it(
+        root: beneath.Root, tmp_path: Any, target: str) -> None:
+    """A view root (DEVIATIONS M3) takes no fast path: every resolution first checks that the
+    view root is still itself, whether the symlink now there leads out or elsewhere inside."""
+    view = _view(root)
+    moved = os.path.join(root.real, "sub.old")
+    os.rename(view.real, moved)
+    os.symlink(str(tmp_path / "outside") if target == "outside" else moved, view.real)
+    name = "secret.txt" if target == "outside" else "b.txt"
+    for strict in (True, False):
+        with pytest.raises(beneath.Escape):
+            beneath.real_path_in(os.path.join(view.real, name), view, strict=strict)
