@@ -1,0 +1,116 @@
+"""Where a search runs (``executors._space``): the checks made before ripgrep starts and the
+mirror a memory provider's search is copied into, through the ``glob`` and ``grep`` tools.
+
+* a FIFO named as ``path`` is refused up front in both profiles (ripgrep would block on it);
+* on a mirrored provider, a working directory that is missing or a file is ``could not
+  start``; a ``path`` outside the working directory still searches from it (the working
+  directory is made in the mirror); a spawn failure names the display working directory,
+  never the mirror's; a search ended while the mirror is being filled removes the mirror.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from typing import Any
+
+import anyio
+import pytest
+
+import dsh_fs
+from dsh_fs import Session
+from dsh_fs.fs_memory import MemoryFileSystem
+from dsh_fs.tool_fs_search import mirror as mirror_module
+from searchkit import call
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+@pytest.mark.parametrize("tool", ["grep", "glob"])
+async def test_a_fifo_named_as_path_is_refused_before_ripgrep_runs(ws: str, profile: str, tool: str) -> None:
+    fifo = os.path.join(ws, "pipe")
+    os.mkfifo(fifo)
+    result = await call(dsh_fs.create_context(cwd=ws, profile=profile), tool, {"pattern": "x", "path": "pipe"},
+                        session=Session(ws))
+    assert (result.error.code, result.text) == (
+        "FS_NOT_REGULAR_FILE", f'Error: cannot search "{fifo}": not a regular file or directory')
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def _memory(files: dict[str, bytes]) -> MemoryFileSystem:
+    fs = MemoryFileSystem()
+    for rel, data in files.items():
+        fs.put(rel, data)
+    return fs
+
+
+def _session(cwd: str) -> Session:
+    session = Session()
+    session.cwd = cwd
+    return session
+
+
+@pytest.mark.parametrize(("profile", "text"), [
+    ("default", 'Error: {tool} could not start ripgrep: the working directory "{cwd}" is not a directory'),
+    ("reference", "Error: {tool} could not start its search command (unusable working directory or missing shell)"),
+])
+@pytest.mark.parametrize("cwd", ["/ws/a.txt", "/ws/none"])
+@pytest.mark.parametrize("tool", ["grep", "glob"])
+async def test_a_mirrored_search_needs_a_directory_as_working_directory(profile: str, text: str, cwd: str,
+                                                                        tool: str) -> None:
+    fs = _memory({"ws/a.txt": b"needle\n"})
+    ctx = dsh_fs.create_context(provider=fs.with_profile(profile), profile=profile)
+    result = await call(ctx, tool, {"pattern": "*" if tool == "glob" else "needle", "path": "/ws"},
+                        session=_session(cwd))
+    assert (result.error.code, result.text) == ("SEARCH_FAILED", text.format(tool=tool, cwd=cwd))
+
+
+async def test_a_mirrored_path_outside_the_working_directory_is_searched_from_it() -> None:
+    fs = _memory({"ws/here/x.txt": b"other\n", "ws/there/y.txt": b"needle\n"})
+    ctx = dsh_fs.create_context(provider=fs, profile="default")
+    found = await call(ctx, "grep", {"pattern": "needle", "path": "/ws/there"}, session=_session("/ws/here"))
+    assert found.text == "Found 1 match\n\n/ws/there/y.txt\nLine 1: needle", found.text  # as ripgrep prints it
+    listed = await call(ctx, "glob", {"pattern": "*.txt", "path": "../there"}, session=_session("/ws/here"))
+    assert listed.text == "../there/y.txt", listed.text
+
+
+@pytest.mark.parametrize("tool", ["grep", "glob"])
+async def test_a_spawn_failure_in_a_mirror_names_the_display_working_directory(tmp_path: Any, tool: str) -> None:
+    program = os.path.join(os.fspath(tmp_path), "rg")
+    with open(program, "w") as handle:  # not executable
+        handle.write("#!/bin/sh\n")
+    fs = _memory({"ws/a.txt": b"needle\n"})
+    ctx = dsh_fs.create_context(provider=fs, profile="default", rg_path=program)
+    result = await call(ctx, tool, {"pattern": "needle" if tool == "grep" else "*"}, session=_session("/ws"))
+    assert (result.error.code, result.text) == (
+        "SEARCH_FAILED", f'Error: {tool} could not start ripgrep: Permission denied (working directory "/ws")')
+
+
+@pytest.mark.parametrize("tool", ["grep", "glob"])
+async def test_a_search_ended_while_the_mirror_fills_removes_the_mirror(tmp_path: Any, tool: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    place = os.path.join(os.fspath(tmp_path), "tmp")
+    os.mkdir(place)
+    monkeypatch.setattr(tempfile, "tempdir", place)
+    real_add_tree = mirror_module.Mirror.add_tree
+    started: list[str] = []
+
+    async def slow_add_tree(self: Any, *args: Any, **kwargs: Any) -> None:
+        started.append(self.root)
+        await anyio.sleep(30)  # a provider too slow for the time budget
+        await real_add_tree(self, *args, **kwargs)
+
+    monkeypatch.setattr(mirror_module.Mirror, "add_tree", slow_add_tree)
+    fs = _memory({"ws/a.txt": b"needle\n"})
+    ctx = dsh_fs.create_context(provider=fs, profile="default", timeout_ms=300)
+    with anyio.fail_after(10):
+        result = await call(ctx, tool, {"pattern": "needle" if tool == "grep" else "*"}, session=_session("/ws"))
+    assert result.error.code == "SEARCH_ABORTED", result.text
+    assert started and os.listdir(place) == []
