@@ -114,3 +114,37 @@ async def test_a_search_ended_while_the_mirror_fills_removes_the_mirror(tmp_path
         result = await call(ctx, tool, {"pattern": "needle" if tool == "grep" else "*"}, session=_session("/ws"))
     assert result.error.code == "SEARCH_ABORTED", result.text
     assert started and os.listdir(place) == []
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_a_glob_run_that_prints_nothing_finds_no_files_whatever_its_exit(ws: str, tmp_path: Any,
+                                                                               profile: str) -> None:
+    from searchkit import FakeRg
+
+    fake = FakeRg(tmp_path).script(stdout=b"", exit=0)
+    ctx = dsh_fs.create_context(cwd=ws, profile=profile, rg_path=fake.path)
+    assert (await call(ctx, "glob", {"pattern": "*.txt"}, session=Session(ws))).text == "No files found"
+
+
+async def test_an_absolute_pattern_searches_its_own_directory_even_if_ignored_above(ws: str) -> None:  # S9
+    os.mkdir(os.path.join(ws, ".git"))
+    os.mkdir(os.path.join(ws, "sub"))
+    with open(os.path.join(ws, ".gitignore"), "w") as out:
+        out.write("sub/\n")
+    with open(os.path.join(ws, "sub", "a.txt"), "w") as out:
+        out.write("a\n")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default")
+    found = await call(ctx, "glob", {"pattern": os.path.join(ws, "sub", "*.txt")}, session=Session(ws))
+    assert found.text == "sub/a.txt", found.text
+
+
+async def test_an_absolute_pattern_with_a_path_searches_only_that_path(ws: str) -> None:  # S9
+    for rel in ("sub/a.txt", "sub/deep/b.txt"):
+        os.makedirs(os.path.dirname(os.path.join(ws, rel)), exist_ok=True)
+        with open(os.path.join(ws, rel), "w") as out:
+            out.write("x\n")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default")
+    pattern = os.path.join(ws, "sub", "**", "*.txt")
+    assert (await call(ctx, "glob", {"pattern": pattern, "path": "sub/deep"}, session=Session(ws))).text == "sub/deep/b.txt"
+    assert sorted((await call(ctx, "glob", {"pattern": pattern}, session=Session(ws))).text.split("\n")) == [
+        "sub/a.txt", "sub/deep/b.txt"]
