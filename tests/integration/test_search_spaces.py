@@ -148,3 +148,43 @@ async def test_an_absolute_pattern_with_a_path_searches_only_that_path(ws: str) 
     assert (await call(ctx, "glob", {"pattern": pattern, "path": "sub/deep"}, session=Session(ws))).text == "sub/deep/b.txt"
     assert sorted((await call(ctx, "glob", {"pattern": pattern}, session=Session(ws))).text.split("\n")) == [
         "sub/a.txt", "sub/deep/b.txt"]
+
+
+def _spilled(root: str) -> list[str]:
+    return sorted(os.path.join(d, f) for d, _, files in os.walk(root) for f in files)
+
+
+def _grep_lines(count: int) -> bytes:
+    import json
+
+    return b"".join(json.dumps({"type": "match", "data": {
+        "path": {"text": f"f{i:03}.txt"}, "lines": {"text": "hit\n"}, "line_number": 1, "absolute_offset": 0,
+        "submatches": []}}).encode() + b"\n" for i in range(count))
+
+
+@pytest.mark.parametrize("tool", ["glob", "grep"])
+async def test_a_first_page_cut_at_the_raw_cap_saves_nothing(ws: str, tmp_path: Any, tool: str) -> None:  # S4
+    from searchkit import FakeRg
+
+    out = _grep_lines(200) if tool == "grep" else b"".join(b"f%03d.txt\0" % i for i in range(200))
+    fake = FakeRg(tmp_path).script(stdout=out)
+    spill = os.path.join(os.fspath(tmp_path), "spill")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default", rg_path=fake.path, spill_root=spill, raw_output_max_bytes=1000,
+                                glob_max_results=2, grep_max_matches=2)
+    result = await call(ctx, tool, {"pattern": "hit"}, session=Session(ws))
+    assert not result.is_error and "the complete result was not saved" in result.text, result.text
+    assert _spilled(spill) == []
+
+
+@pytest.mark.parametrize("tool", ["glob", "grep"])
+async def test_a_failed_run_past_the_page_leaves_no_spill_file(ws: str, tmp_path: Any, tool: str) -> None:
+    from searchkit import FakeRg
+
+    out = _grep_lines(5) if tool == "grep" else b"".join(b"f%03d.txt\0" % i for i in range(5))
+    fake = FakeRg(tmp_path).script(stdout=out, stderr=b"rg: boom\n", exit=2)
+    spill = os.path.join(os.fspath(tmp_path), "spill")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default", rg_path=fake.path, spill_root=spill,
+                                glob_max_results=2, grep_max_matches=2)
+    result = await call(ctx, tool, {"pattern": "hit"}, session=Session(ws))
+    assert (result.error.code, result.text) == ("SEARCH_FAILED", f"Error: {tool} search failed (exit 2): rg: boom")
+    assert _spilled(spill) == []
