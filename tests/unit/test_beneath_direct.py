@@ -128,3 +128,30 @@ def test_a_view_root_swapped_for_a_symlink_is_an_escape_even_for_a_name_directly
     for strict in (True, False):
         with pytest.raises(beneath.Escape):
             beneath.real_path_in(os.path.join(view.real, name), view, strict=strict)
+
+
+def test_a_view_root_walks_from_its_anchor(root: beneath.Root) -> None:
+    view = _view(root)
+    fd = beneath.open_dir(view.real, root=view)
+    try:
+        assert sorted(os.listdir(fd)) == ["b.txt"]
+    finally:
+        os.close(fd)
+    fd = beneath.open_in(os.path.join(view.real, "b.txt"), FLAGS, root=view)
+    try:
+        assert os.read(fd, 10) == b"b"
+    finally:
+        os.close(fd)
+    assert beneath.stat_in(os.path.join(view.real, "b.txt"), root=view).st_size == 1
+
+
+def test_a_walk_of_a_swapped_view_root_is_an_escape_of_the_view(root: beneath.Root, tmp_path: Any) -> None:
+    view = _view(root)
+    os.rename(view.real, os.path.join(root.real, "sub.old"))
+    os.symlink(str(tmp_path / "outside"), view.real)
+    for attempt in (lambda: beneath.open_dir(view.real, root=view),
+                    lambda: beneath.open_in(os.path.join(view.real, "secret.txt"), FLAGS, root=view),
+                    lambda: beneath.stat_in(os.path.join(view.real, "secret.txt"), root=view)):
+        with pytest.raises(beneath.Escape) as caught:
+            attempt()
+        assert caught.value.root is view
