@@ -5,7 +5,10 @@ mirror a memory provider's search is copied into, through the ``glob`` and ``gre
 * on a mirrored provider, a working directory that is missing or a file is ``could not
   start``; a ``path`` outside the working directory still searches from it (the working
   directory is made in the mirror); a spawn failure names the display working directory,
-  never the mirror's; a search ended while the mirror is being filled removes the mirror.
+  never the mirror's; a search ended while the mirror is being filled removes the mirror;
+* a run that prints nothing finds nothing, whatever its exit status; an absolute pattern
+  (S9) searches its own directory, or only the ``path`` given with it;
+* a page cut at the raw cap (S4) or a failed run past the page leaves no spill file.
 """
 
 from __future__ import annotations
@@ -117,13 +120,14 @@ async def test_a_search_ended_while_the_mirror_fills_removes_the_mirror(tmp_path
 
 
 @pytest.mark.parametrize("profile", ["default", "reference"])
-async def test_a_glob_run_that_prints_nothing_finds_no_files_whatever_its_exit(ws: str, tmp_path: Any,
-                                                                               profile: str) -> None:
+@pytest.mark.parametrize(("tool", "text"), [("glob", "No files found"), ("grep", "No matches found")])
+async def test_a_run_that_prints_nothing_finds_nothing_whatever_its_exit(ws: str, tmp_path: Any, profile: str,
+                                                                         tool: str, text: str) -> None:
     from searchkit import FakeRg
 
     fake = FakeRg(tmp_path).script(stdout=b"", exit=0)
     ctx = dsh_fs.create_context(cwd=ws, profile=profile, rg_path=fake.path)
-    assert (await call(ctx, "glob", {"pattern": "*.txt"}, session=Session(ws))).text == "No files found"
+    assert (await call(ctx, tool, {"pattern": "x"}, session=Session(ws))).text == text
 
 
 async def test_an_absolute_pattern_searches_its_own_directory_even_if_ignored_above(ws: str) -> None:  # S9
