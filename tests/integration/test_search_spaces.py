@@ -192,3 +192,16 @@ async def test_a_failed_run_past_the_page_leaves_no_spill_file(ws: str, tmp_path
     result = await call(ctx, tool, {"pattern": "hit"}, session=Session(ws))
     assert (result.error.code, result.text) == ("SEARCH_FAILED", f"Error: {tool} search failed (exit 2): rg: boom")
     assert _spilled(spill) == []
+
+
+async def test_a_path_above_the_working_directory_is_searched_by_the_usual_rules(ws: str) -> None:  # S13
+    """Only a directory below the working directory that the rules skip is searched whole; one
+    above it (``../b``, holding only a hidden file) is searched as it is, the hidden file
+    named in S13's note."""
+    os.makedirs(os.path.join(ws, "a"))
+    os.makedirs(os.path.join(ws, "b"))
+    with open(os.path.join(ws, "b", ".hidden.txt"), "w") as out:
+        out.write("needle\n")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default")
+    found = await call(ctx, "grep", {"pattern": "needle", "path": "../b"}, session=Session(os.path.join(ws, "a")))
+    assert found.text.startswith("No matches found\n\n(1 file was not searched: ignored or hidden ("), found.text
