@@ -155,3 +155,27 @@ def test_a_walk_of_a_swapped_view_root_is_an_escape_of_the_view(root: beneath.Ro
         with pytest.raises(beneath.Escape) as caught:
             attempt()
         assert caught.value.root is view
+
+
+@pytest.mark.parametrize("extra", [0, 40])
+def test_a_name_below_a_root_too_long_for_an_absolute_path_is_opened_below_its_descriptor(
+        tmp_path: Any, extra: int) -> None:
+    """A path under ``PATH_MAX`` characters can still be ``PATH_MAX`` bytes or more (exactly,
+    or ``extra`` more): then the name is opened below the root's descriptor, as the kernel
+    would not take the path."""
+    real = os.path.realpath(tmp_path)
+    while len(real.encode()) < 3_860:  # a root of fewer characters than bytes, under PATH_MAX
+        real = os.path.join(real, "\u00e9" * 100)
+        os.mkdir(real)
+    root = beneath.Root(real, real)
+    size = 4_096 - len(real.encode()) - 1 + extra  # the name's bytes
+    name = "\u00e9" * (size // 2) + "x" * (size % 2)
+    path = os.path.join(real, name)
+    assert len(path) < 4_096 and len(path.encode()) == 4_096 + extra
+    fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd))
+    finally:
+        os.close(fd)
+    assert beneath.stat_in(path, root=root).st_size == 0
+    os.close(beneath.open_in(path, FLAGS, root=root))
