@@ -143,6 +143,12 @@ def test_a_view_root_walks_from_its_anchor(root: beneath.Root) -> None:
     finally:
         os.close(fd)
     assert beneath.stat_in(os.path.join(view.real, "b.txt"), root=view).st_size == 1
+    for each in (view, root):  # the root itself: from its parent for a view, as it is for a provider root
+        fd = beneath.open_in(each.real, FLAGS | os.O_DIRECTORY, root=each)
+        try:
+            assert os.path.samestat(os.fstat(fd), os.stat(each.real))
+        finally:
+            os.close(fd)
 
 
 def test_a_walk_of_a_swapped_view_root_is_an_escape_of_the_view(root: beneath.Root, tmp_path: Any) -> None:
@@ -151,6 +157,7 @@ def test_a_walk_of_a_swapped_view_root_is_an_escape_of_the_view(root: beneath.Ro
     os.symlink(str(tmp_path / "outside"), view.real)
     for attempt in (lambda: beneath.open_dir(view.real, root=view),
                     lambda: beneath.open_in(os.path.join(view.real, "secret.txt"), FLAGS, root=view),
+                    lambda: beneath.open_in(view.real, FLAGS, root=view),
                     lambda: beneath.stat_in(os.path.join(view.real, "secret.txt"), root=view)):
         with pytest.raises(beneath.Escape) as caught:
             attempt()
