@@ -205,3 +205,19 @@ async def test_a_path_above_the_working_directory_is_searched_by_the_usual_rules
     ctx = dsh_fs.create_context(cwd=ws, profile="default")
     found = await call(ctx, "grep", {"pattern": "needle", "path": "../b"}, session=Session(os.path.join(ws, "a")))
     assert found.text.startswith("No matches found\n\n(1 file was not searched: ignored or hidden ("), found.text
+
+
+async def test_a_path_below_an_ignored_directory_is_searched_whole(ws: str) -> None:  # S13
+    """``path`` inside a directory the rules skip (``build/`` ignored, ``build/sub`` named) is
+    searched whole: hidden entries below it included."""
+    os.mkdir(os.path.join(ws, ".git"))
+    with open(os.path.join(ws, ".gitignore"), "w") as out:
+        out.write("build/\n")
+    for rel in ("build/sub/a.txt", "build/sub/.hidden/b.txt"):
+        os.makedirs(os.path.dirname(os.path.join(ws, rel)), exist_ok=True)
+        with open(os.path.join(ws, rel), "w") as out:
+            out.write("needle\n")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default")
+    found = await call(ctx, "grep", {"pattern": "needle", "path": "build/sub"}, session=Session(ws))
+    assert found.text == ("Found 2 matches\n\nbuild/sub/.hidden/b.txt\nLine 1: needle\n\n"
+                          "build/sub/a.txt\nLine 1: needle"), found.text
