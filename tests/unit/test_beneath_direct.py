@@ -186,3 +186,12 @@ def test_a_name_below_a_root_too_long_for_an_absolute_path_is_opened_below_its_d
         os.close(fd)
     assert beneath.stat_in(path, root=root).st_size == 0
     os.close(beneath.open_in(path, FLAGS, root=root))
+
+
+def test_a_view_root_refuses_what_lies_outside_it_in_its_anchor(root: beneath.Root) -> None:
+    view = _view(root)
+    beside = os.path.join(root.real, "a.txt")  # inside the provider root, outside the view
+    for attempt in (lambda: beneath.stat_in(beside, root=view), lambda: beneath.open_in(beside, FLAGS, root=view),
+                    lambda: beneath.real_path_in(beside, view, strict=True)):
+        with pytest.raises(beneath.Escape):
+            attempt()
