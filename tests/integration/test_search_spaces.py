@@ -221,3 +221,18 @@ async def test_a_path_below_an_ignored_directory_is_searched_whole(ws: str) -> N
     found = await call(ctx, "grep", {"pattern": "needle", "path": "build/sub"}, session=Session(ws))
     assert found.text == ("Found 2 matches\n\nbuild/sub/.hidden/b.txt\nLine 1: needle\n\n"
                           "build/sub/a.txt\nLine 1: needle"), found.text
+
+
+@pytest.mark.parametrize("tool", ["grep", "glob"])
+async def test_a_ripgrep_config_file_is_never_read_by_a_mirrored_search(tool: str, tmp_path: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ripgrep run (the mirror's listing too) has ``--no-config``: a user's
+    ``RIPGREP_CONFIG_PATH`` cannot change what is searched."""
+    config = os.path.join(os.fspath(tmp_path), "ripgreprc")
+    with open(config, "w") as out:
+        out.write("--glob=!a.txt\n")
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", config)
+    fs = _memory({"ws/a.txt": b"needle\n"})
+    ctx = dsh_fs.create_context(provider=fs, profile="default")
+    result = await call(ctx, tool, {"pattern": "needle" if tool == "grep" else "*.txt"}, session=_session("/ws"))
+    assert result.text == ("Found 1 match\n\na.txt\nLine 1: needle" if tool == "grep" else "a.txt"), result.text
