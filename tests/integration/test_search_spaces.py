@@ -204,7 +204,8 @@ async def test_a_path_above_the_working_directory_is_searched_by_the_usual_rules
         out.write("needle\n")
     ctx = dsh_fs.create_context(cwd=ws, profile="default")
     found = await call(ctx, "grep", {"pattern": "needle", "path": "../b"}, session=Session(os.path.join(ws, "a")))
-    assert found.text.startswith("No matches found\n\n(1 file was not searched: ignored or hidden ("), found.text
+    assert found.text == ("No matches found\n\n(1 file was not searched: ignored or hidden (../b/.hidden.txt); "
+                          "name one as path to search it.)"), found.text
 
 
 async def test_a_path_below_an_ignored_directory_is_searched_whole(ws: str) -> None:  # S13
@@ -236,3 +237,27 @@ async def test_a_ripgrep_config_file_is_never_read_by_a_mirrored_search(tool: st
     ctx = dsh_fs.create_context(provider=fs, profile="default")
     result = await call(ctx, tool, {"pattern": "needle" if tool == "grep" else "*.txt"}, session=_session("/ws"))
     assert result.text == ("Found 1 match\n\na.txt\nLine 1: needle" if tool == "grep" else "a.txt"), result.text
+
+
+async def test_a_hidden_directory_named_as_path_is_searched_whole(ws: str) -> None:  # S13
+    for rel in (".cfg/a.txt", ".cfg/.inner/b.txt"):
+        os.makedirs(os.path.dirname(os.path.join(ws, rel)), exist_ok=True)
+        with open(os.path.join(ws, rel), "w") as out:
+            out.write("needle\n")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default")
+    found = await call(ctx, "grep", {"pattern": "needle", "path": ".cfg"}, session=Session(ws))
+    assert found.text == "Found 2 matches\n\n.cfg/.inner/b.txt\nLine 1: needle\n\n.cfg/a.txt\nLine 1: needle", found.text
+
+
+async def test_the_skipped_note_names_entries_as_the_path_was_given(ws: str) -> None:  # S13
+    os.makedirs(os.path.join(ws, "sub"))
+    for name in ("a.txt", ".hidden"):
+        with open(os.path.join(ws, "sub", name), "w") as out:
+            out.write("needle\n")
+    ctx = dsh_fs.create_context(cwd=ws, profile="default")
+    note = "\n\n(1 file was not searched: ignored or hidden ({}); name one as path to search it.)"
+    found = await call(ctx, "grep", {"pattern": "needle", "path": "sub"}, session=Session(ws))
+    assert found.text == "Found 1 match\n\nsub/a.txt\nLine 1: needle" + note.format("sub/.hidden"), found.text
+    absolute = os.path.join(ws, "sub")
+    found = await call(ctx, "grep", {"pattern": "needle", "path": absolute}, session=Session(ws))
+    assert found.text == "Found 1 match\n\nsub/a.txt\nLine 1: needle" + note.format("sub/.hidden"), found.text

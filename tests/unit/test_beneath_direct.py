@@ -92,6 +92,11 @@ def test_the_fast_path_resolves_like_the_walk_for_the_disk_root(root: beneath.Ro
     assert beneath.real_path_in(through, disk, strict=True) == os.path.realpath(through)
     assert beneath.real_path_in(through, disk, strict=False) == os.path.realpath(through)
     assert beneath.real_path_in(os.path.join(root.real, "a.txt"), disk, strict=True) == os.path.join(root.real, "a.txt")
+    fd = beneath.open_dir(os.path.join(root.real, "sub"), root=disk)  # the walk's first step below "/"
+    try:
+        assert os.listdir(fd) == ["b.txt"]
+    finally:
+        os.close(fd)
 
 
 def _view(root: beneath.Root) -> beneath.Root:
