@@ -200,3 +200,15 @@ def test_a_view_root_refuses_what_lies_outside_it_in_its_anchor(root: beneath.Ro
                     lambda: beneath.real_path_in(beside, view, strict=True)):
         with pytest.raises(beneath.Escape):
             attempt()
+
+
+def test_lstat_of_a_view_root_below_a_swapped_directory_is_an_escape(root: beneath.Root, tmp_path: Any) -> None:
+    inner = os.path.join(root.real, "sub", "inner")
+    os.mkdir(inner)
+    view = beneath.Root(inner, inner, anchor=root)
+    assert os.path.samestat(beneath.lstat_in(inner, root=view), os.lstat(inner))
+    os.rename(os.path.join(root.real, "sub"), os.path.join(root.real, "sub.old"))
+    os.mkdir(tmp_path / "outside" / "inner")
+    os.symlink(str(tmp_path / "outside"), os.path.join(root.real, "sub"))
+    with pytest.raises(beneath.Escape):
+        beneath.lstat_in(inner, root=view)
