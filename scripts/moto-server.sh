@@ -5,15 +5,15 @@
 #   scripts/moto-server.sh stop
 #
 # PYTHON (default: .venv/bin/python, else python3) must have dsh-fs and moto[server] installed.
-# The pid is kept in ${DSH_FS_MOTO_PIDFILE:-${TMPDIR:-/tmp}/dsh-fs-moto-$(id -u).pid}; stop ends
-# exactly that process. See src/dsh_fs/testing/moto_server.py.
+# The pid is kept in ${DSH_FS_MOTO_PIDFILE:-${TMPDIR:-/tmp}/dsh-fs-moto-<uid>-<checkout>.pid} (one per
+# checkout: a second start while it runs is refused); stop ends exactly that process. See src/dsh_fs/testing/moto_server.py.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 python="${PYTHON:-}"
 if [[ -z "$python" ]]; then
   if [[ -x "$here/.venv/bin/python" ]]; then python="$here/.venv/bin/python"; else python=python3; fi
 fi
-pidfile="${DSH_FS_MOTO_PIDFILE:-${TMPDIR:-/tmp}/dsh-fs-moto-$(id -u).pid}"
+pidfile="${DSH_FS_MOTO_PIDFILE:-${TMPDIR:-/tmp}/dsh-fs-moto-$(id -u)-$(printf %s "$here" | cksum | cut -d' ' -f1).pid}"
 case "${1:-}" in
   start)
     line="$("$python" -m dsh_fs.testing.moto_server start --pidfile "$pidfile")"

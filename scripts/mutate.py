@@ -19,6 +19,14 @@ time limit (``--timeout``, default three times the unmutated run plus 10 s). The
 pass unmutated first. ``--list`` prints the mutants without running anything; ``--only N [N ...]``
 runs only those mutants (to recheck survivors).
 
+``--fork``: one parent process imports pytest and the test run's third-party dependencies once
+(those an unmutated run in a child imported), then for each mutant writes it into the
+worker's copy and forks a child that forgets every module of the project (``dsh_fs``, the
+tests) so it imports them afresh from the copy, and runs ``pytest.main`` in-process. The
+child leads its own process group, which the parent kills at the time limit. The same
+verdicts as the default mode (``tests/unit/test_mutate_script.py`` runs both), without an
+interpreter and a pytest start per mutant.
+
 The machine is shared: keep ``-j`` at 1 or 2 and name only the module's own test files.
 Prints each survivor (file:line, what changed) and a ``killed K/T`` summary; exit status 0
 when every mutant was killed, 1 otherwise (equivalent mutants, which no test can kill, are
@@ -31,6 +39,8 @@ import argparse
 import ast
 import concurrent.futures
 import copy
+import importlib
+import json
 import os
 import shutil
 import signal
@@ -178,6 +188,8 @@ class Worker:
         self.src = os.path.join(self.tmp, "src")
         shutil.copytree(SRC, self.src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         self.tests = tests
+        self.log = os.path.join(self.tmp, "run.log")
+        """the output of the last ``--fork`` child"""
 
     def pin(self, mutants: list[Mutant]) -> None:
         """Write the listed sources into the copy (the copy is then exactly what was mutated)."""
@@ -194,7 +206,7 @@ class Worker:
             with open(target, "w", encoding="utf-8") as out:
                 out.write(mutated_source(mutant))
         env = dict(os.environ, PYTHONPATH=self.src, PYTHONDONTWRITEBYTECODE="1")
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests]
+        cmd = [sys.executable, "-m", "pytest", *self.pytest_args()]
         start = time.monotonic()
         try:
             done = subprocess.run(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -211,6 +223,163 @@ class Worker:
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def pytest_args(self) -> list[str]:
+        """pytest's arguments for one run of the tests (both modes): stop at the first failure."""
+        return ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests]
+
+    def write(self, mutant: Mutant, text: str) -> None:
+        """Write ``text`` as ``mutant.path`` in the copy."""
+        with open(os.path.join(self.src, os.path.relpath(mutant.path, SRC)), "w", encoding="utf-8") as out:
+            out.write(text)
+
+
+def _is_project(module: object, roots: tuple[str, ...]) -> bool:
+    """Whether ``module`` is one of the project's (``dsh_fs``, the tests, anything loaded from
+    ``roots``): the modules a ``--fork`` child imports afresh."""
+    name = getattr(module, "__name__", "") or ""
+    if name.split(".")[0] in ("dsh_fs", "tests", "conftest") or name.endswith(".conftest"):
+        return True
+    file = getattr(module, "__file__", None) or ""
+    return bool(file) and os.path.abspath(file).startswith(roots)
+
+
+def _child(worker: Worker, roots: tuple[str, ...], report: str | None) -> None:
+    """The body of a ``--fork`` child: a process group of its own, the project's modules
+    forgotten, pytest run in-process on the copy; never returns (``os._exit``). With
+    ``report``, the names of the third-party modules it imported are written there (JSON)."""
+    code = 3
+    try:
+        os.setpgid(0, 0)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+        log = os.open(worker.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        for fd in (1, 2):
+            os.dup2(log, fd)
+        for name in [n for n, m in sys.modules.items() if _is_project(m, roots)]:
+            del sys.modules[name]
+        sys.path[:] = [worker.src, *(p for p in sys.path if p != worker.src)]
+        os.environ["PYTHONPATH"] = worker.src
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        importlib.invalidate_caches()
+        import pytest
+
+        code = int(pytest.main(worker.pytest_args()))
+        if report is not None:
+            names = [n for n, m in list(sys.modules.items()) if not _is_project(m, roots)]
+            with open(report, "w", encoding="utf-8") as out:
+                json.dump(names, out)
+    except BaseException:  # noqa: BLE001 - any failure of the run is a failed run
+        code = 3
+    finally:
+        os._exit(code)
+
+
+class Forker:
+    """``--fork``: the parent that forks one child per test run (see the module docstring)."""
+
+    def __init__(self, workers: list[Worker]) -> None:
+        self.workers = workers
+        self.roots = (*(w.src + os.sep for w in workers), SRC + os.sep, os.path.join(REPO, "tests") + os.sep)
+        sys.dont_write_bytecode = True
+        os.chdir(REPO)
+        import pytest  # noqa: F401 - imported once, here, for every child
+
+    def start(self, worker: Worker, report: str | None = None) -> int:
+        """Fork a child running the tests on ``worker``'s copy as it is now; its pid."""
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            _child(worker, self.roots, report)
+        try:
+            os.setpgid(pid, pid)  # also here: the group exists before the parent may kill it
+        except OSError:
+            pass  # the child has already done it (or exec'd/ended)
+        return pid
+
+    def warm(self) -> tuple[bool, float]:
+        """Run the unmutated tests once in a child and import, here, the third-party modules it
+        imported (so each later child finds them loaded); (passed, seconds) of that run."""
+        report = os.path.join(self.workers[0].tmp, "modules.json")
+        passed, seconds = self.wait(self.start(self.workers[0], report), None)
+        if os.path.exists(report):
+            with open(report, encoding="utf-8") as listed:
+                for name in json.load(listed):
+                    if name not in sys.modules and name != "__main__":
+                        try:
+                            importlib.import_module(name)
+                        except Exception:  # noqa: BLE001 - a module only its importer can load
+                            pass
+        for name in [n for n, m in sys.modules.items() if _is_project(m, self.roots)]:
+            del sys.modules[name]  # a third-party module may have imported one: children import afresh
+        return passed, seconds
+
+    @staticmethod
+    def wait(pid: int, timeout: float | None) -> tuple[bool, float]:
+        """Wait for the child ``pid``; past ``timeout`` seconds its process group is killed (a
+        failed run). (passed, seconds)."""
+        start = time.monotonic()
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            elapsed = time.monotonic() - start
+            if done:
+                return os.waitstatus_to_exitcode(status) == 0, elapsed
+            if timeout is not None and elapsed > timeout:
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                return False, elapsed
+            time.sleep(0.02)
+
+    def run_all(self, numbered: list[tuple[int, Mutant]], timeout: float) -> Iterator[tuple[int, Mutant, bool]]:
+        """Each mutant in its own child, one child per worker at a time; yields (n, mutant,
+        passed) in the order given."""
+        pending = list(numbered)
+        free = list(self.workers)
+        running: dict[int, tuple[Worker, int, Mutant, float]] = {}
+        finished: dict[int, tuple[int, Mutant, bool]] = {}
+        order = [n for n, _ in numbered]
+        try:
+            while pending or running:
+                while pending and free:
+                    n, mutant = pending.pop(0)
+                    worker = free.pop()
+                    worker.write(mutant, mutated_source(mutant))
+                    try:
+                        pid = self.start(worker)
+                    except BaseException:
+                        worker.write(mutant, mutant.source)
+                        raise
+                    running[pid] = (worker, n, mutant, time.monotonic())
+                for pid, (worker, n, mutant, began) in list(running.items()):
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if not done and time.monotonic() - began > timeout:
+                        _kill_group(pid)
+                        os.waitpid(pid, 0)
+                        done, status = pid, 1 << 8
+                    if done:
+                        del running[pid]
+                        worker.write(mutant, mutant.source)
+                        free.append(worker)
+                        finished[n] = (n, mutant, os.waitstatus_to_exitcode(status) == 0)
+                while order and order[0] in finished:
+                    yield finished.pop(order.pop(0))
+                if running:
+                    time.sleep(0.02)
+        finally:
+            for pid, (worker, _, mutant, _) in running.items():
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                worker.write(mutant, mutant.source)
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the process group led by ``pid`` (a ``--fork`` child and what it started)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -219,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=1, help="parallel workers (default 1; at most 2 here)")
     parser.add_argument("--timeout", type=float, help="seconds per mutant (default: 3 x the unmutated run + 10)")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--fork", action="store_true",
+                        help="fork each test run from one process that has imported pytest and the dependencies")
     parser.add_argument("--only", type=int, nargs="+", metavar="N", help="run only the mutants with these numbers")
     args = parser.parse_args(argv)
     files = [os.path.abspath(f) for f in args.files]
@@ -238,12 +409,22 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for w in workers:
             w.pin(every)
-        ok, seconds = workers[0].run(None, None)
+        forker = Forker(workers) if args.fork else None
+        if forker is not None:
+            forker.warm()  # a first run that loads the dependencies; the second is timed as the mutants will be
+            ok, seconds = forker.wait(forker.start(workers[0]), None)
+        else:
+            ok, seconds = workers[0].run(None, None)
         if not ok:
+            if forker is not None and os.path.exists(workers[0].log):
+                sys.stderr.write(open(workers[0].log, encoding="utf-8", errors="replace").read()[-4000:])
             print("the tests fail without any mutation: fix them first", file=sys.stderr)
             return 2
         timeout = args.timeout or 3 * seconds + 10
         print(f"{len(numbered)} mutants; the unmutated tests take {seconds:.1f} s", flush=True)
+        if forker is not None:
+            results: Iterator[tuple[int, Mutant, bool]] = forker.run_all(numbered, timeout)
+            return _report(numbered, results)
         free = list(workers)
 
         def one(item: tuple[int, Mutant]) -> tuple[int, Mutant, bool]:
@@ -253,20 +434,26 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 free.append(worker)
 
-        survived = []
         with concurrent.futures.ThreadPoolExecutor(len(workers)) as pool:
-            for done, (n, m, passed) in enumerate(pool.map(one, numbered), start=1):
-                if passed:
-                    survived.append((n, m))
-                    print(f"SURVIVED {n:4} {os.path.relpath(m.path, REPO)}:{m.line}: {m.what}", flush=True)
-                if done % 10 == 0 and done < len(numbered):
-                    print(f"... {done - len(survived)}/{done} killed so far", flush=True)
-        killed = len(numbered) - len(survived)
-        print(f"killed {killed}/{len(numbered)} ({100 * killed / max(1, len(numbered)):.0f}%)")
-        return 0 if not survived else 1
+            return _report(numbered, pool.map(one, numbered))
     finally:
         for w in workers:
             w.close()
+
+
+def _report(numbered: list[tuple[int, Mutant]], results: Iterator[tuple[int, Mutant, bool]]) -> int:
+    """Print each survivor as it comes, progress every 10 mutants and the ``killed K/T``
+    summary; the exit status (0: every mutant killed)."""
+    survived = []
+    for done, (n, m, passed) in enumerate(results, start=1):
+        if passed:
+            survived.append((n, m))
+            print(f"SURVIVED {n:4} {os.path.relpath(m.path, REPO)}:{m.line}: {m.what}", flush=True)
+        if done % 10 == 0 and done < len(numbered):
+            print(f"... {done - len(survived)}/{done} killed so far", flush=True)
+    killed = len(numbered) - len(survived)
+    print(f"killed {killed}/{len(numbered)} ({100 * killed / max(1, len(numbered)):.0f}%)")
+    return 0 if not survived else 1
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def built_venv(home: Path, install: list[str], key: str, *, timeout: float = 900
     python = home / "bin" / "python"
     stamp = home / ".built-for"
     home.parent.mkdir(exist_ok=True)
-    with open(home.parent / f".{home.name}.lock", "w") as lock:
+    with open(home.with_name(f"{home.name}.lock"), "w") as lock:  # (.venv-crewai.lock, .venv-clients/<name>.lock)
         fcntl.flock(lock, fcntl.LOCK_EX)
         if python.exists() and stamp.exists() and stamp.read_text() == key:
             return str(python)

@@ -69,12 +69,27 @@ def _open_memory(location: str, *, profile: Profile, root: Any, cwd: Any, **opti
 
 def _open_s3(location: str, *, profile: Profile, root: Any, cwd: Any, **options: Any) -> FileSystem:
     """``S3FileSystem`` on ``s3://bucket/prefix``; ``root``: its display root (default ``/``);
-    ``options``: ``endpoint_url``, ``client_options`` and the other ``S3FileSystem`` keywords."""
-    from .fs_s3 import from_url
+    ``options``: ``endpoint_url``, ``client_options`` and the other ``S3FileSystem`` keywords;
+    ``roots``: several ``s3://`` URLs (D28, ``fs_s3.from_urls``), ``location`` among them: the
+    default cwd is its display root."""
+    from .fs_s3 import from_url, from_urls
+    from .fs_s3.roots import display_roots
 
+    url = f"s3://{location}"
+    urls = options.pop("roots", None)
+    if urls is not None:
+        if root is not ...:
+            raise ValueError("open_provider: give root= or roots=, not both")
+        urls = [os.fspath(u) for u in urls]
+        if len(urls) > 1 and cwd is None:
+            named = display_roots(urls)
+            if url not in named.values():
+                raise ValueError(f'open_provider: "{url}" is not one of roots=')
+            cwd = next(shown for shown, given in named.items() if given == url)
+        return from_urls(urls, profile=profile, cwd=cwd, **options)
     if root is not ...:
         options["root"] = root
-    return from_url(f"s3://{location}", profile=profile, cwd=cwd, **options)
+    return from_url(url, profile=profile, cwd=cwd, **options)
 
 
 PROVIDERS: dict[str, ProviderOpener] = {"file": _open_local, "memory": _open_memory, "s3": _open_s3}
@@ -109,12 +124,14 @@ def open_provider(
     :param root: local: the directory no path may leave (``...``, default: the directory
         itself; ``None``: no containment); memory and S3: the display root (default ``/``)
     :param cwd: the base of relative paths (default: the directory, or the display root)
-    :param roots: local only: several directories no path may leave (DEVIATIONS D28,
-        ``LocalFileSystem(roots=…)``) instead of ``root``; ``url`` is then the default cwd
+    :param roots: several directories no path may leave (DEVIATIONS D28,
+        ``LocalFileSystem(roots=…)``) instead of ``root``; ``url`` is then the default cwd. S3:
+        several ``s3://bucket/prefix`` URLs, ``url`` one of them, each served under
+        ``/<last prefix segment>`` (``fs_s3.from_urls``)
     :param options: the provider's other keywords (S3: ``endpoint_url``, ``client_options``…)
     :raises ValueError: an unknown scheme or profile, a malformed URL, a local root that is
-        not a directory; ``roots`` with ``root`` or off the local disk, or refused by
-        ``LocalFileSystem`` (overlapping, too many)
+        not a directory; ``roots`` with ``root`` or on memory://, or refused by
+        ``LocalFileSystem`` / ``S3FileSystem`` (overlapping, too many)
     :raises TypeError: an option the provider does not take
     :raises ImportError: ``s3://`` without the ``[s3]`` extra
     """
@@ -124,8 +141,8 @@ def open_provider(
     if scheme == "file" and found and not location.startswith("/"):
         raise ValueError(f'open_provider: "{text}" is not an absolute file URL (file:///dir)')
     if roots is not None:
-        if scheme != "file":
-            raise ValueError(f'open_provider: roots= applies to a local directory, not "{scheme}://"')
+        if scheme not in ("file", "s3"):
+            raise ValueError(f'open_provider: roots= applies to a local directory or S3, not "{scheme}://"')
         options["roots"] = roots
     opener = PROVIDERS.get(scheme)
     if opener is None:

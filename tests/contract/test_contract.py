@@ -3,7 +3,8 @@ in-memory, the tool tests' recording fake (``RecordingFileSystem`` over ``Memory
 see ``tests/conftest.py``), S3 on an unversioned bucket and S3 on a versioned bucket (moto's
 S3 wire protocol on loopback; skipped with the reason when moto or aiobotocore is missing).
 
-``TestLocalTwoRoots`` runs the local cases in each of two roots (D28).
+``TestLocalTwoRoots`` runs the local cases in each of two roots (D28), ``TestS3TwoPrefixes`` the S3
+cases in each of two prefixes.
 What the contract covers and leaves out is in its package docstring; each class adds the optional
 mixins its provider's capabilities call for (none skips inside a test).
 """
@@ -15,7 +16,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from dsh_fs.testing.contract import IdenticalRewriteContract, ImplementedReadWindowContract, ProviderContract
-from dsh_fs.testing.fixtures import LocalFixtures, LocalTwoRootFixtures, MemoryFixtures, S3Fixtures, S3VersionedFixtures
+from dsh_fs.testing.fixtures import (LocalFixtures, LocalTwoRootFixtures, MemoryFixtures, S3Fixtures,
+                                    S3TwoPrefixFixtures, S3VersionedFixtures)
 from dsh_fs.testing.recording import RecordingWorkspace
 from dsh_fs.testing.workspaces import MemoryWorkspace, Workspace
 
@@ -45,6 +47,11 @@ class TestRecordingMemory(ProviderContract, IdenticalRewriteContract):
 
 class TestS3(S3Fixtures, ProviderContract):
     """An unversioned bucket: the version is the ETag, a content hash; no ``read_window``."""
+
+
+class TestS3TwoPrefixes(S3TwoPrefixFixtures, ProviderContract):
+    """The workspace as one of two prefixes of one provider (DEVIATIONS D28): the first, with
+    the other in the same bucket; the second, with the other in a bucket of its own."""
 
 
 class TestS3Versioned(S3VersionedFixtures, ProviderContract, IdenticalRewriteContract):

@@ -44,6 +44,7 @@ __all__ = (
     "RawStdio",
     "Unsupported",
     "call_raw",
+    "unexpressible",
     "http_client",
     "http_server",
     "http_server_async",
@@ -221,6 +222,16 @@ def scenario_flags(scenario: Mapping[str, Any]) -> list[str]:
             raise Unsupported(f"config {key}={value!r} has no dsh-fs mcp flag")
         flags += [CONFIG_FLAGS[key], str(value)]
     return flags
+
+
+def unexpressible(scenario: Mapping[str, Any]) -> str | None:
+    """Why ``scenario`` cannot be run over MCP (``Unsupported``'s message), or ``None``."""
+    try:
+        _check_expressible(scenario)
+        scenario_flags(scenario)
+    except Unsupported as why:
+        return str(why)
+    return None
 
 
 def _check_expressible(scenario: Mapping[str, Any]) -> None:

@@ -38,7 +38,7 @@ def test_uv_tool_install_puts_dsh_fs_on_path_and_client_config_works_as_printed(
     printed = subprocess.run([str(installed), "client-config"], cwd=project, capture_output=True, text=True,
                              timeout=60, stdin=subprocess.DEVNULL)
     assert printed.returncode == 0, printed.stderr
-    server = json.loads(printed.stdout)["mcpServers"]["files"]
+    server = json.loads(printed.stdout)["mcpServers"]["dsh-fs"]
     assert server == {"command": str(installed), "args": ["mcp", "--root", str(project)]}
     # as a GUI client starts it: another cwd, a bare PATH
     requests = [

@@ -203,10 +203,73 @@ def test_the_tool_commands_take_sandbox(root: str) -> None:
     assert Path(ws, "a.txt").read_text() == "x"
 
 
-def test_a_stateless_2026_client_is_not_asked(root: str) -> None:
-    """2026-07-28 requests carry no back channel for ``elicitation/create`` (an
-    ``InputRequiredResult`` round trip, not built): the escalation is refused as unavailable,
-    the person never asked, nothing written."""
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("accept", None),
+    ("decline", 'Error: the user rejected escalating this operation to "workspace-write"'),
+    ("cancel", 'Error: approval for escalating to "workspace-write" was cancelled'),
+    ("no-capability", 'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel'
+                      ' is available'),
+])
+def test_a_stateless_2026_client_is_asked_in_rounds(root: str, answer: str, expected: str | None) -> None:
+    """2026-07-28 requests have no back channel: the server answers ``InputRequiredResult``
+    with the elicitation (SEP-2322), the SDK ``Client`` asks the person through its
+    ``elicitation_callback`` and retries the call with the answer; a client without the
+    capability is told no approval channel is available. Nothing is written unless accepted."""
+    from mcp.client.client import Client
+
+    person = Person()
+    person.answers = [answer]
+    callback = {} if answer == "no-capability" else {"elicitation_callback": person}
+    args = {"file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
+            "justification": JUSTIFICATION}
+
+    async def main() -> None:
+        async with http_server_async(root, "--read-only") as endpoint:
+            async with httpx2.AsyncClient(headers=endpoint.headers(0), timeout=HTTP_TIMEOUT) as http:
+                async with Client(streamable_http_client(endpoint.url, http_client=http), mode="2026-07-28",
+                                  **callback) as client:
+                    result = await client.call_tool("write", args)
+        if expected is None:
+            assert not result.is_error and text(result).startswith(f"<path>{root}/a.txt</path>\n")
+        else:
+            assert result.is_error and text(result) == expected
+
+    anyio.run(main)
+    if answer == "no-capability":
+        assert person.asked == [] and os.listdir(root) == []
+        return
+    assert [(p.mode, p.message, p.requested_schema) for p in person.asked] == [
+        ("form", f"escalate sandbox to workspace-write: {JUSTIFICATION}\nWrite a.txt",
+         {"type": "object", "properties": {}})]
+    assert os.listdir(root) == (["a.txt"] if answer == "accept" else [])
+
+
+def test_a_stateless_2026_client_over_stdio_is_asked_in_rounds_too(root: str) -> None:
+    """The 2026-07-28 revision on stdio has no server-to-client requests either: the same rounds."""
+    from mcp.client.client import Client
+
+    person = Person()
+    person.answers = ["accept"]
+
+    async def main() -> None:
+        params = StdioServerParameters(command=sys.executable, args=server_argv(root, "--read-only")[1:], cwd=root,
+                                       env=dict(os.environ))
+        with tempfile.TemporaryFile("w+") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="2026-07-28",
+                              elicitation_callback=person) as client:
+                result = await client.call_tool("write", {
+                    "file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
+                    "justification": JUSTIFICATION})
+        assert not result.is_error, text(result)
+
+    anyio.run(main)
+    assert len(person.asked) == 1 and Path(root, "a.txt").read_text() == "x"
+
+
+@pytest.mark.parametrize("state", [None, "0" * 64, "forged"])
+def test_a_stateless_answer_counts_only_for_the_call_it_was_asked_about(root: str, state: str | None) -> None:
+    """An ``accept`` the server never asked for (no state, a forged one, or one sealed for
+    another call) is no approval: ``unavailable``, nothing written, the person not asked."""
     from mcp.client.client import Client
 
     person = Person()
@@ -216,14 +279,24 @@ def test_a_stateless_2026_client_is_not_asked(root: str) -> None:
             async with httpx2.AsyncClient(headers=endpoint.headers(0), timeout=HTTP_TIMEOUT) as http:
                 async with Client(streamable_http_client(endpoint.url, http_client=http), mode="2026-07-28",
                                   elicitation_callback=person) as client:
-                    result = await client.call_tool("write", {
-                        "file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
-                        "justification": JUSTIFICATION})
+                    sealed = state
+                    if state == "forged":  # a real state, sealed for writing b.txt, replayed for a.txt
+                        first = await client.session.call_tool(
+                            "write", {"file_path": "b.txt", "content": "x", "sandbox_permissions": "workspace-write",
+                                      "justification": JUSTIFICATION}, allow_input_required=True)
+                        assert isinstance(first, types.InputRequiredResult)
+                        assert list(first.input_requests or {}) == ["dsh-fs/approval"]
+                        sealed = first.request_state
+                    result = await client.call_tool(
+                        "write", {"file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
+                                  "justification": JUSTIFICATION},
+                        input_responses={"dsh-fs/approval": types.ElicitResult(action="accept")},
+                        request_state=sealed)
         assert result.is_error and text(result) == (
             'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel is available')
 
     anyio.run(main)
-    assert person.asked == [] and os.listdir(root) == []
+    assert os.listdir(root) == [] and person.asked == []
 
 
 @pytest.mark.parametrize("command", ["edit", "apply-patch"])

@@ -104,5 +104,20 @@ def test_client_config_names_every_root(two: tuple[str, str]) -> None:
     a, b = two
     done = _run("client-config", "--root", a, "--root", b)
     assert done.returncode == 0, done.stderr
-    args = json.loads(done.stdout)["mcpServers"]["files"]["args"]
+    args = json.loads(done.stdout)["mcpServers"]["dsh-fs"]["args"]
     assert args[-5:] == ["mcp", "--root", a, "--root", b]
+
+
+def test_client_config_passes_mcp_options_after_a_double_dash(two: tuple[str, str]) -> None:
+    a, _ = two
+    done = _run("client-config", "--root", a, "--", "--images", "--session", "agent", "--sandbox", "read-only")
+    assert done.returncode == 0, done.stderr
+    args = json.loads(done.stdout)["mcpServers"]["dsh-fs"]["args"]
+    assert args[-8:] == ["mcp", "--root", a, "--images", "--session", "agent", "--sandbox", "read-only"]
+    for bad, said in ((["--bogus"], "Error: after --: No such option '--bogus'."),
+                      (["--sandbox", "nope"], "Error: after --: Invalid value for '--sandbox'"),
+                      (["--help"], "Error: --help after -- is not an option of the served command"),
+                      (["extra"], "Error: after --: Got unexpected extra argument (extra)")):
+        refused = _run("client-config", "--root", a, "--", *bad)
+        assert refused.returncode == 2 and refused.stdout == "", bad
+        assert refused.stderr.splitlines()[-1].startswith(said), refused.stderr

@@ -821,3 +821,41 @@ async def test_a_face_without_diffs_cancelled_during_its_writes_finishes_them(ws
         tg.cancel_scope.cancel()
     assert sorted(fs.writes) == [f"{ws}/a.txt", f"{ws}/b.txt", f"{ws}/c.txt"]
     assert (get(f"{ws}/a.txt"), get(f"{ws}/b.txt"), get(f"{ws}/c.txt")) == (b"A\n", b"B\n", b"c\n")
+
+
+async def test_at_most_sixteen_updates_are_written_at_once(ws: str) -> None:
+    from dsh_fs.tool_patch import writes
+
+    names = [f"u{index}" for index in range(21)]
+    for name in names:
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    fs = RecordingWrites(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, *(f"{name}.txt" for name in names))
+    lines = [line for name in names for line in (f"*** Update File: {name}.txt", "@@", f"-{name}", f"+{name.upper()}")]
+    result = await call(ctx, session, envelope(*lines), signal=AbortSignal())
+    assert not result.is_error, result.text
+    assert fs.events[:2] == [("start", "u0.txt"), ("end", "u0.txt")]  # the first alone, then 20 side by side
+    assert fs.most == writes.WRITE_AT_ONCE == 16
+    assert [get(f"{ws}/{name}.txt") for name in names] == [f"{name.upper()}\n".encode() for name in names]
+
+
+async def test_an_update_of_exactly_one_mebicharacter_is_still_written_side_by_side(ws: str) -> None:
+    from dsh_fs.tool_patch.writes import SIDE_BY_SIDE_MAX
+
+    assert SIDE_BY_SIDE_MAX == 1024 * 1024
+    sizes = {"u1": 3, "u2": SIDE_BY_SIDE_MAX, "u3": SIDE_BY_SIDE_MAX, "u4": SIDE_BY_SIDE_MAX + 1,
+             "u5": SIDE_BY_SIDE_MAX + 1}  # the new texts' lengths, line break included
+    for name in sizes:
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    fs = RecordingWrites(cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, *(f"{name}.txt" for name in sizes))
+    lines = [line for name, size in sizes.items()
+             for line in (f"*** Update File: {name}.txt", "@@", f"-{name}", "+" + name[-1] * (size - 1))]
+    result = await call(ctx, session, envelope(*lines))  # no signal: the first goes with the others
+    assert not result.is_error, result.text
+    big = [event for event in fs.events if event[1] in ("u4.txt", "u5.txt")]
+    assert big == [("start", "u4.txt"), ("end", "u4.txt"), ("start", "u5.txt"), ("end", "u5.txt")]
+    assert fs.most == 4  # u1, u2, u3 side by side, beside one bigger update at a time
+    assert [len(get(f"{ws}/{name}.txt")) for name in sizes] == list(sizes.values())

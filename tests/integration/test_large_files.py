@@ -334,11 +334,21 @@ EDITS: list[dict[str, Any]] = [
     {"old_string": "foo\nfoo\n", "new_string": "X"},  # D15: ambiguous, the matches overlap
     {"old_string": "foo\nfoo\n", "new_string": "X", "replace_all": True},
     {"old_string": "x\nline", "new_string": "X\nL", "replace_all": True},  # line breaks in every match
+    {"old_string": "line 00", "new_string": "LINE 00", "replace_all": True},  # as long: the count is moot
+    {"old_string": "e 0001", "new_string": "é 001", "replace_all": True},  # as many UTF-8 bytes, fewer characters
+    {"old_string": "foo", "new_string": "bar", "replace_all": True},  # as long, in the overlapping file
+    {"old_string": "no such", "new_string": "NO SUCH", "replace_all": True},  # as long, not found
 ]
 
 
+@pytest.mark.parametrize("racy", [True, False])
 @pytest.mark.parametrize("profile", ["default", "reference"])
-async def test_streamed_edits_equal_in_memory_edits(tmp_path: Any, profile: str) -> None:
+async def test_streamed_edits_equal_in_memory_edits(tmp_path: Any, profile: str, racy: bool,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``racy=False``: the files count as changed long ago (A5), so a ``replace_all`` by a string
+    as long as ``old_string`` neither counts its matches in the first pass nor in the rewrite."""
+    if not racy:
+        monkeypatch.setattr(versions, "is_racy", lambda st: False)
     spaces = {}
     for kind in ("streamed", "memory"):
         root = os.path.realpath(str(tmp_path / kind))
@@ -381,6 +391,39 @@ async def test_a_file_changed_between_the_passes_is_not_replaced(ws: str, monkey
                                      session=Session(cwd=ws))
     assert result.is_error and result.error is not None and result.error.code == "FS_STALE_VERSION", result.text
     assert get(path) == b"LINE" + original[4:] + b"!\n"
+    assert os.listdir(ws) == ["big.txt"]
+
+
+@pytest.mark.parametrize("racy", [True, False])
+async def test_a_change_the_stat_fields_miss_is_caught_by_the_recount_of_a_racy_file(
+        ws: str, monkeypatch: pytest.MonkeyPatch, racy: bool) -> None:
+    """A file that changed within the racy window (A5) when the edit opened it may change again
+    without its stat fields showing it: the rewrite then recounts the matches it replaces, and
+    another count than the first pass's fails ``FS_STALE_VERSION`` with nothing replaced. The
+    stat fields are blinded here to stand for that. A file that had not changed for a while
+    (``racy=False``) is trusted to its stat fields: the rewrite replaces what it finds."""
+    original = numbered(5000)  # more matches than the first pass records: the rewriter, no kernel copy
+    path = put(os.path.join(ws, "big.txt"), original)
+    ctx = deployment(ws, LocalFileSystem(cwd=ws, stream_edit_min_size=1), policy=False)
+    real_write = large_edit.atomic_write
+    meddled = original.replace(b"line 0001234", b"xine 0001234")  # one match fewer, same size
+
+    def meddling(*args: Any, **kwargs: Any) -> None:
+        with open(path, "r+b") as handle:  # another program writes in place, ignoring our locks
+            handle.write(meddled)
+        real_write(*args, **kwargs)
+
+    monkeypatch.setattr(large_edit, "atomic_write", meddling)
+    monkeypatch.setattr(large_edit, "_fingerprint", lambda st: (0, 0, 0, 0, 0))
+    monkeypatch.setattr(versions, "is_racy", lambda st: racy)
+    edit = {"file_path": "big.txt", "old_string": "line 00", "new_string": "LINE 00", "replace_all": True}
+    result = await ctx.tools.execute("edit", edit, session=Session(cwd=ws))
+    if racy:
+        assert result.is_error and result.error is not None and result.error.code == "FS_STALE_VERSION", result.text
+        assert get(path) == meddled
+    else:
+        assert not result.is_error, result.text
+        assert get(path) == meddled.replace(b"line 00", b"LINE 00")
     assert os.listdir(ws) == ["big.txt"]
 
 

@@ -652,14 +652,14 @@ def test_read_for_edit_translates_a_mid_read_abort(ws: str, monkeypatch: pytest.
     """readForEdit: translates a mid-read AbortError into FS_ABORTED"""
     put(f"{ws}/a.txt", "one\ntwo")
     signal = AbortSignal()
-    original = files.open_regular
+    original = files.open_regular_st
 
-    def open_then_abort(*args: Any) -> int:
-        fd = original(*args)
+    def open_then_abort(*args: Any) -> tuple[int, os.stat_result]:
+        opened = original(*args)
         signal.abort()
-        return fd
+        return opened
 
-    monkeypatch.setattr(files, "open_regular", open_then_abort)
+    monkeypatch.setattr(files, "open_regular_st", open_then_abort)
     sync_raises("FS_ABORTED", fsio.edit_file, target_of(f"{ws}/a.txt"), EditRequest(old_string="two", new_string="2"),
                 None, signal=signal, rules=REF, message="edit aborted")
     assert get(f"{ws}/a.txt") == b"one\ntwo"

@@ -66,6 +66,17 @@ def _fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+def _sockets() -> set[str]:
+    """The sockets this process holds open (``socket:[inode]``)."""
+    held = set()
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/self/fd/{fd}")
+            if target.startswith("socket:"):
+                held.add(target)
+    return held
+
+
 class Serving:
     """``serve_http`` running as a task: its announced URL and whether it has returned."""
 
@@ -171,6 +182,29 @@ def test_servers_without_a_port_each_get_a_free_one_and_sigterm_ends_them(tmp_pa
     anyio.run(main)
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)) == previous
     assert _fds() <= before
+
+
+def test_a_server_whose_startup_fails_announces_nothing_and_closes_its_socket(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``announce`` is called once connections are accepted: a server whose lifespan fails
+    to start (the SDK's session manager, here) never announces its URL, and its socket is
+    closed (uvicorn ends the startup failure with ``SystemExit(3)``)."""
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    @contextlib.asynccontextmanager
+    async def broken(self: Any) -> AsyncIterator[None]:
+        raise RuntimeError("the session manager cannot start")
+        yield
+
+    monkeypatch.setattr(StreamableHTTPSessionManager, "run", broken)
+    ctx = dsh_fs.create_context(cwd=str(tmp_path))
+    announced: list[str] = []
+    before = _sockets()
+    with pytest.raises(BaseException) as info:
+        anyio.run(lambda: serve_http(ctx, root=str(tmp_path), tokens=None, announce=announced.append))
+    assert info.group_contains(SystemExit) if isinstance(info.value, BaseExceptionGroup) else info.type is SystemExit
+    assert announced == []
+    assert _sockets() <= before  # the listening socket is closed
 
 
 def test_a_non_loopback_host_is_refused_before_binding(tmp_path: Any) -> None:
@@ -393,7 +427,12 @@ def test_a_token_removed_from_the_file_ends_its_sessions(tmp_path: Any) -> None:
             os.unlink(token_file)
             write_token_file(token_file, [kept])  # seen by the watcher's next look (every second)
             with anyio.fail_after(20):
-                while (await raw_post(http, url, _call("read", {"file_path": "a"}), goes))[0] != 401:
+                while True:
+                    try:
+                        if (await raw_post(http, url, _call("read", {"file_path": "a"}), goes))[0] == 401:
+                            break
+                    except httpx2.RemoteProtocolError:
+                        pass  # a call in flight as the session is ended has its stream cut: ask again
                     await anyio.sleep(0.05)
             status, _, _ = await raw_post(http, url, _call("read", {"file_path": "a"}), stays)
             assert status == 200

@@ -263,6 +263,20 @@ async def test_the_reference_editor_view(ws: str, editor_ctx: Any, profile: str)
     assert missing.text == f"Error: The path {ws}/nope does not exist. Please provide a valid path."
 
 
+async def test_the_reference_editor_clips_at_16000_units_by_default_and_at_one_when_asked(
+        ws: str, make_ctx: Any) -> None:
+    put(f"{ws}/a.txt", "x\n" * 20_000)
+    session = Session(cwd=ws)
+    whole = await run(make_ctx().plugin(ToolStrReplaceEditor, max_output_chars=2**53 - 1), session, SRE,
+                      command="view", path=f"{ws}/a.txt")
+    assert not whole.is_error and len(whole.text) > 16_001 and "<response clipped>" not in whole.text
+    default = await run(make_ctx().plugin(ToolStrReplaceEditor), session, SRE, command="view", path=f"{ws}/a.txt")
+    assert default.text.startswith(whole.text[:16_000] + "<response clipped><NOTE>")
+    one = await run(make_ctx().plugin(ToolStrReplaceEditor, max_output_chars=1), session, SRE, command="view",
+                    path=f"{ws}/a.txt")
+    assert one.text.startswith(whole.text[:1] + "<response clipped><NOTE>")
+
+
 async def test_the_reference_editor_clips_at_max_output_chars(ws: str, make_ctx: Any) -> None:
     put(f"{ws}/a.txt", "x" * 50)
     ctx, session = make_ctx(), Session(cwd=ws)

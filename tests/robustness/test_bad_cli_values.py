@@ -180,9 +180,10 @@ def test_replay_endpoint_url_without_provider_s3_is_a_usage_error(env: dict[str,
     assert done.stderr.splitlines()[-1] == "Error: --endpoint-url is only used with --provider s3"
 
 
-REPEATABLE = {"--root": "Error: Invalid value for '--root': Directory 'x' does not exist."}
-"""the options that take several values, one per use (``--root``: several roots, D28) → the
-error for ``x`` (a missing directory) given twice"""
+REPEATABLE = {"--root": "Error: Invalid value for '--root': Directory 'x' does not exist.",
+              "--s3": "Error: Invalid value for '--s3': expected an s3://bucket/prefix URL, not 'x'"}
+"""the options that take several values, one per use (``--root``: several roots; ``--s3``: several
+prefixes; D28) → the error for ``x`` (a missing directory, not a URL) given twice"""
 
 
 def test_an_option_given_twice_is_refused_on_every_command(commands: list[list[str]], env: dict[str, str]) -> None:

@@ -83,15 +83,15 @@ async def test_fifo_swapped_in_after_the_type_check_does_not_hang(
     with open(path, "w") as handle:
         handle.write("a\n")
     ctx = dsh_fs.create_context(cwd=ws, policy=False)
-    real_open = files.open_regular
+    real_open = files.open_regular_st  # (``open_regular`` opens through it too)
 
-    def swap_then_open(p: str, *a: Any, **k: Any) -> int:
+    def swap_then_open(p: str, *a: Any, **k: Any) -> tuple[int, os.stat_result]:
         if p == path and not stat_mod.S_ISFIFO(os.lstat(path).st_mode):
             os.unlink(path)
             os.mkfifo(path)
         return real_open(p, *a, **k)
 
-    monkeypatch.setattr(files, "open_regular", swap_then_open)
+    monkeypatch.setattr(files, "open_regular_st", swap_then_open)
     try:
         result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=10)
     finally:
@@ -123,15 +123,15 @@ async def test_a_file_swapped_for_a_device_link_is_not_read(ws: str, device: str
     with open(path, "w") as handle:
         handle.write("a\n")
     ctx = dsh_fs.create_context(cwd=ws, root=None, policy=False)
-    real_open = files.open_regular
+    real_open = files.open_regular_st  # (``open_regular`` opens through it too)
 
-    def swap_then_open(p: str, *a: Any, **k: Any) -> int:
+    def swap_then_open(p: str, *a: Any, **k: Any) -> tuple[int, os.stat_result]:
         if p == path and not os.path.islink(path):
             os.unlink(path)
             os.symlink(device, path)
         return real_open(p, *a, **k)
 
-    monkeypatch.setattr(files, "open_regular", swap_then_open)
+    monkeypatch.setattr(files, "open_regular_st", swap_then_open)
     for tool in ("read", "edit"):
         result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=10)
         _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{path}": not a regular file')

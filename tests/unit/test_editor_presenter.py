@@ -26,5 +26,11 @@ def test_the_editor_call_presenter() -> None:
         {"path": "/a", "oldText": "o", "newText": ""}]
     assert editor_present_call({"command": "insert", "path": "/a", "insert_line": 0})["locations"] == [  # type: ignore[index]
         {"path": "/a", "line": 1}]
+    for line, shown in ((3, 4), (2.7, 3), (-5, 1)):  # the line after insert_line, at least 1
+        assert editor_present_call({"command": "insert", "path": "/a", "insert_line": line}) == {
+            "card": "generic", "title": "insert /a", "kind": "edit", "locations": [{"path": "/a", "line": shown}]}
+    for not_a_number in (True, "3", None):
+        assert editor_present_call({"command": "insert", "path": "/a", "insert_line": not_a_number})["locations"] == [  # type: ignore[index]
+            {"path": "/a"}]
     assert editor_present_call({"command": "undo_edit", "path": "/a"}) is None
     assert editor_present_call("nonsense") is None

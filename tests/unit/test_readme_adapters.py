@@ -1,4 +1,4 @@
-"""The README's agent loops, one per API (tracker issue 13, item 11), run exactly as printed.
+"""The README's agent loops, one per API, run exactly as printed.
 
 Each ``python`` block of the README's "One agent loop per API" section is executed as a
 program in a workspace whose README.md has a typo. The real SDK clients talk to a scripted

@@ -133,3 +133,25 @@ async def test_a_barrier_cancelled_while_waiting_does_not_let_a_later_edit_overt
             assert log == ["start read"]  # edit 2 still waits for the read
             gate.set()
     assert log == ["start read", "end read", "start edit 2", "end edit 2"]
+
+
+def test_a_turn_that_may_start_enters_at_once_and_leave_gives_a_place_up() -> None:
+    async def main() -> None:
+        scheduler = CallScheduler()
+        first, second, third = (scheduler.admit(parallel=False) for _ in range(3))
+        ran: list[str] = []
+
+        async def other() -> None:
+            ran.append("other")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(other)
+            async with first:  # may start: no checkpoint, so the other task has not run yet
+                assert ran == []
+                second.leave()  # gives its place up without having run
+                assert len(scheduler) == 2
+            async with third:  # next once the first is done, the second gone
+                pass
+        assert ran == ["other"] and len(scheduler) == 0
+
+    anyio.run(main)

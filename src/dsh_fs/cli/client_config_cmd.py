@@ -31,8 +31,31 @@ def server_command(root: str, *more: str) -> tuple[str, list[str]]:
 
 @click.command(name="client-config", cls=OnceCommand)
 @root_option
-def client_config(roots: tuple[str, ...]) -> None:
+@click.argument("mcp_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- MCP_OPTIONS...]")
+def client_config(roots: tuple[str, ...], mcp_args: tuple[str, ...]) -> None:
     """Print an MCP client configuration (the mcpServers JSON of Claude Desktop, Claude Code's
-    .mcp.json, Cursor) that serves --root over stdio with this dsh-fs, absolute paths filled in."""
+    .mcp.json, Cursor) that serves --root over stdio with this dsh-fs, absolute paths filled in.
+
+    Options of `dsh-fs mcp` after `--` go into the served command as given (checked as `dsh-fs mcp`
+    checks them): `dsh-fs client-config --root DIR -- --images --session agent`."""
     command, args = server_command(*(roots or (os.getcwd(),)))
-    click.echo(json.dumps({"mcpServers": {"files": {"command": command, "args": args}}}, indent=2))
+    if mcp_args:
+        _check_mcp_options(args[args.index("mcp") + 1:], list(mcp_args))
+    args += mcp_args
+    click.echo(json.dumps({"mcpServers": {"dsh-fs": {"command": command, "args": args}}}, indent=2))
+
+
+def _check_mcp_options(served: list[str], more: list[str]) -> None:
+    """Parse ``served + more`` as ``dsh-fs mcp`` would (nothing runs).
+
+    :raises click.UsageError: an option ``dsh-fs mcp`` does not take, a bad value, a
+        positional argument or ``--help``
+    """
+    from .mcp_cmd import mcp
+
+    if any(arg in ("--help", "-h") for arg in more):
+        raise click.UsageError("--help after -- is not an option of the served command")
+    try:
+        mcp.make_context("dsh-fs mcp", [*served, *more])
+    except click.UsageError as exc:
+        raise click.UsageError(f"after --: {exc.format_message()}") from None

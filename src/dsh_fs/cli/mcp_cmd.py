@@ -102,7 +102,7 @@ def mcp(
     token_file: str | None,
     tokens: int,
     no_auth: bool,
-    s3: str | None,
+    s3: tuple[str, ...],
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
@@ -153,21 +153,27 @@ def mcp(
         else:
             raise click.UsageError(f"--session applies only to stdio: {over_http}")
     sandbox = sandbox_named(sandbox, read_only)
-    if not roots and s3 is None:
+    if roots and s3:
+        raise click.UsageError("--root is not used with --s3 (repeat --s3 to serve several bucket prefixes)")
+    if not roots and not s3:
         _warn_if_broad(os.getcwd())
-    options = ServeOptions(
-        root=roots[0] if roots else os.getcwd(),
-        roots=roots,
-        faces=faces_named(tool_names),
-        list_tool=list_named(tool_names),
-        images=images,
-        profile=profile,
-        policy=not no_policy,
-        tool_config=pop_settings(settings),
-        s3=s3,
-        endpoint_url=endpoint_url,
-        sandbox=sandbox,
-    )
+    try:
+        options = ServeOptions(
+            root=roots[0] if roots else os.getcwd(),
+            roots=roots,
+            faces=faces_named(tool_names),
+            list_tool=list_named(tool_names),
+            images=images,
+            profile=profile,
+            policy=not no_policy,
+            tool_config=pop_settings(settings),
+            s3=s3[0] if s3 else None,
+            s3_roots=tuple(s3),
+            endpoint_url=endpoint_url,
+            sandbox=sandbox,
+        )
+    except ValueError as exc:  # several --s3 named alike (fs_s3.roots.display_roots)
+        raise click.UsageError(str(exc)) from None
     owner, store = _named_owner(session_name, options)
     try:
         ctx = build_context(options, observations=store)
@@ -196,12 +202,12 @@ def mcp(
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
     early = None
-    if not served_over_http and s3 is None:  # S3: the credentials are checked before any answer
+    if not served_over_http and not s3:  # S3: the credentials are checked before any answer
         early = _start_fast(ctx)
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
-            if s3 is not None:
+            if s3:
                 await require_s3_credentials()
             if not served_over_http:
                 from ..mcp.server import serve_stdio

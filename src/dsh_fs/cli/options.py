@@ -315,19 +315,22 @@ _s3_option = click.option(
     "--s3",
     type=S3_URL,
     metavar="s3://BUCKET/PREFIX",
-    default=None,
+    multiple=True,
     show_default="the local disk",
-    help="Work on an S3-compatible bucket prefix instead of the local disk (standard AWS credential chain).",
+    help="Work on an S3-compatible bucket prefix instead of the local disk (standard AWS credential chain)."
+    " Repeat it to serve several prefixes (none inside another), each as /<its last segment>; relative"
+    " paths then resolve against the first.",
 )
 
 
 def s3_options(func: F) -> F:
     """Add ``--s3`` and ``--endpoint-url`` to a command; ``--endpoint-url`` without ``--s3``
-    is a usage error. The command receives ``s3`` and ``endpoint_url``."""
+    is a usage error. The command receives ``s3`` (a tuple of URLs, empty: none; repeatable,
+    DEVIATIONS D28) and ``endpoint_url``."""
 
     @functools.wraps(func)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("endpoint_url") is not None and kwargs.get("s3") is None:
+        if kwargs.get("endpoint_url") is not None and not kwargs.get("s3"):
             raise click.UsageError("--endpoint-url is only used with --s3")
         return func(*args, **kwargs)
 

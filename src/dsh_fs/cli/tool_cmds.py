@@ -85,7 +85,8 @@ class _Options:
     cwd: str | None = None
     policy: bool = True
     session_name: str | None = None
-    s3: str | None = None
+    s3: tuple[str, ...] = ()
+    """every ``--s3`` URL (several: D28); empty: the local disk"""
     endpoint_url: str | None = None
     sandbox: str | None = None
 
@@ -97,7 +98,7 @@ def _options(kwargs: dict[str, Any]) -> _Options:
         cwd=kwargs.pop("cwd", None),
         policy=not kwargs.pop("no_policy", False),
         session_name=kwargs.pop("session_name", None),
-        s3=kwargs.pop("s3", None),
+        s3=tuple(kwargs.pop("s3", None) or ()),
         endpoint_url=kwargs.pop("endpoint_url", None),
         sandbox=kwargs.pop("sandbox", None),
     )
@@ -114,8 +115,9 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
     from ..session_store import state_dir
 
     try:
-        if options.s3 is not None:  # checked by its option type (S3_URL)
-            provider = open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url)
+        if options.s3:  # checked by its option type (S3_URL)
+            provider = open_provider(options.s3[0], profile=options.profile, endpoint_url=options.endpoint_url,
+                                     roots=options.s3 if len(options.s3) > 1 else None)
         else:  # a person's command line (or a shell-only agent, which has the shell anyway): no
             # containment root, as in the reference (S3: the bucket prefix is the root)
             provider = open_provider(options.cwd or os.getcwd(), profile=options.profile, root=None)
@@ -162,7 +164,7 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
-                if options.s3 is not None:
+                if options.s3:
                     await require_s3_credentials()
                 return await ctx.tools.execute(name, arguments, session=session)
 

@@ -43,6 +43,8 @@ class Turn:
         """``True``: a concurrency-safe call"""
 
     async def __aenter__(self) -> Turn:
+        if self._ready.is_set():  # may start now: no checkpoint (an event loop iteration less)
+            return self
         try:
             await self._ready.wait()
         except BaseException:  # cancelled while waiting: give the place up
@@ -53,6 +55,10 @@ class Turn:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self._scheduler._leave(self)
+
+    def leave(self) -> None:
+        """Give the place up without having run (idempotent; ``async with`` does it itself)."""
         self._scheduler._leave(self)
 
 

@@ -107,7 +107,10 @@ def _check_object(value: Mapping[str, object], params: Mapping[str, Param], pref
             if param.required:
                 out.append(f'missing required property "{path}"')
             continue
-        _check(value[key], param, path, out)
+        item = value[key]
+        if param.type == "string" and param.enum is None and isinstance(item, str):
+            continue  # the usual argument: a string, nothing more to check
+        _check(item, param, path, out)
 
 
 def validate(arguments: object, params: Mapping[str, Param]) -> list[str]:

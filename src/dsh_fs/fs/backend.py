@@ -120,6 +120,7 @@ from .window import (
     ReadWindow as ReadWindow,
     WindowResult as WindowResult,
     window_text as window_text,
+    window_whole as window_whole,
 )
 
 __all__ = (
@@ -203,5 +204,6 @@ __all__ = (
     "stale",
     "too_large",
     "window_text",
+    "window_whole",
     "write_cleanup_failed",
 )

@@ -71,6 +71,9 @@ class EditPlan:
     """the old text, LF-normalized"""
     after: str
     """the new text, LF-normalized"""
+    changed: tuple[int, int] | None = None
+    """``(start, end)`` of the one match in ``before`` (``after`` keeps what is around it), as a
+    hint for the diff; ``None`` for several replacements"""
 
 
 def raw_span(raw: str, raw_pos: int, length: int) -> int:
@@ -114,14 +117,30 @@ def _raw_needle(raw: str, old: str) -> str | None:
     return None
 
 
-def _one_match_count(content: str, old: str, count: int) -> int:
-    """D15: occurrences of ``old`` overlaps included, given ``count`` non-overlapping ones."""
+def _one_match_count(content: str, old: str, count: int, first: int = -1) -> int:
+    """D15: occurrences of ``old`` overlaps included, given ``count`` non-overlapping ones
+    (``first``: where the first one starts, when the caller knows it)."""
     if count == 0 or not borders(old):
         return count
     if count == 1:  # every other occurrence starts inside the one the scan found
-        first = content.find(old)
+        if first < 0:
+            first = content.find(old)
         return 1 + count_overlapping(content, old, first + 1, first + 2 * len(old) - 1)
     return count_overlapping(content, old)
+
+
+def _count_from(content: str, old: str, replace_all: bool) -> tuple[int, int]:
+    """``content.count(old)`` and where its first occurrence starts (-1: none; not looked for
+    with ``replace_all``). Without ``replace_all`` an edit succeeds only with one match: two
+    ``find`` s tell zero, one (and where) or more in one pass, and only more is counted."""
+    if replace_all:
+        return content.count(old), -1
+    first = content.find(old)
+    if first < 0:
+        return 0, -1
+    if content.find(old, first + len(old)) < 0:
+        return 1, first
+    return content.count(old), first
 
 
 def edited_size(raw: str, raw_bytes: int, old: str, new: str, count: int, *, keep_bytes: bool,
@@ -140,7 +159,7 @@ def edited_size(raw: str, raw_bytes: int, old: str, new: str, count: int, *, kee
     not foresee (at most two bytes a match).
     """
     grow = utf8_size(new) - utf8_size(old)
-    pairs = raw.count("\r\n")
+    pairs = raw.count("\r\n") if "\r" in raw else 0  # ``in``: one memchr
     if not keep_bytes:
         size = raw_bytes - pairs + count * grow
         if detect(raw) == "CRLF":  # restore: CRLF → LF once more, then every LF → CRLF
@@ -183,11 +202,11 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
     if old == "":
         raise EditFailure("empty", 0, content, old)
     new = normalize(new_string)
-    count = content.count(old)
+    count, first = _count_from(content, old, replace_all)
     if count == 0:
         raise EditFailure("not_found", 0, content, old, replacement=new)
     if not replace_all:
-        found = _one_match_count(content, old, count) if overlapping else count
+        found = _one_match_count(content, old, count, first) if overlapping else count
         if found > 1:
             raise EditFailure("ambiguous", found, content, old, overlapping=found > count)
     if max_bytes is not None:
@@ -195,9 +214,13 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
                            keep_bytes=keep_bytes, limit=max_bytes)
         if size > max_bytes:
             raise EditFailure("too_large", count, content, old, size=size)
+    changed = (first, first + len(old)) if count == 1 and first >= 0 else None  # a hint for the diff
     if not keep_bytes:
-        edited = content.replace(old, new)
-        return EditPlan(text=restore(edited, detect(raw)), before=content, after=edited)
+        edited = _replaced(content, old, new, count, first)
+        return EditPlan(text=restore(edited, detect(raw)), before=content, after=edited, changed=changed)
+    if content is raw:  # no CR at all (``normalize`` returned its argument): raw is its own normalized text
+        text = _replaced(raw, old, new, count, first)
+        return EditPlan(text=text, before=content, after=text, changed=changed)
     if "\r\n" not in raw:
         text = raw.replace(old, new)
         return EditPlan(text=text, before=content, after=text)
@@ -207,6 +230,14 @@ def plan_edit(raw: str, old_string: str, new_string: str, replace_all: bool, *, 
     else:
         text = splice(raw, ((start, start + len(old), new) for start in _matches(content, old)))
     return EditPlan(text=text, before=content, after=normalize(text))
+
+
+def _replaced(text: str, old: str, new: str, count: int, first: int) -> str:
+    """``text.replace(old, new)``, given ``text.count(old)`` and, when known, where the first
+    occurrence starts: the one match (the one-match rule's case) is sliced out, no scan."""
+    if count == 1 and first >= 0:
+        return text[:first] + new + text[first + len(old):]
+    return text.replace(old, new)
 
 
 def splice(raw: str, spans: Iterable[tuple[int, int, str]]) -> str:

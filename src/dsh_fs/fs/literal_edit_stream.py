@@ -152,9 +152,16 @@ class EditScan:
     :param record: remember the positions of up to this many matches (``positions``), so the
         rewrite need not search again
     :param overlapping: also count the occurrences that overlap others (``occurrences``, D15)
+    :param exact: count every match; ``False``: once more than ``record`` are found (or from
+        the start, without ``record``), a piece adds one to ``matches`` when it holds any, found
+        with one ``rfind`` instead of a count — ``matches`` is then a lower bound, zero exactly
+        when there is no match (all a ``replace_all`` needs whose result size the count does
+        not change). A needle that can overlap itself is always counted (where the last
+        match ends depends on every earlier one).
     """
 
-    def __init__(self, old: bytes, *, count_lines: bool = True, record: int = 0, overlapping: bool = False) -> None:
+    def __init__(self, old: bytes, *, count_lines: bool = True, record: int = 0, overlapping: bool = False,
+                 exact: bool = True) -> None:
         if not old:
             raise ValueError("old must not be empty")
         self._matcher = _Matcher(old)
@@ -183,6 +190,7 @@ class EditScan:
         """offsets of the matches in the normalized content (for ``EditRewriter``); ``None``
         when not recorded or more than ``record``"""
         self._record = record
+        self._exact = exact or self._matcher.overlaps
         self._offset = 0  # normalized bytes before the current segment
 
     def feed(self, piece: bytes) -> None:
@@ -239,7 +247,10 @@ class EditScan:
     def _found(self, buf: bytes, start: int, base: int) -> None:
         """Count (and note) the matches in ``buf[start:]``; keep its unsettled tail."""
         matcher = self._matcher
-        if self.positions is None:
+        if self.positions is None and not self._exact:
+            last = buf.rfind(matcher.needle, start)  # no border: the last occurrence is a match
+            found, resume = (0, start) if last < 0 else (1, last + matcher.size)
+        elif self.positions is None:
             found, resume = matcher.count(buf, start)
         else:
             found, resume, where = matcher.scan(buf, start, self._record - len(self.positions))
@@ -313,6 +324,10 @@ class EditRewriter:
     :param crlf_only: every line break is a CRLF pair and every CR is in one (``EditScan.crlf_only``)
     :param positions: ``EditScan.positions`` of the same content: the matches are taken from
         it instead of being searched for again (only where they must be mapped to raw spans)
+    :param count: count every replacement (``matches``); ``False`` spares the one count a
+        piece would need only for that (a replacement as long as the needle, in *direct* or
+        *whole* mode: the output's length does not tell how many were made), and ``counted``
+        then says whether ``matches`` is exact. The output is the same either way.
 
     Three ways to the same bytes, chosen once: *direct* (D2, and an occurrence in the raw
     bytes is one in the normalized text: no CR in the content; or an ``old`` with no line
@@ -323,7 +338,8 @@ class EditRewriter:
     """
 
     def __init__(self, old: str, new: str, *, keep_bytes: bool, style: LineStyle, has_crlf: bool,
-                 has_cr: bool = True, crlf_only: bool = False, positions: list[int] | None = None) -> None:
+                 has_cr: bool = True, crlf_only: bool = False, positions: list[int] | None = None,
+                 count: bool = True) -> None:
         simple = "\n" not in old and not old.endswith("\r")
         self._direct = keep_bytes and (not has_cr or simple or (crlf_only and not old.endswith("\r")))
         self._mapped = keep_bytes and not self._direct
@@ -344,8 +360,11 @@ class EditRewriter:
         self._known = positions
         self._next = 0  # index of the next known position
         self._base = 0  # normalized offset of ``_norm[0]``
+        self._count = count
         self.matches = 0
-        """replacements made so far"""
+        """replacements made so far (all of them while ``counted``)"""
+        self.counted = True
+        """``matches`` counts every replacement made (always, unless made with ``count=False``)"""
 
     def planned_size(self, content_bytes: int, scan: EditScan) -> tuple[int, bool]:
         """(bytes this rewrite will produce for a content of ``content_bytes`` bytes that
@@ -419,7 +438,12 @@ class EditRewriter:
         replaced = body.replace(needle, self._replacement)
         grow = len(self._replacement) - size
         if found < 0:
-            found = (len(replaced) - len(body)) // grow if grow else body.count(needle)
+            if grow:
+                found = (len(replaced) - len(body)) // grow
+            elif self._count:
+                found = body.count(needle)
+            else:  # only a count would tell: not asked for
+                found, self.counted = 0, False
         self.matches += found
         out.append(memoryview(replaced)[: len(replaced) - (len(seg) - cut)])
         return out

@@ -25,7 +25,12 @@ def is_blank(text: str) -> bool:
 def node_resolve(base: str, path: str) -> str:
     """Node's ``path.resolve(base, path)`` on POSIX: absolute, ``.``/``..`` collapsed
     lexically, no trailing slash, leading ``//`` collapsed to ``/``."""
-    joined = path if path.startswith("/") else posixpath.join(base if base.startswith("/") else posixpath.join(os.getcwd(), base), path)
+    if path.startswith("/"):
+        joined = path
+    else:
+        if not base.startswith("/"):
+            base = posixpath.join(os.getcwd(), base)
+        joined = base + path if base.endswith("/") else base + "/" + path  # posixpath.join(base, path)
     out = posixpath.normpath(joined)
     if out.startswith("//"):
         out = "/" + out.lstrip("/")

@@ -260,4 +260,8 @@ def apply_edit(raw: bytes, edit: EditRequest, display: str, rules: TextRules) ->
                          raw_bytes=len(raw) - (len(BOM) if raw.startswith(BOM) else 0))
     except EditFailure as failure:
         raise edit_failure_error(failure, display, rules, prefix=prefix) from None
-    return EditedBytes(data=(bom + well_formed(plan.text)).encode("utf-8"), plan=plan)
+    try:  # the text is almost always well formed: one encode (``well_formed`` would make two)
+        data = plan.text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = well_formed(plan.text).encode("utf-8")
+    return EditedBytes(data=BOM + data if bom else data, plan=plan)

@@ -48,6 +48,7 @@ _FOREIGN_BOMS = (  # UTF-32 first: its LE mark starts with the UTF-16LE one
     (b"\xff\xfe", "UTF-16LE"),
     (b"\xfe\xff", "UTF-16BE"),
 )
+_FOREIGN_MARKS = tuple(mark for mark, _ in _FOREIGN_BOMS)
 
 
 class NotTextError(Exception):
@@ -69,6 +70,8 @@ class NotTextError(Exception):
 
 def foreign_bom(head: bytes) -> str | None:
     """The encoding named by a UTF-16/UTF-32 byte-order mark at the start of ``head``, if any."""
+    if not head.startswith(_FOREIGN_MARKS):
+        return None
     for mark, name in _FOREIGN_BOMS:
         if head.startswith(mark):
             return name
@@ -212,8 +215,9 @@ def utf8_size(text: str) -> int:
 # -- line endings (§2.7) ------------------------------------------------------------------
 
 def normalize(text: str) -> str:
-    """CRLF → LF; a lone CR stays."""
-    return text.replace("\r\n", "\n")
+    """CRLF → LF; a lone CR stays. A text without CR is returned itself (``in`` is one
+    ``memchr``; ``replace`` would scan for the pair)."""
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def _utf16_prefix(text: str, units: int) -> str:

@@ -138,6 +138,9 @@ class ToolSwitches(ProfileSwitches):
     covers the whole patch) and its denial carries the escalation hint"""
     policy_names_every_root: bool = profile_switch("X3")
     """X3: the ``sandbox:policy`` prompt context names every workspace root, not only the first"""
+    sandbox_cwd_as_spelled: bool = profile_switch("X4")
+    """X4: under a sandbox, ``write``/``edit`` resolve a relative path against the session's cwd as
+    spelled (as ``read`` does), not against its canonical path (symlinks resolved)"""
 
     @staticmethod
     def of(profile: Profile | str | None) -> ToolSwitches:

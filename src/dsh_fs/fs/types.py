@@ -188,6 +188,10 @@ class EditOutcome:
     version: Version
     before: str | None
     after: str | None
+    changed: tuple[int, int] | None = None
+    """optional hint for the diff: ``(start, end)`` such that ``after`` is ``before[:start]``,
+    then new text, then ``before[end:]`` (a one-match edit's span); ``None``: not known. The
+    diff checks it before using it (``tool_fs.diff``), so a provider may leave it out"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,6 +13,8 @@ result (``tool_fs.read_render``). Three pieces:
   produce identical results.
 * ``WindowBuilder`` — incremental windowing over decoded text chunks (chunk boundaries carry no
   meaning), keeping only the selected lines plus one bounded line buffer.
+* ``window_whole`` — the same result for a text held whole (a small file): one ``split``, and
+  for the usual first page of short lines no per-line rule at all.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = (
     "nth_index",
     "truncation_suffix",
     "window_text",
+    "window_whole",
 )
 
 DEFAULT_READ_LIMIT = 2000
@@ -240,13 +243,16 @@ class WindowCollector:
         if result.count() >= window.limit:
             self.full = True
 
-    def add_lines(self, lines: list[str]) -> int:
+    def add_lines(self, lines: list[str], *, short: bool = False) -> int:
         """Add complete lines (each without its ``"\\n"``) in order, as ``add`` would one by
         one, while the window is selecting; returns how many were consumed (counted).
 
         Fewer than ``len(lines)`` are consumed only when the window became full or stopped;
         the caller counts the rest itself. Runs of lines no longer than ``max_line_length``
         are handled in bulk (one join, one encode); longer lines go through ``add``.
+
+        :param short: the caller knows no line is longer than ``max_line_length`` (e.g. the
+            whole text is not): their lengths are then not looked at
         """
         consumed = 0
         total = len(lines)
@@ -255,7 +261,7 @@ class WindowCollector:
             room = self.window.limit - self.result.count()
             stop = min(total, consumed + room)
             batch = lines[consumed:stop] if consumed or stop < total else lines
-            if max(map(len, batch)) > cap:
+            if not short and max(map(len, batch)) > cap:
                 long_at = next(i for i, line in enumerate(batch) if len(line) > cap)
                 if long_at:
                     consumed += self._add_short(batch[:long_at])
@@ -436,3 +442,61 @@ def window_text(chunks: Iterable[str], window: ReadWindow, display_path: str) ->
         if not builder.feed(chunk):
             break
     return builder.finish(display_path)
+
+
+def window_whole(text: str, window: ReadWindow, display_path: str, *, size: int | None = None) -> WindowResult:
+    """Window a text held whole: what ``window_text([text], …)`` gives, at C speed.
+
+    Only the window's lines are split out (lines before it are counted with ``str.count``, the
+    rest after ``limit`` lines too). A first page (``offset`` 1) of the whole text, with no
+    ``"\\r"``, no line over ``max_line_length`` and at most ``max_bytes`` UTF-8 bytes, selects
+    every line as it is: the result is built directly, without the per-line rules (which
+    would change nothing in it).
+
+    :param text: the decoded text (a BOM already removed)
+    :param size: the UTF-8 length of ``text`` in bytes when the caller knows it (the file's
+        size less its BOM); ``None``: measured when needed
+    :raises FsError: FS_NOT_FOUND ``offset <n> is out of range for "<path>" (<total> lines)``
+    """
+    offset = window.offset
+    limit = window.limit
+    cap = window.max_line_length
+    if offset == 1 and limit > 0:
+        lines = text.split("\n", limit)
+        if len(lines) <= limit:  # the whole text
+            if not lines[-1]:
+                lines.pop()
+            if "\r" not in text and (len(text) <= cap or not lines or max(map(len, lines)) <= cap):
+                if size is None:
+                    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+                if size - (1 if text.endswith("\n") else 0) <= window.max_bytes:
+                    result = WindowResult(offset=1, total_lines=len(lines))
+                    result._texts = lines
+                    return result
+            collector = WindowCollector(window)
+            collector.add_lines(lines, short=len(text) <= cap)
+            if not collector.stopped:
+                collector.result.total_lines = len(lines)
+            return collector.finish(display_path)
+        rest = lines.pop()  # after ``limit`` lines: only counted
+        collector = WindowCollector(window)
+        collector.add_lines(lines, short=len(text) <= cap)
+        if not collector.stopped:
+            collector.result.total_lines = limit + rest.count("\n") + (1 if rest and not rest.endswith("\n") else 0)
+        return collector.finish(display_path)
+    collector = WindowCollector(window)
+    newlines = text.count("\n")
+    total = newlines + (1 if text and not text.endswith("\n") else 0)
+    if offset <= total:
+        start = 0 if offset == 1 else nth_index(text, "\n", 0, offset - 1) + 1
+        if newlines - (offset - 1) >= limit:
+            lines = text[start : nth_index(text, "\n", start, limit)].split("\n") if limit > 0 else []
+        else:
+            lines = text[start:].split("\n")
+            if not lines[-1]:
+                lines.pop()
+        collector.skip(offset - 1)
+        collector.add_lines(lines)
+    if not collector.stopped:
+        collector.result.total_lines = total
+    return collector.finish(display_path)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import errno
 import os
 
-__all__ = ("ACCESS_ACL", "AclError", "access_acl", "set_access_acl")
+__all__ = ("ACCESS_ACL", "AclError", "access_acl", "access_acl_of", "set_access_acl")
 
 ACCESS_ACL = "system.posix_acl_access"
 """the extended attribute that holds a file's access ACL (absent for a minimal ACL)"""
@@ -49,6 +49,21 @@ def access_acl(parent_fd: int, name: str, path: str) -> bytes | None:
             os.close(fd)
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise
+
+
+def access_acl_of(fd: int) -> bytes | None:
+    """The access ACL of the open file ``fd`` (``fgetxattr``: one system call, where
+    ``access_acl`` opens the name, reads through ``/proc`` and closes); ``None`` when it has
+    none.
+
+    :raises OSError: when it cannot be read
+    """
+    try:
+        return os.getxattr(fd, ACCESS_ACL)
     except OSError as exc:
         if exc.errno in _ABSENT:
             return None

@@ -73,9 +73,13 @@ it was last scanned, ``time.monotonic()``)"""
 _swept_lock = threading.Lock()
 
 
+KEEP_ACL: bytes | None | object = object()
+"""``atomic_write(old_acl=…)`` default: read the replaced file's access ACL by its name"""
+
+
 def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int | None,
                  owner: tuple[int, int] | None, signal: AbortSignal | None, verb: Verb, display: str,
-                 root: beneath.Root | None = None) -> None:
+                 root: beneath.Root | None = None, old_acl: bytes | None | object = KEEP_ACL) -> None:
     """Replace (or create) the file at ``path`` with ``data``, atomically and durably.
 
     :param path: absolute path of the target; missing parent directories are created
@@ -88,6 +92,9 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int | 
         group can be given, it is; when neither, the group bits are cut to the others' bits
     :param verb: / display: for error messages (``cannot <verb> "<display>": ...``)
     :param root: when given, the parent directory is opened beneath it (containment)
+    :param old_acl: the access ACL of the file being replaced (``None``: it has none), when the
+        caller read it from the descriptor it read the file through, under the same locks
+        (``acl.access_acl_of``); by default it is read here, by the file's name
     :raises FsError: ``FS_ABORTED`` ``write aborted`` before the rename; OS errors mapped by
         DEVIATIONS A2; ``FS_IO_ERROR`` ``cannot <verb> "<dp>": its access ACL cannot be kept
         (<reason>)``; ``write failed (<error>) and temp close|cleanup failed (<error>)``
@@ -107,7 +114,7 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int | 
         check_abort(signal, "write")
         clean = sweep_stale(parent)
         _write_and_rename(parent, name, data, mode=mode, owner=owner, signal=signal, verb=verb, display=display,
-                          path=path)
+                          path=path, old_acl=old_acl)
         try:
             os.fsync(parent)
         except OSError:
@@ -162,12 +169,15 @@ def _give_owner(fd: int, owner: tuple[int, int], mode: int) -> int:
 
 def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None], *, mode: int | None,
                       owner: tuple[int, int] | None, signal: AbortSignal | None, verb: Verb, display: str,
-                      path: str) -> None:
+                      path: str, old_acl: bytes | None | object = KEEP_ACL) -> None:
     fd: int | None = None
     temp: str | None = None
     try:
         # the old file's access ACL (read before anything is made: a failure changes nothing)
-        old_acl = acl.access_acl(parent, name, path) if mode is not None else None
+        if mode is None:
+            old_acl = None
+        elif old_acl is KEEP_ACL:
+            old_acl = acl.access_acl(parent, name, path)
         fd, temp = _open_temp(parent, name, 0o600 if mode is not None else 0o666)
         if callable(data):
             data(fd)
@@ -180,7 +190,7 @@ def _write_and_rename(parent: int, name: str, data: bytes | Callable[[int], None
         if mode is not None:
             if owner is not None:
                 mode = _give_owner(fd, owner, mode)
-            acl.set_access_acl(fd, old_acl)  # before fchmod: the ACL mask becomes the group bits
+            acl.set_access_acl(fd, old_acl)  # type: ignore[arg-type]  # before fchmod: the ACL mask becomes the group bits
             os.fchmod(fd, mode)
         os.fsync(fd)  # the content and the metadata
         check_abort(signal, "write")

@@ -107,6 +107,18 @@ def real_path_in(path: str, root: Root, *, strict: bool) -> str:
     :raises OSError: strict: as ``os.lstat`` of a component inside the root (``FileNotFoundError``,
         ``NotADirectoryError``, ``PermissionError``, …); ``ELOOP`` after ``_MAX_LINKS`` symlinks
     """
+    if root.anchor is None:
+        parent, _, name = path.rpartition("/")
+        if (parent or "/") == root.real and name not in ("", ".", ".."):
+            # directly below the root (most paths an agent reads): the walk's one step, inline
+            try:
+                if not stat_mod.S_ISLNK(os.lstat(path).st_mode):
+                    return path
+            except OSError:
+                if strict:
+                    raise
+                return path  # as realpath: a missing component is kept as written
+            # a symlink: the walk below follows it
     below = _below(path.split("/"), root)
     if below is None:
         raise Escape(root, path)

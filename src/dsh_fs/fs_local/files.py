@@ -31,10 +31,12 @@ from .rules import LocalRules
 __all__ = (
     "Probe",
     "STREAM_CHUNK",
+    "UNPROBED",
     "file_type",
     "is_read_only",
     "keep_read_only",
     "open_regular",
+    "open_regular_st",
     "owner_to_keep",
     "probe",
     "probe_no_follow",
@@ -88,7 +90,11 @@ class Probe:
 
     def info(self) -> Info:
         """The seam's ``Info`` (size in bytes)."""
-        return Info(version=self.version, type=self.type, size=self.st.st_size)
+        return Info(version=self.version, type=file_type(self.st.st_mode), size=self.st.st_size)
+
+
+UNPROBED: object = object()
+"""``fsio.write_file`` / ``edit_file(existing=…)`` default: the operation probes the target itself"""
 
 
 def probe(path: str, verb: Verb, display: str, *, root: beneath.Root | None = None) -> Probe | None:
@@ -127,6 +133,14 @@ def open_regular(path: str, verb: Verb, display: str, root: beneath.Root | None)
     :raises FsError: ``not_found`` (ENOENT/ENOTDIR), ``not_regular_file`` (a directory, FIFO,
         socket or device), OS errors mapped (A2) — each with ``verb`` and ``display``
     """
+    return open_regular_st(path, verb, display, root)[0]
+
+
+def open_regular_st(path: str, verb: Verb, display: str, root: beneath.Root | None) -> tuple[int, os.stat_result]:
+    """``open_regular``, with the ``fstat`` of the descriptor that told it is a regular file.
+
+    :raises FsError: as ``open_regular``
+    """
     try:
         fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except (FileNotFoundError, NotADirectoryError):
@@ -136,12 +150,16 @@ def open_regular(path: str, verb: Verb, display: str, root: beneath.Root | None)
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     try:
-        if not stat_mod.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
             raise not_regular_file(verb, display)
+    except OSError as exc:
+        os.close(fd)
+        raise map_os_error(exc, verb, display) from exc
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, st
 
 
 def owner_to_keep(existing: Probe | None, rules: LocalRules) -> tuple[int, int] | None:

@@ -78,6 +78,7 @@ from ..fs.backend import (
 )
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
+from .recent import RecentWrites
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .roots import MAX_ROOTS, containment_roots, disjoint
@@ -199,6 +200,8 @@ class LocalFileSystem(FileSystem):
         self._mutating = 0  # mutations holding their locks (more than one: each in a worker thread)
         self.index_min_size = index_min_size
         self.indexes = IndexCache(index_files)
+        self.recent = RecentWrites(max_size=min(self.inline_write_max, 128 * 1024))
+        """the bytes of the last small writes, under the versions reported (A5: ``recent``)"""
         self._narrowed = False  # a view of ``narrowed``
 
     async def _run(self, func, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -225,10 +228,12 @@ class LocalFileSystem(FileSystem):
         check_abort(signal, "stat")
         if self.inline_probes:
             probed = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
-            if probed is not None and self._digest_is_costly(probed.st):
+            if probed is None:
+                found = None
+            elif self._digest_is_costly(probed.st):
                 found = await self._run(probed.info)
             else:
-                found = _info(probed)
+                found = probed.info()
         else:
             found = await self._run(
                 lambda: _info(files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key)))
@@ -263,6 +268,20 @@ class LocalFileSystem(FileSystem):
                 return text
         return await self._run(fsio.read_text, target.key, target.display_path,  # type: ignore[no-any-return]
                                signal=signal, rules=self.rules)
+
+    async def read_text_at(self, target: Target, version: Version, *, info: Info | None = None,
+                           signal: AbortSignal | None = None) -> str | None:
+        """The text of exactly ``version`` or ``None`` (``fsio.read_text_at``: the version is
+        checked on the descriptor the bytes are read through, so no ``is_current`` stat
+        follows); on the event loop thread for a file of at most ``inline_read_max`` bytes, as
+        ``read_text``. See ``FileSystem.read_text_at``."""
+        if self.inline_read_max > 0:
+            found = fsio.read_text_at(target.key, target.display_path, version, signal=signal, rules=self.rules,
+                                      max_size=self.inline_read_max)
+            if found is not fsio.BIGGER:
+                return found  # type: ignore[return-value]
+        return await self._run(fsio.read_text_at, target.key, target.display_path,  # type: ignore[no-any-return]
+                               version, signal=signal, rules=self.rules)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         reader = fsio.StreamReader(target.key, target.display_path, signal=signal, rules=self.rules)
@@ -524,7 +543,9 @@ class LocalFileSystem(FileSystem):
         fd = await self._acquire(target.key, signal, stage)
         self._mutating += 1
         try:
-            small = self._small(target, new_size)  # only small mutations tell how fast the disk is
+            # the operation's first step, made here under its locks: its size says where it runs
+            existing = self._probe(target, stage)
+            small = self._small(target, existing, new_size)  # only small mutations tell how fast the disk is
             if small and time.monotonic() >= self._inline_after:
                 # Calls started together must all reach their intent before one of them mutates,
                 # as they do around a thread hop: concurrent edits are one-wins/one-stale (§2.9).
@@ -532,13 +553,15 @@ class LocalFileSystem(FileSystem):
                 if self._mutating == 1:  # alone: side by side ones go to threads, their fsyncs overlap
                     started = time.monotonic()
                     try:
-                        return operation(target, payload, expected, signal=signal, rules=self.rules)
+                        return operation(target, payload, expected, signal=signal, rules=self.rules,
+                                         existing=existing, recent=self.recent)
                     finally:
                         self._note(time.monotonic() - started)
             alone = self._mutating == 1  # a mutation beside others does not time the disk alone
             started = time.monotonic()
             try:
-                return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules)
+                return await self._run(operation, target, payload, expected, signal=signal, rules=self.rules,
+                                       existing=existing, recent=self.recent)
             finally:
                 if small and alone:
                     self._note(time.monotonic() - started)
@@ -579,15 +602,34 @@ class LocalFileSystem(FileSystem):
         if elapsed >= SLOW_MUTATION_S:
             self._inline_after = time.monotonic() + SLOW_DISK_COOLDOWN_S
 
-    def _small(self, target: Target, new_size: Callable[[int], int]) -> bool:
-        """Is this mutation small enough for the event loop thread (``inline_write_max``)?
-        The old size is a hint from ``stat`` (the operation itself checks the file)."""
+    def _probe(self, target: Target, stage: Stage) -> files.Probe | None | object:
+        """The probe ``fsio.write_file`` / ``edit_file`` start with (``files.probe``, verb
+        ``stage``), made for them when probes run on this thread (``inline_probes``);
+        ``files.UNPROBED`` when they do not, or when it fails (the operation probes again, from
+        a worker thread, and says what is wrong)."""
+        if not self.inline_probes:
+            return files.UNPROBED
         try:
-            old_size = os.stat(target.key).st_size
-        except FileNotFoundError:
-            old_size = 0  # a new file
-        except OSError:
-            return False  # the operation will say what is wrong, from a worker thread
+            return files.probe(target.key, stage, target.display_path,  # type: ignore[arg-type]
+                               root=self.rules.root_for(target.key))
+        except FsError:
+            return files.UNPROBED
+
+    def _small(self, target: Target, existing: files.Probe | None | object, new_size: Callable[[int], int]) -> bool:
+        """Is this mutation small enough for the event loop thread (``inline_write_max``)?
+        The old size is the probe's (``None``: a new file); without one, a hint from ``stat``
+        (the operation itself checks the file)."""
+        if isinstance(existing, files.Probe) or existing is None:
+            old_size = existing.st.st_size if existing is not None else 0
+        elif self.inline_probes:
+            return False  # the probe failed: the operation will say why, from a worker thread
+        else:
+            try:
+                old_size = os.stat(target.key).st_size
+            except FileNotFoundError:
+                old_size = 0  # a new file
+            except OSError:
+                return False  # the operation will say what is wrong, from a worker thread
         return max(old_size, new_size(old_size)) <= self.inline_write_max
 
 

@@ -58,11 +58,12 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
-from . import beneath, files, versions
-from .atomic import atomic_write
+from . import acl, beneath, files, versions
+from .atomic import KEEP_ACL, atomic_write
 from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
 from .large_edit import edit_large_file
 from .oserrors import list_error, map_os_error
+from .recent import RecentWrites
 from .rules import LocalRules
 
 __all__ = (
@@ -195,21 +196,6 @@ def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root
         os.close(fd)
 
 
-def _read_file_st(path: str, display: str, *, signal: AbortSignal | None, root: beneath.Root | None, verb: Verb,
-                  stage: Stage) -> tuple[bytes, os.stat_result]:
-    """``read_file_bytes``, with the ``fstat`` of the descriptor the bytes were read from."""
-    check_abort(signal, stage)
-    fd = files.open_regular(path, verb, display, root)
-    try:
-        try:
-            st = os.fstat(fd)
-        except OSError as exc:
-            raise map_os_error(exc, verb, display) from exc
-        return _read_fd(fd, signal, stage, verb, display, st.st_size), st
-    finally:
-        os.close(fd)
-
-
 def read_text(path: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> str:
     """§2.5 ``readText``: whole file, NUL sample, strict UTF-8, BOM stripped."""
     raw = read_file_bytes(path, display, signal=signal, root=rules.root_for(path))
@@ -238,6 +224,42 @@ def read_text_within(path: str, display: str, *, signal: AbortSignal | None, rul
         os.close(fd)
     check_abort(signal, "read")
     return decode_for_read(raw, display, rules)
+
+
+BIGGER: object = object()
+"""``read_text_at(max_size=…)``: the file is bigger, nothing was read"""
+
+
+def read_text_at(path: str, display: str, version: str, *, signal: AbortSignal | None, rules: LocalRules,
+                 max_size: int | None = None) -> str | None | object:
+    """§2.5 ``readText`` of the file when the bytes read are of ``version`` (the seam's
+    ``read_text_at``), else ``None``: one descriptor, whose ``fstat`` before and after the
+    read must both carry the version's stat fields, and whose bytes its content digest when it
+    has one (A5) — the comparison ``is_current`` makes, on the very bytes read and without a
+    second path walk. ``BIGGER`` (nothing read) for a file over ``max_size`` bytes.
+
+    :raises FsError: as ``read_text``
+    """
+    check_abort(signal, "read")
+    fd, st = files.open_regular_st(path, "read", display, rules.root_for(path))
+    try:
+        if max_size is not None and st.st_size > max_size:
+            return BIGGER
+        raw = _read_fd(fd, signal, "read", "read", display, st.st_size)
+        try:
+            after = os.fstat(fd)
+        except OSError as exc:
+            raise map_os_error(exc, "read", display) from exc
+    finally:
+        os.close(fd)
+    check_abort(signal, "read")
+    text = decode_for_read(raw, display, rules)
+    fields, digest = versions.split_token(version)
+    if fields != versions.fields_of(st) or fields != versions.fields_of(after):
+        return None
+    if digest is not None and versions.digest_bytes(raw) != digest:
+        return None
+    return text
 
 
 class StreamReader:
@@ -290,10 +312,19 @@ class StreamReader:
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
 
 def write_file(target: Target, content: str, expected: WriteIntent | None, *, signal: AbortSignal | None,
-               rules: LocalRules) -> WriteOutcome:
-    """§2.8 ``writeText`` steps 1–7 (call with the target's locks held)."""
+               rules: LocalRules, existing: Probe | None | object = files.UNPROBED,
+               recent: RecentWrites | None = None) -> WriteOutcome:
+    """§2.8 ``writeText`` steps 1–7 (call with the target's locks held).
+
+    :param existing: the probe of the target (``files.probe`` with verb ``write``) its caller
+        made under the same locks; by default it is made here
+    :param recent: where the bytes written are kept under the version reported (A5: a later
+        edit guarded by it need not hash them again)
+    """
     key, display = target.key, target.display_path
-    existing = files.probe(key, "write", display, root=rules.root_for(key))
+    if existing is files.UNPROBED:
+        existing = files.probe(key, "write", display, root=rules.root_for(key))
+    assert existing is None or isinstance(existing, Probe)
     if existing is not None and existing.type != "file":
         raise not_regular_file("write", display)
     if isinstance(expected, ReplaceIfVersion):
@@ -317,9 +348,12 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
     owner = owner_to_keep(existing, rules)
     atomic_write(key, data, mode=mode, owner=owner, signal=signal, verb="write", display=display, root=rules.root_for(key))
+    version = version_after_write(key, data, rules.root_for(key))
+    if recent is not None:
+        recent.remember(key, version, data)
     return WriteOutcome(
         operation="update" if existing is not None else "create",
-        version=version_after_write(key, data, rules.root_for(key)),
+        version=version,
         before=planned.before,
         after=planned.after,
     )
@@ -349,10 +383,18 @@ def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: Loc
 # -- edit (§2.11; D1, D2) -------------------------------------------------------------------
 
 def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *, signal: AbortSignal | None,
-              rules: LocalRules) -> EditOutcome:
-    """§2.11 ``editText`` steps 1–10 (call with the target's locks held)."""
+              rules: LocalRules, existing: Probe | None | object = files.UNPROBED,
+              recent: RecentWrites | None = None) -> EditOutcome:
+    """§2.11 ``editText`` steps 1–10 (call with the target's locks held).
+
+    :param existing: as for ``write_file`` (verb ``edit``)
+    :param recent: as for ``write_file``; also asked whether the bytes read are the ones kept
+        under the expected version, whose digest that version then carries (A5)
+    """
     key, display = target.key, target.display_path
-    existing = files.probe(key, "edit", display, root=rules.root_for(key))
+    if existing is files.UNPROBED:
+        existing = files.probe(key, "edit", display, root=rules.root_for(key))
+    assert existing is None or isinstance(existing, Probe)
     if existing is None:
         raise stale("edit", display)
     if existing.type != "file":
@@ -370,35 +412,63 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
             raise stale("edit", display)
         return edit_large_file(target, edit, existing, signal=signal, rules=rules)
     if expected is None or digest is None:
-        raw = read_file_bytes(key, display, signal=signal, root=rules.root_for(key), verb="edit",
-                              stage="edit")
+        raw, _st, old_acl = _read_for_edit(key, display, signal=signal, root=rules.root_for(key))
     else:
-        raw = _read_if_digest(existing, expected.version, digest, display, signal=signal, rules=rules)
+        raw, old_acl = _read_if_digest(existing, expected.version, digest, display, signal=signal, rules=rules,
+                                       recent=recent)
     check_abort(signal, "edit")
     edited = apply_edit(raw, edit, display, rules)
     data = edited.data
     atomic_write(key, data, mode=existing.mode, owner=owner_to_keep(existing, rules), signal=signal,
-                 verb="edit", display=display, root=rules.root_for(key))
-    return EditOutcome(version=version_after_write(key, data, rules.root_for(key)), before=edited.plan.before,
-                       after=edited.plan.after)
+                 verb="edit", display=display, root=rules.root_for(key), old_acl=old_acl)
+    version = version_after_write(key, data, rules.root_for(key))
+    if recent is not None:
+        recent.remember(key, version, data)
+    return EditOutcome(version=version, before=edited.plan.before, after=edited.plan.after,
+                       changed=edited.plan.changed)
+
+
+def _read_for_edit(path: str, display: str, *, signal: AbortSignal | None,
+                   root: beneath.Root | None) -> tuple[bytes, os.stat_result, bytes | None | object]:
+    """The bytes an edit reads, the ``fstat`` of their descriptor, and the file's access ACL
+    read from that same descriptor (D21: what the replacement must keep), all under the
+    edit's locks. When the ACL cannot be read there, ``atomic.KEEP_ACL``: the write reads
+    it by name and fails as it always did, after the edit's own checks.
+
+    :raises FsError: as ``read_file_bytes`` (verb ``edit``, stage ``edit``)
+    """
+    check_abort(signal, "edit")
+    fd, st = files.open_regular_st(path, "edit", display, root)
+    try:
+        raw = _read_fd(fd, signal, "edit", "edit", display, st.st_size)
+        try:
+            old_acl: bytes | None | object = acl.access_acl_of(fd)
+        except OSError:
+            old_acl = KEEP_ACL
+        return raw, st, old_acl
+    finally:
+        os.close(fd)
 
 
 def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *, signal: AbortSignal | None,
-                    rules: LocalRules) -> bytes:
-    """The file's bytes for an edit whose expected version carries a content digest (A5),
-    failing ``FS_STALE_VERSION`` unless they are the bytes of the probed file (same device and
-    inode) with that digest. Same outcomes as checking ``existing.matches(expected)`` and then
-    reading: when the read fails, the separate check decides between stale and that failure."""
+                    rules: LocalRules, recent: RecentWrites | None = None) -> tuple[bytes, bytes | None | object]:
+    """The file's bytes (and access ACL, as ``_read_for_edit``) for an edit whose expected
+    version carries a content digest (A5), failing ``FS_STALE_VERSION`` unless they are the
+    bytes of the probed file (same device and inode) with that digest. Same outcomes as
+    checking ``existing.matches(expected)`` and then reading: when the read fails, the separate
+    check decides between stale and that failure. Bytes ``recent`` keeps under exactly
+    ``expected`` have its digest (they are the bytes it was minted from): they are not hashed."""
     try:
-        raw, st = _read_file_st(existing.path, display, signal=signal, root=rules.root_for(existing.path), verb="edit",
-                                stage="edit")
+        raw, st, old_acl = _read_for_edit(existing.path, display, signal=signal, root=rules.root_for(existing.path))
     except FsError:
         if not existing.matches(expected):
             raise stale("edit", display) from None
         raise
-    if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino) or versions.digest_bytes(raw) != digest:
+    if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino):
         raise stale("edit", display)
-    return raw
+    if not (recent is not None and recent.vouches(existing.path, expected, raw)) and versions.digest_bytes(raw) != digest:
+        raise stale("edit", display)
+    return raw, old_acl
 
 
 # -- listing (§2.6; A6) ----------------------------------------------------------------------

@@ -20,7 +20,11 @@ passes over one open descriptor, each holding one piece (``files.STREAM_CHUNK`` 
    reflink where the filesystem supports it) around the replacements; otherwise
    ``EditRewriter`` streams the edited content through Python. If the file changed behind
    the locks between the passes (another program writing in place), the edit fails
-   ``FS_STALE_VERSION`` and nothing is replaced.
+   ``FS_STALE_VERSION`` and nothing is replaced: its stat fields (device, inode, size,
+   mtime, ctime) differ, or, for a file that had changed within the A5 racy window when it
+   was opened (whose fields a change may leave as they are), the rewrite replaced another
+   number of matches than pass 1 counted. Only then does a rewrite whose replacement is as
+   long as the needle count its matches (a count per piece, a fifth of its time).
 
 Differences from an in-memory edit, by design: the outcome carries no diff basis (``before``
 and ``after`` are ``None``, so the tool attaches no hunks), and a not-found error carries no
@@ -40,7 +44,7 @@ from ..fs.provider_rules import not_text_error
 from ..fs.literal_edit_stream import EditRewriter, EditScan, encodable
 from ..fs.text import BOM, NotTextError, foreign_bom_error, nul_error, normalize
 from ..fs.types import EditOutcome, EditRequest, Target
-from . import files
+from . import files, versions
 from .atomic import atomic_write
 from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
 from .oserrors import map_os_error
@@ -103,15 +107,20 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
             except OSError:  # pragma: no cover - advisory only
                 pass
-        fingerprint = _fingerprint(os.fstat(fd))
+        opened = os.fstat(fd)
+        fingerprint = _fingerprint(opened)
+        # a change between the passes shows in the stat fields unless the file changed just
+        # before (A5); only then must the rewrite also recount the matches it replaces
+        recount = versions.is_racy(opened)
         overlapping = rules.overlapping_matches and not edit.replace_all
+        exact = recount or not _count_is_moot(edit, old, new, rules)
         try:
             try:
                 scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=True,
-                                                       overlapping=overlapping)
+                                                       overlapping=overlapping, exact=exact)
             except _Recheck:
                 scan, content_start = _check_and_count(fd, old, signal=signal, rules=rules, chunk=chunk, fast=False,
-                                                       overlapping=overlapping)
+                                                       overlapping=overlapping, exact=exact)
             if scan is not None and scan.crlf and scan.uncounted:  # the dominant style needs every line
                 scan.newlines += _count_lines(fd, content_start, scan.uncounted, chunk, signal)
                 scan.uncounted = 0
@@ -130,7 +139,8 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
 
         def rewriter() -> EditRewriter:
             return EditRewriter(old, new, keep_bytes=keep, style=scan.style(keep), has_crlf=scan.crlf > 0,
-                                has_cr=scan.has_cr, crlf_only=scan.crlf_only, positions=scan.positions)
+                                has_cr=scan.has_cr, crlf_only=scan.crlf_only, positions=scan.positions,
+                                count=recount)
 
         prefix = len(BOM) if content_start and rules.keep_bom else 0
         size, exact = rewriter().planned_size(fingerprint[2] - content_start, scan)
@@ -163,7 +173,7 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
             for piece in _pieces(fd, content_start, chunk, signal, "write"):
                 _write_all(out, streaming.feed(piece))
             _write_all(out, streaming.finish())
-            if streaming.matches != scan.matches or _fingerprint(os.fstat(fd)) != fingerprint:
+            if (streaming.counted and streaming.matches != scan.matches) or _fingerprint(os.fstat(fd)) != fingerprint:
                 raise stale("edit", display)
 
         atomic_write(key, produce, mode=existing.mode, owner=owner_to_keep(existing, rules),
@@ -171,6 +181,20 @@ def edit_large_file(target: Target, edit: EditRequest, existing: Probe, *, signa
     finally:
         os.close(fd)
     return EditOutcome(version=version_after_write(key, None, rules.root_for(key)), before=None, after=None)
+
+
+def _count_is_moot(edit: EditRequest, old: str, new: str, rules: LocalRules) -> bool:
+    """Does this edit need only whether there is a match, not how many? A ``replace_all`` in the
+    default profile's byte-keeping mode (D2) of an ``old`` (LF-normalized) that holds no line
+    break and does not end with a CR by a ``new`` of as many UTF-8 bytes, without a line break
+    or a lone surrogate: each match is replaced in the raw bytes by bytes of its own length,
+    whatever the file's line endings, so the new file has the old one's size (D16 needs no
+    count) and no error depends on the count."""
+    if not (edit.replace_all and rules.keep_line_endings) or "\n" in old or "\n" in new or old.endswith("\r"):
+        return False
+    if not encodable(new):
+        return False
+    return len(old.encode("utf-8", "surrogatepass")) == len(new.encode("utf-8"))
 
 
 def _pieces(fd: int, start: int, chunk: int, signal: AbortSignal | None, stage: Stage) -> Iterator[bytes]:
@@ -236,19 +260,20 @@ def _count_lines(fd: int, start: int, length: int, chunk: int, signal: AbortSign
 
 
 def _check_and_count(fd: int, old: str, *, signal: AbortSignal | None, rules: LocalRules,
-                     chunk: int, fast: bool, overlapping: bool) -> tuple[EditScan | None, int]:
+                     chunk: int, fast: bool, overlapping: bool, exact: bool = True) -> tuple[EditScan | None, int]:
     """Pass 1: the text rules of an edit over the whole file, and the match count.
 
     :param fast: count no line feeds (they only locate errors, and matter to the dominant
         style only in a file with CRLF pairs); raise ``_Recheck`` at the first problem, for
         the exact pass (``fast=False``) to report it with its line
     :param overlapping: the scan also counts overlapping occurrences (D15)
+    :param exact: count every match (``False``: see ``EditScan``; when ``_count_is_moot``)
     :return: the scan (``None`` when ``old`` is empty) and the content start (3 after a BOM)
     :raises NotTextError: foreign byte-order mark (D6), NUL anywhere, invalid UTF-8 — in
         that order of precedence, each at its first occurrence
     """
     scan = EditScan(old.encode("utf-8", "surrogatepass"), count_lines=not fast, record=_RECORD,
-                    overlapping=overlapping) if old else None
+                    overlapping=overlapping, exact=exact) if old else None
     validator = Utf8Validator()
     invalid: NotTextError | None = None
     newlines = 0

@@ -33,6 +33,9 @@ __all__ = ("LockWait", "ProcessLocks", "TargetLocks", "default_lock_dir")
 
 DEFAULT_STRIPES = 1024
 
+_STRIPES_KEPT = 4096
+"""keys whose stripe a ``ProcessLocks`` remembers (then it forgets them all and starts over)"""
+
 
 def default_lock_dir() -> str:
     """``$DSH_FS_LOCK_DIR`` or ``<tmp>/dsh-fs-<uid>/locks``."""
@@ -63,11 +66,18 @@ class ProcessLocks:
         self.check_private = not explicit if check_private is None else check_private
         self._may_move = not explicit  # the default location may be taken by someone else
         self._levels = 2  # directories that must be private, from the lock directory up
+        self._stripes: dict[str, int] = {}  # key -> its stripe (a hash of the key: the same every time)
 
     def path_for(self, key: str) -> str:
         """The lock file that guards ``key``."""
-        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-        return os.path.join(self.lock_dir, f"{int.from_bytes(digest, 'big') % self.stripes:04d}.lock")
+        stripe = self._stripes.get(key)
+        if stripe is None:
+            digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+            stripe = int.from_bytes(digest, "big") % self.stripes
+            if len(self._stripes) >= _STRIPES_KEPT:
+                self._stripes.clear()
+            self._stripes[key] = stripe
+        return f"{self.lock_dir}/{stripe:04d}.lock"
 
     def try_acquire(self, key: str) -> int | None:
         """Take the lock of ``key`` if it is free: its descriptor (``release`` it), or ``None``

@@ -71,4 +71,9 @@ class LocalRules(TextRules):
     def contains(self, display: str) -> bool:
         """Is ``display`` (absolute, normalized) inside a root, lexically? Always without containment."""
         roots = self.roots
-        return roots is None or any(root.contains(display) for root in roots)
+        if roots is None:
+            return True
+        for root in roots:
+            if root.contains(display):
+                return True
+        return False

@@ -34,7 +34,7 @@ from ..core.signal import AbortSignal
 from ..fs.byte_text import Utf8Validator, check_head
 from ..fs.errors import check_abort, offset_out_of_range
 from ..fs.text import BOM, NUL_SAMPLE
-from ..fs.window import ReadWindow, WindowCollector, WindowResult, nth_index
+from ..fs.window import ReadWindow, WindowCollector, WindowResult, nth_index, window_whole
 from .files import STREAM_CHUNK
 from .line_index import MIN_STRIDE, LineIndex, stride_for
 
@@ -373,24 +373,8 @@ def _small_file(data: bytes, window: ReadWindow, *, display: str, foreign_boms: 
         text = data[3:].decode("utf-8") if data.startswith(BOM) else data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    collector = WindowCollector(window)
-    newlines = text.count("\n")
-    total = newlines + (1 if text and not text.endswith("\n") else 0)
-    offset = window.offset
-    if offset <= total:
-        start = 0 if offset == 1 else nth_index(text, "\n", 0, offset - 1) + 1
-        limit = window.limit
-        if newlines - (offset - 1) >= limit:
-            lines = text[start : nth_index(text, "\n", start, limit)].split("\n")
-        else:
-            lines = text[start:].split("\n")
-            if not lines[-1]:
-                lines.pop()
-        collector.skip(offset - 1)
-        collector.add_lines(lines)
-    if not collector.stopped:
-        collector.result.total_lines = total
-    return collector.finish(display)
+    size = len(data) - 3 if data.startswith(BOM) else len(data)
+    return window_whole(text, window, display, size=size)
 
 
 def scan_window(

@@ -3,6 +3,9 @@
 Paths: the model sees absolute display paths under a display root (``/`` by default);
 ``<root>/<rel>`` is the object ``<prefix><rel>`` and its target key is
 ``s3://<bucket>/<prefix><rel>``. ``..`` never leaves the root (``FS_PERMISSION_DENIED``).
+Several prefixes (``roots=``, DEVIATIONS D28): each display root is one ``s3://bucket/prefix``
+(one store per bucket, sharing one client); a path is served by the one root it lies under
+(``_rooted``), a target by the one prefix its key starts with (``_place``).
 Directories are key prefixes: a path is a *file* when an object has exactly its key, else a
 *directory* when some key starts with ``<key>/`` (or it is the root), else absent.
 
@@ -34,7 +37,8 @@ list_dir 1–2 (+ pages); delete 2; rename 4–5. An ``apply_patch`` update of a
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import anyio
@@ -58,6 +62,7 @@ from ..fs.backend import (
     RenameOutcome,
     ReadWindow,
     ReplaceIfVersion,
+    RootedPath,
     Stage,
     Target,
     TargetKey,
@@ -85,19 +90,22 @@ from ..fs.backend import (
     not_found,
     not_regular_file,
     not_text_error,
+    outside_workspace,
+    outside_workspace_rename,
     overwrite_not_observed,
     rename_destination_exists,
     resolve_rooted,
     rewrite,
     stale,
-    window_text,
+    window_whole,
 )
 from .errors import S3Failure, fs_error
 from .fetched import FetchedBodies
 from .location import S3Location, parse_url
+from .roots import display_roots, prefix_roots
 from .store import ObjectMeta, ObjectStore, read_chunk, require_client_library
 
-__all__ = ("S3FileSystem", "from_url")
+__all__ = ("S3FileSystem", "from_url", "from_urls")
 
 DEFAULT_MULTIPART_THRESHOLD = 64 * 1024 * 1024
 DEFAULT_PART_SIZE = 16 * 1024 * 1024
@@ -117,6 +125,15 @@ def _mid_read_checker(signal: AbortSignal | None, stage: Stage) -> Any:
     """Abort checks during a mutation's read. A signal aborted before the call is reported
     only after the existence, type and version checks, as the local provider does (§2.12)."""
     return None if signal is None or signal.aborted else _checker(signal, stage)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Prefix:
+    """One root: its display path, its bucket and key prefix, and the store of that bucket."""
+
+    root: str
+    location: S3Location
+    store: ObjectStore
 
 
 class S3FileSystem(FileSystem):
@@ -141,7 +158,15 @@ class S3FileSystem(FileSystem):
     :param stat_fetch_max: ``stat`` is a GetObject of the first this-many bytes instead of a
         HeadObject (same permission, same one round trip); a file no bigger comes back whole
         and the ``read_window`` that follows windows it without a request. 0: HeadObject.
-    :raises ValueError: for an invalid bucket, prefix, root, profile or part size
+    :param roots: several prefixes instead of ``prefix``/``root`` (DEVIATIONS D28): display
+        root → ``s3://bucket/prefix`` (or a key prefix in ``bucket``), in order, in one bucket or
+        several (one store per bucket, all sharing one HTTP client); each path stays in the
+        root it resolves under, a rename never crosses roots, and the refusal names every root
+        (``fs_s3.roots.prefix_roots`` checks them). ``cwd`` defaults to the first root.
+    :raises ValueError: for an invalid bucket, prefix, root, profile or part size; neither
+        ``bucket`` nor ``roots``; ``roots`` with ``prefix`` or ``root``; roots that overlap or
+        are more than 64 (``prefix_roots``); a ``cwd`` outside every root
+        (``S3FileSystem: cwd <c> is outside every root``)
     """
 
     name: ClassVar[str] = "fs-s3"
@@ -149,12 +174,12 @@ class S3FileSystem(FileSystem):
     def __init__(
         self,
         *,
-        bucket: str,
+        bucket: str | None = None,
         prefix: str = "",
         endpoint_url: str | None = None,
         profile: Profile | str | None = None,
         cwd: str | None = None,
-        root: str = "/",
+        root: str | None = None,
         client_options: Mapping[str, Any] | None = None,
         multipart_threshold: int = DEFAULT_MULTIPART_THRESHOLD,
         part_size: int = DEFAULT_PART_SIZE,
@@ -162,9 +187,20 @@ class S3FileSystem(FileSystem):
         write_max_size: int = WRITE_MAX_SIZE,
         store: ObjectStore | None = None,
         stat_fetch_max: int = DEFAULT_STAT_FETCH_MAX,
+        roots: Mapping[str, str] | None = None,
     ) -> None:
-        self.location = S3Location(bucket, prefix)
-        self.root = check_root(root)
+        if roots is not None:
+            if prefix or root is not None:
+                raise ValueError("S3FileSystem: give prefix=/root= or roots=, not both")
+            places = prefix_roots(roots, bucket)
+        elif bucket is None:
+            raise ValueError("S3FileSystem: give bucket= (or roots=)")
+        else:
+            places = ((check_root(root or "/"), S3Location(bucket, prefix)),)
+        self.location = places[0][1]
+        """the first root's bucket and prefix (the only one without ``roots``)"""
+        self.root = places[0][0]
+        """the first root's display path"""
         self.cwd = cwd if cwd is not None else self.root
         self.profile = Profile.parse(profile)
         self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size)
@@ -173,9 +209,21 @@ class S3FileSystem(FileSystem):
         self.multipart_threshold = multipart_threshold
         self.part_size = part_size
         self.edit_retries = max(0, int(edit_retries))
-        self.store = store or ObjectStore(bucket, endpoint_url=endpoint_url, client_options=client_options)
+        self.store = store or ObjectStore(self.location.bucket, endpoint_url=endpoint_url,
+                                          client_options=client_options)
+        """the first root's bucket's store (``requests`` counts its round trips)"""
+        stores = {self.location.bucket: self.store}
+        self.prefixes: tuple[_Prefix, ...] = tuple(
+            _Prefix(shown, location, stores.setdefault(location.bucket, self.store.sibling(location.bucket)))
+            for shown, location in places
+        )
+        """every root, in order"""
+        if len(self.prefixes) > 1 and not any(self.cwd == p.root or self.cwd.startswith(p.root + "/")
+                                              for p in self.prefixes):
+            raise ValueError(f"S3FileSystem: cwd {self.cwd} is outside every root")
         self.locks = TargetLocks()
-        self._versioned: bool | None = None
+        self._versioned: dict[str, bool] = {}
+        """bucket → whether versioning is on (asked once per bucket)"""
         self.stat_fetch_max = max(0, int(stat_fetch_max))
         self.fetched = FetchedBodies(FETCHED_MAX_BYTES)
         self.bases = FetchedBodies(FETCHED_MAX_BYTES)
@@ -184,109 +232,138 @@ class S3FileSystem(FileSystem):
 
     async def aclose(self) -> None:
         """Close the HTTP client of the running event loop (idempotent; see ``FileSystem.aclose``)."""
-        await self.store.aclose()
+        for store in {id(p.store): p.store for p in self.prefixes}.values():
+            await store.aclose()
 
     def __repr__(self) -> str:
+        if len(self.prefixes) > 1:
+            return f"S3FileSystem(roots={ {p.root: p.location.url for p in self.prefixes}!r})"
         return f"S3FileSystem({self.location.url!r}, root={self.root!r})"
 
     # -- helpers ---------------------------------------------------------------------------
-    def _rel(self, target: Target) -> str:
-        rel = self.location.rel_of_target_key(target.key)
-        if rel is None:
-            raise foreign_target(target.display_path, f"not in {self.location.url}")
-        return rel
+    def _place(self, target: Target) -> tuple[_Prefix, str]:
+        """The root ``target`` lies in and its path below that root's prefix.
 
-    def _target(self, rel: str) -> Target:
-        return Target(key=TargetKey(self.location.target_key(rel)), display_path=display_of(self.root, rel))
+        :raises FsError: a target of another provider (``foreign_target``)
+        """
+        for p in self.prefixes:
+            rel = p.location.rel_of_target_key(target.key)
+            if rel is not None:
+                return p, rel
+        raise foreign_target(target.display_path, f"not in {self.location.url}" if len(self.prefixes) == 1
+                             else "not in " + ", ".join(p.location.url for p in self.prefixes))
 
-    async def _is_dir(self, rel: str) -> bool:
-        return rel == "" or await self.store.has_children(self.location.dir_prefix(rel))
+    def _target(self, p: _Prefix, rel: str) -> Target:
+        return Target(key=TargetKey(p.location.target_key(rel)), display_path=display_of(p.root, rel))
 
-    async def _info(self, rel: str, *, fetch: bool = False) -> Info | None:
+    def _rooted(self, path: str, cwd: str | None) -> tuple[_Prefix, RootedPath]:
+        """Lexical resolution of a model path (§2.2): against ``cwd`` (else the provider's),
+        inside the one root the result lies under.
+
+        :raises FsError: as ``resolve_rooted``; with several roots, a path under none of them
+            is ``cannot resolve "<p>": outside the workspace "<A>", "<B>"`` (D28)
+        """
+        base = cwd or self.cwd
+        if len(self.prefixes) == 1:
+            only = self.prefixes[0]
+            return only, resolve_rooted(path, base, only.root, home_tilde=self.rules.home_tilde)
+        display = resolve_rooted(path, base, "/", home_tilde=self.rules.home_tilde).display
+        for p in self.prefixes:
+            if display == p.root or display.startswith(p.root + "/"):
+                return p, resolve_rooted(display, p.root, p.root)
+        raise outside_workspace(display, self.workspace_roots())
+
+    async def _is_dir(self, p: _Prefix, rel: str) -> bool:
+        return rel == "" or await p.store.has_children(p.location.dir_prefix(rel))
+
+    async def _info(self, p: _Prefix, rel: str, *, fetch: bool = False) -> Info | None:
         """The metadata of ``rel``; ``fetch``: by a ranged GET whose body, when whole, is kept
         in ``fetched`` for the ``read_window`` of the same version."""
         if rel == "":
             return Info(version=Version("dir:"), type="directory")
-        key = self.location.object_key(rel)
-        meta = await self._fetch(rel, key) if fetch and self.stat_fetch_max > 0 else await self.store.head(key)
+        key = p.location.object_key(rel)
+        meta = await self._fetch(p, rel, key) if fetch and self.stat_fetch_max > 0 else await p.store.head(key)
         if meta is not None:
             return Info(version=Version(meta.token), type="file", size=meta.size)
-        if await self._is_dir(rel):
+        if await self._is_dir(p, rel):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
 
-    async def _fetch(self, rel: str, key: str) -> ObjectMeta | None:
+    async def _fetch(self, p: _Prefix, rel: str, key: str) -> ObjectMeta | None:
         try:
-            got = await self.store.get_prefix(key, self.stat_fetch_max)
+            got = await p.store.get_prefix(key, self.stat_fetch_max)
         except S3Failure as failure:
             if failure.status is None:  # no answer from the service (network, credentials)
                 raise
             # 416: an empty object (no range selects a byte of it); any other refusal of the
             # GET (an archived object's InvalidObjectState, a policy allowing only HEAD …):
             # HeadObject answers the stat as it did without fetching
-            meta = await self.store.head(key)
+            meta = await p.store.head(key)
             if failure.status == 416 and meta is not None and meta.size == 0:
-                self.fetched.put((self.location.target_key(rel), meta.token), b"")  # that version holds no bytes
+                self.fetched.put((p.location.target_key(rel), meta.token), b"")  # that version holds no bytes
             return meta
         if got is None:
             return None
         meta, data = got
         if data is not None:
-            self.fetched.put((self.location.target_key(rel), meta.token), data)
+            self.fetched.put((p.location.target_key(rel), meta.token), data)
         return meta
 
-    async def _listable(self, rel: str, display: str) -> None:
+    async def _listable(self, p: _Prefix, rel: str, display: str) -> None:
         """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
-        info = await self._info(rel)
+        info = await self._info(p, rel)
         if info is None:
             raise not_found("list", display)
         if info.type != "directory":
             raise not_directory(display)
 
-    async def _bucket_versioned(self) -> bool:
+    async def _bucket_versioned(self, p: _Prefix) -> bool:
         """Whether listed objects need a HEAD for their VersionId (asked once; assumed when the
         bucket's versioning status cannot be read)."""
-        if self._versioned is None:
+        bucket = p.location.bucket
+        if bucket not in self._versioned:
             try:
-                self._versioned = await self.store.versioning_enabled()
+                self._versioned[bucket] = await p.store.versioning_enabled()
             except S3Failure:
-                self._versioned = True
-        return self._versioned
+                self._versioned[bucket] = True
+        return self._versioned[bucket]
 
-    async def _absent(self, rel: str, verb: Verb, display: str, missing: FsError) -> FsError:
+    async def _absent(self, p: _Prefix, rel: str, verb: Verb, display: str, missing: FsError) -> FsError:
         """The error for a GET that found no object: a directory, or ``missing``."""
-        if await self._is_dir(rel):
+        if await self._is_dir(p, rel):
             return not_regular_file(verb, display)
         return missing
 
     async def _put(
-        self, rel: str, data: bytes, *, if_match: str | None, if_none_match: bool, signal: AbortSignal | None
+        self, p: _Prefix, rel: str, data: bytes, *, if_match: str | None, if_none_match: bool, signal: AbortSignal | None
     ) -> ObjectMeta:
-        key = self.location.object_key(rel)
+        key = p.location.object_key(rel)
         check_abort(signal, "write")
         if len(data) >= self.multipart_threshold:
-            return await self.store.put_multipart(
+            return await p.store.put_multipart(
                 key, data, part_size=self.part_size, if_match=if_match, if_none_match=if_none_match,
                 check=_checker(signal, "write"),
             )
-        return await self.store.put(key, data, if_match=if_match, if_none_match=if_none_match)
+        return await p.store.put(key, data, if_match=if_match, if_none_match=if_none_match)
 
     # -- the eight primitives --------------------------------------------------------------
     def workspace_roots(self) -> tuple[str, ...]:
-        """``(root,)``: the display root every path stays under. See ``FileSystem.workspace_roots``."""
-        return (self.root,)
+        """The display roots every path stays under, in order: ``(root,)``, or each of
+        ``roots=`` (D28). See ``FileSystem.workspace_roots``."""
+        return tuple(p.root for p in self.prefixes)
 
     async def resolve(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> Target:
         """Lexical resolution inside the root; no request is made.
 
         :raises FsError: FS_ABORTED ``resolve aborted``; FS_NOT_FOUND
             ``file_path must be a non-empty string``; FS_PERMISSION_DENIED
-            ``cannot resolve "<path>": outside the workspace "<root>"``
+            ``cannot resolve "<path>": outside the workspace "<root>"`` (several roots: each
+            named, ``"<A>", "<B>"``, D28)
         """
         check_abort(signal, "resolve")
-        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
+        p, found = self._rooted(path, cwd)
         check_abort(signal, "resolve")
-        return self._target(found.rel)
+        return self._target(p, found.rel)
 
     async def stat(self, target: Target, *, signal: AbortSignal | None = None) -> Info | None:
         """GetObject of the first ``stat_fetch_max`` bytes (HeadObject when that is 0, for an
@@ -298,7 +375,7 @@ class S3FileSystem(FileSystem):
         """
         check_abort(signal, "stat")
         try:
-            info = await self._info(self._rel(target), fetch=True)
+            info = await self._info(*self._place(target), fetch=True)
         except S3Failure as failure:
             raise fs_error(failure, "stat", target.display_path) from failure
         check_abort(signal, "stat")
@@ -312,7 +389,7 @@ class S3FileSystem(FileSystem):
         """
         check_abort(signal, "stat")
         try:
-            info = await self._info(self._rel(target))
+            info = await self._info(*self._place(target))
         except S3Failure as failure:
             raise fs_error(failure, "stat", target.display_path) from failure
         check_abort(signal, "stat")
@@ -321,9 +398,9 @@ class S3FileSystem(FileSystem):
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """``stat`` of the resolved path (S3 has no symlinks)."""
         check_abort(signal, "lstat")
-        found = resolve_rooted(path, cwd or self.cwd, self.root, home_tilde=self.rules.home_tilde)
+        p, found = self._rooted(path, cwd)
         try:
-            info = await self._info(found.rel)
+            info = await self._info(p, found.rel)
         except S3Failure as failure:
             raise fs_error(failure, "stat", found.display) from failure
         check_abort(signal, "lstat")
@@ -336,15 +413,15 @@ class S3FileSystem(FileSystem):
             FS_ABORTED ``read aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
         """
         check_abort(signal, "read")
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         try:
-            got = None if rel == "" else await self.store.get(
-                self.location.object_key(rel), check=_checker(signal, "read")
+            got = None if rel == "" else await p.store.get(
+                p.location.object_key(rel), check=_checker(signal, "read")
             )
             if got is None:
                 raise await self._absent(
-                    rel, "read", display, not_found("read", display)
+                    p, rel, "read", display, not_found("read", display)
                 )
         except S3Failure as failure:
             raise fs_error(failure, "read", display) from failure
@@ -366,16 +443,16 @@ class S3FileSystem(FileSystem):
         :raises FsError: as ``read_text``
         """
         check_abort(signal, "read")
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         data = self.fetched.take((target.key, str(info.version))) if info is not None else None
         if data is None or info is None or info.version != version:
             try:
-                got = None if rel == "" else await self.store.get(
-                    self.location.object_key(rel), check=_checker(signal, "read")
+                got = None if rel == "" else await p.store.get(
+                    p.location.object_key(rel), check=_checker(signal, "read")
                 )
                 if got is None:
-                    raise await self._absent(rel, "read", display, not_found("read", display))
+                    raise await self._absent(p, rel, "read", display, not_found("read", display))
             except S3Failure as failure:
                 raise fs_error(failure, "read", display) from failure
             if got[0].token != version:
@@ -407,22 +484,22 @@ class S3FileSystem(FileSystem):
         data = self.fetched.take((target.key, str(info.version)))
         if data is None or streamed:
             return None
-        return window_text([decode_for_read(data, target.display_path, self.rules)], window, target.display_path)
+        return window_whole(decode_for_read(data, target.display_path, self.rules), window, target.display_path)
 
     async def stream_text(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[str]:
         """GetObject streamed in 64 KiB chunks through one incremental decoder (§2.5).
         Nothing is requested until iteration starts."""
         check_abort(signal, "read")
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         decoder = TextStreamDecoder(foreign_boms=self.rules.detailed_errors)
         if rel == "":
             raise not_regular_file("read", display)
         try:
-            async with self.store.open(self.location.object_key(rel)) as opened:
+            async with p.store.open(p.location.object_key(rel)) as opened:
                 if opened is None:
                     raise await self._absent(
-                        rel, "read", display, not_found("read", display)
+                        p, rel, "read", display, not_found("read", display)
                     )
                 body = opened[1]
                 while True:
@@ -445,13 +522,13 @@ class S3FileSystem(FileSystem):
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
         check_abort(signal, "list")
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         try:
-            await self._listable(rel, display)
-            prefix = self.location.dir_prefix(rel)
-            objects, prefixes = await self.store.list_children(prefix, check=_checker(signal, "list"))
-            versioned = await self._bucket_versioned()
+            await self._listable(p, rel, display)
+            prefix = p.location.dir_prefix(rel)
+            objects, prefixes = await p.store.list_children(prefix, check=_checker(signal, "list"))
+            versioned = await self._bucket_versioned(p)
             base = rel + "/" if rel else ""
             files: dict[str, ObjectMeta] = {}
             for key, meta in objects:
@@ -464,16 +541,16 @@ class S3FileSystem(FileSystem):
                 child = base + name
                 meta = files.get(name)
                 if meta is None:
-                    entries.append(DirEntry(name=name, type="directory", target=self._target(child),
+                    entries.append(DirEntry(name=name, type="directory", target=self._target(p, child),
                                             version=Version(f"dir:{child}")))
                     continue
                 if versioned:
-                    fresh = await self.store.head(self.location.object_key(child))
+                    fresh = await p.store.head(p.location.object_key(child))
                     if fresh is None:
-                        entries.append(DirEntry(name=name, type="other", target=self._target(child)))
+                        entries.append(DirEntry(name=name, type="other", target=self._target(p, child)))
                         continue
                     meta = fresh
-                entries.append(DirEntry(name=name, type="file", target=self._target(child),
+                entries.append(DirEntry(name=name, type="file", target=self._target(p, child),
                                         version=Version(meta.token), size=meta.size))
         except S3Failure as failure:
             raise fs_error(failure, "list", display) from failure
@@ -490,15 +567,15 @@ class S3FileSystem(FileSystem):
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
         check_abort(signal, "list")
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         try:
-            await self._listable(rel, display)
-            prefix = self.location.dir_prefix(rel)
+            await self._listable(p, rel, display)
+            prefix = p.location.dir_prefix(rel)
             base = rel + "/" if rel else ""
             seen: set[str] = set()
             files: set[str] = set()
-            async for page in self.store.list_all(prefix, check=_checker(signal, "list")):
+            async for page in p.store.list_all(prefix, check=_checker(signal, "list")):
                 for key, size, mtime in page:
                     parts = key[len(prefix) :].split("/")
                     is_dir = parts[-1] == ""
@@ -513,11 +590,11 @@ class S3FileSystem(FileSystem):
                         if below in seen:
                             continue
                         seen.add(below)
-                        yield WalkEntry(rel=below, type="directory", target=self._target(base + below))
+                        yield WalkEntry(rel=below, type="directory", target=self._target(p, base + below))
                     if not is_dir:
                         below = "/".join(parts)
                         files.add(below)
-                        yield WalkEntry(rel=below, type="file", target=self._target(base + below), size=size,
+                        yield WalkEntry(rel=below, type="file", target=self._target(p, base + below), size=size,
                                         mtime_ns=mtime)
         except S3Failure as failure:
             raise fs_error(failure, "list", display) from failure
@@ -525,14 +602,14 @@ class S3FileSystem(FileSystem):
     async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
         """GetObject streamed in 64 KiB chunks, the bytes as stored."""
         check_abort(signal, "read")
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         if rel == "":
             raise not_regular_file("read", display)
         try:
-            async with self.store.open(self.location.object_key(rel)) as opened:
+            async with p.store.open(p.location.object_key(rel)) as opened:
                 if opened is None:
-                    raise await self._absent(rel, "read", display, not_found("read", display))
+                    raise await self._absent(p, rel, "read", display, not_found("read", display))
                 while True:
                     check_abort(signal, "read")
                     chunk = await read_chunk(opened[1], STREAM_CHUNK)
@@ -541,6 +618,14 @@ class S3FileSystem(FileSystem):
                     yield chunk
         except S3Failure as failure:
             raise fs_error(failure, "read", display) from failure
+
+    async def check_renamable(self, source: Target, dest: Target, *, signal: AbortSignal | None = None) -> None:
+        """A rename never crosses roots (D28): the error ``rename`` would raise, without a
+        request. See ``FileSystem.check_renamable``."""
+        check_abort(signal, "stat")
+        p, _ = self._place(source)
+        if self._place(dest)[0] is not p:
+            raise outside_workspace_rename(source.display_path, dest.display_path, p.root)
 
     async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
                                 signal: AbortSignal | None = None) -> None:
@@ -567,7 +652,7 @@ class S3FileSystem(FileSystem):
         if size is not None and size > max_bytes:
             raise bytes_over_limit(display, size, max_bytes)
         check_abort(signal, "read")
-        rel = self._rel(target)
+        p, rel = self._place(target)
         kept = self.fetched.take((target.key, str(info.version))) if info is not None else None
         if kept is not None:
             if len(kept) > max_bytes:
@@ -578,9 +663,9 @@ class S3FileSystem(FileSystem):
         chunks: list[bytes] = []
         total = 0
         try:
-            async with self.store.open(self.location.object_key(rel), first=max_bytes + 1) as opened:
+            async with p.store.open(p.location.object_key(rel), first=max_bytes + 1) as opened:
                 if opened is None:
-                    raise await self._absent(rel, "read", display, not_found("read", display))
+                    raise await self._absent(p, rel, "read", display, not_found("read", display))
                 while True:
                     check_abort(signal, "read")
                     chunk = await read_chunk(opened[1], STREAM_CHUNK)
@@ -618,65 +703,65 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_NOT_REGULAR_FILE (a directory), FS_STALE_VERSION, FS_NOT_OBSERVED,
             FS_ABORTED ``read aborted``/``write aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         async with self.locks.hold(target.key):
             try:
                 if rel == "":
                     raise not_regular_file("write", display)
                 if isinstance(expected, CreateIfAbsent):
-                    return await self._create(rel, content, display, signal)
-                return await self._replace(rel, content, expected, display, signal)
+                    return await self._create(p, rel, content, display, signal)
+                return await self._replace(p, rel, content, expected, display, signal)
             except S3Failure as failure:
                 raise fs_error(failure, "write", display) from failure
 
-    async def _create(self, rel: str, content: str, display: str, signal: AbortSignal | None) -> WriteOutcome:
+    async def _create(self, p: _Prefix, rel: str, content: str, display: str, signal: AbortSignal | None) -> WriteOutcome:
         exists = overwrite_not_observed(display)
-        if await self.store.has_children(self.location.dir_prefix(rel)):
-            if await self.store.head(self.location.object_key(rel)) is not None:
+        if await p.store.has_children(p.location.dir_prefix(rel)):
+            if await p.store.head(p.location.object_key(rel)) is not None:
                 raise exists
             raise not_regular_file("write", display)
-        if signal is not None and signal.aborted and await self.store.head(self.location.object_key(rel)) is not None:
+        if signal is not None and signal.aborted and await p.store.head(p.location.object_key(rel)) is not None:
             raise exists  # the guard wins over an abort (§2.8 notes), as on the local disk
         planned = rewrite(None, content, self.rules, display)
         try:
-            meta = await self._put(rel, planned.data, if_match=None, if_none_match=True, signal=signal)
+            meta = await self._put(p, rel, planned.data, if_match=None, if_none_match=True, signal=signal)
         except S3Failure as failure:
             if failure.precondition_failed:
                 raise exists from failure
             raise
         return WriteOutcome(operation="create", version=Version(meta.token), before=None, after=planned.after)
 
-    def _basis(self, rel: str, expected: ReplaceIfVersion | None) -> tuple[ObjectMeta, bytes] | None:
+    def _basis(self, p: _Prefix, rel: str, expected: ReplaceIfVersion | None) -> tuple[ObjectMeta, bytes] | None:
         """The bytes ``read_text`` got of exactly ``expected.version`` (taken), with that
         version's ETag, or ``None``. Only for an unversioned token (a bare ETag): the PutObject
         ``If-Match`` compares ETags, so the bytes it replaces are then the ones kept."""
         if expected is None or "@" in str(expected.version):
             return None
-        data = self.bases.take((self.location.target_key(rel), str(expected.version)))
+        data = self.bases.take((p.location.target_key(rel), str(expected.version)))
         if data is None:
             return None
         return ObjectMeta(etag=str(expected.version), size=len(data)), data
 
     async def _replace(
-        self, rel: str, content: str, expected: ReplaceIfVersion | None, display: str, signal: AbortSignal | None
+        self, p: _Prefix, rel: str, content: str, expected: ReplaceIfVersion | None, display: str, signal: AbortSignal | None
     ) -> WriteOutcome:
         missing = gone(display)
         changed = stale("write", display)
         attempts = 1 if expected is not None else 1 + self.edit_retries
         for attempt in range(attempts):
             last = attempt == attempts - 1
-            got = self._basis(rel, expected) if attempt == 0 else None
+            got = self._basis(p, rel, expected) if attempt == 0 else None
             if got is None:
-                got = await self.store.get(self.location.object_key(rel), check=_mid_read_checker(signal, "read"))
+                got = await p.store.get(p.location.object_key(rel), check=_mid_read_checker(signal, "read"))
             if got is None:
                 if expected is not None:
-                    raise await self._absent(rel, "write", display, missing)
-                if await self._is_dir(rel):
+                    raise await self._absent(p, rel, "write", display, missing)
+                if await self._is_dir(p, rel):
                     raise not_regular_file("write", display)
                 planned = rewrite(None, content, self.rules, display)
                 try:
-                    meta = await self._put(rel, planned.data, if_match=None, if_none_match=True, signal=signal)
+                    meta = await self._put(p, rel, planned.data, if_match=None, if_none_match=True, signal=signal)
                 except S3Failure as failure:
                     if failure.precondition_failed and not last:
                         continue  # created meanwhile: replace that instead
@@ -690,7 +775,7 @@ class S3FileSystem(FileSystem):
             check_abort(signal, "read")
             planned = rewrite(old, content, self.rules, display)
             try:
-                written = await self._put(rel, planned.data, if_match=meta.etag, if_none_match=False, signal=signal)
+                written = await self._put(p, rel, planned.data, if_match=meta.etag, if_none_match=False, signal=signal)
             except S3Failure as failure:
                 if failure.precondition_failed or failure.not_found:
                     if expected is None and not last:
@@ -719,7 +804,7 @@ class S3FileSystem(FileSystem):
             FS_EDIT_NOT_FOUND, FS_AMBIGUOUS_EDIT, FS_ABORTED ``edit aborted``/``write aborted``,
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         changed = stale("edit", display)
         attempts = 1 if expected is not None else 1 + self.edit_retries
@@ -728,18 +813,18 @@ class S3FileSystem(FileSystem):
                 if rel == "":
                     raise not_regular_file("edit", display)
                 for attempt in range(attempts):
-                    got = await self.store.get(
-                        self.location.object_key(rel), check=_mid_read_checker(signal, "edit")
+                    got = await p.store.get(
+                        p.location.object_key(rel), check=_mid_read_checker(signal, "edit")
                     )
                     if got is None:
-                        raise await self._absent(rel, "edit", display, changed)
+                        raise await self._absent(p, rel, "edit", display, changed)
                     meta, raw = got
                     if expected is not None and meta.token != expected.version:
                         raise changed
                     check_abort(signal, "edit")
                     edited = apply_edit(raw, edit, display, self.rules)
                     try:
-                        written = await self._put(rel, edited.data, if_match=meta.etag, if_none_match=False,
+                        written = await self._put(p, rel, edited.data, if_match=meta.etag, if_none_match=False,
                                                   signal=signal)
                     except S3Failure as failure:
                         if failure.precondition_failed or failure.not_found:
@@ -769,22 +854,22 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_STALE_VERSION, FS_NOT_FOUND, FS_NOT_REGULAR_FILE (a directory),
             FS_ABORTED ``delete aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        rel = self._rel(target)
+        p, rel = self._place(target)
         display = target.display_path
         missing = gone(display, "delete") if expected is not None else not_found("delete", display)
         async with self.locks.hold(target.key):
             try:
                 if rel == "":
                     raise not_regular_file("delete", display)
-                key = self.location.object_key(rel)
-                meta = await self.store.head(key)
+                key = p.location.object_key(rel)
+                meta = await p.store.head(key)
                 if meta is None:
-                    raise await self._absent(rel, "delete", display, missing)
+                    raise await self._absent(p, rel, "delete", display, missing)
                 if expected is not None and meta.token != expected.version:
                     raise stale("delete", display)
                 check_abort(signal, "delete")
                 try:
-                    await self.store.delete(key, if_match=meta.etag if expected is not None else None)
+                    await p.store.delete(key, if_match=meta.etag if expected is not None else None)
                 except S3Failure as failure:
                     if failure.precondition_failed:
                         raise stale("delete", display) from failure
@@ -811,10 +896,15 @@ class S3FileSystem(FileSystem):
         objects (docs/S3.md). See ``FileSystem.rename``.
 
         :raises FsError: FS_STALE_VERSION, FS_NOT_FOUND, FS_NOT_OBSERVED (``dest`` exists),
-            FS_NOT_REGULAR_FILE, FS_ABORTED ``rename aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
+            FS_NOT_REGULAR_FILE, FS_ABORTED ``rename aborted``, FS_PERMISSION_DENIED (also
+            ``cannot rename "<dp>" to "<dest>": outside the workspace "<root>"`` for ``dest`` in
+            another root, D28, before any request), FS_IO_ERROR
         """
-        rel, dest_rel = self._rel(source), self._rel(dest)
+        p, rel = self._place(source)
         display = source.display_path
+        there, dest_rel = self._place(dest)
+        if there is not p:
+            raise outside_workspace_rename(display, dest.display_path, p.root)  # D28: never across roots
         missing = gone(display, "rename") if expected is not None else not_found("rename", display)
         taken = rename_destination_exists(display, dest.display_path)
         async with contextlib.AsyncExitStack() as held:
@@ -823,35 +913,35 @@ class S3FileSystem(FileSystem):
             try:
                 if rel == "":
                     raise not_regular_file("rename", display)
-                got = await self.store.get(self.location.object_key(rel))
+                got = await p.store.get(p.location.object_key(rel))
                 if got is None:
-                    raise await self._absent(rel, "rename", display, missing)
+                    raise await self._absent(p, rel, "rename", display, missing)
                 meta, data = got
                 if expected is not None and meta.token != expected.version:
                     raise stale("rename", display)
-                if dest_rel in ("", rel) or await self._info(dest_rel) is not None:
+                if dest_rel in ("", rel) or await self._info(p, dest_rel) is not None:
                     raise taken
                 check_abort(signal, "rename")
                 with anyio.CancelScope(shield=True):
-                    return await self._move(rel, dest_rel, meta, data, display, taken, missing)
+                    return await self._move(p, rel, dest_rel, meta, data, display, taken, missing)
             except S3Failure as failure:
                 raise fs_error(failure, "rename", display) from failure
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _move(self, rel: str, dest_rel: str, meta: ObjectMeta, data: bytes, display: str,
+    async def _move(self, p: _Prefix, rel: str, dest_rel: str, meta: ObjectMeta, data: bytes, display: str,
                     taken: FsError, missing: FsError) -> RenameOutcome:
         """The copy and the conditional delete of ``rename`` (shielded by the caller)."""
         try:
-            written = await self._put(dest_rel, data, if_match=None, if_none_match=True, signal=None)
+            written = await self._put(p, dest_rel, data, if_match=None, if_none_match=True, signal=None)
         except S3Failure as failure:
             if failure.precondition_failed:
                 raise taken from failure
             raise
         try:
-            await self.store.delete(self.location.object_key(rel), if_match=meta.etag)
+            await p.store.delete(p.location.object_key(rel), if_match=meta.etag)
         except S3Failure as failure:
             with contextlib.suppress(S3Failure):  # undo the copy: the source keeps its name
-                await self.store.delete(self.location.object_key(dest_rel), if_match=written.etag)
+                await p.store.delete(p.location.object_key(dest_rel), if_match=written.etag)
             if failure.precondition_failed:
                 raise stale("rename", display) from failure
             if failure.not_found:
@@ -872,3 +962,24 @@ def from_url(url: str, *, endpoint_url: str | None = None, **options: Any) -> S3
     location = parse_url(url)
     require_client_library()
     return S3FileSystem(bucket=location.bucket, prefix=location.prefix, endpoint_url=endpoint_url, **options)
+
+
+def from_urls(urls: Sequence[str], *, endpoint_url: str | None = None, **options: Any) -> S3FileSystem:
+    """An ``S3FileSystem`` for several ``s3://bucket/prefix`` URLs (the repeated ``--s3``,
+    DEVIATIONS D28): one URL is ``from_url``'s provider (display root ``/``); several are
+    served each under ``/<last prefix segment>`` (``fs_s3.roots.display_roots``), in order.
+
+    :param urls: at least one ``s3://bucket[/prefix]``
+    :param endpoint_url: the one S3-compatible endpoint of every bucket; ``None``: AWS
+    :param options: the other ``S3FileSystem`` keywords (``profile``, ``cwd``, …)
+    :raises ValueError: no URL, a malformed one, two with the same last segment, or as
+        ``S3FileSystem(roots=…)`` (overlapping prefixes)
+    :raises ImportError: when the ``[s3]`` extra (aiobotocore) is not installed
+    """
+    if not urls:
+        raise ValueError("S3FileSystem: roots= names no root")
+    if len(urls) == 1:
+        return from_url(urls[0], endpoint_url=endpoint_url, **options)
+    named = display_roots(urls)
+    require_client_library()
+    return S3FileSystem(roots=named, endpoint_url=endpoint_url, **options)

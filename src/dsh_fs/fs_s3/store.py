@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import datetime
 import importlib
 from collections.abc import AsyncIterator, Callable, Mapping
@@ -163,6 +164,19 @@ class ObjectStore:
         """round trips made so far (every request, including failed ones)"""
         self._clients: dict[asyncio.AbstractEventLoop, tuple[contextlib.AsyncExitStack, Any]] = {}
         self._opening: dict[asyncio.AbstractEventLoop, asyncio.Lock] = {}
+
+    def sibling(self, bucket: str) -> "ObjectStore":
+        """A store of ``bucket`` on the same endpoint that shares this store's clients (one
+        HTTP client per event loop for both; closing either closes it) and counts its own
+        ``requests``: the stores of a provider serving several buckets (DEVIATIONS D28).
+        A copy of this object, so a subclass (instrumentation) stays itself. ``bucket`` is this
+        store's own bucket: ``self``."""
+        if bucket == self.bucket:
+            return self
+        twin = copy.copy(self)  # shallow: the client dicts are shared
+        twin.bucket = bucket
+        twin.requests = 0
+        return twin
 
     # -- lifecycle -------------------------------------------------------------------------
     async def client(self) -> Any:

@@ -10,7 +10,7 @@ Reads pass through unchanged. Every mutation of the seam (``write_text``, ``edit
 * ``workspace-write``: the target is resolved **again, now** (a symlink swapped in since the
   tool resolved it is seen) and must lie under a workspace root (``FileSystem.workspace_roots``;
   with none, the call's cwd) or, for a provider whose files are host files, under a platform temp
-  area (``roots.temp_areas``); the mutation is then delegated with that fresh target.
+  area (``roots.granted_temp_areas``: never ``/``, X5); the mutation is then delegated with that fresh target.
 
 ``write_text`` and ``edit_text`` name the verb ``write`` (the reference's text for both),
 ``rename`` fences its source and its destination. The threat model is the reference's: a policy
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from ..fs.errors import sandbox_denied
+from ..fs.errors import FsError, sandbox_denied
 from ..fs.filesystem import FileSystem
 from ..fs.sandbox import SandboxMode, parse_mode
 from ..fs.types import (
@@ -48,7 +48,7 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
-from .roots import canonical, is_under, lexically_under, temp_areas
+from .roots import canonical, granted_temp_areas, is_under, lexically_under
 
 if TYPE_CHECKING:
     from ..core.context import Scope
@@ -108,11 +108,12 @@ class SandboxedFileSystem(FileSystem):
     name = "fs-sandbox"
 
     def __init__(self, inner: FileSystem, *, mode: str = "read-only", approval: "Approver | None" = None,
-                 cwd: str | None = None, _owns: bool = True) -> None:
+                 cwd: str | None = None, base: str | None = None, _owns: bool = True) -> None:
         self._inner = inner
         self._mode: SandboxMode = parse_mode(mode)
         self._approval = approval
         self._cwd = cwd
+        self._base = base
         self._owns = _owns
 
     @classmethod
@@ -152,14 +153,36 @@ class SandboxedFileSystem(FileSystem):
         """``inner``'s default base for relative paths, if it has one."""
         return getattr(self._inner, "cwd", None)
 
-    def for_call(self, mode: str, *, cwd: str | None = None) -> "SandboxedFileSystem":
+    def for_call(self, mode: str, *, cwd: str | None = None, base: str | None = None) -> "SandboxedFileSystem":
         """A view of this wrapper bound to one call's policy: ``mode`` (the standing one, or an
         approved wider one) and the call's ``cwd`` (the workspace when the provider has no
         roots). It shares ``inner`` and never closes it.
 
+        :param base: the base of every relative path the view resolves, whatever ``cwd`` its
+            caller passes (the reference's ``policy.workspaceRoot``, ``canonical_base``;
+            ``None``: the caller's ``cwd``)
         :raises ValueError: an unknown mode
         """
-        return SandboxedFileSystem(self._inner, mode=mode, approval=self._approval, cwd=cwd, _owns=False)
+        return SandboxedFileSystem(self._inner, mode=mode, approval=self._approval, cwd=cwd, base=base, _owns=False)
+
+    async def canonical_base(self, cwd: str | None, *, signal: "AbortSignal | None" = None) -> str | None:
+        """The reference's per-call workspace root (``sandbox-policy`` ``resolveWorkspaceRoot``:
+        ``canonicalPath`` of the session cwd, which ``tool-fs`` ``write``/``edit`` resolve a
+        relative path against under a sandbox): ``cwd`` (else ``inner``'s) with every symlink
+        resolved (``roots.canonical``, off the event loop), for a provider whose files are host
+        files. ``None`` (resolve against ``cwd`` as spelled) for any other provider, without a
+        cwd, or for a cwd the provider refuses (outside its containment).
+        """
+        spelled = cwd or self.cwd
+        if not spelled:
+            return None
+        try:
+            target = await self._inner.resolve(spelled, signal=signal)
+        except FsError:
+            return None
+        if self._inner.host_path(target) is None:
+            return None
+        return await anyio.to_thread.run_sync(canonical, spelled)
 
     async def aclose(self) -> None:
         if self._owns:
@@ -193,7 +216,7 @@ class SandboxedFileSystem(FileSystem):
         allowed = [self._inner.host_path(root) or root.display_path for root in roots]
 
         def check() -> bool:
-            places = [canonical(p) for p in allowed] + [p for p in temp_areas() if p not in allowed]
+            places = [canonical(p) for p in allowed] + [p for p in granted_temp_areas() if p not in allowed]
             return any(is_under(host, place) for place in places)
 
         return await anyio.to_thread.run_sync(check)
@@ -249,7 +272,8 @@ class SandboxedFileSystem(FileSystem):
         return SandboxedFileSystem(view, mode=self._mode, approval=self._approval, cwd=self._cwd, _owns=False)
 
     async def resolve(self, path: str, *, cwd: str | None = None, signal: "AbortSignal | None" = None) -> Target:
-        return await self._inner.resolve(path, cwd=cwd, signal=signal)
+        """``inner``'s resolution; relative to the view's ``base`` when it has one (``for_call``)."""
+        return await self._inner.resolve(path, cwd=self._base or cwd, signal=signal)
 
     async def stat(self, target: Target, *, signal: "AbortSignal | None" = None) -> Info | None:
         return await self._inner.stat(target, signal=signal)

@@ -9,9 +9,11 @@ Host I/O (``realpath``, ``stat``): run it off the event loop. Follows the refere
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import sys
+import threading
+from collections.abc import Callable, Mapping
 
-__all__ = ("canonical", "is_under", "lexically_under", "temp_areas")
+__all__ = ("canonical", "granted_temp_areas", "is_under", "lexically_under", "temp_area_refused", "temp_areas")
 
 
 def canonical(path: str) -> str:
@@ -41,6 +43,44 @@ def temp_areas(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
         real = canonical(area)
         if real not in out:
             out.append(real)
+    return tuple(out)
+
+
+def temp_area_refused(area: str) -> str:
+    """The stderr line for a temp area ``workspace-write`` does not grant (DEVIATIONS X5)."""
+    return (f"dsh-fs: temp area {area} is not writable under workspace-write: it is the filesystem root"
+            " (set TMPDIR to a temp directory)")
+
+
+_REPORTED: set[str] = set()
+_REPORTED_LOCK = threading.Lock()
+
+
+def _report_once(line: str) -> None:
+    """Print ``line`` on stderr the first time this process sees it."""
+    with _REPORTED_LOCK:
+        if line in _REPORTED:
+            return
+        _REPORTED.add(line)
+    print(line, file=sys.stderr, flush=True)
+
+
+def granted_temp_areas(environ: Mapping[str, str] | None = None, *,
+                       report: Callable[[str], None] | None = None) -> tuple[str, ...]:
+    """The temp areas ``workspace-write`` grants: ``temp_areas`` without one that is the
+    filesystem root (``TMPDIR=/``, or ``/tmp`` a link to ``/``), which would let the fence allow
+    every path (DEVIATIONS X5; the reference takes it as given). Each one left out is reported
+    (``temp_area_refused``): by default on stderr, once per process.
+
+    :param environ: as ``temp_areas``
+    :param report: where the line goes (default: stderr, once per process)
+    """
+    out: list[str] = []
+    for area in temp_areas(environ):
+        if area == "/":
+            (report or _report_once)(temp_area_refused(area))
+            continue
+        out.append(area)
     return tuple(out)
 
 

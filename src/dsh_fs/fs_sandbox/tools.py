@@ -62,7 +62,9 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
 
     Under a sandbox: the escalation fields are checked (``check_escalation_args``); without them
     the call runs in the standing mode; with them, ``approve_escalation`` asks the composed
-    approval callback before anything runs, and the view runs in the granted mode. Without a
+    approval callback before anything runs, and the view runs in the granted mode. A tool that
+    ``escalates`` resolves relative paths against the canonical session cwd, as the reference's
+    ``write``/``edit`` do (``policy.workspaceRoot``), except under X4 (the cwd as spelled). Without a
     sandbox: ``ctx.fs``; the fields are ignored (REFERENCE-SPEC: unknown keys are) except under
     deviation X1, which refuses them.
 
@@ -89,7 +91,10 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
                 requested, justification, mode, approver=fs.approval, session=execution.session,
                 tool_name=tool_name, call_id=execution.call_id, summary=summary or _summary(ctx, tool_name, args),
                 signal=execution.signal)
-    view = fs.for_call(mode, cwd=execution.cwd)
+    base = None
+    if escalates and not ToolSwitches.of(ctx.profile).sandbox_cwd_as_spelled:  # X4 off: the reference
+        base = await fs.canonical_base(execution.cwd, signal=execution.signal)
+    view = fs.for_call(mode, cwd=execution.cwd, base=base)
     execution.fs = view
     return view
 

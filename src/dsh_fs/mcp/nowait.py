@@ -42,23 +42,33 @@ def _supported() -> bool:
 
 
 class Wire:
-    """stdout as the transport's writer uses it (one writer, one line at a time): a line
-    cut in two by a full pipe still reaches the wire whole and in order."""
+    """stdout as the transport's writers use it (one line at a time): a line cut in two by a
+    full pipe still reaches the wire whole, before any other line."""
 
     def __init__(self, stdout: IO[bytes]) -> None:
         self._stdout = stdout
         self._limiter = anyio.CapacityLimiter(1)  # never waits for threads busy with tool calls
         self._fd = _write_fd(stdout)
+        self._tail: anyio.Event | None = None  # set while the rest of a line is written in the thread
 
     async def write(self, data: bytes) -> None:
         """Write ``data`` whole: what fits at once from this thread, the rest in a thread.
+        Several tasks may write: a line waits for the rest of another one to be written.
 
         :raises OSError: stdout is broken (``EPIPE`` once the client has gone)
         """
+        while self._tail is not None:
+            await self._tail.wait()
         done = self._write_now(data)
         if done < len(data):
             rest = memoryview(data)[done:]
-            await anyio.to_thread.run_sync(_write, self._stdout, rest, abandon_on_cancel=True, limiter=self._limiter)
+            tail = self._tail = anyio.Event()
+            try:
+                await anyio.to_thread.run_sync(_write, self._stdout, rest, abandon_on_cancel=True,
+                                               limiter=self._limiter)
+            finally:
+                self._tail = None
+                tail.set()
 
     def _write_now(self, data: bytes) -> int:
         """How many bytes of ``data`` went out without blocking (0 when none could)."""

@@ -43,6 +43,9 @@ class ServeOptions:
     s3: str | None = None
     """``s3://bucket/prefix``: serve that bucket prefix instead of a local directory; the
     sessions' cwd is then the provider's display root ``/``"""
+    s3_roots: tuple[str, ...] = ()
+    """every served bucket prefix, ``s3`` first (``dsh-fs mcp --s3 A --s3 B``, DEVIATIONS D28:
+    each served as ``/<its last segment>``, the sessions' cwd the first); empty: ``s3`` alone"""
     endpoint_url: str | None = None
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
     faces: tuple[str, ...] = ()
@@ -64,6 +67,12 @@ class ServeOptions:
         roots = () if self.s3 is not None else tuple(os.path.abspath(r) for r in self.roots) or (self.root,)
         if roots and roots[0] != self.root:
             raise ValueError("ServeOptions: roots must start with root")
+        if self.s3_roots and self.s3_roots[0] != self.s3:
+            raise ValueError("ServeOptions: s3_roots must start with s3")
+        if len(self.s3_roots) > 1:
+            from ..fs_s3.roots import display_roots
+
+            object.__setattr__(self, "root", next(iter(display_roots(self.s3_roots))))
         object.__setattr__(self, "roots", roots)
         object.__setattr__(self, "profile", Profile.parse(self.profile))
 
@@ -79,7 +88,8 @@ def build_provider(options: ServeOptions) -> FileSystem:
     from ..providers import open_provider
 
     if options.s3 is not None:
-        return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url)
+        several = options.s3_roots if len(options.s3_roots) > 1 else None
+        return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url, roots=several)
     if len(options.roots) > 1:
         return open_provider(options.root, profile=options.profile, roots=options.roots)
     return open_provider(options.root, profile=options.profile)

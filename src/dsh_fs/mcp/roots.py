@@ -315,6 +315,15 @@ class RootsProtocol:
             if state.settled.is_set():
                 state.settled = anyio.Event()
 
+    def settled_view(self, owner: Session) -> tuple[bool, FileSystem | None]:
+        """``(True, view)`` when ``owner``'s next call needs neither to ask nor to wait (its
+        answers settled, nothing changed since): what ``view_for`` would give it at once
+        (the lean stdio path, ``lean.py``, serves it then); else ``(False, None)``."""
+        state = self._owners.get(owner)
+        if state is None or state.stale or not state.settled.is_set():
+            return False, None
+        return True, state.view
+
     def effective(self, owner: Session) -> tuple[str, ...] | None:
         """The owner's effective roots (``None``: the operator roots)."""
         state = self._owners.get(owner)

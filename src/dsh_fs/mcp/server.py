@@ -42,7 +42,7 @@ import contextvars
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import mcp.types as types
 from mcp.server import Server, ServerRequestContext
@@ -54,15 +54,17 @@ from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
 from ..core.tools import ToolResult
-from .approval import REQUEST
+from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round
 from .handshake import SERVER_NAME
 from .roots import RootsProtocol
 from .wire import call_result, server_instructions, tool_entries
 
 if TYPE_CHECKING:
     from .early import EarlyStart
+    from .lean import LeanCalls
 
 __all__ = (
+    "CallSchedulers",
     "OwnerLookup",
     "SERVER_NAME",
     "build_server",
@@ -104,7 +106,27 @@ async def keep_raw_arguments(ctx: ServerRequestContext[Any, Any], call_next: Cal
         _RAW_ARGUMENTS.reset(token)
 
 
-def schedule_calls(ctx: Context, owner_for: OwnerLookup) -> ServerMiddleware[Any]:
+class CallSchedulers:
+    """Each observation owner's ``CallScheduler``, made on first use and held as long as its
+    owner (weakly). One instance is shared by ``schedule_calls`` and the lean ``tools/call``
+    path of the stdio transport (``lean.py``), so calls served by either are ordered together."""
+
+    __slots__ = ("_schedulers",)
+
+    def __init__(self) -> None:
+        self._schedulers: weakref.WeakKeyDictionary[Session, CallScheduler] = weakref.WeakKeyDictionary()
+
+    def of(self, owner: Session) -> CallScheduler:
+        """``owner``'s scheduler (made now if it has none)."""
+        scheduler = self._schedulers.get(owner)
+        if scheduler is None:
+            scheduler = self._schedulers[owner] = CallScheduler()
+        return scheduler
+
+
+def schedule_calls(
+    ctx: Context, owner_for: OwnerLookup, schedulers: CallSchedulers | None = None
+) -> ServerMiddleware[Any]:
     """Server middleware: run each owner's ``tools/call`` requests in arrival order, as
     ``execute_batch`` runs one assistant message (see the module docstring).
 
@@ -115,8 +137,10 @@ def schedule_calls(ctx: Context, owner_for: OwnerLookup) -> ServerMiddleware[Any
 
     :param ctx: the deployment (``ctx.tools.is_parallel`` says which calls may overlap)
     :param owner_for: the observation owner of a request (may raise ``MCPError``)
+    :param schedulers: the owners' schedulers (shared with the lean stdio path); a new set
+        when ``None``
     """
-    schedulers: weakref.WeakKeyDictionary[Session, CallScheduler] = weakref.WeakKeyDictionary()
+    owned = schedulers if schedulers is not None else CallSchedulers()
 
     async def schedule(rctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if rctx.method != "tools/call":
@@ -124,11 +148,7 @@ def schedule_calls(ctx: Context, owner_for: OwnerLookup) -> ServerMiddleware[Any
         params = rctx.params if isinstance(rctx.params, Mapping) else {}
         name, arguments = params.get("name"), params.get("arguments", {})
         parallel = isinstance(name, str) and ctx.tools.is_parallel(name, arguments)
-        owner = owner_for(rctx)
-        scheduler = schedulers.get(owner)
-        if scheduler is None:
-            scheduler = schedulers[owner] = CallScheduler()
-        async with scheduler.admit(parallel=parallel):
+        async with owned.of(owner_for(rctx)).admit(parallel=parallel):
             return await call_next(rctx)
 
     return schedule
@@ -152,6 +172,8 @@ def build_server(
     middleware: Sequence[ServerMiddleware[Any]] = (),
     name: str = SERVER_NAME,
     client_roots: bool = True,
+    schedulers: CallSchedulers | None = None,
+    roots: RootsProtocol | None = None,
 ) -> Server[Any]:
     """An MCP ``Server`` serving ``ctx.tools`` with the tools' prompt sections as instructions.
 
@@ -164,22 +186,32 @@ def build_server(
     :param client_roots: follow the MCP roots protocol (``roots.RootsProtocol``, DEVIATIONS
         M3): a client's roots narrow its owner's calls to their intersection with the
         provider's roots
+    :param schedulers: the owners' call schedulers (``serve_stdio`` shares them with the lean
+        ``tools/call`` path); a new set when ``None``
+    :param roots: with ``client_roots``, the roots protocol to follow (``serve_stdio`` shares
+        it with the lean path); a new one when ``None``
     """
     tools = ctx.tools
-    roots = RootsProtocol(ctx.fs) if client_roots else None
+    if client_roots and roots is None:
+        roots = RootsProtocol(ctx.fs)
+    elif not client_roots:
+        roots = None
 
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
 
-    async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any]:
+    async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any] | types.InputRequiredResult:
         raw = _RAW_ARGUMENTS.get()
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
         view = await roots.view_for(session, rctx.session, rctx.request_id) if roots is not None else None
         token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
+        current = (Round(params.name, raw, params.input_responses, params.request_state)
+                   if str(rctx.protocol_version) >= STATELESS_PROTOCOL else None)
+        round_token = ROUND.set(current)  # 2026-07-28: the approval asks in rounds (approval.py)
         try:
             with ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
                 result = await run_abortable(
@@ -187,7 +219,10 @@ def build_server(
                     reason="the client cancelled the request",
                 )
         finally:
+            ROUND.reset(round_token)
             REQUEST.reset(token)
+        if current is not None and current.pending is not None:
+            return current.pending  # type: ignore[no-any-return]  # nothing ran: the person is asked first
         return handler_result(result)
 
     async def roots_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
@@ -206,15 +241,22 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware.extend([*middleware, schedule_calls(ctx, owner_for), keep_raw_arguments])
+    server.middleware.extend([*middleware, schedule_calls(ctx, owner_for, schedulers), keep_raw_arguments])
     if roots is not None:  # not the deprecated on_roots_list_changed= (it warns), the same registration
         server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_changed)
     return server
 
 
 async def serve_stdio(
-    ctx: Context, *, root: str, owner: Session | None = None, early: EarlyStart | None = None
-) -> None:
+    ctx: Context,
+    *,
+    root: str,
+    owner: Session | None = None,
+    early: EarlyStart | None = None,
+    lean: bool | None = None,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+) -> LeanCalls | None:
     """Serve ``ctx`` on stdin/stdout until the client closes the connection.
 
     One process serves one client: every call's observation owner is ``owner`` (``dsh-fs
@@ -225,10 +267,26 @@ async def serve_stdio(
 
     :param early: what ``early.answer_first_line`` read and answered before the SDK was
         imported (DEVIATIONS M2); served first, the answered ``initialize`` not answered twice
+    :param lean: serve plain ``tools/call`` requests on the transport's lean path (``lean.py``:
+        the SDK's bytes without its dispatcher); ``None``: unless ``DSH_FS_MCP_LEAN=0``
+    :param stdin: read from this binary stream instead of fd 0 (``stdio.stdio_transport``)
+    :param stdout: write to this binary stream instead of fd 1
+    :return: the lean path that served (``None`` when it was off), to count what it served
     """
+    from .lean import LeanCalls, lean_from_env
     from .stdio import stdio_transport
 
+    from .percall import FirstCallHint
+
     session = owner if owner is not None else Session(root)
-    server = build_server(ctx, owner_for=lambda _rctx: session)
-    async with stdio_transport(early=early) as (read_stream, write_stream):
+    schedulers = CallSchedulers()
+    roots = RootsProtocol(ctx.fs)
+    # without --session, a refusal for want of a read in a fresh process is said on stderr
+    with ctx.scoped("tools", FirstCallHint(ctx.tools)) if owner is None else contextlib.nullcontext():
+        server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers, roots=roots)
+        on = lean_from_env() if lean is None else lean
+        fast = (LeanCalls(ctx, owner=session, schedulers=schedulers, roots=roots)
+                if on and "tools/call" not in server.cache_hints else None)
+    async with stdio_transport(stdin, stdout, early=early, lean=fast) as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
+    return fast

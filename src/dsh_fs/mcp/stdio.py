@@ -52,6 +52,13 @@ If stdout breaks (the client has gone), replies are discarded until stdin ends.
   them: the SDK gets the ``initialize`` too, and the transport drops the SDK's reply to it
   (the first message the server writes), after checking it is the answer already given
   (a difference is logged as a warning: the early path has a bug).
+
+* **The lean ``tools/call`` path** (``lean``, ``lean.py``). A request line ``LeanCalls``
+  accepts (a ``tools/call`` of a registered tool on a connection the SDK initialized, with no
+  request handed to the SDK still unanswered, nothing the SDK must serve: progress, a roots
+  question, approval) is admitted, run and answered here, without the SDK's dispatcher; the answer is
+  the SDK's bytes. It is counted as unanswered until written, and a ``notifications/cancelled``
+  for it cancels it (and still reaches the SDK). ``DSH_FS_MCP_LEAN=0`` turns it off.
 """
 
 from __future__ import annotations
@@ -66,7 +73,7 @@ import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
-from typing import IO, Any, BinaryIO, Final
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Final
 
 import anyio
 import mcp.types as types
@@ -78,6 +85,9 @@ from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from ..core.jsonvalue import js_numbers, well_formed
 from .early import EarlyStart
 from .nowait import LineReader, Wire, lines_of
+
+if TYPE_CHECKING:
+    from .lean import LeanCalls
 
 __all__ = ("IncomingStream", "OutgoingStream", "encode_message", "parse_line", "recover_id", "stdio_transport")
 
@@ -296,7 +306,11 @@ def _well_formed(value: Any) -> Any:
 
 @asynccontextmanager
 async def stdio_transport(
-    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, *, early: EarlyStart | None = None
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    *,
+    early: EarlyStart | None = None,
+    lean: LeanCalls | None = None,
 ) -> AsyncIterator[tuple[IncomingStream, OutgoingStream]]:
     """Serve MCP over stdin and stdout: yields ``(read_stream, write_stream)`` for ``Server.run``.
 
@@ -308,6 +322,8 @@ async def stdio_transport(
     :param early: what the fast start read and answered before (DEVIATIONS M2): its bytes
         are served before ``stdin``'s, and the server's reply to the ``initialize`` it
         answered is not written again
+    :param lean: the lean ``tools/call`` path (``lean.LeanCalls``; ``None``: every request goes
+        to the SDK)
     """
     restores: list[Callable[[], None]] = []
     fresh = stdin is None
@@ -328,15 +344,17 @@ async def stdio_transport(
         source: Any = stdin if not preread else _Prefixed(preread, stdin)
         dropped = _AnsweredEarly(early) if early is not None and early.answered_id is not None else None
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_pump_out, write_receive, stdout, unanswered, dropped)
+            writer = _Writer(stdout, unanswered, dropped, lean)
+            tg.start_soon(_pump_out, write_receive, writer)
+            router = _Router(read_send, replies, unanswered, lean, writer)
             reading = anyio.CancelScope()
             if lines is not None:
-                tg.start_soon(_read_lines, reading, lines, read_send, replies, unanswered)
+                tg.start_soon(_read_lines, reading, lines, router)
             # the portal's cancel scope must not enclose the writer: stopping the portal cancels it
             async with BlockingPortal() as portal:
                 if lines is None:
                     threading.Thread(
-                        target=_pump_in, args=(source, portal, read_send, replies, unanswered),
+                        target=_pump_in, args=(source, portal, router),
                         name="dsh-fs mcp stdin", daemon=True,
                     ).start()
                 try:
@@ -345,6 +363,9 @@ async def stdio_transport(
                     # normally all closed already (stdin ended, then the server); if not, stop
                     # reading; the writer drains what it was given, then ends
                     reading.cancel()
+                    if lean is not None:
+                        lean.stop()
+                        await lean.drain()
                     read_send.close()
                     replies.close()
                     write_send.close()
@@ -401,9 +422,32 @@ class _Unanswered:
 
     def __init__(self) -> None:
         self._ids: Counter[tuple[bool, Any]] = Counter()
+        self._lean = 0  # lean calls not answered yet (``lean.py``)
         self._idle = anyio.Event()
         self._idle.set()
         self._gave_up = False
+
+    @property
+    def busy(self) -> bool:
+        """A request handed to the server is not settled yet (or stdout broke): a lean call
+        must not be admitted ahead of it."""
+        return bool(self._ids) or self._gave_up
+
+    def begin_lean(self) -> None:
+        """Count one lean call until ``end_lean``."""
+        if self._gave_up:
+            return
+        self._lean += 1
+        if self._idle.is_set():
+            self._idle = anyio.Event()
+
+    def end_lean(self) -> None:
+        """A lean call is answered (or will never be)."""
+        if self._gave_up:
+            return
+        self._lean -= 1
+        if not self._lean and not self._ids:
+            self._idle.set()
 
     def hand_over(self, item: SessionMessage) -> SessionMessage:
         """``item`` as the server must get it: a request is counted, and carries the hook by
@@ -431,6 +475,7 @@ class _Unanswered:
         """Stop waiting for answers, for good: nobody can read them any more."""
         self._gave_up = True
         self._ids.clear()
+        self._lean = 0
         self._idle.set()
 
     async def wait(self) -> None:
@@ -440,13 +485,45 @@ class _Unanswered:
     def _settle(self, key: tuple[bool, Any]) -> None:
         if self._ids[key] > 1:
             self._ids[key] -= 1
-        elif self._ids.pop(key, 0) and not self._ids:
+        elif self._ids.pop(key, 0) and not self._ids and not self._lean:
             self._idle.set()
 
 
-async def _hand_over(unanswered: _Unanswered, messages: MemoryObjectSendStream[SessionMessage | Exception],
-                     item: SessionMessage) -> None:
-    await messages.send(unanswered.hand_over(item))
+class _Router:
+    """Where each message read goes: the lean path (``lean.py``) when it takes it, else the
+    server. Event loop thread only."""
+
+    def __init__(self, messages: MemoryObjectSendStream[SessionMessage | Exception],
+                 replies: MemoryObjectSendStream[SessionMessage], unanswered: _Unanswered,
+                 lean: LeanCalls | None, writer: _Writer) -> None:
+        self.messages = messages
+        self.replies = replies
+        self.unanswered = unanswered
+        self._lean = lean
+        self._writer = writer
+
+    async def route(self, item: SessionMessage) -> None:
+        """Serve ``item`` lean (admitted before this returns), or hand it to the server."""
+        lean = self._lean
+        if lean is not None:
+            message = item.message
+            if isinstance(message, types.JSONRPCRequest) and not self.unanswered.busy and lean.accepts(message):
+                self.unanswered.begin_lean()
+                lean.start(message, self._deliver, self.unanswered.end_lean)
+                return
+            lean.observe(message)
+        await self.messages.send(self.unanswered.hand_over(item))
+
+    async def reply(self, item: SessionMessage) -> None:
+        """Write one of the transport's own error replies."""
+        await self.replies.send(item)
+
+    async def _deliver(self, message: types.JSONRPCMessage) -> None:
+        """A lean call's answer: written from the call's own task (no hop to the writer's)."""
+        await self._writer.put(message, own=True)
+
+    async def end_of_input(self) -> None:
+        await _end_of_input(self.unanswered, self.messages, self.replies)
 
 
 async def _end_of_input(unanswered: _Unanswered, *streams: MemoryObjectSendStream[Any]) -> None:
@@ -470,13 +547,7 @@ PARSE_INLINE_MAX: Final = 65536
 """bytes of a line parsed on the event loop thread; a longer line is parsed in a worker thread"""
 
 
-async def _read_lines(
-    scope: anyio.CancelScope,
-    lines: LineReader,
-    messages: MemoryObjectSendStream[SessionMessage | Exception],
-    replies: MemoryObjectSendStream[SessionMessage],
-    unanswered: _Unanswered,
-) -> None:
+async def _read_lines(scope: anyio.CancelScope, lines: LineReader, router: _Router) -> None:
     """``_pump_in`` on the event loop thread, for a pipe or socket (``nowait.LineReader``):
     the same items, handed over in line order, each taken before the next line is read;
     ``scope`` stops it when the transport closes."""
@@ -489,21 +560,15 @@ async def _read_lines(
                 else:
                     item = await anyio.to_thread.run_sync(_item_of, raw, limiter=parser)
                 if isinstance(item, SessionMessage):
-                    await _hand_over(unanswered, messages, item)
+                    await router.route(item)
                 elif item is not None:
-                    await replies.send(SessionMessage(item))
+                    await router.reply(SessionMessage(item))
         except Exception:  # the server closed its stream, stdin failed
             logger.debug("stopped reading stdin", exc_info=True)
-        await _end_of_input(unanswered, messages, replies)
+        await router.end_of_input()
 
 
-def _pump_in(
-    stdin: IO[bytes],
-    portal: BlockingPortal,
-    messages: MemoryObjectSendStream[SessionMessage | Exception],
-    replies: MemoryObjectSendStream[SessionMessage],
-    unanswered: _Unanswered,
-) -> None:
+def _pump_in(stdin: IO[bytes], portal: BlockingPortal, router: _Router) -> None:
     """The stdin thread: parse each line; hand messages to the server and error replies to the
     writer (through ``portal``, waiting for each to be taken); at the end of input, close both
     once the server has answered every request (``_Unanswered``)."""
@@ -511,14 +576,14 @@ def _pump_in(
         while raw := stdin.readline():
             item = _item_of(raw)
             if isinstance(item, SessionMessage):
-                portal.call(_hand_over, unanswered, messages, item)
+                portal.call(router.route, item)
             elif item is not None:
-                portal.call(replies.send, SessionMessage(item))
+                portal.call(router.reply, SessionMessage(item))
     except BaseException:  # the portal stopped, the server closed its stream, stdin failed
         logger.debug("stopped reading stdin", exc_info=True)
     finally:
         with suppress(BaseException):
-            portal.call(_end_of_input, unanswered, messages, replies)
+            portal.call(router.end_of_input)
 
 
 async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
@@ -526,32 +591,52 @@ async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
         stream.close()
 
 
-async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], stdout: IO[bytes],
-                    unanswered: _Unanswered, dropped: _AnsweredEarly | None = None) -> None:
-    """The writer: each message as one line, in order, until every sender has closed (the
-    reply to a request answered early is dropped: ``dropped``)."""
-    wire = Wire(stdout)
-    broken = False
+class _Writer:
+    """Everything written to stdout goes through ``put``: the server's messages (from the
+    writer task, ``_pump_out``) and the lean path's answers (from each call's task). Lines
+    never interleave (``nowait.Wire``); once stdout broke, nothing more is written."""
+
+    def __init__(self, stdout: IO[bytes], unanswered: _Unanswered, dropped: _AnsweredEarly | None,
+                 lean: LeanCalls | None) -> None:
+        self._wire = Wire(stdout)
+        self._unanswered = unanswered
+        self._dropped = dropped
+        self._lean = lean
+        self._broken = False
+
+    async def put(self, message: types.JSONRPCMessage, *, own: bool = False) -> None:
+        """Write ``message`` as one line. ``own``: a lean answer, which settles nothing the
+        server was handed; the server's messages are shown to ``lean`` (``LeanCalls.written``),
+        and its reply to a request answered early is dropped (``dropped``)."""
+        try:
+            data = encode_message(message).encode("utf-8") + b"\n"
+        except ValueError:
+            logger.debug("dropping an outgoing message that cannot be serialized", exc_info=True)
+            return
+        if self._broken:
+            return
+        if not own:
+            if self._lean is not None:
+                self._lean.written(message)
+            if self._dropped is not None and self._dropped.drops(message, data):
+                self._unanswered.answered(message)
+                return
+        try:
+            await self._wire.write(data)
+        except OSError:  # the client has gone: discard replies until stdin ends
+            logger.debug("stdout is broken", exc_info=True)
+            self._broken = True
+            self._unanswered.give_up()
+        else:
+            if not own:
+                self._unanswered.answered(message)
+
+
+async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], writer: _Writer) -> None:
+    """The writer task: each message as one line, in order, until every sender has closed."""
     async with receive:
         async for session_message in receive:
-            try:
-                data = encode_message(session_message.message).encode("utf-8") + b"\n"
-            except ValueError:
-                logger.debug("dropping an outgoing message that cannot be serialized", exc_info=True)
-                continue
-            if broken:
-                continue
-            if dropped is not None and dropped.drops(session_message.message, data):
-                unanswered.answered(session_message.message)
-                continue
-            try:
-                await wire.write(data)
-            except OSError:  # the client has gone: discard replies until stdin ends
-                logger.debug("stdout is broken", exc_info=True)
-                broken = True
-                unanswered.give_up()
-            else:
-                unanswered.answered(session_message.message)
+            await writer.put(session_message.message)
 
 
 def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None]]:

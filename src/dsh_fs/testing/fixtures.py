@@ -8,7 +8,7 @@ Import what a ``conftest.py`` needs (importing a fixture registers it)::
   starts one to share across runs), else a serialized moto server on a free loopback port,
   stopped at the end of the session (what ``.ci/run`` uses). Skips with the reason when moto
   or aiobotocore is missing.
-* ``LocalFixtures``, ``LocalTwoRootFixtures`` (one of two roots), ``MemoryFixtures``, ``S3Fixtures``, ``S3VersionedFixtures``: classes
+* ``LocalFixtures``, ``LocalTwoRootFixtures`` (one of two roots), ``MemoryFixtures``, ``S3Fixtures``, ``S3TwoPrefixFixtures`` (one of two prefixes), ``S3VersionedFixtures``: classes
   with a ``workspace`` fixture, to mix into a ``ProviderContract`` subclass, with the optional
   mixins each provider's capabilities call for: ``IdenticalRewriteContract`` for all but an
   unversioned bucket (whose version, the ETag, is a content hash), and
@@ -24,7 +24,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from .moto_server import ENDPOINT_ENV, MotoServer, moto_available
-from .workspaces import LocalWorkspace, MemoryWorkspace, S3Workspace, TwoRootWorkspace, Workspace
+from .workspaces import (LocalWorkspace, MemoryWorkspace, S3TwoPrefixWorkspace, S3Workspace, TwoRootWorkspace,
+                         Workspace)
 
 __all__ = ("LocalFixtures", "LocalTwoRootFixtures", "MemoryFixtures", "S3Fixtures", "S3VersionedFixtures", "s3_endpoint")
 
@@ -91,6 +92,20 @@ class S3Fixtures:
     async def workspace(self, s3_endpoint: str) -> AsyncIterator[Workspace]:
         ws = await S3Workspace(endpoint_url=s3_endpoint, versioned=self.versioned).create()
         yield ws
+        await ws.aclose()
+
+
+class S3TwoPrefixFixtures:
+    """``workspace``: a bucket prefix that is one of the two roots of an ``S3FileSystem``
+    (DEVIATIONS D28), parametrized: the first root with the other in the same bucket
+    (``in-a``), the second root with the other in a bucket of its own (``in-b-two-buckets``)."""
+
+    @pytest.fixture(params=[True, False], ids=["in-a", "in-b-two-buckets"])
+    async def workspace(self, s3_endpoint: str, request: pytest.FixtureRequest) -> AsyncIterator[Workspace]:
+        first = request.param
+        ws = await S3TwoPrefixWorkspace(endpoint_url=s3_endpoint, first=first, other_bucket=not first).create()
+        yield ws
+        assert await ws.peer.files() == {}  # nothing a test did in the workspace reached the other root
         await ws.aclose()
 
 

@@ -167,6 +167,17 @@ def _default_pidfile() -> str:
     return os.path.join(tempfile.gettempdir(), f"dsh-fs-moto-{os.getuid()}.pid")
 
 
+def _running(pidfile: str) -> int | None:
+    """The pid in ``pidfile`` when that process is still alive, else ``None``."""
+    try:
+        with open(pidfile, encoding="ascii") as handle:
+            pid = int(handle.read().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    return pid
+
+
 def main(argv: list[str] | None = None) -> int:
     """``start`` / ``stop`` / ``serve`` (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m dsh_fs.testing.moto_server")
@@ -179,6 +190,11 @@ def main(argv: list[str] | None = None) -> int:
         serve(args.host, args.port)
         return 0
     if args.command == "start":
+        running = _running(args.pidfile)
+        if running is not None:
+            print(f"a moto server started with {args.pidfile} is still running (pid {running}): stop it first",
+                  file=sys.stderr)
+            return 1
         server = MotoServer()
         endpoint = server.start(detach=True)
         assert server.process is not None

@@ -8,7 +8,8 @@ provider (never through its locks). The contract suite (``dsh_fs.testing.contrac
 * ``LocalWorkspace(directory)`` — a real directory and ``LocalFileSystem``.
 * ``TwoRootWorkspace(directory, peer, first=…)`` — the same, one of two containment roots.
 * ``MemoryWorkspace()`` — a ``MemoryFileSystem``.
-* ``S3Workspace(endpoint_url=…)`` — a fresh bucket (optionally versioned) and ``S3FileSystem``.
+* ``S3Workspace(endpoint_url=…)`` — a fresh bucket (optionally versioned) and ``S3FileSystem``;
+  ``S3TwoPrefixWorkspace`` — one of two prefixes of one ``S3FileSystem`` (D28).
 
 Paths given to these methods are relative to the workspace root, ``/``-separated.
 """
@@ -26,7 +27,8 @@ from ..core.profile import Profile
 from ..fs.filesystem import FileSystem
 from ..fs.rooted import display_of
 
-__all__ = ("LocalWorkspace", "MOTO_CLIENT_OPTIONS", "MemoryWorkspace", "S3Workspace", "TwoRootWorkspace", "Workspace")
+__all__ = ("LocalWorkspace", "MOTO_CLIENT_OPTIONS", "MemoryWorkspace", "S3TwoPrefixWorkspace", "S3Workspace", "TwoRootWorkspace",
+           "Workspace")
 
 MOTO_CLIENT_OPTIONS: Mapping[str, Any] = {
     "region_name": "us-east-1",
@@ -340,3 +342,48 @@ class S3Workspace(Workspace):
         for fs in providers:
             await fs.aclose()
         await self.admin.aclose()
+
+
+class S3TwoPrefixWorkspace(S3Workspace):
+    """A bucket prefix served by an ``S3FileSystem`` with two roots (DEVIATIONS D28): the
+    workspace is ``team/ws/`` shown as ``/ws``, the other root ``team/peer/`` shown as
+    ``/peer``, in the same bucket or another one. Relative paths resolve against ``/ws``.
+
+    :param endpoint_url: the S3 endpoint
+    :param first: the workspace is the first root (else the second)
+    :param other_bucket: the other root is in a bucket of its own (else the same bucket)
+    :param versioned: as ``S3Workspace`` (both buckets)
+    """
+
+    def __init__(self, *, endpoint_url: str, first: bool, other_bucket: bool, versioned: bool = False) -> None:
+        super().__init__(endpoint_url=endpoint_url, prefix="team/ws/", root="/ws", versioned=versioned)
+        self.peer = S3Workspace(endpoint_url=endpoint_url, prefix="team/peer/", root="/peer", versioned=versioned,
+                                bucket=None if other_bucket else self.location.bucket)
+        """the other root (an ``S3Workspace`` of its own, to look at what reached it)"""
+        mine = (self.root, self.location.url)
+        theirs = (self.peer.root, self.peer.location.url)
+        self.roots = dict([mine, theirs] if first else [theirs, mine])
+        """display root → URL, as ``S3FileSystem(roots=…)`` takes them"""
+        self.name = "s3-prefixes-" + ("a" if first else "b") + ("-two-buckets" if other_bucket else "")
+        self._other_bucket = other_bucket
+
+    async def _client(self) -> Any:
+        client = await super()._client()
+        if not self._other_bucket:
+            self.peer._ready = True  # the same bucket: already made
+        await self.peer._client()
+        return client
+
+    async def provider(self, *, profile: Profile | str | None = None, **options: Any) -> FileSystem:
+        from ..fs_s3 import S3FileSystem
+
+        await self._client()
+        options.setdefault("client_options", self.client_options)
+        options.setdefault("cwd", self.root)
+        fs = S3FileSystem(roots=self.roots, endpoint_url=self.endpoint_url, profile=profile, **options)
+        self._providers.append(fs)
+        return fs
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        await self.peer.aclose()

@@ -179,8 +179,9 @@ class Editor:
             return FsError(t.ANTHROPIC_PERMISSION_DENIED, FsErrorCode.PERMISSION_DENIED, cause=err)
         return err
 
-    def _written(self, args: dict[str, Any], text: str, before: str | None, after: str | None) -> ToolOutput:
-        diffs = bounded_diffs(args["path"], before, after)
+    def _written(self, args: dict[str, Any], text: str, before: str | None, after: str | None,
+                 changed: tuple[int, int] | None = None) -> ToolOutput:
+        diffs = bounded_diffs(args["path"], before, after, changed=changed)
         return ToolOutput(content=[text_block(text)], meta={"diffs": diffs})
 
     @staticmethod
@@ -296,7 +297,8 @@ class Editor:
         except FsError as err:
             raise (await self._match_failure(err, target, old, execution)) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after)
+        return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after,
+                             outcome.changed)
 
     async def _anthropic_replace(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
         """``edit`` with a unique match, at ``edit``'s cost: no stat unless a failure needs one
@@ -313,7 +315,7 @@ class Editor:
                 await self._existing(target, "str_replace", execution)  # raises the face's text if so
             raise (await self._match_failure(err, target, old, execution)) from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        return self._written(args, t.ANTHROPIC_REPLACED, outcome.before, outcome.after)
+        return self._written(args, t.ANTHROPIC_REPLACED, outcome.before, outcome.after, outcome.changed)
 
     def _old_str(self, args: dict[str, Any]) -> str:
         old: str = self._required(args, "old_str", "str_replace")

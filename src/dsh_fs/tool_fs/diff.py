@@ -54,14 +54,16 @@ class _Run:
     """An equal run of whole lines kept as text: what the hunk builder reads of a token list
     (its length, its first or last few lines, iteration) without splitting all of it."""
 
-    __slots__ = ("count", "text")
+    __slots__ = ("_count", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.count = text.count("\n") + (not text.endswith("\n"))
+        self._count = -1  # counted when first asked: the run after the last change never is
 
     def __len__(self) -> int:
-        return self.count
+        if self._count < 0:
+            self._count = self.text.count("\n") + (not self.text.endswith("\n"))
+        return self._count
 
     def __iter__(self) -> Iterator[str]:
         return iter(_tokenize(self.text))
@@ -318,11 +320,14 @@ def _diff_lines(
     max_edit_length: int | None = None,
     max_work: int | None = None,
     trim_suffix: bool = True,
+    changed: tuple[int, int] | None = None,
 ) -> list[_Component]:
     """jsdiff ``diffLines(before, after)``, or the one-block fallback past the budget.
 
     The budgets default to the module's ``_MAX_EDIT_LENGTH`` / ``_MAX_WORK``, read at call time.
     ``trim_suffix=False`` searches through the common suffix too (what the tests compare with).
+    ``changed``: the span of ``before`` an edit replaced (``EditOutcome.changed``), where the
+    common prefix and suffix searches start once its two sides are checked equal.
     """
     if max_edit_length is None:
         max_edit_length = _MAX_EDIT_LENGTH
@@ -332,10 +337,11 @@ def _diff_lines(
     # first snake consumes exactly them, and the search past them only ever looks further on (its
     # positions merely shift), so diffing the rest and putting the shared lines in front as one
     # equal run gives the same components, budget included.
-    start = before.rfind("\n", 0, _common_prefix_length(before, after)) + 1
+    known_prefix, known_suffix = (changed[0], len(before) - changed[1]) if changed is not None else (0, 0)
+    start = before.rfind("\n", 0, _common_prefix_length(before, after, known_prefix)) + 1
     end_before, end_after = len(before), len(after)
     if trim_suffix:
-        end_before, end_after = _suffix_start(before, after, start)
+        end_before, end_after = _suffix_start(before, after, start, known_suffix)
     old = _tokenize(before[start:end_before])
     new = _tokenize(after[start:end_after])
     prefix = _snake(old, new, 0, 0)
@@ -367,12 +373,13 @@ def _join_equal(run: _Run, components: list[_Component], *, at_end: bool) -> lis
     return [*components, (False, False, run)] if at_end else [(False, False, run), *components]
 
 
-def _suffix_start(before: str, after: str, start: int) -> tuple[int, int]:
+def _suffix_start(before: str, after: str, start: int, known: int = 0) -> tuple[int, int]:
     """Where the common suffix that may be set aside starts in ``before`` and in ``after``
     (their lengths when there is none): whole lines after ``start``, and its first line
     occurring as no line of either changed middle (then no minimal path can slide a change
-    into it, and jsdiff's search ends with exactly this snake)."""
-    shared = _common_suffix_length(before, after, len(before) - start, len(after) - start)
+    into it, and jsdiff's search ends with exactly this snake). ``known``: as for
+    ``_common_suffix_length``."""
+    shared = _common_suffix_length(before, after, len(before) - start, len(after) - start, known)
     if not shared:
         return len(before), len(after)
     at_before, at_after = len(before) - shared, len(after) - shared
@@ -390,24 +397,38 @@ def _suffix_start(before: str, after: str, start: int) -> tuple[int, int]:
     return at_before, at_after
 
 
-def _common_suffix_length(a: str, b: str, limit_a: int, limit_b: int) -> int:
+_NEAR_STEP = 16
+"""first block of a search that starts at a known shared run: the difference is near"""
+
+
+def _common_suffix_length(a: str, b: str, limit_a: int, limit_b: int, known: int = 0) -> int:
     """Length of the longest common suffix of ``a`` and ``b``, at most ``limit_a`` /
-    ``limit_b`` characters."""
+    ``limit_b`` characters. ``known``: a length the caller believes shared (an edit's span);
+    checked with one comparison, then the search starts there (ignored when wrong)."""
     la, lb = len(a), len(b)
-    return _common_run(min(limit_a, limit_b), lambda i, j: a[la - j : la - i] == b[lb - j : lb - i])
+    n = min(limit_a, limit_b)
+    if 0 < known <= n and a[la - known :] == b[lb - known :]:
+        ea, eb = la - known, lb - known
+        return known + _common_run(n - known, lambda i, j: a[ea - j : ea - i] == b[eb - j : eb - i], _NEAR_STEP)
+    return _common_run(n, lambda i, j: a[la - j : la - i] == b[lb - j : lb - i])
 
 
-def _common_prefix_length(a: str, b: str) -> int:
-    """Length of the longest common prefix of ``a`` and ``b``."""
-    return _common_run(min(len(a), len(b)), lambda i, j: a[i:j] == b[i:j])
+def _common_prefix_length(a: str, b: str, known: int = 0) -> int:
+    """Length of the longest common prefix of ``a`` and ``b``. ``known``: as for
+    ``_common_suffix_length``."""
+    n = min(len(a), len(b))
+    if 0 < known <= n and a[:known] == b[:known]:
+        return known + _common_run(n - known, lambda i, j: a[known + i : known + j] == b[known + i : known + j],
+                                   _NEAR_STEP)
+    return _common_run(n, lambda i, j: a[i:j] == b[i:j])
 
 
-def _common_run(n: int, same: Callable[[int, int], bool]) -> int:
+def _common_run(n: int, same: Callable[[int, int], bool], step: int = 1024) -> int:
     """The largest ``k <= n`` with ``same(0, k)``, where ``same(i, j)`` compares characters
     ``i`` to ``j`` of the run (``same(0, j)`` given ``same(0, i)``): C-speed slice
-    comparisons in growing blocks, then a bisection inside the first differing block."""
+    comparisons in growing blocks (the first ``step`` long), then a bisection inside the
+    first differing block."""
     i = 0
-    step = 1024
     while i < n:
         j = min(i + step, n)
         if not same(i, j):
@@ -465,12 +486,13 @@ def _structured_hunks(components: list[_Component], context: int) -> list[dict[s
                 old_line += len(lines)
         else:
             if old_range_start:
-                if len(lines) <= context * 2 and i < count - 2:
+                if i < count - 2 and len(lines) <= context * 2:
                     # Overlapping contexts: join with the next change block.
                     cur_range.extend(" " + line for line in lines)
                 else:
-                    context_size = min(len(lines), context)
-                    cur_range.extend(" " + line for line in lines[:context_size])
+                    head = lines[:context]  # a run's first lines, without counting the run
+                    context_size = len(head)
+                    cur_range.extend(" " + line for line in head)
                     hunks.append(
                         {
                             "oldStart": old_range_start,
@@ -483,8 +505,9 @@ def _structured_hunks(components: list[_Component], context: int) -> list[dict[s
                     old_range_start = 0
                     new_range_start = 0
                     cur_range = []
-            old_line += len(lines)
-            new_line += len(lines)
+            if i < count - 2:  # (after the last component no line number is read)
+                old_line += len(lines)
+                new_line += len(lines)
 
     for hunk in hunks:
         out: list[str] = []
@@ -504,7 +527,7 @@ def _structured_hunks(components: list[_Component], context: int) -> list[dict[s
 
 
 def compute_hunk_diffs(
-    path: str, before: str, after: str, *, context: int = DIFF_CONTEXT
+    path: str, before: str, after: str, *, context: int = DIFF_CONTEXT, changed: tuple[int, int] | None = None
 ) -> list[dict[str, Any]]:
     """Compute one ``FileDiff`` per unified-diff hunk of ``before`` -> ``after`` (SPEC §4.9).
 
@@ -525,6 +548,8 @@ def compute_hunk_diffs(
     :param before: prior content (LF-normalized by the provider)
     :param after: new content (LF-normalized by the provider)
     :param context: unchanged lines around each change block (``>= 0``; default 3)
+    :param changed: ``(start, end)``: the edit replaced ``before[start:end]`` (``EditOutcome.changed``);
+        a hint where to look, checked before use: the result is the same with or without it
     :returns: ``[{"path": path, "oldText": str | None, "newText": str}, ...]`` in file order;
         ``oldText`` is ``None`` when the hunk has no old lines (pure insertion into an empty
         file), ``newText`` may be ``""`` (whole-file deletion); ``[]`` for identical inputs
@@ -535,7 +560,7 @@ def compute_hunk_diffs(
     if before == after:
         return []
     diffs: list[dict[str, Any]] = []
-    for hunk in _structured_hunks(_diff_lines(before, after), context):
+    for hunk in _structured_hunks(_diff_lines(before, after, changed=changed), context):
         old_side: list[str] = []
         new_side: list[str] = []
         for line in hunk["lines"]:
@@ -600,9 +625,11 @@ DIFF_META_MAX_CHARS = 32 * 1024 * 1024
 """largest diff basis (characters per side) for which hunk metadata is computed"""
 
 
-def bounded_diffs(file_path: str, before: str | None, after: str | None) -> list[dict[str, Any]]:
+def bounded_diffs(file_path: str, before: str | None, after: str | None, *,
+                  changed: tuple[int, int] | None = None) -> list[dict[str, Any]]:
     """§4.9 hunks of ``before`` → ``after``; none when either side is missing or exceeds
-    ``DIFF_META_MAX_CHARS`` (the file tools and the editing faces: the bound on diff metadata)."""
+    ``DIFF_META_MAX_CHARS`` (the file tools and the editing faces: the bound on diff metadata).
+    ``changed``: as for ``compute_hunk_diffs``."""
     if before is None or after is None or len(before) > DIFF_META_MAX_CHARS or len(after) > DIFF_META_MAX_CHARS:
         return []
-    return compute_hunk_diffs(file_path, before, after)
+    return compute_hunk_diffs(file_path, before, after, changed=changed)

@@ -7,7 +7,8 @@ lookalike name). Stat budget: read stats once, write and edit never (§4.11).
 
 Read windows: the provider windows the file itself when it can (``FileSystem.read_window``,
 e.g. the local provider on bytes with a line index); otherwise the executor windows
-``read_text`` (files below ``read_stream_min_size``) or ``stream_text``. Same result either way.
+``read_text`` (files below ``read_stream_min_size``, held whole: ``window_whole``) or
+``stream_text``. Same result either way.
 
 Diff metadata is bounded (``tool_fs.diff.bounded_diffs``): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
@@ -18,7 +19,7 @@ for an edit it streamed, or a write over a file it did not hold (files of at lea
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from ..core.context import Context
 from ..core.session import ToolExecution
@@ -27,6 +28,7 @@ from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
+from ..fs.window import window_whole
 from ..fs.types import EditRequest, Target
 from ..fs_sandbox.tools import call_fs, map_denial
 from ..core.errors import ToolInputError
@@ -111,15 +113,28 @@ class FsTools:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
         if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
-        if not self.switches.image_read_hint:
-            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
         try:
-            return await self._guarded(lambda: self._read(file_path, offset, limit, execution))
-        except FsError as err:  # I1
-            hinted = image_hint(err, file_path, offered=self.ctx.tools.get("read_image") is not None)
-            if hinted is err:
+            return await self._read(file_path, offset, limit, execution)
+        except FsError as err:
+            self._read_failed(err, file_path)
+
+    def _read_failed(self, err: FsError, file_path: str) -> NoReturn:
+        """Raise what the model sees of a failed read: ``err`` with the remedies and hints of
+        ``_guarded`` (D5, D9, D18), then I1's image hint (each chained to what it replaced)."""
+        try:
+            if not (self.switches.remedies or self.switches.near_match_hints):
+                raise err
+            projected = with_remedy(err, self.switches)
+            if projected is err:
+                raise err
+            raise projected from err
+        except FsError as shown:
+            if not self.switches.image_read_hint:
                 raise
-            raise hinted from err
+            hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            if hinted is shown:
+                raise
+            raise hinted from shown
 
     def _spilled(self, file_path: str, execution: ToolExecution) -> FileSystem | None:
         """The read-only provider of a saved search result (``spill_store.reader``), when
@@ -151,10 +166,9 @@ class FsTools:
         result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
         if result is None:
             if streamed:
-                chunks: Any = fs.stream_text(target, signal=signal)
+                result = await build_window(fs.stream_text(target, signal=signal), window, target.display_path)
             else:
-                chunks = [await fs.read_text(target, signal=signal)]
-            result = await build_window(chunks, window, target.display_path)
+                result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
         return [text_block(format_read_output(target.display_path, result))]
 
@@ -222,7 +236,7 @@ class FsTools:
                 raise
             raise fact from err
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
-        diffs = bounded_diffs(file_path, outcome.before, outcome.after)
+        diffs = bounded_diffs(file_path, outcome.before, outcome.after, changed=outcome.changed)
         if request.replace_all:
             text = f"The file {target.display_path} has been updated. All occurrences were successfully replaced."
         else:

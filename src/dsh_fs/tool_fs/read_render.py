@@ -34,10 +34,19 @@ __all__ = (
     "WindowResult",
     "build_window",
     "format_read_output",
+    "numbered_lines",
     "truncation_suffix",
 )
 
 DEFAULT_READ_STREAM_MIN_SIZE = 10 * 1024 * 1024
+
+PREFIX_CACHE_LINES = 4096
+"""line numbers whose ``"\\n<n>: "`` prefix is kept once built (about 60 bytes each)"""
+
+_prefixes: list[str] = ["\n0: "]
+"""``_prefixes[n] == f"\\n{n}: "`` for every ``n`` built so far: grown on demand (at least
+doubling, never past ``PREFIX_CACHE_LINES``) by replacing the list, never by mutating it, so
+a thread that took the old list still reads a correct one"""
 
 
 async def build_window(chunks: AsyncIterable[str] | Iterable[str], window: ReadWindow, display_path: str) -> WindowResult:
@@ -63,6 +72,43 @@ async def build_window(chunks: AsyncIterable[str] | Iterable[str], window: ReadW
     return builder.finish(display_path)
 
 
+def _grown(known: list[str], end: int) -> list[str]:
+    """A new prefix list covering at least the numbers below ``end`` (and published)."""
+    global _prefixes
+    size = min(PREFIX_CACHE_LINES, max(end, 2 * len(known)))
+    _prefixes = known = known + [f"\n{number}: " for number in range(len(known), size)]
+    return known
+
+
+def numbered_lines(offset: int, texts: list[str]) -> str:
+    """``"\\n".join(f"{n}: {text}")`` over ``texts`` numbered from ``offset``: the body of the
+    read envelope (REFERENCE-SPEC §4.6.5, ``<line number>: <text>``, numbers in decimal as
+    JavaScript prints an integer).
+
+    One ``str.join`` over the texts interleaved with their prefixes (``"\\n<n>: "``, kept for
+    numbers up to ``PREFIX_CACHE_LINES``), instead of one formatted string per line.
+
+    :param offset: the 1-based number of the first text
+    :param texts: the line texts (already cut, CR stripped); empty gives ``""``
+    """
+    count = len(texts)
+    if not count:
+        return ""
+    end = offset + count
+    if end <= PREFIX_CACHE_LINES:
+        known = _prefixes
+        if len(known) < end:
+            known = _grown(known, end)
+        prefixes = known[offset:end]
+    else:
+        prefixes = [f"\n{number}: " for number in range(offset, end)]
+    parts = prefixes + texts
+    parts[0::2] = prefixes
+    parts[1::2] = texts
+    parts[0] = parts[0][1:]  # no newline before the first line
+    return "".join(parts)
+
+
 def format_read_output(display_path: str, result: WindowResult) -> str:
     """The read envelope with line numbers and the footer (§4.6.5)."""
     offset = result.offset
@@ -70,7 +116,7 @@ def format_read_output(display_path: str, result: WindowResult) -> str:
     if texts is not None:
         count = len(texts)
         end_line = offset + count - 1 if count else max(0, offset - 1)
-        body_lines = "\n".join([f"{number}: {text}" for number, text in zip(range(offset, offset + count), texts)])
+        body_lines = numbered_lines(offset, texts)
     else:
         lines = result.lines
         count = len(lines)

@@ -92,6 +92,8 @@ def with_hint(err: FsError, hint: str | None) -> FsError:
 
 def lone_surrogate(text: str) -> tuple[int, int] | None:
     """``(index, code point)`` of the first unpaired surrogate in ``text``, or ``None``."""
+    if text.isascii():
+        return None
     try:
         text.encode("utf-8")
         return None

@@ -179,15 +179,19 @@ async def run_ripgrep(
             partial.clear()
         return bytes(kept)
 
+    def keep(chunk: bytes) -> None:
+        """Add ``chunk`` to the kept stderr, of which only the last ``STDERR_KEEP`` bytes stay."""
+        tail.extend(chunk)
+        if len(tail) > STDERR_KEEP:
+            del tail[: len(tail) - STDERR_KEEP]
+            run.stderr_truncated = True
+
     async def read_stderr() -> None:
         assert process.stderr is not None
         async for chunk in process.stderr:
             if on_debug is not None:
                 chunk = debug_lines(chunk)
-            tail.extend(chunk)
-            if len(tail) > STDERR_KEEP:
-                del tail[: len(tail) - STDERR_KEEP]
-                run.stderr_truncated = True
+            keep(chunk)
 
     failure: list[Exception] = []
 
@@ -249,6 +253,6 @@ async def run_ripgrep(
     else:
         run.exit_code = code
     if partial and not partial.startswith(b"rg: DEBUG|"):
-        tail.extend(partial)
+        keep(bytes(partial))  # a last line without its break: kept within the same bound
     run.stderr = bytes(tail).decode("utf-8", "replace")
     return run

@@ -1,0 +1,535 @@
+"""The lean ``tools/call`` path of the stdio transport (``dsh_fs.mcp.lean``) held to the SDK path.
+
+Each test serves the same requests twice over real pipes, in process (``serve_stdio`` with
+explicit streams, the event loop in a thread of its own, a blocking client here): once with
+the lean path on, once off (every request through the SDK's dispatcher), and compares the
+bytes the client reads, for every handshake protocol version. ``LeanCalls.served`` says how
+many calls the lean path answered, so a test whose calls all fell back to the SDK fails.
+
+Covers: results and tool errors (``isError``, ``_meta``), images, a large result, JSON
+number edge cases in ids, arguments and results (hypothesis too: generated calls and
+generated tool outputs), calls sent together, a registry that raises; the
+fallbacks (progress token / ``_meta``, unknown tool, a name that is not a string, extra params,
+before ``initialize``, a client's roots question, a sandbox with a client that can be asked,
+while a request the SDK serves is in flight); a client with settled roots served lean;
+cancellation of a running and of a waiting lean call; arrival order against a call the SDK
+serves; a call in flight when stdin ends; the early ``initialize`` (M2); ``DSH_FS_MCP_LEAN``.
+Not here: timing (``bench/run.py --only-mcp``).
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import os
+import select
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dsh_fs
+from dsh_fs.core.tools import ToolDefinition, ToolOutput, ToolRegistry, ToolResult, image_block, text_block
+from dsh_fs.mcp.early import answer_first_line
+from dsh_fs.mcp.handshake import HANDSHAKE_PROTOCOL_VERSIONS
+from dsh_fs.mcp.lean import lean_from_env
+from dsh_fs.mcp.server import serve_stdio
+from dsh_fs.mcp.wire import server_instructions
+
+WAIT = 20.0
+"""seconds a reply may take on a loaded machine before the test gives up"""
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+class Gate:
+    """A tool body that waits until released (or its call is aborted): ``hold``."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.aborted: list[bool] = []
+
+    async def body(self, arguments: dict[str, Any], execution: Any) -> list[Any]:
+        self.started.set()
+        while not self.release.is_set():
+            if execution.signal is not None and execution.signal.aborted:
+                self.aborted.append(True)
+                return [text_block("aborted")]
+            await anyio.sleep(0.005)
+        return [text_block("released")]
+
+
+def _workspace(root: Path) -> None:
+    """The same files before every run (the two runs must see the same disk)."""
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir()
+    (root / "a.txt").write_text("".join(f"line {i}\n" for i in range(1, 40)))
+    (root / "big.txt").write_text("".join(f"{i:06d} " + "x" * 90 + "\n" for i in range(4000)))
+    (root / "pic.png").write_bytes(PNG)
+    (root / "sub").mkdir()
+    (root / "sub" / "b.py").write_text("def f():\n    return 1\n")
+
+
+def _context(root: Path, gate: Gate | None = None) -> dsh_fs.Context:
+    ctx = dsh_fs.create_context(root=str(root), images=True)
+    gate = gate or Gate()
+    ctx.tools.register(ToolDefinition(name="hold", description="waits", parameters={}, execute=gate.body))
+    ctx.tools.register(ToolDefinition(name="hold_read", description="waits, concurrency-safe", parameters={},
+                                      execute=gate.body, is_concurrency_safe=lambda _a: True))
+
+    async def numbers(arguments: dict[str, Any], execution: Any) -> ToolOutput:
+        return ToolOutput(content=[text_block("n")], meta={"floats": [1e16, -0.0, 0.1, 1e-7, 2.5e300],
+                                                           "ints": [2**53 + 1, -(2**63), 0], "nan": float("nan")})
+
+    async def picture(arguments: dict[str, Any], execution: Any) -> list[Any]:
+        return [text_block("\u2028\x00\x7f é 😀 \"q\" \\"), image_block(PNG, "image/png")]
+
+    ctx.tools.register(ToolDefinition(name="numbers", description="n", parameters={}, execute=numbers))
+    ctx.tools.register(ToolDefinition(name="picture", description="p", parameters={}, execute=picture))
+    return ctx
+
+
+class Client:
+    """A blocking JSON-lines client of ``serve_stdio`` run in a thread over two pipes."""
+
+    def __init__(self, ctx: dsh_fs.Context, root: Path, *, lean: bool | None, early: bool = False,
+                 first: bytes = b"") -> None:
+        stdin_r, stdin_w = os.pipe()
+        self._stdin_w: int | None = stdin_w
+        self._stdout_r, stdout_w = os.pipe()
+        self._buffer = b""
+        self.lean: Any = None
+        self.error: BaseException | None = None
+        self.first_answer: bytes = b""
+        early_start = None
+        if early:
+            os.write(stdin_w, first)
+            early_start = answer_first_line(version=dsh_fs.__version__, instructions=server_instructions(ctx),
+                                            stdin_fd=stdin_r, stdout_fd=stdout_w)
+        stdin = open(stdin_r, "rb", buffering=0)  # noqa: SIM115 (closed by the server thread)
+        stdout = open(stdout_w, "wb", buffering=0)  # noqa: SIM115
+
+        def run() -> None:
+            try:
+                self.lean = anyio.run(functools.partial(serve_stdio, ctx, root=str(root), lean=lean, stdin=stdin,
+                                                        stdout=stdout, early=early_start))
+            except BaseException as exc:  # reported by close()
+                self.error = exc
+            finally:
+                stdout.close()
+                stdin.close()
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        line = message if isinstance(message, bytes) else json.dumps(message).encode()
+        assert self._stdin_w is not None
+        os.write(self._stdin_w, line + b"\n")
+
+    def recv(self, timeout: float = WAIT) -> bytes:
+        """The next line the server wrote (``b""``: none within ``timeout`` seconds)."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._stdout_r], [], [], left)[0]:
+                return b""
+            chunk = os.read(self._stdout_r, 1 << 20)
+            if not chunk:
+                break
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def initialize(self, version: str, capabilities: dict[str, Any] | None = None) -> bytes:
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": capabilities or {},
+            "clientInfo": {"name": "lean-test", "version": "1"}}})
+        answer = self.recv()
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def end_input(self) -> None:
+        """Close the server's stdin."""
+        if self._stdin_w is not None:
+            os.close(self._stdin_w)
+            self._stdin_w = None
+
+    def close(self) -> bytes:
+        """End stdin; the rest of what the server writes until it exits."""
+        self.end_input()
+        rest = []
+        while line := self.recv():
+            rest.append(line)
+        self._thread.join(WAIT)
+        assert not self._thread.is_alive()
+        os.close(self._stdout_r)
+        if self.error is not None:
+            raise self.error
+        return b"\n".join(rest)
+
+
+def _call(request_id: Any, name: str, arguments: Any = None, **extra: Any) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name, **extra}
+    if arguments is not None:
+        params["arguments"] = arguments
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def _converse(root: Path, version: str, requests: list[dict[str, Any] | bytes], *, lean: bool,
+              capabilities: dict[str, Any] | None = None) -> tuple[list[bytes], int]:
+    """Each request sent after the previous answer; the answers and how many were lean."""
+    _workspace(root)
+    client = Client(_context(root), root, lean=lean)
+    answers = [client.initialize(version, capabilities)]
+    for request in requests:
+        client.send(request)
+        answers.append(client.recv())
+    answers.append(client.close())
+    return answers, (client.lean.served if client.lean is not None else 0)
+
+
+def _both(root: Path, version: str, requests: list[dict[str, Any] | bytes], **kwargs: Any) -> tuple[list[bytes], int]:
+    lean, served = _converse(root, version, requests, lean=True, **kwargs)
+    sdk, none = _converse(root, version, requests, lean=False, **kwargs)
+    assert none == 0
+    assert lean == sdk
+    return lean, served
+
+
+TABLE: list[dict[str, Any] | bytes] = [
+    _call(1, "read", {"file_path": "a.txt"}),
+    _call("two", "read", {"file_path": "a.txt", "offset": 5, "limit": 3}),
+    _call(3, "read", {"file_path": "missing.txt"}),  # a tool error: isError, _meta error
+    _call(4, "read", {"file_path": "big.txt"}),  # a large result (the read's byte cap)
+    _call(5, "read", {}),  # invalid arguments
+    _call(6, "read", [1, 2]),  # arguments that are not an object reach the registry
+    _call(7, "read", None),  # absent arguments
+    {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "read", "arguments": None}},
+    _call(9, "edit", {"file_path": "a.txt", "old_string": "line 3\n", "new_string": "line three\n"}),
+    _call(10, "write", {"file_path": "new.txt", "content": "fresh\n"}),
+    _call(11, "edit", {"file_path": "new.txt", "old_string": "fresh", "new_string": "old"}),
+    _call(12, "glob", {"pattern": "**/*.py"}),
+    _call(13, "grep", {"pattern": "return", "path": "sub"}),
+    _call(14, "read_image", {"file_path": "pic.png"}),  # an image block
+    _call(15, "picture"),  # escapes: U+2028, NUL, DEL, quotes, astral
+    _call(16, "numbers"),  # floats, -0.0, NaN, huge ints in _meta
+    _call(2**53 - 1, "read", {"file_path": "a.txt"}),
+    _call(-7, "read", {"file_path": "a.txt"}),
+    _call("\u00e9\u2028", "read", {"file_path": "a.txt"}),
+    b'{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}',
+    b'{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt","offset":-0}}}',
+    b'{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt","offset":1.0,"limit":9007199254740993}}}',
+    b'{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt","limit":1e2}}}',
+    b'{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"\\ud800"}}}',
+    b'{"id":21,"jsonrpc":"2.0","params":{"arguments":{"file_path":"a.txt"},"name":"read"},"method":"tools/call"}',
+]
+LEAN_IN_TABLE = len(TABLE)
+"""every request of the table is one the lean path serves"""
+
+FALLBACKS: list[dict[str, Any] | bytes] = [
+    _call(30, "read", {"file_path": "a.txt"}, _meta={"progressToken": "p"}),
+    _call(31, "read", {"file_path": "a.txt"}, _meta={}),
+    _call(32, "nope", {}),
+    {"jsonrpc": "2.0", "id": 33, "method": "tools/call", "params": {"name": 5, "arguments": {}}},
+    _call(34, "read", {"file_path": "a.txt"}, task={"ttl": 1000}),
+    {"jsonrpc": "2.0", "id": 35, "method": "tools/call"},
+    {"jsonrpc": "2.0", "id": 36, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": 37, "method": "ping"},
+]
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+def test_every_answer_is_the_sdks_byte_for_byte(tmp_path: Path, version: str) -> None:
+    answers, served = _both(tmp_path / "w", version, TABLE + FALLBACKS)
+    assert served == LEAN_IN_TABLE
+    assert all(answers[1 : 1 + len(TABLE)])  # every request was answered
+    image = json.loads(answers[1 + TABLE.index(_call(14, "read_image", {"file_path": "pic.png"}))])
+    assert image["result"]["content"][-1]["type"] == "image"
+
+
+def test_an_unmodified_read_answer_round_trips_the_registry_text(tmp_path: Path) -> None:
+    answers, served = _both(tmp_path / "w", "2025-06-18", [_call(1, "read", {"file_path": "a.txt"})])
+    assert served == 1
+    result = json.loads(answers[1])["result"]
+    assert result["isError"] is False and "1: line 1" in result["content"][0]["text"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+ids = st.integers(-(2**64), 2**64) | st.text(max_size=6)
+requests = st.lists(
+    st.builds(lambda i, args: _call(i, "read", args), ids,
+              st.fixed_dictionaries({"file_path": st.sampled_from(["a.txt", "big.txt", "nope", "sub"])},
+                                    optional={"offset": json_values, "limit": json_values}) | json_values),
+    min_size=1, max_size=4,
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(version=st.sampled_from(HANDSHAKE_PROTOCOL_VERSIONS), calls=requests)
+def test_generated_calls_get_the_sdks_bytes(tmp_path: Path, version: str, calls: list[dict[str, Any]]) -> None:
+    try:
+        lines = [json.dumps(call, allow_nan=False).encode() for call in calls]
+    except ValueError:  # an infinite float: not JSON
+        return
+    _answers, served = _both(tmp_path / "w", version, lines)  # type: ignore[arg-type]
+    assert served == len(calls)
+
+
+def test_a_registry_that_raises_gets_the_sdks_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken(self: Any, *args: Any, **kwargs: Any) -> ToolResult:
+        raise RuntimeError("registry bug")
+
+    monkeypatch.setattr(ToolRegistry, "execute", broken)
+    answers, served = _both(tmp_path / "w", "2025-11-25", [_call(1, "read", {"file_path": "a.txt"})])
+    assert served == 1
+    assert json.loads(answers[1]) == {"jsonrpc": "2.0", "id": 1, "error": {"code": 0, "message": "registry bug"}}
+
+
+def test_before_initialize_every_call_goes_to_the_sdk(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    _workspace(root)
+    client = Client(_context(root), root, lean=True)
+    client.send(_call(1, "read", {"file_path": "a.txt"}))
+    assert b'"error"' in client.recv()  # the SDK's answer to a call before initialize
+    client.close()
+    assert client.lean.served == 0
+
+
+def _roots_conversation(root: Path, *, lean: bool) -> tuple[list[bytes], int]:
+    """A client declaring roots (M3): ``sub`` first, then, after a change, the whole root."""
+    _workspace(root)
+    client = Client(_context(root), root, lean=lean)
+    answers = [client.initialize("2025-06-18", {"roots": {"listChanged": True}})]
+    roots = [[(root / "sub").as_uri()], [root.as_uri()]]
+
+    def answer_roots() -> None:
+        question = json.loads(client.recv())
+        assert question["method"] == "roots/list"  # asked with the owner's first call (after a change)
+        client.send({"jsonrpc": "2.0", "id": question["id"], "result": {"roots": [{"uri": u} for u in roots.pop(0)]}})
+
+    client.send(_call(1, "read", {"file_path": "sub/b.py"}))
+    answer_roots()
+    answers.append(client.recv())
+    for number, path in ((2, str(root / "a.txt")), (3, "b.py")):  # outside the client's roots, then inside
+        client.send(_call(number, "read", {"file_path": path}))
+        answers.append(client.recv())
+    client.send({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+    client.send(_call(4, "read", {"file_path": str(root / "a.txt")}))
+    answer_roots()
+    answers.append(client.recv())
+    client.send(_call(5, "read", {"file_path": str(root / "a.txt")}))
+    answers.append(client.recv())
+    answers.append(client.close())
+    return answers, (client.lean.served if client.lean is not None else 0)
+
+
+def test_a_client_with_roots_is_served_lean_once_its_answer_settled(tmp_path: Path) -> None:
+    lean, served = _roots_conversation(tmp_path / "w", lean=True)
+    sdk, _ = _roots_conversation(tmp_path / "w", lean=False)
+    assert lean == sdk
+    assert served == 3  # calls 2, 3 and 5: 1 and 4 ask for the roots, through the SDK
+    assert b"outside the workspace" in lean[2] and b'"isError":false' in lean[3]  # a.txt is outside sub
+    assert b'"isError":false' in lean[4] and b'"isError":false' in lean[5]  # the whole root since the change
+
+
+@pytest.fixture
+def held(tmp_path: Path) -> Iterator[tuple[Path, Gate]]:
+    root = tmp_path / "w"
+    _workspace(root)
+    yield root, Gate()
+
+
+def _held_client(root: Path, gate: Gate, *, lean: bool) -> Client:
+    ctx = _context(root, gate)
+    client = Client(ctx, root, lean=lean)
+    client.initialize("2025-06-18")
+    return client
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_cancelled_lean_call_is_aborted_and_never_answered(held: tuple[Path, Gate], lean: bool) -> None:
+    root, gate = held
+    client = _held_client(root, gate, lean=lean)
+    client.send(_call(7, "hold"))
+    assert gate.started.wait(WAIT)
+    client.send(_call(8, "read", {"file_path": "a.txt"}))  # waits for the exclusive call 7
+    client.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "8"}})
+    client.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "x"}})
+    client.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    assert json.loads(client.recv()) == {"jsonrpc": "2.0", "id": 9, "result": {}}  # 7 and 8: no answer
+    assert client.close() == b""
+    assert gate.aborted == [True]
+    assert client.lean is None if not lean else client.lean.served == 2
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_call_the_sdk_serves_keeps_its_place_behind_a_lean_one(held: tuple[Path, Gate], lean: bool) -> None:
+    root, gate = held
+    client = _held_client(root, gate, lean=lean)
+    client.send(_call(1, "hold"))  # lean (when on), exclusive
+    assert gate.started.wait(WAIT)
+    client.send(_call(2, "read", {"file_path": "a.txt"}, _meta={"progressToken": 2}))  # the SDK's
+    client.send(_call(3, "read", {"file_path": "a.txt"}))  # the SDK's too: 2 is not answered yet
+    assert client.recv(timeout=0.5) == b""  # both wait for the exclusive call 1
+    gate.release.set()
+    answers = [json.loads(client.recv()) for _ in range(3)]
+    assert sorted(a["id"] for a in answers) == [1, 2, 3]
+    assert client.close() == b""
+    if lean:
+        assert client.lean.served == 1
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_call_in_flight_when_stdin_ends_is_answered(held: tuple[Path, Gate], lean: bool) -> None:
+    root, gate = held
+    client = _held_client(root, gate, lean=lean)
+    client.send(_call(1, "hold_read"))
+    assert gate.started.wait(WAIT)
+    client.end_input()
+    time.sleep(0.2)
+    gate.release.set()
+    assert json.loads(client.recv())["result"]["content"][0]["text"] == "released"
+    client.close()
+    if lean:
+        assert client.lean.served == 1
+
+
+def test_after_an_early_initialize_calls_are_lean(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    _workspace(root)
+    first = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}).encode()
+    client = Client(_context(root), root, lean=True, early=True, first=first + b"\n")
+    answer = json.loads(client.recv())
+    assert answer["id"] == 0 and answer["result"]["protocolVersion"] == "2025-06-18"
+    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    client.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})  # answered after the SDK's own (dropped) initialize
+    assert json.loads(client.recv()) == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    client.send(_call(1, "read", {"file_path": "a.txt"}))
+    assert b'"isError":false' in client.recv()
+    assert client.close() == b""
+    assert client.lean.served == 1
+
+
+def test_the_switch_reads_the_environment() -> None:
+    assert lean_from_env({}) is True
+    assert lean_from_env({"DSH_FS_MCP_LEAN": "1"}) is True
+    for off in ("0", "off", " FALSE ", "no"):
+        assert lean_from_env({"DSH_FS_MCP_LEAN": off}) is False
+
+
+def test_serve_stdio_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "w"
+    _workspace(root)
+    monkeypatch.setenv("DSH_FS_MCP_LEAN", "0")
+    client = Client(_context(root), root, lean=None)
+    client.initialize("2025-06-18")
+    client.send(_call(1, "read", {"file_path": "a.txt"}))
+    assert b'"isError":false' in client.recv()
+    client.close()
+    assert client.lean is None
+
+
+@pytest.mark.parametrize(("capabilities", "lean_calls"), [({"elicitation": {}}, 0), ({}, 1)])
+def test_under_a_sandbox_a_client_that_can_be_asked_goes_to_the_sdk(
+    tmp_path: Path, capabilities: dict[str, Any], lean_calls: int
+) -> None:
+    from dsh_fs.mcp.approval import approve_by_elicitation
+
+    root = tmp_path / "w"
+    _workspace(root)
+    ctx = dsh_fs.create_context(root=str(root), sandbox="read-only", approval=approve_by_elicitation)
+    client = Client(ctx, root, lean=True)
+    client.initialize("2025-06-18", capabilities)
+    client.send(_call(1, "read", {"file_path": "a.txt"}))
+    assert b'"isError":false' in client.recv()
+    client.close()
+    assert client.lean.served == lean_calls
+
+
+def _pipelined(root: Path, *, lean: bool) -> tuple[dict[Any, bytes], int]:
+    _workspace(root)
+    client = Client(_context(root), root, lean=lean)
+    client.initialize("2025-11-25")
+    calls = [
+        _call(1, "read", {"file_path": "a.txt"}),
+        _call(2, "edit", {"file_path": "a.txt", "old_string": "line 2\n", "new_string": "line two\n"}),
+        _call(3, "read", {"file_path": "a.txt", "limit": 3}),
+        _call(4, "write", {"file_path": "n.txt", "content": "x\n"}),
+        _call(5, "read", {"file_path": "n.txt"}),
+        _call(6, "edit", {"file_path": "n.txt", "old_string": "x", "new_string": "y"}),
+    ]
+    for call in calls:  # sent together: the answers come as the calls finish
+        client.send(call)
+    answers = {}
+    for _ in calls:
+        line = client.recv()
+        answers[json.loads(line)["id"]] = line
+    client.close()
+    return answers, (client.lean.served if client.lean is not None else 0)
+
+
+def test_calls_sent_together_run_in_arrival_order_with_the_sdks_answers(tmp_path: Path) -> None:
+    lean, served = _pipelined(tmp_path / "w", lean=True)
+    sdk, _ = _pipelined(tmp_path / "w", lean=False)
+    assert served == 6
+    assert lean == sdk
+    assert b"line two" in lean[3] and b'"isError":false' in lean[6]  # each edit after the read before it
+
+
+texts = st.text(st.characters(codec="utf-8"), max_size=12) | st.text(st.characters(categories=["Cs", "Ll"]), max_size=4)
+meta_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | texts,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+    max_leaves=8,
+)
+outputs = st.builds(
+    lambda content, meta: ToolOutput(content=content, meta=meta),
+    st.lists(texts.map(text_block) | st.binary(max_size=12).map(lambda data: image_block(data, "image/png")),
+             max_size=3),
+    st.none() | st.dictionaries(texts, meta_values, max_size=3) | meta_values,
+)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(version=st.sampled_from(HANDSHAKE_PROTOCOL_VERSIONS), output=outputs)
+def test_generated_results_get_the_sdks_bytes(tmp_path: Path, version: str, output: ToolOutput) -> None:
+    """Whatever a tool returns (lone surrogates, NaN and huge numbers in ``_meta``, images),
+    both paths write the same line (or the same error)."""
+
+    async def give(arguments: dict[str, Any], execution: Any) -> ToolOutput:
+        return output
+
+    def converse(lean: bool) -> tuple[list[bytes], int]:
+        root = tmp_path / "w"
+        _workspace(root)
+        ctx = _context(root)
+        ctx.tools.register(ToolDefinition(name="give", description="g", parameters={}, execute=give))
+        client = Client(ctx, root, lean=lean)
+        client.initialize(version)
+        client.send(_call(1, "give"))
+        answers = [client.recv()]
+        answers.append(client.close())
+        return answers, (client.lean.served if client.lean is not None else 0)
+
+    lean, served = converse(True)
+    sdk, _ = converse(False)
+    assert served == 1
+    assert lean == sdk and lean[0]
