@@ -87,6 +87,20 @@ class MissContract:
         # the reference walks without --follow: links are not entered, so no error either
         assert sorted((await text("reference", "glob", pattern="**/*")).split("\n")) == ["a.md", "sub/b.md"]
 
+    async def test_s15_a_symlink_loop_does_not_fail_the_search(self, workspace: Workspace) -> None:
+        """a link that resolves to itself, or two that point at each other, lead nowhere, as a
+        dangling one does (ripgrep: ``Too many levels of symbolic links (os error 40)``)"""
+        text = await self._tools(workspace, {"a.md": b"needle\n", "sub/b.md": b"needle\n"})
+        if not isinstance(workspace, LocalWorkspace):
+            return  # (links exist on the local disk only)
+        os.symlink("self", workspace.path("self"))
+        os.symlink("loop2", workspace.path("sub/loop1"))
+        os.symlink("loop1", workspace.path("sub/loop2"))
+        assert sorted((await text("default", "glob", pattern="**/*")).split("\n")) == ["a.md", "sub/b.md"]
+        assert (await text("default", "grep", pattern="needle")).startswith("Found 2 matches\n\na.md\nLine 1: needle")
+        assert await text("default", "glob", pattern="*", path="sub") == "sub/b.md"
+        assert sorted((await text("reference", "glob", pattern="**/*")).split("\n")) == ["a.md", "sub/b.md"]
+
 
     async def test_s9_an_absolute_pattern_inside_the_workspace(self, workspace: Workspace) -> None:
         text = await self._tools(workspace, {"folder/a.md": b"a\n", "folder/sub/b.md": b"b\n", "top.md": b"t\n"})

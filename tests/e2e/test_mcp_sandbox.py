@@ -319,3 +319,33 @@ def test_the_tool_commands_fence_every_face(root: str, command: str) -> None:
     assert denial_marker("read-only") in done.stdout.removeprefix("Error: ").splitlines()
     assert path.read_text() == "old\n" and path.stat().st_mtime_ns == before.st_mtime_ns
     assert sorted(os.listdir(root)) == ["a.txt"]
+
+
+def test_a_stateless_approval_is_not_replayed(root: str) -> None:
+    """``allowed-once``: the person's ``accept`` with its ``request_state`` approves one call;
+    the same answer and state sent again (the same write again) must not run it again
+    unasked: its nonce is spent."""
+    from mcp.client.client import Client
+
+    person = Person()
+    person.answers = ["accept"]
+    args = {"file_path": "a.txt", "content": "x", "sandbox_permissions": "workspace-write",
+            "justification": JUSTIFICATION}
+
+    async def main() -> None:
+        async with http_server_async(root, "--read-only") as endpoint:
+            async with httpx2.AsyncClient(headers=endpoint.headers(0), timeout=HTTP_TIMEOUT) as http:
+                async with Client(streamable_http_client(endpoint.url, http_client=http), mode="2026-07-28",
+                                  elicitation_callback=person) as client:
+                    first = await client.session.call_tool("write", args, allow_input_required=True)
+                    assert isinstance(first, types.InputRequiredResult)
+                    answer = {"dsh-fs/approval": types.ElicitResult(action="accept")}
+                    done = await client.call_tool("write", args, input_responses=answer, request_state=first.request_state)
+                    assert not done.is_error, text(done)
+                    again = await client.call_tool("write", args, input_responses=answer,
+                                                   request_state=first.request_state)
+        assert again.is_error and text(again) == (
+            'Error: sandbox escalation to "workspace-write" requires approval, but no approval channel is available')
+
+    anyio.run(main)
+    assert len(person.asked) <= 1 and Path(root, "a.txt").read_text() == "x"

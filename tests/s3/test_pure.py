@@ -160,3 +160,15 @@ def test_resolve_rooted_has_no_home_directory() -> None:
         assert resolve_rooted(path, "/", "/").display == "/" + path
     assert resolve_rooted("./~/a.txt", "/", "/", home_tilde=True).display == "/~/a.txt"
     assert resolve_rooted("~x", "/", "/", home_tilde=True).display == "/~x"
+
+
+@pytest.mark.parametrize(("url", "said"), [
+    ("s3://b?x/p", "S3 bucket name 'b?x': only lowercase letters, digits, dots and hyphens"),
+    ("s3://My/p", "S3 bucket name 'My': only lowercase letters, digits, dots and hyphens"),
+    ("s3://b/a%0Ab", "S3 prefix 'a\\nb': control characters are not allowed"),
+    ("s3://b/a\x00b", "S3 prefix 'a\\x00b': control characters are not allowed"),
+])
+def test_a_url_an_s3_service_cannot_hold_is_refused(url: str, said: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        parse_url(url)
+    assert str(refused.value) == said

@@ -533,3 +533,46 @@ def test_generated_results_get_the_sdks_bytes(tmp_path: Path, version: str, outp
     sdk, _ = converse(False)
     assert served == 1
     assert lean == sdk and lean[0]
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_client_that_does_not_read_its_answers_holds_at_most_in_flight_max_results(tmp_path: Path,
+                                                                                     lean: bool) -> None:
+    """backpressure: with stdout full, stdin is read no further once ``IN_FLIGHT_MAX`` requests
+    are unanswered (memory stays bounded); every answer still comes once the client reads"""
+    from dsh_fs.mcp.stdio import IN_FLIGHT_MAX
+
+    root = tmp_path / "ws"
+    _workspace(root)
+    ctx = _context(root)
+    ran: list[int] = []
+
+    async def bulky(arguments: dict[str, Any], execution: Any) -> list[Any]:
+        ran.append(1)
+        return [text_block("x" * 16384)]
+
+    ctx.tools.register(ToolDefinition(name="bulky", description="16 KiB", parameters={}, execute=bulky,
+                                      is_concurrency_safe=lambda _a: True))
+    client = Client(ctx, root, lean=lean)
+    client.initialize("2025-11-25")
+    calls = 1500  # (their lines fill the stdin pipe: the sender blocks once the server stops reading)
+
+    def flood() -> None:
+        for n in range(1, calls + 1):
+            client.send(_call(n, "bulky", {}))  # blocks once the server stops reading
+
+    sender = threading.Thread(target=flood, daemon=True)
+    sender.start()
+    time.sleep(3)  # nobody reads stdout meanwhile
+    assert IN_FLIGHT_MAX <= len(ran) <= IN_FLIGHT_MAX + 8, len(ran)  # (+ the few answers the stdout pipe took)
+    assert sender.is_alive()  # its writes are held back
+    answered = set()
+    while len(answered) < calls:
+        line = client.recv()
+        assert line, f"{len(answered)} answers"
+        answer = json.loads(line)
+        assert answer["result"]["content"][0]["text"] == "x" * 16384
+        answered.add(answer["id"])
+    sender.join(WAIT)
+    assert answered == set(range(1, calls + 1)) and len(ran) == calls
+    client.close()

@@ -187,3 +187,23 @@ def test_a_logged_client_uri_is_one_bounded_line() -> None:
     line = ignored_entry("file:///" + "x" * 100_000, "not found")
     assert "\n" not in line and len(line) < LOGGED_URI_MAX + 100 and "x…" in line
     assert ignored_entry("file:///plain", "not found") == "dsh-fs mcp: client root file:///plain ignored: not found"
+
+
+@pytest.mark.anyio
+async def test_a_client_error_message_is_logged_escaped(tree: str) -> None:
+    """the client writes a ``roots/list`` error's message: an ANSI escape, a NUL or a backspace
+    in it reaches the operator's stderr as a D22 escape, not raw (``_describe`` only folded
+    whitespace)"""
+    from mcp.shared.exceptions import MCPError
+
+    lines: list[str] = []
+    roots = RootsProtocol(LocalFileSystem(root=tree), log=lines.append)
+    owner = Session(tree)
+    forged = "\x1b[2K\rdsh-fs mcp: serving /\x00\x08"
+    session = _Session([MCPError(-1, forged), MCPError(-1, "no")])
+    assert await roots.view_for(owner, session) is None
+    roots.changed(owner, session)
+    assert await roots.view_for(owner, session) is None
+    assert lines == ['dsh-fs mcp: client roots ignored: "\\u001b[2K dsh-fs mcp: serving /\\u0000\\b"',
+                     "dsh-fs mcp: client roots ignored: no"]
+    assert all(line.isprintable() for line in lines)

@@ -27,6 +27,10 @@ def test_only_walk_notices_excuse_exit_2() -> None:
     assert not walk_notices_only(loop + "\nrg: ./x: Permission denied (os error 13)", **both)
     assert not walk_notices_only(gone + " and more", **both)
     assert not walk_notices_only("rg: regex parse error: No such file or directory (os error 2)x", **both)
+    link_loop = "rg: ./self: IO error for operation on ./self: Too many levels of symbolic links (os error 40)"
+    assert walk_notices_only(f"{link_loop}\n{gone}", loops=False, vanished=True)
+    assert not walk_notices_only(link_loop, loops=True, vanished=False)
+    assert not walk_notices_only("rg: ./d: Too many levels of symbolic links (os error 40)", **both)  # not a link's
 
 
 def test_excludes_are_anchored_and_escaped() -> None:

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -74,4 +76,14 @@ def parse_url(url: str) -> S3Location:
     bucket, _, prefix = rest.partition("/")
     if not bucket:
         raise ValueError(f"expected an s3://bucket/prefix URL, not {url!r}")
-    return S3Location(bucket, unquote(prefix))
+    if not _BUCKET.fullmatch(bucket):
+        raise ValueError(f"S3 bucket name {bucket!r}: only lowercase letters, digits, dots and hyphens")
+    key_prefix = unquote(prefix)
+    if _CONTROL.search(key_prefix):
+        raise ValueError(f"S3 prefix {key_prefix!r}: control characters are not allowed")
+    return S3Location(bucket, key_prefix)
+
+
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]*")
+"""the characters of an S3 bucket name (its length and other rules are the service's to check)"""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")

@@ -65,8 +65,9 @@ def display_roots(urls: Sequence[str]) -> dict[str, str]:
     """Display root → URL for several ``--s3`` URLs: ``/<last prefix segment>``, or
     ``/<bucket>`` for a URL without a prefix (``s3://b/team/a`` → ``/a``).
 
-    :raises ValueError: a malformed URL (``parse_url``); two URLs given the same name
-        (``S3FileSystem: roots /a and /a overlap``; the URLs when they are the same prefix)
+    :raises ValueError: a malformed URL (``parse_url``); the same prefix twice (``S3FileSystem:
+        roots <url> and <url> overlap``); two prefixes whose last segments are the same
+        (``S3FileSystem: s3://b/x/a and s3://c/y/a would both be served as /a``)
     """
     named: dict[str, str] = {}
     for url in urls:
@@ -74,8 +75,8 @@ def display_roots(urls: Sequence[str]) -> dict[str, str]:
         segments = [s for s in location.prefix.split("/") if s]
         display = "/" + (segments[-1] if segments else location.bucket)
         if display in named:
-            same = parse_url(named[display]) == location
-            a, b = (named[display], url) if same else (display, display)
-            raise ValueError(f"S3FileSystem: roots {a} and {b} overlap")
+            if parse_url(named[display]) == location:
+                raise ValueError(f"S3FileSystem: roots {named[display]} and {url} overlap")
+            raise ValueError(f"S3FileSystem: {named[display]} and {url} would both be served as {display}")
         named[display] = url
     return named

@@ -19,8 +19,9 @@ round records the same ``elicitation/create`` as an input request (key ``APPROVA
 call answers ``InputRequiredResult`` instead of its result (nothing ran: approval comes before
 any change); the client asks the person and retries the call with ``input_responses`` and the
 echoed ``request_state``, a MAC of the tool name, the arguments and the message under a key of
-this process, so an answer counts only for the very call it was asked about (a forged,
-stale or foreign state → ``unavailable``).
+this process and a nonce of the question, so an answer counts only for the very call it was
+asked about, and only once (``allowed-once``: a forged, stale, foreign or replayed state →
+``unavailable``; the last ``SPENT_MAX`` questions are remembered).
 
 No SDK import at module level (``dsh-fs mcp`` answers ``initialize`` before importing it, M2).
 """
@@ -73,10 +74,53 @@ class Round:
     pending: Any = None
     """the ``InputRequiredResult`` to answer instead of the call's result (set by the approval)"""
 
-    def seal(self, message: str) -> str:
-        """``request_state`` for asking ``message`` about this call (hex HMAC-SHA256)."""
-        text = json.dumps([self.name, self.arguments, message], sort_keys=True, default=repr)
-        return hmac.new(_STATE_KEY, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+    def seal(self, message: str, nonce: str | None = None) -> str:
+        """``request_state`` for asking ``message`` about this call: ``<nonce>.<hex
+        HMAC-SHA256 of the nonce, the tool name, the arguments and the message>``.
+
+        :param nonce: the question's nonce (``None``: a new one, for a first round)
+        """
+        nonce = secrets.token_hex(16) if nonce is None else nonce
+        text = json.dumps([nonce, self.name, self.arguments, message], sort_keys=True, default=repr)
+        mac = hmac.new(_STATE_KEY, text.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+        return f"{nonce}.{mac}"
+
+
+class _Spent:
+    """The nonces of the answers already counted (this process), so that one answer approves
+    one call (``allowed-once``): the same ``request_state`` sent again is no approval. At most
+    ``SPENT_MAX`` are kept; past that the oldest is forgotten, and so is every question asked
+    before it: a state whose nonce was issued before the oldest kept one is refused too."""
+
+    def __init__(self) -> None:
+        self._issued: dict[str, int] = {}
+        self._spent: dict[str, None] = {}
+        self._counter = 0
+        self._floor = 0  # questions issued before this count are refused
+
+    def issue(self, state: str) -> str:
+        self._counter += 1
+        self._issued[state.partition(".")[0]] = self._counter
+        while len(self._issued) > SPENT_MAX:
+            oldest = next(iter(self._issued))
+            self._floor = self._issued.pop(oldest) + 1
+            self._spent.pop(oldest, None)
+        return state
+
+    def take(self, nonce: str) -> bool:
+        """Count the answer to the question ``nonce``: ``False`` when it was counted already,
+        never issued here, or forgotten."""
+        issued = self._issued.get(nonce)
+        if issued is None or issued < self._floor or nonce in self._spent:
+            return False
+        self._spent[nonce] = None
+        return True
+
+
+SPENT_MAX = 4096
+"""the most approval questions of 2026-07-28 requests remembered (``_Spent``)"""
+
+_SPENT = _Spent()
 
 
 ROUND: contextvars.ContextVar[Round | None] = contextvars.ContextVar("dsh_fs_mcp_round", default=None)
@@ -92,13 +136,17 @@ def _in_rounds(message: str) -> ApprovalOutcome:
     current = ROUND.get()
     if current is None:
         return "unavailable"
-    sealed = current.seal(message)
     answer = (current.responses or {}).get(APPROVAL_KEY)
     if answer is None:
         ask = types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=_EMPTY_FORM))
+        sealed = _SPENT.issue(current.seal(message))
         current.pending = types.InputRequiredResult(input_requests={APPROVAL_KEY: ask}, request_state=sealed)
         return "cancelled"
-    if current.state is None or not hmac.compare_digest(current.state, sealed):
+    state = current.state
+    if not isinstance(state, str) or "." not in state:
+        return "unavailable"
+    nonce = state.partition(".")[0]
+    if not hmac.compare_digest(state, current.seal(message, nonce)) or not _SPENT.take(nonce):
         return "unavailable"
     action = answer.get("action") if isinstance(answer, Mapping) else getattr(answer, "action", None)
     return _OUTCOMES.get(action, "unavailable")  # type: ignore[arg-type]

@@ -331,6 +331,10 @@ class RootsProtocol:
 
 
 def _describe(exc: BaseException) -> str:
-    """One line for an exception (its message, else its type)."""
+    """One line for an exception (its message, else its type), at most 200 characters before
+    escaping. The message may be the client's (an error answer to ``roots/list``): whitespace
+    runs are one space, and a control character left (an ANSI escape, a NUL) makes the text a
+    JSON literal, as D22 prints names (``shown_name``), so it cannot rewrite the operator's
+    terminal or log."""
     text = " ".join(str(exc).split())
-    return text[:200] if text else type(exc).__name__
+    return shown_name(text[:200]) if text else type(exc).__name__

@@ -426,6 +426,24 @@ class _Unanswered:
         self._idle = anyio.Event()
         self._idle.set()
         self._gave_up = False
+        self._count = 0  # requests handed over and lean calls, not settled yet
+        self._room = anyio.Event()
+        self._room.set()
+
+    async def room(self) -> None:
+        """Return once fewer than ``IN_FLIGHT_MAX`` requests are unsettled."""
+        while self._count >= IN_FLIGHT_MAX:
+            await self._room.wait()
+
+    def _more(self) -> None:
+        self._count += 1
+        if self._count >= IN_FLIGHT_MAX and self._room.is_set():
+            self._room = anyio.Event()
+
+    def _fewer(self) -> None:
+        self._count -= 1
+        if self._count < IN_FLIGHT_MAX:
+            self._room.set()
 
     @property
     def busy(self) -> bool:
@@ -438,6 +456,7 @@ class _Unanswered:
         if self._gave_up:
             return
         self._lean += 1
+        self._more()
         if self._idle.is_set():
             self._idle = anyio.Event()
 
@@ -446,6 +465,7 @@ class _Unanswered:
         if self._gave_up:
             return
         self._lean -= 1
+        self._fewer()
         if not self._lean and not self._ids:
             self._idle.set()
 
@@ -457,6 +477,7 @@ class _Unanswered:
             return item
         key = (isinstance(message.id, str), message.id)
         self._ids[key] += 1
+        self._more()
         if self._idle.is_set():
             self._idle = anyio.Event()
 
@@ -477,16 +498,24 @@ class _Unanswered:
         self._ids.clear()
         self._lean = 0
         self._idle.set()
+        self._count = 0
+        self._room.set()
 
     async def wait(self) -> None:
         """Return once nothing is left unanswered."""
         await self._idle.wait()
 
     def _settle(self, key: tuple[bool, Any]) -> None:
-        if self._ids[key] > 1:
+        held = self._ids.get(key, 0)
+        if not held:
+            return
+        self._fewer()
+        if held > 1:
             self._ids[key] -= 1
-        elif self._ids.pop(key, 0) and not self._ids and not self._lean:
-            self._idle.set()
+        else:
+            del self._ids[key]
+            if not self._ids and not self._lean:
+                self._idle.set()
 
 
 class _Router:
@@ -503,7 +532,10 @@ class _Router:
         self._writer = writer
 
     async def route(self, item: SessionMessage) -> None:
-        """Serve ``item`` lean (admitted before this returns), or hand it to the server."""
+        """Serve ``item`` lean (admitted before this returns), or hand it to the server. A
+        request waits for room first (``IN_FLIGHT_MAX``): stdin is read no further meanwhile."""
+        if isinstance(item.message, types.JSONRPCRequest):
+            await self.unanswered.room()
         lean = self._lean
         if lean is not None:
             message = item.message
@@ -542,6 +574,11 @@ def _item_of(raw: bytes) -> SessionMessage | types.JSONRPCError | None:
         logger.warning("could not read a line", exc_info=True)
         return _error_reply(types.INTERNAL_ERROR, _UNREADABLE, recover_id(text))
 
+
+IN_FLIGHT_MAX: Final = 64
+"""requests read and not answered yet, at most: beyond, stdin is read no further until one is
+settled, so a client that sends calls without reading the answers (its stdout pipe full) makes
+the server hold at most this many results, and its own writes block (backpressure)"""
 
 PARSE_INLINE_MAX: Final = 65536
 """bytes of a line parsed on the event loop thread; a longer line is parsed in a worker thread"""

@@ -46,6 +46,8 @@ _SHOW, _HIDE, _CHECK = 0, 1, 2
 
 _LOOP = re.compile(r"^rg: File system loop found: .+ points to an ancestor .+$")
 _VANISHED = re.compile(r"^rg: .+: No such file or directory \(os error 2\)$")
+_LINK_LOOP = re.compile(r"^rg: (.+): IO error for operation on \1: Too many levels of symbolic links \(os error 40\)$")
+"""a symlink ripgrep was told to follow that resolves to itself (``a -> a``, ``a -> b -> a``)"""
 
 
 def walk_notices_only(stderr: str, *, loops: bool, vanished: bool) -> bool:
@@ -54,9 +56,12 @@ def walk_notices_only(stderr: str, *, loops: bool, vanished: bool) -> bool:
     with ``loops``, a symlink loop it stopped at (S8); with ``vanished``, an entry that was not
     there when it reached it — a dangling symlink it was told to follow (S8's ``--follow``), or
     a file or directory removed during the walk (``rg: ./d: No such file or directory (os
-    error 2)``, also in its ``IO error for operation on …`` form; S15). Pure."""
+    error 2)``, also in its ``IO error for operation on …`` form), or a symlink that resolves
+    to itself (``rg: ./a: IO error for operation on ./a: Too many levels of symbolic links (os
+    error 40)``: it leads nowhere, as a dangling one does; S15). Pure."""
     lines = [line for line in stderr.splitlines() if line.strip()]
-    return bool(lines) and all((loops and _LOOP.match(line)) or (vanished and _VANISHED.match(line))
+    return bool(lines) and all((loops and _LOOP.match(line))
+                               or (vanished and (_VANISHED.match(line) or _LINK_LOOP.match(line)))
                                for line in lines)
 
 
