@@ -139,3 +139,21 @@ def test_the_filter_judges_each_printed_directory_once(tmp_path: Path) -> None:
     assert not grep.admit("x.md") and glob.admit("x.md")  # glob shows names: its walk excluded the file link
     assert grep.admit("a/b/gone.md")  # not there (any more): no link to follow
     assert grep._heads["a/in/"] == grep._heads["./a/in/"] and len(grep._dirs) < len(cases)
+
+
+def test_paths_printed_absolute_or_not_normal_get_the_same_verdicts(tmp_path: Path) -> None:
+    """ripgrep prints absolute paths for an absolute path argument (S9) and keeps ``./`` or
+    ``../`` as given: each is judged at its normalized host directory"""
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.txt").write_text("a\n")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "x.txt").write_text("x\n")
+    os.symlink(outside, root / "out")
+    for printed, shown in ((f"{root}/sub/a.txt", True), (f"{root}/out/x.txt", False), ("./sub/a.txt", True),
+                           ("./out/x.txt", False), ("sub/../out/x.txt", False), ("../ws/sub/a.txt", True),
+                           ("sub//a.txt", True)):
+        links = LinkFilter(str(root), str(root))
+        assert links.admit(printed) is shown, printed
+        assert LinkFilter(str(root), str(root)).admit_many([printed]) == ([printed] if shown else []), printed
