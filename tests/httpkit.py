@@ -46,6 +46,7 @@ __all__ = (
     "HttpServer",
     "INITIALIZE",
     "InProcess",
+    "MODERN_META",
     "http_client",
     "http_server",
     "http_server_async",
@@ -54,6 +55,7 @@ __all__ = (
     "serve_in_process",
     "server_argv",
     "stop",
+    "tool_call",
 )
 
 HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
@@ -69,6 +71,21 @@ INITIALIZE: Mapping[str, Any] = {
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
 }
 """a handshake-era ``initialize`` request"""
+
+MODERN_META: Mapping[str, Any] = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+}
+"""the ``_meta`` a 2026-07-28 (stateless) request carries in place of a handshake"""
+
+
+def tool_call(name: str, arguments: dict[str, Any], *, modern: bool = False, id_: int = 2) -> dict[str, Any]:
+    """A ``tools/call`` request (``modern``: with the 2026-07-28 ``_meta``)."""
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    if modern:
+        params["_meta"] = MODERN_META
+    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
 
 
 @dataclass(frozen=True)

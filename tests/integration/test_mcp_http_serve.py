@@ -39,23 +39,11 @@ import dsh_fs
 from dsh_fs.mcp import SessionLimits, mint_tokens, parse_listen, serve_http
 from dsh_fs.mcp.auth import write_token_file
 from dsh_fs.mcp.http import _bind_tcp, _bind_unix, check_private_dir
-from httpkit import INITIALIZE, raw_post
+from httpkit import INITIALIZE, raw_post, tool_call
 
 pytestmark = pytest.mark.timeout(120)
 
 MODERN = "2026-07-28"
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
-}
-
-
-def _call(name: str, arguments: dict[str, Any], *, modern: bool = False, id_: int = 2) -> dict[str, Any]:
-    params: dict[str, Any] = {"name": name, "arguments": arguments}
-    if modern:
-        params["_meta"] = MODERN_META
-    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
 
 
 def _modern(tool: str) -> dict[str, str]:
@@ -163,7 +151,7 @@ def test_servers_without_a_port_each_get_a_free_one_and_sigterm_ends_them(tmp_pa
                     status, _, _ = await raw_post(http, url, INITIALIZE)
                     assert status == 401  # the token is asked for
                     session = await _open(http, url, _bearer(token))
-                    status, _, answer = await raw_post(http, url, _call("read", {"file_path": "a.txt"}), session)
+                    status, _, answer = await raw_post(http, url, tool_call("read", {"file_path": "a.txt"}), session)
                     assert status == 200 and "alpha" in answer["result"]["content"][0]["text"], answer
                     status, _, _ = await raw_post(http, url, INITIALIZE, {"host": "evil.example", **_bearer(token)})
                     assert status == 421  # DNS-rebinding protection over TCP
@@ -175,7 +163,7 @@ def test_servers_without_a_port_each_get_a_free_one_and_sigterm_ends_them(tmp_pa
         # a server started later in this process still streams its answers (SSE)
         async with serving(root, tokens=[token]) as (again,), httpx2.AsyncClient(timeout=30) as http:
             session = await _open(http, again.urls[0], _bearer(token))
-            status, _, answer = await raw_post(http, again.urls[0], _call("read", {"file_path": "a.txt"}), session)
+            status, _, answer = await raw_post(http, again.urls[0], tool_call("read", {"file_path": "a.txt"}), session)
             assert status == 200 and "alpha" in answer["result"]["content"][0]["text"], answer
 
     before = _fds()
@@ -264,7 +252,7 @@ def test_a_unix_socket_in_a_private_directory_created_for_it(tmp_path: Any) -> N
             async with httpx2.AsyncClient(transport=transport, timeout=30) as http:
                 # no DNS-rebinding check on a Unix socket: any Host is served
                 session = await _open(http, "http://evil.example/mcp", _bearer(token))
-                status, _, answer = await raw_post(http, "http://evil.example/mcp", _call("list", {"path": "."}),
+                status, _, answer = await raw_post(http, "http://evil.example/mcp", tool_call("list", {"path": "."}),
                                                    session)
                 assert status == 200 and answer["result"]["isError"] is False, answer
         assert not os.path.lexists(path)  # removed on exit
@@ -348,7 +336,7 @@ def test_an_unknown_session_is_the_sdks_not_found(tmp_path: Any) -> None:
     async def main() -> None:
         async with serving(root, tokens=[token]) as (server,), httpx2.AsyncClient(timeout=30) as http:
             url = server.urls[0]
-            for method, body in (("POST", _call("read", {"file_path": "a"})), ("GET", None), ("DELETE", None)):
+            for method, body in (("POST", tool_call("read", {"file_path": "a"})), ("GET", None), ("DELETE", None)):
                 status, headers, answer = await raw_post(http, url, body, {"mcp-session-id": "nope", **_bearer(token)},
                                                          method=method)
                 assert (status, answer) == (404, {"jsonrpc": "2.0", "id": None,
@@ -376,7 +364,7 @@ def test_an_expired_session_is_ended_in_the_sdk_too(tmp_path: Any) -> None:
                         break
                     assert status == 503, answer  # until the first one expires
                     await anyio.sleep(0.1)
-            status, _, _ = await raw_post(http, url, _call("read", {"file_path": "a"}), first)
+            status, _, _ = await raw_post(http, url, tool_call("read", {"file_path": "a"}), first)
             assert status == 404
 
     anyio.run(main)
@@ -429,12 +417,12 @@ def test_a_token_removed_from_the_file_ends_its_sessions(tmp_path: Any) -> None:
             with anyio.fail_after(20):
                 while True:
                     try:
-                        if (await raw_post(http, url, _call("read", {"file_path": "a"}), goes))[0] == 401:
+                        if (await raw_post(http, url, tool_call("read", {"file_path": "a"}), goes))[0] == 401:
                             break
                     except httpx2.RemoteProtocolError:
                         pass  # a call in flight as the session is ended has its stream cut: ask again
                     await anyio.sleep(0.05)
-            status, _, _ = await raw_post(http, url, _call("read", {"file_path": "a"}), stays)
+            status, _, _ = await raw_post(http, url, tool_call("read", {"file_path": "a"}), stays)
             assert status == 200
             # the revoked session was ended in the SDK too: its place is free again
             with anyio.fail_after(20):
@@ -459,7 +447,7 @@ def test_stateless_requests_of_a_token_are_bounded_in_flight_and_give_their_plac
         async with serving(root, tokens=[token], limits=limits) as (server,), httpx2.AsyncClient(timeout=30) as http:
             url = server.urls[0]
             for _ in range(3):  # one at a time: each gives its place back
-                status, _, answer = await raw_post(http, url, _call("read", {"file_path": "a.txt"}, modern=True),
+                status, _, answer = await raw_post(http, url, tool_call("read", {"file_path": "a.txt"}, modern=True),
                                                    {**_modern("read"), **_bearer(token)})
                 assert status == 200 and "alpha" in answer["result"]["content"][0]["text"], answer
 
@@ -474,14 +462,14 @@ def test_without_auth_a_stateless_request_is_refused_naming_the_handshake(tmp_pa
     async def main() -> None:
         async with serving(root, tokens=None) as (server,), httpx2.AsyncClient(timeout=30) as http:
             url = server.urls[0]
-            status, _, answer = await raw_post(http, url, _call("read", {"file_path": "a.txt"}, modern=True),
+            status, _, answer = await raw_post(http, url, tool_call("read", {"file_path": "a.txt"}, modern=True),
                                                _modern("read"))
             error = answer["error"]
             assert error["code"] == -32022, answer
             assert error["message"].startswith("dsh-fs mcp without authentication serves only the initialize handshake")
             assert error["data"] == {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": MODERN}
             session = await _open(http, url, {})
-            status, _, answer = await raw_post(http, url, _call("read", {"file_path": "a.txt"}), session)
+            status, _, answer = await raw_post(http, url, tool_call("read", {"file_path": "a.txt"}), session)
             assert status == 200 and "alpha" in answer["result"]["content"][0]["text"], answer
 
     anyio.run(main)

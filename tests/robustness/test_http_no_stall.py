@@ -32,7 +32,7 @@ pytest.importorskip("mcp")
 
 import httpx2  # noqa: E402  (after the importorskip)
 
-from httpkit import INITIALIZE, Endpoint, HttpServer, raw_post  # noqa: E402
+from httpkit import INITIALIZE, Endpoint, HttpServer, raw_post, tool_call  # noqa: E402
 from robustkit import snapshot  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -48,19 +48,6 @@ def _modern(tool: str) -> dict[str, str]:
     """The routing headers of a stateless 2026-07-28 ``tools/call`` of ``tool``."""
     return {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": tool}
 
-
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "attacker", "version": "0"},
-}
-
-
-def _call(name: str, arguments: dict[str, Any], *, modern: bool = False, id_: int = 2) -> dict[str, Any]:
-    params: dict[str, Any] = {"name": name, "arguments": arguments}
-    if modern:
-        params["_meta"] = MODERN_META
-    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
 
 
 class Served:
@@ -124,7 +111,7 @@ async def _timed_read(http: httpx2.AsyncClient, endpoint: Endpoint, agent: int =
     """Seconds one stateless ``read`` of ``secret.txt`` by ``agent`` takes (it must succeed)."""
     started = time.monotonic()
     status, _, answer = await raw_post(
-        http, endpoint.url, _call("read", {"file_path": "secret.txt"}, modern=True),
+        http, endpoint.url, tool_call("read", {"file_path": "secret.txt"}, modern=True),
         {**_modern("read"), **endpoint.headers(agent)},
     )
     took = time.monotonic() - started
@@ -141,13 +128,13 @@ def test_a_token_cannot_use_another_tokens_session_on_the_stateless_path(served:
     async def main() -> None:
         async with httpx2.AsyncClient(timeout=30) as http:
             own = await _open_session(http, endpoint, 0)
-            status, _, answer = await raw_post(http, endpoint.url, _call("read", {"file_path": "secret.txt"}), own)
+            status, _, answer = await raw_post(http, endpoint.url, tool_call("read", {"file_path": "secret.txt"}), own)
             assert status == 200 and answer["result"]["isError"] is False
             before = snapshot(served.root)
             stolen = {"mcp-session-id": own["mcp-session-id"], **endpoint.headers(1)}
-            edit = _call("edit", {"file_path": "secret.txt", "old_string": "private", "new_string": "stolen"},
+            edit = tool_call("edit", {"file_path": "secret.txt", "old_string": "private", "new_string": "stolen"},
                          modern=True)
-            read = _call("read", {"file_path": "secret.txt"}, modern=True)
+            read = tool_call("read", {"file_path": "secret.txt"}, modern=True)
             for method, body, tool in (("POST", edit, "edit"), ("POST", read, "read"), ("GET", None, "read"),
                                        ("DELETE", None, "read")):
                 status, _, answer = await raw_post(http, endpoint.url, body, {**stolen, **_modern(tool)}, method=method)

@@ -33,25 +33,12 @@ import httpx2  # noqa: E402  (after the importorskip)
 
 import dsh_fs  # noqa: E402
 from dsh_fs.mcp import BearerTokens, ServeOptions, SessionLimits, build_context  # noqa: E402
-from httpkit import INITIALIZE, Endpoint, http_server, raw_post, serve_in_process  # noqa: E402
+from httpkit import INITIALIZE, Endpoint, http_server, raw_post, serve_in_process, tool_call  # noqa: E402
 from robustkit import snapshot  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
 SECRET = "the serving user's private notes\n"
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "attacker", "version": "0"},
-}
-
-
-def _call(name: str, arguments: dict[str, Any], *, modern: bool = False, id_: int = 2) -> dict[str, Any]:
-    params: dict[str, Any] = {"name": name, "arguments": arguments}
-    if modern:
-        params["_meta"] = MODERN_META
-    return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
-
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: Any) -> Iterator[tuple[str, Endpoint]]:
@@ -94,12 +81,12 @@ def test_no_request_without_a_token_of_this_server_reaches_the_tools_or_the_file
             before = snapshot(root)
             attempts: list[tuple[str, Any, dict[str, str]]] = [
                 ("POST", INITIALIZE, {}),
-                ("POST", _call("read", {"file_path": "secret.txt"}), {"mcp-session-id": session_id}),
-                ("POST", _call("write", {"file_path": "planted.txt", "content": "x"}), {"mcp-session-id": session_id}),
+                ("POST", tool_call("read", {"file_path": "secret.txt"}), {"mcp-session-id": session_id}),
+                ("POST", tool_call("write", {"file_path": "planted.txt", "content": "x"}), {"mcp-session-id": session_id}),
                 ("GET", None, {"mcp-session-id": session_id}),
                 ("DELETE", None, {"mcp-session-id": session_id}),
-                ("POST", _call("read", {"file_path": "secret.txt"}, modern=True), {"mcp-protocol-version": "2026-07-28"}),
-                ("POST", _call("write", {"file_path": "planted.txt", "content": "x"}, modern=True),
+                ("POST", tool_call("read", {"file_path": "secret.txt"}, modern=True), {"mcp-protocol-version": "2026-07-28"}),
+                ("POST", tool_call("write", {"file_path": "planted.txt", "content": "x"}, modern=True),
                  {"mcp-protocol-version": "2026-07-28"}),
             ]
             for method, body, extra in attempts:
@@ -113,12 +100,12 @@ def test_no_request_without_a_token_of_this_server_reaches_the_tools_or_the_file
                     assert "private notes" not in str(answer)
             # the other agent's valid token does not open this agent's session
             other = {"mcp-session-id": session_id, **endpoint.headers(1)}
-            for method, body in (("POST", _call("read", {"file_path": "secret.txt"})), ("DELETE", None)):
+            for method, body in (("POST", tool_call("read", {"file_path": "secret.txt"})), ("DELETE", None)):
                 status, _, answer = await raw_post(http, endpoint.url, body, other, method=method)
                 assert status == 404 and "private notes" not in str(answer)
             assert snapshot(root) == before
             # and the agent's own session still works
-            status, _, answer = await raw_post(http, endpoint.url, _call("read", {"file_path": "secret.txt"}), own)
+            status, _, answer = await raw_post(http, endpoint.url, tool_call("read", {"file_path": "secret.txt"}), own)
             assert status == 200 and "private notes" in answer["result"]["content"][0]["text"]
             status, _, _ = await raw_post(http, endpoint.url, None, own, method="DELETE")
             assert status == 200
@@ -235,13 +222,13 @@ def test_unused_and_idle_sessions_expire_with_their_observations(tmp_path: Any) 
                     await anyio.sleep(0.05)
             for session_id in unused:  # the SDK forgot them too
                 status, _, _ = await raw_post(
-                    http, endpoint.url, _call("read", {"file_path": "a.txt"}), {"mcp-session-id": session_id, **endpoint.headers()}
+                    http, endpoint.url, tool_call("read", {"file_path": "a.txt"}), {"mcp-session-id": session_id, **endpoint.headers()}
                 )
                 assert status == 404
 
             used = await _open_session(http, endpoint)
             headers = {"mcp-session-id": used, **endpoint.headers()}
-            status, _, answer = await raw_post(http, endpoint.url, _call("read", {"file_path": "a.txt"}), headers)
+            status, _, answer = await raw_post(http, endpoint.url, tool_call("read", {"file_path": "a.txt"}), headers)
             assert status == 200 and answer["result"]["isError"] is False
             owner = weakref.ref(sessions.owner(used, "agent-1"))
             await anyio.sleep(0.8)  # past the unused timeout: a used session stays
@@ -251,7 +238,7 @@ def test_unused_and_idle_sessions_expire_with_their_observations(tmp_path: Any) 
                     await anyio.sleep(0.05)
             gc.collect()
             assert owner() is None  # its observations went with it
-            status, _, _ = await raw_post(http, endpoint.url, _call("read", {"file_path": "a.txt"}), headers)
+            status, _, _ = await raw_post(http, endpoint.url, tool_call("read", {"file_path": "a.txt"}), headers)
             assert status == 404
 
     anyio.run(main)
@@ -281,16 +268,16 @@ def test_requests_in_flight_per_session_are_bounded(tmp_path: Any) -> None:
             headers = {"mcp-session-id": session_id, **endpoint.headers()}
             async with anyio.create_task_group() as tg:
                 for index in range(3):
-                    tg.start_soon(raw_post, http, endpoint.url, _call("read", {"file_path": "stuck.txt"}, id_=10 + index),
+                    tg.start_soon(raw_post, http, endpoint.url, tool_call("read", {"file_path": "stuck.txt"}, id_=10 + index),
                                   headers)
                 with anyio.fail_after(20):
                     while fs.waiting < 3:
                         await anyio.sleep(0.02)
-                status, _, answer = await raw_post(http, endpoint.url, _call("read", {"file_path": "x"}), headers)
+                status, _, answer = await raw_post(http, endpoint.url, tool_call("read", {"file_path": "x"}), headers)
                 assert status == 503
                 assert answer["error"]["message"] == "too many requests in flight on this MCP session (3)"
                 fs.gate.set()
-            status, _, answer = await raw_post(http, endpoint.url, _call("read", {"file_path": "x"}), headers)
+            status, _, answer = await raw_post(http, endpoint.url, tool_call("read", {"file_path": "x"}), headers)
             assert status == 200  # room again
 
     anyio.run(main)
@@ -309,7 +296,7 @@ def test_an_owners_observations_are_bounded_and_a_forgotten_file_still_needs_a_r
             headers = {"mcp-session-id": await _open_session(http, endpoint), **endpoint.headers()}
 
             async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-                status, _, answer = await raw_post(http, endpoint.url, _call(name, arguments), headers)
+                status, _, answer = await raw_post(http, endpoint.url, tool_call(name, arguments), headers)
                 assert status == 200
                 return answer["result"]
 

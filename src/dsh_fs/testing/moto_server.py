@@ -167,13 +167,22 @@ def _default_pidfile() -> str:
     return os.path.join(tempfile.gettempdir(), f"dsh-fs-moto-{os.getuid()}.pid")
 
 
-def _running(pidfile: str) -> int | None:
-    """The pid in ``pidfile`` when that process is still alive, else ``None``."""
+def _pid_in(pidfile: str) -> int | None:
+    """The pid ``pidfile`` holds, or ``None`` (no such file, or not a pid)."""
     try:
         with open(pidfile, encoding="ascii") as handle:
-            pid = int(handle.read().strip())
-        os.kill(pid, 0)
+            return int(handle.read().strip())
     except (OSError, ValueError):
+        return None
+
+
+def _running(pidfile: str) -> int | None:
+    """The pid in ``pidfile`` when that process is still alive, else ``None``."""
+    pid = _pid_in(pidfile)
+    try:
+        if pid is not None:
+            os.kill(pid, 0)
+    except OSError:
         return None
     return pid
 
@@ -202,10 +211,8 @@ def main(argv: list[str] | None = None) -> int:
             handle.write(f"{server.process.pid}\n")
         print(f"{ENDPOINT_ENV}={endpoint}")
         return 0
-    try:
-        with open(args.pidfile, encoding="ascii") as handle:
-            pid = int(handle.read().strip())
-    except (OSError, ValueError):
+    pid = _pid_in(args.pidfile)
+    if pid is None:
         print(f"no moto server pidfile at {args.pidfile}", file=sys.stderr)
         return 1
     with contextlib.suppress(ProcessLookupError):
