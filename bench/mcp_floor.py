@@ -11,7 +11,10 @@ one write + flush, one ``readline`` a call):
 * ``asyncio echo``: the same answer from an asyncio loop whose reader stays registered
   (``loop.add_reader``, reads and writes that never block): the floor of a server on asyncio;
 * ``dsh-fs mcp``: the real server (lean path on);
-* the same ``read`` in process (``ctx.tools.execute`` awaited in a loop).
+* the same ``read`` in process (``ctx.tools.execute`` awaited in a loop: the target's
+  baseline), and the same loop with a 200 µs ``time.sleep`` between calls (timed without the
+  sleep): the call as a server runs it, in a process that has just been woken up (its caches
+  and predictors cold: measured about twice the hot loop's time on the bench VM).
 
 For each it prints the median wall time per round trip over ``--runs`` passes, the client's
 own CPU per round trip (its thread's CPU time) and the server process's CPU per round trip
@@ -133,7 +136,8 @@ def _drive(command: list[str], folder: str, name: str, calls: int) -> dict[str, 
         proc.wait(timeout=30)
 
 
-def _in_process(folder: str, name: str, calls: int) -> float:
+def _in_process(folder: str, name: str, calls: int, *, pause: float = 0.0) -> float:
+    """µs per ``read`` in process; ``pause``: seconds slept before each call (not timed)."""
     import anyio
 
     import dsh_fs
@@ -144,10 +148,18 @@ def _in_process(folder: str, name: str, calls: int) -> float:
     async def loop() -> float:
         for _ in range(20):
             await ctx.tools.execute("read", {"file_path": name}, session=agent)
-        start = time.perf_counter()
+        if not pause:
+            start = time.perf_counter()
+            for _ in range(calls):
+                await ctx.tools.execute("read", {"file_path": name}, session=agent)
+            return (time.perf_counter() - start) / calls * 1e6
+        total = 0.0
         for _ in range(calls):
+            time.sleep(pause)
+            start = time.perf_counter()
             await ctx.tools.execute("read", {"file_path": name}, session=agent)
-        return (time.perf_counter() - start) / calls * 1e6
+            total += time.perf_counter() - start
+        return total / calls * 1e6
 
     return anyio.run(loop)
 
@@ -173,12 +185,15 @@ def main(argv: list[str] | None = None) -> int:
                     "dsh-fs mcp": server}
         passes: dict[str, list[dict[str, Any]]] = {label: [] for label in commands}
         in_process: list[float] = []
+        woken: list[float] = []
         for _ in range(args.runs):
             for label, command in commands.items():
                 passes[label].append(_drive(command, folder, name, args.calls))
             in_process.append(_in_process(folder, name, args.calls))
+            woken.append(_in_process(folder, name, args.calls, pause=0.0002))
         base = statistics.median(in_process)
-        result: dict[str, Any] = {"answer_bytes": len(answer), "in_process_us": base}
+        result: dict[str, Any] = {"answer_bytes": len(answer), "in_process_us": base,
+                                  "in_process_after_a_sleep_us": statistics.median(woken)}
         for label, found in passes.items():
             medians = {key: statistics.median(p[key] for p in found)
                        for key in ("wall_us", "client_cpu_us", "server_cpu_us")}

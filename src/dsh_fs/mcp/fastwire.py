@@ -12,12 +12,13 @@ round trip of a small ``read`` (bench/README.md, "The MCP stdio round trip, four
   or ``Infinity`` (pydantic's float reading is not Python's to the last bit, and it refuses the
   constants), any member beyond ``jsonrpc``/``id``/``method``/``params``, an ``id`` that is not a
   string or an integer, ``params`` beyond ``name`` (a string) and ``arguments``.
-* ``response_line``: one ``json.dumps`` with pydantic's separators, key order (insertion) and
-  escaping (``ensure_ascii=False``: ``"``, ``\\``, ``\\b \\f \\n \\r \\t``, other control characters
-  as lowercase ``\\u00XX``; DEL, U+2028 and non-ASCII as they are). ``None`` (the SDK's
-  encoding then) for a result holding anything but strings, ``bool``, ``None``, integers within
-  64 bits, lists and objects with string keys (a float: pydantic writes ``1e16``, Python
-  ``1e+16``), or a lone surrogate anywhere (pydantic refuses it; ``encode_message`` repairs it).
+* ``response_line``: the message as a plain dict through ``pydantic_core.to_json``, the
+  serializer the model's ``id`` and ``result: dict[str, Any]`` fields use, without building and
+  dumping the ``JSONRPCResponse`` model (``json.dumps`` was measured 3× slower than it on a 12 KB
+  answer). ``None`` (the SDK's encoding then) for a result holding anything but strings,
+  ``bool``, ``None``, integers within 64 bits, lists and objects with string keys (a float,
+  ``NaN`` included: ``to_json`` writes the constants where the model writes ``null``), or a lone
+  surrogate anywhere (pydantic refuses it; ``encode_message`` repairs it).
 
 ``tests/unit/test_mcp_fastwire.py`` holds both to the SDK's functions (hypothesis), and
 ``tests/unit/test_mcp_lean.py`` the whole answers to the SDK path's.
@@ -28,6 +29,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Final
+
+import pydantic_core
 
 __all__ = ("plain_call", "response_line")
 
@@ -43,6 +46,10 @@ def _refuse(literal: str) -> Any:
     raise ValueError(f"not a plain value: {literal}")
 
 
+_DECODER: Final = json.JSONDecoder(parse_float=_refuse, parse_constant=_refuse)
+"""``json.loads`` with these hooks, made once (``loads`` makes a decoder per call for them)"""
+
+
 def plain_call(raw: bytes) -> tuple[int | str, dict[str, Any]] | None:
     """``(id, params)`` of ``raw`` (one stdin line, its line end included or not) when it is a
     plain ``tools/call`` request whose SDK-path reading (``stdio.parse_line``) is provably the
@@ -55,7 +62,7 @@ def plain_call(raw: bytes) -> tuple[int | str, dict[str, Any]] | None:
     if _CANDIDATES.search(text):
         return None
     try:
-        value = json.loads(text, parse_float=_refuse, parse_constant=_refuse)
+        value = _DECODER.decode(text)
     except (ValueError, RecursionError):
         return None
     if type(value) is not dict or value.keys() != _MEMBERS:
@@ -78,12 +85,10 @@ def response_line(request_id: int | str, result: dict[str, Any]) -> bytes | None
     whose bytes are not provably pydantic's (module docstring). Never raises."""
     if not _plain(request_id) or not _plain(result):
         return None
-    try:
-        text = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}, ensure_ascii=False,
-                          separators=(",", ":"), allow_nan=False, check_circular=False)
-        return text.encode("utf-8") + b"\n"  # a lone surrogate: UnicodeEncodeError
-    except (ValueError, TypeError, RecursionError):
-        return None
+    try:  # the serializer the model's ``result: dict[str, Any]`` and ``id`` fields use
+        return pydantic_core.to_json({"jsonrpc": "2.0", "id": request_id, "result": result}) + b"\n"
+    except (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
+        return None  # a lone surrogate
 
 
 def _plain(value: Any) -> bool:
