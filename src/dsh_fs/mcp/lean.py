@@ -126,6 +126,8 @@ class LeanCalls:
         """the asyncio loop the connection is served on (``None``: another backend: nothing lean)"""
         self.served = 0
         """how many calls were served lean (for tests and counts)"""
+        self.inline = 0
+        """how many of them finished on the stdio reader's task without suspending (``inline.py``)"""
 
     # -- what the transport tells us ---------------------------------------------------------
 

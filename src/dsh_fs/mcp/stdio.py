@@ -575,6 +575,11 @@ class _Router:
         unanswered.begin_lean()
         return lean.prepare(plain[0], plain[1], self._deliver, unanswered.end_lean)
 
+    def finished_inline(self) -> None:
+        """A body ``lean_now`` gave finished without suspending (``LeanCalls.inline`` counts it)."""
+        if self._lean is not None:
+            self._lean.inline += 1
+
     def adopt(self, task: asyncio.Task[Any]) -> None:
         """``task`` (a reader) now carries a lean call that suspended: ``drain`` waits for it."""
         if self._lean is not None:
@@ -649,6 +654,7 @@ async def _serve_lines(lines: LineReader, router: _Router, reading: _Reading | N
                     if suspended is not None:
                         await reading.hand_over(suspended)
                         return
+                    router.finished_inline()
                     continue
             if len(raw) <= PARSE_INLINE_MAX:
                 item = _item_of(raw)
