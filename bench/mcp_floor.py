@@ -99,7 +99,7 @@ def _cpu_of(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _drive(command: list[str], folder: str, name: str, calls: int) -> dict[str, Any]:
+def drive(command: list[str], folder: str, name: str, calls: int) -> dict[str, Any]:
     """The bare client against ``command``: wall µs, client CPU µs and server CPU µs per
     round trip, and the last answer."""
     proc = subprocess.Popen(command, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         name = _file(folder)
         time.sleep(3)  # no racy content digest in the versions (A5)
         server = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", folder]
-        answer = _drive(server, folder, name, 1)["answer"]
+        answer = drive(server, folder, name, 1)["answer"]
         if b'"isError":false' not in answer:
             raise RuntimeError(answer[:300].decode("utf-8", "replace"))
         canned = os.path.join(folder, "answer.json")
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         woken: list[float] = []
         for _ in range(args.runs):
             for label, command in commands.items():
-                passes[label].append(_drive(command, folder, name, args.calls))
+                passes[label].append(drive(command, folder, name, args.calls))
             in_process.append(_in_process(folder, name, args.calls))
             woken.append(_in_process(folder, name, args.calls, pause=0.0002))
         base = statistics.median(in_process)

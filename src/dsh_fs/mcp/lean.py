@@ -5,8 +5,10 @@ dispatch (a task per request, the middleware chain, params validation twice, the
 result surface, several event loop iterations) around the 190 of the registry's ``read``
 (bench/README.md, "The MCP stdio round trip"). The transport (``stdio.py``) hands a request
 line to :class:`LeanCalls` first; when :meth:`LeanCalls.accepts` it, the call is admitted to
-its owner's scheduler at once, run through the registry and answered by the transport's
-writer; everything else goes to the SDK as before. What the client reads is what the SDK
+its owner's scheduler at once, run through the registry (on the transport's reader task until
+it suspends, ``inline.py``, else in a task of its own) and answered through the transport's
+writer, as its line already encoded when ``fastwire.response_line`` can write it; everything
+else goes to the SDK as before. What the client reads is what the SDK
 would have written, byte for byte (``tests/unit/test_mcp_lean.py`` sends the same requests
 through both paths, for every handshake protocol version), because the answer is built with
 the SDK's own pieces: our handler's dict (``server.handler_result``), the SDK's per-version
@@ -31,7 +33,7 @@ A request is served lean only when nothing it needs is the SDK's (else it goes t
 What the SDK does for a call and the lean path keeps: ``run_abortable``'s contract (the
 call is never cut off: a cancellation aborts its ``AbortSignal`` and the call's answer is
 waited for, then dropped; here without its extra task, since the call has a task of its own
-that nothing else cancels); ``notifications/cancelled`` for it (its id coerced as the SDK
+(or the reader's task, which then carries only it) that nothing else cancels); ``notifications/cancelled`` for it (its id coerced as the SDK
 coerces it) leaves it unanswered, whether it waits for its turn (it gives the turn up) or
 runs; a call the registry raises from is answered with the SDK's error (code 0, the
 exception's text; logged); the transport's end-of-input accounting counts it until answered.

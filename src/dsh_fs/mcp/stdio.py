@@ -31,7 +31,8 @@ same pair of streams to ``Server.run``, with these differences:
   handler or a child process never corrupts it. Both descriptors are restored on exit.
 * **Threads.** A pipe or a socket is read and written on the event loop thread with reads
   and writes that never block (``nowait.py``: ``RWF_NOWAIT``, Linux), so a round trip makes
-  no thread hop; a line longer than ``PARSE_INLINE_MAX`` is parsed in a thread of its own. What
+  no thread hop (on asyncio stdin stays registered with the loop: ``nowait.Inbox``); a line
+  longer than ``PARSE_INLINE_MAX`` is parsed in a thread of its own. What
   a full pipe does not take at once is written through a thread limiter of its own, and so
   is everything where ``RWF_NOWAIT`` is not available (a regular file, a terminal, another
   OS); such a stdin is read by a daemon thread of its own. Tool calls that hold every
@@ -58,7 +59,11 @@ If stdout breaks (the client has gone), replies are discarded until stdin ends.
   request handed to the SDK still unanswered, nothing the SDK must serve: progress, a roots
   question, approval) is admitted, run and answered here, without the SDK's dispatcher; the answer is
   the SDK's bytes. It is counted as unanswered until written, and a ``notifications/cancelled``
-  for it cancels it (and still reaches the SDK). ``DSH_FS_MCP_LEAN=0`` turns it off.
+  for it cancels it (and still reaches the SDK). ``DSH_FS_MCP_LEAN=0`` turns it off. A line
+  ``fastwire.plain_call`` reads (the plain shape, no number pydantic might read otherwise) is
+  not parsed by pydantic, and its call runs on the reader's own task (``inline.py``): a small
+  local ``read`` is answered before the next line is read, with no task of its own; a call that
+  suspends keeps that task, and a new reader task takes stdin over (``_Reading``).
 """
 
 from __future__ import annotations
