@@ -436,8 +436,7 @@ class _Unanswered:
     def __init__(self) -> None:
         self._ids: Counter[tuple[bool, Any]] = Counter()
         self._lean = 0  # lean calls not answered yet (``lean.py``)
-        self._idle = anyio.Event()
-        self._idle.set()
+        self._idle: anyio.Event | None = None  # made by ``wait`` only: set once nothing is left
         self._gave_up = False
         self._count = 0  # requests handed over and lean calls, not settled yet
         self._room = anyio.Event()
@@ -475,8 +474,6 @@ class _Unanswered:
             return
         self._lean += 1
         self._more()
-        if self._idle.is_set():
-            self._idle = anyio.Event()
 
     def end_lean(self) -> None:
         """A lean call is answered (or will never be)."""
@@ -485,7 +482,7 @@ class _Unanswered:
         self._lean -= 1
         self._fewer()
         if not self._lean and not self._ids:
-            self._idle.set()
+            self._now_idle()
 
     def hand_over(self, item: SessionMessage) -> SessionMessage:
         """``item`` as the server must get it: a request is counted, and carries the hook by
@@ -496,8 +493,6 @@ class _Unanswered:
         key = (isinstance(message.id, str), message.id)
         self._ids[key] += 1
         self._more()
-        if self._idle.is_set():
-            self._idle = anyio.Event()
 
         async def unanswered() -> None:
             self._settle(key)
@@ -515,13 +510,21 @@ class _Unanswered:
         self._gave_up = True
         self._ids.clear()
         self._lean = 0
-        self._idle.set()
+        self._now_idle()
         self._count = 0
         self._room.set()
 
     async def wait(self) -> None:
         """Return once nothing is left unanswered."""
-        await self._idle.wait()
+        while self._ids or self._lean:
+            if self._idle is None:
+                self._idle = anyio.Event()
+            await self._idle.wait()
+
+    def _now_idle(self) -> None:
+        idle, self._idle = self._idle, None
+        if idle is not None:
+            idle.set()
 
     def _settle(self, key: tuple[bool, Any]) -> None:
         held = self._ids.get(key, 0)
@@ -533,7 +536,7 @@ class _Unanswered:
         else:
             del self._ids[key]
             if not self._ids and not self._lean:
-                self._idle.set()
+                self._now_idle()
 
 
 class _Router:
