@@ -34,8 +34,8 @@ What the SDK does for a call and the lean path keeps: ``run_abortable``'s contra
 call is never cut off: a cancellation aborts its ``AbortSignal`` and the call's answer is
 waited for, then dropped; here without its extra task, since the call has a task of its own
 (or the reader's task, which then carries only it) that nothing else cancels);
-``notifications/cancelled`` for it (its id coerced as the SDK coerces it) leaves it unanswered, whether it waits for its turn (it gives the turn up) or
-runs; a call the registry raises from is answered with the SDK's error (code 0, the
+``notifications/cancelled`` for it (its id coerced as the SDK coerces it) leaves it
+unanswered, whether it waits for its turn (it gives the turn up) or runs; a call the registry raises from is answered with the SDK's error (code 0, the
 exception's text; logged); the transport's end-of-input accounting counts it until answered.
 The notification itself still reaches the SDK. Asyncio only (another backend: every call goes
 to the SDK). Not kept: the SDK's OpenTelemetry span (a no-op unless an exporter is installed).
