@@ -6,6 +6,7 @@ The MCP SDK is imported only when the command runs.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import sys
@@ -202,18 +203,21 @@ def mcp(
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
-    early = None
+    early = importing = None
     if not served_over_http and not s3:  # S3: the credentials are checked before any answer
-        early = _start_fast(ctx)
+        early, importing = _start_fast(ctx)
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
             if s3:
                 await require_s3_credentials()
             if not served_over_http:
+                start, session, hint = await _serve_early_calls(ctx, early, importing, owner, options.root)
+                if start is None:
+                    return  # stdin ended, every call answered early: nothing for the SDK to do
                 from ..mcp.server import serve_stdio
 
-                await serve_stdio(ctx, root=options.root, owner=owner, early=early)
+                await serve_stdio(ctx, root=options.root, owner=session, hint=hint, early=start)
             else:
                 from ..mcp.http import serve_http
 
@@ -242,29 +246,52 @@ def mcp(
                 )
 
 
-def _start_fast(ctx: Any) -> Any:
+def _start_fast(ctx: Any) -> tuple[Any, Any]:
     """Over stdio: import the SDK in the background and answer the first line meanwhile if it
-    is an ``initialize`` (DEVIATIONS M2: ``mcp.early``); ``None`` without the SDK installed
-    (the import then fails as before, with nothing answered).
+    is an ``initialize`` (DEVIATIONS M2: ``mcp.early``). Returns what was read and answered
+    (``early.EarlyStart``) and the importing thread; ``(None, None)`` without the SDK
+    installed (the import then fails as before, with nothing answered).
 
     :raises KeyboardInterrupt: while waiting for the first line (exit 130 above)
     """
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        return None
+        return None, None
     from .. import __version__
     from ..mcp.early import answer_first_line, import_sdk_in_background
     from ..mcp.wire import server_instructions
 
-    import_sdk_in_background()
+    importing = import_sdk_in_background()
     instructions = server_instructions(ctx)
     try:
-        return answer_first_line(version=__version__, instructions=instructions)
+        return answer_first_line(version=__version__, instructions=instructions), importing
     except KeyboardInterrupt:
         sys.exit(130)
     except OSError:
-        return None  # stdin unreadable: the transport meets it again
+        return None, importing  # stdin unreadable: the transport meets it again
+
+
+async def _serve_early_calls(ctx: Any, early: Any, importing: Any, owner: Any, root: str) -> tuple[Any, Any, Any]:
+    """Over stdio, once ``initialize`` was answered early: serve plain ``tools/call``
+    requests until the SDK is loaded (DEVIATIONS M2: ``mcp.prelude``), with the observation
+    owner and the registry (``percall.FirstCallHint`` without ``--session``) the SDK path
+    then uses. Returns ``(early start for the transport, owner, hint)``; without the early
+    phase, ``(early, owner, None)`` unchanged; the start is ``None`` when stdin ended with
+    every line served early (the SDK path is then not run).
+    """
+    from ..mcp.prelude import early_calls_allowed, serve_early_calls
+
+    if importing is None or not early_calls_allowed(ctx, early):
+        return early, owner, None
+    from ..core.session import Session
+    from ..mcp.percall import FirstCallHint
+
+    session = owner if owner is not None else Session(root)
+    hint = FirstCallHint(ctx.tools) if owner is None else None
+    with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
+        done = await serve_early_calls(ctx, early, owner=session, importing=importing)
+    return (None if done.finished else done.start), session, hint
 
 
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:

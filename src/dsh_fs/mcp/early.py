@@ -23,6 +23,7 @@ import importlib
 import logging
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Final
 
@@ -37,6 +38,10 @@ FIRST_LINE_LIMIT: Final = 1 << 20
 left to the transport, unanswered early)"""
 
 _SDK_MODULES: Final = ("dsh_fs.mcp.stdio", "dsh_fs.mcp.server")
+
+HOLD_ENV_VAR: Final = "DSH_FS_MCP_TEST_HOLD_IMPORT"
+"""a test hook: while the file this names exists, the background import does not start (so a
+test can prove an answer was given before the SDK was loaded, ``prelude.py``)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +60,14 @@ def import_sdk_in_background() -> threading.Thread:
     """Start importing the SDK-side modules in a daemon thread; returns the thread.
 
     An import error there is left for the importer on the main thread to meet (the modules
-    are simply imported again there, and fail the same way).
+    are simply imported again there, and fail the same way). While the file named by
+    ``$DSH_FS_MCP_TEST_HOLD_IMPORT`` exists, the import waits (:data:`HOLD_ENV_VAR`).
     """
+    hold = os.environ.get(HOLD_ENV_VAR)
 
     def run() -> None:
+        while hold and os.path.exists(hold):
+            time.sleep(0.01)
         for name in _SDK_MODULES:
             try:
                 importlib.import_module(name)

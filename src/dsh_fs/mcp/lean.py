@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import nullcontext
 from typing import Any, Final
@@ -66,6 +65,7 @@ from ..core.signal import AbortSignal
 from ..fs_sandbox.filesystem import SandboxedFileSystem
 from .fastwire import response_line
 from .handshake import HANDSHAKE_PROTOCOL_VERSIONS
+from .leanenv import ENV_VAR, lean_from_env
 from .roots import RootsProtocol
 from .server import CallSchedulers, handler_result
 
@@ -73,10 +73,6 @@ __all__ = ("ENV_VAR", "LeanCalls", "lean_from_env")
 
 logger = logging.getLogger(__name__)
 
-ENV_VAR: Final = "DSH_FS_MCP_LEAN"
-"""the environment variable that turns the lean path off (``0``, ``off``, ``false``, ``no``)"""
-
-_OFF: Final = frozenset({"0", "off", "false", "no"})
 _PARAMS: Final = frozenset({"name", "arguments"})
 _UNSETTLED: Final[Any] = object()
 _CANCELLED: Final = "the client cancelled the request"
@@ -85,13 +81,6 @@ _CANCELLED: Final = "the client cancelled the request"
 Deliver = Callable[[bytes | types.JSONRPCResponse | types.JSONRPCError], Awaitable[None]]
 """how a lean call's answer reaches the transport's writer (``bytes``: the line, encoded
 already by ``fastwire.response_line``)"""
-
-
-def lean_from_env(environ: Mapping[str, str] | None = None) -> bool:
-    """Whether the lean path is on: unless ``DSH_FS_MCP_LEAN`` is ``0``/``off``/``false``/``no``
-    (any case, surrounding blanks ignored)."""
-    value = (os.environ if environ is None else environ).get(ENV_VAR, "")
-    return value.strip().lower() not in _OFF
 
 
 class LeanCalls:

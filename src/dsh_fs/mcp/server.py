@@ -62,6 +62,7 @@ from .wire import call_result, server_instructions, tool_entries
 if TYPE_CHECKING:
     from .early import EarlyStart
     from .lean import LeanCalls
+    from .percall import FirstCallHint
 
 __all__ = (
     "CallSchedulers",
@@ -253,6 +254,7 @@ async def serve_stdio(
     root: str,
     owner: Session | None = None,
     early: EarlyStart | None = None,
+    hint: FirstCallHint | None = None,
     lean: bool | None = None,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
@@ -267,6 +269,9 @@ async def serve_stdio(
 
     :param early: what ``early.answer_first_line`` read and answered before the SDK was
         imported (DEVIATIONS M2); served first, the answered ``initialize`` not answered twice
+    :param hint: the registry wrapper that says the per-call hint (``percall.FirstCallHint``)
+        the early phase served calls through (``prelude.py``: its count of answered calls
+        carries on); ``None``: one is made when ``owner`` is ``None``
     :param lean: serve plain ``tools/call`` requests on the transport's lean path (``lean.py``:
         the SDK's bytes without its dispatcher); ``None``: unless ``DSH_FS_MCP_LEAN=0``
     :param stdin: read from this binary stream instead of fd 0 (``stdio.stdio_transport``)
@@ -282,7 +287,9 @@ async def serve_stdio(
     schedulers = CallSchedulers()
     roots = RootsProtocol(ctx.fs)
     # without --session, a refusal for want of a read in a fresh process is said on stderr
-    with ctx.scoped("tools", FirstCallHint(ctx.tools)) if owner is None else contextlib.nullcontext():
+    if hint is None and owner is None:
+        hint = FirstCallHint(ctx.tools)
+    with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
         server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers, roots=roots)
         on = lean_from_env() if lean is None else lean
         fast = (LeanCalls(ctx, owner=session, schedulers=schedulers, roots=roots)

@@ -1,0 +1,315 @@
+"""The early phase over stdio (DEVIATIONS M2): plain ``tools/call`` requests answered while
+the MCP SDK is still being imported.
+
+A client that starts one ``dsh-fs mcp`` per tool call (M1) sends ``initialize`` (answered
+early: ``early.py``), ``notifications/initialized``, one ``tools/call``, and closes stdin.
+Without this phase the call waits for the SDK import (about 0.5 s on the bench VM). Here,
+once the early path answered ``initialize`` (``EarlyStart.answered_id``), ``dsh-fs mcp``
+(``cli/mcp_cmd.py``) keeps reading stdin itself on the event loop, before anything imports
+the SDK, until the background import is done (``early.import_sdk_in_background``) or a line
+arrives that is not plainly servable. Then every byte not served goes to the SDK path
+(``stdio.stdio_transport(early=...)``) as if it had been read there, in order.
+
+Served here, in arrival order, one at a time (each done before the next line is read, and
+all before anything reaches the SDK: the owner's ``CallScheduler`` order holds):
+
+* a line ``fastwire.plain_call`` reads as a ``tools/call`` of a registered tool, after
+  ``notifications/initialized``; run as the SDK path runs it (``core.signal.run_abortable``,
+  the connection's observation owner, the ``percall.FirstCallHint`` registry) and answered
+  with the SDK path's bytes (``earlywire.call_answer``; a result of another shape, or a call
+  that raised, is answered once the SDK is loaded, with its functions). Its line is not
+  given to the SDK;
+* ``notifications/initialized`` and blank lines: recorded, given to the SDK later.
+
+Anything else ends the phase with that line (``ping``, ``tools/list``, any other notification,
+``notifications/cancelled``, a line that is not strict UTF-8 or longer than
+:data:`LINE_LIMIT`, a partial line at the end of input). The phase is not entered at all
+(:func:`early_calls_allowed`) unless the client declared no ``roots`` capability (M3 asks
+them with the first call) and, under a sandbox, no ``elicitation``; nor when the lean path is
+off (``DSH_FS_MCP_LEAN``) or stdin is not a pipe or a socket.
+
+``tests/unit/test_mcp_earlywire.py`` holds the answers to the SDK's;
+``tests/e2e/test_mcp_early_calls.py`` runs real servers. No SDK import here (until the
+import is done).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import stat
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ..core.context import Context
+from ..core.session import Session
+from ..core.signal import run_abortable
+from ..core.tools import ToolResult
+from ..fs_sandbox.filesystem import SandboxedFileSystem
+from .early import EarlyStart
+from .earlywire import call_answer
+from .fastwire import plain_call
+from .leanenv import lean_from_env
+from .wire import call_result
+
+__all__ = ("LINE_LIMIT", "EarlyCalls", "early_calls_allowed", "serve_early_calls")
+
+logger = logging.getLogger(__name__)
+
+LINE_LIMIT: Final = 65536
+"""bytes of one line served early at most (``stdio.PARSE_INLINE_MAX``); a longer line ends
+the phase (the SDK path reads it)"""
+
+_INITIALIZED: Final = "notifications/initialized"
+_CANCELLED: Final = "the client cancelled the request"
+"""the abort reason of a cancelled call (the SDK path's, ``server.call_tool``)"""
+
+
+@dataclass(slots=True)
+class EarlyCalls:
+    """What the early phase did, for the SDK path to carry on from."""
+
+    start: EarlyStart
+    """the bytes the SDK path is to read first (the ``initialize`` and every line not served
+    here, in order), and the ``initialize`` answered early"""
+    served: int = 0
+    """how many ``tools/call`` requests were answered here"""
+    finished: bool = False
+    """stdin ended with every line served here: nothing is left for the SDK path (the
+    ``initialize`` and ``notifications/initialized`` change nothing it would write)"""
+    deferred: list[tuple[int | str, Any]] = field(default_factory=list)
+    """calls run here whose answer waits for the SDK's encoding: ``(id, ToolResult or the
+    exception raised)``"""
+
+
+def early_calls_allowed(ctx: Context, early: EarlyStart | None, *, stdin_fd: int = 0) -> bool:
+    """Whether the early phase may serve calls on this connection (module docstring).
+
+    :param ctx: the deployment (``ctx.fs`` says whether a sandbox asks for approval)
+    :param early: what ``early.answer_first_line`` did
+    """
+    if early is None or early.answered_id is None or early.answer is None or not lean_from_env():
+        return False
+    try:
+        mode = os.fstat(stdin_fd).st_mode
+    except OSError:
+        return False
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return False
+    capabilities = _client_capabilities(early.preread)
+    if capabilities is None or capabilities.get("roots") is not None:
+        return False
+    return not (isinstance(ctx.fs, SandboxedFileSystem) and capabilities.get("elicitation") is not None)
+
+
+def _client_capabilities(preread: bytes) -> Mapping[str, Any] | None:
+    end = preread.find(b"\n")
+    try:
+        params = json.loads(preread[:end])["params"]
+        capabilities = params["capabilities"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return capabilities if isinstance(capabilities, dict) else None
+
+
+async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, importing: threading.Thread,
+                            stdin_fd: int = 0, stdout_fd: int = 1) -> EarlyCalls:
+    """Serve plain calls from ``stdin_fd`` until ``importing`` (the background SDK import)
+    ends or a line arrives that is not plainly servable (module docstring); the calls whose
+    answer needs the SDK are answered once it is loaded. Never raises for what the client
+    sends; stdin ending ends the phase (every call read is answered).
+
+    :param ctx: the deployment whose ``ctx.tools`` serves the calls (the ``FirstCallHint``
+        the SDK path will use, when there is one)
+    :param early: the ``initialize`` answered early (``early_calls_allowed`` said yes)
+    :param owner: the connection's observation owner, the SDK path's too
+    :param importing: the thread importing the SDK (``early.import_sdk_in_background``)
+    :return: what the SDK path is to read first, and counts
+    """
+    loop = asyncio.get_running_loop()
+    first_end = early.preread.find(b"\n") + 1
+    kept = bytearray(early.preread[:first_end])  # the initialize: the SDK gets it (stdio._AnsweredEarly)
+    buffer = bytearray(early.preread[first_end:])
+    outcome = EarlyCalls(EarlyStart(b""))
+    version = _negotiated(early.answer)
+    imported = _when_done(loop, importing)
+    initialized = False
+    at_end = False
+    try:
+        while True:
+            end = buffer.find(b"\n")
+            if end < 0:
+                if at_end or len(buffer) > LINE_LIMIT or imported.done():
+                    break
+                chunk = await _read_or_imported(loop, stdin_fd, imported)
+                if chunk is None:  # the SDK is loaded: it takes over
+                    break
+                if not chunk:
+                    at_end = True
+                buffer += chunk
+                continue
+            if end >= LINE_LIMIT:
+                break
+            line = bytes(buffer[: end + 1])
+            if not line.strip():
+                kept += line
+                del buffer[: end + 1]
+                continue
+            if not initialized:
+                if not _is_initialized(line):
+                    break
+                initialized = True
+                kept += line
+                del buffer[: end + 1]
+                continue
+            plain = plain_call(line)
+            if plain is None or not _callable(ctx, plain[1]):
+                break
+            del buffer[: end + 1]
+            if not await _serve(ctx, owner, plain[0], plain[1], outcome, stdout_fd):
+                break  # stdout broke: the SDK path meets it again
+            if imported.done():
+                break
+        if outcome.deferred:
+            await imported
+            await _answer_deferred(outcome.deferred, version, stdout_fd)
+    finally:
+        if not imported.done():
+            imported.cancel()  # its watcher ends with the import; nothing waits for it
+    outcome.start = EarlyStart(bytes(kept + buffer), early.answered_id, early.answer)
+    outcome.finished = at_end and not buffer
+    return outcome
+
+
+def _when_done(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> asyncio.Future[None]:
+    """A future set once ``thread`` has ended, watched by a daemon thread of its own (not the
+    loop's executor, which the loop's shutdown would wait for)."""
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle() -> None:
+        if not done.done():
+            done.set_result(None)
+
+    def watch() -> None:
+        thread.join()
+        try:
+            loop.call_soon_threadsafe(settle)
+        except RuntimeError:  # the loop is closed: nobody waits any more
+            pass
+
+    threading.Thread(target=watch, name="dsh-fs mcp sdk import watcher", daemon=True).start()
+    return done
+
+
+def _negotiated(answer: str | None) -> str | None:
+    try:
+        return json.loads(answer or "")["result"]["protocolVersion"]  # type: ignore[no-any-return]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _is_initialized(line: bytes) -> bool:
+    """Whether ``line`` is exactly the ``notifications/initialized`` notification."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return (
+        type(value) is dict
+        and value.get("jsonrpc") == "2.0"
+        and value.get("method") == _INITIALIZED
+        and value.keys() <= {"jsonrpc", "method", "params"}
+        and value.get("params", {}) == {}
+    )
+
+
+def _callable(ctx: Context, params: dict[str, Any]) -> bool:
+    name = params["name"]
+    return ctx.tools.get(name) is not None
+
+
+async def _read_or_imported(loop: asyncio.AbstractEventLoop, fd: int, imported: asyncio.Future[Any]) -> bytes | None:
+    """The next bytes of ``fd`` (``b""``: its end), or ``None`` once ``imported`` is done."""
+    readable: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+    try:
+        await asyncio.wait([readable, imported], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        loop.remove_reader(fd)
+    if not readable.done():
+        readable.cancel()
+        return None
+    return os.read(fd, LINE_LIMIT)
+
+
+async def _serve(ctx: Context, owner: Session, request_id: int | str, params: dict[str, Any],
+                 outcome: EarlyCalls, stdout_fd: int) -> bool:
+    """Run one call as ``server.call_tool`` does and write its answer; ``False`` when stdout
+    is broken."""
+    name: str = params["name"]
+    raw = params["arguments"] if "arguments" in params else {}
+    tools = ctx.tools
+    try:
+        result: ToolResult = await run_abortable(
+            lambda signal: tools.execute(name, raw, session=owner, signal=signal), reason=_CANCELLED
+        )
+    except Exception as exc:  # the SDK's answer to a raising handler: written once it is loaded
+        outcome.served += 1
+        outcome.deferred.append((request_id, exc))
+        return True
+    outcome.served += 1
+    line = call_answer(request_id, call_result(result))
+    if line is None:
+        outcome.deferred.append((request_id, result))
+        return True
+    return await _write(stdout_fd, line)
+
+
+async def _write(fd: int, data: bytes) -> bool:
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, _write_all, fd, data)
+    except OSError:
+        logger.debug("stdout is broken", exc_info=True)
+        return False
+    return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+async def _answer_deferred(deferred: list[tuple[int | str, Any]], version: str | None, stdout_fd: int) -> None:
+    """The answers that need the SDK's encoding (it is loaded now), as the lean path writes
+    them (``lean._response``; a raising call: the SDK dispatcher's error)."""
+    import mcp.types as types
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+    from mcp_types import methods as sdk_methods
+    from pydantic import ValidationError
+
+    from .server import handler_result
+    from .stdio import encode_message
+
+    for request_id, outcome in deferred:
+        message: Any
+        if isinstance(outcome, BaseException):
+            error = handler_exception_to_error_data(outcome)
+            if error is None:
+                logger.error("handler for %r raised", "tools/call", exc_info=outcome)
+                error = types.ErrorData(code=0, message=str(outcome))
+            message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        else:
+            try:
+                dumped = sdk_methods.serialize_server_result("tools/call", version or "", handler_result(outcome))
+                message = types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
+            except (ValidationError, ValueError, KeyError):
+                logger.exception("handler for %r returned an invalid result", "tools/call")
+                error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
+                message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        if not await _write(stdout_fd, encode_message(message).encode("utf-8") + b"\n"):
+            return
