@@ -1,0 +1,94 @@
+"""``dsh_fs.mcp.earlywire`` held to the SDK: the early phase's ``tools/call`` answer bytes
+are the SDK path's (``serialize_server_result`` of ``handler_result`` at the handshake
+version, a ``JSONRPCResponse``, ``stdio.encode_message``), for every handshake version,
+generated results (texts with any code point, lone surrogates included; images; tool errors
+and ``isError``; ``_meta`` with JSON values), a large result; and ``None`` (the SDK's
+encoding then) for what it cannot prove."""
+
+from __future__ import annotations
+
+import mcp.types as types
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp_types import methods as sdk_methods
+
+from dsh_fs.core.tools import ErrorInfo, ToolResult, image_block, text_block
+from dsh_fs.mcp.earlywire import call_answer, call_surface
+from dsh_fs.mcp.handshake import HANDSHAKE_PROTOCOL_VERSIONS
+from dsh_fs.mcp.server import handler_result
+from dsh_fs.mcp.stdio import encode_message
+from dsh_fs.mcp.wire import call_result
+
+
+def sdk_answer(request_id: int | str, version: str, result: ToolResult) -> bytes:
+    """What the SDK path writes for this call (``lean._response``'s message form)."""
+    dumped = sdk_methods.serialize_server_result("tools/call", version, handler_result(result))
+    return encode_message(types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)).encode("utf-8") + b"\n"
+
+
+def early_answer(request_id: int | str, result: ToolResult) -> bytes | None:
+    return call_answer(request_id, call_result(result))
+
+
+texts = st.text(st.characters(blacklist_categories=[]))  # lone surrogates too
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | texts,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+blocks = st.one_of(
+    st.builds(text_block, texts),
+    st.builds(image_block, st.binary(max_size=64), st.sampled_from(["image/png", "image/jpeg", "image/webp"])),
+)
+results = st.builds(
+    ToolResult,
+    content=st.lists(blocks, max_size=4),
+    is_error=st.booleans(),
+    error=st.none() | st.builds(ErrorInfo, name=st.text(max_size=12), code=st.text(max_size=12)),
+    meta=st.none() | st.dictionaries(st.text(max_size=8), json_values, max_size=4),
+)
+ids = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1) | st.text(max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(request_id=ids, result=results)
+def test_generated_results_are_the_sdks_bytes_at_every_version(request_id: int | str, result: ToolResult) -> None:
+    early = early_answer(request_id, result)
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        if early is not None:
+            assert early == sdk_answer(request_id, version, result), version
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+@pytest.mark.parametrize(
+    "result",
+    [
+        ToolResult(content=[text_block("     1\tline 1\n")]),
+        ToolResult(content=[text_block("Error: not found: /x")], is_error=True,
+                   error=ErrorInfo(name="FsError", code="FS_NOT_FOUND")),
+        ToolResult(content=[text_block("Edited /a.txt")], meta={"diffs": [{"path": "/a.txt", "hunks": ["@@ -1 +1 @@"]}]}),
+        ToolResult(content=[text_block("x" * (4 << 20))]),  # a large result
+        ToolResult(content=[image_block(b"\x89PNG\r\n\x1a\n", "image/png"), text_block("é ✓ 𝄞")]),
+        ToolResult(content=[]),
+    ],
+    ids=["read", "tool-error", "meta", "large", "image", "empty"],
+)
+def test_our_results_are_answered_early_with_the_sdks_bytes(version: str, result: ToolResult) -> None:
+    early = early_answer(7, result)
+    assert early is not None  # these are what the early phase exists for
+    assert early == sdk_answer(7, version, result)
+    assert early_answer("call-7", result) == sdk_answer("call-7", version, result)
+
+
+def test_what_is_not_provable_is_left_to_the_sdk() -> None:
+    assert early_answer(1, ToolResult(content=[text_block("lone \ud800")])) is None  # encode_message repairs it
+    assert early_answer(1, ToolResult(content=[text_block("x")], meta={"f": 0.5})) is None  # a float
+    assert early_answer(1, ToolResult(content=[text_block("x")], meta={"t": (1, 2)})) is None  # not JSON
+    assert call_surface({"content": [{"type": "text", "text": "x", "annotations": {}}], "isError": False}) is None
+    assert call_surface({"content": [{"type": "audio", "data": "", "mimeType": "audio/wav"}], "isError": False}) is None
+    assert call_surface({"content": [], "isError": 1}) is None
+    assert call_surface({"content": []}) is None
+    assert call_surface({"content": [], "isError": False, "structuredContent": {}}) is None
+    assert call_surface({"content": [], "isError": False, "_meta": {1: 2}}) is None
+    assert call_surface([]) is None
