@@ -227,7 +227,9 @@ def test_stdin_ending_in_the_early_phase_needs_no_sdk(root: Path, tmp_path: Path
     server.send(INITIALIZED + _call(2, "read", file_path="a.txt") + _call(3, "read", file_path="a.txt"))
     assert server.proc.stdin is not None
     server.proc.stdin.close()  # the import is still held: only the early phase can answer
-    out, err = server.proc.communicate(timeout=WAIT)
+    assert server.proc.wait(timeout=WAIT) == 0
+    assert server.proc.stdout is not None and server.proc.stderr is not None
+    out, err = server.proc.stdout.read(), server.proc.stderr.read()
     assert server.proc.returncode == 0, err
     answers = [json.loads(line) for line in out.splitlines()]
     assert [answer["id"] for answer in answers] == [2, 3]
