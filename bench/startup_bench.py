@@ -9,6 +9,9 @@ Rows (medians of ``--runs`` interleaved spawns, each a fresh process in an empty
 * for information, spawn → the first ``tools/list`` answer (the SDK is loaded by then: what a
   per-call client waits for before it can call a tool), and spawn → that answer → stdin closed
   → the process gone (a client that starts a server per tool call waits for its exit too);
+* for information, what a per-call client's tool invocation waits for: spawn → ``initialize``
+  → ``notifications/initialized`` + a ``tools/call`` ``read`` → its answer (answered before the
+  SDK is loaded: ``mcp/prelude.py``), and → stdin closed → the process gone;
 * the Node MCP filesystem server (``@modelcontextprotocol/server-filesystem``, run with
   ``node`` from the npx cache, so npx's own start is not counted) spawn → its ``initialize``
   answer, when ``npx`` can install it (else a note).
@@ -34,12 +37,17 @@ from typing import Any
 INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}) + "\n"
 LIST = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+CALL = ('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"a.txt"}}}\n')
+"""what a per-call client sends after ``initialize`` (langchain-mcp-adapters' tool invocation)"""
 TARGET = 0.35
 
 
-def _spawn_to_answer(argv: list[str], cwd: str, *, then_list: bool = False) -> tuple[float, float | None, float]:
-    """Seconds from spawn to the first answer line (and to the ``tools/list`` answer), and to
-    the process's exit once its stdin is closed."""
+def _spawn_to_answer(argv: list[str], cwd: str, *, then_list: bool = False,
+                     then: str = LIST) -> tuple[float, float | None, float]:
+    """Seconds from spawn to the first answer line (and, with ``then_list``, to the answer to
+    what ``then`` sends: ``tools/list``, or a ``read`` call), and to the process's exit once
+    its stdin is closed."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
     assert proc.stdin is not None and proc.stdout is not None
@@ -50,7 +58,7 @@ def _spawn_to_answer(argv: list[str], cwd: str, *, then_list: bool = False) -> t
     assert b'"id":1' in line.replace(b" ", b""), line
     listed = None
     if then_list:
-        proc.stdin.write(LIST.encode())
+        proc.stdin.write(then.encode())
         proc.stdin.flush()
         proc.stdout.readline()
         listed = time.perf_counter() - start
@@ -88,18 +96,24 @@ def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
     if not os.path.exists(ours_argv[0]):
         ours_argv = [sys.executable, "-m", "dsh_fs.cli.main", *ours_argv[1:]]
     node = _node_filesystem_server()
+    with open(os.path.join(folder, "a.txt"), "w") as handle:
+        handle.write("".join(f"line {i}\n" for i in range(1, 40)))
     _spawn_to_answer(ours_argv, folder)  # warm the page cache
-    ours, listed, exits, base, theirs = [], [], [], [], []
+    ours, listed, exits, base, theirs, called, call_exits = [], [], [], [], [], [], []
     for _ in range(runs):
         base.append(_python_pass())
         first, second, gone = _spawn_to_answer(ours_argv, folder, then_list=True)
         ours.append(first)
         listed.append(second)
         exits.append(gone)
+        _, answered, gone = _spawn_to_answer(ours_argv, folder, then_list=True, then=CALL)
+        called.append(answered)
+        call_exits.append(gone)
         if node is not None:
             theirs.append(_spawn_to_answer([*node, folder], folder)[0])
     p_pass, p_ours, p_list = statistics.median(base), statistics.median(ours), statistics.median(listed)
     p_exit = statistics.median(exits)
+    p_call, p_call_exit = statistics.median(called), statistics.median(call_exits)
     found = [
         {"workload": "MCP stdio start-up: spawn → `initialize` answer (`dsh-fs mcp`)", "ours": p_ours, "ours_mem": None,
          "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None, "ratio": p_ours / p_pass,
@@ -110,6 +124,12 @@ def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
         {"workload": "MCP stdio per-call client: spawn → `tools/list` answer → stdin closed → exit", "ours": p_exit,
          "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
          "ratio": p_exit / p_pass, "target": "(info)", "met": None},
+        {"workload": "MCP stdio per-call client: spawn → `initialize` → first `tools/call` (`read`) answer",
+         "ours": p_call, "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass,
+         "base_mem": None, "ratio": p_call / p_pass, "target": "(info)", "met": None},
+        {"workload": "MCP stdio per-call client: spawn → `tools/call` (`read`) answer → stdin closed → exit",
+         "ours": p_call_exit, "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass,
+         "base_mem": None, "ratio": p_call_exit / p_pass, "target": "(info)", "met": None},
     ]
     notes = [f"MCP start-up rows: medians of {runs} interleaved spawns (M2: the SDK is imported in the background "
              "while the early path answers `initialize`)."]

@@ -39,6 +39,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import stat
 import threading
 from collections.abc import Mapping
@@ -47,7 +48,7 @@ from typing import Any, Final
 
 from ..core.context import Context
 from ..core.session import Session
-from ..core.signal import run_abortable
+from ..core.signal import AbortSignal
 from ..core.tools import ToolResult
 from ..fs_sandbox.filesystem import SandboxedFileSystem
 from .early import EarlyStart
@@ -65,6 +66,8 @@ LINE_LIMIT: Final = 65536
 the phase (the SDK path reads it)"""
 
 _INITIALIZED: Final = "notifications/initialized"
+_NUMBERS: Final = re.compile(rb"-0(?![0-9.eE])|[0-9]{16,}")
+"""numbers ``core.jsonvalue.js_numbers`` may rewrite (``fastwire``'s pattern)"""
 _CANCELLED: Final = "the client cancelled the request"
 """the abort reason of a cancelled call (the SDK path's, ``server.call_tool``)"""
 
@@ -133,24 +136,20 @@ async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, 
     loop = asyncio.get_running_loop()
     first_end = early.preread.find(b"\n") + 1
     kept = bytearray(early.preread[:first_end])  # the initialize: the SDK gets it (stdio._AnsweredEarly)
-    buffer = bytearray(early.preread[first_end:])
+    stdin = _Stdin(loop, stdin_fd, early.preread[first_end:])
+    buffer = stdin.buffer
     outcome = EarlyCalls(EarlyStart(b""))
     version = _negotiated(early.answer)
     imported = _when_done(loop, importing)
     initialized = False
-    at_end = False
     try:
         while True:
             end = buffer.find(b"\n")
             if end < 0:
-                if at_end or len(buffer) > LINE_LIMIT or imported.done():
+                if stdin.at_end or len(buffer) > LINE_LIMIT or imported.done():
                     break
-                chunk = await _read_or_imported(loop, stdin_fd, imported)
-                if chunk is None:  # the SDK is loaded: it takes over
+                if not await stdin.read(imported):  # the SDK is loaded: it takes over
                     break
-                if not chunk:
-                    at_end = True
-                buffer += chunk
                 continue
             if end >= LINE_LIMIT:
                 break
@@ -170,7 +169,7 @@ async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, 
             if plain is None or not _callable(ctx, plain[1]):
                 break
             del buffer[: end + 1]
-            if not await _serve(ctx, owner, plain[0], plain[1], outcome, stdout_fd):
+            if not await _serve(ctx, owner, plain[0], plain[1], outcome, stdin, stdout_fd):
                 break  # stdout broke: the SDK path meets it again
             if imported.done():
                 break
@@ -181,8 +180,57 @@ async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, 
         if not imported.done():
             imported.cancel()  # its watcher ends with the import; nothing waits for it
     outcome.start = EarlyStart(bytes(kept + buffer), early.answered_id, early.answer)
-    outcome.finished = at_end and not buffer
+    outcome.finished = stdin.at_end and not buffer
     return outcome
+
+
+class _Stdin:
+    """stdin as the early phase reads it: the bytes read and not served yet (``buffer``),
+    whether it ended; read only when the loop says it is readable (never blocks)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int, preread: bytes) -> None:
+        self.loop = loop
+        self.fd = fd
+        self.buffer = bytearray(preread)
+        self.at_end = False
+
+    async def read(self, other: asyncio.Future[Any]) -> bool:
+        """Read what stdin has into ``buffer`` once it is readable (``at_end`` at its end);
+        ``False`` when ``other`` was done first (nothing read)."""
+        readable: asyncio.Future[None] = self.loop.create_future()
+        self.loop.add_reader(self.fd, lambda: readable.done() or readable.set_result(None))
+        try:
+            await asyncio.wait([readable, other], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.loop.remove_reader(self.fd)
+        if not readable.done():
+            readable.cancel()
+            return False
+        chunk = os.read(self.fd, LINE_LIMIT)
+        if not chunk:
+            self.at_end = True
+        self.buffer += chunk
+        return True
+
+    async def watch(self, call: asyncio.Future[Any], request_id: int | str, signal: AbortSignal) -> bool:
+        """Read stdin while ``call`` runs, up to :data:`LINE_LIMIT` bytes ahead; a
+        ``notifications/cancelled`` for ``request_id`` among the lines read aborts
+        ``signal`` (as the SDK's dispatcher would). Returns once ``call`` is done: whether
+        it was cancelled so (the SDK then never answers it)."""
+        key = _coerced(request_id)
+        scanned = 0
+        cancelled = False
+        while not call.done():
+            if self.at_end or len(self.buffer) > LINE_LIMIT:
+                await asyncio.wait([call])
+                break
+            await self.read(call)
+            while not cancelled and (end := self.buffer.find(b"\n", scanned)) >= 0:
+                if _cancels(bytes(self.buffer[scanned : end + 1]), key):
+                    cancelled = True
+                    signal.abort(_CANCELLED)
+                scanned = end + 1
+        return cancelled
 
 
 def _when_done(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> asyncio.Future[None]:
@@ -232,41 +280,67 @@ def _callable(ctx: Context, params: dict[str, Any]) -> bool:
     return ctx.tools.get(name) is not None
 
 
-async def _read_or_imported(loop: asyncio.AbstractEventLoop, fd: int, imported: asyncio.Future[Any]) -> bytes | None:
-    """The next bytes of ``fd`` (``b""``: its end), or ``None`` once ``imported`` is done."""
-    readable: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
-    try:
-        await asyncio.wait([readable, imported], return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        loop.remove_reader(fd)
-    if not readable.done():
-        readable.cancel()
-        return None
-    return os.read(fd, LINE_LIMIT)
-
-
 async def _serve(ctx: Context, owner: Session, request_id: int | str, params: dict[str, Any],
-                 outcome: EarlyCalls, stdout_fd: int) -> bool:
-    """Run one call as ``server.call_tool`` does and write its answer; ``False`` when stdout
-    is broken."""
+                 outcome: EarlyCalls, stdin: _Stdin, stdout_fd: int) -> bool:
+    """Run one call as ``server.call_tool`` does (``run_abortable``'s contract: a
+    cancellation aborts its signal and waits for it; a cancelled call is not answered) and
+    write its answer; ``False`` when stdout is broken."""
     name: str = params["name"]
     raw = params["arguments"] if "arguments" in params else {}
-    tools = ctx.tools
+    signal = AbortSignal()
+    call = stdin.loop.create_task(ctx.tools.execute(name, raw, session=owner, signal=signal))
+    outcome.served += 1
     try:
-        result: ToolResult = await run_abortable(
-            lambda signal: tools.execute(name, raw, session=owner, signal=signal), reason=_CANCELLED
-        )
+        cancelled = await stdin.watch(call, request_id, signal)
+    except asyncio.CancelledError:  # the process is stopping: the call is never cut off
+        signal.abort(_CANCELLED)
+        await asyncio.shield(asyncio.wait([call]))
+        raise
+    if cancelled:
+        return True
+    try:
+        result: ToolResult = call.result()
     except Exception as exc:  # the SDK's answer to a raising handler: written once it is loaded
-        outcome.served += 1
         outcome.deferred.append((request_id, exc))
         return True
-    outcome.served += 1
     line = call_answer(request_id, call_result(result))
     if line is None:
         outcome.deferred.append((request_id, result))
         return True
     return await _write(stdout_fd, line)
+
+
+def _coerced(request_id: Any) -> Any:
+    """A request id as the SDK's dispatcher correlates it (``coerce_request_id``: a string
+    of an integer is that integer)."""
+    if isinstance(request_id, str):
+        try:
+            return int(request_id)
+        except ValueError:
+            pass
+    return request_id
+
+
+def _cancels(line: bytes, key: Any) -> bool:
+    """Whether ``line`` is a ``notifications/cancelled`` whose ``requestId`` (a string or an
+    integer, not a ``bool``: ``as_request_id``) correlates with ``key``. A line whose numbers
+    the SDK path may read otherwise (``fastwire``) is not taken for one (the call then runs
+    to its end and is answered, as a cancellation that came too late)."""
+    if _NUMBERS.search(line):
+        return False
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    if type(value) is not dict or "id" in value or value.get("jsonrpc") != "2.0":
+        return False
+    params = value.get("params")
+    if value.get("method") != "notifications/cancelled" or type(params) is not dict:
+        return False
+    cancelled = params.get("requestId")
+    if type(cancelled) is not int and type(cancelled) is not str:
+        return False
+    return _coerced(cancelled) == key
 
 
 async def _write(fd: int, data: bytes) -> bool:
