@@ -210,3 +210,13 @@ def test_when_the_phase_serves_calls(tmp_path: Path, monkeypatch: pytest.MonkeyP
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_the_early_phase_imports_no_sdk_module() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, dsh_fs.cli.mcp_cmd, dsh_fs.mcp.prelude, dsh_fs.mcp.earlywire;"
+            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mcp_types'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -12,6 +12,8 @@
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
 | ``nowait`` | the stdio wire without thread hops: lines of a pipe or socket read and written on the event loop thread (``RWF_NOWAIT``); on asyncio a reader that stays registered (``Inbox``) |
 | ``lean`` | the lean ``tools/call`` path of the stdio transport: a plain call run and answered without the SDK's dispatcher, with the SDK's bytes (``DSH_FS_MCP_LEAN=0``: off) |
+| ``leanenv`` | the ``DSH_FS_MCP_LEAN`` switch, readable without the SDK |
+| ``prelude``, ``earlywire`` | the early phase over stdio (M2): plain ``tools/call`` requests answered before the SDK is loaded, then the connection handed to the SDK path; their answers' bytes, pure and SDK-free |
 | ``fastwire`` | pure: the lean path's JSON without pydantic: a plain ``tools/call`` line read, its answer written, only where the bytes are provably the SDK path's |
 | ``inline`` | a coroutine run on the current task until it first suspends, then carried on by that task (a lean call run on the stdio reader's task) |
 | ``percall`` | the stderr hint for clients that start a server per call without ``--session`` (a first call refused for want of a read) |

@@ -14,14 +14,16 @@ Served here, in arrival order, one at a time (each done before the next line is 
 all before anything reaches the SDK: the owner's ``CallScheduler`` order holds):
 
 * a line ``fastwire.plain_call`` reads as a ``tools/call`` of a registered tool, after
-  ``notifications/initialized``; run as the SDK path runs it (``core.signal.run_abortable``,
-  the connection's observation owner, the ``percall.FirstCallHint`` registry) and answered
-  with the SDK path's bytes (``earlywire.call_answer``; a result of another shape, or a call
-  that raised, is answered once the SDK is loaded, with its functions). Its line is not
-  given to the SDK;
+  ``notifications/initialized``; run as the SDK path runs it (the connection's observation
+  owner, the ``percall.FirstCallHint`` registry, ``core.signal.run_abortable``'s contract:
+  while it runs stdin is read on, and a ``notifications/cancelled`` for it aborts its
+  signal, the call is waited for and never answered) and answered with the SDK path's bytes
+  (``earlywire.call_answer``; a result of another shape, or a call that raised, is answered
+  once the SDK is loaded, with its functions). Its line is not given to the SDK;
 * ``notifications/initialized`` and blank lines: recorded, given to the SDK later.
 
-Anything else ends the phase with that line (``ping``, ``tools/list``, any other notification,
+When stdin ends with every line served here, the SDK path is not run at all (it would write
+nothing: ``EarlyCalls.finished``). Anything else ends the phase with that line (``ping``, ``tools/list``, any other notification,
 ``notifications/cancelled``, a line that is not strict UTF-8 or longer than
 :data:`LINE_LIMIT`, a partial line at the end of input). The phase is not entered at all
 (:func:`early_calls_allowed`) unless the client declared no ``roots`` capability (M3 asks
