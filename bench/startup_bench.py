@@ -2,7 +2,7 @@
 
     python bench/startup_bench.py [--runs N] [--json]
 
-Rows (medians of ``--runs`` interleaved spawns, each a fresh process in an empty directory):
+Rows (medians of ``--runs`` interleaved spawns, each a fresh process in a directory holding one small file):
 
 * ``dsh-fs mcp`` spawn → its ``initialize`` answer (target ≤ 0.35 s), as a ratio to ``python
   -c pass`` (spawn → exit) measured in the same run;
