@@ -52,10 +52,11 @@ from ..fs.sandbox import denial_marker, escalation_hint
 from ..fs.text import normalize, utf8_size
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import EditIntent, Target, Version
-from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected
+from ..patch import AddFile, DeleteFile, FileChange, FileState, Patch, PatchError, PatchRejected
 from ..patch import codex_summary, plan_patch
-from ..tool_fs.diff import DIFF_CONTEXT, bounded_diffs
+from ..tool_fs.diff import bounded_diffs
 from ..tool_fs.shared import with_remedy
+from .regions import region_diffs
 from .texts import TOO_BIG_TO_UPDATE
 from .writes import WriteStep, write_steps
 
@@ -131,40 +132,6 @@ class AppliedPatch:
             out.extend(region_diffs(path, before, after, change.edits) if change.edits
                        else bounded_diffs(path, before, after))
         return out
-
-
-def region_diffs(path: str, before: str, after: str, edits: Sequence[LineEdit]) -> list[dict[str, Any]]:
-    """``compute_hunk_diffs(path, before, after)`` computed on the regions the ``edits`` touch:
-    each group of edits close enough to share a hunk (§4.9 merges changes at most
-    ``2 * DIFF_CONTEXT`` unchanged lines apart), with ``DIFF_CONTEXT + 1`` lines around it — the same hunks, without diffing the
-    unchanged rest of the file (a patch knows where it changed a file).
-
-    :param before: / after: LF-normalized texts; ``edits`` in ``before.split("\n")`` lines
-    """
-    old, new = before.split("\n"), after.split("\n")
-    out: list[dict[str, Any]] = []
-    delta = 0  # new line index minus old line index before the current group
-    i = 0
-    while i < len(edits):
-        j = i
-        # groups that may share a hunk: merging too much is harmless (the slice's own diff splits
-        # it again), too little is not — hence the slack for a changed final line break
-        while j + 1 < len(edits) and edits[j + 1][0] - (edits[j][0] + edits[j][1]) <= 2 * DIFF_CONTEXT + 2:
-            j += 1
-        group = edits[i : j + 1]
-        grown = sum(len(inserted) - removed for _, removed, inserted in group)
-        # one line more each side: a change of the final line break changes the line before it
-        lo = max(0, group[0][0] - DIFF_CONTEXT - 1)
-        hi = min(len(old), group[-1][0] + group[-1][1] + DIFF_CONTEXT + 1)
-        out.extend(bounded_diffs(path, _slice(old, lo, hi), _slice(new, lo + delta, hi + delta + grown)))
-        delta += grown
-        i = j + 1
-    return out
-
-
-def _slice(lines: list[str], lo: int, hi: int) -> str:
-    """Lines ``lo``..``hi`` (exclusive) of a text split at ``"\n"``, with their line breaks."""
-    return "\n".join(lines[lo:hi]) + ("\n" if hi < len(lines) else "")
 
 
 @dataclass(slots=True)
