@@ -5,17 +5,17 @@ Order. The patch's first change is written alone, under the call's abort signal:
 honoured only before the first write is done, never between two (a call without a signal has
 nothing to honour: its first change goes with the others). Then the remaining in-place updates
 are written one at a time while most writes so far took less than ``QUICK_WRITE_S`` (a fast
-disk: the local provider writes a small file on its event loop thread, and threads side
-by side would cost more CPU than the ``fsync`` s they overlap save), and once half or more took
-longer, side by side, at most ``WRITE_AT_ONCE`` at a time; the changes that add, remove or rename a name
-(create, delete, move) — and updates bigger than ``SIDE_BY_SIDE_MAX`` — are written one after
-another, in patch order, beside them. An update replaces the bytes of a
-file that stays where it is, under its own guard, so it depends on no other change of the patch
-(each file is touched once, the planner checks that); changes of names keep the order the patch
-gives them, since two of them may make or empty the same directory (two files added in a new
-one). Each write is still one atomic, durable write of one file (the provider's: temporary
-file, ``fsync``, rename, ``fsync`` of the directory, A3) with its guard checked inside its
-lock; side by side, the disk commits their ``fsync`` s together (bench/README.md,
+disk: the local provider then writes a small file on its event loop thread, and worker threads
+side by side would cost more CPU than the ``fsync`` s they overlap save), and once half of them
+or more took longer, side by side, at most ``WRITE_AT_ONCE`` at a time; the changes that add,
+remove or rename a name (create, delete, move) — and updates bigger than ``SIDE_BY_SIDE_MAX``
+— are written one after another, in patch order, beside them. An update replaces the bytes of
+a file that stays where it is, under its own guard, so it depends on no other change of the
+patch (each file is touched once, the planner checks that); changes of names keep the order
+the patch gives them, since two of them may make or empty the same directory (two files added
+in a new one). Each write is still one atomic, durable write of one file (the provider's:
+temporary file, ``fsync``, rename, ``fsync`` of the directory, A3) with its guard checked
+inside its lock; side by side, the disk commits their ``fsync`` s together (bench/README.md,
 "apply_patch").
 
 Failure. Once a write fails, no write that has not begun begins; the writes under way finish.
@@ -138,10 +138,9 @@ async def write_steps(ctx: Context, execution: ToolExecution, steps: Sequence[Wr
                 while at < len(indices) and progress.quick and not progress.stopped:  # one at a time
                     await update(indices[at])
                     at += 1
-                if not progress.stopped:
-                    async with anyio.create_task_group() as side_by_side:
-                        for index in indices[at:]:
-                            side_by_side.start_soon(update, index)
+                async with anyio.create_task_group() as side_by_side:  # the rest (none once stopped)
+                    for index in indices[at:]:
+                        side_by_side.start_soon(update, index)
 
             async def in_order() -> None:
                 for index in ordered:
