@@ -913,3 +913,35 @@ async def test_an_update_of_exactly_one_mebicharacter_is_still_written_side_by_s
     assert big == [("start", "u4.txt"), ("end", "u4.txt"), ("start", "u5.txt"), ("end", "u5.txt")]
     assert fs.most == 3  # u1 alone (measured), then u2, u3 side by side, beside one bigger update at a time
     assert [len(get(f"{ws}/{name}.txt")) for name in sizes] == list(sizes.values())
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+async def test_diffs_of_a_patch_of_at_most_two_mebicharacters_are_computed_on_the_event_loop(
+        ws: str, extra: int, patch_ctx: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts (before and after, summed) of at most ``DIFF_INLINE_MAX`` characters: the UI
+    diffs after the writes, on the event loop thread; one more: in a worker thread meanwhile.
+    The same diffs either way."""
+    import threading
+
+    from dsh_fs.core.session import ToolExecution
+    from dsh_fs.patch import parse_patch
+    from dsh_fs.tool_patch import AppliedPatch, apply_patch, executor
+
+    assert executor.DIFF_INLINE_MAX == 2 * 1024 * 1024
+    half = executor.DIFF_INLINE_MAX // 2 + extra
+    put(f"{ws}/big.txt", "a\n" + "x" * (half - 3) + "\n")  # ``half`` characters before and after
+    threads: list[str] = []
+    real = AppliedPatch.diffs
+
+    def diffs(self: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return real(self)
+
+    monkeypatch.setattr(AppliedPatch, "diffs", diffs)
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    patch = parse_patch(envelope("*** Update File: big.txt", "@@", "-a", "+b"))
+    applied = await apply_patch(ctx, patch, ToolExecution(session=session), with_diffs=True)
+    assert applied.kept_diffs == [{"path": f"{ws}/big.txt", "oldText": "a\n" + "x" * (half - 3),
+                                   "newText": "b\n" + "x" * (half - 3)}]
+    assert (threads == [threading.main_thread().name]) is (extra == 0), threads
+    assert get(f"{ws}/big.txt") == b"b\n" + b"x" * (half - 3) + b"\n"
