@@ -350,8 +350,14 @@ class FailingSecondWrite(LocalFileSystem):
         return await super().rename(source, dest, expected, signal=signal)
 
 
-async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
-    # DEVIATIONS E10
+@pytest.mark.parametrize("diffs_beside", [False, True])
+async def test_a_write_failing_midway_is_reported_precisely(ws: str, diffs_beside: bool,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # DEVIATIONS E10; ``diffs_beside``: as a patch over DIFF_INLINE_MAX, diffed in a worker thread
+    from dsh_fs.tool_patch import executor
+
+    if diffs_beside:
+        monkeypatch.setattr(executor, "DIFF_INLINE_MAX", 0)
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/b.txt", "b\n")
     put(f"{ws}/c.txt", "c\n")
