@@ -7,7 +7,8 @@ Rows (medians of ``--runs`` interleaved spawns, each a fresh process in an empty
 * ``dsh-fs mcp`` spawn → its ``initialize`` answer (target ≤ 0.35 s), as a ratio to ``python
   -c pass`` (spawn → exit) measured in the same run;
 * for information, spawn → the first ``tools/list`` answer (the SDK is loaded by then: what a
-  per-call client waits for before it can call a tool);
+  per-call client waits for before it can call a tool), and spawn → that answer → stdin closed
+  → the process gone (a client that starts a server per tool call waits for its exit too);
 * the Node MCP filesystem server (``@modelcontextprotocol/server-filesystem``, run with
   ``node`` from the npx cache, so npx's own start is not counted) spawn → its ``initialize``
   answer, when ``npx`` can install it (else a note).
@@ -36,8 +37,9 @@ LIST = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0"
 TARGET = 0.35
 
 
-def _spawn_to_answer(argv: list[str], cwd: str, *, then_list: bool = False) -> tuple[float, float | None]:
-    """Seconds from spawn to the first answer line (and to the ``tools/list`` answer)."""
+def _spawn_to_answer(argv: list[str], cwd: str, *, then_list: bool = False) -> tuple[float, float | None, float]:
+    """Seconds from spawn to the first answer line (and to the ``tools/list`` answer), and to
+    the process's exit once its stdin is closed."""
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
     assert proc.stdin is not None and proc.stdout is not None
@@ -54,8 +56,9 @@ def _spawn_to_answer(argv: list[str], cwd: str, *, then_list: bool = False) -> t
         listed = time.perf_counter() - start
     proc.stdin.close()
     proc.wait(timeout=30)
+    exited = time.perf_counter() - start
     proc.stdout.close()
-    return first, listed
+    return first, listed, exited
 
 
 def _python_pass() -> float:
@@ -86,15 +89,17 @@ def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
         ours_argv = [sys.executable, "-m", "dsh_fs.cli.main", *ours_argv[1:]]
     node = _node_filesystem_server()
     _spawn_to_answer(ours_argv, folder)  # warm the page cache
-    ours, listed, base, theirs = [], [], [], []
+    ours, listed, exits, base, theirs = [], [], [], [], []
     for _ in range(runs):
         base.append(_python_pass())
-        first, second = _spawn_to_answer(ours_argv, folder, then_list=True)
+        first, second, gone = _spawn_to_answer(ours_argv, folder, then_list=True)
         ours.append(first)
         listed.append(second)
+        exits.append(gone)
         if node is not None:
             theirs.append(_spawn_to_answer([*node, folder], folder)[0])
     p_pass, p_ours, p_list = statistics.median(base), statistics.median(ours), statistics.median(listed)
+    p_exit = statistics.median(exits)
     found = [
         {"workload": "MCP stdio start-up: spawn → `initialize` answer (`dsh-fs mcp`)", "ours": p_ours, "ours_mem": None,
          "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None, "ratio": p_ours / p_pass,
@@ -102,6 +107,9 @@ def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
         {"workload": "MCP stdio start-up: spawn → first `tools/list` answer (the SDK loaded)", "ours": p_list,
          "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
          "ratio": p_list / p_pass, "target": "(info)", "met": None},
+        {"workload": "MCP stdio per-call client: spawn → `tools/list` answer → stdin closed → exit", "ours": p_exit,
+         "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
+         "ratio": p_exit / p_pass, "target": "(info)", "met": None},
     ]
     notes = [f"MCP start-up rows: medians of {runs} interleaved spawns (M2: the SDK is imported in the background "
              "while the early path answers `initialize`)."]

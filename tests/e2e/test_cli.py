@@ -574,3 +574,46 @@ def test_the_session_hint_is_not_given_without_a_policy(fast, ws):
     done = fast("apply-patch", "--no-policy", stdin=patch)
     assert done.returncode == 1 and b"the destination already exists" in done.stdout
     assert done.stderr == b""
+
+
+# -- the console script's exit -------------------------------------------------------------------
+
+
+def test_the_console_script_freezes_the_heap_on_the_way_out_with_the_commands_status(ws, monkeypatch):
+    """``run`` (the installed script) exits with the command's status and leaves the heap
+    frozen, so the interpreter's last collections skip it (a per-call MCP client waits for that
+    exit on every call)."""
+    import gc
+
+    from dsh_fs.cli.main import run
+
+    monkeypatch.chdir(ws)
+    for argv, status in ((["dsh-fs", "--version"], 0), (["dsh-fs", "read", "missing.txt"], 1),
+                         (["dsh-fs", "read", "--limit", "x", "a.txt"], 2)):
+        gc.unfreeze()
+        monkeypatch.setattr(sys, "argv", argv)
+        with pytest.raises(SystemExit) as exited:
+            run()
+        frozen = gc.get_freeze_count()
+        gc.unfreeze()
+        assert exited.value.code == status and frozen > 0, argv
+
+
+def test_a_frozen_exit_still_runs_the_exit_hooks(tmp_path):
+    """The private spill directory is removed at exit by ``weakref.finalize``; ``run``'s frozen
+    heap does not skip it."""
+    program = (
+        "import anyio, sys\n"
+        "from dsh_fs.spill import LocalSpillStore, SpillRequest\n"
+        "from dsh_fs.cli.main import run\n"
+        "store = LocalSpillStore()\n"
+        "request = SpillRequest(session_id='s', tool_name='grep', call_id='c', suggested_name='x.txt')\n"
+        "anyio.run(store.save_text, request, 'x')\n"
+        "print(store.root, flush=True)\n"
+        "sys.argv = ['dsh-fs', '--version']\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    root = done.stdout.splitlines()[0]
+    assert os.path.basename(root).startswith("dsh-fs-spill-") and not os.path.exists(root)

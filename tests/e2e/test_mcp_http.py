@@ -164,6 +164,21 @@ def test_without_auth_it_warns_and_serves_only_the_handshake_era(tmp_path: Any) 
         server.stop()
 
 
+def test_a_server_that_cannot_listen_shows_no_token(tmp_path: Any) -> None:
+    import socket
+
+    root = os.path.realpath(tmp_path)
+    with socket.socket() as taken:  # the address is in use: binding fails
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([*server_argv(root), "--http", f"127.0.0.1:{port}"], stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "dshfs_" not in done.stderr and "shown once" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("Error: cannot listen: [Errno 98]")
+
+
 def test_minted_tokens_are_shown_once_and_a_token_file_is_reused(tmp_path: Any) -> None:
     root = os.path.realpath(tmp_path)
     # without --token-file: the tokens go to stderr, once

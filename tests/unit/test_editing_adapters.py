@@ -229,3 +229,28 @@ async def test_the_agents_sdk_runner_uses_the_editor(ctx: dsh_fs.Context) -> Non
     answered = [item for item in seen[2] if isinstance(item, dict) and item.get("type") == "apply_patch_call_output"]
     assert answered == [{"type": "apply_patch_call_output", "call_id": "p1", "status": "completed",
                          "output": "Updated /abs/a.txt"}]
+
+
+async def test_the_agents_sdk_editor_under_a_sandbox_denial_offers_no_escalation(memory_fs: Any) -> None:
+    """The Responses ``apply_patch`` tool has no ``sandbox_permissions`` field, so a sandbox
+    denial through the editor (and the Responses adapter) ends with the denial marker and no
+    escalation hint (docs/SANDBOX.md: the hint only where the tool can carry the request);
+    nothing is written."""
+    from agents import ApplyPatchOperation
+
+    from dsh_fs.adapters.openai_agents import DshApplyPatchEditor
+
+    fs = memory_fs(files={"/abs/a.txt": "one\ntwo\n"})
+    ctx = dsh_fs.create_context(provider=fs, search=False, faces=["apply_patch"], sandbox="read-only")
+    session = Session(cwd="/abs")
+    editor = DshApplyPatchEditor(ctx, session)
+    await ctx.tools.execute("read", {"file_path": "a.txt"}, session=session)
+    denied = await editor.update_file(ApplyPatchOperation(type="update_file", path="a.txt", diff="@@\n-one\n+ONE\n"))
+    assert denied.status == "failed"
+    assert denied.output == ('cannot write "/abs/a.txt": file access denied under read-only mode\n'
+                             "[sandbox: file access denied under read-only mode]")
+    assert fs.text("/abs/a.txt") == "one\ntwo\n"
+    # the registry's apply_patch under the same denial does offer it (its schema has the field, X2)
+    registry = await ctx.tools.execute("apply_patch", {"input": "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n"
+                                                                 "*** End Patch"}, session=session)
+    assert registry.is_error and registry.text.endswith("the approval prompt asks the user]")

@@ -5,12 +5,13 @@ dependencies (the MCP SDK) are imported only when their command needs them."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 from typing import Final
 
 import click
 
-__all__ = ("main",)
+__all__ = ("main", "run")
 
 COMMANDS: Final = {
     "apply-patch": "tool_cmds:apply_patch",
@@ -50,5 +51,23 @@ def main() -> None:
     """dsh-fs: find, read, write and edit files safely, for LLM agents and the people running them."""
 
 
+def run() -> None:
+    """The ``dsh-fs`` console script: :func:`main` (which exits with the command's status),
+    with the heap frozen (``gc.freeze``) on the way out.
+
+    An interpreter's exit ends with collections over every object still alive; with the MCP
+    SDK and pydantic loaded that took about 0.25 s here, which a client that starts a server
+    per tool call (and waits for it to exit) paid on every call. Frozen objects are left to
+    the operating system; ``atexit`` handlers and ``weakref.finalize`` callbacks (the private
+    spill directory) still run, and every command has closed what it opened before it returns.
+
+    :raises SystemExit: always, with the command's exit status (click's standalone mode)
+    """
+    try:
+        main()
+    finally:
+        gc.freeze()
+
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()

@@ -186,13 +186,14 @@ def mcp(
     select_tools_option(ctx, tool_names)
     if options.policy:
         _warn_if_nothing_observes(ctx.tools.names())
-    bearer = None  # minted (and shown) only once every other option is known to be good
+    bearer = None  # minted only once every other option is known to be good
+    shown: list[str] = []  # the minted tokens' lines, shown with the address once it is bound
     if served_over_http and not no_auth:
-        bearer = _tokens(token_file, tokens, explicit_count="tokens" in given)
+        bearer, shown = _tokens(token_file, tokens, explicit_count="tokens" in given)
 
     def announce(url: str) -> None:
         where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url
-        lines = [f"dsh-fs mcp: serving {', '.join(options.roots) or options.root} at {where}"]
+        lines = [*shown, f"dsh-fs mcp: serving {', '.join(options.roots) or options.root} at {where}"]
         if no_auth:
             reach = "the socket" if unix_socket is not None else url
             lines.append(
@@ -348,9 +349,13 @@ def _user() -> str:
         return f"uid {os.geteuid()}"
 
 
-def _tokens(token_file: str | None, count: int, *, explicit_count: bool) -> list[str]:
+def _tokens(token_file: str | None, count: int, *, explicit_count: bool) -> tuple[list[str], list[str]]:
     """The bearer tokens: read from ``token_file`` when it exists; otherwise ``count`` new
-    ones, written to ``token_file`` (0600) or shown once on stderr.
+    ones, written to ``token_file`` (0600) or to be shown once on stderr.
+
+    :returns: the tokens, and the stderr lines that show new tokens not written to a file
+        (shown with the address once the server listens: a server that cannot listen shows
+        no token that never worked)
 
     :raises click.BadParameter: an unusable token file, or --tokens with an existing one
     """
@@ -363,7 +368,7 @@ def _tokens(token_file: str | None, count: int, *, explicit_count: bool) -> list
                 param_hint="--tokens",
             )
         try:
-            return load_token_file(token_file)
+            return load_token_file(token_file), []
         except (OSError, ValueError) as exc:
             raise click.BadParameter(str(exc), param_hint="--token-file") from None
     minted = mint_tokens(count)
@@ -373,10 +378,7 @@ def _tokens(token_file: str | None, count: int, *, explicit_count: bool) -> list
         except OSError as exc:
             raise click.BadParameter(f"cannot write {token_file}: {exc.strerror or exc}", param_hint="--token-file") from None
         click.echo(f"dsh-fs mcp: wrote {count} bearer token(s) to {token_file} (mode 0600)", err=True)
-    else:
-        click.echo(
-            'dsh-fs mcp: bearer token(s), shown once (clients send "Authorization: Bearer <token>"):', err=True
-        )
-        for index, token in enumerate(minted, start=1):
-            click.echo(f"  agent-{index}: {token}", err=True)
-    return minted
+        return minted, []
+    shown = ['dsh-fs mcp: bearer token(s), shown once (clients send "Authorization: Bearer <token>"):']
+    shown += [f"  agent-{index}: {token}" for index, token in enumerate(minted, start=1)]
+    return minted, shown
