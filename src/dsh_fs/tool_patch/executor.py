@@ -20,8 +20,8 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
    every reason (one per line, patch order; the code of the first). Otherwise each file is
    written atomically through the seam (``writes.write_steps``: the first change alone under an
-   abort signal, then the in-place updates side by side beside the name changes in patch
-   order) — create ``write_text(CreateIfAbsent)``, update ``write_text(ReplaceIfVersion(guard))``, move
+   abort signal, then the in-place updates — one at a time while quick, else side by side —
+   beside the name changes in patch order) — create ``write_text(CreateIfAbsent)``, update ``write_text(ReplaceIfVersion(guard))``, move
    ``rename(RenameIntent(guard))`` then ``write_text`` of the new text at the new name, delete
    ``delete(DeleteIntent(guard))`` — and ``fs/observed`` is emitted after each (a deleted or
    moved-away file as absent). The guards are checked again inside each write's lock; a file
