@@ -123,3 +123,17 @@ def test_other_regions_are_diffed_as_slices(edit: Edit, monkeypatch: pytest.Monk
     monkeypatch.setattr(regions, "bounded_diffs", lambda *a, **k: calls.append("x") or real(*a, **k))
     assert region_diffs("p", before, after, [edit]) == compute_hunk_diffs("p", before, after)
     assert calls == ["x"]
+
+
+def test_a_side_over_the_diff_bound_gives_what_its_slice_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text over ``DIFF_META_MAX_CHARS`` is never built into a direct hunk: its region's
+    slice may be over the bound too, and then the slice diff gives no hunk (bounded_diffs)."""
+    from dsh_fs.tool_fs import diff
+
+    lines = [f"a{i}" for i in range(12)] + [""]
+    edits: list[Edit] = [(5, 1, ["z" * 60])]
+    before, after = "\n".join(lines), "\n".join(_apply(lines, edits))
+    assert len(before) <= 50 < len(after)
+    monkeypatch.setattr(diff, "DIFF_META_MAX_CHARS", 50)
+    monkeypatch.setattr(regions, "DIFF_META_MAX_CHARS", 50)
+    assert region_diffs("p", before, after, edits) == sliced_region_diffs("p", before, after, edits) == []
