@@ -137,3 +137,14 @@ def test_a_side_over_the_diff_bound_gives_what_its_slice_gives(monkeypatch: pyte
     monkeypatch.setattr(diff, "DIFF_META_MAX_CHARS", 50)
     monkeypatch.setattr(regions, "DIFF_META_MAX_CHARS", 50)
     assert region_diffs("p", before, after, edits) == sliced_region_diffs("p", before, after, edits) == []
+
+
+def test_hunks_after_a_grown_or_shrunk_region_are_built_without_a_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The direct hunk follows the shift of the lines after an edit that changed their count."""
+    lines = [f"v{i} = compute(a)" for i in range(100)] + [""]
+    edits: list[Edit] = [(5, 1, ["n1", "n2", "n3"]), (40, 3, ["n4"]), (70, 1, ["n5"]), (90, 2, ["n6", "n7"])]
+    before, after = "\n".join(lines), "\n".join(_apply(lines, edits))
+    expected = compute_hunk_diffs("p", before, after)
+    monkeypatch.setattr(regions, "bounded_diffs", lambda *a, **k: pytest.fail("diffed a slice"))
+    assert region_diffs("p", before, after, edits) == expected
+    assert [d["newText"].split("\n")[3] for d in expected] == ["n1", "n4", "n5", "n6"]
