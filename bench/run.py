@@ -30,7 +30,9 @@ Workloads (ours → baseline):
   client: the server's share) → the same call in process; skipped with a note when the command
   is not available. Info rows: the same round trip driven by the MCP SDK's ``ClientSession``
   (its own work is not the server's), and by the bare client with the server's lean
-  ``tools/call`` path off (``DSH_FS_MCP_LEAN=0``). ``--only-mcp`` measures these rows alone.
+  ``tools/call`` path off (``DSH_FS_MCP_LEAN=0``), and the transport floor: the bare client
+  against an echo server that writes the same answer line (``bench/mcp_floor.py``).
+  ``--only-mcp`` measures these rows alone.
 * ``bench/startup_bench.py`` rows (DEVIATIONS M2): ``dsh-fs mcp`` spawn → its ``initialize``
   answer over stdio (target ≤ 0.35 s) → ``python -c pass`` in the same run; spawn → the first
   ``tools/list`` answer (info); the Node MCP filesystem server's start-up when npx installs it.
@@ -410,7 +412,8 @@ def bench_mcp(path: str, calls: int) -> dict[str, Any]:
             await ctx.tools.execute("read", {"file_path": name}, session=agent)
         in_process = (time.perf_counter() - start) / calls
         return {"ours": over_mcp, "base": in_process, "bare": _bare_mcp_reads(folder, name, calls),
-                "bare_sdk": _bare_mcp_reads(folder, name, calls, lean=False)}
+                "bare_sdk": _bare_mcp_reads(folder, name, calls, lean=False),
+                "floor": _transport_floor(folder, name, calls)}
 
     return anyio.run(main)
 
@@ -450,6 +453,21 @@ def _bare_mcp_reads(folder: str, name: str, calls: int, *, lean: bool = True) ->
         proc.wait(timeout=30)
 
 
+def _transport_floor(folder: str, name: str, calls: int) -> float:
+    """Seconds per round trip of the same bare client against an echo server that writes the
+    answer ``dsh-fs mcp`` gave to the same call (``bench/mcp_floor.py``): the pipes' floor."""
+    sys.path.insert(0, HERE)
+    import mcp_floor
+
+    server = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", folder]
+    answer = mcp_floor.drive(server, folder, name, 1)["answer"]
+    with tempfile.TemporaryDirectory(prefix="dsh-fs-mcp-floor-") as spare:
+        canned = os.path.join(spare, "answer.json")
+        with open(canned, "wb") as handle:
+            handle.write(answer)
+        return mcp_floor.drive([sys.executable, "-c", mcp_floor.ECHO, canned], folder, name, calls)["wall_us"] / 1e6
+
+
 def mcp_rows(path: str, calls: int, notes: list[str]) -> list[Row]:
     """The MCP stdio round-trip rows: the target row is the server's share (a bare JSON-lines
     client), the SDK client's round trip and the server without its lean path are info."""
@@ -459,7 +477,9 @@ def mcp_rows(path: str, calls: int, notes: list[str]) -> list[Row]:
                  "`json.dumps` and one `readline` a call), so it measures the server; the SDK-client row drives the "
                  "same server with the MCP SDK's `ClientSession`, whose own work (~6× an in-process call) is not "
                  "ours; the third is the bare client against the server with its lean `tools/call` path off "
-                 "(`DSH_FS_MCP_LEAN=0`) (bench/README.md, \"The MCP stdio round trip\").")
+                 "(`DSH_FS_MCP_LEAN=0`); the fourth is the same client against a Python echo server that writes the "
+                 "same answer line: the pipes' and the client's floor, which the target row pays on top of the call "
+                 "(bench/README.md, \"The MCP stdio round trip\", fourth pass).")
     return [
         {"workload": "MCP round trip per read call (stdio, small file), a bare JSON-lines client", "ours": r["bare"],
          **base, "ratio": r["bare"] / r["base"], "target": f"≤ {MCP_STDIO_TARGET:g}×",
@@ -468,6 +488,8 @@ def mcp_rows(path: str, calls: int, notes: list[str]) -> list[Row]:
          **base, "ratio": r["ours"] / r["base"], "target": "(info)", "met": None},
         {"workload": "MCP round trip per read call (stdio, small file), bare client, lean path off",
          "ours": r["bare_sdk"], **base, "ratio": r["bare_sdk"] / r["base"], "target": "(info)", "met": None},
+        {"workload": "MCP stdio transport floor: the bare client against an echo server writing the same answer",
+         "ours": r["floor"], **base, "ratio": r["floor"] / r["base"], "target": "(info)", "met": None},
     ]
 
 

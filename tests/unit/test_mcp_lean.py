@@ -260,6 +260,20 @@ def test_every_answer_is_the_sdks_byte_for_byte(tmp_path: Path, version: str) ->
     assert image["result"]["content"][-1]["type"] == "image"
 
 
+def test_small_reads_are_answered_on_the_readers_task_without_suspending(tmp_path: Path) -> None:
+    """the fourth pass (bench/README.md): a small local ``read`` runs inline on the reader's
+    task (``inline.first_step``) and is answered from there; a write waits for nothing either"""
+    root = tmp_path / "w"
+    _workspace(root)
+    client = Client(_context(root), root, lean=True)
+    client.initialize("2025-06-18")
+    for number in range(1, 6):
+        client.send(_call(number, "read", {"file_path": "a.txt", "offset": number}))
+        assert json.loads(client.recv())["id"] == number
+    client.close()
+    assert client.lean.served == 5 and client.lean.inline == 5
+
+
 def test_an_unmodified_read_answer_round_trips_the_registry_text(tmp_path: Path) -> None:
     answers, served = _both(tmp_path / "w", "2025-06-18", [_call(1, "read", {"file_path": "a.txt"})])
     assert served == 1
@@ -394,6 +408,54 @@ def test_a_call_the_sdk_serves_keeps_its_place_behind_a_lean_one(held: tuple[Pat
     assert client.close() == b""
     if lean:
         assert client.lean.served == 1
+
+
+def test_a_registry_that_raises_after_suspending_gets_the_sdks_error(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken(self: Any, *args: Any, **kwargs: Any) -> ToolResult:
+        await anyio.sleep(0.01)  # suspends: the reader's task carries the call on, a new one reads
+        raise RuntimeError("late registry bug")
+
+    monkeypatch.setattr(ToolRegistry, "execute", broken)
+    answers, served = _both(tmp_path / "w", "2025-06-18", [_call(1, "read", {"file_path": "a.txt"}),
+                                                            _call(2, "read", {"file_path": "a.txt"})])
+    assert served == 2
+    assert json.loads(answers[2]) == {"jsonrpc": "2.0", "id": 2, "error": {"code": 0, "message": "late registry bug"}}
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_fast_call_behind_a_suspended_concurrency_safe_one_is_answered_first(held: tuple[Path, Gate],
+                                                                                lean: bool) -> None:
+    """a suspended call does not hold the reading up: the read after it (parallel with it under
+    the scheduler's rules) is read, run and answered while it still waits"""
+    root, gate = held
+    client = _held_client(root, gate, lean=lean)
+    client.send(_call(1, "hold_read"))
+    assert gate.started.wait(WAIT)
+    client.send(_call(2, "read", {"file_path": "a.txt"}))
+    assert json.loads(client.recv())["id"] == 2
+    gate.release.set()
+    assert json.loads(client.recv())["result"]["content"][0]["text"] == "released"
+    assert client.close() == b""
+    if lean:
+        assert client.lean.served == 2 and client.lean.inline == 1
+
+
+@pytest.mark.parametrize("lean", [True, False])
+def test_a_fast_call_behind_a_suspended_exclusive_one_waits_for_it(held: tuple[Path, Gate], lean: bool) -> None:
+    """arrival order: a read after an exclusive call that suspended runs after it ends"""
+    root, gate = held
+    client = _held_client(root, gate, lean=lean)
+    client.send(_call(1, "hold"))
+    assert gate.started.wait(WAIT)
+    client.send(_call(2, "read", {"file_path": "a.txt"}))
+    client.send(_call(3, "read", {"file_path": "a.txt", "limit": 1}))
+    assert client.recv(timeout=0.5) == b""
+    gate.release.set()
+    assert [json.loads(client.recv())["id"] for _ in range(3)] == [1, 2, 3]
+    assert client.close() == b""
+    if lean:
+        assert client.lean.served == 3
 
 
 @pytest.mark.parametrize("lean", [True, False])

@@ -3,11 +3,13 @@ the event loop thread with ``RWF_NOWAIT``; everything else in a thread, as befor
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
 import socket
 import threading
+from contextlib import suppress
 from typing import Any
 
 import anyio
@@ -127,12 +129,34 @@ async def _all_lines(reader: nowait.LineReader) -> list[bytes]:
     return lines
 
 
+def _read_all(kind: str, fd: int, preread: bytes = b"") -> list[bytes]:
+    """Every line of ``fd`` through a ``LineReader`` or an ``Inbox`` (made on the running loop)."""
+    if kind == "line_reader":
+        return anyio.run(_all_lines, nowait.LineReader(fd, preread))
+
+    async def main() -> list[bytes]:
+        with os.fdopen(os.dup(fd), "rb", buffering=0) as stream:
+            inbox = nowait.lines_of(stream, preread)
+            assert isinstance(inbox, nowait.Inbox)
+            try:
+                return await _all_lines(inbox)
+            finally:
+                inbox.close()
+
+    return asyncio.run(main())
+
+
+READERS = ["line_reader", "inbox"]
+
+
 @settings(max_examples=60, deadline=None)
 @given(
+    kind=st.sampled_from(READERS),
     preread=st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"\n")),
     chunks=st.lists(st.binary(max_size=200).map(lambda b: b.replace(b"\x00", b"\n")), max_size=12),
 )
-def test_the_lines_are_those_of_readline_however_the_bytes_arrive(preread: bytes, chunks: list[bytes]) -> None:
+def test_the_lines_are_those_of_readline_however_the_bytes_arrive(kind: str, preread: bytes,
+                                                                   chunks: list[bytes]) -> None:
     read_end, write_end = os.pipe()
 
     def feed() -> None:
@@ -143,7 +167,7 @@ def test_the_lines_are_those_of_readline_however_the_bytes_arrive(preread: bytes
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
     try:
-        got = anyio.run(_all_lines, nowait.LineReader(read_end, preread))
+        got = _read_all(kind, read_end, preread)
     finally:
         feeder.join(10)
         os.close(read_end)
@@ -151,13 +175,14 @@ def test_the_lines_are_those_of_readline_however_the_bytes_arrive(preread: bytes
     assert got == expected
 
 
-def test_a_line_longer_than_one_read_is_one_line() -> None:
+@pytest.mark.parametrize("kind", READERS)
+def test_a_line_longer_than_one_read_is_one_line(kind: str) -> None:
     read_end, write_end = os.pipe()
     big = b"y" * (3 * nowait.READ_SIZE + 7) + b"\n"
     feeder = threading.Thread(target=lambda: os.write(write_end, big + b"tail") and os.close(write_end), daemon=True)
     feeder.start()
     try:
-        got = anyio.run(_all_lines, nowait.LineReader(read_end))
+        got = _read_all(kind, read_end)
     finally:
         feeder.join(10)
         os.close(read_end)
@@ -255,7 +280,8 @@ def test_a_buffered_stdin_handed_in_is_still_read_by_the_thread() -> None:
     assert json.loads(got.decode())["id"] == 7
 
 
-def test_a_pipe_refusing_nowait_reads_is_read_in_a_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("kind", READERS)
+def test_a_pipe_refusing_nowait_reads_is_read_in_a_thread(monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
     import errno
 
     tried: list[int] = []
@@ -269,20 +295,138 @@ def test_a_pipe_refusing_nowait_reads_is_read_in_a_thread(monkeypatch: pytest.Mo
     os.write(write_end, b"one\ntwo\n")
     os.close(write_end)
     try:
-        got = anyio.run(_all_lines, nowait.LineReader(read_end, b"zero\n"))
+        got = _read_all(kind, read_end, b"zero\n")
     finally:
         os.close(read_end)
     assert got == [b"zero\n", b"one\n", b"two\n"]
     assert len(tried) == 1  # refused once, then never tried again
 
 
-def test_a_socket_is_read_line_by_line() -> None:
+@pytest.mark.parametrize("kind", READERS)
+def test_a_socket_is_read_line_by_line(kind: str) -> None:
     left, right = socket.socketpair()
     right.sendall(b'{"a":1}\n{"b":')
     right.sendall(b"2}\n")
     right.close()
     try:
-        got = anyio.run(_all_lines, nowait.LineReader(left.fileno()))
+        got = _read_all(kind, left.fileno())
     finally:
         left.close()
     assert got == [b'{"a":1}\n', b'{"b":2}\n']
+
+
+class _Counting:
+    """Counts the ``add_reader``/``remove_reader`` calls of the running loop for one descriptor."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.added = 0
+        self.removed = 0
+        add, remove = loop.add_reader, loop.remove_reader
+
+        def counted_add(fd: int, callback: Any, *args: Any) -> None:
+            self.added += 1
+            add(fd, callback, *args)
+
+        def counted_remove(fd: int) -> bool:
+            self.removed += 1
+            return remove(fd)
+
+        monkeypatch.setattr(loop, "add_reader", counted_add)
+        monkeypatch.setattr(loop, "remove_reader", counted_remove)
+
+
+def test_an_inbox_stays_registered_while_lines_come_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """one ``add_reader`` for a whole conversation (``LineReader``: a register and an
+    unregister per wait), and no read on the loop thread but the callback's"""
+    read_end, write_end = os.pipe()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        counted = _Counting(loop, monkeypatch)
+        inbox = nowait.Inbox(read_end, loop)
+        for number in range(30):
+            loop.call_later(0.002, os.write, write_end, b"%d\n" % number)
+            assert await inbox.readline() == b"%d\n" % number
+        os.close(write_end)
+        assert await inbox.readline() == b""
+        inbox.close()
+        assert counted.added == 1 and counted.removed == 1
+
+    try:
+        asyncio.run(main())
+    finally:
+        os.close(read_end)
+
+
+def test_an_inbox_reads_nothing_while_nobody_asks_for_a_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """backpressure: between ``readline`` calls the callback pauses instead of reading, so what
+    the client writes meanwhile stays in the pipe (and its writes block once the pipe is full)"""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        counted = _Counting(loop, monkeypatch)
+        inbox = nowait.Inbox(read_end, loop)
+        os.write(write_end, b"first\n")
+        assert await inbox.readline() == b"first\n"
+        written = 0
+        with suppress(BlockingIOError):
+            while True:  # fill the pipe; nobody asks for a line meanwhile
+                written += os.write(write_end, b"x" * 4095 + b"\n")
+                await asyncio.sleep(0)
+        await asyncio.sleep(0.05)
+        assert len(inbox._buffer) == 0  # nothing was read: it is all in the pipe
+        assert counted.removed == 1  # paused once
+        got = 0
+        while got < written:
+            got += len(await inbox.readline())
+        assert got == written
+        inbox.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_a_closed_inbox_ends_its_input() -> None:
+    read_end, write_end = os.pipe()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        inbox = nowait.Inbox(read_end, loop, b"kept\npart")
+        assert await inbox.readline() == b"kept\n"
+        loop.call_later(0.01, inbox.close)
+        assert await inbox.readline() == b"part"  # closed while waiting: the end of input
+        assert await inbox.readline() == b""
+
+    try:
+        asyncio.run(main())
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_an_inbox_reports_a_read_error_to_readline(monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    read_end, write_end = os.pipe()
+
+    def broken(fd: int, buffers: Any, offset: int, flags: int = 0) -> int:
+        raise OSError(errno.EIO, "I/O error")
+
+    async def main() -> None:
+        inbox = nowait.Inbox(read_end, asyncio.get_running_loop())
+        monkeypatch.setattr(nowait.os, "preadv", broken)
+        os.write(write_end, b"line\n")
+        with pytest.raises(OSError, match="I/O error"):
+            await inbox.readline()
+        inbox.close()
+
+    try:
+        asyncio.run(main())
+    finally:
+        os.close(read_end)
+        os.close(write_end)

@@ -10,8 +10,10 @@
 | ``roots`` | the MCP roots protocol (DEVIATIONS M3): client roots intersected with ``--root`` (pure), each owner's narrowed view |
 | ``early``, ``handshake`` | the fast start over stdio (DEVIATIONS M2): ``initialize`` answered while the SDK is imported; that answer, pure and SDK-free |
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
-| ``nowait`` | the stdio wire without thread hops: lines of a pipe or socket read and written on the event loop thread (``RWF_NOWAIT``) |
+| ``nowait`` | the stdio wire without thread hops: lines of a pipe or socket read and written on the event loop thread (``RWF_NOWAIT``); on asyncio a reader that stays registered (``Inbox``) |
 | ``lean`` | the lean ``tools/call`` path of the stdio transport: a plain call run and answered without the SDK's dispatcher, with the SDK's bytes (``DSH_FS_MCP_LEAN=0``: off) |
+| ``fastwire`` | pure: the lean path's JSON without pydantic: a plain ``tools/call`` line read, its answer written, only where the bytes are provably the SDK path's |
+| ``inline`` | a coroutine run on the current task until it first suspends, then carried on by that task (a lean call run on the stdio reader's task) |
 | ``percall`` | the stderr hint for clients that start a server per call without ``--session`` (a first call refused for want of a read) |
 | ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
 | ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
@@ -21,7 +23,7 @@
 | ``revocation`` | the token file re-read on change or ``SIGHUP``: a removed token revoked, its sessions ended |
 
 The ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``) is imported by the modules that
-need it (``server``, ``stdio``, ``lean``, ``http``, ``auth``), and the names exported here are loaded on
+need it (``server``, ``stdio``, ``lean``, ``http``, ``auth``; ``fastwire`` needs ``pydantic_core``), and the names exported here are loaded on
 first use; so ``import dsh_fs.mcp`` and the SDK-free modules (``options``, ``wire``,
 ``sessions``, ``handshake``) do not import the SDK, and ``dsh-fs mcp`` answers the
 ``initialize`` handshake before the SDK is loaded (``handshake``, DEVIATIONS M2).

@@ -5,8 +5,10 @@ dispatch (a task per request, the middleware chain, params validation twice, the
 result surface, several event loop iterations) around the 190 of the registry's ``read``
 (bench/README.md, "The MCP stdio round trip"). The transport (``stdio.py``) hands a request
 line to :class:`LeanCalls` first; when :meth:`LeanCalls.accepts` it, the call is admitted to
-its owner's scheduler at once, run through the registry and answered by the transport's
-writer; everything else goes to the SDK as before. What the client reads is what the SDK
+its owner's scheduler at once, run through the registry (on the transport's reader task until
+it suspends, ``inline.py``, else in a task of its own) and answered through the transport's
+writer, as its line already encoded when ``fastwire.response_line`` can write it; everything
+else goes to the SDK as before. What the client reads is what the SDK
 would have written, byte for byte (``tests/unit/test_mcp_lean.py`` sends the same requests
 through both paths, for every handshake protocol version), because the answer is built with
 the SDK's own pieces: our handler's dict (``server.handler_result``), the SDK's per-version
@@ -31,9 +33,9 @@ A request is served lean only when nothing it needs is the SDK's (else it goes t
 What the SDK does for a call and the lean path keeps: ``run_abortable``'s contract (the
 call is never cut off: a cancellation aborts its ``AbortSignal`` and the call's answer is
 waited for, then dropped; here without its extra task, since the call has a task of its own
-that nothing else cancels); ``notifications/cancelled`` for it (its id coerced as the SDK
-coerces it) leaves it unanswered, whether it waits for its turn (it gives the turn up) or
-runs; a call the registry raises from is answered with the SDK's error (code 0, the
+(or the reader's task, which then carries only it) that nothing else cancels);
+``notifications/cancelled`` for it (its id coerced as the SDK coerces it) leaves it
+unanswered, whether it waits for its turn (it gives the turn up) or runs; a call the registry raises from is answered with the SDK's error (code 0, the
 exception's text; logged); the transport's end-of-input accounting counts it until answered.
 The notification itself still reaches the SDK. Asyncio only (another backend: every call goes
 to the SDK). Not kept: the SDK's OpenTelemetry span (a no-op unless an exporter is installed).
@@ -46,7 +48,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import nullcontext
 from typing import Any, Final
 
@@ -62,6 +64,7 @@ from ..core.schedule import Turn
 from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..fs_sandbox.filesystem import SandboxedFileSystem
+from .fastwire import response_line
 from .handshake import HANDSHAKE_PROTOCOL_VERSIONS
 from .roots import RootsProtocol
 from .server import CallSchedulers, handler_result
@@ -79,8 +82,9 @@ _UNSETTLED: Final[Any] = object()
 _CANCELLED: Final = "the client cancelled the request"
 """the abort reason of a cancelled call (the SDK path's, ``server.call_tool``)"""
 
-Deliver = Callable[[types.JSONRPCResponse | types.JSONRPCError], Awaitable[None]]
-"""how a lean call's answer reaches the transport's writer"""
+Deliver = Callable[[bytes | types.JSONRPCResponse | types.JSONRPCError], Awaitable[None]]
+"""how a lean call's answer reaches the transport's writer (``bytes``: the line, encoded
+already by ``fastwire.response_line``)"""
 
 
 def lean_from_env(environ: Mapping[str, str] | None = None) -> bool:
@@ -124,6 +128,8 @@ class LeanCalls:
         """the asyncio loop the connection is served on (``None``: another backend: nothing lean)"""
         self.served = 0
         """how many calls were served lean (for tests and counts)"""
+        self.inline = 0
+        """how many of them finished on the stdio reader's task without suspending (``inline.py``)"""
 
     # -- what the transport tells us ---------------------------------------------------------
 
@@ -167,9 +173,15 @@ class LeanCalls:
     def accepts(self, message: types.JSONRPCRequest) -> bool:
         """Whether ``message`` may be served lean (module docstring); the caller has checked
         that no request handed to the SDK is unanswered."""
-        if self._version is None or message.method != "tools/call" or self._initializing or self._loop is None:
+        if message.method != "tools/call":
             return False
-        params = message.params
+        return self.accepts_params(message.params)
+
+    def accepts_params(self, params: Any) -> bool:
+        """Whether a ``tools/call`` with these ``params`` may be served lean now (``accepts``;
+        for a line read by ``fastwire.plain_call``)."""
+        if self._version is None or self._initializing or self._loop is None:
+            return False
         if not isinstance(params, dict) or not params.keys() <= _PARAMS:
             return False
         name = params.get("name")
@@ -195,19 +207,29 @@ class LeanCalls:
         arrival order) and run it in a task of its own: its answer goes to ``deliver``
         (nothing when it was cancelled); ``finished()`` is called once it is settled, however.
         Needs asyncio (``accepts`` says ``False`` elsewhere)."""
-        params: dict[str, Any] = message.params  # type: ignore[assignment]  # accepts() checked it
+        body = self.prepare(message.id, message.params, deliver, finished)
+        assert self._loop is not None
+        self.adopt(self._loop.create_task(body))
+
+    def prepare(self, request_id: types.RequestId, params: Any, deliver: Deliver,
+                finished: Callable[[], None]) -> Coroutine[Any, Any, None]:
+        """Admit the accepted call (``accepts_params``) to its owner's scheduler now
+        (synchronously, in arrival order) and return its body, not started: the caller runs
+        it, in a task of its own (``start``) or on the reader's task (``inline.first_step``,
+        and ``adopt`` that task when it suspends). Its answer goes to ``deliver`` (nothing when
+        it was cancelled); ``finished()`` is called once it is settled, however."""
         name: str = params["name"]
         raw = params["arguments"] if "arguments" in params else {}
         call = _Call(self._scheduler.admit(parallel=self._tools.is_parallel(name, raw)), self._view())
-        key = coerce_request_id(message.id)
+        key = coerce_request_id(request_id)
         self._running[key] = call
         self.served += 1
         version = self._version
         assert version is not None
-        assert self._loop is not None
-        task = self._loop.create_task(
-            self._body(call, key, message.id, version, name, raw, deliver, finished))
-        call.task = task
+        return self._body(call, key, request_id, version, name, raw, deliver, finished)
+
+    def adopt(self, task: asyncio.Task[Any]) -> None:
+        """Count ``task`` (one running a lean call's body) among the calls ``drain`` waits for."""
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -215,12 +237,14 @@ class LeanCalls:
                     deliver: Deliver, finished: Callable[[], None]) -> None:
         """One lean call: its turn, the registry, the SDK's answer (``run_abortable``'s
         contract without its extra task: a cancellation while the call runs aborts its signal
-        and waits for it to return; while it waits for its turn, it gives the turn up)."""
+        and waits for it to return; while it waits for its turn, it gives the turn up). Runs
+        without suspending when nothing in it has to wait (``inline.py``)."""
+        call.task = asyncio.current_task()
         try:
             if call.cancelled:  # cancelled before it started
                 call.turn.leave()
                 return
-            answer: types.JSONRPCResponse | types.JSONRPCError
+            answer: bytes | types.JSONRPCResponse | types.JSONRPCError
             try:
                 call.waiting = True
                 async with call.turn:
@@ -280,16 +304,21 @@ class _Call:
         self.cancelled = False
 
 
-def _response(request_id: types.RequestId, version: str, result: Any) -> types.JSONRPCResponse | types.JSONRPCError:
+def _response(request_id: types.RequestId, version: str,
+              result: Any) -> bytes | types.JSONRPCResponse | types.JSONRPCError:
     """The SDK's answer to a ``tools/call`` whose handler returned ``result`` (a ``ToolResult``)
     at ``version``: ``ServerRunner._serialize`` (the per-version result surface) and the
-    dispatcher's ``JSONRPCResponse``; an invalid result is its ``-32603``."""
+    dispatcher's ``JSONRPCResponse``, as its line when ``fastwire.response_line`` can write it
+    (the SDK's bytes), else the message; an invalid result is its ``-32603``."""
     try:
         dumped = sdk_methods.serialize_server_result("tools/call", version, handler_result(result))
     except ValidationError:
         logger.exception("handler for %r returned an invalid result", "tools/call")
         error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
         return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+    line = response_line(request_id, dumped)
+    if line is not None:
+        return line
     return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
 
 

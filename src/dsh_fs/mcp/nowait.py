@@ -12,13 +12,22 @@ description may be shared with the client or a shell; ``O_NONBLOCK`` would chang
   rest (and everything where ``RWF_NOWAIT`` is refused: a regular file, a terminal, another
   OS) is written in a thread of its own, as before.
 * ``LineReader``: lines of a pipe or socket read on the event loop thread, waiting for the
-  descriptor to be readable between reads (``anyio.wait_readable``). ``lines_of`` returns
-  ``None`` for anything else (a regular file, a terminal, a stream without a descriptor): the
-  transport then reads in its thread, as before.
+  descriptor to be readable between reads (``anyio.wait_readable``: an ``epoll_ctl`` to register
+  and one to unregister per wait). ``lines_of`` returns ``None`` for anything else (a regular
+  file, a terminal, a stream without a descriptor): the transport then reads in its thread, as
+  before.
+* ``Inbox`` (on asyncio, what ``lines_of`` gives there): the same lines, read by a reader that
+  stays registered with the loop (``loop.add_reader``): its callback reads what the descriptor
+  has into the buffer and wakes ``readline``; while nobody waits for a line (the transport holds
+  ``IN_FLIGHT_MAX`` unanswered requests, or the server has not taken the last message), the
+  callback reads nothing and pauses (``remove_reader``) until ``readline`` asks again, so a
+  client that stops reading its answers is held back as before (bench/README.md, "The MCP
+  stdio round trip, fourth pass").
 """
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import io
 import os
@@ -28,7 +37,7 @@ from typing import IO, Final
 import anyio
 import anyio.to_thread
 
-__all__ = ("LineReader", "Wire", "lines_of")
+__all__ = ("Inbox", "LineReader", "Wire", "lines_of")
 
 _REFUSED: Final = frozenset({errno.EOPNOTSUPP, errno.EINVAL, errno.ESPIPE, errno.ENOSYS})
 """``RWF_NOWAIT`` is not for this descriptor (a regular file, a terminal, an old kernel)"""
@@ -161,9 +170,96 @@ class LineReader:
         return True
 
 
+class Inbox(LineReader):
+    """A ``LineReader`` whose descriptor stays registered with the asyncio ``loop`` (module
+    docstring): one ``loop.add_reader`` for as long as ``readline`` keeps asking, instead of a
+    register and an unregister per wait. Event loop thread only; ``close`` when done."""
+
+    def __init__(self, fd: int, loop: asyncio.AbstractEventLoop, preread: bytes = b"") -> None:
+        super().__init__(fd, preread)
+        self._loop = loop
+        self._waiter: asyncio.Future[None] | None = None
+        self._listening = False
+        self._ended = False  # the callback read the end of input
+        self._error: OSError | None = None  # what the callback's read raised, for readline
+        self._closed = False
+
+    async def _fill(self) -> bool:
+        """Wait for the callback to append bytes; ``False`` at the end of input.
+
+        :raises OSError: the descriptor could not be read
+        """
+        while self._nowait:
+            if self._error is not None:
+                error, self._error = self._error, None
+                raise error
+            if len(self._buffer) > self._scanned:  # appended since readline last looked
+                return True
+            if self._ended or self._closed:
+                return False
+            waiter = self._waiter = self._loop.create_future()
+            self._listen()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        return await super()._fill()  # RWF_NOWAIT refused: read in a thread
+
+    def close(self) -> None:
+        """Stop reading (unregister); ``readline`` then ends the input."""
+        self._closed = True
+        self._pause()
+        self._wake()
+
+    def _listen(self) -> None:
+        if not self._listening and not self._closed:
+            self._loop.add_reader(self._fd, self._readable)
+            self._listening = True
+
+    def _pause(self) -> None:
+        if self._listening:
+            self._loop.remove_reader(self._fd)
+            self._listening = False
+
+    def _wake(self) -> bool:
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return False
+        waiter.set_result(None)
+        return True
+
+    def _readable(self) -> None:
+        """The loop's callback: one read of what the descriptor has, to wake ``readline``;
+        while nobody waits, pause instead, reading nothing (the bytes stay in the pipe, and a
+        client that writes more is held back)."""
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            self._pause()
+            return
+        try:
+            count = os.preadv(self._fd, [self._chunk], -1, os.RWF_NOWAIT)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._pause()
+            if exc.errno in _REFUSED:
+                self._nowait = False
+            else:
+                self._error = exc
+            self._wake()
+            return
+        if count == 0:
+            self._ended = True
+            self._pause()
+        else:
+            self._buffer += memoryview(self._chunk)[:count]
+        self._wake()
+
+
 def lines_of(stream: IO[bytes], preread: bytes = b"", *, fresh: bool = False) -> LineReader | None:
     """A ``LineReader`` for ``stream`` when it is a pipe or a socket, no byte can be waiting in
-    its buffer, and ``RWF_NOWAIT`` is available; ``None`` otherwise (read it in a thread).
+    its buffer, and ``RWF_NOWAIT`` is available; ``None`` otherwise (read it in a thread). On
+    an asyncio loop that takes readers (``loop.add_reader``), an ``Inbox``.
 
     :param preread: bytes read from the stream before (served first)
     :param fresh: nothing was ever read through ``stream`` (the transport opened it); an
@@ -178,4 +274,10 @@ def lines_of(stream: IO[bytes], preread: bytes = b"", *, fresh: bool = False) ->
         return None
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         return None
-    return LineReader(fd, preread)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # another event loop (trio)
+        return LineReader(fd, preread)
+    if not isinstance(loop, asyncio.SelectorEventLoop):  # (uvloop and the like: no promise made)
+        return LineReader(fd, preread)
+    return Inbox(fd, loop, preread)

@@ -31,7 +31,8 @@ same pair of streams to ``Server.run``, with these differences:
   handler or a child process never corrupts it. Both descriptors are restored on exit.
 * **Threads.** A pipe or a socket is read and written on the event loop thread with reads
   and writes that never block (``nowait.py``: ``RWF_NOWAIT``, Linux), so a round trip makes
-  no thread hop; a line longer than ``PARSE_INLINE_MAX`` is parsed in a thread of its own. What
+  no thread hop (on asyncio stdin stays registered with the loop: ``nowait.Inbox``); a line
+  longer than ``PARSE_INLINE_MAX`` is parsed in a thread of its own. What
   a full pipe does not take at once is written through a thread limiter of its own, and so
   is everything where ``RWF_NOWAIT`` is not available (a regular file, a terminal, another
   OS); such a stdin is read by a daemon thread of its own. Tool calls that hold every
@@ -58,11 +59,16 @@ If stdout breaks (the client has gone), replies are discarded until stdin ends.
   request handed to the SDK still unanswered, nothing the SDK must serve: progress, a roots
   question, approval) is admitted, run and answered here, without the SDK's dispatcher; the answer is
   the SDK's bytes. It is counted as unanswered until written, and a ``notifications/cancelled``
-  for it cancels it (and still reaches the SDK). ``DSH_FS_MCP_LEAN=0`` turns it off.
+  for it cancels it (and still reaches the SDK). ``DSH_FS_MCP_LEAN=0`` turns it off. A line
+  ``fastwire.plain_call`` reads (the plain shape, no number pydantic might read otherwise) is
+  not parsed by pydantic, and its call runs on the reader's own task (``inline.py``): a small
+  local ``read`` is answered before the next line is read, with no task of its own; a call that
+  suspends keeps that task, and a new reader task takes stdin over (``_Reading``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -71,7 +77,7 @@ import re
 import sys
 import threading
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager, suppress
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Final
 
@@ -84,7 +90,9 @@ from mcp.shared.message import ServerMessageMetadata, SessionMessage
 
 from ..core.jsonvalue import js_numbers, well_formed
 from .early import EarlyStart
-from .nowait import LineReader, Wire, lines_of
+from .fastwire import plain_call
+from .inline import Suspended, carry_on, first_step
+from .nowait import Inbox, LineReader, Wire, lines_of
 
 if TYPE_CHECKING:
     from .lean import LeanCalls
@@ -348,7 +356,10 @@ async def stdio_transport(
             tg.start_soon(_pump_out, write_receive, writer)
             router = _Router(read_send, replies, unanswered, lean, writer)
             reading = anyio.CancelScope()
-            if lines is not None:
+            inbox = _Reading(lines, router) if isinstance(lines, Inbox) else None
+            if inbox is not None:
+                inbox.start()
+            elif lines is not None:
                 tg.start_soon(_read_lines, reading, lines, router)
             # the portal's cancel scope must not enclose the writer: stopping the portal cancels it
             async with BlockingPortal() as portal:
@@ -363,6 +374,8 @@ async def stdio_transport(
                     # normally all closed already (stdin ended, then the server); if not, stop
                     # reading; the writer drains what it was given, then ends
                     reading.cancel()
+                    if inbox is not None:
+                        await inbox.stop()
                     if lean is not None:
                         lean.stop()
                         await lean.drain()
@@ -423,12 +436,16 @@ class _Unanswered:
     def __init__(self) -> None:
         self._ids: Counter[tuple[bool, Any]] = Counter()
         self._lean = 0  # lean calls not answered yet (``lean.py``)
-        self._idle = anyio.Event()
-        self._idle.set()
+        self._idle: anyio.Event | None = None  # made by ``wait`` only: set once nothing is left
         self._gave_up = False
         self._count = 0  # requests handed over and lean calls, not settled yet
         self._room = anyio.Event()
         self._room.set()
+
+    @property
+    def has_room(self) -> bool:
+        """Fewer than ``IN_FLIGHT_MAX`` requests are unsettled (``room`` would return at once)."""
+        return self._count < IN_FLIGHT_MAX
 
     async def room(self) -> None:
         """Return once fewer than ``IN_FLIGHT_MAX`` requests are unsettled."""
@@ -457,8 +474,6 @@ class _Unanswered:
             return
         self._lean += 1
         self._more()
-        if self._idle.is_set():
-            self._idle = anyio.Event()
 
     def end_lean(self) -> None:
         """A lean call is answered (or will never be)."""
@@ -467,7 +482,7 @@ class _Unanswered:
         self._lean -= 1
         self._fewer()
         if not self._lean and not self._ids:
-            self._idle.set()
+            self._now_idle()
 
     def hand_over(self, item: SessionMessage) -> SessionMessage:
         """``item`` as the server must get it: a request is counted, and carries the hook by
@@ -478,8 +493,6 @@ class _Unanswered:
         key = (isinstance(message.id, str), message.id)
         self._ids[key] += 1
         self._more()
-        if self._idle.is_set():
-            self._idle = anyio.Event()
 
         async def unanswered() -> None:
             self._settle(key)
@@ -497,13 +510,21 @@ class _Unanswered:
         self._gave_up = True
         self._ids.clear()
         self._lean = 0
-        self._idle.set()
+        self._now_idle()
         self._count = 0
         self._room.set()
 
     async def wait(self) -> None:
         """Return once nothing is left unanswered."""
-        await self._idle.wait()
+        while self._ids or self._lean:
+            if self._idle is None:
+                self._idle = anyio.Event()
+            await self._idle.wait()
+
+    def _now_idle(self) -> None:
+        idle, self._idle = self._idle, None
+        if idle is not None:
+            idle.set()
 
     def _settle(self, key: tuple[bool, Any]) -> None:
         held = self._ids.get(key, 0)
@@ -515,7 +536,7 @@ class _Unanswered:
         else:
             del self._ids[key]
             if not self._ids and not self._lean:
-                self._idle.set()
+                self._now_idle()
 
 
 class _Router:
@@ -546,13 +567,43 @@ class _Router:
             lean.observe(message)
         await self.messages.send(self.unanswered.hand_over(item))
 
+    def lean_now(self, raw: bytes) -> Coroutine[Any, Any, None] | None:
+        """The body of the lean call ``raw`` is (admitted already: run it at once, on the
+        reader's task, ``inline.first_step``), or ``None``: ``raw`` goes the way of every
+        line (``_item_of``, ``route``). Only a line ``fastwire.plain_call`` reads, while there
+        is room, nothing handed to the server is unanswered and ``LeanCalls`` accepts it:
+        what ``route`` would serve lean, in the same order."""
+        lean = self._lean
+        unanswered = self.unanswered
+        if lean is None or unanswered.busy or not unanswered.has_room:
+            return None
+        plain = plain_call(raw)
+        if plain is None or not lean.accepts_params(plain[1]):
+            return None
+        unanswered.begin_lean()
+        return lean.prepare(plain[0], plain[1], self._deliver, unanswered.end_lean)
+
+    def finished_inline(self) -> None:
+        """A body ``lean_now`` gave finished without suspending (``LeanCalls.inline`` counts it)."""
+        if self._lean is not None:
+            self._lean.inline += 1
+
+    def adopt(self, task: asyncio.Task[Any]) -> None:
+        """``task`` (a reader) now carries a lean call that suspended: ``drain`` waits for it."""
+        if self._lean is not None:
+            self._lean.adopt(task)
+
     async def reply(self, item: SessionMessage) -> None:
         """Write one of the transport's own error replies."""
         await self.replies.send(item)
 
-    async def _deliver(self, message: types.JSONRPCMessage) -> None:
-        """A lean call's answer: written from the call's own task (no hop to the writer's)."""
-        await self._writer.put(message, own=True)
+    async def _deliver(self, message: bytes | types.JSONRPCMessage) -> None:
+        """A lean call's answer: written from the call's own task (no hop to the writer's);
+        ``bytes``: its line, encoded already."""
+        if isinstance(message, bytes):
+            await self._writer.put_line(message)
+        else:
+            await self._writer.put(message, own=True)
 
     async def end_of_input(self) -> None:
         await _end_of_input(self.unanswered, self.messages, self.replies)
@@ -588,21 +639,84 @@ async def _read_lines(scope: anyio.CancelScope, lines: LineReader, router: _Rout
     """``_pump_in`` on the event loop thread, for a pipe or socket (``nowait.LineReader``):
     the same items, handed over in line order, each taken before the next line is read;
     ``scope`` stops it when the transport closes."""
-    parser = anyio.CapacityLimiter(1)  # a thread of its own: never behind tool calls holding the default ones
     with scope:
+        await _serve_lines(lines, router, None)
+
+
+async def _serve_lines(lines: LineReader, router: _Router, reading: _Reading | None) -> None:
+    """Read and route lines until the end of input (then ``end_of_input``). With ``reading``
+    (an ``Inbox`` on asyncio), a line ``router.lean_now`` takes is run right here
+    (``inline.first_step``); if it suspends, this task carries it on alone and ``reading``
+    starts another reader (``_Reading.hand_over``)."""
+    parser = anyio.CapacityLimiter(1)  # a thread of its own: never behind tool calls holding the default ones
+    try:
+        while raw := await lines.readline():
+            if reading is not None and len(raw) <= PARSE_INLINE_MAX:
+                body = router.lean_now(raw)
+                if body is not None:
+                    try:
+                        suspended = first_step(body)
+                    except Exception:  # a bug (the body answers its own errors)
+                        logger.exception("a lean call failed")
+                        continue
+                    if suspended is not None:
+                        await reading.hand_over(suspended)
+                        return
+                    router.finished_inline()
+                    continue
+            if len(raw) <= PARSE_INLINE_MAX:
+                item = _item_of(raw)
+            else:
+                item = await anyio.to_thread.run_sync(_item_of, raw, limiter=parser)
+            if isinstance(item, SessionMessage):
+                await router.route(item)
+            elif item is not None:
+                await router.reply(SessionMessage(item))
+    except Exception:  # the server closed its stream, stdin failed
+        logger.debug("stopped reading stdin", exc_info=True)
+    await router.end_of_input()
+
+
+class _Reading:
+    """stdin read by one reader task at a time on asyncio (an ``Inbox``): a reader whose lean
+    call suspended keeps the call and hands the reading to a new task. ``stop`` ends the
+    reader (never a task carrying a call: the lean path settles those, ``LeanCalls.stop``)."""
+
+    def __init__(self, lines: Inbox, router: _Router) -> None:
+        self._lines = lines
+        self._router = router
+        self._loop = asyncio.get_running_loop()
+        self._reader: asyncio.Task[None] | None = None
+        self._stopped = False
+
+    def start(self) -> None:
+        """Start a reader task (in a context of its own, as ``create_task`` makes one)."""
+        if not self._stopped:
+            self._reader = self._loop.create_task(_serve_lines(self._lines, self._router, self))
+
+    async def hand_over(self, suspended: Suspended) -> None:
+        """Called by the reader whose lean call suspended: a new reader takes stdin over, and
+        this task carries the call on to its end."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._router.adopt(task)
+        self.start()
         try:
-            while raw := await lines.readline():
-                if len(raw) <= PARSE_INLINE_MAX:
-                    item = _item_of(raw)
-                else:
-                    item = await anyio.to_thread.run_sync(_item_of, raw, limiter=parser)
-                if isinstance(item, SessionMessage):
-                    await router.route(item)
-                elif item is not None:
-                    await router.reply(SessionMessage(item))
-        except Exception:  # the server closed its stream, stdin failed
-            logger.debug("stopped reading stdin", exc_info=True)
-        await router.end_of_input()
+            await carry_on(suspended)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug (the body answers its own errors)
+            logger.exception("a lean call failed")
+
+    async def stop(self) -> None:
+        """Stop reading: unregister stdin, cancel the reader, wait for it to end."""
+        self._stopped = True
+        self._lines.close()
+        reader = self._reader
+        if reader is not None and not reader.done():
+            reader.cancel()
+            with anyio.CancelScope(shield=True):
+                await asyncio.wait([reader])
 
 
 def _pump_in(stdin: IO[bytes], portal: BlockingPortal, router: _Router) -> None:
@@ -640,6 +754,17 @@ class _Writer:
         self._dropped = dropped
         self._lean = lean
         self._broken = False
+
+    async def put_line(self, data: bytes) -> None:
+        """Write a lean answer encoded already (``fastwire.response_line``): ``put(own=True)``."""
+        if self._broken:
+            return
+        try:
+            await self._wire.write(data)
+        except OSError:  # the client has gone: discard replies until stdin ends
+            logger.debug("stdout is broken", exc_info=True)
+            self._broken = True
+            self._unanswered.give_up()
 
     async def put(self, message: types.JSONRPCMessage, *, own: bool = False) -> None:
         """Write ``message`` as one line. ``own``: a lean answer, which settles nothing the

@@ -1,0 +1,206 @@
+"""The floor under one ``read`` round trip over MCP stdio: the same bare client against servers
+that do nothing but answer (bench/README.md, "The MCP stdio round trip, fourth pass").
+
+``python bench/mcp_floor.py`` drives, interleaved in one run and over the same kind of pipes
+(``subprocess.PIPE``), with the bare JSON-lines client of ``bench/run.py`` (one ``json.dumps``,
+one write + flush, one ``readline`` a call):
+
+* ``echo``: a Python process that reads each line with a blocking ``readline`` and writes the
+  answer ``dsh-fs mcp`` gave to the same call (the same bytes, read from a file): the transport
+  floor (two pipe wake-ups, the client's own work, the answer's copy);
+* ``asyncio echo``: the same answer from an asyncio loop whose reader stays registered
+  (``loop.add_reader``, reads and writes that never block): the floor of a server on asyncio;
+* ``dsh-fs mcp``: the real server (lean path on);
+* the same ``read`` in process (``ctx.tools.execute`` awaited in a loop: the target's
+  baseline), and the same loop with a 200 µs ``time.sleep`` between calls (timed without the
+  sleep): the call as a server runs it, in a process that has just been woken up (its caches
+  and predictors cold: measured about twice the hot loop's time on the bench VM).
+
+For each it prints the median wall time per round trip over ``--runs`` passes, the client's
+own CPU per round trip (its thread's CPU time) and the server process's CPU per round trip
+(``/proc/PID/stat``: user + system, every thread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
+
+ECHO = r"""
+import sys
+answer = open(sys.argv[1], "rb").read()
+read, write, flush = sys.stdin.buffer.readline, sys.stdout.buffer.write, sys.stdout.buffer.flush
+while line := read():
+    if b'"id"' in line:
+        write(answer)
+        flush()
+"""
+
+ASYNC_ECHO = r"""
+import asyncio, os, sys
+answer = open(sys.argv[1], "rb").read()
+chunk = bytearray(65536)
+buffer = bytearray()
+
+def readable():
+    try:
+        count = os.preadv(0, [chunk], -1, os.RWF_NOWAIT)
+    except BlockingIOError:
+        return
+    if not count:
+        loop.remove_reader(0)
+        done.set_result(None)
+        return
+    buffer.extend(memoryview(chunk)[:count])
+    while (end := buffer.find(b"\n")) >= 0:
+        line = bytes(buffer[: end + 1])
+        del buffer[: end + 1]
+        if b'"id"' in line:
+            view = memoryview(answer)
+            while view:
+                try:
+                    view = view[os.pwritev(1, [view], -1, os.RWF_NOWAIT):]
+                except BlockingIOError:
+                    os.write(1, view)  # (blocking: a floor, not a server)
+                    break
+
+async def main():
+    global loop, done
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+    loop.add_reader(0, readable)
+    await done
+
+asyncio.run(main())
+"""
+
+
+def _file(folder: str) -> str:
+    path = os.path.join(folder, "module.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("".join(f"    value_{i} = compute(alpha, beta, gamma)  # step {i}\n" for i in range(200)))
+    return "module.py"
+
+
+def _cpu_of(pid: int) -> float:
+    """Seconds of CPU (user + system, every thread) process ``pid`` used so far."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def drive(command: list[str], folder: str, name: str, calls: int) -> dict[str, Any]:
+    """The bare client against ``command``: wall µs, client CPU µs and server CPU µs per
+    round trip, and the last answer."""
+    proc = subprocess.Popen(command, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(message: dict[str, Any]) -> bytes:
+        proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        return proc.stdout.readline() if "id" in message else b""  # type: ignore[union-attr]
+
+    try:
+        ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+        ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "read", "arguments": {"file_path": name}}}
+        for number in range(20):
+            call["id"] = number + 1
+            line = ask(call)
+        server_cpu = _cpu_of(proc.pid)
+        client_cpu = time.thread_time()
+        start = time.perf_counter()
+        for number in range(calls):
+            call["id"] = 100 + number
+            ask(call)
+        wall = time.perf_counter() - start
+        client_cpu = time.thread_time() - client_cpu
+        server_cpu = _cpu_of(proc.pid) - server_cpu
+        return {"wall_us": wall / calls * 1e6, "client_cpu_us": client_cpu / calls * 1e6,
+                "server_cpu_us": server_cpu / calls * 1e6, "answer": line}
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+def _in_process(folder: str, name: str, calls: int, *, pause: float = 0.0) -> float:
+    """µs per ``read`` in process; ``pause``: seconds slept before each call (not timed)."""
+    import anyio
+
+    import dsh_fs
+
+    ctx = dsh_fs.create_context(cwd=folder)
+    agent = dsh_fs.Session(cwd=folder)
+
+    async def loop() -> float:
+        for _ in range(20):
+            await ctx.tools.execute("read", {"file_path": name}, session=agent)
+        if not pause:
+            start = time.perf_counter()
+            for _ in range(calls):
+                await ctx.tools.execute("read", {"file_path": name}, session=agent)
+            return (time.perf_counter() - start) / calls * 1e6
+        total = 0.0
+        for _ in range(calls):
+            time.sleep(pause)
+            start = time.perf_counter()
+            await ctx.tools.execute("read", {"file_path": name}, session=agent)
+            total += time.perf_counter() - start
+        return total / calls * 1e6
+
+    return anyio.run(loop)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="the floor under one read round trip over MCP stdio")
+    parser.add_argument("--calls", type=int, default=500, help="round trips per pass (default 500)")
+    parser.add_argument("--runs", type=int, default=5, help="interleaved passes (default 5; medians)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="dsh-fs-mcp-floor-") as folder:
+        os.environ.setdefault("DSH_FS_LOCK_DIR", os.path.join(folder, "locks"))
+        name = _file(folder)
+        time.sleep(3)  # no racy content digest in the versions (A5)
+        server = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", folder]
+        answer = drive(server, folder, name, 1)["answer"]
+        if b'"isError":false' not in answer:
+            raise RuntimeError(answer[:300].decode("utf-8", "replace"))
+        canned = os.path.join(folder, "answer.json")
+        with open(canned, "wb") as handle:
+            handle.write(answer)
+        commands = {"echo": [sys.executable, "-c", ECHO, canned],
+                    "asyncio echo": [sys.executable, "-c", ASYNC_ECHO, canned],
+                    "dsh-fs mcp": server}
+        passes: dict[str, list[dict[str, Any]]] = {label: [] for label in commands}
+        in_process: list[float] = []
+        woken: list[float] = []
+        for _ in range(args.runs):
+            for label, command in commands.items():
+                passes[label].append(drive(command, folder, name, args.calls))
+            in_process.append(_in_process(folder, name, args.calls))
+            woken.append(_in_process(folder, name, args.calls, pause=0.0002))
+        base = statistics.median(in_process)
+        result: dict[str, Any] = {"answer_bytes": len(answer), "in_process_us": base,
+                                  "in_process_after_a_sleep_us": statistics.median(woken)}
+        for label, found in passes.items():
+            medians = {key: statistics.median(p[key] for p in found)
+                       for key in ("wall_us", "client_cpu_us", "server_cpu_us")}
+            result[label] = {**medians, "ratio_to_in_process": medians["wall_us"] / base}
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
