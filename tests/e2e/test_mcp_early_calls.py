@@ -235,3 +235,46 @@ def test_stdin_ending_in_the_early_phase_needs_no_sdk(root: Path, tmp_path: Path
     assert [answer["id"] for answer in answers] == [2, 3]
     assert server.hold is not None and server.hold.exists()
     server.release()
+
+
+LIST = b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n'
+
+
+@pytest.mark.parametrize("args", [(), ("--images",), ("--profile", "reference"), ("--sandbox", "read-only")],
+                         ids=["default", "images", "reference", "sandbox"])
+def test_tools_list_after_a_call_is_answered_early_with_the_sdk_paths_bytes(root: Path, tmp_path: Path,
+                                                                             args: tuple[str, ...]) -> None:
+    """The ``mcp<2`` client (LangChain's adapter) lists the tools after each call: that answer
+    too comes before the SDK import, with the SDK path's bytes."""
+    script = INITIALIZED + _call(2, "read", file_path="a.txt") + LIST + b'{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}\n'
+    server = _held(root, tmp_path, *args)
+    server.send(script)
+    early = server.line() + server.line() + server.line()
+    assert server.hold is not None and server.hold.exists()  # all three without the SDK
+    server.finish()
+    sdk = Server(root, *args, env={"DSH_FS_MCP_LEAN": "0"})
+    sdk.send(_initialize() + script)
+    sdk.line()
+    by_id = {json.loads(line)["id"]: line for line in (sdk.line(), sdk.line(), sdk.line())}
+    sdk.finish()  # (the SDK path may answer a list before a call sent ahead of it: compared by id)
+    assert [by_id[2], by_id[3], by_id[4]] == early.splitlines(keepends=True)
+    assert [tool["name"] for tool in json.loads(early.splitlines()[1])["result"]["tools"]][:2] == ["edit", "glob"]
+
+
+@pytest.mark.parametrize("line", [b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"x"}}\n',
+                                  b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":null}\n',
+                                  b'{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{}}}\n'],
+                         ids=["cursor", "null", "meta"])
+def test_a_tools_list_with_params_ends_the_early_phase(root: Path, tmp_path: Path, line: bytes) -> None:
+    server = _held(root, tmp_path)
+    server.send(INITIALIZED + line)
+    time.sleep(0.3)
+    assert select.select([server.proc.stdout], [], [], 0)[0] == []  # left for the SDK
+    server.release()
+    early = server.line()
+    server.finish()
+    sdk = Server(root, env={"DSH_FS_MCP_LEAN": "0"})
+    sdk.send(_initialize() + INITIALIZED + line)
+    sdk.line()
+    assert sdk.line() == early
+    sdk.finish()

@@ -92,3 +92,72 @@ def test_what_is_not_provable_is_left_to_the_sdk() -> None:
     assert call_surface({"content": [], "isError": False, "structuredContent": {}}) is None
     assert call_surface({"content": [], "isError": False, "_meta": {1: 2}}) is None
     assert call_surface([]) is None
+
+
+# -- tools/list ---------------------------------------------------------------------------------
+
+import dsh_fs  # noqa: E402
+from dsh_fs.mcp.earlywire import list_answer, list_surface  # noqa: E402
+from dsh_fs.mcp.wire import tool_entries  # noqa: E402
+
+
+def sdk_list_answer(request_id: int | str, version: str, entries: list[dict]) -> bytes:
+    """What the SDK path writes for ``tools/list`` (``build_server``'s handler, the runner's
+    ``_dump_result`` and ``serialize_server_result``, a ``JSONRPCResponse``)."""
+    model = types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in entries])
+    dumped = sdk_methods.serialize_server_result("tools/list", version,
+                                                 model.model_dump(by_alias=True, mode="json", exclude_none=True))
+    return encode_message(types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)).encode("utf-8") + b"\n"
+
+
+DEPLOYMENTS = {
+    "default": {}, "reference": {"profile": "reference"}, "images": {"images": True},
+    "faces": {"faces": ["apply_patch", "str_replace_based_edit_tool", "str_replace_editor"]},
+    "read-only": {"sandbox": "read-only"}, "workspace-write": {"sandbox": "workspace-write"},
+    "no-search": {"search": False},
+}
+
+
+@pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
+@pytest.mark.parametrize("name", sorted(DEPLOYMENTS))
+def test_our_tool_lists_are_answered_early_with_the_sdks_bytes(tmp_path: Any, name: str, version: str) -> None:
+    ctx = dsh_fs.create_context(root=str(tmp_path), **DEPLOYMENTS[name])
+    entries = tool_entries(ctx.tools.schemas())
+    early = list_answer(3, entries)
+    assert early is not None  # ours are all of the plain shape
+    assert early == sdk_list_answer(3, version, entries)
+    assert list_answer("l-3", entries) == sdk_list_answer("l-3", version, entries)
+
+
+names = st.text(min_size=1, max_size=8)
+schemas = st.fixed_dictionaries({"type": st.just("object")}, optional={
+    "properties": st.dictionaries(names, st.fixed_dictionaries({"type": st.sampled_from(["string", "integer"])},
+                                                               optional={"description": texts}), max_size=3),
+    "required": st.lists(names, max_size=3)})
+hints = st.fixed_dictionaries({}, optional={k: st.booleans() for k in
+                                            ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")})
+entries_st = st.lists(st.fixed_dictionaries({"name": names, "description": texts, "inputSchema": schemas},
+                                            optional={"annotations": hints}), max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(request_id=ids, entries=entries_st)
+def test_generated_tool_lists_are_the_sdks_bytes_at_every_version(request_id: int | str, entries: list[dict]) -> None:
+    early = list_answer(request_id, entries)
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        if early is not None:
+            assert early == sdk_list_answer(request_id, version, entries), version
+
+
+def test_tool_lists_not_of_the_plain_shape_are_left_to_the_sdk() -> None:
+    plain = {"name": "t", "description": "d", "inputSchema": {"type": "object"}}
+    assert list_surface([plain]) == {"tools": [{"description": "d", "inputSchema": {"type": "object"}, "name": "t"}]}
+    assert list_surface([{**plain, "title": "T"}]) is None
+    assert list_surface([{**plain, "inputSchema": {"type": "object", "additionalProperties": False}}]) is None
+    assert list_surface([{**plain, "inputSchema": {"type": "array"}}]) is None
+    assert list_surface([{**plain, "annotations": {"title": "T"}}]) is None
+    assert list_surface([{**plain, "annotations": {"readOnlyHint": 1}}]) is None
+    assert list_surface([{**plain, "inputSchema": {"type": "object", "required": "x"}}]) is None
+    assert list_surface([{k: v for k, v in plain.items() if k != "description"}]) is None
+    assert list_surface(({**plain},)) is None
+    assert list_answer(1, [{**plain, "inputSchema": {"type": "object", "properties": {"x": {"minimum": 0.5}}}}]) is None

@@ -20,10 +20,15 @@ all before anything reaches the SDK: the owner's ``CallScheduler`` order holds):
   signal, the call is waited for and never answered) and answered with the SDK path's bytes
   (``earlywire.call_answer``; a result of another shape, or a call that raised, is answered
   once the SDK is loaded, with its functions). Its line is not given to the SDK;
+* a ``tools/list`` request without ``params`` (a per-call client on the ``mcp<2`` SDK, as
+  LangChain's adapter uses, lists the tools after each call to check its result), answered
+  with the SDK path's bytes (``earlywire.list_answer``) when the tools are of the plain shape
+  ours are (else it ends the phase). Its line is not given to the SDK;
 * ``notifications/initialized`` and blank lines: recorded, given to the SDK later.
 
 When stdin ends with every line served here, the SDK path is not run at all (it would write
-nothing: ``EarlyCalls.finished``). Anything else ends the phase with that line (``ping``, ``tools/list``, any other notification,
+nothing: ``EarlyCalls.finished``). Anything else ends the phase with that line (``ping``, any
+other notification,
 ``notifications/cancelled``, a line that is not strict UTF-8 or longer than
 :data:`LINE_LIMIT`, a partial line at the end of input). The phase is not entered at all
 (:func:`early_calls_allowed`) unless the client declared no ``roots`` capability (M3 asks
@@ -54,10 +59,10 @@ from ..core.signal import AbortSignal
 from ..core.tools import ToolResult
 from ..fs_sandbox.filesystem import SandboxedFileSystem
 from .early import EarlyStart
-from .earlywire import call_answer
+from .earlywire import call_answer, list_answer
 from .fastwire import plain_call
 from .leanenv import lean_from_env
-from .wire import call_result
+from .wire import call_result, tool_entries
 
 __all__ = ("LINE_LIMIT", "EarlyCalls", "early_calls_allowed", "serve_early_calls")
 
@@ -83,6 +88,8 @@ class EarlyCalls:
     here, in order), and the ``initialize`` answered early"""
     served: int = 0
     """how many ``tools/call`` requests were answered here"""
+    listed: int = 0
+    """how many ``tools/list`` requests were answered here"""
     finished: bool = False
     """stdin ended with every line served here: nothing is left for the SDK path (the
     ``initialize`` and ``notifications/initialized`` change nothing it would write)"""
@@ -166,6 +173,16 @@ async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, 
                 initialized = True
                 kept += line
                 del buffer[: end + 1]
+                continue
+            listing = _list_request(line)
+            if listing is not None:  # the mcp<2 client lists the tools after each call
+                answer = list_answer(listing, tool_entries(ctx.tools.schemas()))
+                if answer is None:
+                    break
+                del buffer[: end + 1]
+                outcome.listed += 1
+                if not await _write(stdout_fd, answer) or imported.done():
+                    break
                 continue
             plain = plain_call(line)
             if plain is None or not _callable(ctx, plain[1]):
@@ -275,6 +292,23 @@ def _is_initialized(line: bytes) -> bool:
         and value.keys() <= {"jsonrpc", "method", "params"}
         and value.get("params", {}) == {}
     )
+
+
+def _list_request(line: bytes) -> int | str | None:
+    """The id of ``line`` when it is exactly a ``tools/list`` request with no ``params`` (or
+    ``{}``) and a string or integer id the SDK path reads as this one; else ``None``."""
+    if _NUMBERS.search(line):
+        return None
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if type(value) is not dict or value.get("jsonrpc") != "2.0" or value.get("method") != "tools/list":
+        return None
+    if not value.keys() <= {"jsonrpc", "id", "method", "params"} or value.get("params", {}) != {}:
+        return None
+    request_id = value.get("id")
+    return request_id if type(request_id) is int or type(request_id) is str else None
 
 
 def _callable(ctx: Context, params: dict[str, Any]) -> bool:
