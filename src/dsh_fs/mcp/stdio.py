@@ -345,7 +345,6 @@ async def stdio_transport(
 
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
-        replies = write_send.clone()  # our own error replies, through the server's writer
         unanswered = _Unanswered()
         preread = early.preread if early is not None else b""
         lines = lines_of(stdin, preread, fresh=fresh)
@@ -354,7 +353,7 @@ async def stdio_transport(
         async with anyio.create_task_group() as tg:
             writer = _Writer(stdout, unanswered, dropped, lean)
             tg.start_soon(_pump_out, write_receive, writer)
-            router = _Router(read_send, replies, unanswered, lean, writer)
+            router = _Router(read_send, unanswered, lean, writer)
             reading = anyio.CancelScope()
             inbox = _Reading(lines, router) if isinstance(lines, Inbox) else None
             if inbox is not None:
@@ -380,7 +379,6 @@ async def stdio_transport(
                         lean.stop()
                         await lean.drain()
                     read_send.close()
-                    replies.close()
                     write_send.close()
                     await portal.stop(cancel_remaining=True)
     finally:
@@ -543,11 +541,9 @@ class _Router:
     """Where each message read goes: the lean path (``lean.py``) when it takes it, else the
     server. Event loop thread only."""
 
-    def __init__(self, messages: MemoryObjectSendStream[SessionMessage | Exception],
-                 replies: MemoryObjectSendStream[SessionMessage], unanswered: _Unanswered,
+    def __init__(self, messages: MemoryObjectSendStream[SessionMessage | Exception], unanswered: _Unanswered,
                  lean: LeanCalls | None, writer: _Writer) -> None:
         self.messages = messages
-        self.replies = replies
         self.unanswered = unanswered
         self._lean = lean
         self._writer = writer
@@ -594,8 +590,11 @@ class _Router:
             self._lean.adopt(task)
 
     async def reply(self, item: SessionMessage) -> None:
-        """Write one of the transport's own error replies."""
-        await self.replies.send(item)
+        """Write one of the transport's own error replies (to a line that was no message the
+        server got): it settles no request handed to the server, even one with the same ``id``
+        (a client reusing ids), and is never taken for the server's reply to an ``initialize``
+        answered early (``_AnsweredEarly``)."""
+        await self._writer.put(item.message, own=True)
 
     async def _deliver(self, message: bytes | types.JSONRPCMessage) -> None:
         """A lean call's answer: written from the call's own task (no hop to the writer's);
@@ -606,12 +605,11 @@ class _Router:
             await self._writer.put(message, own=True)
 
     async def end_of_input(self) -> None:
-        await _end_of_input(self.unanswered, self.messages, self.replies)
+        await _end_of_input(self.unanswered, self.messages)
 
 
 async def _end_of_input(unanswered: _Unanswered, *streams: MemoryObjectSendStream[Any]) -> None:
-    """The end of stdin: once every request handed over is settled, close the server's input
-    (and our error replies)."""
+    """The end of stdin: once every request handed over is settled, close the server's input."""
     await unanswered.wait()
     await _close(*streams)
 
@@ -744,8 +742,9 @@ async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
 
 class _Writer:
     """Everything written to stdout goes through ``put``: the server's messages (from the
-    writer task, ``_pump_out``) and the lean path's answers (from each call's task). Lines
-    never interleave (``nowait.Wire``); once stdout broke, nothing more is written."""
+    writer task, ``_pump_out``), the lean path's answers (from each call's task) and the
+    transport's error replies (from the reader). Lines never interleave (``nowait.Wire``);
+    once stdout broke, nothing more is written."""
 
     def __init__(self, stdout: IO[bytes], unanswered: _Unanswered, dropped: _AnsweredEarly | None,
                  lean: LeanCalls | None) -> None:
@@ -767,8 +766,9 @@ class _Writer:
             self._unanswered.give_up()
 
     async def put(self, message: types.JSONRPCMessage, *, own: bool = False) -> None:
-        """Write ``message`` as one line. ``own``: a lean answer, which settles nothing the
-        server was handed; the server's messages are shown to ``lean`` (``LeanCalls.written``),
+        """Write ``message`` as one line. ``own``: the transport's own (a lean answer, an error
+        reply to a line that was no message), which settles nothing the server was handed; the
+        server's messages are shown to ``lean`` (``LeanCalls.written``),
         and its reply to a request answered early is dropped (``dropped``)."""
         try:
             data = encode_message(message).encode("utf-8") + b"\n"
