@@ -19,6 +19,10 @@ would, then reads what the server wrote. The fast path (``mcp/nowait.py``, ``inl
 * **A non-blocking stdout** (a client that set ``O_NONBLOCK`` on the pipe it gave us): once
   the pipe fills, the rest of each answer waits for room (before: every answer after the
   first full pipe was dropped as if stdout were broken).
+* **A non-blocking stdin** (``O_NONBLOCK``): a first line that arrives in two pieces is read
+  whole by the fast start (before: the bytes read before ``EAGAIN`` were dropped, and the
+  ``initialize`` was answered with a parse error); a read error after part of it hands the
+  part to the transport.
 * **The end of input while calls run**: a call still searching when stdin closes is
   answered before the server exits.
 """
@@ -259,3 +263,43 @@ def test_the_end_of_input_waits_for_calls_still_running(root: Path) -> None:
     assert sorted(replies) == [1, 2, 3]
     assert all("result" in reply and not reply["result"]["isError"] for reply in replies.values()), replies
     assert err == b""
+
+
+def test_a_non_blocking_stdin_loses_no_byte_of_a_first_line_cut_in_two(root: Path) -> None:
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(read_end, fcntl.F_SETFL, fcntl.fcntl(read_end, fcntl.F_GETFL) | os.O_NONBLOCK)
+    os.write(write_end, INIT[:50])  # there before the server starts: the early read takes it
+    try:
+        proc = subprocess.Popen(_argv(root), stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=_env(True))
+    finally:
+        os.close(read_end)
+    try:
+        time.sleep(1.0)  # the early read meets an empty non-blocking pipe (EAGAIN) mid-line
+        os.write(write_end, INIT[50:] + INITIALIZED + _call(1, "read", {"file_path": "a.txt"}))
+    finally:
+        os.close(write_end)
+    out, err = proc.communicate(timeout=30)
+    replies = [json.loads(line) for line in out.splitlines()]
+    assert [reply["id"] for reply in replies] == [0, 1], replies
+    assert replies[0]["result"]["protocolVersion"] == "2025-06-18"
+    assert err == b""
+
+
+def test_a_read_error_after_part_of_the_first_line_keeps_the_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh_fs.mcp import early
+
+    pieces: list[bytes | OSError] = [b'{"jsonrpc":"2.0",', OSError(5, "Input/output error")]
+
+    def read(fd: int, size: int) -> bytes:
+        piece = pieces.pop(0)
+        if isinstance(piece, OSError):
+            raise piece
+        return piece
+
+    monkeypatch.setattr(early.os, "read", read)
+    started = early.answer_first_line(version="1", instructions=None, stdin_fd=-1, stdout_fd=-1)
+    assert started == early.EarlyStart(b'{"jsonrpc":"2.0",')  # handed to the transport, nothing answered
+    monkeypatch.setattr(early.os, "read", lambda fd, size: (_ for _ in ()).throw(OSError(5, "EIO")))
+    with pytest.raises(OSError):  # nothing read yet: the caller's to meet (the transport reads again)
+        early.answer_first_line(version="1", instructions=None, stdin_fd=-1, stdout_fd=-1)
