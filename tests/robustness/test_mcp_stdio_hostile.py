@@ -22,7 +22,8 @@ would, then reads what the server wrote. The fast path (``mcp/nowait.py``, ``inl
 * **A non-blocking stdin** (``O_NONBLOCK``): a first line that arrives in two pieces is read
   whole by the fast start (before: the bytes read before ``EAGAIN`` were dropped, and the
   ``initialize`` was answered with a parse error); a read error after part of it hands the
-  part to the transport.
+  part to the transport; where the reader reads in a thread (``RWF_NOWAIT`` refused), its
+  ``EAGAIN`` waits for bytes instead of ending the input.
 * **The end of input while calls run**: a call still searching when stdin closes is
   answered before the server exits.
 """
@@ -303,3 +304,37 @@ def test_a_read_error_after_part_of_the_first_line_keeps_the_part(monkeypatch: p
     monkeypatch.setattr(early.os, "read", lambda fd, size: (_ for _ in ()).throw(OSError(5, "EIO")))
     with pytest.raises(OSError):  # nothing read yet: the caller's to meet (the transport reads again)
         early.answer_first_line(version="1", instructions=None, stdin_fd=-1, stdout_fd=-1)
+
+
+def test_a_non_blocking_pipe_read_in_the_thread_waits_for_its_bytes() -> None:
+    """Where ``RWF_NOWAIT`` is refused (an older kernel) the reader reads in a thread: a
+    non-blocking stdin's ``EAGAIN`` there waits for bytes (before: taken for a read error,
+    which ended the input)."""
+    import anyio
+
+    from dsh_fs.mcp import nowait
+
+    read_end, write_end = os.pipe()
+    os.set_blocking(read_end, False)
+
+    async def main() -> list[bytes]:
+        reader = nowait.LineReader(read_end)
+        reader._nowait = False  # as when the kernel refuses RWF_NOWAIT for this pipe
+        lines = []
+        async with anyio.create_task_group() as tg:
+            async def feed() -> None:
+                await anyio.sleep(0.2)
+                os.write(write_end, b"one\ntw")
+                await anyio.sleep(0.2)
+                os.write(write_end, b"o\n")
+                os.close(write_end)
+
+            tg.start_soon(feed)
+            while line := await reader.readline():
+                lines.append(line)
+        return lines
+
+    try:
+        assert anyio.run(main) == [b"one\n", b"two\n"]
+    finally:
+        os.close(read_end)

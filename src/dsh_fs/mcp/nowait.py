@@ -16,7 +16,8 @@ description may be shared with the client or a shell; ``O_NONBLOCK`` would chang
   descriptor to be readable between reads (``anyio.wait_readable``: an ``epoll_ctl`` to register
   and one to unregister per wait). ``lines_of`` returns ``None`` for anything else (a regular
   file, a terminal, a stream without a descriptor): the transport then reads in its thread, as
-  before.
+  before. Where ``RWF_NOWAIT`` is refused it reads in a thread too, waiting out ``EAGAIN`` on a
+  descriptor the client made non-blocking.
 * ``Inbox`` (on asyncio, what ``lines_of`` gives there): the same lines, read by a reader that
   stays registered with the loop (``loop.add_reader``): its callback reads what the descriptor
   has into the buffer and wakes ``readline``; while nobody waits for a line (the transport holds
@@ -130,11 +131,26 @@ def _write(stdout: IO[bytes], fd: int | None, data: bytes | memoryview) -> None:
             _wait_writable(fd)
 
 
+def _read(fd: int, chunk: bytearray) -> int:
+    """One read into ``chunk`` (in a worker thread): how many bytes, 0 at the end of input;
+    waits for bytes even when the client made ``fd`` non-blocking (``O_NONBLOCK``)."""
+    while True:
+        try:
+            return os.readv(fd, [chunk])
+        except BlockingIOError:
+            _wait_for(fd, getattr(select, "POLLIN", 1))
+
+
 def _wait_writable(fd: int) -> None:
     """Block until ``fd`` has room (or is broken: the next write says so)."""
+    _wait_for(fd, getattr(select, "POLLOUT", 4))
+
+
+def _wait_for(fd: int, event: int) -> None:
+    """Block until ``fd`` is ready for ``event`` (a ``select.POLL*`` flag), or has failed."""
     if hasattr(select, "poll"):
         poller = select.poll()
-        poller.register(fd, select.POLLOUT)
+        poller.register(fd, event)
         poller.poll()
     else:  # no poll (Windows): a short sleep between tries
         time.sleep(0.01)
@@ -188,7 +204,7 @@ class LineReader:
                 self._nowait = False
                 break
             return self._took(count)
-        return self._took(await anyio.to_thread.run_sync(os.readv, self._fd, [chunk], abandon_on_cancel=True))
+        return self._took(await anyio.to_thread.run_sync(_read, self._fd, chunk, abandon_on_cancel=True))
 
     def _took(self, count: int) -> bool:
         if count == 0:
