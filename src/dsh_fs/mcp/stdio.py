@@ -107,6 +107,8 @@ _SKIPPED: Final[Any] = object()
 _MISSING: Final[Any] = object()
 _BAD_ID: Final = "Invalid request: id must be a string or an integer"
 _UNREADABLE: Final = "Internal error: the line could not be read"
+_OWN: Final = ServerMessageMetadata()
+"""the metadata marking one of the transport's own replies on the writer's stream (by identity)"""
 
 IncomingStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 """what ``Server.run`` reads: the client's messages"""
@@ -345,6 +347,7 @@ async def stdio_transport(
 
         read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+        replies = write_send.clone()  # our own error replies, through the server's writer
         unanswered = _Unanswered()
         preread = early.preread if early is not None else b""
         lines = lines_of(stdin, preread, fresh=fresh)
@@ -353,7 +356,7 @@ async def stdio_transport(
         async with anyio.create_task_group() as tg:
             writer = _Writer(stdout, unanswered, dropped, lean)
             tg.start_soon(_pump_out, write_receive, writer)
-            router = _Router(read_send, unanswered, lean, writer)
+            router = _Router(read_send, replies, unanswered, lean, writer)
             reading = anyio.CancelScope()
             inbox = _Reading(lines, router) if isinstance(lines, Inbox) else None
             if inbox is not None:
@@ -379,6 +382,7 @@ async def stdio_transport(
                         lean.stop()
                         await lean.drain()
                     read_send.close()
+                    replies.close()
                     write_send.close()
                     await portal.stop(cancel_remaining=True)
     finally:
@@ -541,9 +545,11 @@ class _Router:
     """Where each message read goes: the lean path (``lean.py``) when it takes it, else the
     server. Event loop thread only."""
 
-    def __init__(self, messages: MemoryObjectSendStream[SessionMessage | Exception], unanswered: _Unanswered,
+    def __init__(self, messages: MemoryObjectSendStream[SessionMessage | Exception],
+                 replies: MemoryObjectSendStream[SessionMessage], unanswered: _Unanswered,
                  lean: LeanCalls | None, writer: _Writer) -> None:
         self.messages = messages
+        self.replies = replies
         self.unanswered = unanswered
         self._lean = lean
         self._writer = writer
@@ -590,11 +596,11 @@ class _Router:
             self._lean.adopt(task)
 
     async def reply(self, item: SessionMessage) -> None:
-        """Write one of the transport's own error replies (to a line that was no message the
-        server got): it settles no request handed to the server, even one with the same ``id``
-        (a client reusing ids), and is never taken for the server's reply to an ``initialize``
-        answered early (``_AnsweredEarly``)."""
-        await self._writer.put(item.message, own=True)
+        """Write one of the transport's own error replies (through the writer task, marked
+        ``_OWN``: it answers a line that was no message the server got, so it settles no
+        request handed to the server, even one with the same ``id`` (a client reusing ids),
+        and is never taken for the server's reply to an ``initialize`` answered early)."""
+        await self.replies.send(SessionMessage(item.message, metadata=_OWN))
 
     async def _deliver(self, message: bytes | types.JSONRPCMessage) -> None:
         """A lean call's answer: written from the call's own task (no hop to the writer's);
@@ -605,11 +611,12 @@ class _Router:
             await self._writer.put(message, own=True)
 
     async def end_of_input(self) -> None:
-        await _end_of_input(self.unanswered, self.messages)
+        await _end_of_input(self.unanswered, self.messages, self.replies)
 
 
 async def _end_of_input(unanswered: _Unanswered, *streams: MemoryObjectSendStream[Any]) -> None:
-    """The end of stdin: once every request handed over is settled, close the server's input."""
+    """The end of stdin: once every request handed over is settled, close the server's input
+    (and our error replies)."""
     await unanswered.wait()
     await _close(*streams)
 
@@ -741,10 +748,10 @@ async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
 
 
 class _Writer:
-    """Everything written to stdout goes through ``put``: the server's messages (from the
-    writer task, ``_pump_out``), the lean path's answers (from each call's task) and the
-    transport's error replies (from the reader). Lines never interleave (``nowait.Wire``);
-    once stdout broke, nothing more is written."""
+    """Everything written to stdout goes through ``put``: the server's messages and the
+    transport's error replies (from the writer task, ``_pump_out``) and the lean path's
+    answers (from each call's task). Lines
+    never interleave (``nowait.Wire``); once stdout broke, nothing more is written."""
 
     def __init__(self, stdout: IO[bytes], unanswered: _Unanswered, dropped: _AnsweredEarly | None,
                  lean: LeanCalls | None) -> None:
@@ -798,7 +805,7 @@ async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], writer: 
     """The writer task: each message as one line, in order, until every sender has closed."""
     async with receive:
         async for session_message in receive:
-            await writer.put(session_message.message)
+            await writer.put(session_message.message, own=session_message.metadata is _OWN)
 
 
 def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None]]:
