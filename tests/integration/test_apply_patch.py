@@ -350,8 +350,14 @@ class FailingSecondWrite(LocalFileSystem):
         return await super().rename(source, dest, expected, signal=signal)
 
 
-async def test_a_write_failing_midway_is_reported_precisely(ws: str) -> None:
-    # DEVIATIONS E10
+@pytest.mark.parametrize("diffs_beside", [False, True])
+async def test_a_write_failing_midway_is_reported_precisely(ws: str, diffs_beside: bool,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # DEVIATIONS E10; ``diffs_beside``: as a patch over DIFF_INLINE_MAX, diffed in a worker thread
+    from dsh_fs.tool_patch import executor
+
+    if diffs_beside:
+        monkeypatch.setattr(executor, "DIFF_INLINE_MAX", 0)
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/b.txt", "b\n")
     put(f"{ws}/c.txt", "c\n")
@@ -765,6 +771,7 @@ async def test_updates_too_big_to_write_side_by_side_wait_their_turn(ws: str, mo
     from dsh_fs.tool_patch import writes
 
     monkeypatch.setattr(writes, "SIDE_BY_SIDE_MAX", len("U2\n"))  # u3's and u4's new texts are bigger
+    monkeypatch.setattr(writes, "QUICK_WRITE_S", 0.0)  # every write slow: updates side by side after the first
     for name in ("u1", "u2", "u3", "u4"):
         put(f"{ws}/{name}.txt", f"{name}\n")
     fs = RecordingWrites(cwd=ws)
@@ -777,12 +784,19 @@ async def test_updates_too_big_to_write_side_by_side_wait_their_turn(ws: str, mo
     assert not result.is_error, result.text
     big = [event for event in fs.events if event[1] in ("u3.txt", "u4.txt")]
     assert big == [("start", "u4.txt"), ("end", "u4.txt"), ("start", "u3.txt"), ("end", "u3.txt")]  # patch order
-    assert fs.most == 3  # one big update at a time, beside the small ones (no signal: u1 with them)
+    assert fs.most == 2  # one big update at a time, beside the small ones (u1 alone, then u2)
     assert [get(f"{ws}/{n}.txt") for n in ("u1", "u2", "u3", "u4")] == [b"U1\n", b"U2\n", b"U3 and more\n",
                                                                         b"U4 and more\n"]
 
 
-async def test_without_an_abort_signal_the_first_update_goes_with_the_others(ws: str) -> None:
+@pytest.mark.parametrize("quick", [True, False])
+async def test_updates_are_written_one_at_a_time_while_the_writes_are_quick(
+        ws: str, quick: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Quick writes (a fast disk: the provider writes on the event loop thread): one at a time,
+    signal or not. Slow ones: the first alone (measured), then the others side by side."""
+    from dsh_fs.tool_patch import writes
+
+    monkeypatch.setattr(writes, "QUICK_WRITE_S", 10.0 if quick else 0.0)
     for name in ("u1", "u2", "u3"):
         put(f"{ws}/{name}.txt", f"{name}\n")
     patch = envelope("*** Update File: u1.txt", "@@", "-u1", "+U1", "*** Update File: u2.txt", "@@", "-u2", "+U2",
@@ -793,12 +807,55 @@ async def test_without_an_abort_signal_the_first_update_goes_with_the_others(ws:
         await read(ctx, session, "u1.txt", "u2.txt", "u3.txt")
         result = await call(ctx, session, patch, signal=signal)
         assert not result.is_error, result.text
-        first_done = fs.events.index(("end", "u1.txt"))
-        if signal is None:
-            assert fs.most == 3 and ("start", "u2.txt") in fs.events[:first_done]
-        else:  # the first alone, under the signal
-            assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")] and fs.most == 2
+        assert fs.events[:2] == [("start", "u1.txt"), ("end", "u1.txt")]
+        if quick:
+            assert fs.events == [(what, name) for name in ("u1.txt", "u2.txt", "u3.txt") for what in ("start", "end")]
+        else:
+            assert fs.most == 2 and {name for _, name in fs.events[2:4]} == {"u2.txt", "u3.txt"}
         patch = patch.replace("-u", "-X").replace("+U", "+u").replace("-X", "-U")  # and back
+
+
+class StallingWrites(LocalFileSystem):
+    """The local provider, the writes of some names taking 50 ms longer; records the most
+    ``write_text`` calls under way at once."""
+
+    def __init__(self, stall: set[str], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.stall = stall
+        self.under_way = 0
+        self.most = 0
+
+    async def write_text(self, target: Any, content: str, expected: Any = None, *, signal: Any = None) -> Any:
+        self.under_way += 1
+        self.most = max(self.most, self.under_way)
+        try:
+            if os.path.basename(target.key) in self.stall:
+                await anyio.sleep(0.05)
+            return await super().write_text(target, content, expected, signal=signal)
+        finally:
+            self.under_way -= 1
+
+
+@pytest.mark.parametrize("stall,most", [({"u1.txt"}, 1), ({"u1.txt", "u2.txt"}, 3)])
+async def test_one_slow_write_among_quick_ones_keeps_them_one_at_a_time(
+        ws: str, stall: set[str], most: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Side by side once half the writes so far or more were slow (a lone stall of a busy disk
+    is not a slow disk): u0 quick, u1 slow — still one at a time; u2 slow too — the rest side
+    by side."""
+    from dsh_fs.tool_patch import writes
+
+    monkeypatch.setattr(writes, "QUICK_WRITE_S", 0.04)
+    names = [f"u{index}" for index in range(6)]
+    for name in names:
+        put(f"{ws}/{name}.txt", f"{name}\n")
+    fs = StallingWrites(stall, cwd=ws)
+    ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
+    await read(ctx, session, *(f"{name}.txt" for name in names))
+    lines = [line for name in names for line in (f"*** Update File: {name}.txt", "@@", f"-{name}", f"+{name}!")]
+    result = await call(ctx, session, envelope(*lines))
+    assert not result.is_error, result.text
+    assert [get(f"{ws}/{name}.txt") for name in names] == [f"{name}!\n".encode() for name in names]
+    assert fs.most == most
 
 
 async def test_a_face_without_diffs_cancelled_during_its_writes_finishes_them(ws: str) -> None:
@@ -840,9 +897,12 @@ async def test_at_most_sixteen_updates_are_written_at_once(ws: str) -> None:
     assert [get(f"{ws}/{name}.txt") for name in names] == [f"{name.upper()}\n".encode() for name in names]
 
 
-async def test_an_update_of_exactly_one_mebicharacter_is_still_written_side_by_side(ws: str) -> None:
+async def test_an_update_of_exactly_one_mebicharacter_is_still_written_side_by_side(
+        ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dsh_fs.tool_patch import writes
     from dsh_fs.tool_patch.writes import SIDE_BY_SIDE_MAX
 
+    monkeypatch.setattr(writes, "QUICK_WRITE_S", 0.0)  # every write slow: updates side by side after the first
     assert SIDE_BY_SIDE_MAX == 1024 * 1024
     sizes = {"u1": 3, "u2": SIDE_BY_SIDE_MAX, "u3": SIDE_BY_SIDE_MAX, "u4": SIDE_BY_SIDE_MAX + 1,
              "u5": SIDE_BY_SIDE_MAX + 1}  # the new texts' lengths, line break included
@@ -857,5 +917,37 @@ async def test_an_update_of_exactly_one_mebicharacter_is_still_written_side_by_s
     assert not result.is_error, result.text
     big = [event for event in fs.events if event[1] in ("u4.txt", "u5.txt")]
     assert big == [("start", "u4.txt"), ("end", "u4.txt"), ("start", "u5.txt"), ("end", "u5.txt")]
-    assert fs.most == 4  # u1, u2, u3 side by side, beside one bigger update at a time
+    assert fs.most == 3  # u1 alone (measured), then u2, u3 side by side, beside one bigger update at a time
     assert [len(get(f"{ws}/{name}.txt")) for name in sizes] == list(sizes.values())
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+async def test_diffs_of_a_patch_of_at_most_two_mebicharacters_are_computed_on_the_event_loop(
+        ws: str, extra: int, patch_ctx: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts (before and after, summed) of at most ``DIFF_INLINE_MAX`` characters: the UI
+    diffs after the writes, on the event loop thread; one more: in a worker thread meanwhile.
+    The same diffs either way."""
+    import threading
+
+    from dsh_fs.core.session import ToolExecution
+    from dsh_fs.patch import parse_patch
+    from dsh_fs.tool_patch import AppliedPatch, apply_patch, executor
+
+    assert executor.DIFF_INLINE_MAX == 2 * 1024 * 1024
+    half = executor.DIFF_INLINE_MAX // 2 + extra
+    put(f"{ws}/big.txt", "a\n" + "x" * (half - 3) + "\n")  # ``half`` characters before and after
+    threads: list[str] = []
+    real = AppliedPatch.diffs
+
+    def diffs(self: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return real(self)
+
+    monkeypatch.setattr(AppliedPatch, "diffs", diffs)
+    ctx, session = patch_ctx(policy=False), Session(cwd=ws)
+    patch = parse_patch(envelope("*** Update File: big.txt", "@@", "-a", "+b"))
+    applied = await apply_patch(ctx, patch, ToolExecution(session=session), with_diffs=True)
+    assert applied.kept_diffs == [{"path": f"{ws}/big.txt", "oldText": "a\n" + "x" * (half - 3),
+                                   "newText": "b\n" + "x" * (half - 3)}]
+    assert (threads == [threading.main_thread().name]) is (extra == 0), threads
+    assert get(f"{ws}/big.txt") == b"b\n" + b"x" * (half - 3) + b"\n"

@@ -496,3 +496,17 @@ def test_responses_create_and_delete_operations_have_no_patch_line() -> None:
 def test_an_end_of_file_hunk_may_remove_the_final_line_break() -> None:
     # its expected lines end with the empty last line that the final line break leaves
     assert update("@@\n b\n-\n*** End of File\n", "a\nb\n") == "a\nb"
+
+
+@pytest.mark.parametrize("budget,kind", [(5, "ambiguous"), (4, "not_found")])
+def test_an_unanchored_hunk_stops_at_its_second_match_before_listing_every_place(budget: int, kind: str) -> None:
+    """Three places: the search stops at the second (2 comparisons), the listing visits all
+    three (3): a budget of 5 lists them, 4 is past it."""
+    from dsh_fs.patch import PatchError
+    from dsh_fs.patch.locate import Haystack, locate_chunk
+
+    op = parse_patch("*** Begin Patch\n*** Update File: f\n@@\n-a\n+c\n*** End Patch\n").ops[0]
+    with pytest.raises(PatchError) as info:
+        locate_chunk(Haystack(["a", "b", "a", "b", "a", "b", ""], budget=budget), op.chunks[0], 0,  # type: ignore[union-attr]
+                     dialect="codex", path="f")
+    assert info.value.kind == kind, str(info.value)

@@ -487,3 +487,16 @@ def test_every_provider_derives_its_rules_from_the_profile(tmp_path: object, pro
         rules = provider.rules  # type: ignore[attr-defined]
         assert {name: getattr(rules, name) for name in rules.switches()} == dict.fromkeys(
             rules.switches(), profile == "default"), type(provider).__name__
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"\r\na"[x % 3] for x in b)))
+def test_the_crlf_count_without_a_cr_is_the_counted_answer(raw: bytes) -> None:
+    """``rewrite`` decides D4's CRLF on the bytes it replaces: the shortcut for bytes without
+    a CR gives the counted answer (CRLF breaks outnumber bare LF ones) for any bytes."""
+    from dsh_fs.fs.provider_rules import _crlf_dominant
+
+    crlf = raw.count(b"\r\n")
+    assert _crlf_dominant(raw) is (crlf > raw.count(b"\n") - crlf)
+    written = rewrite(raw, "x\ny\n", TextRules.for_profile("default"), "/f").data
+    assert written == (b"x\r\ny\r\n" if crlf > raw.count(b"\n") - crlf else b"x\ny\n")

@@ -146,6 +146,10 @@ def diff_basis(raw: bytes) -> str | None:
 
 
 def _crlf_dominant(raw: bytes) -> bool:
+    """Do CRLF line breaks outnumber bare LF ones in ``raw`` (D4)? Bytes without a CR have
+    none (one ``memchr``; the counts scan the bytes twice)."""
+    if b"\r" not in raw:
+        return False
     crlf = raw.count(b"\r\n")
     return crlf > raw.count(b"\n") - crlf
 

@@ -24,6 +24,8 @@ final empty line, which stands for the file's last line break).
 from __future__ import annotations
 
 import bisect
+from itertools import compress, count, islice
+from operator import eq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -69,6 +71,51 @@ class _OverBudget(Exception):
     """The file's hunks compared more than ``WORK_BUDGET`` candidate places."""
 
 
+class _Index:
+    """One tier's folded lines and where each line occurs. The first and last place of every
+    line are two dictionaries built at C speed; the full ascending list of places of a line
+    that occurs more than once is made when first asked for (one C-speed comparison pass from
+    its first place to its last), so a file's index costs no Python step per line."""
+
+    __slots__ = ("_first", "_last", "_more", "lines")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        count = len(lines)
+        self._last = dict(zip(lines, range(count)))
+        self._first = dict(zip(reversed(lines), range(count - 1, -1, -1)))
+        self._more: dict[str, list[int]] = {}
+
+    def rarest(self, wanted: list[str]) -> tuple[int, list[int]]:
+        """``(k, places of wanted[k])`` for the first ``k`` whose line has the fewest places
+        (``_NOWHERE`` when a line of ``wanted`` occurs nowhere): a line that occurs once is
+        found without a Python step per line of ``wanted``."""
+        first = self._first
+        if not all(map(first.__contains__, wanted)):
+            return 0, _NOWHERE
+        once = next(compress(count(), map(eq, map(first.__getitem__, wanted), map(self._last.__getitem__, wanted))),
+                    None)
+        if once is not None:
+            return once, [first[wanted[once]]]
+        line = min(dict.fromkeys(wanted), key=lambda each: len(self.positions(each)))
+        return wanted.index(line), self.positions(line)
+
+    def positions(self, line: str) -> list[int]:
+        """The places of ``line``, ascending (``_NOWHERE`` when it occurs nowhere; not to be
+        changed by the caller)."""
+        first = self._first.get(line)
+        if first is None:
+            return _NOWHERE
+        last = self._last[line]
+        if first == last:
+            return [first]
+        found = self._more.get(line)
+        if found is None:  # one C-speed pass over the lines from its first place to its last
+            span = range(first, last + 1)
+            found = self._more[line] = list(compress(span, map(line.__eq__, islice(self.lines, first, last + 1))))
+        return found
+
+
 class Haystack:
     """The lines of one file, with a lazily built index per tier (line → positions)."""
 
@@ -76,21 +123,18 @@ class Haystack:
         self.lines = lines
         self.budget = budget
         """candidate places left to compare (``locate_chunk`` fails past it)"""
-        self._index: dict[Tier, tuple[list[str], dict[str, list[int]]]] = {}
+        self._index: dict[Tier, _Index] = {}
         last = len(lines) - 1
         self.content_end = last if lines[last] == "" else last + 1
         """index just past the last line that has content or a line break (before the empty
         last line that a final line break leaves)"""
 
-    def _view(self, tier: Tier) -> tuple[list[str], dict[str, list[int]]]:
+    def _view(self, tier: Tier) -> _Index:
         view = self._index.get(tier)
         if view is None:
             fold = _FOLD[tier]
-            folded = [fold(line) for line in self.lines] if tier != "exact" else list(self.lines)
-            index: dict[str, list[int]] = {}
-            for position, line in enumerate(folded):
-                index.setdefault(line, []).append(position)
-            view = self._index[tier] = (folded, index)
+            lines = self.lines if tier == "exact" and isinstance(self.lines, list) else [fold(line) for line in self.lines]
+            view = self._index[tier] = _Index(lines)
         return view
 
     def matches(self, pattern: Sequence[str], tier: Tier, lo: int, hi: int, limit: int | None = None) -> list[int]:
@@ -101,10 +145,11 @@ class Haystack:
         that line occurs, not how often a blank or common first line does), visited from ``lo``
         without copying the index: a search that stops at its first match costs the candidates
         before it, so hunks applied in order along a file cost about the file once."""
-        folded, index = self._view(tier)
+        view = self._view(tier)
+        folded = view.lines
         fold = _FOLD[tier]
         wanted = [fold(line) for line in pattern]
-        offset, positions = min(enumerate(index.get(line, _NOWHERE) for line in wanted), key=lambda kp: len(kp[1]))
+        offset, positions = view.rarest(wanted)
         found: list[int] = []
         size = len(wanted)
         for k in range(bisect.bisect_left(positions, lo + offset), bisect.bisect_right(positions, hi + offset)):
@@ -121,8 +166,7 @@ class Haystack:
     def first(self, line: str, lo: int) -> int | None:
         """The first position ``>= lo`` of ``line`` in the first tier that has one."""
         for tier in TIERS:
-            _, index = self._view(tier)
-            positions = index.get(_FOLD[tier](line), _NOWHERE)
+            positions = self._view(tier).positions(_FOLD[tier](line))
             at = bisect.bisect_left(positions, lo)
             if at < len(positions):
                 return positions[at]

@@ -5,7 +5,8 @@
 | ``executor`` | ``apply_patch``: a parsed patch checked whole, then written through the seam and the policy events (shared by every face that applies patches) |
 | ``plugin`` | ``ToolPatch``: the ``apply_patch`` registry tool (Codex envelope) |
 | ``texts`` | the tool's name, description and parameter text (Codex's) |
-| ``writes`` | the write phase of a checked plan: the first change alone, then in-place updates side by side beside the name changes in patch order; what a midway failure wrote |
+| ``regions`` | the UI diffs of an applied patch, computed only around its hunks (one replacing edit's hunk built directly) |
+| ``writes`` | the write phase of a checked plan: the first change alone, then in-place updates one at a time while the writes are quick, else side by side, beside the name changes in patch order; what a midway failure wrote |
 
 The OpenAI Responses ``apply_patch_call`` items (``dsh_fs.adapters.openai_responses``), the
 Agents SDK editor (``dsh_fs.adapters.openai_agents``) and ``dsh-fs apply-patch`` use the

@@ -20,8 +20,8 @@ OpenAI Responses ``apply_patch_call`` items, the Agents SDK editor and ``dsh-fs 
 3. **Refuse or write.** Any failure of 1 or 2 refuses the whole patch, nothing written, with
    every reason (one per line, patch order; the code of the first). Otherwise each file is
    written atomically through the seam (``writes.write_steps``: the first change alone under an
-   abort signal, then the in-place updates side by side beside the name changes in patch
-   order) — create ``write_text(CreateIfAbsent)``, update ``write_text(ReplaceIfVersion(guard))``, move
+   abort signal, then the in-place updates — one at a time while quick, else side by side —
+   beside the name changes in patch order) — create ``write_text(CreateIfAbsent)``, update ``write_text(ReplaceIfVersion(guard))``, move
    ``rename(RenameIntent(guard))`` then ``write_text`` of the new text at the new name, delete
    ``delete(DeleteIntent(guard))`` — and ``fs/observed`` is emitted after each (a deleted or
    moved-away file as absent). The guards are checked again inside each write's lock; a file
@@ -52,10 +52,11 @@ from ..fs.sandbox import denial_marker, escalation_hint
 from ..fs.text import normalize, utf8_size
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import EditIntent, Target, Version
-from ..patch import AddFile, DeleteFile, FileChange, FileState, LineEdit, Patch, PatchError, PatchRejected
+from ..patch import AddFile, DeleteFile, FileChange, FileState, Patch, PatchError, PatchRejected
 from ..patch import codex_summary, plan_patch
-from ..tool_fs.diff import DIFF_CONTEXT, bounded_diffs
+from ..tool_fs.diff import bounded_diffs
 from ..tool_fs.shared import with_remedy
+from .regions import region_diffs
 from .texts import TOO_BIG_TO_UPDATE
 from .writes import WriteStep, write_steps
 
@@ -70,6 +71,12 @@ UPDATE_MAX_SIZE = 16 * 1024 * 1024
 """E24 (both profiles): the largest file (bytes) a patch updates or moves; a patch is planned on
 whole texts split into lines (a multiple of the file in memory), so a bigger one is refused
 before it is read, naming the limit (``edit`` streams such files)"""
+
+DIFF_INLINE_MAX = 2 * 1024 * 1024
+"""the most characters (every change's text before and after, summed) whose UI diffs are
+computed on the event loop thread (about 1 ms per Mi character: the texts split into lines,
+then a few lines around each hunk); a bigger patch's are computed in a worker thread while it
+is written"""
 
 _VERBS: dict[Role, Literal["write", "edit", "delete", "rename"]] = {
     "add": "write",
@@ -133,40 +140,6 @@ class AppliedPatch:
         return out
 
 
-def region_diffs(path: str, before: str, after: str, edits: Sequence[LineEdit]) -> list[dict[str, Any]]:
-    """``compute_hunk_diffs(path, before, after)`` computed on the regions the ``edits`` touch:
-    each group of edits close enough to share a hunk (§4.9 merges changes at most
-    ``2 * DIFF_CONTEXT`` unchanged lines apart), with ``DIFF_CONTEXT + 1`` lines around it — the same hunks, without diffing the
-    unchanged rest of the file (a patch knows where it changed a file).
-
-    :param before: / after: LF-normalized texts; ``edits`` in ``before.split("\n")`` lines
-    """
-    old, new = before.split("\n"), after.split("\n")
-    out: list[dict[str, Any]] = []
-    delta = 0  # new line index minus old line index before the current group
-    i = 0
-    while i < len(edits):
-        j = i
-        # groups that may share a hunk: merging too much is harmless (the slice's own diff splits
-        # it again), too little is not — hence the slack for a changed final line break
-        while j + 1 < len(edits) and edits[j + 1][0] - (edits[j][0] + edits[j][1]) <= 2 * DIFF_CONTEXT + 2:
-            j += 1
-        group = edits[i : j + 1]
-        grown = sum(len(inserted) - removed for _, removed, inserted in group)
-        # one line more each side: a change of the final line break changes the line before it
-        lo = max(0, group[0][0] - DIFF_CONTEXT - 1)
-        hi = min(len(old), group[-1][0] + group[-1][1] + DIFF_CONTEXT + 1)
-        out.extend(bounded_diffs(path, _slice(old, lo, hi), _slice(new, lo + delta, hi + delta + grown)))
-        delta += grown
-        i = j + 1
-    return out
-
-
-def _slice(lines: list[str], lo: int, hi: int) -> str:
-    """Lines ``lo``..``hi`` (exclusive) of a text split at ``"\n"``, with their line breaks."""
-    return "\n".join(lines[lo:hi]) + ("\n" if hi < len(lines) else "")
-
-
 @dataclass(slots=True)
 class _Path:
     """One path of the patch as gathered."""
@@ -223,8 +196,9 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution, *,
         (a sandbox view bound by ``fs_sandbox.tools.call_fs``) when set, else ``ctx.fs``
     :param escalation_hint: a sandbox refusal ends with the escalation hint (the calling tool
         takes the escalation fields, DEVIATIONS X2); it always ends with the denial marker
-    :param with_diffs: compute ``AppliedPatch.diffs()`` in a worker thread while the files are
-        written (the CPU work beside the disk's), for a face that returns them
+    :param with_diffs: compute ``AppliedPatch.diffs()`` as the files are written, for a face
+        that returns them (``_write``: after the writes on this thread for a patch of at most
+        ``DIFF_INLINE_MAX`` characters, else in a worker thread while they are written)
     :return: the changes written
     :raises PatchInputError: no operation, a file touched twice (nothing written)
     :raises FsError: the patch does not apply (nothing written; every reason, one per line,
@@ -355,9 +329,11 @@ def _refusal(run: _Run, planned: Sequence[PatchError]) -> Exception:
 
 async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange], *, with_diffs: bool) -> AppliedPatch:
     """Write the plan (``writes.write_steps``: the first change alone under an abort signal,
-    then in-place updates side by side beside the name changes in patch order); shielded.
-    With ``with_diffs``, the diffs of the plan are computed in a worker thread meanwhile (kept
-    only when every write succeeded)."""
+    then in-place updates beside the name changes in patch order); shielded. With
+    ``with_diffs``, the diffs of the plan are computed after the writes on this thread when its
+    texts total at most ``DIFF_INLINE_MAX`` characters (a worker thread beside writes made on
+    the event loop thread would take the GIL from them), else in a worker thread meanwhile
+    (kept only when every write succeeded)."""
     steps: list[WriteStep] = []
     for op, change in zip(patch.ops, planned):
         entry = run.paths[op.path]
@@ -366,6 +342,10 @@ async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange], *, with
         steps.append(WriteStep(change=change, target=entry.target, guard=entry.guard, dest=dest))
     if not with_diffs:
         return AppliedPatch(changes=await write_steps(run.ctx, run.execution, steps, switches=run.switches))
+    if sum(len(c.before or "") + len(c.after or "") for c in planned) <= DIFF_INLINE_MAX:
+        changes = await write_steps(run.ctx, run.execution, steps, switches=run.switches)
+        applied = AppliedPatch(changes=changes)  # a few milliseconds at most: on this thread, after the writes
+        return AppliedPatch(changes=changes, kept_diffs=applied.diffs())
     kept: list[list[dict[str, Any]]] = []
     failed: list[FsError] = []
 

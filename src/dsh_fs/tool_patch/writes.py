@@ -4,15 +4,18 @@
 Order. The patch's first change is written alone, under the call's abort signal: an abort is
 honoured only before the first write is done, never between two (a call without a signal has
 nothing to honour: its first change goes with the others). Then the remaining in-place updates
-are written side by side, at most ``WRITE_AT_ONCE`` at a time, while the changes that add,
-remove or rename a name (create, delete, move) — and updates bigger than ``SIDE_BY_SIDE_MAX`` —
-are written one after another, in patch order, beside them. An update replaces the bytes of a
-file that stays where it is, under its own guard, so it depends on no other change of the patch
-(each file is touched once, the planner checks that); changes of names keep the order the patch
-gives them, since two of them may make or empty the same directory (two files added in a new
-one). Each write is still one atomic, durable write of one file (the provider's: temporary
-file, ``fsync``, rename, ``fsync`` of the directory, A3) with its guard checked inside its
-lock; side by side, the disk commits their ``fsync`` s together (bench/README.md,
+are written one at a time while most writes so far took less than ``QUICK_WRITE_S`` (a fast
+disk: the local provider then writes a small file on its event loop thread, and worker threads
+side by side would cost more CPU than the ``fsync`` s they overlap save), and once half of them
+or more took longer, side by side, at most ``WRITE_AT_ONCE`` at a time; the changes that add,
+remove or rename a name (create, delete, move) — and updates bigger than ``SIDE_BY_SIDE_MAX``
+— are written one after another, in patch order, beside them. An update replaces the bytes of
+a file that stays where it is, under its own guard, so it depends on no other change of the
+patch (each file is touched once, the planner checks that); changes of names keep the order
+the patch gives them, since two of them may make or empty the same directory (two files added
+in a new one). Each write is still one atomic, durable write of one file (the provider's:
+temporary file, ``fsync``, rename, ``fsync`` of the directory, A3) with its guard checked
+inside its lock; side by side, the disk commits their ``fsync`` s together (bench/README.md,
 "apply_patch").
 
 Failure. Once a write fails, no write that has not begun begins; the writes under way finish.
@@ -23,6 +26,7 @@ in patch order (a moved file whose rename is done but not its new text shows as 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -39,10 +43,17 @@ from ..fs.types import CreateIfAbsent, DeleteIntent, RenameIntent, ReplaceIfVers
 from ..patch import FileChange
 from ..tool_fs.shared import with_remedy
 
-__all__ = ("SIDE_BY_SIDE_MAX", "WRITE_AT_ONCE", "WriteStep", "write_steps")
+__all__ = ("QUICK_WRITE_S", "SIDE_BY_SIDE_MAX", "WRITE_AT_ONCE", "WriteStep", "write_steps")
 
 WRITE_AT_ONCE = 16
 """in-place updates of one patch written at the same time (after its first change)"""
+
+QUICK_WRITE_S = 0.002
+"""a write that takes less than this (seconds) is quick: while most of a patch's are, its
+in-place updates are written one at a time (see the module docstring). About where one at a
+time stops being cheaper: side by side, a small write costs 1–1.5 ms of CPU in a worker thread
+(the hop and the GIL handed back and forth at each system call) against 0.3–0.4 ms on the event
+loop thread (bench/README.md, "apply_patch", third pass)"""
 
 SIDE_BY_SIDE_MAX = 1024 * 1024
 """the largest new text (characters) an update may have to be written side by side with
@@ -79,6 +90,16 @@ class _Progress:
     def __init__(self, count: int) -> None:
         self.states: list[_State] = ["pending"] * count
         self.errors: dict[int, FsError] = {}
+        self.made = 0
+        """writes so far (done or failed)"""
+        self.slow = 0
+        """of them, those that took ``QUICK_WRITE_S`` or more"""
+
+    @property
+    def quick(self) -> bool:
+        """Did at most half the writes so far take ``QUICK_WRITE_S`` or more (their median
+        is quick: a lone stall of a busy disk does not count; a slow first write does)?"""
+        return 2 * self.slow <= self.made
 
     @property
     def stopped(self) -> bool:
@@ -112,6 +133,15 @@ async def write_steps(ctx: Context, execution: ToolExecution, steps: Sequence[Wr
                     if not progress.stopped:
                         await _write_one(ctx, execution, steps, index, progress, None)
 
+            async def updates(indices: list[int]) -> None:
+                at = 0
+                while at < len(indices) and progress.quick and not progress.stopped:  # one at a time
+                    await update(indices[at])
+                    at += 1
+                async with anyio.create_task_group() as side_by_side:  # the rest (none once stopped)
+                    for index in indices[at:]:
+                        side_by_side.start_soon(update, index)
+
             async def in_order() -> None:
                 for index in ordered:
                     if progress.stopped:
@@ -121,8 +151,7 @@ async def write_steps(ctx: Context, execution: ToolExecution, steps: Sequence[Wr
             async with anyio.create_task_group() as tg:
                 if ordered:
                     tg.start_soon(in_order)
-                for index in sorted(side):
-                    tg.start_soon(update, index)
+                tg.start_soon(updates, sorted(side))
     if progress.errors:
         raise _partial(steps, progress, switches)
     return tuple(step.change for step in steps)
@@ -133,6 +162,7 @@ async def _write_one(ctx: Context, execution: ToolExecution, steps: Sequence[Wri
     """Write step ``index``, recording its outcome in ``progress`` (never raises an ``FsError``)."""
     step = steps[index]
     change, target, fs = step.change, step.target, execution.fs or ctx.fs  # the sandbox view, if any
+    started = time.monotonic()
     try:
         if change.kind == "create":
             written = await fs.write_text(target, change.after or "", CreateIfAbsent(), signal=signal)
@@ -159,6 +189,9 @@ async def _write_one(ctx: Context, execution: ToolExecution, steps: Sequence[Wri
         if progress.states[index] == "pending":
             progress.states[index] = "failed"
         return
+    finally:
+        progress.made += 1
+        progress.slow += time.monotonic() - started >= QUICK_WRITE_S
     progress.states[index] = "done"
 
 
