@@ -287,23 +287,19 @@ def test_a_non_blocking_stdin_loses_no_byte_of_a_first_line_cut_in_two(root: Pat
     assert err == b""
 
 
-def test_a_read_error_after_part_of_the_first_line_keeps_the_part(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_error_after_part_of_the_first_line_keeps_the_part() -> None:
     from dsh_fs.mcp import early
 
-    pieces: list[bytes | OSError] = [b'{"jsonrpc":"2.0",', OSError(5, "Input/output error")]
-
-    def read(fd: int, size: int) -> bytes:
-        piece = pieces.pop(0)
-        if isinstance(piece, OSError):
-            raise piece
-        return piece
-
-    monkeypatch.setattr(early.os, "read", read)
-    started = early.answer_first_line(version="1", instructions=None, stdin_fd=-1, stdout_fd=-1)
-    assert started == early.EarlyStart(b'{"jsonrpc":"2.0",')  # handed to the transport, nothing answered
-    monkeypatch.setattr(early.os, "read", lambda fd, size: (_ for _ in ()).throw(OSError(5, "EIO")))
-    with pytest.raises(OSError):  # nothing read yet: the caller's to meet (the transport reads again)
-        early.answer_first_line(version="1", instructions=None, stdin_fd=-1, stdout_fd=-1)
+    master, slave = os.openpty()  # once the slave side is closed, reading the master fails (EIO)
+    try:
+        os.write(slave, b'{"jsonrpc":"2.0",')
+        os.close(slave)
+        started = early.answer_first_line(version="1", instructions=None, stdin_fd=master, stdout_fd=-1)
+        assert started == early.EarlyStart(b'{"jsonrpc":"2.0",')  # handed to the transport, nothing answered
+        with pytest.raises(OSError):  # nothing read yet: the caller's to meet (the transport reads again)
+            early.answer_first_line(version="1", instructions=None, stdin_fd=master, stdout_fd=-1)
+    finally:
+        os.close(master)
 
 
 def test_a_non_blocking_pipe_read_in_the_thread_waits_for_its_bytes() -> None:
