@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import select
 import threading
 import time
 from dataclasses import dataclass
@@ -85,16 +86,26 @@ def answer_first_line(*, version: str, instructions: str | None, stdin_fd: int =
     ``initialize`` the early path accepts (``handshake.early_reply``).
 
     Blocks until the first line (or the end of input, or :data:`FIRST_LINE_LIMIT` bytes)
-    has arrived. A failure to write the answer (the client has gone) is left to the transport
+    has arrived, even from a stdin the client made non-blocking (``O_NONBLOCK``); a read error
+    after some bytes arrived ends the early phase with those bytes (the transport meets the
+    error again), so no byte read is lost. A failure to write the answer (the client has gone) is left to the transport
     to meet again; nothing is answered early then.
 
     :param version: ``serverInfo.version``
     :param instructions: the server's instructions (``None``: none)
-    :raises OSError: stdin cannot be read
+    :raises OSError: stdin cannot be read (before any byte arrived)
     """
     data = bytearray()
     while b"\n" not in data and len(data) < FIRST_LINE_LIMIT:
-        chunk = os.read(stdin_fd, 65536)
+        try:
+            chunk = os.read(stdin_fd, 65536)
+        except BlockingIOError:
+            _wait_for(stdin_fd, _READABLE)
+            continue
+        except OSError:
+            if not data:
+                raise
+            break
         if not chunk:
             break
         data += chunk
@@ -116,4 +127,21 @@ def answer_first_line(*, version: str, instructions: str | None, stdin_fd: int =
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:  # a stdout the client made non-blocking, full
+            _wait_for(fd, _WRITABLE)
+
+
+_READABLE: Final = getattr(select, "POLLIN", 1)
+_WRITABLE: Final = getattr(select, "POLLOUT", 4)
+
+
+def _wait_for(fd: int, event: int) -> None:
+    """Block until ``fd`` is ready for ``event`` (or has failed: the next call says so)."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, event)
+        poller.poll()
+    else:  # no poll (Windows): a short sleep between tries
+        time.sleep(0.01)

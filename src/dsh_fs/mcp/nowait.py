@@ -10,12 +10,14 @@ description may be shared with the client or a shell; ``O_NONBLOCK`` would chang
 
 * ``Wire.write``: a line goes out from the event loop thread as far as the pipe has room; the
   rest (and everything where ``RWF_NOWAIT`` is refused: a regular file, a terminal, another
-  OS) is written in a thread of its own, as before.
+  OS) is written in a thread of its own, as before, straight to the descriptor: waiting for
+  room there even when the client made it non-blocking (``O_NONBLOCK``).
 * ``LineReader``: lines of a pipe or socket read on the event loop thread, waiting for the
   descriptor to be readable between reads (``anyio.wait_readable``: an ``epoll_ctl`` to register
   and one to unregister per wait). ``lines_of`` returns ``None`` for anything else (a regular
   file, a terminal, a stream without a descriptor): the transport then reads in its thread, as
-  before.
+  before. Where ``RWF_NOWAIT`` is refused it reads in a thread too, waiting out ``EAGAIN`` on a
+  descriptor the client made non-blocking.
 * ``Inbox`` (on asyncio, what ``lines_of`` gives there): the same lines, read by a reader that
   stays registered with the loop (``loop.add_reader``): its callback reads what the descriptor
   has into the buffer and wakes ``readline``; while nobody waits for a line (the transport holds
@@ -31,7 +33,9 @@ import asyncio
 import errno
 import io
 import os
+import select
 import stat
+import time
 from typing import IO, Final
 
 import anyio
@@ -57,7 +61,8 @@ class Wire:
     def __init__(self, stdout: IO[bytes]) -> None:
         self._stdout = stdout
         self._limiter = anyio.CapacityLimiter(1)  # never waits for threads busy with tool calls
-        self._fd = _write_fd(stdout)
+        self._thread_fd = _fileno(stdout)  # what the thread writes to (``None``: through ``stdout``)
+        self._fd = self._thread_fd if _supported() else None  # written with RWF_NOWAIT
         self._tail: anyio.Event | None = None  # set while the rest of a line is written in the thread
 
     async def write(self, data: bytes) -> None:
@@ -73,8 +78,8 @@ class Wire:
             rest = memoryview(data)[done:]
             tail = self._tail = anyio.Event()
             try:
-                await anyio.to_thread.run_sync(_write, self._stdout, rest, abandon_on_cancel=True,
-                                               limiter=self._limiter)
+                await anyio.to_thread.run_sync(_write, self._stdout, self._thread_fd, rest,
+                                               abandon_on_cancel=True, limiter=self._limiter)
             finally:
                 self._tail = None
                 tail.set()
@@ -94,12 +99,10 @@ class Wire:
             return 0
 
 
-def _write_fd(stdout: IO[bytes]) -> int | None:
-    """The descriptor behind ``stdout`` for writes that never block, or ``None``. The stream's
-    buffer is flushed first; afterwards every write through it is flushed at once, so no
-    byte ever waits there while another goes past it."""
-    if not _supported():
-        return None
+def _fileno(stdout: IO[bytes]) -> int | None:
+    """The descriptor behind ``stdout``, or ``None``. The stream's buffer is flushed first;
+    afterwards every byte goes to the descriptor, so none ever waits in the buffer while
+    another goes past it."""
     try:
         fd = stdout.fileno()
         stdout.flush()
@@ -108,9 +111,49 @@ def _write_fd(stdout: IO[bytes]) -> int | None:
     return fd
 
 
-def _write(stdout: IO[bytes], data: bytes | memoryview) -> None:
-    stdout.write(data)
-    stdout.flush()
+def _write(stdout: IO[bytes], fd: int | None, data: bytes | memoryview) -> None:
+    """Write ``data`` whole (in a worker thread): to ``fd`` when given, waiting for room
+    whenever it is full, even when the client made it non-blocking (``O_NONBLOCK`` on a
+    descriptor it shares with us: a write then fails with ``EAGAIN`` instead of waiting, and
+    the buffered stream would give the line up as a broken stdout); else through ``stdout``.
+
+    :raises OSError: stdout is broken (``EPIPE`` once the client has gone)
+    """
+    if fd is None:
+        stdout.write(data)
+        stdout.flush()
+        return
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            _wait_writable(fd)
+
+
+def _read(fd: int, chunk: bytearray) -> int:
+    """One read into ``chunk`` (in a worker thread): how many bytes, 0 at the end of input;
+    waits for bytes even when the client made ``fd`` non-blocking (``O_NONBLOCK``)."""
+    while True:
+        try:
+            return os.readv(fd, [chunk])
+        except BlockingIOError:
+            _wait_for(fd, getattr(select, "POLLIN", 1))
+
+
+def _wait_writable(fd: int) -> None:
+    """Block until ``fd`` has room (or is broken: the next write says so)."""
+    _wait_for(fd, getattr(select, "POLLOUT", 4))
+
+
+def _wait_for(fd: int, event: int) -> None:
+    """Block until ``fd`` is ready for ``event`` (a ``select.POLL*`` flag), or has failed."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, event)
+        poller.poll()
+    else:  # no poll (Windows): a short sleep between tries
+        time.sleep(0.01)
 
 
 class LineReader:
@@ -161,7 +204,7 @@ class LineReader:
                 self._nowait = False
                 break
             return self._took(count)
-        return self._took(await anyio.to_thread.run_sync(os.readv, self._fd, [chunk], abandon_on_cancel=True))
+        return self._took(await anyio.to_thread.run_sync(_read, self._fd, chunk, abandon_on_cancel=True))
 
     def _took(self, count: int) -> bool:
         if count == 0:

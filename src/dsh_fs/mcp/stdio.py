@@ -107,6 +107,8 @@ _SKIPPED: Final[Any] = object()
 _MISSING: Final[Any] = object()
 _BAD_ID: Final = "Invalid request: id must be a string or an integer"
 _UNREADABLE: Final = "Internal error: the line could not be read"
+_OWN: Final = ServerMessageMetadata()
+"""the metadata marking one of the transport's own replies on the writer's stream (by identity)"""
 
 IncomingStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 """what ``Server.run`` reads: the client's messages"""
@@ -594,8 +596,11 @@ class _Router:
             self._lean.adopt(task)
 
     async def reply(self, item: SessionMessage) -> None:
-        """Write one of the transport's own error replies."""
-        await self.replies.send(item)
+        """Write one of the transport's own error replies (through the writer task, marked
+        ``_OWN``: it answers a line that was no message the server got, so it settles no
+        request handed to the server, even one with the same ``id`` (a client reusing ids),
+        and is never taken for the server's reply to an ``initialize`` answered early)."""
+        await self.replies.send(SessionMessage(item.message, metadata=_OWN))
 
     async def _deliver(self, message: bytes | types.JSONRPCMessage) -> None:
         """A lean call's answer: written from the call's own task (no hop to the writer's);
@@ -743,8 +748,9 @@ async def _close(*streams: MemoryObjectSendStream[Any]) -> None:
 
 
 class _Writer:
-    """Everything written to stdout goes through ``put``: the server's messages (from the
-    writer task, ``_pump_out``) and the lean path's answers (from each call's task). Lines
+    """Everything written to stdout goes through ``put``: the server's messages and the
+    transport's error replies (from the writer task, ``_pump_out``) and the lean path's
+    answers (from each call's task). Lines
     never interleave (``nowait.Wire``); once stdout broke, nothing more is written."""
 
     def __init__(self, stdout: IO[bytes], unanswered: _Unanswered, dropped: _AnsweredEarly | None,
@@ -767,8 +773,9 @@ class _Writer:
             self._unanswered.give_up()
 
     async def put(self, message: types.JSONRPCMessage, *, own: bool = False) -> None:
-        """Write ``message`` as one line. ``own``: a lean answer, which settles nothing the
-        server was handed; the server's messages are shown to ``lean`` (``LeanCalls.written``),
+        """Write ``message`` as one line. ``own``: the transport's own (a lean answer, an error
+        reply to a line that was no message), which settles nothing the server was handed; the
+        server's messages are shown to ``lean`` (``LeanCalls.written``),
         and its reply to a request answered early is dropped (``dropped``)."""
         try:
             data = encode_message(message).encode("utf-8") + b"\n"
@@ -798,7 +805,7 @@ async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], writer: 
     """The writer task: each message as one line, in order, until every sender has closed."""
     async with receive:
         async for session_message in receive:
-            await writer.put(session_message.message)
+            await writer.put(session_message.message, own=session_message.metadata is _OWN)
 
 
 def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None]]:
