@@ -212,9 +212,10 @@ def mcp(
             if s3:
                 await require_s3_credentials()
             if not served_over_http:
-                start, session, hint = await _serve_early_calls(ctx, early, importing, owner, options.root)
-                if start is None:
+                carry_on = await _serve_early_calls(ctx, early, importing, owner, options.root)
+                if carry_on is None:
                     return  # stdin ended, every call answered early: nothing for the SDK to do
+                start, session, hint = carry_on
                 from ..mcp.server import serve_stdio
 
                 await serve_stdio(ctx, root=options.root, owner=session, hint=hint, early=start)
@@ -272,13 +273,15 @@ def _start_fast(ctx: Any) -> tuple[Any, Any]:
         return None, importing  # stdin unreadable: the transport meets it again
 
 
-async def _serve_early_calls(ctx: Any, early: Any, importing: Any, owner: Any, root: str) -> tuple[Any, Any, Any]:
+async def _serve_early_calls(ctx: Any, early: Any, importing: Any, owner: Any,
+                             root: str) -> tuple[Any, Any, Any] | None:
     """Over stdio, once ``initialize`` was answered early: serve plain ``tools/call``
     requests until the SDK is loaded (DEVIATIONS M2: ``mcp.prelude``), with the observation
     owner and the registry (``percall.FirstCallHint`` without ``--session``) the SDK path
     then uses. Returns ``(early start for the transport, owner, hint)``; without the early
-    phase, ``(early, owner, None)`` unchanged; the start is ``None`` when stdin ended with
-    every line served early (the SDK path is then not run).
+    phase (no early ``initialize``, S3, no SDK installed), ``(early, owner, None)``
+    unchanged, ``early`` possibly ``None``; ``None`` when stdin ended with every line served
+    early (the SDK path is then not run).
     """
     from ..mcp.prelude import early_calls_allowed, serve_early_calls
 
@@ -291,7 +294,7 @@ async def _serve_early_calls(ctx: Any, early: Any, importing: Any, owner: Any, r
     hint = FirstCallHint(ctx.tools) if owner is None else None
     with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
         done = await serve_early_calls(ctx, early, owner=session, importing=importing)
-    return (None if done.finished else done.start), session, hint
+    return None if done.finished else (done.start, session, hint)
 
 
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:

@@ -64,7 +64,7 @@ from .fastwire import plain_call
 from .leanenv import lean_from_env
 from .wire import call_result, tool_entries
 
-__all__ = ("LINE_LIMIT", "EarlyCalls", "early_calls_allowed", "serve_early_calls")
+__all__ = ("EarlyCalls", "LINE_LIMIT", "early_calls_allowed", "serve_early_calls")
 
 logger = logging.getLogger(__name__)
 
