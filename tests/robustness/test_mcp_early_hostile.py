@@ -180,3 +180,33 @@ def test_a_reset_stdin_socket_in_the_early_phase_ends_quietly(root: Path, tmp_pa
             hold.unlink()
         assert proc.wait(timeout=WAIT) == 0
         assert proc.stderr.read() == b""
+
+
+def _cancel(request_id: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": request_id}}).encode() + b"\n"
+
+
+CANCELLED = {
+    # stdin's end read while call 2 ran: call 3's cancellation, already read, still applies
+    "after-the-end-of-input": (_call(2, "read", file_path="a.txt") + _call(3, "read", file_path="a.txt") + _cancel(3),
+                               [2]),
+    # a reused id: the dispatcher's latest request of an id is the one a cancellation reaches
+    "reused-id": (_call(2, "read", file_path="a.txt") + _call(2, "read", file_path="missing.txt") + _cancel(2), [2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CANCELLED))
+def test_a_cancellation_read_ahead_reaches_the_call_the_sdk_path_cancels(root: Path, tmp_path: Path,
+                                                                         name: str) -> None:
+    """All in one write, stdin then closed. Early (the import held, so every call is served
+    here): exactly the calls the SDK's dispatcher would leave uncancelled are answered (before:
+    a cancellation read before the end of input was ignored by the next call, and a reused id
+    cancelled the older call instead of the newer). The SDK path's answer to the first call
+    (which no cancellation can reach there) is the same bytes."""
+    data, answered = CANCELLED[name]
+    early = _answers(root, data, tmp_path / "hold")
+    assert [json.loads(line)["id"] for line in early] == answered
+    assert b"alpha" in early[0]  # the first call's answer (in "reused-id": not the missing file's)
+    sdk = _answers(root, data, None)
+    assert early[0] in sdk

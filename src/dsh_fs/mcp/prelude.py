@@ -247,24 +247,34 @@ class _Stdin:
         return True
 
     async def watch(self, call: asyncio.Future[Any], request_id: int | str, signal: AbortSignal) -> bool:
-        """Read stdin while ``call`` runs, up to :data:`LINE_LIMIT` bytes ahead; a
-        ``notifications/cancelled`` for ``request_id`` among the lines read aborts
-        ``signal`` (as the SDK's dispatcher would). Returns once ``call`` is done: whether
-        it was cancelled so (the SDK then never answers it)."""
+        """Read stdin while ``call`` runs, up to :data:`LINE_LIMIT` bytes ahead, and look at
+        every line after the call's (those read before it started first) as the SDK's
+        dispatcher would at that point: a ``notifications/cancelled`` for ``request_id``
+        aborts ``signal`` while the call runs (once it is done, the cancellation came too
+        late: it is answered); a request with the same id before it takes the id over (the
+        dispatcher keeps the latest request of an id: a later cancellation is that one's).
+        Returns once ``call`` is done: whether it was cancelled (the SDK never answers it)."""
         key = _coerced(request_id)
         scanned = 0
-        cancelled = False
-        while not call.done():
+        while True:
+            while (end := self.buffer.find(b"\n", scanned)) >= 0:
+                line = bytes(self.buffer[scanned : end + 1])
+                scanned = end + 1
+                if _cancels(line, key):
+                    if call.done():
+                        return False
+                    signal.abort(_CANCELLED)
+                    await asyncio.wait([call])
+                    return True
+                if _request_key(line) == key:
+                    await asyncio.wait([call])
+                    return False
+            if call.done():
+                return False
             if self.at_end or self.failed or len(self.buffer) > LINE_LIMIT:
                 await asyncio.wait([call])
-                break
+                return False
             await self.read(call)
-            while not cancelled and (end := self.buffer.find(b"\n", scanned)) >= 0:
-                if _cancels(bytes(self.buffer[scanned : end + 1]), key):
-                    cancelled = True
-                    signal.abort(_CANCELLED)
-                scanned = end + 1
-        return cancelled
 
 
 def _when_done(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> asyncio.Future[None]:
@@ -393,6 +403,22 @@ def _cancels(line: bytes, key: Any) -> bool:
     if type(cancelled) is not int and type(cancelled) is not str:
         return False
     return _coerced(cancelled) == key
+
+
+def _request_key(line: bytes) -> Any:
+    """The id of the request ``line`` as the SDK's dispatcher keys it (``coerce_request_id``),
+    or ``None`` when it is no JSON-RPC request (``jsonrpc: "2.0"``, a ``method`` string,
+    ``params`` an object if given) with a string or integer id (a line whose numbers the
+    SDK path may read otherwise is taken for none, as in ``_cancels``)."""
+    if _NUMBERS.search(line):
+        return None
+    value = _json_line(line)
+    if type(value) is not dict or value.get("jsonrpc") != "2.0" or type(value.get("method")) is not str:
+        return None
+    if type(value.get("params", {})) is not dict:
+        return None
+    request_id = value.get("id")
+    return _coerced(request_id) if type(request_id) is int or type(request_id) is str else None
 
 
 async def _write(fd: int, data: bytes) -> bool:
