@@ -16,6 +16,10 @@ exists came from the early phase; the answers are compared with the SDK path's
   answered as the SDK path answers them (before: a BOM'd ``tools/list`` got the tool list
   instead of a parse error, and a BOM'd ``notifications/initialized`` or a form-feed line,
   kept for the SDK, got no answer at all when stdin ended in the early phase).
+* **Cancellations read ahead** while a call runs: looked at as the SDK's dispatcher would
+  (before: one read before the end of input was ignored by the next call; with a reused id
+  the older call was cancelled instead of the newer).
+* **A client that never reads stdout**: the early phase stops reading stdin (bounded).
 """
 
 from __future__ import annotations
@@ -210,3 +214,40 @@ def test_a_cancellation_read_ahead_reaches_the_call_the_sdk_path_cancels(root: P
     assert b"alpha" in early[0]  # the first call's answer (in "reused-id": not the missing file's)
     sdk = _answers(root, data, None)
     assert early[0] in sdk
+
+
+def test_a_client_that_never_reads_stdout_is_not_buffered_without_bound(root: Path, tmp_path: Path) -> None:
+    """Calls answered early go out one at a time, each written before the next line is read:
+    a client that writes calls without reading its answers meets a full stdin pipe once a
+    few answers fill stdout (the early phase holds at most the first-line read and two
+    :data:`prelude.LINE_LIMIT` reads ahead)."""
+    import threading
+
+    hold = tmp_path / "hold"
+    proc = _spawn(root, hold)
+    assert proc.stdin is not None
+    stdin = proc.stdin
+    sent = [0]
+
+    def feed() -> None:
+        one = _call(2, "read", file_path="big.txt")
+        try:
+            stdin.write(INIT + INITIALIZED)
+            while sent[0] < 64 << 20:
+                stdin.write(one * 10)
+                stdin.flush()
+                sent[0] += len(one) * 10
+        except (OSError, ValueError):
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    try:
+        time.sleep(2.0)
+        first = sent[0]
+        time.sleep(1.0)
+        assert sent[0] == first < 4 << 20  # the server stopped reading; nothing piles up
+        assert hold.exists()
+    finally:
+        proc.kill()
+        proc.wait(timeout=WAIT)
+        hold.unlink(missing_ok=True)
