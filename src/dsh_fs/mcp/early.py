@@ -30,7 +30,7 @@ from typing import Final
 
 from .handshake import early_reply
 
-__all__ = ("EarlyStart", "answer_first_line", "import_sdk_in_background")
+__all__ = ("EarlyStart", "answer_first_line", "import_sdk_in_background", "write_all")
 
 logger = logging.getLogger(__name__)
 
@@ -117,14 +117,19 @@ def answer_first_line(*, version: str, instructions: str | None, stdin_fd: int =
         return EarlyStart(bytes(data))
     request_id, answer = early
     try:
-        _write_all(stdout_fd, answer.encode("utf-8") + b"\n")
+        write_all(stdout_fd, answer.encode("utf-8") + b"\n")
     except OSError:
         logger.debug("could not write the early initialize answer", exc_info=True)
         return EarlyStart(bytes(data))
     return EarlyStart(bytes(data), request_id, answer)
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``, blocking; a non-blocking ``fd`` (a client that set
+    ``O_NONBLOCK`` on the pipe it gave us) that is full is waited on, never given a part.
+
+    :raises OSError: the write failed (``BrokenPipeError``: the reader has gone)
+    """
     view = memoryview(data)
     while view:
         try:

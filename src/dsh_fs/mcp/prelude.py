@@ -58,7 +58,7 @@ from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import ToolResult
 from ..fs_sandbox.filesystem import SandboxedFileSystem
-from .early import EarlyStart
+from .early import EarlyStart, write_all
 from .earlywire import call_answer, list_answer
 from .fastwire import plain_call
 from .leanenv import lean_from_env
@@ -75,6 +75,9 @@ the phase (the SDK path reads it)"""
 _INITIALIZED: Final = "notifications/initialized"
 _NUMBERS: Final = re.compile(rb"-0(?![0-9.eE])|[0-9]{16,}")
 """numbers ``core.jsonvalue.js_numbers`` may rewrite (``fastwire``'s pattern)"""
+_BLANK: Final = b" \t\n\r"
+"""what a blank line may hold (``stdio.parse_line``'s whitespace; a form feed is a parse
+error there)"""
 _CANCELLED: Final = "the client cancelled the request"
 """the abort reason of a cancelled call (the SDK path's, ``server.call_tool``)"""
 
@@ -155,7 +158,7 @@ async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, 
         while True:
             end = buffer.find(b"\n")
             if end < 0:
-                if stdin.at_end or len(buffer) > LINE_LIMIT or imported.done():
+                if stdin.at_end or stdin.failed or len(buffer) > LINE_LIMIT or imported.done():
                     break
                 if not await stdin.read(imported):  # the SDK is loaded: it takes over
                     break
@@ -163,7 +166,7 @@ async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, 
             if end >= LINE_LIMIT:
                 break
             line = bytes(buffer[: end + 1])
-            if not line.strip():
+            if not line.strip(_BLANK):
                 kept += line
                 del buffer[: end + 1]
                 continue
@@ -212,10 +215,15 @@ class _Stdin:
         self.fd = fd
         self.buffer = bytearray(preread)
         self.at_end = False
+        self.failed = False
+        """a read failed (``ECONNRESET`` on a socket whose peer left answers unread): nothing
+        more is read here; the SDK path reads on and meets what follows (as it would have)"""
 
     async def read(self, other: asyncio.Future[Any]) -> bool:
         """Read what stdin has into ``buffer`` once it is readable (``at_end`` at its end);
-        ``False`` when ``other`` was done first (nothing read)."""
+        ``False`` when ``other`` was done first or the read failed (``failed``: nothing read).
+        A readable stdin with nothing to read (``EAGAIN``: another reader was first) is
+        waited on again."""
         readable: asyncio.Future[None] = self.loop.create_future()
         self.loop.add_reader(self.fd, lambda: readable.done() or readable.set_result(None))
         try:
@@ -225,31 +233,48 @@ class _Stdin:
         if not readable.done():
             readable.cancel()
             return False
-        chunk = os.read(self.fd, LINE_LIMIT)
+        try:
+            chunk = os.read(self.fd, LINE_LIMIT)
+        except BlockingIOError:
+            return True
+        except OSError:
+            logger.debug("stdin read failed in the early phase", exc_info=True)
+            self.failed = True
+            return False
         if not chunk:
             self.at_end = True
         self.buffer += chunk
         return True
 
     async def watch(self, call: asyncio.Future[Any], request_id: int | str, signal: AbortSignal) -> bool:
-        """Read stdin while ``call`` runs, up to :data:`LINE_LIMIT` bytes ahead; a
-        ``notifications/cancelled`` for ``request_id`` among the lines read aborts
-        ``signal`` (as the SDK's dispatcher would). Returns once ``call`` is done: whether
-        it was cancelled so (the SDK then never answers it)."""
+        """Read stdin while ``call`` runs, up to :data:`LINE_LIMIT` bytes ahead, and look at
+        every line after the call's (those read before it started first) as the SDK's
+        dispatcher would at that point: a ``notifications/cancelled`` for ``request_id``
+        aborts ``signal`` while the call runs (once it is done, the cancellation came too
+        late: it is answered); a request with the same id before it takes the id over (the
+        dispatcher keeps the latest request of an id: a later cancellation is that one's).
+        Returns once ``call`` is done: whether it was cancelled (the SDK never answers it)."""
         key = _coerced(request_id)
         scanned = 0
-        cancelled = False
-        while not call.done():
-            if self.at_end or len(self.buffer) > LINE_LIMIT:
-                await asyncio.wait([call])
-                break
-            await self.read(call)
-            while not cancelled and (end := self.buffer.find(b"\n", scanned)) >= 0:
-                if _cancels(bytes(self.buffer[scanned : end + 1]), key):
-                    cancelled = True
-                    signal.abort(_CANCELLED)
+        while True:
+            while (end := self.buffer.find(b"\n", scanned)) >= 0:
+                line = bytes(self.buffer[scanned : end + 1])
                 scanned = end + 1
-        return cancelled
+                if _cancels(line, key):
+                    if call.done():
+                        return False
+                    signal.abort(_CANCELLED)
+                    await asyncio.wait([call])
+                    return True
+                if _request_key(line) == key:
+                    await asyncio.wait([call])
+                    return False
+            if call.done():
+                return False
+            if self.at_end or self.failed or len(self.buffer) > LINE_LIMIT:
+                await asyncio.wait([call])
+                return False
+            await self.read(call)
 
 
 def _when_done(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> asyncio.Future[None]:
@@ -279,12 +304,19 @@ def _negotiated(answer: str | None) -> str | None:
         return None
 
 
+def _json_line(line: bytes) -> Any:
+    """``line`` as the SDK path's reader takes it, or ``None`` when it may not: strict UTF-8
+    then ``json.loads`` of the text (a BOM, which ``json.loads`` of bytes skips, and encoded
+    surrogates, which it lets through, are parse errors there: ``stdio.parse_line``)."""
+    try:
+        return json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return None
+
+
 def _is_initialized(line: bytes) -> bool:
     """Whether ``line`` is exactly the ``notifications/initialized`` notification."""
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return False
+    value = _json_line(line)
     return (
         type(value) is dict
         and value.get("jsonrpc") == "2.0"
@@ -299,10 +331,7 @@ def _list_request(line: bytes) -> int | str | None:
     ``{}``) and a string or integer id the SDK path reads as this one; else ``None``."""
     if _NUMBERS.search(line):
         return None
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
+    value = _json_line(line)
     if type(value) is not dict or value.get("jsonrpc") != "2.0" or value.get("method") != "tools/list":
         return None
     if not value.keys() <= {"jsonrpc", "id", "method", "params"} or value.get("params", {}) != {}:
@@ -364,10 +393,7 @@ def _cancels(line: bytes, key: Any) -> bool:
     to its end and is answered, as a cancellation that came too late)."""
     if _NUMBERS.search(line):
         return False
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):
-        return False
+    value = _json_line(line)
     if type(value) is not dict or "id" in value or value.get("jsonrpc") != "2.0":
         return False
     params = value.get("params")
@@ -379,19 +405,31 @@ def _cancels(line: bytes, key: Any) -> bool:
     return _coerced(cancelled) == key
 
 
+def _request_key(line: bytes) -> Any:
+    """The id of the request ``line`` as the SDK's dispatcher keys it (``coerce_request_id``),
+    or ``None`` when it is no JSON-RPC request (``jsonrpc: "2.0"``, a ``method`` string,
+    ``params`` an object if given) with a string or integer id (a line whose numbers the
+    SDK path may read otherwise is taken for none, as in ``_cancels``)."""
+    if _NUMBERS.search(line):
+        return None
+    value = _json_line(line)
+    if type(value) is not dict or value.get("jsonrpc") != "2.0" or type(value.get("method")) is not str:
+        return None
+    if type(value.get("params", {})) is not dict:
+        return None
+    request_id = value.get("id")
+    return _coerced(request_id) if type(request_id) is int or type(request_id) is str else None
+
+
 async def _write(fd: int, data: bytes) -> bool:
+    """Write all of ``data`` to ``fd`` off the loop (a non-blocking stdout that is full is
+    waited on: ``early.write_all``); ``False`` when stdout is broken."""
     try:
-        await asyncio.get_running_loop().run_in_executor(None, _write_all, fd, data)
+        await asyncio.get_running_loop().run_in_executor(None, write_all, fd, data)
     except OSError:
         logger.debug("stdout is broken", exc_info=True)
         return False
     return True
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 async def _answer_deferred(deferred: list[tuple[int | str, Any]], version: str | None, stdout_fd: int) -> None:
