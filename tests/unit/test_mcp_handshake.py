@@ -138,7 +138,14 @@ def test_plain_handshakes_of_real_clients_are_answered_early_as_the_sdk_answers(
     {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}},
     {"jsonrpc": "2.0", "method": "initialize",
      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}},
-], ids=["bool-id", "huge-id", "missing-params", "ping", "discover", "notification"])
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",  # the SDK types experimental's members as objects
+     "params": {"protocolVersion": "2024-11-05", "capabilities": {"roots": {}, "experimental": {"listChanged": False}},
+                "clientInfo": {"name": "c", "version": "1"}}},
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+     "params": {"protocolVersion": "2025-11-25", "capabilities": {"extensions": {"listChanged": True}},
+                "clientInfo": {"name": "c", "version": "1"}}},
+], ids=["bool-id", "huge-id", "missing-params", "ping", "discover", "notification", "experimental-flag",
+        "extensions-flag"])
 def test_what_the_early_path_leaves_to_the_sdk(message: dict[str, Any]) -> None:
     assert early_reply(json.dumps(message).encode(), version="1", instructions=None) is None
 

@@ -10,6 +10,7 @@
 | ``roots`` | the MCP roots protocol (DEVIATIONS M3): client roots intersected with ``--root`` (pure), each owner's narrowed view |
 | ``early``, ``handshake`` | the fast start over stdio (DEVIATIONS M2): ``initialize`` answered while the SDK is imported; that answer, pure and SDK-free |
 | ``stdio`` | our stdio transport: every request line answered (even one the SDK's parser refuses), valid UTF-8 out |
+| ``fdio`` | blocking reads and writes of stdin/stdout that wait out ``EAGAIN`` (a client's ``O_NONBLOCK``), standard library only |
 | ``nowait`` | the stdio wire without thread hops: lines of a pipe or socket read and written on the event loop thread (``RWF_NOWAIT``); on asyncio a reader that stays registered (``Inbox``) |
 | ``lean`` | the lean ``tools/call`` path of the stdio transport: a plain call run and answered without the SDK's dispatcher, with the SDK's bytes (``DSH_FS_MCP_LEAN=0``: off) |
 | ``leanenv`` | the ``DSH_FS_MCP_LEAN`` switch, readable without the SDK |

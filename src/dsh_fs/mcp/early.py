@@ -22,15 +22,15 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import select
 import threading
 import time
 from dataclasses import dataclass
 from typing import Final
 
+from .fdio import wait_readable, write_all
 from .handshake import early_reply
 
-__all__ = ("EarlyStart", "answer_first_line", "import_sdk_in_background", "write_all")
+__all__ = ("EarlyStart", "answer_first_line", "import_sdk_in_background")
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def answer_first_line(*, version: str, instructions: str | None, stdin_fd: int =
         try:
             chunk = os.read(stdin_fd, 65536)
         except BlockingIOError:
-            _wait_for(stdin_fd, _READABLE)
+            wait_readable(stdin_fd)
             continue
         except OSError:
             if not data:
@@ -123,30 +123,3 @@ def answer_first_line(*, version: str, instructions: str | None, stdin_fd: int =
         return EarlyStart(bytes(data))
     return EarlyStart(bytes(data), request_id, answer)
 
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd``, blocking; a non-blocking ``fd`` (a client that set
-    ``O_NONBLOCK`` on the pipe it gave us) that is full is waited on, never given a part.
-
-    :raises OSError: the write failed (``BrokenPipeError``: the reader has gone)
-    """
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(fd, view):]
-        except BlockingIOError:  # a stdout the client made non-blocking, full
-            _wait_for(fd, _WRITABLE)
-
-
-_READABLE: Final = getattr(select, "POLLIN", 1)
-_WRITABLE: Final = getattr(select, "POLLOUT", 4)
-
-
-def _wait_for(fd: int, event: int) -> None:
-    """Block until ``fd`` is ready for ``event`` (or has failed: the next call says so)."""
-    if hasattr(select, "poll"):
-        poller = select.poll()
-        poller.register(fd, event)
-        poller.poll()
-    else:  # no poll (Windows): a short sleep between tries
-        time.sleep(0.01)

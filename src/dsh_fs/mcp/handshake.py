@@ -16,7 +16,8 @@ version lists, the capabilities, and the bytes of the SDK's answers to generated
 What the early path accepts (anything else is left to the SDK): one JSON object with exactly
 ``jsonrpc: "2.0"``, ``id`` (a string, or an integer of at most 53 bits), ``method:
 "initialize"`` and ``params``; the params exactly ``protocolVersion`` (a string),
-``capabilities`` (objects all the way down, except that ``listChanged`` is a boolean) and
+``capabilities`` (objects all the way down, except that ``listChanged`` is a boolean, though
+not as a member of ``experimental`` or ``extensions``) and
 ``clientInfo`` (``name`` and ``version`` strings; ``title``, ``description`` and
 ``websiteUrl`` strings if present; no ``icons``); no duplicate keys, no lone surrogates.
 
@@ -137,14 +138,20 @@ def _text(value: Any) -> bool:
     return True
 
 
-def _capabilities(value: dict[str, Any]) -> bool:
+_OBJECTS: Final = frozenset({"experimental", "extensions"})
+"""capabilities whose members the SDK types as objects (a ``listChanged`` there is no flag)"""
+
+
+def _capabilities(value: dict[str, Any], *, flags: bool = True) -> bool:
+    """Objects all the way down, ``listChanged`` a boolean where ``flags`` (not directly under
+    ``experimental`` or ``extensions``: the SDK types their members as objects)."""
     for key, item in value.items():
         if not _text(key):
             return False
-        if key in _FLAGS:
+        if flags and key in _FLAGS:
             if not isinstance(item, bool):
                 return False
-        elif not isinstance(item, dict) or not _capabilities(item):
+        elif not isinstance(item, dict) or not _capabilities(item, flags=not (flags and key in _OBJECTS)):
             return False
     return True
 

@@ -33,13 +33,13 @@ import asyncio
 import errno
 import io
 import os
-import select
 import stat
-import time
 from typing import IO, Final
 
 import anyio
 import anyio.to_thread
+
+from .fdio import read_into, write_all
 
 __all__ = ("Inbox", "LineReader", "Wire", "lines_of")
 
@@ -123,37 +123,7 @@ def _write(stdout: IO[bytes], fd: int | None, data: bytes | memoryview) -> None:
         stdout.write(data)
         stdout.flush()
         return
-    view = memoryview(data)
-    while view:
-        try:
-            view = view[os.write(fd, view):]
-        except BlockingIOError:
-            _wait_writable(fd)
-
-
-def _read(fd: int, chunk: bytearray) -> int:
-    """One read into ``chunk`` (in a worker thread): how many bytes, 0 at the end of input;
-    waits for bytes even when the client made ``fd`` non-blocking (``O_NONBLOCK``)."""
-    while True:
-        try:
-            return os.readv(fd, [chunk])
-        except BlockingIOError:
-            _wait_for(fd, getattr(select, "POLLIN", 1))
-
-
-def _wait_writable(fd: int) -> None:
-    """Block until ``fd`` has room (or is broken: the next write says so)."""
-    _wait_for(fd, getattr(select, "POLLOUT", 4))
-
-
-def _wait_for(fd: int, event: int) -> None:
-    """Block until ``fd`` is ready for ``event`` (a ``select.POLL*`` flag), or has failed."""
-    if hasattr(select, "poll"):
-        poller = select.poll()
-        poller.register(fd, event)
-        poller.poll()
-    else:  # no poll (Windows): a short sleep between tries
-        time.sleep(0.01)
+    write_all(fd, data)
 
 
 class LineReader:
@@ -204,7 +174,7 @@ class LineReader:
                 self._nowait = False
                 break
             return self._took(count)
-        return self._took(await anyio.to_thread.run_sync(_read, self._fd, chunk, abandon_on_cancel=True))
+        return self._took(await anyio.to_thread.run_sync(read_into, self._fd, chunk, abandon_on_cancel=True))
 
     def _took(self, count: int) -> bool:
         if count == 0:

@@ -58,7 +58,8 @@ from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import ToolResult
 from ..fs_sandbox.filesystem import SandboxedFileSystem
-from .early import EarlyStart, write_all
+from .early import EarlyStart
+from .fdio import write_all
 from .earlywire import call_answer, list_answer
 from .fastwire import plain_call
 from .leanenv import lean_from_env
@@ -423,7 +424,7 @@ def _request_key(line: bytes) -> Any:
 
 async def _write(fd: int, data: bytes) -> bool:
     """Write all of ``data`` to ``fd`` off the loop (a non-blocking stdout that is full is
-    waited on: ``early.write_all``); ``False`` when stdout is broken."""
+    waited on: ``fdio.write_all``); ``False`` when stdout is broken."""
     try:
         await asyncio.get_running_loop().run_in_executor(None, write_all, fd, data)
     except OSError:

@@ -763,14 +763,21 @@ class _Writer:
 
     async def put_line(self, data: bytes) -> None:
         """Write a lean answer encoded already (``fastwire.response_line``): ``put(own=True)``."""
+        await self._send(data)
+
+    async def _send(self, data: bytes) -> bool:
+        """Write one line; ``False`` once stdout is broken (the client has gone: replies are
+        discarded until stdin ends)."""
         if self._broken:
-            return
+            return False
         try:
             await self._wire.write(data)
-        except OSError:  # the client has gone: discard replies until stdin ends
+        except OSError:
             logger.debug("stdout is broken", exc_info=True)
             self._broken = True
             self._unanswered.give_up()
+            return False
+        return True
 
     async def put(self, message: types.JSONRPCMessage, *, own: bool = False) -> None:
         """Write ``message`` as one line. ``own``: the transport's own (a lean answer, an error
@@ -790,15 +797,8 @@ class _Writer:
             if self._dropped is not None and self._dropped.drops(message, data):
                 self._unanswered.answered(message)
                 return
-        try:
-            await self._wire.write(data)
-        except OSError:  # the client has gone: discard replies until stdin ends
-            logger.debug("stdout is broken", exc_info=True)
-            self._broken = True
-            self._unanswered.give_up()
-        else:
-            if not own:
-                self._unanswered.answered(message)
+        if await self._send(data) and not own:
+            self._unanswered.answered(message)
 
 
 async def _pump_out(receive: MemoryObjectReceiveStream[SessionMessage], writer: _Writer) -> None:
