@@ -42,7 +42,8 @@ Workloads (ours → baseline):
   p50/p99 per call; checked: 0 lost edits, every loser ``FS_STALE_VERSION``.
 * ``bench/s3_bench.py`` rows (S3 provider over a loopback moto server), when the file exists.
 * ``bench/faces_bench.py`` rows (issue 11): an ``apply_patch`` of 20 files / 200 hunks on a
-  10k-line tree → ``git apply`` of the same changes (and, info, ``git apply`` + fsyncs); a text
+  10k-line tree → ``git apply`` of the same changes followed by the same fsyncs (target; info:
+  bare ``git apply``, and the fsyncs side by side); a text
   editor ``str_replace`` call → the ``edit`` call making the same change.
 * ``bench/frameworks_bench.py`` rows: one LangChain tool call (``ainvoke``, ``invoke``) → the
   same ``read`` registry call in process (info: the adapter's overhead).
@@ -395,6 +396,7 @@ def bench_mcp(path: str, calls: int) -> dict[str, Any]:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
+                    await session.send_ping()  # answered once the SDK has loaded (the early phase over, M2)
                     for _ in range(20):
                         await session.call_tool("read", {"file_path": name})
                     start = time.perf_counter()
@@ -420,37 +422,18 @@ def bench_mcp(path: str, calls: int) -> dict[str, Any]:
 
 def _bare_mcp_reads(folder: str, name: str, calls: int, *, lean: bool = True) -> float:
     """Seconds per ``read`` round trip of ``dsh-fs mcp`` driven by a bare JSON-lines client
-    (blocking pipes, one ``json.dumps`` and one ``readline`` per call): the server's share of
-    the MCP round trip, without the SDK client's own Python work (``lean=False``: the server
-    with its lean ``tools/call`` path off, ``DSH_FS_MCP_LEAN=0``)."""
+    (blocking pipes, one ``json.dumps`` and one ``readline`` per call, ``mcp_floor.drive``):
+    the server's share of the MCP round trip, without the SDK client's own Python work
+    (``lean=False``: the server with its lean ``tools/call`` path off, ``DSH_FS_MCP_LEAN=0``)."""
+    sys.path.insert(0, HERE)
+    import mcp_floor
+
     env = {**os.environ, "DSH_FS_MCP_LEAN": "1" if lean else "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", folder], cwd=folder,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    assert proc.stdin is not None and proc.stdout is not None
-
-    def ask(message: dict[str, Any]) -> bytes:
-        proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
-        proc.stdin.flush()  # type: ignore[union-attr]
-        return proc.stdout.readline() if "id" in message else b""  # type: ignore[union-attr]
-
-    try:
-        ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
-        ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read", "arguments": {"file_path": name}}}
-        for number in range(20):
-            call["id"] = number + 1
-            line = ask(call)
-        if b'"isError":false' not in line:
-            raise RuntimeError(line[:300].decode("utf-8", "replace"))
-        start = time.perf_counter()
-        for number in range(calls):
-            call["id"] = 100 + number
-            ask(call)
-        return (time.perf_counter() - start) / calls
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+    server = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", folder]
+    measured = mcp_floor.drive(server, folder, name, calls, env=env)
+    if b'"isError":false' not in measured["answer"]:
+        raise RuntimeError(measured["answer"][:300].decode("utf-8", "replace"))
+    return measured["wall_us"] / 1e6
 
 
 def _transport_floor(folder: str, name: str, calls: int) -> float:
