@@ -22,7 +22,7 @@ from dsh_fs.mcp.wire import call_result
 
 
 def sdk_answer(request_id: int | str, version: str, result: ToolResult) -> bytes:
-    """What the SDK path writes for this call (``lean._response``'s message form)."""
+    """What the SDK path writes for this call (``lean.result_answer``'s message form)."""
     dumped = sdk_methods.serialize_server_result("tools/call", version, handler_result(result))
     return encode_message(types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)).encode("utf-8") + b"\n"
 

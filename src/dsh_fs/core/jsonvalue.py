@@ -30,6 +30,7 @@ __all__ = (
     "is_lossless_json",
     "js_number_str",
     "js_numbers",
+    "may_rewrite",
     "parse_json",
     "well_formed",
 )
@@ -37,6 +38,14 @@ __all__ = (
 _SAFE_INTEGER = 2**53
 _CANDIDATES = re.compile(r"-0(?![0-9.eE])|[0-9]{16,}")
 """text where ``js_numbers`` may have something to change (it may also occur inside a string)"""
+
+
+def may_rewrite(text: str) -> bool:
+    """Whether ``js_numbers`` may change something in the JSON ``text``: a ``-0`` or a run of
+    16 digits or more anywhere in it (inside a string too, so ``False`` is the sure answer).
+    For the readers that take a line without it only when it has none (``mcp.fastwire``,
+    ``mcp.prelude``)."""
+    return _CANDIDATES.search(text) is not None
 
 
 def _js_integer(literal: str) -> int | float:

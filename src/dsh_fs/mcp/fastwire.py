@@ -27,15 +27,14 @@ round trip of a small ``read`` (bench/README.md, "The MCP stdio round trip, four
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Final
 
 import pydantic_core
 
+from ..core.jsonvalue import may_rewrite
+
 __all__ = ("plain_call", "response_line")
 
-_CANDIDATES: Final = re.compile(r"-0(?![0-9.eE])|[0-9]{16,}")
-"""what ``core.jsonvalue.js_numbers`` may rewrite (the same pattern: anywhere in the line)"""
 _MEMBERS: Final = frozenset({"jsonrpc", "id", "method", "params"})
 _PARAMS: Final = frozenset({"name", "arguments"})
 _INT_MIN: Final = -(2**63)
@@ -59,7 +58,7 @@ def plain_call(raw: bytes) -> tuple[int | str, dict[str, Any]] | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if _CANDIDATES.search(text):
+    if may_rewrite(text):
         return None
     try:
         value = _DECODER.decode(text)

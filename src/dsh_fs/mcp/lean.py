@@ -56,7 +56,6 @@ import mcp.types as types
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params, handler_exception_to_error_data
 from mcp_types import methods as sdk_methods
-from pydantic import ValidationError
 
 from ..core.context import Context
 from ..core.schedule import Turn
@@ -241,13 +240,9 @@ class LeanCalls:
                     try:
                         with self._ctx.scoped("fs", call.view) if call.view is not None else nullcontext():
                             result = await self._tools.execute(name, raw, session=self._owner, signal=call.signal)
-                        answer = _response(request_id, version, result)
-                    except Exception as exc:  # what the SDK's dispatcher answers for a raising handler
-                        error = handler_exception_to_error_data(exc)
-                        if error is None:
-                            logger.exception("handler for %r raised", "tools/call")
-                            error = types.ErrorData(code=0, message=str(exc))
-                        answer = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+                        answer = result_answer(request_id, version, result)
+                    except Exception as exc:
+                        answer = raised_answer(request_id, exc)
                     finally:
                         if self._running.get(key) is call:
                             del self._running[key]
@@ -293,15 +288,16 @@ class _Call:
         self.cancelled = False
 
 
-def _response(request_id: types.RequestId, version: str,
-              result: Any) -> bytes | types.JSONRPCResponse | types.JSONRPCError:
+def result_answer(request_id: types.RequestId, version: str,
+                  result: Any) -> bytes | types.JSONRPCResponse | types.JSONRPCError:
     """The SDK's answer to a ``tools/call`` whose handler returned ``result`` (a ``ToolResult``)
     at ``version``: ``ServerRunner._serialize`` (the per-version result surface) and the
     dispatcher's ``JSONRPCResponse``, as its line when ``fastwire.response_line`` can write it
-    (the SDK's bytes), else the message; an invalid result is its ``-32603``."""
+    (the SDK's bytes), else the message; an invalid result (or an unknown ``version``) is its
+    ``-32603``. Also the early phase's, for the answers it leaves to the SDK's encoding."""
     try:
         dumped = sdk_methods.serialize_server_result("tools/call", version, handler_result(result))
-    except ValidationError:
+    except (ValueError, KeyError):  # pydantic's ValidationError is a ValueError
         logger.exception("handler for %r returned an invalid result", "tools/call")
         error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
         return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
@@ -309,6 +305,16 @@ def _response(request_id: types.RequestId, version: str,
     if line is not None:
         return line
     return types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
+
+
+def raised_answer(request_id: types.RequestId, exc: Exception) -> types.JSONRPCError:
+    """What the SDK's dispatcher answers a ``tools/call`` whose handler raised ``exc`` (an
+    unexpected one logged, code 0 with its text)."""
+    error = handler_exception_to_error_data(exc)
+    if error is None:
+        logger.error("handler for %r raised", "tools/call", exc_info=exc)
+        error = types.ErrorData(code=0, message=str(exc))
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -46,7 +46,6 @@ import asyncio
 import json
 import logging
 import os
-import re
 import stat
 import threading
 from collections.abc import Mapping
@@ -54,14 +53,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..core.context import Context
+from ..core.jsonvalue import may_rewrite
 from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import ToolResult
 from ..fs_sandbox.filesystem import SandboxedFileSystem
 from .early import EarlyStart
-from .fdio import write_all
 from .earlywire import call_answer, list_answer
 from .fastwire import plain_call
+from .fdio import write_all
 from .leanenv import lean_from_env
 from .wire import call_result, tool_entries
 
@@ -74,8 +74,6 @@ LINE_LIMIT: Final = 65536
 the phase (the SDK path reads it)"""
 
 _INITIALIZED: Final = "notifications/initialized"
-_NUMBERS: Final = re.compile(rb"-0(?![0-9.eE])|[0-9]{16,}")
-"""numbers ``core.jsonvalue.js_numbers`` may rewrite (``fastwire``'s pattern)"""
 _BLANK: Final = b" \t\n\r"
 """what a blank line may hold (``stdio.parse_line``'s whitespace; a form feed is a parse
 error there)"""
@@ -305,12 +303,17 @@ def _negotiated(answer: str | None) -> str | None:
         return None
 
 
-def _json_line(line: bytes) -> Any:
+def _json_line(line: bytes, *, plain_numbers: bool = False) -> Any:
     """``line`` as the SDK path's reader takes it, or ``None`` when it may not: strict UTF-8
     then ``json.loads`` of the text (a BOM, which ``json.loads`` of bytes skips, and encoded
-    surrogates, which it lets through, are parse errors there: ``stdio.parse_line``)."""
+    surrogates, which it lets through, are parse errors there: ``stdio.parse_line``).
+    ``plain_numbers``: also ``None`` for a line whose numbers the SDK path may read otherwise
+    (``core.jsonvalue.may_rewrite``)."""
     try:
-        return json.loads(line.decode("utf-8"))
+        text = line.decode("utf-8")
+        if plain_numbers and may_rewrite(text):
+            return None
+        return json.loads(text)
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
 
@@ -330,9 +333,7 @@ def _is_initialized(line: bytes) -> bool:
 def _list_request(line: bytes) -> int | str | None:
     """The id of ``line`` when it is exactly a ``tools/list`` request with no ``params`` (or
     ``{}``) and a string or integer id the SDK path reads as this one; else ``None``."""
-    if _NUMBERS.search(line):
-        return None
-    value = _json_line(line)
+    value = _json_line(line, plain_numbers=True)
     if type(value) is not dict or value.get("jsonrpc") != "2.0" or value.get("method") != "tools/list":
         return None
     if not value.keys() <= {"jsonrpc", "id", "method", "params"} or value.get("params", {}) != {}:
@@ -392,9 +393,7 @@ def _cancels(line: bytes, key: Any) -> bool:
     integer, not a ``bool``: ``as_request_id``) correlates with ``key``. A line whose numbers
     the SDK path may read otherwise (``fastwire``) is not taken for one (the call then runs
     to its end and is answered, as a cancellation that came too late)."""
-    if _NUMBERS.search(line):
-        return False
-    value = _json_line(line)
+    value = _json_line(line, plain_numbers=True)
     if type(value) is not dict or "id" in value or value.get("jsonrpc") != "2.0":
         return False
     params = value.get("params")
@@ -411,9 +410,7 @@ def _request_key(line: bytes) -> Any:
     or ``None`` when it is no JSON-RPC request (``jsonrpc: "2.0"``, a ``method`` string,
     ``params`` an object if given) with a string or integer id (a line whose numbers the
     SDK path may read otherwise is taken for none, as in ``_cancels``)."""
-    if _NUMBERS.search(line):
-        return None
-    value = _json_line(line)
+    value = _json_line(line, plain_numbers=True)
     if type(value) is not dict or value.get("jsonrpc") != "2.0" or type(value.get("method")) is not str:
         return None
     if type(value.get("params", {})) is not dict:
@@ -435,30 +432,15 @@ async def _write(fd: int, data: bytes) -> bool:
 
 async def _answer_deferred(deferred: list[tuple[int | str, Any]], version: str | None, stdout_fd: int) -> None:
     """The answers that need the SDK's encoding (it is loaded now), as the lean path writes
-    them (``lean._response``; a raising call: the SDK dispatcher's error)."""
-    import mcp.types as types
-    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-    from mcp_types import methods as sdk_methods
-    from pydantic import ValidationError
-
-    from .server import handler_result
+    them (``lean.result_answer``; a raising call: ``lean.raised_answer``)."""
+    from .lean import raised_answer, result_answer
     from .stdio import encode_message
 
     for request_id, outcome in deferred:
-        message: Any
-        if isinstance(outcome, BaseException):
-            error = handler_exception_to_error_data(outcome)
-            if error is None:
-                logger.error("handler for %r raised", "tools/call", exc_info=outcome)
-                error = types.ErrorData(code=0, message=str(outcome))
-            message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        if isinstance(outcome, Exception):
+            answer: Any = raised_answer(request_id, outcome)
         else:
-            try:
-                dumped = sdk_methods.serialize_server_result("tools/call", version or "", handler_result(outcome))
-                message = types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)
-            except (ValidationError, ValueError, KeyError):
-                logger.exception("handler for %r returned an invalid result", "tools/call")
-                error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
-                message = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-        if not await _write(stdout_fd, encode_message(message).encode("utf-8") + b"\n"):
+            answer = result_answer(request_id, version or "", outcome)
+        line = answer if isinstance(answer, bytes) else encode_message(answer).encode("utf-8") + b"\n"
+        if not await _write(stdout_fd, line):
             return
