@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from typing import Final
 
-from .fdio import wait_readable, write_all
+from .fdio import read_into, write_all
 from .handshake import early_reply
 
 __all__ = ("EarlyStart", "answer_first_line", "import_sdk_in_background")
@@ -96,19 +96,17 @@ def answer_first_line(*, version: str, instructions: str | None, stdin_fd: int =
     :raises OSError: stdin cannot be read (before any byte arrived)
     """
     data = bytearray()
+    chunk = bytearray(65536)
     while b"\n" not in data and len(data) < FIRST_LINE_LIMIT:
         try:
-            chunk = os.read(stdin_fd, 65536)
-        except BlockingIOError:
-            wait_readable(stdin_fd)
-            continue
+            count = read_into(stdin_fd, chunk)
         except OSError:
             if not data:
                 raise
             break
-        if not chunk:
+        if not count:
             break
-        data += chunk
+        data += memoryview(chunk)[:count]
     end = data.find(b"\n")
     if end < 0:
         return EarlyStart(bytes(data))

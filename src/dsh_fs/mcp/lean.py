@@ -35,8 +35,9 @@ call is never cut off: a cancellation aborts its ``AbortSignal`` and the call's 
 waited for, then dropped; here without its extra task, since the call has a task of its own
 (or the reader's task, which then carries only it) that nothing else cancels);
 ``notifications/cancelled`` for it (its id coerced as the SDK coerces it) leaves it
-unanswered, whether it waits for its turn (it gives the turn up) or runs; a call the registry raises from is answered with the SDK's error (code 0, the
-exception's text; logged); the transport's end-of-input accounting counts it until answered.
+unanswered, whether it waits for its turn (it gives the turn up) or runs; a call the
+registry raises from is answered with the SDK's error (code 0, the exception's text;
+logged); the transport's end-of-input accounting counts it until answered.
 The notification itself still reaches the SDK. Asyncio only (another backend: every call goes
 to the SDK). Not kept: the SDK's OpenTelemetry span (a no-op unless an exporter is installed).
 
@@ -68,7 +69,7 @@ from .leanenv import ENV_VAR, lean_from_env
 from .roots import RootsProtocol
 from .server import CallSchedulers, handler_result
 
-__all__ = ("ENV_VAR", "LeanCalls", "lean_from_env")
+__all__ = ("ENV_VAR", "LeanCalls", "lean_from_env", "raised_answer", "result_answer")
 
 logger = logging.getLogger(__name__)
 
