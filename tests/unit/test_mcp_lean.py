@@ -33,7 +33,7 @@ from typing import Any
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import dsh_fs
@@ -572,6 +572,7 @@ outputs = st.builds(
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(version=st.sampled_from(HANDSHAKE_PROTOCOL_VERSIONS), output=outputs)
+@example(version="2024-11-05", output=ToolOutput(content=[], meta={"\ud800": None}))  # the runner's code-0 error
 def test_generated_results_get_the_sdks_bytes(tmp_path: Path, version: str, output: ToolOutput) -> None:
     """Whatever a tool returns (lone surrogates, NaN and huge numbers in ``_meta``, images),
     both paths write the same line (or the same error)."""

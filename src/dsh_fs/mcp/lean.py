@@ -57,6 +57,7 @@ import mcp.types as types
 from mcp.shared.dispatcher import coerce_request_id
 from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params, handler_exception_to_error_data
 from mcp_types import methods as sdk_methods
+from pydantic import ValidationError
 
 from ..core.context import Context
 from ..core.schedule import Turn
@@ -294,11 +295,15 @@ def result_answer(request_id: types.RequestId, version: str,
     """The SDK's answer to a ``tools/call`` whose handler returned ``result`` (a ``ToolResult``)
     at ``version``: ``ServerRunner._serialize`` (the per-version result surface) and the
     dispatcher's ``JSONRPCResponse``, as its line when ``fastwire.response_line`` can write it
-    (the SDK's bytes), else the message; an invalid result (or an unknown ``version``) is its
-    ``-32603``. Also the early phase's, for the answers it leaves to the SDK's encoding."""
+    (the SDK's bytes), else the message; an invalid result is its ``-32603``. Also the early
+    phase's, for the answers it leaves to the SDK's encoding.
+
+    :raises Exception: what else the serialization raised (a lone surrogate in a key: the
+        caller answers it as a raising handler, ``raised_answer``, as the SDK's runner does)
+    """
     try:
         dumped = sdk_methods.serialize_server_result("tools/call", version, handler_result(result))
-    except (ValueError, KeyError):  # pydantic's ValidationError is a ValueError
+    except ValidationError:
         logger.exception("handler for %r returned an invalid result", "tools/call")
         error = types.ErrorData(code=types.INTERNAL_ERROR, message="Handler returned an invalid result")
         return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)

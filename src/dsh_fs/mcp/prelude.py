@@ -437,10 +437,14 @@ async def _answer_deferred(deferred: list[tuple[int | str, Any]], version: str |
     from .stdio import encode_message
 
     for request_id, outcome in deferred:
+        answer: Any
         if isinstance(outcome, Exception):
-            answer: Any = raised_answer(request_id, outcome)
+            answer = raised_answer(request_id, outcome)
         else:
-            answer = result_answer(request_id, version or "", outcome)
+            try:  # as the lean path's call body
+                answer = result_answer(request_id, version or "", outcome)
+            except Exception as exc:
+                answer = raised_answer(request_id, exc)
         line = answer if isinstance(answer, bytes) else encode_message(answer).encode("utf-8") + b"\n"
         if not await _write(stdout_fd, line):
             return
