@@ -396,7 +396,7 @@ def test_mcp_answers_every_request(tmp_path: Any, case: str, name_json: str, arg
     server = RawMcp(root)
     try:
         before = snapshot(base)
-        reply = server.call(name_json, args_json, timeout=3)
+        reply = server.call(name_json, args_json)  # bounded by the test timeout, not a load-dependent budget
         if "result" in reply:
             assert reply["result"]["isError"] is True, reply
         else:

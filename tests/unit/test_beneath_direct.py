@@ -169,19 +169,34 @@ def test_a_walk_of_a_swapped_view_root_is_an_escape_of_the_view(root: beneath.Ro
         assert caught.value.root is view
 
 
+def _dirs_to_length(base: str, total: int) -> str:
+    """Directories made below ``base`` until the path is exactly ``total`` UTF-8 bytes long, of
+    two-byte characters where they fit (so the path has fewer characters than bytes); no
+    component over ``NAME_MAX`` (255 bytes), whatever ``base``'s own length."""
+    path = base
+    while (remaining := total - len(path.encode())) > 0:
+        # one component of ``size`` bytes plus its slash; never leave a single byte behind
+        size = remaining - 1 if remaining <= 255 else min(254, remaining - 3)
+        path = os.path.join(path, "\u00e9" * (size // 2) + "x" * (size % 2))
+        os.mkdir(path)
+    assert len(path.encode()) == total
+    return path
+
+
+@pytest.mark.parametrize("pad", range(0, 48, 3))
 @pytest.mark.parametrize("extra", [0, 40])
 def test_a_name_below_a_root_too_long_for_an_absolute_path_is_opened_below_its_descriptor(
-        tmp_path: Any, extra: int) -> None:
+        tmp_path: Any, extra: int, pad: int) -> None:
     """A path under ``PATH_MAX`` characters can still be ``PATH_MAX`` bytes or more (exactly,
     or ``extra`` more): then the name is opened below the root's descriptor, as the kernel
-    would not take the path."""
-    real = os.path.realpath(tmp_path)
-    while len(real.encode()) < 3_860:  # a root of fewer characters than bytes, under PATH_MAX
-        real = os.path.join(real, "\u00e9" * 100)
-        os.mkdir(real)
+    would not take the path. ``pad`` shifts the temp directory's length: the root is built to
+    an exact length, so the name fits ``NAME_MAX`` for every base path."""
+    base = os.path.join(os.path.realpath(tmp_path), "p" * pad) if pad else os.path.realpath(tmp_path)
+    os.makedirs(base, exist_ok=True)
+    size = 200  # the name's bytes: under NAME_MAX
+    real = _dirs_to_length(base, 4_096 - 1 + extra - size)
     root = beneath.Root(real, real)
-    size = 4_096 - len(real.encode()) - 1 + extra  # the name's bytes
-    name = "\u00e9" * (size // 2) + "x" * (size % 2)
+    name = "\u00e9" * (size // 2)
     path = os.path.join(real, name)
     assert len(path) < 4_096 and len(path.encode()) == 4_096 + extra
     fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY)
