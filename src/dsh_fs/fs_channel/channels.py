@@ -37,6 +37,7 @@ __all__ = (
     "Channel",
     "CommandChannel",
     "ProcessTransport",
+    "CHANNEL_SCHEMES",
     "SSH_COMMAND_ENV",
     "SshChannel",
     "Transport",
@@ -230,8 +231,8 @@ class SshChannel(CommandChannel):
         if not program:
             raise ValueError(f"SshChannel: {SSH_COMMAND_ENV} names no program")
         port_args = ["-p", str(port)] if port is not None else []
-        host = destination.rsplit("@", 1)[-1]
-        shown = f"ssh://{destination}" + (f":{port}" if port is not None and ":" not in host else "")
+        user, at, host = destination.rpartition("@")
+        shown = f"ssh://{user}{at}{f'[{host}]' if ':' in host else host}" + (f":{port}" if port is not None else "")
         super().__init__([*program, *port_args, destination, "--"], identity=shown, env=env)
 
     def argv(self, command: Sequence[str]) -> list[str]:
@@ -269,7 +270,8 @@ class ChannelUrl:
     """the far-side directory (absolute, or ``~/…``: below the far user's home)"""
 
 
-_SCHEMES = ("docker", "podman", "kubectl", "ssh")
+CHANNEL_SCHEMES = ("docker", "podman", "kubectl", "ssh")
+"""the URL schemes of the command channels (``open_provider`` has one entry each)"""
 
 
 def channel_for_url(scheme: str, location: str, **options: object) -> ChannelUrl:
@@ -283,8 +285,8 @@ def channel_for_url(scheme: str, location: str, **options: object) -> ChannelUrl
         ``container``, ``context``, ``program`` (kubectl); ``ssh_command``, ``env`` (ssh)
     :raises ValueError: an unknown scheme, no container/pod/host, an unknown option
     """
-    if scheme not in _SCHEMES:
-        raise ValueError(f"channel_for_url: {scheme!r} is not one of {', '.join(_SCHEMES)}")
+    if scheme not in CHANNEL_SCHEMES:
+        raise ValueError(f"channel_for_url: {scheme!r} is not one of {', '.join(CHANNEL_SCHEMES)}")
     head, slash, path = location.partition("/")
     root = "/" + unquote(path) if slash else "/"
     if root.startswith("/~"):
@@ -294,8 +296,7 @@ def channel_for_url(scheme: str, location: str, **options: object) -> ChannelUrl
         host = parts.hostname
         if not host:
             raise ValueError(f'open_provider: "ssh://{location}" names no host')
-        destination = (unquote(parts.username) + "@" if parts.username else "") + (
-            f"[{host}]" if ":" in host else host)
+        destination = (unquote(parts.username) + "@" if parts.username else "") + host
         channel: Channel = SshChannel(destination, port=parts.port, **options)  # type: ignore[arg-type]
         return ChannelUrl(channel, root)
     name = unquote(head)

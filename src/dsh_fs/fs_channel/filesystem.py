@@ -140,7 +140,7 @@ class ChannelFileSystem(FileSystem):
         self.channel = channel
         self.identity = channel.identity.rstrip("/")
         self.roots: tuple[str, ...] = tuple(posixpath.normpath(p) for p in given)
-        self.root = self.roots[0] if self.roots and roots is None else (self.roots[0] if self.roots else None)
+        self.root = self.roots[0] if self.roots else None
         self.cwd = posixpath.normpath(cwd) if cwd else (self.root or "/")
         self.profile = Profile.parse(profile)
         self.python = python
