@@ -86,13 +86,16 @@ def cached(name, digest):
 
 
 def keep(name, data):
-    """Keep ``data`` as the cache file ``name`` in the first usable cache (a new file renamed
-    into place); a cache that cannot be written costs only the next start's work."""
+    """Keep ``data`` as the cache file ``name`` in the first usable cache (a new file, never one
+    that was there, renamed into place); a cache that cannot be written costs only the next
+    start's work. What a cache holds is never trusted: it is used only when its hash is the
+    expected one."""
     for directory in cache_dirs():
         try:
+            os.makedirs(os.path.dirname(directory), mode=0o700, exist_ok=True)
             os.makedirs(directory, mode=0o700, exist_ok=True)
             temp = os.path.join(directory, ".%s.%d.tmp" % (name, os.getpid()))
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
             try:
                 view = memoryview(data)
                 while view:
