@@ -205,7 +205,7 @@ def main():
     files = sources(data)
     base = "/dsh-fs-helper-" + digest[:16]
     install(files, compiled(files, base, digest, boot.get("code")), base)
-    from dsh_fs.fs_channel.far import main as serve
+    from dsh_fs.far_helper.serve import main as serve
 
     serve([opened])
 

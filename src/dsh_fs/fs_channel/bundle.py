@@ -1,6 +1,7 @@
 """The helper bundle the near side brings to the far side: a zip of the Python modules the
-helper runs (dsh-fs's kernel, seam, local provider and this package, and the pure-Python
-libraries they import: anyio, sniffio), with its SHA-256 (DEVIATIONS C1).
+helper runs (dsh-fs's kernel, seam, local provider, the search tools' host side, the helper
+and this package, and the pure-Python libraries they import: anyio, sniffio,
+typing_extensions), with its SHA-256 (DEVIATIONS C1).
 
 Built once per process from the installed files, byte for byte reproducible (sorted names,
 fixed timestamps), so the far side's cache (``boot``) keeps one bundle per dsh-fs version and
@@ -26,6 +27,11 @@ PACKAGES: tuple[tuple[str, str], ...] = (
     ("dsh_fs", "fs"),
     ("dsh_fs", "fs_local"),
     ("dsh_fs", "fs_channel"),
+    ("dsh_fs", "far_helper"),
+    ("dsh_fs", "tool_fs_search"),
+    ("dsh_fs", "tool_fs"),
+    ("dsh_fs", "fs_sandbox"),
+    ("dsh_fs", "spill"),
     ("anyio", ""),
     ("sniffio", ""),
     ("typing_extensions", ""),

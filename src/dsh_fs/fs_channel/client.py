@@ -34,7 +34,14 @@ from .bundle import Bundle, boot_program
 from .channels import Channel, Transport
 from .wire import FrameReader, ProtocolError, encode_frame
 
-__all__ = ("Aborted", "Connection", "START_TIMEOUT_S", "ABORT_GRACE_S", "WATCH_POLL_S")
+__all__ = ("ABORT_GRACE_S", "Aborted", "Connection", "OPEN_OPTIONS", "START_TIMEOUT_S", "WATCH_POLL_S",
+           "settings_for")
+
+OPEN_OPTIONS = frozenset({
+    "write_max_size", "stream_edit_min_size", "index_min_size", "index_files", "max_threads", "lock_dir",
+    "inline_probes", "inline_read_max", "inline_write_max",
+})
+"""``LocalFileSystem`` keywords the near side may pass to the far side (``ChannelFileSystem(**options)``)"""
 
 START_TIMEOUT_S = 60.0
 """how long the helper may take to start (the channel's own connection included), seconds"""
@@ -83,6 +90,8 @@ class Connection:
         """why the connection is dead (``None`` while it lives)"""
         self.round_trips = 0
         """requests sent (each costs one round trip; pipelined ones overlap)"""
+        self.notes: dict[str, Any] = {}
+        """what users of the connection learnt about its far side (``search``: which ripgrep)"""
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any] | asyncio.Queue[Any]] = {}
         self._watched: dict[int, _Watched] = {}
@@ -199,7 +208,7 @@ class Connection:
             elif "e" in message:
                 waiter.put_nowait(_error(message["e"]))
             else:
-                waiter.put_nowait(_END)
+                waiter.put_nowait((_END, message.get("r")))
             return
         if waiter.done():
             return
@@ -310,10 +319,11 @@ class Connection:
                 waiter.exception()  # retrieved: never "exception was never retrieved"
 
     async def stream(self, op: str, args: dict[str, Any], *, signal: AbortSignal | None = None,
-                     credit: int = 4) -> AsyncIterator[tuple[Any, bytes]]:
+                     credit: int = 4, end: bool = False) -> AsyncIterator[tuple[Any, bytes]]:
         """Send the streamed request ``op``; yield its chunks ``(value, body)`` as they come.
 
         :param credit: chunks the far side may send ahead (granted again as they are taken)
+        :param end: also yield the stream's final answer, as ``({"end": result}, b"")``
         :raises: as ``call``
         """
         request = next(self._ids)
@@ -329,8 +339,10 @@ class Connection:
             taken = 0
             while True:
                 item = await queue.get()
-                if item is _END:
+                if isinstance(item, tuple) and item[0] is _END:
                     ended = True
+                    if end:
+                        yield {"end": item[1]}, b""
                     return
                 if isinstance(item, BaseException):
                     ended = True
@@ -365,6 +377,6 @@ def _error(value: Any) -> Exception:
 
 def settings_for(root: str | None, roots: Sequence[str] | None, cwd: str | None, profile: str,
                  options: dict[str, Any]) -> dict[str, Any]:
-    """The ``open`` frame's settings (``far.open_provider_for`` reads them)."""
+    """The ``open`` frame's settings (``far_helper.serve.open_provider_for`` reads them)."""
     return {"root": root, "roots": list(roots) if roots is not None else None, "cwd": cwd, "profile": profile,
             "options": options}

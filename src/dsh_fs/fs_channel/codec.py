@@ -31,11 +31,16 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
+from ..fs.search_host import FollowLinks, HostSearch
 from ..fs.window import ReadWindow, WindowResult
 from .wire import ProtocolError
 
 __all__ = (
+    "RUN_FIELDS",
     "decode_dir_entries",
+    "decode_host_search",
+    "decode_run",
+    "encode_host_search",
     "decode_edit",
     "decode_edit_outcome",
     "decode_error",
@@ -318,13 +323,16 @@ documented refusals); any other becomes ``RuntimeError``"""
 
 def encode_error(exc: BaseException) -> dict[str, Any]:
     """``{"c": code, "m": message, …}`` for an ``FsError`` (its hint fields ``st``, ``n``,
-    ``k``, ``r`` when set); ``{"x": type name, "m": message}`` for any other exception."""
+    ``k``, ``r`` when set); ``{"x": "OSError", "m", "en": errno, "se": strerror}`` for an OS
+    error; ``{"x": type name, "m": message}`` for any other exception."""
     if isinstance(exc, FsError):
         out: dict[str, Any] = {"c": exc.code, "m": exc.message}
         for key, value in (("st", exc.searched_text), ("n", exc.needle), ("k", exc.count), ("r", exc.replacement)):
             if value is not None:
                 out[key] = value
         return out
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return {"x": "OSError", "m": str(exc), "en": exc.errno, "se": exc.strerror or ""}
     return {"x": type(exc).__name__, "m": str(exc)}
 
 
@@ -337,6 +345,8 @@ def decode_error(value: Any) -> Exception:
     code = found.get("c")
     if code is None:
         kind = string(found.get("x"), "an error type")
+        if kind == "OSError" and "en" in found:
+            return OSError(integer(found["en"], "an errno"), string(found.get("se"), "a reason"))
         known = _PLAIN.get(kind)
         return known(message) if known is not None else RuntimeError(f"{kind} on the far side: {message}")
     try:
@@ -347,3 +357,58 @@ def decode_error(value: Any) -> Exception:
                    needle=optional_string(found.get("n"), "a needle"),
                    count=optional_integer(found.get("k"), "a count"),
                    replacement=optional_string(found.get("r"), "a replacement"))
+
+
+# -- search requests (``fs.search_host``) -------------------------------------------------------
+
+_RESULTS = ("paths", "matches", "lines", "none")
+
+
+def encode_host_search(request: HostSearch) -> dict[str, Any]:
+    """``{"argv", "cwd", "cap", "sep", "fpo", "res", "follow": [root, top, check_files] | None,
+    "bp", "dbg"}``"""
+    follow = request.follow
+    return {"argv": list(request.argv), "cwd": request.cwd, "cap": request.raw_cap,
+            "sep": request.separator.decode("latin-1"), "fpo": request.first_page_on_overflow,
+            "res": request.results, "follow": [follow.root, follow.top, follow.check_files] if follow else None,
+            "bp": request.bytes_paths, "dbg": request.debug}
+
+
+def decode_host_search(value: Any) -> HostSearch:
+    found = _mapping(value, "a search request")
+    argv = found.get("argv")
+    if not isinstance(argv, list):
+        raise ProtocolError("a search request's argv is not a list")
+    follow = found.get("follow")
+    if follow is not None:
+        if not isinstance(follow, list) or len(follow) != 3 or not isinstance(follow[2], bool):
+            raise ProtocolError("a search request's follow is not [root, top, check_files]")
+        follow = FollowLinks(root=string(follow[0], "a root"), top=string(follow[1], "a top"), check_files=follow[2])
+    separator = string(found.get("sep"), "a separator").encode("latin-1")
+    if separator not in (b"\n", b"\0"):
+        raise ProtocolError("a search request's separator is not a line break or a NUL")
+    flags = [found.get(key) for key in ("fpo", "bp", "dbg")]
+    if not all(isinstance(flag, bool) for flag in flags):
+        raise ProtocolError("a search request's flags are not booleans")
+    return HostSearch(argv=tuple(string(a, "an argument") for a in argv), cwd=string(found.get("cwd"), "a cwd"),
+                      raw_cap=integer(found.get("cap"), "a cap"), separator=separator, first_page_on_overflow=flags[0],
+                      results=_choice(found.get("res"), _RESULTS, "a result kind"), follow=follow,
+                      bytes_paths=flags[1], debug=flags[2])
+
+
+RUN_FIELDS = ("exit_code", "signal_name", "stderr", "stderr_truncated", "raw_bytes", "stopped", "drained")
+"""the fields of a search run's end (``tool_fs_search.engine.Run``), in a far side's answer"""
+
+
+def decode_run(value: Any) -> dict[str, Any]:
+    """A search run's end: a mapping of exactly ``RUN_FIELDS`` with their types."""
+    found = _mapping(value, "a search run")
+    if set(found) != set(RUN_FIELDS):
+        raise ProtocolError("a search run's fields are not the run's")
+    optional_integer(found["exit_code"], "an exit code")
+    optional_string(found["signal_name"], "a signal name")
+    string(found["stderr"], "stderr")
+    integer(found["raw_bytes"], "a byte count")
+    if not all(isinstance(found[k], bool) for k in ("stderr_truncated", "stopped", "drained")):
+        raise ProtocolError("a search run's flags are not booleans")
+    return dict(found)

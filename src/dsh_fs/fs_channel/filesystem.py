@@ -63,11 +63,12 @@ from ..fs.backend import (
     foreign_target,
     window_whole,
 )
+from ..fs.search_host import SearchHost
 from . import codec, errors
 from .bundle import bundle
 from .channels import Channel
-from .client import ABORT_GRACE_S, START_TIMEOUT_S, Aborted, Connection, settings_for
-from .far import OPEN_OPTIONS
+from .search import ChannelSearchHost
+from .client import ABORT_GRACE_S, OPEN_OPTIONS, START_TIMEOUT_S, Aborted, Connection, settings_for
 from .wire import ProtocolError
 
 __all__ = ("ChannelFileSystem", "PREFETCH_MAX")
@@ -106,7 +107,7 @@ class ChannelFileSystem(FileSystem):
     :param prefetch_max: see ``PREFETCH_MAX`` (0: ``resolve`` brings nothing along)
     :param start_timeout: seconds the helper may take to start (``client.START_TIMEOUT_S``)
     :param abort_grace: seconds an aborted mutation's answer is awaited (``client.ABORT_GRACE_S``)
-    :param options: ``LocalFileSystem`` keywords for the far side (``far.OPEN_OPTIONS``:
+    :param options: ``LocalFileSystem`` keywords for the far side (``client.OPEN_OPTIONS``:
         ``write_max_size``, ``lock_dir``, …)
     :raises ValueError: a root or cwd that is not absolute, both ``root`` and ``roots``, an
         unknown option
@@ -448,6 +449,10 @@ class ChannelFileSystem(FileSystem):
         connection = await self.connection()
         _, body = await connection.call("ping", {}, body=payload)
         return body
+
+    def search_host(self) -> SearchHost:
+        """The far side, where ``glob``/``grep`` run ripgrep (``search.ChannelSearchHost``, C4)."""
+        return ChannelSearchHost(self)
 
     def workspace_roots(self) -> tuple[str, ...]:
         """The far-side roots as configured (display paths), in order; empty without containment."""

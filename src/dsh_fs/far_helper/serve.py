@@ -1,8 +1,8 @@
 """The helper: dsh-fs's local provider behind the channel protocol, on the far side
 (DEVIATIONS C1).
 
-It runs in the far side's ``python3``, loaded by the bootstrap program (``boot``) from the
-bundle the near side sent (``bundle``), and serves one near-side ``ChannelFileSystem`` over
+It runs in the far side's ``python3``, loaded by the bootstrap program (``fs_channel.boot``) from the
+bundle the near side sent (``fs_channel.bundle``), and serves one near-side ``ChannelFileSystem`` over
 its stdin and stdout until stdin ends. Every request is a frame ``{"id": n, "op": name, …}``
 answered by ``{"id": n, "r": result}`` or ``{"id": n, "e": error}`` (``codec``); requests run
 side by side (each its own task), so a slow one never holds up the others and the near side
@@ -32,16 +32,12 @@ from ..core.signal import AbortSignal
 from ..fs.errors import FsError
 from ..fs.filesystem import FileSystem
 from ..fs.types import DeleteIntent, EditIntent, RenameIntent, Version
-from . import codec
-from .wire import FrameReader, ProtocolError, encode_frame
+from ..fs_channel import codec
+from ..fs_channel.client import OPEN_OPTIONS
+from ..fs_channel.wire import FrameReader, ProtocolError, encode_frame
+from .search import SearchOps
 
-__all__ = ("Helper", "OPEN_OPTIONS", "main", "open_provider_for")
-
-OPEN_OPTIONS = frozenset({
-    "write_max_size", "stream_edit_min_size", "index_min_size", "index_files", "max_threads", "lock_dir",
-    "inline_probes", "inline_read_max", "inline_write_max",
-})
-"""``LocalFileSystem`` keywords the near side may pass through (``ChannelFileSystem(**options)``)"""
+__all__ = ("Helper", "main", "open_provider_for")
 
 _READ_SIZE = 1 << 20
 
@@ -65,8 +61,9 @@ def open_provider_for(message: dict[str, Any]) -> FileSystem:
                            root=root if roots is None else None, roots=roots, **options)
 
 
-class Helper:
-    """Answers the requests of one connection with ``fs``.
+class Helper(SearchOps):
+    """Answers the requests of one connection with ``fs`` (and the search tools' host
+    operations, ``search.SearchOps``).
 
     :param fs: the far side's provider
     :param send: writes one frame (``encode_frame``'s bytes) to the near side, in order
@@ -78,6 +75,7 @@ class Helper:
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self.signals: dict[int, AbortSignal] = {}
         self.credit: dict[int, asyncio.Queue[int]] = {}
+        SearchOps.__init__(self)
 
     async def answer(self, request: int, result: Any = None, body: bytes = b"") -> None:
         await self.send(encode_frame({"id": request, "r": result}, body))
