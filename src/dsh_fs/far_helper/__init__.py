@@ -7,3 +7,5 @@ operations behind the channel protocol, loaded from the bundle the near side bro
 | ``serve`` | the serving loop: frames in, requests to the far side's local provider, answers out |
 | ``search`` | ripgrep where the files are (which ripgrep, runs with S8's rules) and the directory questions |
 """
+
+__all__ = ()

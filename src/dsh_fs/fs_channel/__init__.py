@@ -8,9 +8,8 @@ framed protocol over the command's stdin and stdout (docs/CHANNELS.md; DEVIATION
 | ``filesystem`` | ``ChannelFileSystem``: the near side's provider, one request per primitive, the prefetch of ``resolve`` |
 | ``client`` | one helper connection: start-up, pipelined requests, streams with credit, abort signals carried over |
 | ``channels`` | how a command reaches the far side: local processes, ``ssh``, container runtimes, URLs |
-| ``execs`` | channels made of an async "run this command with this stdin" callable (sandbox SDKs, deepagents) |
-| ``far`` | the helper: the far side's local provider behind the protocol |
-| ``boot`` | the bootstrap program the far side runs first: version check, bundle cache, hash check |
+| ``search`` | the far side as the search tools' search host: which ripgrep, runs, directory questions |
+| ``boot`` | the bootstrap program the far side runs first: version check, bundle cache, hash check (the helper itself: ``far_helper``) |
 | ``bundle`` | the helper's code as one zip, with its SHA-256 |
 | ``codec`` | the seam's values as JSON |
 | ``wire`` | frames on a byte stream |

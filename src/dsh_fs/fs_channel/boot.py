@@ -23,6 +23,8 @@ import os
 import struct
 import sys
 
+__all__ = ("cache_dirs", "cached", "compiled", "install", "keep", "main", "read_exact", "read_frame", "send", "sources")
+
 NEED = (3, 11)
 HEADER = struct.Struct(">II")
 LIMIT = 1 << 30

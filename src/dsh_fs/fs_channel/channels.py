@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 __all__ = (
+    "CHANNEL_SCHEMES",
     "Channel",
     "CommandChannel",
     "ProcessTransport",
-    "CHANNEL_SCHEMES",
     "SSH_COMMAND_ENV",
     "SshChannel",
     "Transport",

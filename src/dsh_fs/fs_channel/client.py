@@ -34,8 +34,15 @@ from .bundle import Bundle, boot_program
 from .channels import Channel, Transport
 from .wire import FrameReader, ProtocolError, encode_frame
 
-__all__ = ("ABORT_GRACE_S", "Aborted", "Connection", "OPEN_OPTIONS", "START_TIMEOUT_S", "WATCH_POLL_S",
-           "settings_for")
+__all__ = (
+    "ABORT_GRACE_S",
+    "Aborted",
+    "Connection",
+    "OPEN_OPTIONS",
+    "START_TIMEOUT_S",
+    "WATCH_POLL_S",
+    "settings_for",
+)
 
 OPEN_OPTIONS = frozenset({
     "write_max_size", "stream_edit_min_size", "index_min_size", "index_files", "max_threads", "lock_dir",

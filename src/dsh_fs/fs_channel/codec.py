@@ -38,14 +38,13 @@ from .wire import ProtocolError
 __all__ = (
     "RUN_FIELDS",
     "decode_dir_entries",
-    "decode_host_search",
-    "decode_run",
-    "encode_host_search",
     "decode_edit",
     "decode_edit_outcome",
     "decode_error",
+    "decode_host_search",
     "decode_info",
     "decode_path_info",
+    "decode_run",
     "decode_target",
     "decode_version",
     "decode_walk_entries",
@@ -57,6 +56,7 @@ __all__ = (
     "encode_edit",
     "encode_edit_outcome",
     "encode_error",
+    "encode_host_search",
     "encode_info",
     "encode_path_info",
     "encode_target",
@@ -65,10 +65,10 @@ __all__ = (
     "encode_window_result",
     "encode_write_intent",
     "encode_write_outcome",
-    "string",
-    "optional_string",
     "integer",
     "optional_integer",
+    "optional_string",
+    "string",
 )
 
 _FILE_TYPES = ("file", "directory", "other")

@@ -21,8 +21,8 @@ from __future__ import annotations
 from ..fs.errors import FsError, Verb, io_error
 
 __all__ = (
-    "MIN_PYTHON",
     "ChannelError",
+    "MIN_PYTHON",
     "could_not_start",
     "garbled",
     "lost",

@@ -20,7 +20,15 @@ import json
 import struct
 from typing import Any
 
-__all__ = ("HEADER", "MAX_BODY", "MAX_JSON", "FrameReader", "ProtocolError", "encode_frame", "decode_json")
+__all__ = (
+    "FrameReader",
+    "HEADER",
+    "MAX_BODY",
+    "MAX_JSON",
+    "ProtocolError",
+    "decode_json",
+    "encode_frame",
+)
 
 HEADER = struct.Struct(">II")
 """the frame header: JSON length, body length (bytes)"""
