@@ -11,8 +11,8 @@
   SDK's ``ClientSession`` (``needs_mcp`` skips when the server package is absent);
   ``RawMcp`` — the same server spoken to in raw JSON-RPC lines, for messages no SDK sends.
 
-Imported by the test modules (pytest puts this directory on ``sys.path``) and by the helper
-scripts run as child processes (``child_env`` puts this directory on ``PYTHONPATH``).
+Imported by the test modules (pytest puts ``tests/`` on ``sys.path``) and by the helper
+scripts run as child processes (``child_env`` puts ``tests/`` on ``PYTHONPATH``).
 """
 
 from __future__ import annotations
@@ -198,7 +198,8 @@ def run_as(code: str, *args: str, uid: int, gid: int, groups: tuple[int, ...] = 
 
 
 def python_argv(script: str, *args: str) -> list[str]:
-    """``[sys.executable, <this dir>/script, *args]``."""
+    """``[sys.executable, <tests/>script, *args]`` (``script`` relative to ``tests/``, e.g.
+    ``robustness/fs_local/edit_worker.py``)."""
     return [sys.executable, os.path.join(HERE, script), *args]
 
 

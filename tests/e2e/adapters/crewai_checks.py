@@ -23,7 +23,7 @@ import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: frameworkkit
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # tests/: frameworkkit
 
 from crewai.tools.tool_failure import ToolFailure  # noqa: E402
 

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: imagekit
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # tests/: imagekit
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # crewai_program
 
 import dsh_fs  # noqa: E402

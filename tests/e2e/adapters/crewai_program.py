@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: frameworkkit
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # tests/: frameworkkit
 
 import dsh_fs  # noqa: E402
 from frameworkkit import SCENARIOS, make_workspace  # noqa: E402

@@ -2,7 +2,7 @@
 scripted model of each framework receives, in the message its framework hands it, an image
 part whose bytes decode to the file's pixels. No network.
 
-CrewAI runs in its own venv (``tests/e2e/test_crewai.py``)."""
+CrewAI runs in its own venv (``tests/e2e/adapters/test_crewai.py``)."""
 
 from __future__ import annotations
 

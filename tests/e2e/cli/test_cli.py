@@ -9,8 +9,8 @@ one session; ``write`` content from stdin (bytes exact, and /dev/null refused); 
 every format; ``prompt`` (REFERENCE-SPEC §4.2 verbatim); ``--help``.
 
 Every test runs with ``DSH_FS_STATE_DIR`` and ``DSH_FS_LOCK_DIR`` in its own tmp dir. Not
-covered here: the store's internals (``tests/unit/test_state.py``), adapters' wire shapes
-(``tests/unit/test_adapters.py``).
+covered here: the store's internals (``tests/unit/session_store/test_session_store.py``), adapters' wire shapes
+(``tests/unit/adapters/test_adapters.py``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``list`` through its real clients: ``dsh-fs list [PATH]`` (a subprocess, both profiles) and
 ``dsh-fs mcp`` (stdio; served by default, by ``--tools`` under ``--profile reference``).
-The texts themselves: tests/integration/test_list_tool.py."""
+The texts themselves: tests/integration/tool_fs/test_list_tool.py."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ definition each, ``dsh_fs.cli.options``); every option that takes a value shows 
 environment variables act as their options do — ``DSH_FS_PROFILE`` on ``dsh-fs mcp`` included,
 which it once ignored.
 
-Not covered here: bad option values (``tests/robustness/test_bad_cli_values.py``).
+Not covered here: bad option values (``tests/robustness/cli/test_bad_cli_values.py``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import pytest
 
 import clikit
 from clikit import OptionEntry
+from docskit import README
 from mcp_support import RawStdio
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 @pytest.fixture(scope="module")

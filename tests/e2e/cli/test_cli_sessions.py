@@ -2,7 +2,7 @@
 subprocesses with ``DSH_FS_STATE_DIR`` in a tmp dir: what ``list`` prints, that ``forget``
 makes a later edit of that session need a read again (and leaves other sessions alone), that
 ``prune`` drops exactly the sessions unused for the given duration, and the usage errors (exit
-2). The duration parser itself: ``tests/unit/test_state.py``.
+2). The duration parser itself: ``tests/unit/session_store/test_session_store.py``.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ steps; its closing next steps (tracker issue 13, item 11) work exactly as printe
 client configuration starts a server over the demo's directory (the official SDK client, from
 another directory), the two command lines share a session, the five-line library example
 reads what they wrote. Not covered here: the individual MCP behaviours
-(tests/e2e/test_mcp_*.py).
+(tests/e2e/mcp/).
 """
 
 from __future__ import annotations

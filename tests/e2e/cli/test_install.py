@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-CHECKOUT = Path(__file__).resolve().parents[2]
+CHECKOUT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.timeout(600)
 
 

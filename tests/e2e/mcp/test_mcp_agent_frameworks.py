@@ -10,7 +10,7 @@ authorizes its ``edit``.
   outside the root is refused.
 
 Each model sees only the tools' own texts (what it receives is asserted). Not here: the
-native pydantic-ai toolset (``tests/unit/test_adapters.py``).
+native pydantic-ai toolset (``tests/unit/adapters/test_adapters.py``).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import pytest
 
 from mcp_support import run_scenario_over_mcp, unexpressible
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, "..", "shared")))
 REFERENCE = os.path.join(SHARED, "conformance", "reference")
 ALL = sorted(p for p in glob.glob(os.path.join(REFERENCE, "*.json")) if not p.endswith(".out.json"))

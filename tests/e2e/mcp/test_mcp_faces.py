@@ -3,7 +3,7 @@
 annotations; a ``read`` (or ``view``) in the MCP session authorizes the patch; a refused patch
 changes nothing; paths outside ``--root`` are refused by every face.
 
-Not covered here: the faces' rules (tests/integration/test_apply_patch.py, test_text_editor.py).
+Not covered here: the faces' rules (tests/integration/tool_patch/test_apply_patch.py, test_text_editor.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ loopback-only listening.
 
 Not covered: tool texts (``test_mcp_tools.py``, ``test_mcp_conformance.py``), races
 (``test_mcp_concurrency.py``), call order (``test_mcp_ordering.py``), attacks on the token
-and the session limits (``tests/robustness/test_http_server.py``).
+and the session limits (``tests/robustness/mcp/test_http_server.py``).
 """
 
 from __future__ import annotations

@@ -16,11 +16,6 @@ from mcp_support import stdio_session
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_the_mcp_client_receives_image_content_of_the_file(ws):
     data = encoded(gradient(), "WEBP", lossless=True)
     with open(os.path.join(ws, "shot.webp"), "wb") as handle:

@@ -9,7 +9,7 @@ as before; a change made by someone else in between is ``FS_STALE_VERSION``; the
 variable names the session too; the CLI's tool commands and the server share one session;
 several servers of one session at once (concurrent processes, each reading and editing one
 file in a loop) lose no edit and leave an intact store; ``--session`` over HTTP is a usage
-error. Not here: the store itself (``tests/unit/test_session_store.py``).
+error. Not here: the store itself (``tests/unit/session_store/test_session_store.py``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ before it, later calls wait for it, reads overlap. Through the official SDK's cl
   provider that holds chosen calls until released, so each order is observed, not raced;
 * a real ``dsh-fs mcp`` process over stdio, the requests written in one go (both eras).
 
-Not covered: the scheduling rule itself (``tests/unit/test_schedule.py``), different owners
+Not covered: the scheduling rule itself (``tests/unit/core/test_schedule.py``), different owners
 racing (``test_mcp_concurrency.py``).
 """
 

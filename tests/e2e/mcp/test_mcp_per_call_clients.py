@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from clientenv import client_python
+from docskit import python_blocks
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 _SCENARIO = """
 import asyncio, sys
@@ -68,9 +67,7 @@ def client(tmp_path: Path) -> tuple[str, str, dict[str, str]]:
 
 
 def _langchain_block() -> str:
-    text = README.read_text(encoding="utf-8")
-    part = text[text.index("### Clients that start a server per call"):]
-    return re.search(r"```python\n(.*?)```", part, re.S).group(1)  # type: ignore[union-attr]
+    return python_blocks("### Clients that start a server per call")[0]
 
 
 def test_the_readme_langchain_program_runs_as_printed(client: tuple[str, str, dict[str, str]]) -> None:

@@ -3,7 +3,7 @@ five tools are listed (``--tools`` serves a subset, and the prompt then names on
 results equal the in-process registry's, paths outside ``--root`` are refused, and a capped
 result is paged with ``read`` although the spill file lives outside the served root.
 
-Not covered here: what the tools print in detail (tests/integration/test_search_tools.py).
+Not covered here: what the tools print in detail (tests/integration/tool_fs_search/test_search_tools.py).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Our stdio transport (``dsh_fs.mcp.stdio``), without the server: every reply is written,
 through the end of input; stray output never reaches the wire. The line codec it uses
 (``parse_line``, ``recover_id``, ``encode_message``) is tested on its own in
-``tests/unit/test_mcp_codec.py``.
+``tests/unit/mcp/test_mcp_codec.py``.
 
-Through a real ``dsh-fs mcp`` process: ``tests/robustness/test_hostile_args.py``
+Through a real ``dsh-fs mcp`` process: ``tests/robustness/tool_fs/test_hostile_args.py``
 (``test_mcp_answers_every_request``) and the other ``test_mcp_*.py`` files.
 """
 
@@ -22,7 +22,7 @@ from mcp.shared.message import SessionMessage
 
 from dsh_fs.mcp.stdio import stdio_transport
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src")
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "src")
 DEEP = "[" * 5000 + "]" * 5000
 
 

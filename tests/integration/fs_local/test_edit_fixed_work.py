@@ -8,8 +8,8 @@
 * The mutation's probe is made once for the inline decision and the operation; a probe that
   fails still yields the operation's own error.
 
-Not covered here: the pure fast paths (tests/unit/test_edit_fast_paths.py); the ACL read from
-the edit's descriptor (tests/robustness/test_permissions_kept.py, both edit paths).
+Not covered here: the pure fast paths (tests/unit/fs/test_edit_fast_paths.py); the ACL read from
+the edit's descriptor (tests/robustness/fs_local/test_permissions_kept.py, both edit paths).
 """
 
 from __future__ import annotations

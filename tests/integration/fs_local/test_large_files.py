@@ -11,8 +11,8 @@ parallel reads in a batch.
 * Bounded memory (tracemalloc peaks) for a tail read and an edit of files bigger than the
   bound; no timing assertions anywhere.
 
-Not covered here: the pure pieces (tests/unit/test_window_bytes.py,
-tests/unit/test_literal_edit_stream.py); speed (``bench/run.py``).
+Not covered here: the pure pieces (tests/unit/fs/test_window_bytes.py,
+tests/unit/fs/test_literal_edit_stream.py); speed (``bench/run.py``).
 """
 
 from __future__ import annotations

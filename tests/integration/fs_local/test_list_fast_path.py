@@ -22,11 +22,6 @@ from dsh_fs.fs_local.filesystem import LocalFileSystem
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _kinds(ws: Path) -> None:
     outside = ws.parent / "outside"
     outside.mkdir()

@@ -9,7 +9,7 @@ rename), A4 (two processes, no lost update), A5 (racy same-size rewrites) and A6
 Running as root: permission failures cannot be produced with mode bits, so the EACCES cases
 inject the OS error at the exact syscall (monkeypatch) instead of skipping.
 
-Not covered here: ``applyLiteralEdit`` (pure; tests/unit/test_text_rules.py), the tools and
+Not covered here: ``applyLiteralEdit`` (pure; tests/unit/fs/test_text_rules.py), the tools and
 the profile deviations D1–D12 as the model sees them (test_tools.py).
 """
 

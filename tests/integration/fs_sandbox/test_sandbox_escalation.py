@@ -22,11 +22,6 @@ pytestmark = pytest.mark.anyio
 WIDEN = {"sandbox_permissions": "danger-full-access", "justification": "The user asked to fix this file."}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def ctx_for(base: Path, mode: str | None = "workspace-write", approval: Any = None, **kw: Any) -> Any:
     return dsh_fs.create_context(root=None, cwd=base / "ws", sandbox=mode, approval=approval, **kw)
 

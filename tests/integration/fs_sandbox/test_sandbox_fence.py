@@ -19,11 +19,6 @@ from dsh_fs.fs_sandbox.filesystem import SandboxedFileSystem
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def sandboxed(base: Path, mode: str, *, root: bool = False) -> SandboxedFileSystem:
     """The workspace is ``ws``: as the provider's cwd (no containment, the reference's setting),
     or as its root."""

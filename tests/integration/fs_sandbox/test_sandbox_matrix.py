@@ -1,7 +1,7 @@
 """The table test of the sandbox (docs/design/SANDBOX.md §7.3): mode × face-operation × target,
 through the registry (and the Responses/Agents SDK patch operations, deepagents' backend), on
 the real disk. The ``dsh-fs`` tool commands and MCP ``tools/call`` under ``--sandbox``:
-tests/e2e/test_mcp_sandbox.py.
+tests/e2e/mcp/test_mcp_sandbox.py.
 
 Modes: no sandbox, ``read-only``, ``workspace-write``, ``danger-full-access``. Targets: the
 workspace (the session's cwd; the provider has no containment root, as in the reference), a
@@ -42,11 +42,6 @@ from dsh_fs.patch import model as patch_model
 from dsh_fs.testing.recording import RecordingFileSystem
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 Outcome = tuple[bool, str, str | None]

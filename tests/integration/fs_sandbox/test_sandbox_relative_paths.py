@@ -23,11 +23,6 @@ from dsh_fs.fs_memory import MemoryFileSystem
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize("profile", ["default", "reference"])
 @pytest.mark.parametrize("contained", [False, True], ids=["no-root", "root"])
 async def test_write_and_edit_resolve_against_the_canonical_session_cwd_in_the_reference(

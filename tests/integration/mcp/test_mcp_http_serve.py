@@ -15,8 +15,8 @@ and Unix sockets): what a ``dsh-fs mcp --http`` subprocess shows only slowly, he
   ends its sessions; stateless requests of a token are bounded in flight and give their place
   back; without auth a stateless request is ``-32022`` naming the handshake versions.
 
-Not covered here: the same through a ``dsh-fs mcp`` process (``tests/e2e/test_mcp_http.py``),
-attacks on the token and the limits (``tests/robustness/test_http_*.py``).
+Not covered here: the same through a ``dsh-fs mcp`` process (``tests/e2e/mcp/test_mcp_http.py``),
+attacks on the token and the limits (``tests/robustness/mcp/test_http_*.py``).
 """
 
 from __future__ import annotations

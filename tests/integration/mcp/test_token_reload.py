@@ -3,7 +3,7 @@ file is re-read within its period (the removed tokens revoked, reported, their p
 handed on); an unchanged file is not re-read until ``SIGHUP`` asks; a file that cannot be read
 keeps the previous tokens and says so.
 
-Through a ``dsh-fs mcp`` process: ``tests/robustness/test_token_revocation.py``.
+Through a ``dsh-fs mcp`` process: ``tests/robustness/mcp/test_token_revocation.py``.
 """
 
 from __future__ import annotations

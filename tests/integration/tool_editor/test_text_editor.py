@@ -7,8 +7,8 @@ after ``insert_line`` with ``insert_text`` or ``new_str``) and the reference's
 ``str_replace_editor`` (its texts byte for byte, absolute paths, the reference profile's raw
 matching, ``maxOutputChars``); the observations ``view`` records and the guards every change
 runs under; CRLF and BOM bytes kept; files untouched after every failure.
-Not covered here: the pure rendering and insertion rules (tests/unit/test_editor_pure.py), the
-Anthropic adapter's blocks (tests/unit/test_editing_adapters.py).
+Not covered here: the pure rendering and insertion rules (tests/unit/tool_editor/test_editor_pure.py), the
+Anthropic adapter's blocks (tests/unit/adapters/test_editing_adapters.py).
 """
 
 from __future__ import annotations

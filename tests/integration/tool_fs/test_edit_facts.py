@@ -1,7 +1,7 @@
 """``edit`` of a missing path or of a non-file says what is wrong first (DEVIATIONS D26, D27),
 through the registry on the local disk, with and without the observation policy, in both
 profiles (the reference keeps REFERENCE-SPEC §4.8's order: the policy is asked first).
-Not covered here: ``edit`` of files that exist (tests/integration/test_tools.py).
+Not covered here: ``edit`` of files that exist (tests/integration/tool_fs/test_tools.py).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 schema, description, prompt section and texts in the ``reference`` profile when it is loaded
 there (its default tool set stays the seed's), the default profile's L1–L4, containment,
 no observation recorded. Every provider: tests/contract/test_list_providers.py; the renderer
-alone: tests/unit/test_list_render.py; the CLI and MCP: tests/e2e/test_cli_list.py.
+alone: tests/unit/tool_fs/test_list_render.py; the CLI and MCP: tests/e2e/cli/test_cli_list.py.
 """
 
 from __future__ import annotations
@@ -28,11 +28,6 @@ PROMPT = (
     "directory, files and subdirectories alike, and defaults to the session workspace, so it is the first step for "
     "orienting in an unfamiliar project. When a result is capped, continue with the offset named in its footer."
 )
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def tree(root: Path) -> None:

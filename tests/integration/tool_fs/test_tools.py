@@ -6,8 +6,8 @@ reading the files back), every test named in its docstring; the verbatim prompt 
 sequence; and one test per deviation D1–D12 (plus A1) in the profile it applies to, with the
 reference-profile behaviour beside it.
 
-Not covered here: pure windowing (tests/unit/test_read_render.py), hint wording
-(tests/unit/test_hints.py), hostile arguments (test_bad_input.py), random sequences
+Not covered here: pure windowing (tests/unit/tool_fs/test_read_render.py), hint wording
+(tests/unit/tool_fs/test_hints.py), hostile arguments (test_bad_input.py), random sequences
 (test_properties.py), the provider's own contract (test_local_provider.py).
 """
 

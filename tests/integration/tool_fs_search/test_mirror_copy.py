@@ -17,11 +17,6 @@ pytestmark = pytest.mark.anyio
 SIZES = [0, 1, 5000, HELD_BYTES - 1, HELD_BYTES, HELD_BYTES + 1, 3 * HELD_BYTES + 17]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _content(size: int, seed: int) -> bytes:
     return bytes((i * 7 + seed) % 251 for i in range(size))
 

@@ -30,11 +30,6 @@ from searchkit import call
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.mark.parametrize("profile", ["default", "reference"])
 @pytest.mark.parametrize("tool", ["grep", "glob"])
 async def test_a_fifo_named_as_path_is_refused_before_ripgrep_runs(ws: str, profile: str, tool: str) -> None:

@@ -2,8 +2,8 @@
 ripgrep — ``searchkit.FakeRg`` — and the §7.11 list over the real ripgrep on a real disk;
 DEVIATIONS S1–S6). Every test names the spec line or deviation it checks.
 
-Not here: pure parsing/formatting (tests/unit/test_search_pure.py), containment and hostile
-trees (tests/robustness/test_search_containment.py), other providers (tests/contract).
+Not here: pure parsing/formatting (tests/unit/tool_fs_search/test_search_pure.py), containment and hostile
+trees (tests/robustness/tool_fs_search/test_search_containment.py), other providers (tests/contract).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _match(path: str, number: int, text: str) -> str:
 
 def test_registers_glob_and_grep_with_their_prompt_sections(ws: str) -> None:
     """registers glob and grep with their prompt sections (orders 103, 104; verbatim)"""
-    ctx = search_ctx(ws, list_tool=False)  # the reference's five tools (list: tests/integration/test_list_tool.py)
+    ctx = search_ctx(ws, list_tool=False)  # the reference's five tools (list: tests/integration/tool_fs/test_list_tool.py)
     assert ctx.tools.names() == ["edit", "glob", "grep", "read", "write"]
     assert ctx.system_prompt.render() == FULL_PROMPT
     orders = {s.name: s.order for s in ctx.system_prompt.sections()}

@@ -8,8 +8,8 @@ stale file, a patch that deletes then re-creates, a rename onto an existing file
 of whose files do not exist), each with its exact text and code; a write failing midway
 (injected) reported precisely; CRLF/BOM bytes kept by updates and moves; the policy's
 observations after the patch; containment; the profiles (D9 remedies, D11).
-Not covered here: the engine's parsing and locating rules (tests/unit/test_patch_*.py), the
-seam primitives (the provider contract), the adapters (tests/unit/test_editing_adapters.py).
+Not covered here: the engine's parsing and locating rules (tests/unit/patch/), the
+seam primitives (the provider contract), the adapters (tests/unit/adapters/test_editing_adapters.py).
 """
 
 from __future__ import annotations

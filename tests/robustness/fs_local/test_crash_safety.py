@@ -133,7 +133,7 @@ def _wait_for(predicate: Any, timeout: float, what: str) -> None:
 
 @pytest.fixture
 def zygote() -> Any:
-    server = Lines(python_argv("crash_zygote.py"))
+    server = Lines(python_argv("robustness/fs_local/crash_zygote.py"))
     try:
         yield server
     finally:

@@ -50,7 +50,7 @@ def _tokens(path: str) -> list[str]:
 
 @pytest.fixture
 def workers(ws: str) -> Any:
-    procs = [Lines(python_argv("edit_worker.py", ws, FILE)) for _ in range(4)]
+    procs = [Lines(python_argv("robustness/fs_local/edit_worker.py", ws, FILE)) for _ in range(4)]
     try:
         yield procs
     finally:

@@ -1,6 +1,6 @@
 """An atheris (libFuzzer) target for the pure text modules (tracker issue 4, item 5, optional).
 
-Run: ``python tests/robustness/fuzz_pure.py -runs=100000`` (``test_hostile_args`` runs it
+Run: ``python tests/robustness/tool_fs/fuzz_pure.py -runs=100000`` (``test_hostile_args`` runs it
 briefly when atheris is installed). Properties, for any input bytes:
 
 * ``decode_text`` and ``TextStreamDecoder`` fed the same bytes in arbitrary chunks agree:

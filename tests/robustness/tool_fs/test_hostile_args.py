@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 import dsh_fs
 from dsh_fs import Session
 from dsh_fs.fs_local import LocalFileSystem
-from robustkit import HERE, RawMcp, call, child_env, needs_mcp, snapshot
+from robustkit import RawMcp, call, child_env, needs_mcp, snapshot
 
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 
@@ -416,7 +416,7 @@ def test_atheris_fuzz_of_the_pure_modules(tmp_path: Any) -> None:
     if importlib.util.find_spec("atheris") is None:
         pytest.skip("atheris is not installed")
     proc = subprocess.run(
-        [sys.executable, os.path.join(HERE, "fuzz_pure.py"), "-runs=20000", "-max_total_time=30",
+        [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz_pure.py"), "-runs=20000", "-max_total_time=30",
          f"-artifact_prefix={tmp_path}/"],
         cwd=str(tmp_path), env=child_env(), capture_output=True, text=True, timeout=100,
     )

@@ -71,11 +71,6 @@ TOOLS = [
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def ws(tmp_path, monkeypatch) -> str:
     monkeypatch.setenv("DSH_FS_LOCK_DIR", str(tmp_path / "locks"))
     root = tmp_path / "ws"

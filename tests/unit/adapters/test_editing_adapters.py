@@ -9,7 +9,7 @@ adapter answering text-editor ``tool_use`` blocks with ``tool_result`` blocks (`
 and the Agents SDK: ``DshApplyPatchEditor`` called directly and through the SDK's own runner
 (``Runner.run`` with a scripted model emitting ``apply_patch_call`` items).
 Over the in-memory fake provider (``MemoryFs``); not covered: the executor's rules
-(tests/integration/test_apply_patch.py).
+(tests/integration/tool_patch/test_apply_patch.py).
 """
 
 from __future__ import annotations

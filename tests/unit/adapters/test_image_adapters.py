@@ -22,11 +22,6 @@ PNG = encoded(gradient(), "PNG")
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def ws(tmp_path, monkeypatch) -> str:
     monkeypatch.setenv("DSH_FS_LOCK_DIR", str(tmp_path / "locks"))
     root = os.path.realpath(tmp_path / "ws")

@@ -2,7 +2,7 @@
 (``dsh_fs.adapters.patch_operations.operation_of``): the SDK's own texts, and an operation read
 as the SDK reads it.
 
-Not covered here: the runner with the SDK (tests/unit/test_editing_adapters.py).
+Not covered here: the runner with the SDK (tests/unit/adapters/test_editing_adapters.py).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ against the in-memory fake (``MemoryFs``, as in the reference) and, where it say
 about providers in general, against ``LocalFileSystem`` too. Plus the kernel mechanics the
 seam relies on (§1.3 single provider, §1.4 emit/waterfall semantics, plugin scopes).
 
-Not covered here: the local provider's own behaviour (tests/integration/test_local_provider.py),
+Not covered here: the local provider's own behaviour (tests/integration/fs_local/test_local_provider.py),
 the policy (test_policy.py) and the tools (test_tools.py).
 """
 

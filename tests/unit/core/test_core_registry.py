@@ -6,7 +6,7 @@ identical with or without the policy), §9 items 10–11 (lossless JSON, JS numb
 plus ``Session``, ``AbortSignal`` and ``SystemPrompt`` (§4.2 ordering rules).
 
 Not covered here: what the fs tools do with valid arguments (integration tests) and hostile
-argument values end to end (tests/integration/test_bad_input.py).
+argument values end to end (tests/integration/tool_fs/test_bad_input.py).
 """
 
 from __future__ import annotations

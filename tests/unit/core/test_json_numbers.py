@@ -9,8 +9,8 @@
 * ``mcp.numbers.JsNumbers``: the ASGI wrapper rewrites POST bodies only, keeps
   ``content-length`` right, and passes everything else through.
 
-Entry points end to end: the adapters (tests/unit/test_adapters.py), the CLI and replay
-(tests/e2e/test_cli.py), MCP stdio (tests/e2e/test_mcp_wire.py).
+Entry points end to end: the adapters (tests/unit/adapters/test_adapters.py), the CLI and replay
+(tests/e2e/cli/test_cli.py), MCP stdio (tests/e2e/mcp/test_mcp_wire.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ rule ``execute_batch`` and the MCP server share. Properties over random call str
 and exclusive calls, random lengths, random cancellations), plus the cases that matter most.
 
 Not here: the registry's batches (``test_core_registry.py``) and MCP connections
-(``tests/e2e/test_mcp_ordering.py``).
+(``tests/e2e/mcp/test_mcp_ordering.py``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 (``dsh_fs.core.schema``: JavaScript ``Number.isInteger`` semantics, its violation text, its JSON
 Schema; docs/design/EDITING-FACES-DESIGN.md §1.3).
 
-Not covered here: the other parameter types (tests/unit/test_core_registry.py), the face itself
-(tests/integration/test_text_editor.py).
+Not covered here: the other parameter types (tests/unit/core/test_core_registry.py), the face itself
+(tests/integration/tool_editor/test_text_editor.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ outcome collected outside the task group) and ``run_abortable``'s reason.
 Covers: each way an ``Outcome`` ends (returned, raised — a plain exception, never an
 exception group —, timed out, aborted midway, aborted before the start), the caller's own
 cancellation propagating, a thread wait abandoned by an abort. ``run_abortable``'s shielding
-is tested in ``tests/e2e/test_mcp_cancel.py``.
+is tested in ``tests/e2e/mcp/test_mcp_cancel.py``.
 """
 
 from __future__ import annotations

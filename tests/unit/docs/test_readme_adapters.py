@@ -11,53 +11,25 @@ pydantic-ai's model name is checked to be one pydantic-ai knows; the run itself 
 
 from __future__ import annotations
 
-import os
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import dsh_fs
+from docskit import EDIT_ARGS, READ_ARGS, assert_fixed, blocks_by_marker, run_printed, typo_results, typo_workspace
 from llmkit import anthropic_message, chat_call, chat_completion, mock_client, response_object
-
-README = Path(__file__).resolve().parents[2] / "README.md"
-TYPO = "A tool that teh agent uses.\n"
-FIXED = "A tool that the agent uses.\n"
-READ_ARGS = {"file_path": "README.md"}
-EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
 
 
 def _examples() -> dict[str, str]:
     """The section's python blocks, keyed by the adapter each one uses."""
-    text = README.read_text(encoding="utf-8")
-    section = re.split(r"\n##+ ", text.split("### One agent loop per API", 1)[1], maxsplit=1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    keys = {"chat_tools": "chat", "responses_tools": "responses", "anthropic_tools": "anthropic",
-            "DshFsToolset": "pydantic-ai"}
-    found = {next(key for marker, key in keys.items() if marker in block): block for block in blocks}
-    assert sorted(found) == sorted(keys.values()) and len(blocks) == 4, sorted(found)
-    return found
+    return blocks_by_marker("### One agent loop per API", {"chat_tools": "chat", "responses_tools": "responses",
+                                                           "anthropic_tools": "anthropic", "DshFsToolset": "pydantic-ai"})
 
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "README.md").write_text(TYPO)
-    monkeypatch.chdir(root)
-    return os.path.realpath(root)
-
-
-def _run(code: str) -> None:
-    exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
-
-
-def _expected_results(ws: str) -> tuple[str, str]:
-    path = os.path.join(ws, "README.md")
-    read = (f"<path>{path}</path>\n<type>file</type>\n<content>\n1: {TYPO.rstrip()}\n\n"
-            "(End of file - total 1 lines)\n</content>")
-    return read, f"The file {path} has been updated successfully."
+    return typo_workspace(tmp_path, monkeypatch)
 
 
 def _scripted(monkeypatch: pytest.MonkeyPatch, sdk: Any, client_class: str,
@@ -76,12 +48,6 @@ def _scripted(monkeypatch: pytest.MonkeyPatch, sdk: Any, client_class: str,
     return sent, made
 
 
-def _assert_fixed(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """The program printed the model's final answer, and the typo is fixed on disk."""
-    assert capsys.readouterr().out == "Fixed the typo.\n"
-    assert Path(ws, "README.md").read_text() == FIXED
-
-
 def _tool_names(tools: list[dict[str, Any]]) -> list[str]:
     return sorted(tool.get("name") or tool["function"]["name"] for tool in tools)
 
@@ -97,9 +63,9 @@ def test_chat_completions_example(ws: str, monkeypatch: pytest.MonkeyPatch, caps
                chat_completion(None, "Fixed the typo.")]
     sent, made = _scripted(monkeypatch, openai, "AsyncOpenAI", replies)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
-    _run(_examples()["chat"])
-    read, edited = _expected_results(ws)
-    _assert_fixed(ws, capsys)
+    run_printed(_examples()["chat"])
+    read, edited = typo_results(ws)
+    assert_fixed(ws, capsys)
     assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test"}]
     assert _tool_names(sent[0]["tools"]) == ["edit", "glob", "grep", "list", "read", "write"]
     assert sent[0]["messages"][0] == {"role": "system", "content": _guidance()}
@@ -130,9 +96,9 @@ def test_responses_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
                response_object([_function_call("call_2", "edit", EDIT_ARGS)]), response_object([answer])]
     sent, _ = _scripted(monkeypatch, openai, "AsyncOpenAI", replies)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    _run(_examples()["responses"])
-    read, edited = _expected_results(ws)
-    _assert_fixed(ws, capsys)
+    run_printed(_examples()["responses"])
+    read, edited = typo_results(ws)
+    assert_fixed(ws, capsys)
     assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "list", "read", "write"] for body in sent)
     assert all(body["instructions"] == _guidance() for body in sent)
     assert sent[1]["input"] == [{"type": "function_call_output", "call_id": "call_1", "output": read}]
@@ -152,9 +118,9 @@ def test_anthropic_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
     ]
     sent, _ = _scripted(monkeypatch, anthropic, "AsyncAnthropic", replies)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
-    _run(_examples()["anthropic"])
-    read, edited = _expected_results(ws)
-    _assert_fixed(ws, capsys)
+    run_printed(_examples()["anthropic"])
+    read, edited = typo_results(ws)
+    assert_fixed(ws, capsys)
     assert sent[0]["model"] not in DEPRECATED_MODELS
     assert all(body["system"] == _guidance() for body in sent)
     assert all(_tool_names(body["tools"]) == ["edit", "glob", "grep", "list", "read", "write"] for body in sent)
@@ -192,7 +158,7 @@ def test_pydantic_ai_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: p
 
     monkeypatch.setattr(pydantic_ai, "Agent", agent)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
-    _run(_examples()["pydantic-ai"])
-    _assert_fixed(ws, capsys)
+    run_printed(_examples()["pydantic-ai"])
+    assert_fixed(ws, capsys)
     assert [m.model_name for m in named] == ["deepseek-chat"]
-    assert returns == list(_expected_results(ws))
+    assert returns == list(typo_results(ws))

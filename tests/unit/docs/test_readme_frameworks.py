@@ -16,8 +16,6 @@ tools and exactly the tools' results. No network, no API key:
 from __future__ import annotations
 
 import json
-import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,42 +25,20 @@ import pytest
 
 import dsh_fs
 from crewaikit import run_program
+from docskit import EDIT_ARGS, FIXED, READ_ARGS, blocks_by_marker, run_printed, typo_results, typo_workspace
 from stubapi import StubApi, gemini_reply
 from stubapi import chat_completion
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-TYPO = "A tool that teh agent uses.\n"
-FIXED = "A tool that the agent uses.\n"
-READ_ARGS = {"file_path": "README.md"}
-EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
-
-
 def _examples() -> dict[str, str]:
     """The section's python blocks, keyed by the framework each one uses."""
-    text = README.read_text(encoding="utf-8")
-    section = re.split(r"\n##+ ", text.split("### smolagents, Google ADK and CrewAI", 1)[1], maxsplit=1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    keys = {"DshFsToolCollection": "smolagents", "DshFsToolset": "google-adk", "DshFsToolkit": "crewai"}
-    found = {next(key for marker, key in keys.items() if marker in block): block for block in blocks}
-    assert sorted(found) == sorted(keys.values()) and len(blocks) == 3, sorted(found)
-    return found
+    return blocks_by_marker("### smolagents, Google ADK and CrewAI", {"DshFsToolCollection": "smolagents",
+                                                                      "DshFsToolset": "google-adk",
+                                                                      "DshFsToolkit": "crewai"})
 
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "README.md").write_text(TYPO)
-    monkeypatch.chdir(root)
-    return os.path.realpath(root)
-
-
-def _results(ws: str) -> tuple[str, str]:
-    """The read and edit result texts the model must get."""
-    path = os.path.join(ws, "README.md")
-    read = (f"<path>{path}</path>\n<type>file</type>\n<content>\n1: {TYPO.rstrip()}\n\n"
-            "(End of file - total 1 lines)\n</content>")
-    return read, f"The file {path} has been updated successfully."
+    return typo_workspace(tmp_path, monkeypatch)
 
 
 def _schemas(ws: str) -> list[dict[str, Any]]:
@@ -91,8 +67,8 @@ def test_smolagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
 
     monkeypatch.setattr(openai, "OpenAI", client)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
-    exec(compile(_examples()["smolagents"], "README.md", "exec"), {"__name__": "__main__"})
-    read, edited = _results(ws)
+    run_printed(_examples()["smolagents"])
+    read, edited = typo_results(ws)
     assert capsys.readouterr().out.rstrip("\n").splitlines()[-1] == "Fixed the typo."
     assert Path(ws, "README.md").read_text() == FIXED
     assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test", "organization": None,
@@ -114,10 +90,10 @@ def test_google_adk_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
     monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
     monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
     try:
-        exec(compile(_examples()["google-adk"], "README.md", "exec"), {"__name__": "__main__"})
+        run_printed(_examples()["google-adk"])
     finally:
         api.close()
-    read, edited = _results(ws)
+    read, edited = typo_results(ws)
     assert capsys.readouterr().out == "Fixed the typo.\n"
     assert Path(ws, "README.md").read_text() == FIXED
     paths = [path for path, _ in api.requests]
@@ -153,7 +129,7 @@ def test_crewai_example(ws: str, tmp_path: Path) -> None:
                           env={"DEEPSEEK_BASE_URL": api.url + "/v1", "DEEPSEEK_API_KEY": "sk-test"})
     finally:
         api.close()
-    read, edited = _results(ws)
+    read, edited = typo_results(ws)
     assert out.rstrip("\n").splitlines()[-1] == "Fixed the typo."
     assert Path(ws, "README.md").read_text() == FIXED
     assert [path for path, _ in api.requests] == ["/v1/chat/completions"] * 3

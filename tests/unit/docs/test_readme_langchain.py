@@ -14,7 +14,6 @@ file, and the tool results the model got. No network, no API key.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import types
 from collections.abc import Sequence
@@ -23,46 +22,24 @@ from typing import Any
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-TYPO = "A tool that teh agent uses.\n"
-FIXED = "A tool that the agent uses.\n"
+from docskit import assert_fixed, blocks_by_marker, run_printed, typo_results, typo_workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def _examples() -> dict[str, str]:
-    text = README.read_text(encoding="utf-8")
-    section = re.split(r"\n##+ ", text.split("### LangChain, LangGraph, deepagents and LlamaIndex", 1)[1], maxsplit=1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    keys = {"DshFsToolkit": "langchain", "DshFsBackend": "deepagents", "DshFsToolSpec": "llamaindex"}
-    found = {next(key for marker, key in keys.items() if marker in block): block for block in blocks}
-    assert sorted(found) == sorted(keys.values()) and len(blocks) == 3, sorted(found)
-    return found
+    return blocks_by_marker("### LangChain, LangGraph, deepagents and LlamaIndex",
+                            {"DshFsToolkit": "langchain", "DshFsBackend": "deepagents", "DshFsToolSpec": "llamaindex"})
 
 
 @pytest.fixture
 def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "README.md").write_text(TYPO)
-    monkeypatch.chdir(root)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
-    return os.path.realpath(root)
-
-
-def _run(code: str) -> None:
-    exec(compile(code, "README.md", "exec"), {"__name__": "__main__"})
+    return typo_workspace(tmp_path, monkeypatch)
 
 
 def _expected(ws: str) -> list[str]:
-    path = os.path.join(ws, "README.md")
-    return [f"<path>{path}</path>\n<type>file</type>\n<content>\n1: {TYPO.rstrip()}\n\n(End of file - total 1 lines)\n</content>",
-            f"The file {path} has been updated successfully."]
-
-
-def _assert_fixed(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert capsys.readouterr().out == "Fixed the typo.\n"
-    assert Path(ws, "README.md").read_text() == FIXED
+    return list(typo_results(ws))
 
 
 def _langchain_steps(read: str, edit: str, path: str) -> list[Any]:
@@ -105,8 +82,8 @@ def test_langchain_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pyt
 
     named, model = _scripted_constructor(monkeypatch, langchain.agents, "create_agent",
                                          _langchain_steps("read", "edit", "README.md"))
-    _run(_examples()["langchain"])
-    _assert_fixed(ws, capsys)
+    run_printed(_examples()["langchain"])
+    assert_fixed(ws, capsys)
     assert named == ["deepseek:deepseek-chat"]
     assert [m.content for m in model.turns[-1] if isinstance(m, ToolMessage)] == _expected(ws)
 
@@ -118,8 +95,8 @@ def test_deepagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
     path = os.path.join(ws, "README.md")
     named, model = _scripted_constructor(monkeypatch, deepagents, "create_deep_agent",
                                          _langchain_steps("read_file", "edit_file", path))
-    _run(_examples()["deepagents"])
-    _assert_fixed(ws, capsys)
+    run_printed(_examples()["deepagents"])
+    assert_fixed(ws, capsys)
     assert named == ["deepseek:deepseek-chat"]
     results = [m for m in model.turns[-1] if isinstance(m, ToolMessage)]
     assert [m.status for m in results] == ["success", "success"]
@@ -151,7 +128,7 @@ def test_llamaindex_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
 
     stand_in.DeepSeek = deepseek  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "llama_index.llms.deepseek", stand_in)
-    _run(_examples()["llamaindex"])
-    _assert_fixed(ws, capsys)
+    run_printed(_examples()["llamaindex"])
+    assert_fixed(ws, capsys)
     assert made == [{"model": "deepseek-chat"}]
     assert [m.content for m in seen[-1] if m.role == MessageRole.TOOL] == _expected(ws)

@@ -6,26 +6,21 @@ Not covered here: the agent loops per API (``test_readme_adapters.py``).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import anyio
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
+from docskit import python_blocks, run_printed
 def _blocks() -> list[str]:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("## As a library", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    return python_blocks("## As a library")
 
 
 def test_the_first_example_reads_and_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "README.md").write_text("line one\nline two\n")
     monkeypatch.chdir(tmp_path)
-    exec(compile(_blocks()[0], "README.md", "exec"), {"__name__": "__main__"})
+    run_printed(_blocks()[0])
     printed = capsys.readouterr().out
     assert printed.startswith(f"False <path>{tmp_path}/README.md</path>")
     assert "'name': 'read'" in printed and "'name': 'glob'" in printed
@@ -54,7 +49,7 @@ def test_the_composition_example_serves_what_it_names(tmp_path: Path) -> None:
 def test_the_sandbox_example_is_refused_then_approved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    exec(compile(_blocks()[2], "README.md", "exec"), {"__name__": "__main__"})
+    run_printed(_blocks()[2])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Error: [sandbox: file access denied under read-only mode]"
     assert lines[1].startswith("[sandbox: escalation available")

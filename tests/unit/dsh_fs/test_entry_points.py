@@ -2,7 +2,7 @@
 
 Covers: ``.ci/run`` runs the README's test command verbatim and installs the package exactly
 once (that command's own install). Not covered: running them (CI does; the demo has its own
-e2e test, ``tests/e2e/test_demo.py``).
+e2e test, ``tests/e2e/cli/test_demo.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _readme_commands() -> list[str]:

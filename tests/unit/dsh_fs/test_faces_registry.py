@@ -1,7 +1,7 @@
 """``dsh_fs.faces``: the editing faces are loaded by tool name, an unknown name is refused with
 the list of known ones, and none is loaded by default (docs/EDITING-FACES.md).
 
-Not covered here: the faces' tools (tests/integration/test_apply_patch.py, test_text_editor.py).
+Not covered here: the faces' tools (tests/integration/tool_patch/test_apply_patch.py, test_text_editor.py).
 """
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-from pathlib import Path
 
 import pytest
 
 import dsh_fs
+from docskit import README
 
 TABLE_HEAD = "| module | owns |"
 
@@ -50,7 +50,7 @@ def test_a_module_table_names_every_module_of_its_package(name: str) -> None:
 
 
 def test_the_readme_layout_names_every_top_level_module() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = README.read_text(encoding="utf-8")
     layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in layout.splitlines() if line.startswith("| `")]
     named = {module for row in rows for module in re.findall(r"`(\w+)`", row.split(" | ")[0])}

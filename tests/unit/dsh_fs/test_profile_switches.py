@@ -19,7 +19,7 @@ import dsh_fs.fs_local.rules  # noqa: F401  (defines LocalRules)
 from dsh_fs.core.profile import PROFILE_SWITCH, Profile, ProfileSwitches
 from dsh_fs.fs.tool_switches import ToolSwitches
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, "..", "shared")))
 OURS = os.path.join(ROOT, "docs", "DEVIATIONS.md")
 FOUNDING = os.path.join(SHARED, "spec", "DEVIATIONS.md")

@@ -6,7 +6,7 @@ tuple ``__all__`` whose every name exists; the version is written once, as
 ``dsh_fs.__version__`` (``pyproject.toml`` declares it dynamic and reads that attribute), and
 the installed distribution's metadata agrees.
 Not covered: which names each layer should export (the layer tests), import side effects
-of the faces (``tests/unit/test_mcp_units.py``).
+of the faces (``tests/unit/mcp/test_mcp_units.py``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _public_modules() -> list[str]:
 
 OWN_ENVIRONMENT = ("dsh_fs.adapters.crewai",)
 """modules whose framework cannot share the dev environment: checked in their own
-(``tests/e2e/crewai_checks.py``)"""
+(``tests/e2e/adapters/crewai_checks.py``)"""
 MODULES = [name for name in _public_modules() if name not in OWN_ENVIRONMENT]
 
 
@@ -57,7 +57,7 @@ def test_every_public_module_declares_a_sorted_tuple_all_of_existing_names(name:
 def test_the_version_is_defined_once() -> None:
     assert re.fullmatch(r"\d+\.\d+\.\d+\S*", dsh_fs.__version__)
     assert dsh_fs.__version__ == importlib.metadata.version("dsh-fs")
-    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = (Path(__file__).resolve().parents[3] / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r"^dynamic = \[[^]]*\"version\"", pyproject, re.M)
     assert re.search(r'^version = \{ attr = "dsh_fs.__version__" \}', pyproject, re.M)
     assert not re.search(r'^version = "', pyproject, re.M)  # no second copy of the number

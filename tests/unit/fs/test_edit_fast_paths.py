@@ -11,7 +11,7 @@
 * ``normalize`` returns its argument itself when there is no CR; version digests of bytes and
   of files agree across the 1 MiB piece boundary.
 
-Not covered here: the streamed edit on disk, racy and not (tests/integration/test_large_files.py).
+Not covered here: the streamed edit on disk, racy and not (tests/integration/fs_local/test_large_files.py).
 """
 
 from __future__ import annotations

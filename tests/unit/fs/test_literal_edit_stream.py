@@ -9,7 +9,7 @@ in both profiles (``keep_bytes`` True = DEVIATIONS D2, False = the reference's w
 rewrite in its detected style, REFERENCE-SPEC §2.7, §2.11).
 
 Not covered here: the provider's streamed edit on disk (text rules, BOM, locks, atomic write:
-tests/integration/test_large_files.py).
+tests/integration/fs_local/test_large_files.py).
 """
 
 from __future__ import annotations

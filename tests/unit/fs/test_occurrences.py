@@ -12,8 +12,8 @@ issue 13 item 1).
 * Cost is linear: a step budget (slice comparisons and searches counted by a text wrapper)
   grows with the number of clusters, not with the occurrences in a run. No timers.
 
-Not covered here: the streamed matcher (tests/unit/test_literal_edit_stream.py), providers
-(tests/integration/test_properties.py, tests/integration/test_large_files.py, the contract suite).
+Not covered here: the streamed matcher (tests/unit/fs/test_literal_edit_stream.py), providers
+(tests/integration/tool_fs/test_properties.py, tests/integration/fs_local/test_large_files.py, the contract suite).
 """
 
 from __future__ import annotations

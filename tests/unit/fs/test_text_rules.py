@@ -5,8 +5,8 @@ restore and the mixed-file table), §2.11 steps 5–7 and §7.2 ``applyLiteralEd
 matching), §2.2 and §9 items 1 and 7 (JS ``trim`` whitespace, Node ``path.resolve``), and
 DEVIATIONS D2 (only matched spans change) and D6 (where/why details of non-text errors).
 
-Not covered here: how providers use these rules on disk (tests/integration/test_local_provider.py)
-and the byte-preservation property over random files (tests/integration/test_properties.py).
+Not covered here: how providers use these rules on disk (tests/integration/fs_local/test_local_provider.py)
+and the byte-preservation property over random files (tests/integration/tool_fs/test_properties.py).
 """
 
 from __future__ import annotations

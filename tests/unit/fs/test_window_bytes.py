@@ -10,7 +10,7 @@ lines — any window (both profiles' flags), any read piece size and with or wit
 from earlier scans of the same file (REFERENCE-SPEC §2.5, §4.6.2–§4.6.4; DEVIATIONS A1, D6, D10).
 
 Not covered here: the provider glue (index trust, inline reads) and the read tool end to end
-(tests/integration/test_large_files.py).
+(tests/integration/fs_local/test_large_files.py).
 """
 
 from __future__ import annotations

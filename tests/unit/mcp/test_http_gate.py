@@ -3,7 +3,7 @@
 Bearer challenge, its body never read; an authenticated request reaches the application with
 the SDK's ``user``/``auth`` in its scope, its body bounded (``413``); lifespan events pass.
 
-Through a real server: ``tests/e2e/test_mcp_http_auth_help.py``, ``tests/robustness/test_http_*.py``.
+Through a real server: ``tests/e2e/mcp/test_mcp_http_auth_help.py``, ``tests/robustness/mcp/test_http_*.py``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ nothing (``parse_line``, ``recover_id``); every outgoing message is one valid UT
 (``encode_message``), byte for byte what the SDK would write where the SDK can write it.
 
 The transport that uses them (every reply written, through the end of input; stray output
-never on the wire) is in ``tests/e2e/test_mcp_stdio.py``.
+never on the wire) is in ``tests/e2e/mcp/test_mcp_stdio.py``.
 """
 
 from __future__ import annotations

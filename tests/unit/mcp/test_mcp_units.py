@@ -3,7 +3,7 @@ session table (limits, expiry, owners), the wire dicts for listings and results,
 gate (registering, refusing, forgetting on ``DELETE``), and that neither ``import dsh_fs`` nor the ``dsh-fs`` command line imports the SDK
 before ``dsh-fs mcp`` runs.
 
-End-to-end behaviour (a real server process and the SDK client) is in ``tests/e2e/test_mcp_*.py``.
+End-to-end behaviour (a real server process and the SDK client) is in ``tests/e2e/mcp/``.
 """
 
 from __future__ import annotations

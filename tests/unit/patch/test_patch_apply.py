@@ -3,7 +3,7 @@ tolerance tiers, ambiguity, anchors, end of file, final line breaks, CRLF/mixed 
 the whole-patch planner with every refusal and its text.
 
 Not covered here: parsing (test_patch_parser.py), random inputs (test_patch_properties.py),
-real commits (tests/integration/test_commit_replay.py).
+real commits (tests/integration/testing/test_commit_replay.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("mutate", REPO / "scripts" / "mutate.py")
 assert _spec is not None and _spec.loader is not None
 mutate = importlib.util.module_from_spec(_spec)

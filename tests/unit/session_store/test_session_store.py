@@ -6,7 +6,7 @@ before ``record`` returns), WAL mode, several processes writing one session at o
 behaviour when saving fails, and the store driving the real policy + tools across "processes"
 (a fresh context, session object and store per step, as the CLI does).
 
-Not covered here: the command line itself (``tests/e2e/test_cli.py``).
+Not covered here: the command line itself (``tests/e2e/cli/test_cli.py``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 ambiguous edit (the Anthropic face's multiple-matches text names it) and the editors' call
 presenter (``tool_editor.plugin.editor_present_call``).
 
-Not covered here: the editors' pure views and edits (tests/unit/test_editor_pure.py), the tools
-doing I/O (tests/integration/test_text_editor.py).
+Not covered here: the editors' pure views and edits (tests/unit/tool_editor/test_editor_pure.py), the tools
+doing I/O (tests/integration/tool_editor/test_text_editor.py).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Covers REFERENCE-SPEC §4.4 step 4 (plain-error value checks, JS ``trim`` and
 and DEVIATIONS D7 (CRLF-only differences) and D11 (lone surrogates) at the argument level.
 
 Not covered here: the registry's schema validation (test_core_registry.py) and the checks'
-effect through real tool calls (tests/integration/test_tools.py, test_bad_input.py).
+effect through real tool calls (tests/integration/tool_fs/test_tools.py, test_bad_input.py).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from dsh_fs.tool_fs.hints import chars, closest, forms, search, state
 from dsh_fs.tool_fs.hints import near_match_hint
 from stepcount import traced_lines
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, "..", "shared")))
 CASES = os.path.join(SHARED, "conformance", "cases")
 

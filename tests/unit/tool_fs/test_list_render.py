@@ -1,7 +1,7 @@
 """The pure ``list`` renderer (``dsh_fs.tool_fs.list_render``): order, footers, name quoting,
 and the default profile's L2/L3. The expected texts of the reference profile are the
 reference's own tests (``list-render.spec.ts``, ``tools.spec.ts`` at 99a6be8). Through the
-registry and on every provider: tests/integration/test_list_tool.py and
+registry and on every provider: tests/integration/tool_fs/test_list_tool.py and
 tests/contract/test_list_providers.py.
 """
 

@@ -3,7 +3,7 @@
 Exact words per kind (Unicode spaces, invisible characters, NFC vs NFD, quotes and dashes,
 letter case, several at once), no claim for names that differ otherwise, and properties: a
 lookalike made by any of those changes is found, and a claimed name always folds to the same
-text as the missing one. Not covered here: listing the directory (tests/integration/test_tools.py).
+text as the missing one. Not covered here: listing the directory (tests/integration/tool_fs/test_tools.py).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ chunked), the ``formatReadOutput footer variants`` group of §7.5, the golden ex
 caps, never a split character) and D10 (a read always makes progress).
 
 Not covered here: how the read tool routes files to whole vs streamed reads and records
-observations (tests/integration/test_tools.py); random windows vs an independent model
-(tests/integration/test_properties.py).
+observations (tests/integration/tool_fs/test_tools.py); random windows vs an independent model
+(tests/integration/tool_fs/test_properties.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The pure parts of S8 (``tool_fs_search.links``, ``commands``): ripgrep's loop reports, the
 excludes for links leading out, the ``--follow`` argument; and the link walk on a real tree.
-Through the tools: tests/contract/test_search_misses.py, tests/robustness/test_search_containment.py.
+Through the tools: tests/contract/test_search_misses.py, tests/robustness/tool_fs_search/test_search_containment.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The look for links out of the root before ripgrep follows links (S8, ``tool_fs_search.linkwalk``)
 on real trees: links inside and out, loops, many links, and the directory cache (kept while a
 directory's stamp is unchanged, read again when it moves, never kept while racy, bounded).
-Through the tools: tests/integration/test_search_link_cache.py."""
+Through the tools: tests/integration/tool_fs_search/test_search_link_cache.py."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 it, the planner-kind → error-code map, and the region diffs of an applied patch (the same
 REFERENCE-SPEC §4.9 hunks as diffing the whole file).
 
-Not covered here: the patch engine (tests/unit/test_patch_parser.py, test_patch_apply.py), the
-tool doing I/O (tests/integration/test_apply_patch.py).
+Not covered here: the patch engine (tests/unit/patch/test_patch_parser.py, test_patch_apply.py), the
+tool doing I/O (tests/integration/tool_patch/test_apply_patch.py).
 """
 
 from __future__ import annotations
