@@ -38,6 +38,7 @@ BAD_VALUES: dict[str, list[str]] = {
     "CHOICE": ["bogus", ""],
     "FLAG": ["=yes"],
     "PATH": ["", "{file}/s", "{missing}/sub/s"],
+    "PATTERN": ["", "#comment", "!"],
     "NAMES": ["", ",", "bogus", "read,bogus"],
 }
 """metavar -> bad values (``{missing}``: a path that does not exist, ``{file}``: a regular file;

@@ -105,6 +105,7 @@ __all__ = (
     "outside_workspace_rename",
     "overwrite_not_observed",
     "parent_not_directory",
+    "by_path_rules",
     "path_denied",
     "path_read_only",
     "permission_denied",
@@ -441,17 +442,25 @@ def sandbox_denied(verb: Verb, display_path: str, mode: str) -> FsError:
 
 # -- the path rules (docs/PATH-RULES.md) -----------------------------------------------------
 
+_DENIED_BY_RULES = "permission denied — the path rules deny access to it"
+_READ_ONLY_BY_RULES = "permission denied — the path rules make it read-only"
+
+
+def by_path_rules(err: FsError) -> bool:
+    """Whether ``err`` is a refusal by the path rules (``path_denied`` / ``path_read_only``): a
+    face that speaks its vendor's text for a refusal by the OS keeps this one (it says why)."""
+    return err.code == FsErrorCode.PERMISSION_DENIED and err.message.endswith((_DENIED_BY_RULES, _READ_ONLY_BY_RULES))
+
+
 def path_denied(verb: Verb, display: str) -> FsError:
     """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the path rules deny
     access to it``: ``display`` (or the file it leads to) is denied by the deployment's path
     rules (DEVIATIONS P1; the remedy part in the style of D17). The same whether or not the
     file exists, and it names no pattern."""
-    return FsError(f'cannot {verb} "{display}": permission denied — the path rules deny access to it',
-                   FsErrorCode.PERMISSION_DENIED)
+    return FsError(f'cannot {verb} "{display}": {_DENIED_BY_RULES}', FsErrorCode.PERMISSION_DENIED)
 
 
 def path_read_only(verb: Verb, display: str) -> FsError:
     """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the path rules make it
     read-only``: a change of a path the deployment's path rules make read-only (DEVIATIONS P1)."""
-    return FsError(f'cannot {verb} "{display}": permission denied — the path rules make it read-only',
-                   FsErrorCode.PERMISSION_DENIED)
+    return FsError(f'cannot {verb} "{display}": {_READ_ONLY_BY_RULES}', FsErrorCode.PERMISSION_DENIED)
