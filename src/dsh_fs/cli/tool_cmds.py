@@ -390,12 +390,13 @@ def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> N
 @click.command(cls=OnceCommand)
 @no_policy_option
 @tools_option
+@path_rules_options
 @_deployment_options
 def prompt(tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     """Print the system prompt that goes with the tools.
 
-    --no-policy, --tools and the settings change it as they change what the model is told
-    (dsh-fs mcp sends the tools' sections of it as its instructions).
+    --no-policy, --tools, the path rules and the settings change it as they change what the
+    model is told (dsh-fs mcp sends the tools' sections of it as its instructions).
     """
     ctx = _context(_options(kwargs), faces=faces_named(tool_names), list_tool=list_named(tool_names))
     select_tools_option(ctx, tool_names)
