@@ -160,11 +160,14 @@ async def test_rules_file_and_shown_instructions(tmp_path: Path) -> None:
 @pytest.mark.parametrize("argv, error", [
     (["read", "a.txt", "--deny", ""], "Error: --deny: '' is not a path pattern"),
     (["read", "a.txt", "--read-only-path", "#x"], "Error: --read-only-path: '#x' is not a path pattern"),
-    (["read", "a.txt", "--rules-file", "missing.toml"], "Error: missing.toml: cannot read the rules file"),
+    (["read", "a.txt", "--rules-file", "missing.toml"], "Error: Invalid value for '--rules-file': File 'missing.toml' does not exist."),
+    (["read", "a.txt", "--rules-file", "{bad}"], "bad.toml: unknown key 'allow' (a rules file has deny and read_only)"),
     (["read", "a.txt", "--show-rules"], "Error: --show-rules needs --deny, --read-only-path or --rules-file"),
     (["mcp", "--deny", "!"], "Error: --deny: '!' is not a path pattern"),
 ])
 def test_usage_errors(tmp_path: Path, argv: list[str], error: str) -> None:
+    (tmp_path / "bad.toml").write_text('allow = ["x"]\n')
+    argv = [arg.replace("{bad}", str(tmp_path / "bad.toml")) for arg in argv]
     result = _cli(argv, tmp_path, _env(tmp_path))
     assert result.returncode == 2 and result.stdout == ""
     assert error in result.stderr, result.stderr

@@ -298,6 +298,7 @@ def path_rules_options(func: F) -> F:
     )(func)
     func = click.option(
         "--rules-file", "rules_files", multiple=True, metavar="PATH", show_default="none",
+        type=click.Path(exists=True, dir_okay=False),
         help="Add the path rules of this TOML file (deny = [...], read_only = [...]; docs/PATH-RULES.md);"
         " repeatable.",
     )(func)
