@@ -63,7 +63,7 @@ async def deployment(ws: Workspace) -> Any:
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
-async def test_row(workspace: Workspace, row: Row) -> None:
+async def test_row_p1(workspace: Workspace, row: Row) -> None:
     ctx = await deployment(workspace)
     session, session_root = Session(cwd=workspace.root), workspace.root
     for rel in row.reads:

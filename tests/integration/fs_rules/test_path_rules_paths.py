@@ -60,7 +60,7 @@ def _ctx(root: Path, **options: Any) -> Any:
     "docs/deep/more.txt", "src/config.txt", "secrets/shortcut/more.txt", NFC, NFD, NFC.upper(), "UPPER.PEM",
     "upper.pem", "secrets", "docs",
 ])
-async def test_every_spelling_of_a_denied_path_is_refused(tmp_path: Path, path: str) -> None:
+async def test_every_spelling_of_a_denied_path_is_refused_p5(tmp_path: Path, path: str) -> None:
     root = _repo(tmp_path / "repo")
     ctx = _ctx(root)
     session = Session(cwd=root)
@@ -77,7 +77,7 @@ async def test_every_spelling_of_a_denied_path_is_refused(tmp_path: Path, path: 
     await ctx.aclose()
 
 
-async def test_a_hostile_repository_shows_nothing_fenced_off(tmp_path: Path) -> None:
+async def test_a_hostile_repository_shows_nothing_fenced_off_p4(tmp_path: Path) -> None:
     """Planted links (to a denied file, into a denied tree, from below, a chain) and case/Unicode
     variants: no listing, glob or grep result names them or shows their content, nor counts
     them, nor does the saved complete result."""

@@ -37,7 +37,7 @@ RULES = PathRules.of(deny=[".env", ".env.*", "secrets/", "*.pem", "!keep.pem", "
     ("docs/README.md", "read-only"), ("Cargo.lock", "read-only"), ("vendor/.env", "deny"),
     ("src/main.py", None), ("", None), ("/", None),
 ])
-def test_verdicts(rel: str, verdict: str | None) -> None:
+def test_verdicts_p2(rel: str, verdict: str | None) -> None:
     assert RULES.verdict(rel) == verdict
 
 
@@ -67,7 +67,7 @@ def test_a_trailing_slash_pattern_also_fences_a_file_of_that_name_p2() -> None:
     assert PathRules.of(deny=["data/"]).verdict("data") == "deny"
 
 
-def test_sources_only_add() -> None:
+def test_sources_only_add_p2() -> None:
     """A ``!`` line re-includes within its own list only: another source's deny holds."""
     rules = PathRules.of(deny=["*.pem"], files=[RuleSource(deny=["!keep.pem", "other"], origin="f")])
     assert rules.verdict("keep.pem") == "deny"
