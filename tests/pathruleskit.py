@@ -135,6 +135,9 @@ ROWS: list[Row] = [
     Row("patch move a read-only file away", "apply_patch", "read-only",
         _patch("*** Update File: frozen.txt\n*** Move to: thawed.txt\n@@\n frozen words\n"), "refused",
         command="UpdateFile+move", reads=("frozen.txt",)),
+    Row("patch move a denied file away", "apply_patch", "deny",
+        _patch("*** Update File: id.pem\n*** Move to: public.txt\n@@\n TOPSECRET three\n"), "refused",
+        command="UpdateFile+move"),
     Row("patch with one denied file writes nothing", "apply_patch", "deny",
         _patch("*** Add File: fine.txt\n+x\n*** Add File: other.pem\n+x\n"), "refused"),
 ]

@@ -19,7 +19,7 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp_support import call_raw, row as wire_row, stdio_session
+from mcp_support import RawStdio, call_raw, row as wire_row, stdio_session
 from pathruleskit import DENY, READ_ONLY, ROWS, Row, args_for, check, layout
 
 from dsh_fs.faces import FACE_TOOLS
@@ -155,6 +155,22 @@ async def test_rules_file_and_shown_instructions(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "Denied (gitignore patterns, relative to each workspace root): secret.txt, keys/" in result.stdout
     assert "Read-only (gitignore patterns, relative to each workspace root): frozen.txt" in result.stdout
+
+
+def test_the_mcp_instructions_say_rules_exist(tmp_path: Path) -> None:
+    """P6: the ``tool:path-rules`` section is in the server's instructions (with the tools'
+    own sections), without the patterns unless --show-rules."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    with RawStdio(str(root), *RULE_FLAGS) as raw:
+        told = raw.initialize()["result"]["instructions"]
+    assert "Path rules: Some paths are denied by the deployment's path rules" in told
+    assert "Others are read-only" in told and "secret.txt" not in told and "keys/" not in told
+    with RawStdio(str(root), *RULE_FLAGS, "--show-rules") as raw:
+        shown = raw.initialize()["result"]["instructions"]
+    assert "Denied (gitignore patterns, relative to each workspace root): secret.txt, keys/, *.pem" in shown
+    with RawStdio(str(root)) as raw:
+        assert "Path rules" not in raw.initialize()["result"].get("instructions", "")
 
 
 @pytest.mark.parametrize("argv, error", [

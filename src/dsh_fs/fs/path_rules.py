@@ -60,6 +60,8 @@ RULES_FILE_KEYS = ("deny", "read_only")
 def folded(text: str) -> str:
     """``text`` as rules compare it: ``NFC(casefold(NFD(text)))`` (caseless, canonically
     equivalent spellings equal; DEVIATIONS P3)."""
+    if text.isascii():
+        return text.lower()
     return unicodedata.normalize("NFC", unicodedata.normalize("NFD", text).casefold())
 
 
@@ -176,10 +178,13 @@ class PathRules:
         rel = folded(rel.strip("/"))
         if not rel:
             return None
-        if any(s._deny.matches(rel) for s in self.sources):
-            return "deny"
-        if any(s._read_only.matches(rel) for s in self.sources):
-            return "read-only"
+        sources = self.sources
+        for source in sources:
+            if source._deny.matches(rel):
+                return "deny"
+        for source in sources:
+            if source._read_only.matches(rel):
+                return "read-only"
         return None
 
     def bound(self, bases: Sequence[str]) -> "BoundRules":
@@ -211,8 +216,13 @@ class BoundRules:
 
     def verdict(self, path: str) -> Verdict:
         """The verdict of the absolute path ``path``."""
-        verdicts = {self.rules.verdict(rel) for rel in relative_to(path, self.bases)}
-        return "deny" if "deny" in verdicts else "read-only" if "read-only" in verdicts else None
+        found: Verdict = None
+        for rel in relative_to(path, self.bases):
+            verdict = self.rules.verdict(rel)
+            if verdict == "deny":
+                return verdict
+            found = found or verdict
+        return found
 
 
 @dataclass(frozen=True, slots=True)

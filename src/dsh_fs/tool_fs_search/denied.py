@@ -51,6 +51,9 @@ class HostRules:
     def __init__(self, view: RuleView, cwd: str) -> None:
         self.view = view
         self.cwd = posixpath.normpath(cwd)
+        self._cwd_slash = self.cwd.rstrip("/") + "/"
+        self.same_bases = view.display.bases == view.real.bases
+        """the bases' real paths are their paths: a path that is its own real path is judged once"""
         self._real_dirs: dict[str, str] = {}
         self._last: tuple[str, bool] | None = None
 
@@ -74,7 +77,13 @@ class HostRules:
                 real = os.path.realpath(host)
         except OSError:
             pass  # gone since it was printed: judged by its name
-        return self.view.real.verdict(real) == "deny"
+        return not (real == host and self.same_bases) and self.view.real.verdict(real) == "deny"
+
+    def judged(self, path: str, real: str) -> bool:
+        """Whether ``path`` (its real path ``real``) is denied, judging it once when both are one."""
+        view = self.view
+        return view.display.verdict(path) == "deny" or (
+            not (real == path and self.same_bases) and view.real.verdict(real) == "deny")
 
     def admit(self, printed: str) -> bool:
         """Whether to show a path ripgrep printed (relative to ``cwd``, or absolute). A path
@@ -82,9 +91,18 @@ class HostRules:
         last = self._last
         if last is not None and last[0] == printed:
             return last[1]
-        verdict = not self.denied(posixpath.normpath(posixpath.join(self.cwd, printed)))
+        verdict = not self.denied(self._host(printed))
         self._last = (printed, verdict)
         return verdict
+
+    def _host(self, printed: str) -> str:
+        """The normalized host path of a printed path: by concatenation when it is relative and
+        already normal (what ripgrep prints without a path argument)."""
+        if printed[:1] != "/" and "//" not in printed and "/./" not in printed and "/../" not in printed \
+                and not printed.startswith(("./", "../")) and not printed.endswith(("/.", "/..")) \
+                and printed not in (".", ".."):
+            return self._cwd_slash + printed
+        return posixpath.normpath(posixpath.join(self.cwd, printed))
 
     def admit_many(self, printed: list[str]) -> list[str]:
         """The paths of ``printed`` that ``admit`` shows, in order."""
@@ -123,13 +141,13 @@ def denied_below(top: str, rules: HostRules, *, follow: bool, root: str | None =
                 if not follow:
                     continue
                 target = os.path.realpath(real_prefix + name)
-                if rules.view.display.verdict(path) == "deny" or rules.view.real.verdict(target) == "deny":
+                if rules.judged(path, target):
                     found.append(path)
                 elif (name not in _VCS and target not in way and os.path.isdir(target)
                       and (inside is None or (target + "/").startswith(inside))):
                     stack.append((path, target, way | {target}))
                 continue
-            if rules.view.display.verdict(path) == "deny" or rules.view.real.verdict(real_prefix + name) == "deny":
+            if rules.judged(path, real_prefix + name):
                 found.append(path)
             elif is_dir and name not in _VCS:
                 stack.append((path, real_prefix + name, way | {real_prefix + name}))

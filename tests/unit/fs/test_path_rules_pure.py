@@ -172,3 +172,27 @@ def test_refusal_texts_p1() -> None:
     assert ro.code == FsErrorCode.PERMISSION_DENIED.value
     assert by_path_rules(denied) and by_path_rules(ro)
     assert not by_path_rules(permission_denied("write", "/w/a")) and not by_path_rules(read_only("write", "/w/a"))
+
+
+def test_the_values_are_frozen_keyword_only_and_compared_by_their_patterns() -> None:
+    import dataclasses
+
+    source = RuleSource(deny=["a"], origin="o")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        source.deny = ("b",)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        RuleSource(("a",))  # type: ignore[misc]
+    assert source == RuleSource(deny=["a"], origin="o")  # the compiled specs are not compared
+    assert "_deny" not in repr(source) and "_read_only" not in repr(source)
+    assert not hasattr(source, "__dict__")
+    rules = PathRules.of(deny=["a"])
+    assert PathRules().show is False and rules.show is False and PathRules.of(deny=["a"], show=True).show
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rules.show = True  # type: ignore[misc]
+    bound = rules.bound(["/w"])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        bound.bases = ()  # type: ignore[misc]
+    view = RuleView(bound, bound)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.real = bound  # type: ignore[misc]
+    assert not hasattr(rules, "__dict__") and not hasattr(bound, "__dict__") and not hasattr(view, "__dict__")
