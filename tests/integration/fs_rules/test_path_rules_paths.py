@@ -179,3 +179,19 @@ async def test_the_prompt_tells_the_rules_exist_without_the_patterns(tmp_path: P
     text = shown.system_prompt.render(only="tool:")
     assert "Denied (gitignore patterns, relative to each workspace root): .env, secrets/" in text
     await shown.aclose()
+
+
+async def test_denied_ignore_files_and_vcs_on_memory_p4() -> None:
+    """A search on a provider without host paths copies the ancestors' ignore files: a denied
+    one is left out as if absent (the search still runs), and a denied file is never copied."""
+    from dsh_fs.fs_memory import MemoryFileSystem
+
+    memory = MemoryFileSystem({"sub/a.txt": "needle\n", ".gitignore": "x\n", ".git/info/exclude": "y\n",
+                               "sub/.env": "needle\n"})
+    ctx = dsh_fs.create_context(provider=memory, deny=[".gitignore", ".git/", ".env"])
+    session = Session(cwd="/sub")
+    found = await ctx.tools.execute("grep", {"pattern": "needle"}, session=session)
+    assert found.text.startswith("Found 1 match") and "a.txt" in found.text and ".env" not in found.text, found.text
+    files = await ctx.tools.execute("glob", {"pattern": "**/*", "path": "/"}, session=session)
+    assert files.text == "a.txt", files.text  # shown relative to the working directory (§6.3)
+    await ctx.aclose()
