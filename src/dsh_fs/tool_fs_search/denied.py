@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from ..fs.path_rules import RuleView
 
-__all__ = ("MAX_DENY_GLOBS", "HostRules", "deny_globs", "denied_below", "nothing_searched")
+__all__ = ("HostRules", "MAX_DENY_GLOBS", "denied_below", "deny_globs", "nothing_searched")
 
 MAX_DENY_GLOBS = 10_000
 """denied entries given to ripgrep as globs (beyond: the rest are filtered from its output

@@ -23,6 +23,7 @@ def test_read_rules_file(tmp_path: Path) -> None:
     rules = load_rules(deny=["a"], read_only=["b"], files=[good], show=True)
     assert [s.origin for s in rules.sources] == ["the deployment", str(good)] and rules.show
     assert not load_rules()
+    assert load_rules(deny=["a"]).show is False
     assert load_rules(files=[good]).verdict(".env") == "deny"
 
 

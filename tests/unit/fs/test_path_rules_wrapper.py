@@ -142,6 +142,10 @@ async def test_passed_on() -> None:
     assert fs.host_path(await fs.resolve("ok.txt")) is None
     assert fs.sandbox_mode is None
     assert fs.narrowed(["/d"]) is None  # memory cannot narrow
+    from dsh_fs.fs.path_rules import RuleView
+
+    view = await fs.path_rules()
+    assert isinstance(view, RuleView) and view.rules is fs.rules
     assert "RuledFileSystem(" in repr(fs)
     await fs.aclose()
 
@@ -179,3 +183,133 @@ async def test_no_roots_judges_against_the_base(tmp_path: object) -> None:
     assert (await other.resolve("top")).display_path == f"{root}/top"
     await fs.aclose()
     await other.aclose()
+
+
+async def test_a_symlink_is_judged_by_its_real_path_against_the_bases_keys(tmp_path: object) -> None:
+    """An anchored pattern catches a link to the file it names: the link's key (its real path)
+    is judged relative to the root's key."""
+    import os
+
+    from dsh_fs.fs_local import LocalFileSystem
+
+    root = os.path.realpath(str(tmp_path))
+    with open(f"{root}/secret", "w") as f:
+        f.write("s")
+    os.symlink("secret", f"{root}/innocent")
+    fs = RuledFileSystem(LocalFileSystem(cwd=root, root=root), rules=PathRules.of(deny=["/secret"]))
+    await refused(fs.resolve("innocent"), f'cannot resolve "{root}/innocent": permission denied — the path rules deny access to it')
+    view = await fs.path_rules()
+    assert view.display.bases == (root,) and view.real.bases == (root,)
+    await fs.aclose()
+
+
+async def test_the_bases_keys_fall_back_to_the_bases() -> None:
+    from dsh_fs.testing.recording import RecordingFileSystem
+
+    recording = RecordingFileSystem(MemoryFileSystem(dict(FILES)))
+    recording.failures["resolve"] = FsError("cannot resolve", "FS_NOT_FOUND")
+    fs = RuledFileSystem(recording, rules=PathRules.of(deny=["x"]), base="/base")
+    view = await fs.path_rules()
+    assert view.display.bases == view.real.bases == recording.workspace_roots()
+
+
+async def test_owned_and_plugged_in() -> None:
+    from dsh_fs.core.context import Context
+    from dsh_fs.testing.recording import RecordingFileSystem
+
+    recording = RecordingFileSystem(MemoryFileSystem(dict(FILES)))
+    fs = RuledFileSystem(recording, rules=PathRules.of(deny=["x"]))
+    await fs.aclose()
+    assert recording.calls[-1] == ("aclose",)
+    ctx = Context()
+    inner = RecordingFileSystem(MemoryFileSystem(dict(FILES)))
+    ctx.plugin(RuledFileSystem, inner=inner, rules=PathRules.of(deny=[".env"]))
+    assert isinstance(ctx.fs, RuledFileSystem) and ctx.fs.inner is inner
+    await ctx.aclose()
+    assert inner.calls[-1] == ("aclose",)
+
+
+class Spy(MemoryFileSystem):
+    """A memory provider that says what reached it: streams closed early, check calls, window
+    reads, closes, and a narrowed view (itself)."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        super().__init__(files)
+        self.seen: list[object] = []
+
+    async def stream_text(self, target: Target, *, signal: object = None):  # type: ignore[override]
+        try:
+            yield "one"
+            yield "two"
+        finally:
+            self.seen.append("text closed")
+
+    async def stream_bytes(self, target: Target, *, signal: object = None):  # type: ignore[override]
+        try:
+            yield b"one"
+            yield b"two"
+        finally:
+            self.seen.append("bytes closed")
+
+    async def walk(self, target: Target, *, signal: object = None):  # type: ignore[override]
+        try:
+            async for entry in super().walk(target, signal=signal):  # type: ignore[arg-type]
+                yield entry
+        finally:
+            self.seen.append("walk closed")
+
+    async def read_window(self, target: Target, window: object, *, info: object, streamed: bool = False,
+                          signal: object = None) -> object:  # type: ignore[override]
+        self.seen.append(("window", streamed))
+        return "the window"
+
+    async def check_replaceable(self, target: Target, verb: str, *, size: int | None = None,
+                                signal: object = None) -> None:  # type: ignore[override]
+        self.seen.append(("check_replaceable", verb, size))
+
+    async def check_creatable(self, target: Target, *, size: int | None = None, signal: object = None) -> None:  # type: ignore[override]
+        self.seen.append(("check_creatable", size))
+
+    async def check_renamable(self, source: Target, dest: Target, *, signal: object = None) -> None:  # type: ignore[override]
+        self.seen.append(("check_renamable", source.display_path, dest.display_path))
+
+    async def aclose(self) -> None:
+        self.seen.append("closed")
+
+    def narrowed(self, roots: object) -> "Spy":  # type: ignore[override]
+        return self
+
+
+async def test_what_reaches_the_provider() -> None:
+    spy = Spy(dict(FILES))
+    fs = RuledFileSystem(spy, rules=PathRules.of(deny=[".env"]))
+    ok = await fs.resolve("ok.txt")
+    text = fs.stream_text(ok)
+    assert await text.__anext__() == "one"
+    await text.aclose()  # type: ignore[attr-defined]
+    data = fs.stream_bytes(ok)
+    assert await data.__anext__() == b"one"
+    await data.aclose()  # type: ignore[attr-defined]
+    walked = fs.walk(await fs.resolve("/"))
+    await walked.__anext__()
+    await walked.aclose()  # type: ignore[attr-defined]
+    assert spy.seen == ["text closed", "bytes closed", "walk closed"]
+    info = await fs.stat(ok)
+    assert await fs.read_window(ok, None, info=info) == "the window"  # type: ignore[arg-type]
+    assert spy.seen[-1] == ("window", False)
+    await fs.read_window(ok, None, info=info, streamed=True)  # type: ignore[arg-type]
+    assert spy.seen[-1] == ("window", True)
+    new = await fs.resolve("new.txt")
+    await fs.check_replaceable(ok, "delete", size=3)
+    await fs.check_creatable(new, size=4)
+    await fs.check_renamable(ok, new)
+    assert spy.seen[-3:] == [("check_replaceable", "delete", 3), ("check_creatable", 4),
+                             ("check_renamable", "/ok.txt", "/new.txt")]
+    outcome = await fs.edit_text(ok, EditRequest(old_string="ok", new_string="fine"))
+    assert outcome.after == "fine\n"
+    view = fs.narrowed(["/d"])
+    assert isinstance(view, RuledFileSystem)
+    await view.aclose()
+    assert "closed" not in spy.seen  # a view never closes the provider
+    await fs.aclose()
+    assert spy.seen[-1] == "closed"
