@@ -195,3 +195,22 @@ async def test_denied_ignore_files_and_vcs_on_memory_p4() -> None:
     files = await ctx.tools.execute("glob", {"pattern": "**/*", "path": "/"}, session=session)
     assert files.text == "a.txt", files.text  # shown relative to the working directory (§6.3)
     await ctx.aclose()
+
+
+async def test_deepagents_backend_sees_nothing_fenced_off(tmp_path: Path) -> None:
+    """deepagents' ``BackendProtocol`` reads, lists and searches through ``ctx.fs`` (the rules
+    wrapper): a denied file is refused and never listed or found."""
+    from dsh_fs.adapters.deepagents import DshFsBackend
+
+    root = _repo(tmp_path / "repo")
+    ctx = _ctx(root)
+    backend = DshFsBackend(ctx, session=Session(cwd=root))
+    read = await backend.aread(str(root / ".env"))
+    assert SECRET not in repr(read)
+    listed = repr(await backend.als(str(root)))
+    globbed = repr(await backend.aglob("**/*", str(root)))
+    grepped = repr(await backend.agrep(SECRET, str(root)))
+    for text in (listed, globbed, grepped):
+        assert SECRET not in text and "innocent" not in text and "secrets" not in text, text
+    assert "main.py" in globbed
+    await ctx.aclose()
