@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..fs.search_host import SearchHost
 from ..fs.shown import shown_name
+from .denied import HostRules
 from .links import LinkFilter
 from .mirror import Mirror
 from .output import to_workdir_relative
@@ -52,18 +53,26 @@ class Space:
     rejected: set[str] | None = None
     """with ``far`` and S8: the printed paths the host did not admit (it names them beside
     the lines that print them)"""
+    rules: HostRules | None = None
+    """P4: the deployment's path rules on the host (denied paths are never shown)"""
+    excludes: tuple[str, ...] = ()
+    """P4: ripgrep arguments keeping it out of the denied entries (``denied.deny_globs``),
+    given to every ripgrep run of the search"""
 
     def admit(self, printed: str) -> bool:
-        """Whether to show a path ripgrep printed (always, unless links are followed: S8)."""
-        if self.rejected is not None:
-            return printed not in self.rejected
-        return self.links is None or self.links.admit(printed)
+        """Whether to show a path ripgrep printed (always, unless links are followed: S8, or
+        path rules apply: P4)."""
+        if self.rejected and printed in self.rejected:
+            return False
+        return (self.links is None or self.links.admit(printed)) and (self.rules is None or self.rules.admit(printed))
 
     def admit_many(self, printed: list[str]) -> list[str]:
-        """The paths of ``printed`` that ``admit`` shows, in order (``LinkFilter.admit_many``)."""
+        """The paths of ``printed`` that ``admit`` shows, in order (``LinkFilter.admit_many``,
+        ``HostRules.admit_many``; on a search host, all but those it did not admit)."""
         if self.rejected:
-            return [path for path in printed if path not in self.rejected]
-        return printed if self.links is None else self.links.admit_many(printed)
+            printed = [path for path in printed if path not in self.rejected]
+        kept = printed if self.links is None else self.links.admit_many(printed)
+        return kept if self.rules is None else self.rules.admit_many(kept)
 
     def shown_many(self, printed: list[str]) -> list[str]:
         """``shown`` of each path of ``printed``, in order. Without a mirror, when no name
