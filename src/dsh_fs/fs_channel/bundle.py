@@ -1,7 +1,7 @@
 """The helper bundle the near side brings to the far side: a zip of the Python modules the
 helper runs (dsh-fs's kernel, seam, local provider, the search tools' host side, the helper
 and this package, and the pure-Python libraries they import: anyio, sniffio,
-typing_extensions), with its SHA-256 (DEVIATIONS C1).
+typing_extensions, pathspec), with its SHA-256 (DEVIATIONS C1).
 
 Built once per process from the installed files, byte for byte reproducible (sorted names,
 fixed timestamps), so the far side's cache (``boot``) keeps one bundle per dsh-fs version and
@@ -35,6 +35,7 @@ PACKAGES: tuple[tuple[str, str], ...] = (
     ("anyio", ""),
     ("sniffio", ""),
     ("typing_extensions", ""),
+    ("pathspec", ""),
 )
 """(top-level module, path below it) of every part of the bundle: a directory is taken whole
 (its ``.py`` files), a file alone; ``""`` is the whole package (or the one-file module)"""
