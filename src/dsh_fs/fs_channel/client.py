@@ -105,6 +105,7 @@ class Connection:
         self._frames = FrameReader()
         self._reader: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._unanswered = 0
         self.loop = asyncio.get_running_loop()
 
     @property
@@ -122,12 +123,14 @@ class Connection:
         """
         name = channel.describe()
         try:
-            transport = await channel.start([python, "-I", "-c", boot_program()])
+            transport = await channel.start([python, "-I", "-S", "-c", boot_program()])
         except OSError as exc:
             raise errors.could_not_start(name, f"{exc.strerror or exc}") from exc
         connection = cls(transport, name, abort_grace=abort_grace)
         try:
+            transport.busy(True)
             await asyncio.wait_for(connection._start(settings, bundle, python, channel.identity), start_timeout)
+            transport.busy(False)
         except asyncio.TimeoutError:
             await transport.aclose()
             raise errors.could_not_start(name, f"no answer within {start_timeout:g} s") from None
@@ -258,6 +261,13 @@ class Connection:
             await asyncio.wait([self._reader], timeout=5.0) if self._reader is not None else None
             raise self.failure or errors.lost(self.name, "its stdin is closed") from None
 
+    def _waiting(self, change: int) -> None:
+        """One more (``+1``) or one fewer (``-1``) request awaits its answer."""
+        before = self._unanswered
+        self._unanswered += change
+        if (before == 0) != (self._unanswered == 0):
+            self.transport.busy(self._unanswered > 0)
+
     def _watch(self, request: int, signal: AbortSignal | None, mutation: bool, fail: Any) -> None:
         if signal is None:
             return
@@ -305,6 +315,7 @@ class Connection:
             if not waiter.done():
                 waiter.set_exception(exc)
 
+        self._waiting(1)
         try:
             await self._send(encode_frame(message, body))
             self._watch(request, signal, mutation, fail)
@@ -320,6 +331,7 @@ class Connection:
                 await asyncio.wait([waiter], timeout=self.abort_grace)
                 raise
         finally:
+            self._waiting(-1)
             self._pending.pop(request, None)
             self._watched.pop(request, None)
             if waiter.done() and not waiter.cancelled():
@@ -340,6 +352,7 @@ class Connection:
         if signal is not None and signal.aborted:
             message["aborted"] = True
         ended = False
+        self._waiting(1)
         try:
             await self._send(encode_frame(message))
             self._watch(request, signal, False, queue.put_nowait)
@@ -360,6 +373,7 @@ class Connection:
                     self._post({"more": request, "n": taken})
                     taken = 0
         finally:
+            self._waiting(-1)
             self._pending.pop(request, None)
             self._watched.pop(request, None)
             if not ended:

@@ -8,22 +8,25 @@ gets it bind-mounted), so ``put``/``get`` reach the files directly, as another p
 * ``subprocess_channel()`` — the helper runs here, started by a local interpreter that has no
   dsh-fs installed (everything it runs comes in the bundle).
 * ``far_python()`` — that interpreter.
+* ``exec_channel()`` — an exec channel (``fs_channel.execs``) whose commands run here, one
+  process per exec (``run_here``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.profile import Profile
 from ..fs.filesystem import FileSystem
-from ..fs_channel import ChannelFileSystem, CommandChannel
+from ..fs_channel import ChannelFileSystem, CommandChannel, ExecChannel
 from ..fs_channel.channels import Channel
 from .workspaces import LocalWorkspace, Workspace
 
-__all__ = ("ChannelWorkspace", "far_python", "subprocess_channel")
+__all__ = ("ChannelWorkspace", "exec_channel", "far_python", "run_here", "subprocess_channel")
 
 
 def far_python() -> str:
@@ -35,6 +38,19 @@ def far_python() -> str:
 def subprocess_channel() -> CommandChannel:
     """The subprocess channel: the helper's command runs as a child process of this one."""
     return CommandChannel([], identity="command://local")
+
+
+async def run_here(argv: Sequence[str], stdin: bytes) -> bytes:
+    """An exec channel's callable that runs the command on this machine (``ExecChannel``)."""
+    process = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.PIPE,
+                                                   stdout=asyncio.subprocess.PIPE)
+    out, _ = await process.communicate(stdin)
+    return out
+
+
+def exec_channel() -> ExecChannel:
+    """An exec channel whose commands run on this machine, one process per exec (``run_here``)."""
+    return ExecChannel(run_here, identity="exec://local")
 
 
 class ChannelWorkspace(Workspace):
