@@ -125,6 +125,8 @@ class Connection:
         try:
             transport = await channel.start([python, "-I", "-S", "-c", boot_program()])
         except OSError as exc:
+            if isinstance(exc, FileNotFoundError) and exc.filename == python:
+                raise errors.no_python(name, python) from exc  # the channel runs it here
             raise errors.could_not_start(name, f"{exc.strerror or exc}") from exc
         connection = cls(transport, name, abort_grace=abort_grace)
         try:
