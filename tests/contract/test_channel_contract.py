@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from dsh_fs.fs_channel import channel_for_url
-from dsh_fs.testing.channels import ChannelWorkspace, exec_channel, far_python, subprocess_channel
+from dsh_fs.testing.channels import ChannelWorkspace, LoopbackChannel, exec_channel, far_python, subprocess_channel
 from dsh_fs.testing.contract import IdenticalRewriteContract, ImplementedReadWindowContract, ProviderContract
 from dsh_fs.testing.far_sides import PodmanBox, SshServer
 from dsh_fs.testing.workspaces import Workspace
@@ -22,6 +22,19 @@ from dsh_fs.testing.workspaces import Workspace
 
 class _Channels(ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract):
     """Every mixin: the far side is the local provider (its own ``read_window``, A5 versions)."""
+
+
+class TestChannelLoopback(_Channels):
+    """The far side in this process (``LoopbackChannel``): the protocol, the near side and the
+    helper's request handling without processes (what the mutation runs use)."""
+
+    @pytest.fixture
+    async def workspace(self, tmp_path: os.PathLike[str]) -> AsyncIterator[Workspace]:
+        directory = os.path.join(os.fspath(tmp_path), "ws")
+        os.mkdir(directory)
+        ws = ChannelWorkspace(directory, LoopbackChannel, lock_dir=os.path.join(os.fspath(tmp_path), "locks"))
+        yield ws
+        await ws.aclose()
 
 
 class TestChannelSubprocess(_Channels):
