@@ -322,7 +322,7 @@ class Connection:
             await self._send(encode_frame(message, body))
             self._watch(request, signal, mutation, fail)
             try:
-                return await waiter
+                return await asyncio.shield(waiter)  # a cancelled caller leaves the answer to come
             except asyncio.CancelledError:
                 if not mutation:
                     self._post({"cancel": request})
