@@ -125,8 +125,8 @@ async def test_a_stream_never_runs_ahead_of_its_credit(root: str) -> None:
     far.send({"id": 2, "op": "walk", "a": {"t": [root, root]}})
     walked = await far.frames(2)
     assert sorted(e[0] for e in walked[0][0]["c"]) == ["a.txt", "big.bin"] and walked[1][0] == {"id": 2, "r": None}
-    far.send({"id": 3, "op": "stream_text", "a": {"t": [root + "/a.txt", root + "/a.txt"]}})
-    assert await far.frames(2) == [({"id": 3, "c": "one\n"}, b""), ({"id": 3, "r": None}, b"")]
+    far.send({"id": 3, "op": "stream_text", "a": {"t": [root + "/a.txt", root + "/a.txt"], "n": 4}})
+    assert await far.frames(3) == [({"id": 3, "c": "one\n"}, b""), ({"id": 3, "c": ""}, b""), ({"id": 3, "r": None}, b"")]
     await far.helper.stop()
 
 
