@@ -40,11 +40,18 @@ IDLE_S = 600
 ENDED_KEEP_S = 60
 STDERR_KEEP = 4096
 LIMIT = 1 << 30
+SOCKET_ROOM = 40
+"""the longest runtime directory used for sockets: its socket paths stay under the 108 bytes
+of ``sockaddr_un`` (``dsh-fs-<uid>/relay/<32 hex>.sock`` takes about 60)"""
 
 
 def runtime_dir():
-    """The private directory of this user's hub sockets (made 0700)."""
+    """The private directory of this user's hub sockets (made 0700): below
+    ``$XDG_RUNTIME_DIR``, or ``/tmp`` when there is none or a socket path there would be
+    longer than a Unix socket's name may be."""
     base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
+    if len(base) > SOCKET_ROOM:
+        base = "/tmp"
     top = os.path.join(base, "dsh-fs-%d" % os.getuid())
     path = os.path.join(top, "relay")
     for directory in (top, path):
@@ -257,9 +264,12 @@ def request(message, body):
     session = str(message.get("session", ""))
     if not session or session.strip("0123456789abcdef"):
         return frame({"gone": True, "why": "no session named"})
-    path = os.path.join(runtime_dir(), session + ".sock")
-    if message.get("start") is not None:
-        start_hub([str(a) for a in message["start"]], path)
+    try:
+        path = os.path.join(runtime_dir(), session + ".sock")
+        if message.get("start") is not None:
+            start_hub([str(a) for a in message["start"]], path)
+    except OSError as exc:
+        return frame({"gone": True, "why": "the hub cannot start: %s" % exc})
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(path)

@@ -10,7 +10,9 @@ import asyncio
 import base64
 import os
 import shlex
+import shutil
 import subprocess
+import tempfile
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -189,14 +191,20 @@ async def test_the_relay_program_starts_a_hub_and_reaches_it(tmp_path: Any) -> N
     assert relay.parse(relay.request({"session": "not hex!"}, b""))[0] == {"gone": True, "why": "no session named"}
 
 
-def test_the_hubs_directory_is_private(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
-    path = relay.runtime_dir()
-    assert path == os.path.join(str(tmp_path), f"dsh-fs-{os.getuid()}", "relay")
-    assert os.stat(path).st_mode & 0o777 == 0o700
-    os.chmod(path, 0o755)
-    with pytest.raises(OSError, match="is not a private directory"):
-        relay.runtime_dir()
+def test_the_hubs_directory_is_private(monkeypatch: pytest.MonkeyPatch) -> None:
+    short = tempfile.mkdtemp(prefix="r", dir="/tmp")
+    try:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", short)
+        path = relay.runtime_dir()
+        assert path == os.path.join(short, f"dsh-fs-{os.getuid()}", "relay")
+        assert os.stat(path).st_mode & 0o777 == 0o700
+        os.chmod(path, 0o755)
+        with pytest.raises(OSError, match="is not a private directory"):
+            relay.runtime_dir()
+        monkeypatch.setenv("XDG_RUNTIME_DIR", "/" + "x" * relay.SOCKET_ROOM)  # too long for a socket path
+        assert relay.runtime_dir() == f"/tmp/dsh-fs-{os.getuid()}/relay"
+    finally:
+        shutil.rmtree(short)
 
 
 async def test_shell_exec_quotes_the_vector_and_reads_the_answer_line() -> None:
