@@ -97,6 +97,10 @@ class Connection:
         """why the connection is dead (``None`` while it lives)"""
         self.round_trips = 0
         """requests sent (each costs one round trip; pipelined ones overlap)"""
+        self.bytes_sent = 0
+        """bytes this side wrote to the channel since the start (frames; the start-up's too)"""
+        self.bytes_received = 0
+        """bytes this side read from the channel since the start"""
         self.notes: dict[str, Any] = {}
         """what users of the connection learnt about its far side (``search``: which ripgrep)"""
         self._ids = itertools.count(1)
@@ -166,6 +170,7 @@ class Connection:
                 raise errors.could_not_start(self.name, "it answered outside the protocol")
 
     async def _send_start(self, data: bytes) -> None:
+        self.bytes_sent += len(data)
         try:
             await self.transport.send(data)
         except (ConnectionError, OSError):
@@ -174,6 +179,7 @@ class Connection:
     async def _next_start_frame(self, python: str) -> tuple[dict[str, Any], bytes]:
         while True:
             data = await self.transport.receive()
+            self.bytes_received += len(data)
             if not data:
                 await self.transport.aclose()
                 why = await self.transport.reason()
@@ -196,6 +202,7 @@ class Connection:
                 data = await self.transport.receive()
                 if not data:
                     break
+                self.bytes_received += len(data)
                 for message, body in self._frames.feed(data):
                     self._deliver(message, body)
             self._fail(errors.lost(self.name, await self.transport.reason()))
@@ -247,6 +254,7 @@ class Connection:
             asyncio.ensure_future(self._quiet_send(encode_frame(message, body)))
 
     async def _quiet_send(self, frame: bytes) -> None:
+        self.bytes_sent += len(frame)
         try:
             await self.transport.send(frame)
         except (ConnectionError, OSError):
@@ -256,6 +264,7 @@ class Connection:
         if self.failure is not None:
             raise self.failure
         self.round_trips += 1
+        self.bytes_sent += len(frame)
         try:
             await self.transport.send(frame)
         except (ConnectionError, OSError):
