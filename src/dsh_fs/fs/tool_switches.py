@@ -94,8 +94,9 @@ class ToolSwitches(ProfileSwitches):
     unless told otherwise"""
     list_sizes: bool = profile_switch("L2")
     """L2: a regular file's size follows its name in a listing"""
-    list_escape_c1: bool = profile_switch("L3")
-    """L3: a quoted name in a listing shows DEL and C1 controls escaped, never raw"""
+    list_escape_hidden: bool = profile_switch("L3")
+    """L3: a quoted name in a listing shows DEL and C1 controls escaped, never raw; a name
+    with a line separator or a format character (bidi, zero-width) is quoted with it escaped"""
     read_directory_hint: bool = profile_switch("L4")
     """L4: ``read`` of a directory adds a hint naming ``list`` (when ``list`` is registered)"""
 

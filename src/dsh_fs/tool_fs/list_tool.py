@@ -10,7 +10,7 @@ plugin of its own, so the ``reference`` profile's default tool set stays the see
 
 No stat first (the seam answers absence and a non-directory itself), no observation recorded
 (seeing a name is not reading a file), concurrency-safe. The default profile's additions are
-``ToolSwitches`` fields ``list_sizes`` (L2), ``list_escape_c1`` (L3) and, in ``read``,
+``ToolSwitches`` fields ``list_sizes`` (L2), ``list_escape_hidden`` (L3) and, in ``read``,
 ``read_directory_hint`` (L4); ``list_served`` (L1) decides ``create_context``'s default.
 """
 
@@ -107,7 +107,7 @@ class ListExecutor:
                 FsErrorCode.NOT_FOUND,
             )
         page = page_of(target.display_path, ordered, offset, self.max_entries)
-        text = format_list_output(page, sizes=self.switches.list_sizes, escape_c1=self.switches.list_escape_c1)
+        text = format_list_output(page, sizes=self.switches.list_sizes, escape_hidden=self.switches.list_escape_hidden)
         return ToolOutput(content=[text_block(text)], meta=page.as_dict())
 
 
