@@ -142,6 +142,9 @@ class ToolSwitches(ProfileSwitches):
     sandbox_cwd_as_spelled: bool = profile_switch("X4")
     """X4: under a sandbox, ``write``/``edit`` resolve a relative path against the session's cwd as
     spelled (as ``read`` does), not against its canonical path (symlinks resolved)"""
+    dotdot_checked: bool = profile_switch("X6")
+    """X6: an escalated call whose path has a ``..`` after a missing name or a non-directory is
+    refused before the person is asked (the reference resolves ``..`` lexically)"""
 
     @staticmethod
     def of(profile: Profile | str | None) -> ToolSwitches:
