@@ -3,8 +3,9 @@ extra). Synchronous and CPU-bound: callers run it in a worker thread.
 
 The reference decodes every admitted image completely (``sharp(...).raw().toBuffer()``), so a
 PNG cut short is refused rather than sent. Here Pillow decodes the first frame (``Image.load``);
-memory is bounded by the caps checked before (``header.read_header``: at most ``max_pixels``
-pixels, four bytes each).
+memory is bounded by the caps checked before on the size the decoder allocates
+(``header.read_header``: every frame's extent, every size field the decoder reads; at most
+``max_pixels`` pixels, four bytes each).
 """
 
 from __future__ import annotations
