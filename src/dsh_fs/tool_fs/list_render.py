@@ -33,6 +33,7 @@ __all__ = (
     "ListCounts",
     "ListPage",
     "ListedEntry",
+    "PageSelector",
     "count_entries",
     "format_list_output",
     "order_entries",
@@ -221,3 +222,51 @@ def page_of(path: str, ordered: Sequence[Child], offset: int, max_entries: int) 
         total_entries=len(ordered),
         counts=count_entries(ordered),
     )
+
+
+class PageSelector:
+    """One page of a listing whose children arrive in batches, in any order (a provider's
+    ``iter_dir``), without holding the whole directory: the counts of every child, and only
+    the ``offset - 1 + max_entries`` first children in display order (``order_entries``'s)
+    as compact ``(rank, name, type, size)`` rows — at most twice that many, plus one batch,
+    whatever the directory's size (a bounded selection: sorted and cut when it doubles).
+
+    :param offset: the page's 1-based first entry
+    :param max_entries: entries on a page
+    """
+
+    __slots__ = ("_counts", "_keep", "_kept", "max_entries", "offset")
+
+    def __init__(self, offset: int, max_entries: int) -> None:
+        self.offset, self.max_entries = offset, max_entries
+        self._keep = offset - 1 + max_entries
+        self._kept: list[tuple[int, str, EntryType, int | None]] = []
+        self._counts = {"directory": 0, "file": 0, "other": 0}
+
+    def add(self, children: Iterable[Child]) -> None:
+        """Count ``children`` and keep those that may still fall on or before the page."""
+        kept, counts = self._kept, self._counts
+        for child in children:
+            counts[child.type] += 1
+            kept.append((_RANK[child.type], child.name, child.type, child.size))
+        if len(kept) > 2 * self._keep:
+            kept.sort()
+            del kept[self._keep :]
+
+    @property
+    def total(self) -> int:
+        """Children counted so far."""
+        return sum(self._counts.values())
+
+    def page(self, path: str) -> ListPage:
+        """The page (``page_of``'s, for every child added) of the directory shown as ``path``."""
+        self._kept.sort()
+        rows = self._kept[self.offset - 1 : self._keep]
+        counts = self._counts
+        return ListPage(
+            path=path,
+            offset=self.offset,
+            entries=tuple(ListedEntry(name=name, type=kind, size=size) for _rank, name, kind, size in rows),
+            total_entries=self.total,
+            counts=ListCounts(directories=counts["directory"], files=counts["file"], other=counts["other"]),
+        )
