@@ -117,6 +117,9 @@ class ToolSwitches(ProfileSwitches):
     line break ends the last line; ``new_str`` of ``insert`` is whole lines)"""
     clamp_view_range: bool = profile_switch("E22")
     """E22: a ``view_range`` ending past the last line shows to the end, with a note saying so"""
+    patch_names_its_operation: bool = profile_switch("E25")
+    """E25: a patch refused for an unread file says ``update``/``delete``/``move requires reading
+    "<p>" first`` (the patch's own operation), not the policy's ``edit requires …``"""
 
     # -- images (read_image, docs/IMAGES.md) ----------------------------------------------------
     image_read_hint: bool = profile_switch("I1")
