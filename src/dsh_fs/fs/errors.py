@@ -422,6 +422,15 @@ def edit_ambiguous(display: str, count: int, *, overlapping: bool = False) -> Fs
 
 # -- reads ------------------------------------------------------------------------------------
 
+def column_out_of_range(column: int, line: int, display: str, length: int) -> FsError:
+    """``FS_NOT_FOUND`` ``column <c> is out of range for line <n> of "<dp>" (<length> characters)``
+    (D35: a ``read`` from a character past the end of its line; modelled on §4.6.4's offset text)."""
+    return FsError(
+        f'column {column} is out of range for line {line} of "{display}" ({length} characters)',
+        FsErrorCode.NOT_FOUND,
+    )
+
+
 def offset_out_of_range(offset: int, display: str, total_lines: int) -> FsError:
     """``FS_NOT_FOUND`` ``offset <n> is out of range for "<dp>" (<total> lines)`` (§1.5 #32,
     §4.6.4; ``<n>`` printed as JavaScript prints a number)."""

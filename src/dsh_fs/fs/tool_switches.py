@@ -50,6 +50,9 @@ class ToolSwitches(ProfileSwitches):
     it first" (one ``stat``, only after a refusal)"""
     edit_not_file_first: bool = profile_switch("D27")
     """D27: ``edit`` of a directory or another non-file says ``not a regular file``"""
+    read_on_in_long_lines: bool = profile_switch("D35")
+    """D35: ``read`` takes a ``column`` (the first character of line ``offset`` to show), so a
+    line cut at ``readMaxLineLength`` can be read on"""
 
     # -- search tools (glob, grep) --------------------------------------------------------------
     newest_first: bool = profile_switch("S1")
