@@ -5,7 +5,7 @@ A model asking to escalate a ``write`` of ``"README.md" + 300 spaces + "/../.git
 not be shown as ``Write README.md␠␠␠…``: the prompt names ``<ws>/.git/config`` (the cwd, ``..``
 and symlinks resolved), one file a line, whitespace runs and invisible characters escaped. In
 the default profile such a ``..`` (after a missing name or a file) is refused before anyone is
-asked (X6). Not here: the MCP elicitation itself (``tests/e2e/mcp/test_mcp_approval_real_files.py``).
+asked (X6). Not here: the MCP elicitation itself (``tests/e2e/mcp/test_mcp_sandbox.py``).
 """
 
 from __future__ import annotations
