@@ -126,7 +126,8 @@ def create_context(
         the context owns it from then on: ``await ctx.aclose()`` closes it
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
-        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
+        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``,
+        ``notebook_edit`` (needs ``dsh-fs[notebooks]``)); none by default
     :param list_tool: load the ``list`` tool (``ToolFsList``, docs/LIST.md); ``None``
         (default): in the ``default`` profile only (DEVIATIONS L1), so the ``reference``
         profile's default tool set stays the seed's

@@ -334,14 +334,14 @@ def _check_socket_place(path: str) -> None:
         raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
 
 
-_OBSERVING = ("read", "read_image", "str_replace_based_edit_tool", "str_replace_editor")
-"""tools whose reads record observations (the text editors' ``view``, ``read_image``)"""
-_MUTATING = ("write", "edit", "apply_patch")
+_OBSERVING = ("read", "read_image", "read_pdf", "str_replace_based_edit_tool", "str_replace_editor")
+"""tools whose reads record observations (the text editors' ``view``, ``read_image``, ``read_pdf``)"""
+_MUTATING = ("write", "edit", "apply_patch", "notebook_edit")
 
 
 def _warn_if_nothing_observes(served: list[str]) -> None:
     """Under the observation policy a changed file must have been read: serving ``write``,
-    ``edit`` or ``apply_patch`` without a tool that reads (``--tools edit``) leaves no existing
+    ``edit``, ``apply_patch`` or ``notebook_edit`` without a tool that reads (``--tools edit``) leaves no existing
     file changeable (``write`` and ``apply_patch`` may still create files). Say so once on stderr (the server still starts: a create-only
     server may be what is wanted)."""
     mutating = [name for name in _MUTATING if name in served]

@@ -38,6 +38,8 @@ from .diff import bounded_diffs
 from .edit_facts import what_is_wrong
 from .read_render import ReadWindow, build_window, format_read_output
 from .list_tool import directory_hint
+from ..notebook import is_notebook_path
+from .notebook_read import NotShownAsCells, notebook_blocks, too_big_note
 from .lookup import lookalike_hint
 from .shared import check_unicode, image_hint, with_hint, with_remedy
 
@@ -161,8 +163,25 @@ class FsTools:
             if info.type == "directory" and self.switches.read_directory_hint and "list" in self.ctx.tools.names():
                 raise with_hint(err, directory_hint(target.display_path))  # L4
             raise err
-        streamed = info.size is None or info.size >= self.config.read_stream_min_size
         window = self._window(offset, limit)
+        notes: tuple[str, ...] = ()
+        if (target.display_path[-6:].lower() == ".ipynb" and self.switches.notebook_cells and fs is self.fs
+                and is_notebook_path(target.display_path)):  # F1 (the slice: no call for any other file)
+            limit_bytes = self.config.notebook_max_bytes
+            if info.size is not None and info.size > limit_bytes:
+                notes = (too_big_note(info.size, limit_bytes),)
+            else:
+                text = await fs.read_text(target, signal=signal)
+                try:
+                    blocks = await notebook_blocks(text, target.display_path, window,
+                                                   admission=self.ctx.image_admission if self.ctx.has("image_admission") else None)
+                except NotShownAsCells as shown_as_text:
+                    result = window_whole(text, window, target.display_path)
+                    self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+                    return [text_block(format_read_output(target.display_path, result, notes=(shown_as_text.note,)))]
+                self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+                return blocks
+        streamed = info.size is None or info.size >= self.config.read_stream_min_size
         result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
         if result is None:
             if streamed:
@@ -170,6 +189,8 @@ class FsTools:
             else:
                 result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        if notes:
+            return [text_block(format_read_output(target.display_path, result, notes=notes))]
         return [text_block(format_read_output(target.display_path, result))]
 
     # -- write (§4.7) ----------------------------------------------------------------------
