@@ -6,6 +6,7 @@ formats' own libraries. Not covered here: each feature's rules (the integration 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 from httpkit import http_server_async, http_session
 from mcp_support import RawStdio, row, stdio_session
 from notebookkit import png, put, sample, written
+from pdfkit import many_pages
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]
 
@@ -90,3 +92,72 @@ def test_dsh_fs_read_of_a_notebook_shows_cells(ws: str) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[:4] == [f"<path>{ws}/sales.ipynb</path>", "<type>notebook</type>", "<content>",
                                             '1: <notebook language="python" cells="4">']
+
+
+def test_a_held_pdf_read_stalls_no_other_call(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/PDF.md "Bounded": the same as the image bombs, for the event loop
+    """The worker of the first call waits until it is killed; the server answers the second call,
+    sent after it, first — then the first call's time limit ends it with its error."""
+    put(ws, "a.pdf", many_pages(3))
+    with open(os.path.join(ws, "a.txt"), "w", encoding="utf-8") as handle:
+        handle.write("hello\n")
+    monkeypatch.setenv("DSH_FS_PDF_WORKER_HOLD", "1")
+    with RawStdio(ws, "--pdfs") as server:
+        server.initialize()
+        server.request("ping")  # answered once the SDK is loaded: the calls below are served side by side
+        server.send({"jsonrpc": "2.0", "id": 101, "method": "tools/call",
+                     "params": {"name": "read_pdf", "arguments": {"file_path": "a.pdf"}}})
+        server.send({"jsonrpc": "2.0", "id": 102, "method": "tools/call",
+                     "params": {"name": "read", "arguments": {"file_path": "a.txt"}}})
+        answers: list[dict[str, Any]] = []
+        assert server.proc.stdout is not None
+        while len(answers) < 2:
+            line = server.proc.stdout.readline()
+            assert line, server.stderr()
+            answers.append(json.loads(line))
+    assert [answer["id"] for answer in answers] == [102, 101]
+    assert row(answers[0]["result"])["text"].startswith(f"<path>{ws}/a.txt</path>")
+    assert row(answers[1]["result"])["text"] == (
+        f'Error: cannot read "{ws}/a.pdf": the PDF could not be read within the 30-second time limit')
+
+
+async def test_read_pdf_over_stdio_and_http(ws: str) -> None:
+    from pdfkit import Scan, pdf
+
+    path = put(ws, "scan.pdf", pdf(["Cover page", Scan()]))
+    async with stdio_session(ws, "--pdfs", "--images") as session:
+        listed = {t.name: t for t in (await session.list_tools()).tools}
+        result = await session.call_tool("read_pdf", {"file_path": "scan.pdf"})
+    assert listed["read_pdf"].annotations is not None and listed["read_pdf"].annotations.read_only_hint is True
+    text, image = result.content
+    assert isinstance(text, types.TextContent) and text.text == (
+        f"<path>{path}</path>\n<type>pdf</type>\n<content>\n--- page 1 of 2 ---\nCover page\n\n--- page 2 of 2 ---\n"
+        "[no text layer: the page follows as an image]\n\n(End of file - total 2 pages)\n</content>")
+    assert isinstance(image, types.ImageContent) and image.mime_type == "image/jpeg"
+    async with http_server_async(ws, "--pdfs") as endpoint:
+        async with http_session(endpoint) as session:
+            over_http = await session.call_tool("read_pdf", {"file_path": "scan.pdf", "pages": "1"})
+    assert over_http.is_error is False and over_http.content[0].text.endswith(
+        '(Showing page 1 of 2. Use pages="2" to continue.)\n</content>')
+
+
+def test_dsh_fs_read_of_a_pdf_reads_its_pages(ws: str) -> None:
+    from pdfkit import text_pages
+
+    put(ws, "book.pdf", text_pages(3))
+    done = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "book.pdf", "--pages", "2-3"],
+                          capture_output=True, text=True, timeout=120, cwd=ws)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"<path>{ws}/book.pdf</path>\n<type>pdf</type>\n<content>\n--- page 2 of 3 ---\nPage 2\n")
+    assert done.stdout.endswith("(End of file - total 3 pages)\n</content>\n")
+    bad = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "book.pdf", "--pages", "0"],
+                         capture_output=True, text=True, timeout=120, cwd=ws)
+    assert (bad.returncode, bad.stdout) == (1, 'Error: Invalid pages parameter: "0". Use formats like "1-5", "3", or '
+                                               '"10-20". Pages are 1-indexed.\n')
+    mixed = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "book.pdf", "--limit", "2"],
+                           capture_output=True, text=True, timeout=120, cwd=ws)
+    assert mixed.returncode == 2 and "give a PDF --pages" in mixed.stderr
+    put(ws, "a.txt", "x\n")
+    text = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "a.txt", "--pages", "1"],
+                          capture_output=True, text=True, timeout=120, cwd=ws)
+    assert text.returncode == 2 and "--pages applies to a PDF FILE" in text.stderr

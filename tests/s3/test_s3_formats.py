@@ -27,3 +27,18 @@ async def test_notebook_view_and_edit_on_a_bucket(bucket: S3Workspace) -> None:
     book = nbformat.reads((await bucket.get("nb/sales.ipynb")).decode("utf-8"), as_version=4)
     assert [cell.id for cell in book.cells] == ["intro", "load", "plot"]
     await ctx.aclose()
+
+
+async def test_read_pdf_on_a_bucket(bucket: S3Workspace) -> None:
+    from pdfkit import text_pages
+
+    await bucket.put("docs/book.pdf", text_pages(30))
+    ctx = create_context(provider=await bucket.provider(), pdfs=True, search=False)
+    result = await ctx.tools.execute("read_pdf", {"file_path": "docs/book.pdf", "pages": "30"})
+    assert result.text == ("<path>/docs/book.pdf</path>\n<type>pdf</type>\n<content>\n--- page 30 of 30 ---\nPage 30\n"
+                           + " ".join(f"word30-{i}" for i in range(40)) + "\n\n(End of file - total 30 pages)\n</content>")
+    capped = create_context(provider=await bucket.provider(), pdfs=True, search=False, pdf_max_bytes=1000)
+    refused = await capped.tools.execute("read_pdf", {"file_path": "docs/book.pdf"})
+    assert refused.text.endswith("bytes exceeds the 1000-byte limit")
+    await ctx.aclose()
+    await capped.aclose()

@@ -22,6 +22,7 @@ from .options import (
     faces_named,
     images_option,
     list_named,
+    pdfs_option,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -91,6 +92,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @s3_options
 @tools_option
 @images_option
+@pdfs_option
 @session_option
 @sandbox_option
 @read_only_option
@@ -107,6 +109,7 @@ def mcp(
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
+    pdfs: bool = False,
     session_name: str | None = None,
     sandbox: str | None = None,
     read_only: bool = False,
@@ -165,6 +168,7 @@ def mcp(
             faces=faces_named(tool_names),
             list_tool=list_named(tool_names),
             images=images,
+            pdfs=pdfs,
             profile=profile,
             policy=not no_policy,
             tool_config=pop_settings(settings),
@@ -178,12 +182,14 @@ def mcp(
     owner, store = _named_owner(session_name, options)
     try:
         ctx = build_context(options, observations=store)
-    except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow
+    except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()
         raise click.UsageError(str(exc)) from None
     if images and tool_names is not None and "read_image" not in tool_names:
         tool_names = (*tool_names, "read_image")  # --images asks for it, whatever else --tools names
+    if pdfs and tool_names is not None and "read_pdf" not in tool_names:
+        tool_names = (*tool_names, "read_pdf")  # --pdfs likewise
     select_tools_option(ctx, tool_names)
     if options.policy:
         _warn_if_nothing_observes(ctx.tools.names())

@@ -136,6 +136,8 @@ class ToolSwitches(ProfileSwitches):
     notebook_edit_names_edit: bool = profile_switch("F2")
     """F2: ``notebook_edit``'s refusal of a path that is not a notebook names dsh-fs's ``edit``
     tool, not Claude Code's ``FileEdit``"""
+    pdf_read_hint: bool = profile_switch("F6")
+    """F6: ``read``'s not-text error on a ``.pdf`` path says how to read the PDF's text"""
 
     # -- sandbox modes (docs/SANDBOX.md) ---------------------------------------------------------
     escalation_needs_sandbox: bool = profile_switch("X1")

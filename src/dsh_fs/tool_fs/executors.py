@@ -41,7 +41,7 @@ from .list_tool import directory_hint
 from ..notebook import is_notebook_path
 from .notebook_read import NotShownAsCells, notebook_blocks, too_big_note
 from .lookup import lookalike_hint
-from .shared import check_unicode, image_hint, with_hint, with_remedy
+from .shared import check_unicode, image_hint, pdf_hint, with_hint, with_remedy
 
 __all__ = ("FsTools",)
 
@@ -122,7 +122,8 @@ class FsTools:
 
     def _read_failed(self, err: FsError, file_path: str) -> NoReturn:
         """Raise what the model sees of a failed read: ``err`` with the remedies and hints of
-        ``_guarded`` (D5, D9, D18), then I1's image hint (each chained to what it replaced)."""
+        ``_guarded`` (D5, D9, D18), then I1's image hint or F6's PDF hint (each chained to what it
+        replaced)."""
         try:
             if not (self.switches.remedies or self.switches.near_match_hints):
                 raise err
@@ -131,9 +132,11 @@ class FsTools:
                 raise err
             raise projected from err
         except FsError as shown:
-            if not self.switches.image_read_hint:
-                raise
-            hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            hinted = shown
+            if self.switches.image_read_hint:
+                hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            if self.switches.pdf_read_hint and hinted is shown:  # F6
+                hinted = pdf_hint(shown, file_path, offered=self.ctx.tools.get("read_pdf") is not None)
             if hinted is shown:
                 raise
             raise hinted from shown
