@@ -167,7 +167,7 @@ TOOL_NAMES = _ToolNames()
 #
 # A setting's help shows its default (``[default: …]``) and, where one exists, its environment
 # variable (``[env var: …]``): DSH_FS_PROFILE, DSH_FS_SESSION (and mcp's DSH_FS_TOKEN_FILE).
-# tests/e2e/test_cli_options.py reads every command's --help and holds them to that.
+# tests/e2e/cli/test_cli_options.py reads every command's --help and holds them to that.
 
 profile_option = click.option(
     "--profile",

@@ -5,7 +5,7 @@ Pure: no I/O. Each field is ``True`` in the ``default`` profile and ``False`` in
 ``reference`` (``core.profile.profile_switch``); ``ToolSwitches.of(profile)`` returns the one
 value of each profile, built once. A new tool-layer deviation is a new field here, read where
 the behaviour differs; ``grep`` for its ID finds this one declaration
-(``tests/unit/test_profile_switches.py`` checks that every deviation ID is decided by exactly
+(``tests/unit/dsh_fs/test_profile_switches.py`` checks that every deviation ID is decided by exactly
 one switch, or is listed as structural in ``docs/DEVIATIONS.md``).
 """
 

@@ -9,7 +9,7 @@ dumped ``by_alias``, ``mode="json"``, ``exclude_none``: members in the model's f
 :func:`call_surface` builds that dump from ``wire.call_result``'s dict for the shapes our
 tools give (text and image blocks, ``isError``, a ``_meta`` object), and says ``None`` for
 anything else (the caller then waits for the SDK and uses its functions).
-``tests/unit/test_mcp_earlywire.py`` holds it to the SDK for every handshake version.
+``tests/unit/mcp/test_mcp_earlywire.py`` holds it to the SDK for every handshake version.
 
 No SDK import here.
 """

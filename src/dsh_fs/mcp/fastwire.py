@@ -20,8 +20,8 @@ round trip of a small ``read`` (bench/README.md, "The MCP stdio round trip, four
   ``NaN`` included: ``to_json`` writes the constants where the model writes ``null``), or a lone
   surrogate anywhere (pydantic refuses it; ``encode_message`` repairs it).
 
-``tests/unit/test_mcp_fastwire.py`` holds both to the SDK's functions (hypothesis), and
-``tests/unit/test_mcp_lean.py`` the whole answers to the SDK path's.
+``tests/unit/mcp/test_mcp_fastwire.py`` holds both to the SDK's functions (hypothesis), and
+``tests/unit/mcp/test_mcp_lean.py`` the whole answers to the SDK path's.
 """
 
 from __future__ import annotations

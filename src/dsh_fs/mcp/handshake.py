@@ -10,7 +10,7 @@ low-level ``Server`` (tools only, ``listChanged: false``), ``serverInfo`` and th
 ``instructions``, serialized as the SDK serializes a reply (compact JSON, UTF-8 as is, keys in
 the model's order). The same request is then handed to the SDK as well, so its session state
 is what it would have been; its reply is compared with the early one and dropped
-(``stdio.stdio_transport``). ``tests/unit/test_mcp_handshake.py`` holds both to the SDK: the
+(``stdio.stdio_transport``). ``tests/unit/mcp/test_mcp_handshake.py`` holds both to the SDK: the
 version lists, the capabilities, and the bytes of the SDK's answers to generated requests.
 
 What the early path accepts (anything else is left to the SDK): one JSON object with exactly

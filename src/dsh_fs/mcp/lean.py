@@ -9,7 +9,7 @@ its owner's scheduler at once, run through the registry (on the transport's read
 it suspends, ``inline.py``, else in a task of its own) and answered through the transport's
 writer, as its line already encoded when ``fastwire.response_line`` can write it; everything
 else goes to the SDK as before. What the client reads is what the SDK
-would have written, byte for byte (``tests/unit/test_mcp_lean.py`` sends the same requests
+would have written, byte for byte (``tests/unit/mcp/test_mcp_lean.py`` sends the same requests
 through both paths, for every handshake protocol version), because the answer is built with
 the SDK's own pieces: our handler's dict (``server.handler_result``), the SDK's per-version
 result surface (``mcp_types.methods.serialize_server_result``), a ``JSONRPCResponse`` and the

@@ -35,8 +35,8 @@ other notification,
 them with the first call) and, under a sandbox, no ``elicitation``; nor when the lean path is
 off (``DSH_FS_MCP_LEAN``) or stdin is not a pipe or a socket.
 
-``tests/unit/test_mcp_earlywire.py`` holds the answers to the SDK's;
-``tests/e2e/test_mcp_early_calls.py`` runs real servers. No SDK import here (until the
+``tests/unit/mcp/test_mcp_earlywire.py`` holds the answers to the SDK's;
+``tests/e2e/mcp/test_mcp_early_calls.py`` runs real servers. No SDK import here (until the
 import is done).
 """
 
