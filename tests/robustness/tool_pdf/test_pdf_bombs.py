@@ -9,7 +9,7 @@ as the image bomb, tests/integration/test_read_image.py).
 * A notebook bomb: a 500 MB output cell is refused on its size (never read), a deeply nested
   one is shown as text.
 Not stalled (a ``read_pdf`` held open in its worker, another call of the same MCP server
-answers first): tests/e2e/test_mcp_formats.py.
+answers first): tests/e2e/mcp/test_mcp_formats.py.
 """
 
 from __future__ import annotations

@@ -1,15 +1,13 @@
-"""Notebooks, PDFs and legacy encodings through the real ``dsh-fs mcp`` server and the ``dsh-fs``
-command line (docs/NOTEBOOKS.md, docs/PDF.md, docs/ENCODINGS.md, "Every surface"): stdio (the
+"""Notebooks, PDFs and legacy encodings through the real ``dsh-fs mcp`` server (docs/NOTEBOOKS.md, docs/PDF.md, docs/ENCODINGS.md, "Every surface"): stdio (the
 SDK client and the raw wire) and HTTP (the SDK's streamable HTTP client), with files made by the
-formats' own libraries. Not covered here: each feature's rules (the integration tests)."""
+formats' own libraries. The command line: tests/e2e/cli/test_cli_formats.py. Not covered here: each
+feature's rules (the integration tests)."""
 
 from __future__ import annotations
 
 import base64
 import json
 import os
-import subprocess
-import sys
 from typing import Any
 
 import mcp.types as types
@@ -85,15 +83,6 @@ async def test_notebook_edit_over_http(ws: str) -> None:
     assert book.cells[0].source == "# Sales\nQuarterly numbers."
 
 
-def test_dsh_fs_read_of_a_notebook_shows_cells(ws: str) -> None:
-    put(ws, "sales.ipynb", written(sample()))
-    done = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", os.path.join(ws, "sales.ipynb"),
-                           "--limit", "5"], capture_output=True, text=True, timeout=120, cwd=ws)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[:4] == [f"<path>{ws}/sales.ipynb</path>", "<type>notebook</type>", "<content>",
-                                            '1: <notebook language="python" cells="4">']
-
-
 def test_a_held_pdf_read_stalls_no_other_call(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # docs/PDF.md "Bounded": the same as the image bombs, for the event loop
     """The worker of the first call waits until it is killed; the server answers the second call,
@@ -139,25 +128,3 @@ async def test_read_pdf_over_stdio_and_http(ws: str) -> None:
             over_http = await session.call_tool("read_pdf", {"file_path": "scan.pdf", "pages": "1"})
     assert over_http.is_error is False and over_http.content[0].text.endswith(
         '(Showing page 1 of 2. Use pages="2" to continue.)\n</content>')
-
-
-def test_dsh_fs_read_of_a_pdf_reads_its_pages(ws: str) -> None:
-    from pdfkit import text_pages
-
-    put(ws, "book.pdf", text_pages(3))
-    done = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "book.pdf", "--pages", "2-3"],
-                          capture_output=True, text=True, timeout=120, cwd=ws)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"<path>{ws}/book.pdf</path>\n<type>pdf</type>\n<content>\n--- page 2 of 3 ---\nPage 2\n")
-    assert done.stdout.endswith("(End of file - total 3 pages)\n</content>\n")
-    bad = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "book.pdf", "--pages", "0"],
-                         capture_output=True, text=True, timeout=120, cwd=ws)
-    assert (bad.returncode, bad.stdout) == (1, 'Error: Invalid pages parameter: "0". Use formats like "1-5", "3", or '
-                                               '"10-20". Pages are 1-indexed.\n')
-    mixed = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "book.pdf", "--limit", "2"],
-                           capture_output=True, text=True, timeout=120, cwd=ws)
-    assert mixed.returncode == 2 and "give a PDF --pages" in mixed.stderr
-    put(ws, "a.txt", "x\n")
-    text = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "a.txt", "--pages", "1"],
-                          capture_output=True, text=True, timeout=120, cwd=ws)
-    assert text.returncode == 2 and "--pages applies to a PDF FILE" in text.stderr
