@@ -104,6 +104,10 @@ def create_context(
     pdfs: bool = False,
     sandbox: str | None = None,
     approval: Any = None,
+    deny: Iterable[str] = (),
+    read_only_paths: Iterable[str] = (),
+    rules_files: Iterable[str | os.PathLike[str]] = (),
+    show_rules: bool = False,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -147,6 +151,16 @@ def create_context(
     :param approval: with ``sandbox``, the approval callback of an escalation: an
         ``async (fs_sandbox.approval.ApprovalRequest) -> "allowed-once" | "rejected" |
         "cancelled" | "unavailable"``; ``None``: every escalation is refused
+    :param deny: path rules (docs/PATH-RULES.md): gitignore patterns, relative to each workspace
+        root (without one, to ``cwd``), of paths no tool may read, list, search or change
+        (``FS_PERMISSION_DENIED`` ``… the path rules deny access to it``); the provider is
+        wrapped in ``fs_rules.filesystem.RuledFileSystem`` (inside the sandbox, if any)
+    :param read_only_paths: gitignore patterns of paths every tool may read but none change
+        (``… the path rules make it read-only``)
+    :param rules_files: rules files to add (TOML: ``deny = [...]``, ``read_only = [...]``); read
+        only because they are named here
+    :param show_rules: the ``tool:path-rules`` prompt section lists the patterns (by default it
+        says only that rules exist)
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -159,7 +173,8 @@ def create_context(
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
         (or ``roots``) with ``provider``, ``roots`` with ``root``, roots ``LocalFileSystem`` refuses;
         an unknown sandbox mode, ``approval`` without ``sandbox``; an ``image_*`` setting without
-        ``images=True``, a ``pdf_*`` setting without ``pdfs=True``
+        ``images=True``, a ``pdf_*`` setting without ``pdfs=True``; a path rule that is not a
+        pattern, a rules file that cannot be used
     :raises ImportError: ``images=True`` without Pillow, ``pdfs=True`` without pypdfium2
     """
     from .fs_policy import FsPolicy
@@ -183,6 +198,11 @@ def create_context(
         provider = open_provider(base, profile=ctx.profile, root=root, cwd=base)
     elif root is not ...:
         raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")
+    rules = _path_rules(deny, read_only_paths, rules_files, show_rules)
+    if rules:
+        from .fs_rules.filesystem import RuledFileSystem
+
+        provider = RuledFileSystem(provider, rules=rules, base=os.fspath(cwd) if cwd is not None else None)
     if sandbox is not None:
         from .fs_sandbox.filesystem import SandboxedFileSystem
 
@@ -218,11 +238,30 @@ def create_context(
         from .faces import load_faces
 
         load_faces(ctx, faces)
+    if rules:
+        from .fs_rules.prompt import PathRulesPrompt
+
+        ctx.plugin(PathRulesPrompt, rules=rules)
     if sandbox is not None:
         from .fs_sandbox.prompt import SandboxPolicyPrompt
 
         ctx.plugin(SandboxPolicyPrompt)  # the ``sandbox:policy`` section
     return ctx
+
+
+def _path_rules(deny: Iterable[str], read_only: Iterable[str], files: Iterable[str | os.PathLike[str]],
+                show: bool) -> Any:
+    """The deployment's ``PathRules`` (empty: no rules), built only when some are given."""
+    if isinstance(deny, str) or isinstance(read_only, str) or isinstance(files, (str, os.PathLike)):
+        raise ValueError("create_context: deny, read_only_paths and rules_files take lists")
+    deny, read_only, files = tuple(deny), tuple(read_only), tuple(files)
+    if not (deny or read_only or files):
+        if show:
+            raise ValueError("create_context: show_rules= needs deny=, read_only_paths= or rules_files=")
+        return None
+    from .fs_rules.files import load_rules
+
+    return load_rules(deny=deny, read_only=read_only, files=files, show=show)
 
 
 class _Provided:

@@ -27,6 +27,8 @@ from .options import (
     pop_settings,
     profile_option,
     require_s3_credentials,
+    path_rules_named,
+    path_rules_options,
     read_only_option,
     root_option,
     sandbox_named,
@@ -96,6 +98,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @session_option
 @sandbox_option
 @read_only_option
+@path_rules_options
 def mcp(
     roots: tuple[str, ...],
     profile: str,
@@ -113,6 +116,10 @@ def mcp(
     session_name: str | None = None,
     sandbox: str | None = None,
     read_only: bool = False,
+    deny: tuple[str, ...] = (),
+    read_only_paths: tuple[str, ...] = (),
+    rules_files: tuple[str, ...] = (),
+    show_rules: bool = False,
     **settings: int,
 ) -> None:
     """Serve the file tools (list, read, write, edit, glob, grep; no list under --profile
@@ -157,6 +164,8 @@ def mcp(
         else:
             raise click.UsageError(f"--session applies only to stdio: {over_http}")
     sandbox = sandbox_named(sandbox, read_only)
+    rules = path_rules_named({"deny": deny, "read_only_paths": read_only_paths, "rules_files": rules_files,
+                              "show_rules": show_rules})
     if roots and s3:
         raise click.UsageError("--root is not used with --s3 (repeat --s3 to serve several bucket prefixes)")
     if not roots and not s3:
@@ -176,6 +185,7 @@ def mcp(
             s3_roots=tuple(s3),
             endpoint_url=endpoint_url,
             sandbox=sandbox,
+            **rules,
         )
     except ValueError as exc:  # several --s3 named alike (fs_s3.roots.display_roots)
         raise click.UsageError(str(exc)) from None

@@ -43,6 +43,8 @@ __all__ = (
     "list_named",
     "no_policy_option",
     "offset_option",
+    "path_rules_named",
+    "path_rules_options",
     "pop_settings",
     "profile_option",
     "read_only_option",
@@ -293,6 +295,58 @@ def sandbox_named(sandbox: str | None, read_only: bool) -> str | None:
     if read_only and sandbox is not None:
         raise click.UsageError("--read-only is --sandbox read-only; give one of them")
     return "read-only" if read_only else sandbox
+
+
+def path_rules_options(func: F) -> F:
+    """``--deny``, ``--read-only-path``, ``--rules-file`` and ``--show-rules``: the deployment's
+    path rules (docs/PATH-RULES.md; the command receives ``deny``, ``read_only_paths``,
+    ``rules_files`` and ``show_rules``: hand them to :func:`path_rules_named`)."""
+    func = click.option(
+        "--show-rules", "show_rules", is_flag=True,
+        help="List the path rules' patterns in the tools' guidance (by default it says only that rules exist).",
+    )(func)
+    func = click.option(
+        "--rules-file", "rules_files", multiple=True, metavar="PATH", show_default="none",
+        type=click.Path(exists=True, dir_okay=False),
+        help="Add the path rules of this TOML file (deny = [...], read_only = [...]; docs/PATH-RULES.md);"
+        " repeatable.",
+    )(func)
+    func = click.option(
+        "--read-only-path", "read_only_paths", multiple=True, metavar="PATTERN", show_default="none",
+        help="A gitignore pattern, relative to each root, of files every tool may read but none may change;"
+        " repeatable.",
+    )(func)
+    return click.option(
+        "--deny", "deny", multiple=True, metavar="PATTERN", show_default="none",
+        help="A gitignore pattern, relative to each root, of files no tool may read, list, search or change"
+        " (e.g. .env, secrets/); repeatable.",
+    )(func)
+
+
+def path_rules_named(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The ``create_context`` path-rule arguments of :func:`path_rules_options`' values, popped
+    from ``kwargs`` and checked: the patterns are patterns, each rules file can be used.
+
+    :raises click.UsageError: the problem, in one line (nothing done)
+    """
+    given = {
+        "deny": tuple(kwargs.pop("deny", None) or ()),
+        "read_only_paths": tuple(kwargs.pop("read_only_paths", None) or ()),
+        "rules_files": tuple(kwargs.pop("rules_files", None) or ()),
+        "show_rules": bool(kwargs.pop("show_rules", False)),
+    }
+    if not (given["deny"] or given["read_only_paths"] or given["rules_files"]):
+        if given["show_rules"]:
+            raise click.UsageError("--show-rules needs --deny, --read-only-path or --rules-file")
+        return {}
+    from ..fs_rules.files import load_rules
+
+    try:
+        load_rules(deny=given["deny"], read_only=given["read_only_paths"], files=given["rules_files"])
+    except ValueError as exc:
+        raise click.UsageError(str(exc).replace("the deployment: deny", "--deny")
+                               .replace("the deployment: read-only", "--read-only-path")) from None
+    return given
 
 
 def offset_option(func: F) -> F:

@@ -27,7 +27,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import anyio
@@ -44,6 +44,8 @@ from .options import (
     list_named,
     no_policy_option,
     offset_option,
+    path_rules_named,
+    path_rules_options,
     pop_settings,
     profile_option,
     require_s3_credentials,
@@ -75,8 +77,9 @@ def _deployment_options(func: F) -> F:
 
 
 def _call_options(func: F) -> F:
-    """``--cwd``, ``--s3``/``--endpoint-url``, ``--no-policy``, ``--session`` and ``--sandbox`` (the tool commands)."""
-    return cwd_option(s3_options(no_policy_option(session_option(sandbox_option(func)))))
+    """``--cwd``, ``--s3``/``--endpoint-url``, ``--no-policy``, ``--session``, ``--sandbox`` and
+    the path rules (the tool commands)."""
+    return cwd_option(s3_options(no_policy_option(session_option(sandbox_option(path_rules_options(func))))))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -90,6 +93,8 @@ class _Options:
     """every ``--s3`` URL (several: D28); empty: the local disk"""
     endpoint_url: str | None = None
     sandbox: str | None = None
+    rules: dict[str, Any] = field(default_factory=dict)
+    """``create_context``'s path-rule arguments (``options.path_rules_named``)"""
 
 
 def _options(kwargs: dict[str, Any]) -> _Options:
@@ -102,6 +107,7 @@ def _options(kwargs: dict[str, Any]) -> _Options:
         s3=tuple(kwargs.pop("s3", None) or ()),
         endpoint_url=kwargs.pop("endpoint_url", None),
         sandbox=kwargs.pop("sandbox", None),
+        rules=path_rules_named(kwargs),
     )
 
 
@@ -127,7 +133,7 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
         return create_context(
             profile=options.profile, policy=options.policy, provider=provider, observations=store,
             spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool,
-            sandbox=options.sandbox, pdfs=pdfs, **options.caps,
+            sandbox=options.sandbox, pdfs=pdfs, **options.rules, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
@@ -411,12 +417,13 @@ def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> N
 @click.command(cls=OnceCommand)
 @no_policy_option
 @tools_option
+@path_rules_options
 @_deployment_options
 def prompt(tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     """Print the system prompt that goes with the tools.
 
-    --no-policy, --tools and the settings change it as they change what the model is told
-    (dsh-fs mcp sends the tools' sections of it as its instructions).
+    --no-policy, --tools, the path rules and the settings change it as they change what the
+    model is told (dsh-fs mcp sends the tools' sections of it as its instructions).
     """
     ctx = _context(_options(kwargs), faces=faces_named(tool_names), list_tool=list_named(tool_names))
     select_tools_option(ctx, tool_names)

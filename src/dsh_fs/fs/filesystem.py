@@ -80,6 +80,7 @@ if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
     from .errors import Verb
+    from .path_rules import RuleView
     from .window import ReadWindow, WindowResult
 
 __all__ = ("FileSystem",)
@@ -278,6 +279,13 @@ class FileSystem(abc.ABC):
         """The deployment's sandbox mode when this provider confines mutations
         (``dsh_fs.fs_sandbox.SandboxedFileSystem``), else ``None`` (every plain provider): the
         mutating tools advertise their escalation fields only when it is set."""
+        return None
+
+    async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
+        """The deployment's path rules as this provider applies them (``fs_rules.filesystem.
+        RuledFileSystem``, docs/PATH-RULES.md), for a tool that reads files outside the seam
+        (``glob``/``grep`` run ripgrep on host paths) and must apply them itself; ``None`` (the
+        default): no rules. A wrapper provider passes its inner provider's on."""
         return None
 
     def host_path(self, target: Target) -> str | None:

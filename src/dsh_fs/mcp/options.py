@@ -63,6 +63,15 @@ class ServeOptions:
     """a sandbox mode (``read-only``, ``workspace-write``, ``danger-full-access``; docs/SANDBOX.md):
     the provider is fenced and an escalation asks the person through the client's elicitation
     (``mcp.approval``); ``None``: no sandbox"""
+    deny: tuple[str, ...] = ()
+    """path rules (docs/PATH-RULES.md): gitignore patterns of paths no tool may read, list,
+    search or change, relative to each root"""
+    read_only_paths: tuple[str, ...] = ()
+    """gitignore patterns of paths every tool may read but none change"""
+    rules_files: tuple[str, ...] = ()
+    """rules files to add (TOML ``deny``/``read_only`` arrays)"""
+    show_rules: bool = False
+    """the ``tool:path-rules`` instructions list the patterns"""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", "/" if self.s3 is not None else os.path.abspath(self.root))
@@ -123,6 +132,10 @@ def build_context(options: ServeOptions, *, observations: Any = None) -> Context
         images=options.images,
         pdfs=options.pdfs,
         **_sandboxed(options),
+        deny=options.deny,
+        read_only_paths=options.read_only_paths,
+        rules_files=options.rules_files,
+        show_rules=options.show_rules,
         **options.tool_config,
     )
 

@@ -30,6 +30,7 @@ from ..core.signal import run_under_signal
 from ..core.tools import ContentBlock, text_block
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.filesystem import FileSystem
+from ..fs.path_rules import RuleView
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import Info, Target
 from ..spill.store import SpillRequest, SpillStore, SpillWriter
@@ -37,6 +38,7 @@ from . import errors
 from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import GLOB_VCS_EXCLUDES, glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
+from .denied import HostRules, deny_globs, denied_below, nothing_searched
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .limiter import RG_MEMORY_FLAGS, SearchSlots
 from .links import LinkFilter, exclude_globs, walk_notices_only
@@ -216,10 +218,33 @@ class SearchTools:
         info = await self._check_target(tool, fs, target, signal)
         host = fs.host_path(target or here)
         if host is not None:
-            links = LinkFilter(here.display_path, _containment_root(fs, host),
+            root = _containment_root(fs, host)
+            links = LinkFilter(here.display_path, root,
                                check_files=tool == "grep") if self.switches.follow_links else None
-            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
+            space = Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
+            view = await fs.path_rules(signal=signal)
+            if view is not None and view.rules.denies:  # P4
+                await self._apply_rules(space, view, info, root)
+            return space
         return await self._mirror_space(tool, fs, here, target, info, path, execution)
+
+    async def _apply_rules(self, space: Space, view: RuleView, info: Info | None, root: str | None) -> None:
+        """P4: the path rules on a host search: the filter of printed paths, and ripgrep's
+        excludes for the denied entries below the searched directory (``denied.denied_below``,
+        in a worker thread, given up with the search)."""
+        rules = space.rules = HostRules(view, space.cwd)
+        if info is not None and info.type != "directory":
+            return  # one named file, which resolve judged
+        top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
+        gave_up = threading.Event()
+        try:
+            found = await anyio.to_thread.run_sync(
+                functools.partial(denied_below, top, rules, follow=self.switches.follow_links, root=root,
+                                  stopped=gave_up.is_set),
+                abandon_on_cancel=True)
+        finally:
+            gave_up.set()
+        space.excludes = tuple(deny_globs(found, space.cwd, space.path_arg))
 
     async def _check_target(self, tool: str, fs: FileSystem, target: Target | None, signal: Any) -> Info | None:
         if target is None:
@@ -270,6 +295,9 @@ class SearchTools:
         def drain_past_cap() -> bool:
             return not self.switches.first_page_on_overflow or shown() == 0
 
+        if space.excludes:  # P4: before the path arguments
+            cut = argv.index("--") if "--" in argv else len(argv)
+            argv = [*argv[:cut], *space.excludes, *argv[cut:]]
         try:
             return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line,
                                      on_lines=on_lines, raw_cap=budget, separator=separator,
@@ -371,6 +399,8 @@ class SearchTools:
         if run.exit_code == 2 and walk_notices_only(run.stderr, loops=self.switches.follow_links,
                                                     vanished=self.switches.vanished_entries_skipped):
             return None  # S8: a symlink loop ripgrep stopped at; S15: an entry not there when reached
+        if run.exit_code == 2 and space.excludes and nothing_searched(run.stderr):
+            return None  # P4: every file was a denied one; nothing found, and nothing said of them
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
@@ -601,7 +631,10 @@ class SearchTools:
         """S13: the note on files ignore or hidden rules left out (``skipped_note``), counted by
         one ``rg --files --no-ignore --hidden`` over just the skipped entries (links not
         followed); ``None`` when they hold no file."""
-        roots = list(skipped.paths)[:_COUNT_ROOTS]
+        kept = [path for path in skipped.paths if space.rules is None or space.rules.admit(path)]  # P4
+        if not kept:
+            return None
+        roots = kept[:_COUNT_ROOTS]
         count = 0
 
         def counted(line: bytes) -> None:
@@ -615,7 +648,7 @@ class SearchTools:
                              separator=b"\0", shown=lambda: count)
         if count == 0:
             return None
-        more = run.stopped or skipped.overflowed or len(skipped.paths) > len(roots)
+        more = run.stopped or skipped.overflowed or len(kept) > len(roots)
 
         def names() -> list[str]:
             """The skipped entries as the model would name them: each reduced to its first

@@ -20,6 +20,7 @@ import posixpath
 from dataclasses import dataclass
 
 from ..fs.shown import shown_name
+from .denied import HostRules
 from .links import LinkFilter
 from .mirror import Mirror
 from .output import to_workdir_relative
@@ -41,14 +42,22 @@ class Space:
     """the stand-in directory for a provider without host paths"""
     links: LinkFilter | None = None
     """S8: which printed paths to show when ripgrep follows symlinks on the host"""
+    rules: HostRules | None = None
+    """P4: the deployment's path rules on the host (denied paths are never shown)"""
+    excludes: tuple[str, ...] = ()
+    """P4: ripgrep arguments keeping it out of the denied entries (``denied.deny_globs``),
+    given to every ripgrep run of the search"""
 
     def admit(self, printed: str) -> bool:
-        """Whether to show a path ripgrep printed (always, unless links are followed: S8)."""
-        return self.links is None or self.links.admit(printed)
+        """Whether to show a path ripgrep printed (always, unless links are followed: S8, or
+        path rules apply: P4)."""
+        return (self.links is None or self.links.admit(printed)) and (self.rules is None or self.rules.admit(printed))
 
     def admit_many(self, printed: list[str]) -> list[str]:
-        """The paths of ``printed`` that ``admit`` shows, in order (``LinkFilter.admit_many``)."""
-        return printed if self.links is None else self.links.admit_many(printed)
+        """The paths of ``printed`` that ``admit`` shows, in order (``LinkFilter.admit_many``,
+        ``HostRules.admit_many``)."""
+        kept = printed if self.links is None else self.links.admit_many(printed)
+        return kept if self.rules is None else self.rules.admit_many(kept)
 
     def shown_many(self, printed: list[str]) -> list[str]:
         """``shown`` of each path of ``printed``, in order. Without a mirror, when no name
