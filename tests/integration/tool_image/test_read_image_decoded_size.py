@@ -1,5 +1,5 @@
 """``read_image`` holds the size a decoder allocates to the caps before a pixel is decoded
-(docs/IMAGES.md; ``tool_image.header``; D32).
+(docs/IMAGES.md; ``fs.image_header``; D32).
 
 A GIF whose logical screen says 1×1 and whose frame is 3000×10 (in the attack: 65535×2730, ~180 MB
 a call) is no ``1x1 px`` image: Pillow and the reference's decoder (libnsgif, through sharp) grow

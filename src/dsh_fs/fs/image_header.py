@@ -16,7 +16,8 @@ raster. The size is the one a decoder allocates, not only what the first header 
   Pillow would take the later one);
 * WebP: ``VP8 ``, ``VP8L`` or ``VP8X`` (the canvas, which libwebp holds every frame to).
 
-Anything else, or a header cut short before the size, is ``None``.
+Anything else, or a header cut short before the size, is ``None``. The notebook view
+(``notebook.view``) uses it too, to say an image output's size.
 """
 
 from __future__ import annotations
