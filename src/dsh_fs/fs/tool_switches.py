@@ -135,6 +135,16 @@ class ToolSwitches(ProfileSwitches):
     image_view_hint: bool = profile_switch("I5")
     """I5: the text editors' ``view`` binary-file error on an image path carries I1's hint"""
 
+    # -- formats: notebooks, PDFs (docs/NOTEBOOKS.md, docs/PDF.md) -------------------------------
+    notebook_cells: bool = profile_switch("F1")
+    """F1: ``read`` of a ``.ipynb`` notebook shows its cells (sources, outputs as text, images
+    summarised), not its JSON text"""
+    notebook_edit_names_edit: bool = profile_switch("F2")
+    """F2: ``notebook_edit``'s refusal of a path that is not a notebook names dsh-fs's ``edit``
+    tool, not Claude Code's ``FileEdit``"""
+    pdf_read_hint: bool = profile_switch("F6")
+    """F6: ``read``'s not-text error on a ``.pdf`` path says how to read the PDF's text"""
+
     # -- sandbox modes (docs/SANDBOX.md) ---------------------------------------------------------
     escalation_needs_sandbox: bool = profile_switch("X1")
     """X1: ``sandbox_permissions``/``justification`` where no sandbox is composed are refused

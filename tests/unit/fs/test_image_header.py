@@ -1,11 +1,11 @@
-"""``tool_image.header``: format and size from the header alone (pure), against Pillow."""
+"""``fs.image_header``: format and size from the header alone (pure), against Pillow."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dsh_fs.tool_image.header import ImageHeader, gif_is_animated, read_header
+from dsh_fs.fs.image_header import ImageHeader, gif_is_animated, read_header
 from imagekit import animated_gif, encoded, gradient, png_bomb
 
 

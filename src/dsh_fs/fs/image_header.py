@@ -5,7 +5,8 @@ extension's claim) and the width and height (the pixel and per-side caps) *befor
 decoded, so a tiny file that declares 100000×100000 pixels is refused without allocating its
 raster. Formats: PNG (``IHDR``), GIF (logical screen; ``frames`` counts image descriptors up to
 two, enough to tell an animation), JPEG (the first ``SOFn`` segment) and WebP (``VP8 ``,
-``VP8L`` or ``VP8X``). Anything else, or a header cut short, is ``None``.
+``VP8L`` or ``VP8X``). Anything else, or a header cut short, is ``None``. The notebook view
+(``notebook.view``) uses it too, to say an image output's size.
 """
 
 from __future__ import annotations
