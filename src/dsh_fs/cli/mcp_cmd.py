@@ -19,6 +19,7 @@ from click.core import ParameterSource
 from .options import (
     CliFailure,
     OnceCommand,
+    channel_url,
     faces_named,
     images_option,
     list_named,
@@ -165,12 +166,14 @@ def mcp(
                               "show_rules": show_rules})
     if roots and s3:
         raise click.UsageError("--root is not used with --s3 (repeat --s3 to serve several bucket prefixes)")
+    channel, roots = _channel_roots(roots)
     if not roots and not s3:
         _warn_if_broad(os.getcwd())
     try:
         options = ServeOptions(
             root=roots[0] if roots else os.getcwd(),
             roots=roots,
+            channel=channel,
             faces=faces_named(tool_names),
             list_tool=list_named(tool_names),
             images=images,
@@ -204,12 +207,12 @@ def mcp(
 
     def announce(url: str) -> None:
         where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url
-        lines = [*shown, f"dsh-fs mcp: serving {', '.join(options.roots) or options.root} at {where}"]
+        lines = [*shown, f"dsh-fs mcp: serving {_served(options)} at {where}"]
         if no_auth:
             reach = "the socket" if unix_socket is not None else url
             lines.append(
                 f"dsh-fs mcp: WARNING: --no-auth: no authentication. Any process that can connect to {reach}"
-                f" can read and write every file under {', '.join(options.roots) or options.root} as {_user()}."
+                f" can read and write every file under {_served(options)} as {_user()}."
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
@@ -255,6 +258,32 @@ def mcp(
                     f" ({store.errors[-1]}); read those files again before changing them",
                     err=True,
                 )
+
+
+def _served(options: Any) -> str:
+    """What the server serves, for its announcement: the roots (of the far side, when it is one)."""
+    roots = ", ".join(options.roots) or options.root
+    return f"{roots} on {options.channel.split('://', 1)[0]}://{options.channel.split('://', 1)[1].split('/', 1)[0]}" \
+        if options.channel is not None else roots
+
+
+def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """``--root`` URLs of a command channel (docs/CHANNELS.md): the first URL and every root as
+    a far-side path; local directories: ``(None, roots)``.
+
+    :raises click.UsageError: URLs mixed with local directories, or of two far sides
+    """
+    from ..fs_channel.channels import channel_for_url
+
+    urls = [root for root in roots if channel_url(root)]
+    if not urls:
+        return None, roots
+    if len(urls) != len(roots):
+        raise click.UsageError("--root: serve local directories or a far side's, not both")
+    named = [channel_for_url(*url.split("://", 1)) for url in urls]
+    if len({n.channel.identity for n in named}) > 1:
+        raise click.UsageError("--root: every far-side root must be on one far side")
+    return urls[0], tuple(n.root for n in named)
 
 
 def _start_fast(ctx: Any) -> tuple[Any, Any]:

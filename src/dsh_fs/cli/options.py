@@ -36,6 +36,7 @@ __all__ = (
     "SESSION_NAME",
     "SETTINGS_HELP",
     "TOOL_NAMES",
+    "channel_url",
     "cwd_option",
     "endpoint_url_option",
     "faces_named",
@@ -154,6 +155,37 @@ class _ToolNames(click.ParamType):
         return tuple(name.strip() for name in str(value).split(",") if name.strip())
 
 
+class _DirOrChannel(click.ParamType):
+    """A local directory (checked as ``click.Path(exists=True, file_okay=False)`` checks it), or
+    a far side's directory over a command channel (``docker://``, ``podman://``, ``kubectl://``,
+    ``ssh://``; docs/CHANNELS.md), kept as given once its URL is well formed."""
+
+    name = "directory"
+
+    def __init__(self, *, resolve_path: bool) -> None:
+        self.local = click.Path(exists=True, file_okay=False, resolve_path=resolve_path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from ..fs_channel.channels import CHANNEL_SCHEMES, channel_for_url
+
+        scheme, sep, location = str(value).partition("://")
+        if sep and scheme in CHANNEL_SCHEMES:
+            try:
+                channel_for_url(scheme, location)
+            except ValueError as exc:
+                self.fail(str(exc), param, ctx)
+            return str(value)
+        return str(self.local.convert(value, param, ctx))
+
+
+def channel_url(value: str | None) -> bool:
+    """Is ``value`` (an option's value) a command channel's URL rather than a local directory?"""
+    from ..fs_channel.channels import CHANNEL_SCHEMES
+
+    scheme, sep, _ = (value or "").partition("://")
+    return bool(sep) and scheme in CHANNEL_SCHEMES
+
+
 S3_URL = _S3Url()
 """``--s3``: ``s3://bucket[/prefix]``, with the ``[s3]`` extra installed"""
 ENDPOINT_URL = _EndpointUrl()
@@ -202,23 +234,25 @@ images_option = click.option(
 
 cwd_option = click.option(
     "--cwd",
-    type=click.Path(exists=True, file_okay=False),
+    type=_DirOrChannel(resolve_path=False),
     default=None,
     show_default="the current directory",
     metavar="DIR",
-    help="Directory that relative paths resolve against.",
+    help="Directory that relative paths resolve against (or a far side's: docker://CONTAINER/DIR, podman://…,"
+    " kubectl://POD/DIR, ssh://[USER@]HOST/DIR).",
 )
 """``--cwd``: the base of relative paths (no containment: a person's command line)"""
 
 root_option = click.option(
     "--root",
     "roots",
-    type=click.Path(exists=True, file_okay=False, resolve_path=True),
+    type=_DirOrChannel(resolve_path=True),
     multiple=True,
     show_default="the current directory",
     metavar="DIR",
     help="Directory served: relative paths resolve against it and no path may leave it. Repeat it to serve"
-    " several directories (none inside another): relative paths then resolve against the first.",
+    " several directories (none inside another): relative paths then resolve against the first. A far side's"
+    " directory: docker://CONTAINER/DIR, podman://…, kubectl://POD/DIR, ssh://[USER@]HOST/DIR.",
 )
 """``--root``: the served directories and containment roots (``dsh-fs mcp``, ``client-config``;
 repeatable, DEVIATIONS D28): the command receives ``roots``, a tuple (empty: none given)"""

@@ -38,6 +38,7 @@ from .inputs import JsonNumber, utf8_bytes, utf8_text
 from .options import (
     CliFailure,
     OnceCommand,
+    channel_url,
     cwd_option,
     faces_named,
     list_named,
@@ -124,6 +125,8 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
         if options.s3:  # checked by its option type (S3_URL)
             provider = open_provider(options.s3[0], profile=options.profile, endpoint_url=options.endpoint_url,
                                      roots=options.s3 if len(options.s3) > 1 else None)
+        elif channel_url(options.cwd):  # a far side's directory (docs/CHANNELS.md): no containment either
+            provider = open_provider(options.cwd, profile=options.profile, root=None)  # type: ignore[arg-type]
         else:  # a person's command line (or a shell-only agent, which has the shell anyway): no
             # containment root, as in the reference (S3: the bucket prefix is the root)
             provider = open_provider(options.cwd or os.getcwd(), profile=options.profile, root=None)
@@ -161,7 +164,7 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
     called, in either profile), print its text, exit 1 on an error result."""
     from ..core.session import Session
 
-    session = Session(cwd=None if options.s3 else options.cwd, id=options.session_name)
+    session = Session(cwd=None if options.s3 or channel_url(options.cwd) else options.cwd, id=options.session_name)
     store = None
     if options.policy and options.session_name is not None:
         store = _open_store(options.session_name, session)

@@ -50,6 +50,9 @@ class ToolSwitches(ProfileSwitches):
     it first" (one ``stat``, only after a refusal)"""
     edit_not_file_first: bool = profile_switch("D27")
     """D27: ``edit`` of a directory or another non-file says ``not a regular file``"""
+    read_on_in_long_lines: bool = profile_switch("D35")
+    """D35: ``read`` takes a ``column`` (the first character of line ``offset`` to show), so a
+    line cut at ``readMaxLineLength`` can be read on"""
 
     # -- search tools (glob, grep) --------------------------------------------------------------
     newest_first: bool = profile_switch("S1")
@@ -117,6 +120,9 @@ class ToolSwitches(ProfileSwitches):
     line break ends the last line; ``new_str`` of ``insert`` is whole lines)"""
     clamp_view_range: bool = profile_switch("E22")
     """E22: a ``view_range`` ending past the last line shows to the end, with a note saying so"""
+    patch_names_its_operation: bool = profile_switch("E25")
+    """E25: a patch refused for an unread file says ``update``/``delete``/``move requires reading
+    "<p>" first`` (the patch's own operation), not the policy's ``edit requires …``"""
 
     # -- images (read_image, docs/IMAGES.md) ----------------------------------------------------
     image_read_hint: bool = profile_switch("I1")

@@ -57,6 +57,7 @@ from ..fs.types import (
 if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
+    from ..fs.search_host import SearchHost
     from ..fs.window import ReadWindow, WindowResult
 
 __all__ = ("KINDS", "RuledFileSystem")
@@ -91,6 +92,7 @@ KINDS: dict[str, Kind] = {
     "sandbox_mode": "read",
     "narrowed": "read",
     "path_rules": "read",
+    "search_host": "read",
     "root": "read",
     "cwd": "read",
 }
@@ -330,6 +332,10 @@ class RuledFileSystem(FileSystem):
     # -- passed on --------------------------------------------------------------------------
     def host_path(self, target: Target) -> str | None:
         return self._inner.host_path(target)
+
+    def search_host(self) -> "SearchHost | None":
+        """The inner provider's (the search tools use it only where no path is denied: P4)."""
+        return self._inner.search_host()
 
     def workspace_roots(self) -> tuple[str, ...]:
         return self._inner.workspace_roots()

@@ -48,6 +48,9 @@ class ServeOptions:
     each served as ``/<its last segment>``, the sessions' cwd the first); empty: ``s3`` alone"""
     endpoint_url: str | None = None
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
+    channel: str | None = None
+    """a far side over a command channel (``docker://box/work``, docs/CHANNELS.md): serve it;
+    ``root`` and ``roots`` are then far-side paths (``dsh-fs mcp --root URL`` gives the URL's)"""
     faces: tuple[str, ...] = ()
     """optional editing faces to load, by tool name (``dsh_fs.faces.FACE_TOOLS``); none by default"""
     list_tool: bool | None = None
@@ -72,6 +75,13 @@ class ServeOptions:
     """the ``tool:path-rules`` instructions list the patterns"""
 
     def __post_init__(self) -> None:
+        if self.channel is not None:  # far-side paths, as given (the far side checks them)
+            roots = tuple(self.roots) or (self.root,)
+            if roots[0] != self.root:
+                raise ValueError("ServeOptions: roots must start with root")
+            object.__setattr__(self, "roots", roots)
+            object.__setattr__(self, "profile", Profile.parse(self.profile))
+            return
         object.__setattr__(self, "root", "/" if self.s3 is not None else os.path.abspath(self.root))
         roots = () if self.s3 is not None else tuple(os.path.abspath(r) for r in self.roots) or (self.root,)
         if roots and roots[0] != self.root:
@@ -88,7 +98,7 @@ class ServeOptions:
 
 def build_provider(options: ServeOptions) -> FileSystem:
     """The provider ``dsh-fs mcp`` serves (``dsh_fs.open_provider``): the bucket prefix of
-    ``options.s3``, else the local directory ``options.root`` (or every one of ``options.roots``,
+    ``options.s3``, the far side's directory of ``options.channel``, else the local directory ``options.root`` (or every one of ``options.roots``,
     D28) — relative paths resolve against the root, and paths resolving outside it are refused (``FS_PERMISSION_DENIED``,
     containment).
 
@@ -99,6 +109,9 @@ def build_provider(options: ServeOptions) -> FileSystem:
     if options.s3 is not None:
         several = options.s3_roots if len(options.s3_roots) > 1 else None
         return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url, roots=several)
+    if options.channel is not None:
+        return open_provider(options.channel, profile=options.profile,
+                             roots=options.roots if len(options.roots) > 1 else None)
     if len(options.roots) > 1:
         return open_provider(options.root, profile=options.profile, roots=options.roots)
     return open_provider(options.root, profile=options.profile)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..core.signal import AbortSignal
     from ..fs.errors import Verb
     from ..fs.path_rules import RuleView
+    from ..fs.search_host import SearchHost
     from ..fs.window import ReadWindow, WindowResult
 
 __all__ = ("RecordingFileSystem", "RecordingWorkspace")
@@ -131,6 +132,9 @@ class RecordingFileSystem(FileSystem):
 
     async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
         return await self.inner.path_rules(signal=signal)
+
+    def search_host(self) -> "SearchHost | None":
+        return self.inner.search_host()
 
     def workspace_roots(self) -> tuple[str, ...]:
         """``inner``'s roots (a query: not recorded)."""

@@ -8,7 +8,8 @@ lookalike name). Stat budget: read stats once, write and edit never (§4.11).
 Read windows: the provider windows the file itself when it can (``FileSystem.read_window``,
 e.g. the local provider on bytes with a line index); otherwise the executor windows
 ``read_text`` (files below ``read_stream_min_size``, held whole: ``window_whole``) or
-``stream_text``. Same result either way.
+``stream_text``. Same result either way. A read from a ``column`` past 1 (D35: reading on in a
+line too long to show whole) is always windowed here.
 
 Diff metadata is bounded (``tool_fs.diff.bounded_diffs``): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
@@ -50,21 +51,22 @@ class FsTools:
         self.ctx = ctx
         self.config = config
         self.switches = ToolSwitches.of(config.profile)
-        self._windows: dict[tuple[int, int], ReadWindow] = {}  # (offset, limit) → window
+        self._windows: dict[tuple[int, int, int], ReadWindow] = {}  # (offset, limit, column) → window
 
-    def _window(self, offset: int, limit: int) -> ReadWindow:
+    def _window(self, offset: int, limit: int, column: int = 1) -> ReadWindow:
         """The read window of these arguments (immutable, so shared between calls)."""
-        window = self._windows.get((offset, limit))
+        window = self._windows.get((offset, limit, column))
         if window is None:
             if len(self._windows) >= 256:
                 self._windows.clear()
-            window = self._windows[(offset, limit)] = ReadWindow(
+            window = self._windows[(offset, limit, column)] = ReadWindow(
                 offset=offset,
                 limit=limit,
                 max_line_length=self.config.read_max_line_length,
                 max_bytes=self.config.read_max_bytes,
                 always_progress=self.switches.always_progress,
                 exact_truncation=self.switches.exact_truncation,
+                column=column,
             )
         return window
 
@@ -111,10 +113,13 @@ class FsTools:
         limit = check_positive_integer("limit", args["limit"]) if "limit" in args else self.config.read_limit
         if limit > self.config.read_limit:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
+        column = 1
+        if "column" in args and self.switches.read_on_in_long_lines:  # D35
+            column = check_positive_integer("column", args["column"])
         if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
         try:
-            return await self._read(file_path, offset, limit, execution)
+            return await self._read(file_path, offset, limit, execution, column)
         except FsError as err:
             self._read_failed(err, file_path)
 
@@ -144,7 +149,8 @@ class FsTools:
             return None
         return self.ctx.spill_store.reader(file_path, session_id=execution.session.id)  # type: ignore[no-any-return]
 
-    async def _read(self, file_path: str, offset: int, limit: int, execution: ToolExecution) -> list[ContentBlock]:
+    async def _read(self, file_path: str, offset: int, limit: int, execution: ToolExecution,
+                    column: int = 1) -> list[ContentBlock]:
         fs = self._spilled(file_path, execution) or self.fs
         signal = execution.signal
         target = await fs.resolve(file_path, cwd=execution.cwd, signal=signal)
@@ -162,8 +168,10 @@ class FsTools:
                 raise with_hint(err, directory_hint(target.display_path))  # L4
             raise err
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
-        window = self._window(offset, limit)
-        result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
+        window = self._window(offset, limit, column)
+        result = None
+        if column == 1:  # a provider windows whole lines only (D35: the tool skips into a line)
+            result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
         if result is None:
             if streamed:
                 result = await build_window(fs.stream_text(target, signal=signal), window, target.display_path)

@@ -44,7 +44,7 @@ from robustkit import RawMcp, call, child_env, needs_mcp, snapshot
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 
 TOOLS = ["read", "write", "edit"]
-KEYS = ["file_path", "content", "old_string", "new_string", "replace_all", "offset", "limit"]
+KEYS = ["file_path", "content", "old_string", "new_string", "replace_all", "offset", "limit", "column"]
 
 # -- strategies -------------------------------------------------------------------------------
 
@@ -106,7 +106,7 @@ def calls(*, lossless: bool = False) -> st.SearchStrategy[tuple[str, Any]]:
     texts = st.one_of(hostile_text(), values)
     olds = st.one_of(st.sampled_from(IN_FILE), texts)
     numbers = st.one_of(st.sampled_from(NUMBERS), st.integers(), values)
-    read = st.fixed_dictionaries({"file_path": paths}, optional={"offset": numbers, "limit": numbers})
+    read = st.fixed_dictionaries({"file_path": paths}, optional={"offset": numbers, "limit": numbers, "column": numbers})
     write = st.fixed_dictionaries({"file_path": paths, "content": texts})
     edit = st.fixed_dictionaries({"file_path": paths, "old_string": olds, "new_string": texts},
                                  optional={"replace_all": st.one_of(st.booleans(), values)})
