@@ -1,6 +1,7 @@
 """The path-rules matrix through the registry (docs/PATH-RULES.md, DEVIATIONS P1–P5): every tool,
 editor command and patch operation (``pathruleskit.ROWS``) × deny / read-only × provider (local
-disk, memory, S3 on the loopback moto server). Each refused row changes no byte of the store;
+disk, memory, S3 on the loopback moto server, the provider over a command channel with a
+subprocess helper). Each refused row changes no byte of the store;
 each shown row names no denied file and shows none of their content. MCP and the CLI:
 tests/e2e/fs_rules/test_path_rules_surfaces.py; symlinks, ``..``, case and NFC/NFD spellings and
 a hostile repository: test_path_rules_paths.py.
@@ -42,11 +43,17 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(params=["local", "memory", "s3"])
+@pytest.fixture(params=["local", "memory", "s3", "channel"])
 async def workspace(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[Workspace]:
     if request.param == "local":
         os.mkdir(tmp_path / "ws")
         ws: Workspace = LocalWorkspace(str(tmp_path / "ws"), lock_dir=str(tmp_path / "locks"))
+    elif request.param == "channel":  # the provider over a command channel (a subprocess helper)
+        from dsh_fs.testing.channels import ChannelWorkspace, far_python, subprocess_channel
+
+        os.mkdir(tmp_path / "ws")
+        ws = ChannelWorkspace(str(tmp_path / "ws"), subprocess_channel, python=far_python(),
+                              lock_dir=str(tmp_path / "locks"))
     elif request.param == "memory":
         ws = MemoryWorkspace()
     else:
