@@ -30,7 +30,7 @@ from dsh_fs.testing.workspaces import S3Workspace
 pytestmark = pytest.mark.anyio
 
 RULE_FLAGS = [*(f"--deny={p}" for p in DENY), *(f"--read-only-path={p}" for p in READ_ONLY)]
-TOOLS = ",".join(["list", "read", "write", "edit", "glob", "grep", "read_image", *FACE_TOOLS])
+TOOLS = ",".join(["list", "read", "write", "edit", "glob", "grep", "read_image", "read_pdf", *FACE_TOOLS])
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ async def test_mcp_stdio_on_the_local_disk(tmp_path: Path) -> None:
     root.mkdir()
     _put(root)
     before = _tree(root)
-    async with stdio_session(str(root), *RULE_FLAGS, "--tools", TOOLS, "--images") as session:
+    async with stdio_session(str(root), *RULE_FLAGS, "--tools", TOOLS, "--images", "--pdfs") as session:
         await _run_rows(session, str(root))
         instructions = session.server_info  # noqa: F841  (the handshake passed)
     assert _tree(root) == before
@@ -90,7 +90,7 @@ async def test_mcp_stdio_on_s3(bucket: S3Workspace, s3_endpoint: str, tmp_path: 
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "dsh_fs.cli.main", "mcp", "--s3", url, "--endpoint-url", s3_endpoint, *RULE_FLAGS,
-              "--tools", TOOLS, "--images"],
+              "--tools", TOOLS, "--images", "--pdfs"],
         env=_env(tmp_path))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from pathruleskit import AE, DENY, READ_ONLY, READ_ONLY_TOOLS, RE, ROWS, Row, args_for, check, layout
+from pathruleskit import COMMANDS, DENY, READ_ONLY, READ_ONLY_TOOLS, ROWS, Row, args_for, check, layout
 
 import dsh_fs
 from dsh_fs import FileSystem, Session
@@ -66,7 +66,14 @@ async def workspace(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncItera
 
 async def deployment(ws: Workspace) -> Any:
     return dsh_fs.create_context(provider=await ws.provider(), deny=DENY, read_only_paths=READ_ONLY,
-                                 faces=FACE_TOOLS, images=True, list_tool=True)
+                                 faces=FACE_TOOLS, images=True, pdfs=True, list_tool=True)
+
+
+OPT_IN = {"list_tool", "images", "pdfs"}
+"""``create_context``'s flags that load a tool (each on in the deployments here)"""
+
+NOT_TOOLS = {"policy", "search", "show_rules"}
+"""``create_context``'s other flags"""
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
@@ -94,15 +101,18 @@ def test_a_every_seam_member_is_classified_and_fenced() -> None:
 
 
 async def test_b_every_tool_command_and_patch_operation_has_rows(tmp_path: Any) -> None:
-    ctx = dsh_fs.create_context(root=None, cwd=tmp_path, faces=FACE_TOOLS, images=True, list_tool=True)
+    flags = {name for name, p in inspect.signature(dsh_fs.create_context).parameters.items()
+             if isinstance(p.default, bool) or p.annotation in ("bool", "bool | None")}
+    assert flags <= OPT_IN | NOT_TOOLS, f"a new create_context flag {sorted(flags - OPT_IN - NOT_TOOLS)}: if it loads a tool, turn it on here"
+    ctx = dsh_fs.create_context(root=None, cwd=tmp_path, faces=FACE_TOOLS, **{flag: True for flag in OPT_IN})
     for kind in ("deny", "read-only"):
         covered = {row.tool for row in ROWS if row.kind == kind}
         for name in ctx.tools.names():
             assert name in covered, f"no {kind} path-rules row for the tool {name}"
-        for face in (AE, RE):
-            commands = set(ctx.tools.get(face).parameters["command"].enum)
+        for face, argument in COMMANDS.items():
+            commands = set(ctx.tools.get(face).parameters[argument].enum)
             rows = {row.command for row in ROWS if row.tool == face and row.kind == kind}
-            assert commands <= rows, f"{face}: commands without a {kind} row: {sorted(commands - rows)}"
+            assert commands <= rows, f"{face}: {argument} values without a {kind} row: {sorted(commands - rows)}"
         rows = {row.command for row in ROWS if row.tool == "apply_patch" and row.kind == kind}
         assert {"AddFile", "DeleteFile", "UpdateFile", "UpdateFile+move"} <= rows
     kinds = {n for n, obj in vars(patch_model).items() if inspect.isclass(obj) and n.endswith("File")}
@@ -119,7 +129,7 @@ async def test_c_nothing_denied_or_changed_reaches_the_provider(row: Row) -> Non
     memory = MemoryFileSystem({k: v for k, v in layout().items()})
     recording = RecordingFileSystem(memory)
     ctx = dsh_fs.create_context(provider=recording, deny=DENY, read_only_paths=READ_ONLY, faces=FACE_TOOLS,
-                                images=True, list_tool=True)
+                                images=True, pdfs=True, list_tool=True)
     session, session_root = Session(cwd="/"), "/"
     for rel in row.reads:
         assert not (await ctx.tools.execute("read", {"file_path": rel}, session=session)).is_error
