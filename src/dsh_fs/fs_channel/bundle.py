@@ -30,7 +30,6 @@ PACKAGES: tuple[tuple[str, str], ...] = (
     ("dsh_fs", "far_helper"),
     ("dsh_fs", "tool_fs_search"),
     ("dsh_fs", "tool_fs"),
-    ("dsh_fs", "notebook"),  # tool_fs's settings import its size cap (pure; nbformat only when used)
     ("dsh_fs", "fs_sandbox"),
     ("dsh_fs", "notebook"),
     ("dsh_fs", "spill"),
