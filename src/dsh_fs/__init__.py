@@ -101,6 +101,7 @@ def create_context(
     faces: Iterable[str] = (),
     list_tool: bool | None = None,
     images: bool = False,
+    pdfs: bool = False,
     sandbox: str | None = None,
     approval: Any = None,
     deny: Iterable[str] = (),
@@ -130,7 +131,8 @@ def create_context(
         the context owns it from then on: ``await ctx.aclose()`` closes it
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
-        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
+        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``,
+        ``notebook_edit`` (needs ``dsh-fs[notebooks]``)); none by default
     :param list_tool: load the ``list`` tool (``ToolFsList``, docs/LIST.md); ``None``
         (default): in the ``default`` profile only (DEVIATIONS L1), so the ``reference``
         profile's default tool set stays the seed's
@@ -138,6 +140,10 @@ def create_context(
         image input, since its results carry an image. Needs Pillow (``dsh-fs[images]``).
         Its caps: ``image_max_bytes``, ``image_max_message_bytes``, ``image_max_pixels``,
         ``image_max_dimension``, ``image_media_types`` (``dsh_fs.tool_image.ImageConfig``)
+    :param pdfs: ``True`` adds ``read_pdf`` (docs/PDF.md): the text of a PDF by page ranges (with
+        ``images``, pages without a text layer as images). Needs pypdfium2 (``dsh-fs[pdfs]``). Its
+        caps: ``pdf_max_bytes``, ``pdf_max_output_bytes``, ``pdf_worker_memory``,
+        ``pdf_worker_seconds``, ``pdf_workers`` (``dsh_fs.tool_pdf.PdfConfig``)
     :param sandbox: a sandbox mode (docs/SANDBOX.md): ``"read-only"``, ``"workspace-write"`` or
         ``"danger-full-access"``; the provider is wrapped in ``fs_sandbox.filesystem.SandboxedFileSystem``
         and the mutating tools take ``sandbox_permissions`` + ``justification``. ``None``
@@ -167,8 +173,9 @@ def create_context(
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
         (or ``roots``) with ``provider``, ``roots`` with ``root``, roots ``LocalFileSystem`` refuses;
         an unknown sandbox mode, ``approval`` without ``sandbox``; an ``image_*`` setting without
-        ``images=True``; a path rule that is not a pattern, a rules file that cannot be used
-    :raises ImportError: ``images=True`` without Pillow
+        ``images=True``, a ``pdf_*`` setting without ``pdfs=True``; a path rule that is not a
+        pattern, a rules file that cannot be used
+    :raises ImportError: ``images=True`` without Pillow, ``pdfs=True`` without pypdfium2
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
@@ -212,11 +219,18 @@ def create_context(
     image_config = {k: tool_config.pop(k) for k in list(tool_config) if k.startswith("image_")}
     if image_config and not images:
         raise ValueError(f"create_context: {', '.join(sorted(image_config))} needs images=True")
+    pdf_config = {k: tool_config.pop(k) for k in list(tool_config) if k.startswith("pdf_")}
+    if pdf_config and not pdfs:
+        raise ValueError(f"create_context: {', '.join(sorted(pdf_config))} needs pdfs=True")
     ctx.plugin(ToolFs, **tool_config)
     if images:
         from .tool_image import ToolReadImage
 
         ctx.plugin(ToolReadImage, **image_config)
+    if pdfs:
+        from .tool_pdf import ToolReadPdf
+
+        ctx.plugin(ToolReadPdf, **pdf_config)
     if search:
         ctx.plugin(LocalSpillStore, root=spill_root)
         ctx.plugin(ToolFsSearch, **search_config)

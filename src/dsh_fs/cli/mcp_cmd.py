@@ -23,6 +23,7 @@ from .options import (
     faces_named,
     images_option,
     list_named,
+    pdfs_option,
     no_policy_option,
     pop_settings,
     profile_option,
@@ -94,6 +95,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @s3_options
 @tools_option
 @images_option
+@pdfs_option
 @session_option
 @sandbox_option
 @read_only_option
@@ -111,6 +113,7 @@ def mcp(
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
+    pdfs: bool = False,
     session_name: str | None = None,
     sandbox: str | None = None,
     read_only: bool = False,
@@ -177,6 +180,7 @@ def mcp(
             faces=faces_named(tool_names),
             list_tool=list_named(tool_names),
             images=images,
+            pdfs=pdfs,
             profile=profile,
             policy=not no_policy,
             tool_config=pop_settings(settings),
@@ -191,12 +195,14 @@ def mcp(
     owner, store = _named_owner(session_name, options)
     try:
         ctx = build_context(options, observations=store)
-    except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow
+    except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()
         raise click.UsageError(str(exc)) from None
     if images and tool_names is not None and "read_image" not in tool_names:
         tool_names = (*tool_names, "read_image")  # --images asks for it, whatever else --tools names
+    if pdfs and tool_names is not None and "read_pdf" not in tool_names:
+        tool_names = (*tool_names, "read_pdf")  # --pdfs likewise
     select_tools_option(ctx, tool_names)
     if options.policy:
         _warn_if_nothing_observes(ctx.tools.names())
@@ -373,14 +379,14 @@ def _check_socket_place(path: str) -> None:
         raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
 
 
-_OBSERVING = ("read", "read_image", "str_replace_based_edit_tool", "str_replace_editor")
-"""tools whose reads record observations (the text editors' ``view``, ``read_image``)"""
-_MUTATING = ("write", "edit", "apply_patch")
+_OBSERVING = ("read", "read_image", "read_pdf", "str_replace_based_edit_tool", "str_replace_editor")
+"""tools whose reads record observations (the text editors' ``view``, ``read_image``, ``read_pdf``)"""
+_MUTATING = ("write", "edit", "apply_patch", "notebook_edit")
 
 
 def _warn_if_nothing_observes(served: list[str]) -> None:
     """Under the observation policy a changed file must have been read: serving ``write``,
-    ``edit`` or ``apply_patch`` without a tool that reads (``--tools edit``) leaves no existing
+    ``edit``, ``apply_patch`` or ``notebook_edit`` without a tool that reads (``--tools edit``) leaves no existing
     file changeable (``write`` and ``apply_patch`` may still create files). Say so once on stderr (the server still starts: a create-only
     server may be what is wanted)."""
     mutating = [name for name in _MUTATING if name in served]

@@ -232,6 +232,15 @@ images_option = click.option(
 )
 """``--images``: add ``read_image`` (docs/IMAGES.md; the command receives ``images``)"""
 
+pdfs_option = click.option(
+    "--pdfs",
+    "pdfs",
+    is_flag=True,
+    help="Also serve read_pdf, which returns the text of a PDF file by page ranges (needs pypdfium2: dsh-fs[pdfs])."
+    " With --images, pages without a text layer come as images.",
+)
+"""``--pdfs``: add ``read_pdf`` (docs/PDF.md; the command receives ``pdfs``)"""
+
 cwd_option = click.option(
     "--cwd",
     type=_DirOrChannel(resolve_path=False),
@@ -501,6 +510,8 @@ def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:
         more = f"; editing faces: {', '.join(unloaded)}" if unloaded else ""
         if "read_image" in names and "read_image" not in loaded:
             more += "; read_image is served with --images"
+        if "read_pdf" in names and "read_pdf" not in loaded:
+            more += "; read_pdf is served with --pdfs"
         raise click.BadParameter(f"{exc}{more}", param_hint="--tools") from None
 
 

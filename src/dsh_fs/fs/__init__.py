@@ -13,6 +13,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``provider_rules`` | ``TextRules`` (profile switches, ``write_max_size``) and the whole-object read/rewrite/edit rules |
 | ``window`` | read windows (``ReadWindow``, ``WindowBuilder``) |
 | ``media`` | the image media type a path's extension declares (the reference's ``IMAGE_EXTENSIONS``) |
+| ``image_header`` | an image file's format and size from its header alone (PNG/GIF/JPEG/WebP) |
 | ``paths``, ``rooted`` | Node-style path resolution; lexical resolution inside a display root |
 | ``locks`` | the in-process per-target mutation lock every provider shares |
 | ``search_host`` | ``SearchHost``: the optional capability of a provider whose files are another machine's, where ripgrep runs (DEVIATIONS C4) |

@@ -37,6 +37,7 @@ display path; ``<verb>`` one of ``Verb``.
     FS_NOT_OBSERVED       overwrite_not_observed           cannot overwrite existing "<dp>" without reading it first  #19
                           rename_destination_exists        cannot rename "<dp>" to "<dest>": the destination already exists  (rename)
                           edit_not_observed                edit requires reading "<dp>" first            #31 (policy)
+                          edit_not_observed                <update|delete|move> requires reading "<dp>" first  (apply_patch, E25)
     FS_AMBIGUOUS_EDIT     edit_ambiguous                   old_string matched <N> times in "<dp>"[ (some matches overlap)]; provide …  #30 (D15)
     FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
                           edit_not_found                   old_string was not found in "<dp>"            #29
@@ -379,10 +380,15 @@ def overwrite_not_observed(display: str) -> FsError:
     return FsError(f'cannot overwrite existing "{display}" without reading it first', FsErrorCode.NOT_OBSERVED)
 
 
-def edit_not_observed(display: str) -> FsError:
+def edit_not_observed(display: str, operation: str = "edit") -> FsError:
     """``FS_NOT_OBSERVED`` ``edit requires reading "<dp>" first`` (§1.5 #31: the policy's
-    edit gate)."""
-    return FsError(f'edit requires reading "{display}" first', FsErrorCode.NOT_OBSERVED)
+    edit gate).
+
+    :param operation: the word before ``requires``: the policy's ``edit``; ``apply_patch``'s
+        own operation (``update``, ``delete``, ``move``) under E25 (a patch refused for an unread
+        file names what the patch does to it)
+    """
+    return FsError(f'{operation} requires reading "{display}" first', FsErrorCode.NOT_OBSERVED)
 
 
 # -- literal edits --------------------------------------------------------------------------
@@ -420,6 +426,15 @@ def edit_ambiguous(display: str, count: int, *, overlapping: bool = False) -> Fs
 
 
 # -- reads ------------------------------------------------------------------------------------
+
+def column_out_of_range(column: int, line: int, display: str, length: int) -> FsError:
+    """``FS_NOT_FOUND`` ``column <c> is out of range for line <n> of "<dp>" (<length> characters)``
+    (D35: a ``read`` from a character past the end of its line; modelled on §4.6.4's offset text)."""
+    return FsError(
+        f'column {column} is out of range for line {line} of "{display}" ({length} characters)',
+        FsErrorCode.NOT_FOUND,
+    )
+
 
 def offset_out_of_range(offset: int, display: str, total_lines: int) -> FsError:
     """``FS_NOT_FOUND`` ``offset <n> is out of range for "<dp>" (<total> lines)`` (§1.5 #32,

@@ -309,11 +309,12 @@ class FileSystem(abc.ABC):
 
     def narrowed(self, roots: Sequence[str]) -> "FileSystem | None":
         """Optional: a view of this provider confined to ``roots`` (absolute display paths of
-        directories, each inside one of ``workspace_roots()``; none inside another), sharing
-        its storage, locks and caches; the view is never closed on its own (``aclose`` is the
-        provider's). An empty ``roots`` gives a view that reaches nothing. Used by the MCP
-        server for the client's roots (DEVIATIONS M3). ``None`` (the default): this provider
-        cannot narrow.
+        directories, each inside one of ``workspace_roots()`` — any directories for a provider
+        without containment; none inside another), sharing its storage, locks and caches; the
+        view is never closed on its own (``aclose`` is the provider's). An empty ``roots`` gives
+        a view that reaches nothing. Used by the MCP server for the client's roots (DEVIATIONS
+        M3) and by the sandbox fence, which makes each mutation in a view rooted at the writable
+        place that holds it. ``None`` (the default): this provider cannot narrow.
 
         :raises ValueError: a root is not a directory inside the provider's roots
         """
@@ -392,6 +393,17 @@ class FileSystem(abc.ABC):
 
         :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_PERMISSION_DENIED, FS_IO_ERROR, FS_ABORTED
         """
+
+    async def iter_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[list[DirEntry]]:
+        """Optional: ``list_dir``'s entries of the directory ``target``, in batches and in no
+        particular order, so that a caller keeping only a part of a huge directory (a page of
+        ``list``, the first rows of a clipped directory ``view``) never holds every entry.
+        Stopping the iteration early is allowed and releases what the provider holds. The
+        default yields ``list_dir`` as one batch (memory as ``list_dir``'s).
+
+        :raises FsError: as ``list_dir``
+        """
+        yield await self.list_dir(target, signal=signal)
 
     @abc.abstractmethod
     async def write_text(

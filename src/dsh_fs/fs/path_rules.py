@@ -34,8 +34,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-import pathspec
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 __all__ = (
     "BoundRules",
@@ -77,6 +75,9 @@ class _Spec:
     __slots__ = ("any", "spec")
 
     def __init__(self, lines: Sequence[str]) -> None:
+        import pathspec  # imported with the first rules: a deployment without rules never loads it
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
         spec = pathspec.GitIgnoreSpec.from_lines([folded(line) for line in lines])
         including = [p.regex.pattern for p in spec.patterns
                      if isinstance(p, GitIgnoreSpecPattern) and p.include and p.regex is not None]
@@ -102,6 +103,8 @@ def _checked(lines: Iterable[str], what: str) -> tuple[str, ...]:
 
     :raises ValueError: ``<what>: <pattern> is not a path pattern`` (with why)
     """
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     out: list[str] = []
     for line in lines:
         if not isinstance(line, str):

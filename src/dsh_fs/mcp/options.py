@@ -57,6 +57,8 @@ class ServeOptions:
     """load the ``list`` tool: ``None`` in the ``default`` profile only (DEVIATIONS L1)"""
     images: bool = False
     """``True`` adds ``read_image`` (docs/IMAGES.md): for a client whose model takes images"""
+    pdfs: bool = False
+    """``True`` adds ``read_pdf`` (docs/PDF.md): the text of PDF files by page ranges"""
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
     """files one owner's observations may cover (the least recently recorded is forgotten
     first: a later overwrite of it fails safe); bounds each connection's memory"""
@@ -141,6 +143,7 @@ def build_context(options: ServeOptions, *, observations: Any = None) -> Context
         faces=options.faces,
         list_tool=options.list_tool,
         images=options.images,
+        pdfs=options.pdfs,
         **_sandboxed(options),
         deny=options.deny,
         read_only_paths=options.read_only_paths,

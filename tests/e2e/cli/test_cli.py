@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from dsh_fs.tool_fs.list_tool import LIST_PROMPT
-from spectext import FULL_PROMPT, READ_DESCRIPTION, READ_SCHEMA
+from spectext import FULL_PROMPT, READ_DESCRIPTION
+from spectext import READ_SCHEMA_DEFAULT as READ_SCHEMA  # the default profile: with D35's column
 
 SCRIPT = Path(sys.executable).with_name("dsh-fs")
 RUNNERS = {
@@ -444,7 +445,7 @@ def test_apply_patch_from_a_file_and_from_stdin(cli, ws):
 def test_apply_patch_needs_the_session_read_or_no_policy(fast, ws):
     refused = fast("apply-patch", stdin=PATCH.encode())
     assert refused.returncode == 1
-    assert refused.stdout == out(f'Error: edit requires reading "{ws}/a.txt" first — read the file, then retry')
+    assert refused.stdout == out(f'Error: update requires reading "{ws}/a.txt" first — read the file, then retry')
     assert b"--session NAME" in refused.stderr
     assert not (ws / "new.txt").exists() and (ws / "a.txt").read_bytes() == b"alpha\nbeta\n"
     assert fast("read", "a.txt", "--session", "s").returncode == 0

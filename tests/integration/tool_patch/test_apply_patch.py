@@ -115,7 +115,7 @@ async def test_an_unread_file_refuses_the_whole_patch(ws: str, patch_ctx: Any, t
         "*** Add File: c.txt", "+c",
     ))
     assert result.is_error and result.error is not None and result.error.code == "FS_NOT_OBSERVED"
-    assert result.text == f'Error: edit requires reading "{ws}/b.txt" first — read the file, then retry'
+    assert result.text == f'Error: update requires reading "{ws}/b.txt" first — read the file, then retry'
     assert tree(ws) == before
 
 
@@ -225,7 +225,7 @@ async def test_every_reason_is_listed_in_patch_order(ws: str, tree: Any) -> None
     assert result.text.split("\n") == [
         f"Error: Failed to find expected lines in {ws}/seen.txt:",
         "nope",
-        f'edit requires reading "{ws}/unseen.txt" first — read the file, then retry',
+        f'update requires reading "{ws}/unseen.txt" first — read the file, then retry',
         f'cannot write "{ws}/dir": not a regular file',
         f'cannot resolve "{os.path.dirname(ws)}/outside.txt": outside the workspace "{ws}"',
     ]

@@ -48,7 +48,7 @@ error — ``1.5`` or ``1e3`` gets the tool's own answer, as the model would)"""
 FREE_TEXT = {"TEXT"}
 """metavars whose every value is valid (the content and literal strings of the tools)"""
 
-TOOL_ARGUMENTS = {("glob", "--path"), ("grep", "--path"), ("grep", "--include")}
+TOOL_ARGUMENTS = {("glob", "--path"), ("grep", "--path"), ("grep", "--include"), ("read", "--pages")}
 """options handed to the tool as its argument: a bad value is the tool's own error result
 (exit 1, the model's text on stdout), which the tool's tests pin, not a usage error"""
 

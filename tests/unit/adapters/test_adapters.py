@@ -50,7 +50,7 @@ from spectext import (
     GREP_DESCRIPTION,
     GREP_SCHEMA,
     READ_DESCRIPTION,
-    READ_SCHEMA,
+    READ_SCHEMA_DEFAULT,
     WRITE_DESCRIPTION,
     WRITE_SCHEMA,
 )
@@ -65,7 +65,7 @@ TOOLS = [
     ("glob", GLOB_DESCRIPTION, GLOB_SCHEMA),
     ("grep", GREP_DESCRIPTION, GREP_SCHEMA),
     ("list", LIST_DESCRIPTION, LIST_SCHEMA),  # the default deployment's list (DEVIATIONS L1)
-    ("read", READ_DESCRIPTION, READ_SCHEMA),
+    ("read", READ_DESCRIPTION, READ_SCHEMA_DEFAULT),  # with D35's column
     ("write", WRITE_DESCRIPTION, WRITE_SCHEMA),
 ]
 
@@ -168,7 +168,7 @@ def test_definitions_carry_the_spec_schemas_in_every_format(ctx):
     assert mcp_tools(ctx) == [{"name": n, "description": d, "inputSchema": p} for n, d, p in TOOLS]
     assert tool_definitions(ctx, "native") == [{"name": n, "description": d, "parameters": p} for n, d, p in TOOLS]
     # key order is part of the wire JSON (§4.3)
-    assert list(chat_tools(ctx)[4]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit"]
+    assert list(chat_tools(ctx)[4]["function"]["parameters"]["properties"]) == ["file_path", "offset", "limit", "column"]
 
 
 def test_definitions_follow_the_read_limit_and_are_fresh_copies(ws):
@@ -457,7 +457,7 @@ async def test_pydantic_ai_toolset_under_function_model(ws, ctx):
         "glob": (GLOB_DESCRIPTION, GLOB_SCHEMA, False, False),  # read-only: may run in parallel
         "grep": (GREP_DESCRIPTION, GREP_SCHEMA, False, False),
         "list": (LIST_DESCRIPTION, LIST_SCHEMA, False, False),
-        "read": (READ_DESCRIPTION, READ_SCHEMA, False, False),
+        "read": (READ_DESCRIPTION, READ_SCHEMA_DEFAULT, False, False),
         "write": (WRITE_DESCRIPTION, WRITE_SCHEMA, True, False),
     }
     assert seen["instructions"] == LIST_PROMPT + "\n\n" + FULL_PROMPT.split("\n\n", 1)[1]  # the tool sections only

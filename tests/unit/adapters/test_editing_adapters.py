@@ -81,7 +81,7 @@ async def test_responses_apply_patch_calls_answer_in_model_order(ctx: dsh_fs.Con
     outputs = {i["call_id"]: (i.get("status"), i["output"]) for i in items}
     assert outputs["p1"] == ("completed", "Updated /abs/a.txt")
     assert outputs["p2"] == ("completed", "Created /abs/new/c.txt")
-    assert outputs["p3"] == ("failed", 'edit requires reading "/abs/b.txt" first — read the file, then retry')
+    assert outputs["p3"] == ("failed", 'delete requires reading "/abs/b.txt" first — read the file, then retry')
     assert outputs["p4"] == ("failed", "Unknown apply_patch operation: rename_file")
     assert outputs["p5"] == ("failed", "Apply patch operation update_file is missing the required diff payload.")
     assert outputs["p6"] == ("failed", "Failed to find expected lines in /abs/a.txt:\nnope")
@@ -178,7 +178,7 @@ async def test_the_agents_sdk_editor_called_directly(ctx: dsh_fs.Context) -> Non
     assert moved == ApplyPatchResult(status="completed", output="Updated /abs/a.txt\nMoved /abs/a.txt to /abs/sub/a.txt")
     assert ctx.fs.text("/abs/sub/a.txt") == "ONE\ntwo\n" and ctx.fs.text("/abs/a.txt") is None
     refused = await editor.delete_file(ApplyPatchOperation(type="delete_file", path="b.txt"))
-    assert refused.status == "failed" and refused.output is not None and "edit requires reading" in refused.output
+    assert refused.status == "failed" and refused.output is not None and "delete requires reading" in refused.output
     created = await editor.create_file(ApplyPatchOperation(type="create_file", path="n.txt", diff="+n\n+"))
     assert created == ApplyPatchResult(status="completed", output="Created /abs/n.txt")
 

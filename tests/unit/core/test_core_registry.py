@@ -90,7 +90,7 @@ def test_schemas_are_verbatim_and_ordered_by_name(ws: str, policy: bool) -> None
     assert [s["name"] for s in schemas] == ["edit", "glob", "grep", "list", "read", "write"]
     assert [list(s) for s in schemas] == [["name", "description", "parameters"]] * 6
     expected = {
-        "read": ("Read a UTF-8 text file and return line-numbered content.", READ_SCHEMA),
+        "read": ("Read a UTF-8 text file and return line-numbered content.", json.dumps(spectext.READ_SCHEMA_DEFAULT)),
         "write": ("Create or fully replace a UTF-8 text file.", WRITE_SCHEMA),
         "edit": ("Edit an existing UTF-8 text file by replacing literal text.", EDIT_SCHEMA),
         "glob": (spectext.GLOB_DESCRIPTION, json.dumps(spectext.GLOB_SCHEMA)),

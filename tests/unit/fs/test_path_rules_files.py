@@ -60,3 +60,15 @@ def test_the_prompt_section() -> None:
     assert section.order == PATH_RULES_ORDER == 105
     assert section.render().startswith("Path rules: Some paths are denied")
     assert PathRulesPrompt.name == "path-rules-prompt"
+
+
+def test_a_deployment_without_rules_never_imports_pathspec(tmp_path: Path) -> None:
+    """The rules' library is loaded with the first rules only (a deployment without them, and an
+    environment installed before the dependency was added, never need it)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dsh_fs; dsh_fs.create_context(cwd=sys.argv[1], faces=['apply_patch']); "
+            "import dsh_fs.tool_fs_search.executors; print('pathspec' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
