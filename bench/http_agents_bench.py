@@ -23,7 +23,7 @@ an agent's own file never refuses its edit, and every refused edit of the shared
 Loopback only; bounded in time (the loop's deadline, then a hard limit of ``seconds + 120``
 on the whole run); the server is stopped in every case. Library use (``bench/run.py``):
 ``rows(work, agents=…, seconds=…)``; ``run(work, agents=…, seconds=…)`` for one side's
-figures (``tests/e2e/test_http_agents.py`` asserts the invariants with 8 agents).
+figures (``tests/e2e/mcp/test_http_agents.py`` asserts the invariants with 8 agents).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 """Mutation testing for one module: apply one small mutation at a time, run the module's own
 tests against it, and report the mutants no test caught.
 
-    .venv/bin/python scripts/mutate.py src/dsh_fs/spill/local.py -t tests/unit/test_spill.py
-    .venv/bin/python scripts/mutate.py src/dsh_fs/patch/*.py -t tests/unit/test_patch_*.py -j 2
+    .venv/bin/python scripts/mutate.py src/dsh_fs/spill/local.py -t tests/unit/spill/test_spill_local.py
+    .venv/bin/python scripts/mutate.py src/dsh_fs/patch/*.py -t tests/unit/patch/test_patch_*.py -j 2
 
 Each mutant is a change a real bug could look like: a comparison turned (``<`` → ``<=``,
 ``==`` → ``!=``, ``in`` → ``not in``, ``is`` → ``is not``), ``and`` ↔ ``or``, a ``not``
@@ -24,7 +24,7 @@ runs only those mutants (to recheck survivors).
 worker's copy and forks a child that forgets every module of the project (``dsh_fs``, the
 tests) so it imports them afresh from the copy, and runs ``pytest.main`` in-process. The
 child leads its own process group, which the parent kills at the time limit. The same
-verdicts as the default mode (``tests/unit/test_mutate_script.py`` runs both), without an
+verdicts as the default mode (``tests/unit/scripts/test_mutate_script.py`` runs both), without an
 interpreter and a pytest start per mutant.
 
 The machine is shared: keep ``-j`` at 1 or 2 and name only the module's own test files.

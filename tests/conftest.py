@@ -1,5 +1,8 @@
 """Shared fixtures of the dsh-fs test suite (fixtures only; no tests here).
 
+* Hypothesis runs without its wall-clock checks (no per-example ``deadline``, no ``too_slow``
+  health check): a property test must not fail because the machine is busy. Its examples are
+  bounded by pytest-timeout like every other test.
 * ``anyio_backend`` — async tests run on asyncio (anyio's pytest plugin).
 * ``_private_lock_dir`` (session, autouse) — the cross-process lock files (DEVIATIONS A4)
   go to a pytest temporary directory instead of the per-user default, so no test leaves
@@ -21,11 +24,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import dsh_fs
 from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.testing.recording import RecordingFileSystem
 from dsh_fs.testing.snapshot import snapshot
+
+settings.register_profile("dsh-fs", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("dsh-fs")
 
 
 @pytest.fixture

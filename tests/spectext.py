@@ -36,6 +36,16 @@ READ_SCHEMA: dict[str, Any] = {
     },
     "required": ["file_path"],
 }
+# DEVIATIONS D35 (default profile): read takes a column, to read on in a line cut at the cap
+READ_COLUMN: dict[str, Any] = {
+    "type": "number",
+    "description": '1-based first character of the first line to return. A line shown cut with "... (line '
+                   'truncated to N chars)" goes on at column + N. Defaults to 1.',
+}
+READ_SCHEMA_DEFAULT: dict[str, Any] = {
+    **READ_SCHEMA,
+    "properties": {**READ_SCHEMA["properties"], "column": READ_COLUMN},
+}
 WRITE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -9,7 +9,6 @@ MCP and S3 transports (their own suites re-run these scenarios).
 from __future__ import annotations
 
 import glob
-import importlib.util
 import json
 import os
 import subprocess
@@ -19,18 +18,7 @@ import anyio
 import pytest
 
 from dsh_fs.cli.replay import replay_scenario
-
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, "..", "shared")))
-CONFORMANCE = os.path.join(SHARED, "conformance")
-
-
-def _judge_module():
-    spec = importlib.util.spec_from_file_location("conformance_judge", os.path.join(CONFORMANCE, "judge.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conformancekit import CONFORMANCE, judge_module
 
 
 def _scenarios() -> list[str]:
@@ -51,7 +39,7 @@ def test_the_shared_corpus_is_present() -> None:
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[os.path.relpath(p, CONFORMANCE) for p in SCENARIOS])
 def test_scenario(path: str) -> None:
-    judge = _judge_module()
+    judge = judge_module()
     with open(path, encoding="utf-8") as handle:
         scenario = json.load(handle)
     actual = json.loads(json.dumps(anyio.run(replay_scenario, scenario)))

@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from dsh_fs.cli.replay import replay_scenario
-from test_conformance import CONFORMANCE, _judge_module
+from conformancekit import CONFORMANCE, judge_module
 
 HERE = os.path.join(os.path.dirname(__file__), "search")
 CASES = sorted(glob.glob(os.path.join(HERE, "*.json")))
@@ -32,7 +32,7 @@ def test_search_case(path: str) -> None:
         scenario = json.load(handle)
     assert scenario["description"]
     actual = json.loads(json.dumps(anyio.run(replay_scenario, scenario)))
-    problems = _judge_module().judge_expect(scenario["expect"], actual)
+    problems = judge_module().judge_expect(scenario["expect"], actual)
     assert not problems, "\n".join(problems)
 
 

@@ -2,7 +2,7 @@
 disk, in memory and on S3 (moto; a directory is a key prefix, an empty one a ``dir/`` marker
 object), the same calls, the same texts — in both profiles, paged and unpaged. The seam's
 ``list_dir`` itself is in the provider contract suite (``dsh_fs.testing.contract``); links
-(local only): tests/integration/test_list_tool.py.
+(local only): tests/integration/tool_fs/test_list_tool.py.
 """
 
 from __future__ import annotations
@@ -23,9 +23,6 @@ TREE = {"src/main.py": b"print()\n", "src/lib/util.py": b"x\n", "README.md": b"#
 class ListContract:
     pytestmark = [pytest.mark.anyio]
 
-    @pytest.fixture
-    def anyio_backend(self) -> str:
-        return "asyncio"
 
     async def test_same_answers_everywhere(self, workspace: Workspace) -> None:
         for rel, data in TREE.items():

@@ -20,9 +20,6 @@ from dsh_fs.testing.workspaces import LocalWorkspace, Workspace
 class MissContract:
     pytestmark = [pytest.mark.anyio]
 
-    @pytest.fixture
-    def anyio_backend(self) -> str:
-        return "asyncio"
 
     async def _tools(self, workspace: Workspace, files: dict[str, bytes]) -> Any:
         for rel, data in files.items():

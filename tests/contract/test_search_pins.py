@@ -41,9 +41,6 @@ class Pins:
 
     pytestmark = [pytest.mark.anyio]
 
-    @pytest.fixture
-    def anyio_backend(self) -> str:
-        return "asyncio"
 
     async def _ctx(self, workspace: Workspace, profile: str, **config: Any) -> dsh_fs.Context:
         return dsh_fs.create_context(provider=await workspace.provider(profile=profile), profile=profile, **config)

@@ -3,7 +3,7 @@ tree is built on the local disk, in memory and on S3 (moto), and the same calls 
 the same texts — modification-time order included (S3: LastModified; the tree is built in
 groups a little over a second apart, S3's resolution) — in both profiles.
 
-What the tools print is checked in detail elsewhere (tests/integration/test_search_tools.py);
+What the tools print is checked in detail elsewhere (tests/integration/tool_fs_search/test_search_tools.py);
 this proves the providers without host paths (the mirror) agree with ripgrep on the disk.
 """
 
@@ -41,9 +41,6 @@ class SearchContract:
 
     pytestmark = [pytest.mark.anyio]
 
-    @pytest.fixture
-    def anyio_backend(self) -> str:
-        return "asyncio"
 
     async def _build(self, workspace: Workspace) -> None:
         for index, group in enumerate(GROUPS):

@@ -12,11 +12,6 @@ from dsh_fs.testing.workspaces import S3Workspace
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 async def bucket(s3_endpoint: str) -> AsyncIterator[S3Workspace]:  # noqa: F811
     """A fresh unversioned bucket; the workspace is its prefix ``ws/``."""
     ws = await S3Workspace(endpoint_url=s3_endpoint).create()

@@ -3,7 +3,7 @@
 Three ready-to-paste snippets for the directory the demo ran in: the MCP client configuration
 that serves it (with the absolute path of this very ``dsh-fs``, so it works from any client),
 two command lines that share a ``--session``, and the library in five lines. Every snippet is
-run by ``tests/e2e/test_demo.py`` as printed.
+run by ``tests/e2e/cli/test_demo.py`` as printed.
 """
 
 from __future__ import annotations

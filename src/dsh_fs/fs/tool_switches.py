@@ -5,7 +5,7 @@ Pure: no I/O. Each field is ``True`` in the ``default`` profile and ``False`` in
 ``reference`` (``core.profile.profile_switch``); ``ToolSwitches.of(profile)`` returns the one
 value of each profile, built once. A new tool-layer deviation is a new field here, read where
 the behaviour differs; ``grep`` for its ID finds this one declaration
-(``tests/unit/test_profile_switches.py`` checks that every deviation ID is decided by exactly
+(``tests/unit/dsh_fs/test_profile_switches.py`` checks that every deviation ID is decided by exactly
 one switch, or is listed as structural in ``docs/DEVIATIONS.md``).
 """
 
@@ -50,6 +50,9 @@ class ToolSwitches(ProfileSwitches):
     it first" (one ``stat``, only after a refusal)"""
     edit_not_file_first: bool = profile_switch("D27")
     """D27: ``edit`` of a directory or another non-file says ``not a regular file``"""
+    read_on_in_long_lines: bool = profile_switch("D35")
+    """D35: ``read`` takes a ``column`` (the first character of line ``offset`` to show), so a
+    line cut at ``readMaxLineLength`` can be read on"""
 
     # -- search tools (glob, grep) --------------------------------------------------------------
     newest_first: bool = profile_switch("S1")
@@ -117,6 +120,9 @@ class ToolSwitches(ProfileSwitches):
     line break ends the last line; ``new_str`` of ``insert`` is whole lines)"""
     clamp_view_range: bool = profile_switch("E22")
     """E22: a ``view_range`` ending past the last line shows to the end, with a note saying so"""
+    patch_names_its_operation: bool = profile_switch("E25")
+    """E25: a patch refused for an unread file says ``update``/``delete``/``move requires reading
+    "<p>" first`` (the patch's own operation), not the policy's ``edit requires …``"""
 
     # -- images (read_image, docs/IMAGES.md) ----------------------------------------------------
     image_read_hint: bool = profile_switch("I1")
@@ -128,6 +134,16 @@ class ToolSwitches(ProfileSwitches):
     """I3: ``read_image`` refuses an animated GIF (OpenAI accepts only non-animated GIFs)"""
     image_view_hint: bool = profile_switch("I5")
     """I5: the text editors' ``view`` binary-file error on an image path carries I1's hint"""
+
+    # -- formats: notebooks, PDFs (docs/NOTEBOOKS.md, docs/PDF.md) -------------------------------
+    notebook_cells: bool = profile_switch("F1")
+    """F1: ``read`` of a ``.ipynb`` notebook shows its cells (sources, outputs as text, images
+    summarised), not its JSON text"""
+    notebook_edit_names_edit: bool = profile_switch("F2")
+    """F2: ``notebook_edit``'s refusal of a path that is not a notebook names dsh-fs's ``edit``
+    tool, not Claude Code's ``FileEdit``"""
+    pdf_read_hint: bool = profile_switch("F6")
+    """F6: ``read``'s not-text error on a ``.pdf`` path says how to read the PDF's text"""
 
     # -- sandbox modes (docs/SANDBOX.md) ---------------------------------------------------------
     escalation_needs_sandbox: bool = profile_switch("X1")

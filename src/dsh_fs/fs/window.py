@@ -1,5 +1,5 @@
 """Read windows: which lines one read selects and how each is cut (REFERENCE-SPEC §4.6.2–§4.6.4;
-DEVIATIONS A1, D10). Pure: no I/O, no kernel imports.
+DEVIATIONS A1, D10, D35). Pure: no I/O, no kernel imports.
 
 This is seam vocabulary so that a provider can window a file itself, on bytes, without ever
 decoding the lines outside the window (``FileSystem.read_window``); the tool layer renders the
@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import offset_out_of_range
+from .errors import column_out_of_range, offset_out_of_range
 
 __all__ = (
     "DEFAULT_READ_LIMIT",
@@ -66,6 +66,11 @@ class ReadWindow:
     """D10: a first line over ``max_bytes`` is cut to fit instead of returning nothing"""
     exact_truncation: bool = False
     """default profile: a lone CR at the cap never hides a truncation (reference quirk §4.6.3)"""
+    column: int = 1
+    """D35: the 1-based first character of line ``offset`` to show (the characters before it are
+    skipped, as if the line began there: a line cut at ``max_line_length`` from column c goes on
+    at column c + ``max_line_length``). ``FileSystem.read_window`` is never asked for a window
+    with ``column`` > 1: the tool windows such a read itself (``WindowBuilder``)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,6 +361,9 @@ class WindowBuilder:
         self._buf_len = 0
         self._line_len = 0  # true length in code points
         self._last_cr = False  # the true line's last character so far is "\r"
+        self._skip = window.column - 1  # D35: characters of line ``offset`` still to skip
+        self._short_line: tuple[int, int] | None = None  # D35: (line, its length) shorter than ``column``
+        self._skipped = False  # D35: the line being accumulated had characters skipped
 
     @property
     def done(self) -> bool:
@@ -403,6 +411,12 @@ class WindowBuilder:
             self._last_cr = chunk[stop - 1] == "\r"
 
     def _extend(self, chunk: str, start: int, stop: int) -> None:
+        if self._skip and stop > start:  # D35: the first characters of line ``offset``
+            skipped = min(self._skip, stop - start)
+            self._skip -= skipped
+            start += skipped
+            self._last_cr = chunk[start - 1] == "\r"
+            self._skipped = True
         if stop <= start:
             return
         room = self.window.max_line_length + 1 - self._buf_len
@@ -418,21 +432,34 @@ class WindowBuilder:
         self._buf_len = 0
         self._line_len = 0
         self._last_cr = False
+        self._skipped = False
 
     def _complete_line(self) -> None:
         head = "".join(self._buf)
         length, last_cr = self._line_len, self._last_cr
         self._reset_line()
+        column = self.window.column
+        if column > 1 and self.result.total_lines + 1 == self.window.offset:
+            # D35: the line ``column`` starts in; nothing of it left (or only its CR): too short
+            if length - (1 if last_cr else 0) <= 0:
+                skipped = column - 1 - self._skip
+                self._short_line = (self.window.offset, skipped + length - (1 if last_cr else 0))
+            self._skip = 0
         self._collector.add(head, length, last_cr)
 
     def finish(self, display_path: str) -> WindowResult:
         """Flush the final unterminated line and apply the out-of-range rule (§4.6.4).
 
-        :raises FsError: FS_NOT_FOUND ``offset <n> is out of range for "<path>" (<total> lines)``
+        :raises FsError: FS_NOT_FOUND ``offset <n> is out of range for "<path>" (<total> lines)``;
+            D35's ``column <c> is out of range for line <n> of "<path>" (<length> characters)``
         """
-        if not self._collector.stopped and self._line_len > 0:
+        if not self._collector.stopped and (self._line_len > 0 or self._skipped):
             self._complete_line()
-        return self._collector.finish(display_path)
+        result = self._collector.finish(display_path)
+        if self._short_line is not None:
+            line, length = self._short_line
+            raise column_out_of_range(self.window.column, line, display_path, length)
+        return result
 
 
 def window_text(chunks: Iterable[str], window: ReadWindow, display_path: str) -> WindowResult:
@@ -456,8 +483,11 @@ def window_whole(text: str, window: ReadWindow, display_path: str, *, size: int 
     :param text: the decoded text (a BOM already removed)
     :param size: the UTF-8 length of ``text`` in bytes when the caller knows it (the file's
         size less its BOM); ``None``: measured when needed
-    :raises FsError: FS_NOT_FOUND ``offset <n> is out of range for "<path>" (<total> lines)``
+    :raises FsError: FS_NOT_FOUND ``offset <n> is out of range for "<path>" (<total> lines)``;
+        D35's ``column <c> is out of range for line <n> of "<path>" (<length> characters)``
     """
+    if window.column > 1:
+        return window_text([text], window, display_path)
     offset = window.offset
     limit = window.limit
     cap = window.max_line_length

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
     from ..fs.errors import Verb
+    from ..fs.path_rules import RuleView
+    from ..fs.search_host import SearchHost
     from ..fs.window import ReadWindow, WindowResult
     from .approval import Approver
 
@@ -90,6 +92,8 @@ KINDS: dict[str, Kind] = {
     "check_creatable": "mutate",
     "check_renamable": "mutate",
     "narrowed": "read",
+    "path_rules": "read",
+    "search_host": "read",
 }
 """every public member of ``FileSystem``, classified: a ``mutate`` member is fenced here (the
 sandbox tests fail for a seam member missing from this table)"""
@@ -300,6 +304,12 @@ class SandboxedFileSystem(FileSystem):
 
     def host_path(self, target: Target) -> str | None:
         return self._inner.host_path(target)
+
+    async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
+        return await self._inner.path_rules(signal=signal)
+
+    def search_host(self) -> "SearchHost | None":
+        return self._inner.search_host()
 
     def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:  # type: ignore[override]
         return self._inner.walk(target, signal=signal)

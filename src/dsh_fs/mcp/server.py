@@ -156,7 +156,7 @@ def handler_result(result: ToolResult) -> dict[str, Any]:
     (``wire.call_result``) with the ``resultType`` a ``CallToolResult`` model dumps. The SDK
     validates a handler's dict against the protocol version's result and dumps it exactly as it
     does a model's dump, so the bytes are those of the model (for every protocol version:
-    ``tests/unit/mcp/test_server.py``) with one pydantic pass less per call."""
+    ``tests/unit/mcp/test_mcp_result_dict.py``) with one pydantic pass less per call."""
     wire = call_result(result)
     wire["resultType"] = _RESULT_TYPE
     return wire

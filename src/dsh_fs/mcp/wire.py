@@ -35,7 +35,8 @@ SDK stays the protocol's oracle: every answer here is the SDK path's answer byte
   ``pydantic_core.to_json`` of the plain dict, the serializer the model's fields use),
   :func:`error_line`.
 
-``tests/unit/mcp/test_wire.py`` holds each to the SDK's functions (hypothesis).
+``tests/unit/mcp/test_mcp_lines.py``, ``test_mcp_answers.py`` and ``test_mcp_handshake.py`` hold each
+to the SDK's functions (hypothesis).
 """
 
 from __future__ import annotations
@@ -114,6 +115,8 @@ TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
     "apply_patch": _MUTATION,  # the editing faces (docs/EDITING-FACES.md): views and changes alike
     "str_replace_based_edit_tool": _MUTATION,
     "str_replace_editor": _MUTATION,
+    "notebook_edit": _MUTATION,  # docs/NOTEBOOKS.md
+    "read_pdf": _READ_ONLY,  # opt-in (docs/PDF.md)
 }
 """MCP ``ToolAnnotations`` (wire names) per tool; a tool not listed here gets none"""
 

@@ -13,8 +13,11 @@ Grammar (Codex ``codex-rs/apply-patch/src/parser.rs``, with the V4A extensions o
 * Lines end at LF; a CR just before the LF belongs to the line break, any other CR is text.
 * Like Codex: blank lines around the envelope are ignored, a ``<<'EOF'`` … ``EOF`` heredoc
   wrapper is dropped, header lines may carry surrounding whitespace, the first hunk of a file
-  may omit its ``@@`` line, an empty line inside a hunk is an empty context line, blank or
-  whitespace-only lines between hunks (after ``*** End of File``) are skipped.
+  may omit its ``@@`` line, an empty line inside a hunk is an empty context line, a
+  whitespace-only line that is not a context line (``\t``) ends its hunk, and blank or
+  whitespace-only lines between hunks are skipped (``parser.rs`` at 0e0fb63d02:
+  ``parse_update_file_chunk`` ends a chunk at such a line, ``parse_one_hunk`` skips every line
+  whose ``trim()`` is empty before the next chunk).
 * Like the SDK: several ``@@`` lines may stack before one hunk (each narrows the search).
 * A Responses ``create_file`` diff is only ``+`` lines, joined by their own line breaks: the
   file ends with a line break iff the diff's last line is a bare ``+`` (SDK ``apply_diff``);
@@ -135,15 +138,26 @@ def _is_anchor(text: str) -> bool:
     return text.rstrip() == "@@" or text.startswith("@@ ")
 
 
+_NOT_RUST_WHITESPACE = frozenset("\x1c\x1d\x1e\x1f")
+"""characters Python's ``str.isspace`` counts and Rust's ``char::is_whitespace`` (Unicode
+``White_Space``, what ``str::trim`` strips) does not"""
+
+
+def _blank(text: str) -> bool:
+    """Whether ``text`` is empty or whitespace only, as Rust's ``text.trim().is_empty()``."""
+    return not text.strip() and _NOT_RUST_WHITESPACE.isdisjoint(text)
+
+
 def _parse_chunks(cursor: _Lines) -> tuple[Chunk, ...]:
     """Hunks until a line starting with ``*`` (other than ``*** End of File``) or the end.
 
-    Blank and whitespace-only lines where a hunk may start (before the first, after a hunk's
-    ``*** End of File``) are skipped, as Codex's parser skips them between chunks; inside a hunk
-    an empty line is an empty context line."""
+    Blank and whitespace-only lines where a hunk may start (before the first, between hunks,
+    after a hunk's ``*** End of File``) are skipped, as Codex's parser skips them between
+    chunks; inside a hunk an empty line is an empty context line, and a whitespace-only line
+    that does not start with a space ends the hunk (Codex: "the start of the next hunk")."""
     chunks: list[Chunk] = []
     while cursor.more():
-        if not cursor.text().strip():
+        if _blank(cursor.text()):
             cursor.i += 1  # blank lines before a hunk, between hunks, after ``*** End of File`` (Codex)
             continue
         text = cursor.text()
@@ -171,7 +185,7 @@ def _parse_chunks(cursor: _Lines) -> tuple[Chunk, ...]:
                 body.append((" ", ""))
             elif text[0] in " -+":
                 body.append((text[0], text[1:]))  # type: ignore[arg-type]
-            elif _is_anchor(text) or text.startswith("*"):
+            elif _is_anchor(text) or text.startswith("*") or (body and _blank(text)):
                 break
             else:
                 raise msg.invalid_hunk(cursor.number(), msg.bad_update_line(text))

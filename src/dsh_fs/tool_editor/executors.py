@@ -35,7 +35,7 @@ from ..core.errors import ToolInputError
 from ..core.jsonvalue import js_number_str
 from ..core.session import ToolExecution
 from ..core.tools import ToolOutput, text_block
-from ..fs.errors import FsError, FsErrorCode, gone, not_regular_file, stale
+from ..fs.errors import FsError, FsErrorCode, by_path_rules, gone, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank
@@ -174,8 +174,10 @@ class Editor:
         return info.version if info is not None else None
 
     def _denied(self, err: FsError) -> FsError:
-        """Anthropic's documented text for a write refused by the OS (the tool docs)."""
-        if self.anthropic and err.code == FsErrorCode.PERMISSION_DENIED and "permission denied" in err.message:
+        """Anthropic's documented text for a write refused by the OS (the tool docs); a refusal
+        by the deployment's path rules keeps its own text, which says why (P1)."""
+        if self.anthropic and err.code == FsErrorCode.PERMISSION_DENIED and "permission denied" in err.message \
+                and not by_path_rules(err):
             return FsError(t.ANTHROPIC_PERMISSION_DENIED, FsErrorCode.PERMISSION_DENIED, cause=err)
         return err
 

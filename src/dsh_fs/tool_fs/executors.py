@@ -8,7 +8,8 @@ lookalike name). Stat budget: read stats once, write and edit never (§4.11).
 Read windows: the provider windows the file itself when it can (``FileSystem.read_window``,
 e.g. the local provider on bytes with a line index); otherwise the executor windows
 ``read_text`` (files below ``read_stream_min_size``, held whole: ``window_whole``) or
-``stream_text``. Same result either way.
+``stream_text``. Same result either way. A read from a ``column`` past 1 (D35: reading on in a
+line too long to show whole) is always windowed here.
 
 Diff metadata is bounded (``tool_fs.diff.bounded_diffs``): hunks are computed only when both sides of the
 diff basis are at most ``DIFF_META_MAX_CHARS`` characters; beyond that ``edit`` attaches
@@ -38,8 +39,10 @@ from .diff import bounded_diffs
 from .edit_facts import what_is_wrong
 from .read_render import ReadWindow, build_window, format_read_output
 from .list_tool import directory_hint
+from ..notebook import is_notebook_path
+from .notebook_read import NotShownAsCells, notebook_blocks, too_big_note
 from .lookup import lookalike_hint
-from .shared import check_unicode, image_hint, with_hint, with_remedy
+from .shared import check_unicode, image_hint, pdf_hint, with_hint, with_remedy
 
 __all__ = ("FsTools",)
 
@@ -50,21 +53,22 @@ class FsTools:
         self.ctx = ctx
         self.config = config
         self.switches = ToolSwitches.of(config.profile)
-        self._windows: dict[tuple[int, int], ReadWindow] = {}  # (offset, limit) → window
+        self._windows: dict[tuple[int, int, int], ReadWindow] = {}  # (offset, limit, column) → window
 
-    def _window(self, offset: int, limit: int) -> ReadWindow:
+    def _window(self, offset: int, limit: int, column: int = 1) -> ReadWindow:
         """The read window of these arguments (immutable, so shared between calls)."""
-        window = self._windows.get((offset, limit))
+        window = self._windows.get((offset, limit, column))
         if window is None:
             if len(self._windows) >= 256:
                 self._windows.clear()
-            window = self._windows[(offset, limit)] = ReadWindow(
+            window = self._windows[(offset, limit, column)] = ReadWindow(
                 offset=offset,
                 limit=limit,
                 max_line_length=self.config.read_max_line_length,
                 max_bytes=self.config.read_max_bytes,
                 always_progress=self.switches.always_progress,
                 exact_truncation=self.switches.exact_truncation,
+                column=column,
             )
         return window
 
@@ -111,16 +115,20 @@ class FsTools:
         limit = check_positive_integer("limit", args["limit"]) if "limit" in args else self.config.read_limit
         if limit > self.config.read_limit:
             raise ToolInputError(f"limit must be less than or equal to {self.config.read_limit}")
+        column = 1
+        if "column" in args and self.switches.read_on_in_long_lines:  # D35
+            column = check_positive_integer("column", args["column"])
         if self.switches.unicode_arguments:
             check_unicode("file_path", file_path)
         try:
-            return await self._read(file_path, offset, limit, execution)
+            return await self._read(file_path, offset, limit, execution, column)
         except FsError as err:
             self._read_failed(err, file_path)
 
     def _read_failed(self, err: FsError, file_path: str) -> NoReturn:
         """Raise what the model sees of a failed read: ``err`` with the remedies and hints of
-        ``_guarded`` (D5, D9, D18), then I1's image hint (each chained to what it replaced)."""
+        ``_guarded`` (D5, D9, D18), then I1's image hint or F6's PDF hint (each chained to what it
+        replaced)."""
         try:
             if not (self.switches.remedies or self.switches.near_match_hints):
                 raise err
@@ -129,9 +137,11 @@ class FsTools:
                 raise err
             raise projected from err
         except FsError as shown:
-            if not self.switches.image_read_hint:
-                raise
-            hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            hinted = shown
+            if self.switches.image_read_hint:
+                hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            if self.switches.pdf_read_hint and hinted is shown:  # F6
+                hinted = pdf_hint(shown, file_path, offered=self.ctx.tools.get("read_pdf") is not None)
             if hinted is shown:
                 raise
             raise hinted from shown
@@ -144,7 +154,8 @@ class FsTools:
             return None
         return self.ctx.spill_store.reader(file_path, session_id=execution.session.id)  # type: ignore[no-any-return]
 
-    async def _read(self, file_path: str, offset: int, limit: int, execution: ToolExecution) -> list[ContentBlock]:
+    async def _read(self, file_path: str, offset: int, limit: int, execution: ToolExecution,
+                    column: int = 1) -> list[ContentBlock]:
         fs = self._spilled(file_path, execution) or self.fs
         signal = execution.signal
         target = await fs.resolve(file_path, cwd=execution.cwd, signal=signal)
@@ -161,15 +172,36 @@ class FsTools:
             if info.type == "directory" and self.switches.read_directory_hint and "list" in self.ctx.tools.names():
                 raise with_hint(err, directory_hint(target.display_path))  # L4
             raise err
+        window = self._window(offset, limit, column)
+        notes: tuple[str, ...] = ()
+        if (target.display_path[-6:].lower() == ".ipynb" and self.switches.notebook_cells and fs is self.fs
+                and is_notebook_path(target.display_path)):  # F1 (the slice: no call for any other file)
+            limit_bytes = self.config.notebook_max_bytes
+            if info.size is not None and info.size > limit_bytes:
+                notes = (too_big_note(info.size, limit_bytes),)
+            else:
+                text = await fs.read_text(target, signal=signal)
+                try:
+                    blocks = await notebook_blocks(text, target.display_path, window,
+                                                   admission=self.ctx.image_admission if self.ctx.has("image_admission") else None)
+                except NotShownAsCells as shown_as_text:
+                    result = window_whole(text, window, target.display_path)
+                    self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+                    return [text_block(format_read_output(target.display_path, result, notes=(shown_as_text.note,)))]
+                self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+                return blocks
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
-        window = self._window(offset, limit)
-        result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
+        result = None
+        if column == 1:  # a provider windows whole lines only (D35: the tool skips into a line)
+            result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
         if result is None:
             if streamed:
                 result = await build_window(fs.stream_text(target, signal=signal), window, target.display_path)
             else:
                 result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        if notes:
+            return [text_block(format_read_output(target.display_path, result, notes=notes))]
         return [text_block(format_read_output(target.display_path, result))]
 
     # -- write (§4.7) ----------------------------------------------------------------------

@@ -25,6 +25,7 @@ from .config import ToolFsConfig
 from .executors import FsTools
 
 __all__ = (
+    "COLUMN_DESCRIPTION",
     "EDIT_PROMPT",
     "EDIT_PROMPT_UNGUARDED",
     "READ_PROMPT",
@@ -78,13 +79,26 @@ def _guarded_section(ctx: Context, profile: Profile, event: str, guarded: str, u
     return lambda: guarded if ctx.listeners(event) else unguarded
 
 
-def read_params(read_limit: int) -> dict[str, Param]:
-    """The ``read`` parameters (§4.3); ``read_limit`` is named in the ``limit`` description."""
-    return {
+COLUMN_DESCRIPTION = (
+    "1-based first character of the first line to return. A line shown cut with "
+    "\"... (line truncated to N chars)\" goes on at column + N. Defaults to 1."
+)
+"""D35: the ``column`` parameter of ``read`` (default profile)"""
+
+
+def read_params(read_limit: int, *, column: bool = False) -> dict[str, Param]:
+    """The ``read`` parameters (§4.3); ``read_limit`` is named in the ``limit`` description.
+
+    :param column: D35: add ``column`` (the first character of line ``offset`` to show)
+    """
+    params = {
         "file_path": Param(type="string", required=True, description="Path to read, resolved by the filesystem backend."),
         "offset": Param(type="number", description="1-based first line to return. Defaults to 1."),
         "limit": Param(type="number", description=f"Maximum number of lines to return. Defaults to {read_limit}."),
     }
+    if column:
+        params["column"] = Param(type="number", description=COLUMN_DESCRIPTION)
+    return params
 
 
 def write_params() -> dict[str, Param]:
@@ -126,7 +140,7 @@ class ToolFs:
         tools = FsTools(scope.ctx, settings)
         registry = scope.tools
         prompt = scope.system_prompt
-        rp = read_params(settings.read_limit)
+        rp = read_params(settings.read_limit, column=ToolSwitches.of(settings.profile).read_on_in_long_lines)
         # under a sandbox the mutating tools take the escalation fields (docs/SANDBOX.md)
         wp, ep = with_escalation(write_params(), scope.fs), with_escalation(edit_params(), scope.fs)
         scope.effect(prompt.add("tool:read", READ_PROMPT, order=100))

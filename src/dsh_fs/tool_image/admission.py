@@ -11,9 +11,9 @@ from typing import Literal
 from ..fs.tool_switches import ToolSwitches
 from .config import ImageConfig
 from .decode import DecodeFailed, decode_fully
-from .header import gif_is_animated, read_header
+from ..fs.image_header import gif_is_animated, read_header
 
-__all__ = ("Admitted", "Refusal", "admit")
+__all__ = ("Admitted", "ImageAdmission", "Refusal", "admit")
 
 RefusalKind = Literal["empty", "malformed", "pixels", "dimension", "mismatch", "animated"]
 
@@ -62,3 +62,54 @@ def admit(data: bytes, declared: str, config: ImageConfig, switches: ToolSwitche
     if switches.refuse_animated_gif and header.media_type == "image/gif" and gif_is_animated(data):
         raise Refusal("animated")
     return Admitted(header.media_type, header.width, header.height)
+
+
+class ImageAdmission:
+    """``read_image``'s admission as a context service (``ctx.image_admission``, provided by the
+    ``read-image`` plugin) for other tools that return images: the notebook view of ``read``
+    (DEVIATIONS F1) and ``read_pdf``'s image-only pages. Its presence says the deployment
+    takes images; its checks and caps are ``read_image``'s.
+    """
+
+    def __init__(self, config: ImageConfig, switches: ToolSwitches) -> None:
+        self.config = config
+        self.switches = switches
+
+    @property
+    def max_bytes(self) -> int:
+        """The largest image (bytes) one result may carry (``ImageConfig.byte_cap``)."""
+        return self.config.byte_cap
+
+    @property
+    def max_message_bytes(self) -> int:
+        """The most image bytes one result may carry in all (``image_max_message_bytes``)."""
+        return self.config.image_max_message_bytes
+
+    def check(self, data: bytes, media_type: str) -> str | None:
+        """Why ``data`` (an image of the declared ``media_type``) may not be sent, or ``None``
+        when it may. Synchronous (a full decode): run it in a worker thread.
+
+        :return: the reason, in ``read_image``'s words without a file name (``Unsupported or
+            malformed image data.``, ``at least one image side exceeds the 2000px limit``, …)
+        """
+        config = self.config
+        if media_type not in config.image_media_types:
+            return f"{media_type} images are not accepted by this deployment"
+        if len(data) > config.byte_cap:
+            return f"{len(data)} bytes exceeds the {config.byte_cap}-byte limit"
+        try:
+            admit(data, media_type, config, self.switches)
+        except Refusal as refusal:
+            return _REASONS[refusal.kind](config)
+        return None
+
+
+_REASONS = {
+    "empty": lambda config: "Image is empty.",
+    "malformed": lambda config: "Unsupported or malformed image data.",
+    "pixels": lambda config: f"the image exceeds the {config.image_max_pixels}-pixel decoded-size limit",
+    "dimension": lambda config: f"at least one image side exceeds the {config.image_max_dimension}px limit",
+    "mismatch": lambda config: "the bytes are another image format than the declared one",
+    "animated": lambda config: "the GIF is animated, and OpenAI's image input accepts only non-animated GIFs",
+}
+"""``ImageAdmission.check``'s reason per refusal kind (``texts``'s words, without a file)"""

@@ -1,8 +1,10 @@
 """The full decode that proves an image's bytes are complete and valid (Pillow, the ``images``
 extra). Synchronous and CPU-bound: callers run it in a worker thread.
 
-The reference decodes every admitted image completely (``sharp(...).raw().toBuffer()``), so a
-PNG cut short is refused rather than sent. Here Pillow decodes the first frame (``Image.load``);
+The reference decodes every admitted image completely (``sharp(data, { failOn: 'error' })
+.raw().toBuffer()``), so an image cut short or failing its checksums is refused rather than
+sent. Here Pillow decodes the first frame (``Image.load``) and ``integrity`` checks what Pillow
+skips once it has the pixels (a PNG's trailing chunks and critical CRCs, a GIF's trailer);
 memory is bounded by the caps checked before (``header.read_header``: at most ``max_pixels``
 pixels, four bytes each).
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import io
 import warnings
+
+from .integrity import gif_is_whole, png_is_whole
 
 __all__ = ("DecodeFailed", "MISSING_PILLOW", "decode_fully", "require_pillow")
 
@@ -35,9 +39,13 @@ def decode_fully(data: bytes, media_type: str) -> None:
     """Decode ``data`` (the first frame, every pixel of it) as ``media_type``.
 
     :param media_type: the format the header named (``header.read_header``)
-    :raises DecodeFailed: truncated or corrupt data, or a decoder that reads another format
+    :raises DecodeFailed: truncated or corrupt data (a PNG chunk cut or failing its CRC, no
+        ``IEND``; a GIF without its trailer), or a decoder that reads another format
     """
     from PIL import Image
+
+    if (media_type == "image/png" and not png_is_whole(data)) or (media_type == "image/gif" and not gif_is_whole(data)):
+        raise DecodeFailed("the file is cut short or fails its checksums")
 
     try:
         with warnings.catch_warnings():

@@ -45,7 +45,7 @@ import anyio
 
 from ..core.context import Context
 from ..core.session import ToolExecution
-from ..fs.errors import FsError, FsErrorCode, not_regular_file, stale
+from ..fs.errors import FsError, FsErrorCode, edit_not_observed, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.sandbox import denial_marker, escalation_hint
@@ -85,6 +85,11 @@ _VERBS: dict[Role, Literal["write", "edit", "delete", "rename"]] = {
     "move_from": "rename",
     "move_to": "rename",
 }
+
+_OPERATIONS: dict[Role, str] = {"update": "update", "delete": "delete", "move_from": "move"}
+"""E25: what the patch does to a file it must have read, as its refusal names it (Codex's
+``*** Update File``, ``*** Delete File``, ``*** Move to``; the Responses ``update_file``,
+``delete_file``)"""
 
 _CODES: dict[str, FsErrorCode | None] = {
     "syntax": None,
@@ -284,13 +289,27 @@ async def _gather(run: _Run, path: str) -> None:
         if entry.role in ("update", "move_from") and info.size is not None and info.size > UPDATE_MAX_SIZE:
             raise FsError(TOO_BIG_TO_UPDATE.format(path=target.display_path, size=info.size, limit=UPDATE_MAX_SIZE),
                           FsErrorCode.IO_ERROR)  # E24
-        intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, execution, default=lambda: None)
+        intent = await _edit_intent(run, target, entry.role)
         entry.guard = intent.version if intent is not None else info.version
         entry.text = await fs.read_text_at(target, entry.guard, info=info, signal=execution.signal)
         if entry.text is None:
             raise stale(verb, target.display_path)
     except FsError as err:
         entry.error = with_remedy(err, run.switches)
+
+
+async def _edit_intent(run: _Run, target: Target, role: Role) -> EditIntent | None:
+    """The ``fs/edit-intent`` decision for a file the patch changes; under E25 the policy's
+    ``edit requires reading … first`` names the patch's own operation instead of ``edit``."""
+    try:
+        intent: EditIntent | None = await run.ctx.waterfall(FS_EDIT_INTENT, target, run.execution,
+                                                             default=lambda: None)
+    except FsError as err:
+        display = target.display_path
+        if run.switches.patch_names_its_operation and err.message == edit_not_observed(display).message:
+            raise edit_not_observed(display, _OPERATIONS[role]) from None
+        raise
+    return intent
 
 
 def _states(run: _Run) -> dict[str, FileState]:

@@ -6,7 +6,7 @@ whole file, diffing only the regions the plan's line edits touch. A region holdi
 that replaces lines by lines none of which it removed (the usual hunk: a few changed lines in
 the middle of a file) has one possible §4.9 hunk, built here directly; any other region is
 diffed with ``bounded_diffs`` on its slice. Both give the same strings
-(``tests/unit/test_patch_regions.py`` compares them with the slice-diffing for random files and
+(``tests/unit/tool_patch/test_patch_regions.py`` compares them with the slice-diffing for random files and
 edits).
 """
 

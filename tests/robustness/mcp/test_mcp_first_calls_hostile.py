@@ -18,7 +18,7 @@ route's (``DSH_FS_MCP_SDK_ONLY=1``). Attacks once the SDK is loaded: ``test_mcp_
 * **Cancellations** sent behind a call: looked at in order, as the SDK's dispatcher does (before:
   one read before the end of input was ignored by the next call; with a reused id the older
   call was cancelled instead of the newer; read ahead, one aborted a call the SDK path runs:
-  ``tests/e2e/mcp/test_cancel_routes.py``).
+  ``tests/e2e/mcp/test_mcp_cancel_routes.py``).
 * **A client that never reads stdout**: stdin is read no further (bounded).
 """
 

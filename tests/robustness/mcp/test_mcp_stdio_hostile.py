@@ -23,7 +23,7 @@ would, then reads what the server wrote. Our route (``mcp/stdio/``: ``pipe.py``,
   whole before the event loop (before: the bytes read before ``EAGAIN`` were dropped, and the
   ``initialize`` was answered with a parse error); where the reader reads in a thread
   (``RWF_NOWAIT`` refused), its ``EAGAIN`` waits for bytes instead of ending the input (a read
-  error after part of the first line: ``tests/unit/mcp/test_pipe.py``).
+  error after part of the first line: ``tests/unit/mcp/test_mcp_pipe.py``).
 * **The end of input while calls run**: a call still searching when stdin closes is
   answered before the server exits.
 * **A line too long** (DEVIATIONS M4): answered ``-32600`` ``Request body too large`` with its

@@ -32,8 +32,8 @@ never read ahead. A call waiting for its turn gives it up; a running call has it
 an answer is not written while the next :data:`HOLD_LINES` lines after its request, already
 read, are not dispatched yet (the SDK path's dispatcher answers a quick call after as many turns
 of its read loop), so a cancellation right behind its request reaches a call on either route
-alike, and one sent later finds the call answered on both. ``tests/integration/mcp/
-test_stdio_routes.py`` sends the same bytes both ways.
+alike, and one sent later finds the call answered on both (``tests/e2e/mcp/test_mcp_cancel_routes.py``;
+``tests/integration/mcp/test_mcp_stdio_routes.py`` sends the same bytes both ways).
 
 ``DSH_FS_MCP_SDK_ONLY=1`` sends every line to the SDK (the oracle the tests compare with).
 """
@@ -472,16 +472,6 @@ class Dispatcher:
         raw = params["arguments"] if "arguments" in params else {}
         call = self._admit(request_id, self._scheduler.admit(parallel=self._tools.is_parallel(name, raw)), self._view())
         self.counts.calls += 1
-        if os.environ.get("PROTO_INLINE"):
-            import contextvars
-            coro = self._run(call, request_id, name, raw)
-            context = contextvars.copy_context()
-            try:
-                yielded = context.run(coro.send, None)
-            except StopIteration:
-                return
-            self._spawn(call, _resume(coro, yielded, context))
-            return
         self._spawn(call, self._run(call, request_id, name, raw))
         if self._has_line():  # the next line is read already: the call takes its first step first
             await asyncio.sleep(0)
@@ -681,29 +671,3 @@ class Dispatcher:
                 await asyncio.wait(list(self._tasks))
         if self._sdk is not None:
             self._sdk.close()
-
-
-
-class _Resume:
-    def __init__(self, coro, yielded, context):
-        self.c, self.y, self.x = coro, yielded, context
-
-    def __await__(self):
-        coro, context, yielded = self.c, self.x, self.y
-        while True:
-            try:
-                sent = yield yielded
-            except BaseException as exc:
-                try:
-                    yielded = context.run(coro.throw, exc)
-                except StopIteration as stop:
-                    return stop.value
-                continue
-            try:
-                yielded = context.run(coro.send, sent)
-            except StopIteration as stop:
-                return stop.value
-
-
-async def _resume(coro, yielded, context):
-    return await _Resume(coro, yielded, context)

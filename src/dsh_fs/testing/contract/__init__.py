@@ -37,8 +37,8 @@ workspace (as two processes: one wins, the other is stale, nothing is lost). Eve
 checked by reading the storage back through the workspace, never by trusting the outcome alone.
 
 Not covered: symlinks, modes, owners, FIFOs, the local provider's realpath identity and
-cross-process lock files (``tests/integration/test_local_provider.py``,
-``tests/integration/test_inline_mutations.py``, ``tests/robustness/test_many_processes.py``), and
+cross-process lock files (``tests/integration/fs_local/test_local_provider.py``,
+``tests/integration/fs_local/test_inline_mutations.py``, ``tests/robustness/fs_local/test_many_processes.py``), and
 anything above the seam (tools, policy).
 """
 

@@ -1,0 +1,103 @@
+"""The documentation's programs, found where they are printed and run as printed (not a test module).
+
+A program is a fenced ````python`` block under a Markdown heading of a document of this checkout
+(``README.md``, ``docs/*.md``); the tests find it by that heading, so moving a section to another
+document moves one argument.
+
+* ``REPO`` — the checkout; ``README`` — its ``README.md``;
+* ``section(heading, doc)`` — the text under ``heading`` (the whole heading line, e.g.
+  ``"### One agent loop per API"``) up to the next heading of the same or a higher level;
+* ``python_blocks(heading, doc)`` — the section's ````python`` blocks, in order;
+* ``blocks_by_marker(heading, markers, doc)`` — those blocks keyed by the one marker each
+  contains (``{marker: key}``); fails unless every block has a marker and every key one block;
+* ``run_printed(code, name)`` — run a block as the ``__main__`` program named ``name``;
+* the typo scenario the agent programs run (a workspace whose README.md says "teh", a scripted
+  model that reads it, fixes it with ``edit`` and answers "Fixed the typo."): ``TYPO``,
+  ``FIXED``, ``READ_ARGS``, ``EDIT_ARGS``, ``typo_workspace``, ``typo_results``, ``assert_fixed``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+TYPO = "A tool that teh agent uses.\n"
+FIXED = "A tool that the agent uses.\n"
+READ_ARGS = {"file_path": "README.md"}
+EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
+
+__all__ = (
+    "EDIT_ARGS",
+    "FIXED",
+    "READ_ARGS",
+    "README",
+    "REPO",
+    "TYPO",
+    "assert_fixed",
+    "blocks_by_marker",
+    "python_blocks",
+    "run_printed",
+    "section",
+    "typo_results",
+    "typo_workspace",
+)
+
+
+def section(heading: str, doc: Path = README) -> str:
+    """The text of ``doc`` after the line ``heading`` (``"## Title"``) up to the next heading of
+    its level or a higher one (fewer ``#``), or the end. ``ValueError`` when the heading is absent."""
+    level = len(heading) - len(heading.lstrip("#"))
+    text = doc.read_text(encoding="utf-8")
+    start = re.search(rf"^{re.escape(heading)}[ \t]*$", text, flags=re.M)
+    if start is None:
+        raise ValueError(f"{doc.name}: no heading {heading!r}")
+    rest = text[start.end():]
+    end = re.search(rf"^#{{1,{level}}} ", rest, flags=re.M)
+    return rest if end is None else rest[:end.start()]
+
+
+def python_blocks(heading: str, doc: Path = README) -> list[str]:
+    """The ````python`` blocks of ``section(heading, doc)``, in order, each as its code text."""
+    return re.findall(r"```python\n(.*?)```", section(heading, doc), flags=re.S)
+
+
+def blocks_by_marker(heading: str, markers: dict[str, str], doc: Path = README) -> dict[str, str]:
+    """``{key: block}`` for the section's python blocks, a block's key being that of the marker
+    (``{marker: key}``) it contains; asserts one block per key and no other block."""
+    blocks = python_blocks(heading, doc)
+    found = {next(key for marker, key in markers.items() if marker in block): block for block in blocks}
+    assert sorted(found) == sorted(set(markers.values())) and len(blocks) == len(found), sorted(found)
+    return found
+
+
+def run_printed(code: str, name: str = "README.md") -> None:
+    """Run ``code`` as a program (``__name__ == "__main__"``), its tracebacks naming ``name``."""
+    exec(compile(code, name, "exec"), {"__name__": "__main__"})
+
+
+def typo_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``<tmp_path>/project`` holding README.md with ``TYPO``, made the current directory; its real path."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "README.md").write_text(TYPO)
+    monkeypatch.chdir(root)
+    return os.path.realpath(root)
+
+
+def typo_results(ws: str) -> tuple[str, str]:
+    """The texts the model must get back: the ``read`` of README.md, then the ``edit``'s."""
+    path = os.path.join(ws, "README.md")
+    read = (f"<path>{path}</path>\n<type>file</type>\n<content>\n1: {TYPO.rstrip()}\n\n"
+            "(End of file - total 1 lines)\n</content>")
+    return read, f"The file {path} has been updated successfully."
+
+
+def assert_fixed(ws: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The program printed exactly the model's final answer, and the typo is fixed on disk."""
+    assert capsys.readouterr().out == "Fixed the typo.\n"
+    assert Path(ws, "README.md").read_text() == FIXED

@@ -1,0 +1,59 @@
+"""The README's "As a library" examples run as printed (the composition one with its
+``/srv/app`` replaced by a temporary directory) and give what they say.
+
+Not covered here: the agent loops per API (``test_readme_adapters.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from docskit import python_blocks, run_printed
+def _blocks() -> list[str]:
+    return python_blocks("## As a library")
+
+
+def test_the_first_example_reads_and_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "README.md").write_text("line one\nline two\n")
+    monkeypatch.chdir(tmp_path)
+    run_printed(_blocks()[0])
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"False <path>{tmp_path}/README.md</path>")
+    assert "'name': 'read'" in printed and "'name': 'glob'" in printed
+
+
+def test_the_composition_example_serves_what_it_names(tmp_path: Path) -> None:
+    code = _blocks()[1].replace("/srv/app", str(tmp_path))
+    (tmp_path / "a.txt").write_text("alpha\n")
+    scope: dict[str, object] = {"__name__": "__main__"}
+    exec(compile(code, "README.md", "exec"), scope)
+    ctx = scope["ctx"]
+    assert sorted(ctx.tools.names()) == ["apply_patch", "edit", "glob", "grep", "read", "write"]  # type: ignore[attr-defined]
+
+    async def main() -> None:
+        import dsh_fs
+
+        session = dsh_fs.Session(cwd=str(tmp_path))
+        found = await ctx.tools.execute("grep", {"pattern": "alph"}, session=session)  # type: ignore[attr-defined]
+        assert found.text == "Found 1 match\n\na.txt\nLine 1: alpha", found.text
+        outside = await ctx.tools.execute("read", {"file_path": "/etc/hostname"}, session=session)  # type: ignore[attr-defined]
+        assert outside.text == f'Error: cannot resolve "/etc/hostname": outside the workspace "{tmp_path}"'
+
+    anyio.run(main)
+
+
+def test_the_sandbox_example_is_refused_then_approved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    run_printed(_blocks()[2])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Error: [sandbox: file access denied under read-only mode]"
+    assert lines[1].startswith("[sandbox: escalation available")
+    assert lines[2] == "asked: escalate sandbox to workspace-write: The user asked for notes. | Write notes.txt"
+    assert lines[3:] == [f"<path>{tmp_path}/notes.txt</path>", "<type>file</type>", "<content>", "Created file",
+                         "</content>"]
+    assert (tmp_path / "notes.txt").read_text() == "hi\n"
