@@ -231,3 +231,42 @@ def test_a_cancellation_naming_the_request_by_another_id_form_still_ends_the_ses
     assert proc.returncode == 0, proc.stderr
     replies = {r["id"] for r in map(json.loads, proc.stdout.splitlines())}
     assert {0, 4} <= replies <= {0, 3, 4}  # 3 is answered only if it finished before the cancel
+
+
+def test_a_tool_writing_to_fd_1_before_the_sdk_is_loaded_misses_the_wire(tmp_path: Any) -> None:
+    """The standard descriptors are claimed before anything is served: a tool that writes to fd 1
+    while the SDK is still held (our route, before its import) writes to stderr, not the wire."""
+    script = textwrap.dedent(
+        """
+        import os, sys
+        import dsh_fs
+        from dsh_fs.core.tools import ToolDefinition, text_block
+        from dsh_fs.mcp.stdio import serve_stdio
+
+        async def stray(arguments, execution):
+            os.write(1, b"stray write\\\\n")
+            print("stray print", flush=True)
+            return [text_block("done")]
+
+        ctx = dsh_fs.create_context(root=sys.argv[1])
+        ctx.tools.register(ToolDefinition(name="stray", description="s", parameters={}, execute=stray))
+        counts = serve_stdio(ctx, root=sys.argv[1])
+        print("sdk" if counts.sdk else "no sdk", flush=True)  # fd 1 is the wire again
+        """
+    )
+    hold = tmp_path / "hold"
+    hold.touch()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SRC, TESTS, os.environ.get("PYTHONPATH", "")) if p),
+               DSH_FS_MCP_TEST_HOLD_IMPORT=str(hold))
+    lines = [
+        _line(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
+              method="initialize"),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        _line(1, '{"name":"stray","arguments":{}}'),
+    ]
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert [json.loads(line)["id"] for line in out[:2]] == [0, 1] and out[2:] == ["no sdk"], proc.stdout
+    assert "stray write" in proc.stderr and "stray print" in proc.stderr

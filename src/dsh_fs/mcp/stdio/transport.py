@@ -99,13 +99,13 @@ def serve_stdio(
             stdout, restore = _claim(1, sys.stdout, "wb")
             restores.append(restore)
         loader = SdkLoader()
-        loader.start()
         with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
             sdk_only = sdk_only_from_env() if sdk_only is None else sdk_only
             connection = _Connection(ctx, session, loader, stdin, stdout, fresh=fresh, sdk_only=sdk_only,
                                      close_context=close_context)
             if before is None and not sdk_only:
                 connection.first_line()
+            loader.start()  # after the first answer: the import thread would take the interpreter lock from it
             anyio.run(connection.run, before)
         return connection.dispatcher.counts
     finally:
