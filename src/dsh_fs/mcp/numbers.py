@@ -3,7 +3,7 @@
 
 The SDK's streamable HTTP transport parses a POST body with pydantic's JSON parser, which
 reads ``-0`` as the integer 0 and keeps every digit of a huge integer; the reference (and our
-stdio transport, ``stdio.parse_line``) reads them as ``JSON.parse`` does. ``JsNumbers``
+stdio server, ``server.parse_line``) reads them as ``JSON.parse`` does. ``JsNumbers``
 rewrites the body with ``core.jsonvalue.js_numbers`` before the transport sees it; a body
 without such a literal passes untouched. Pure ASGI: no SDK import.
 """

@@ -1,20 +1,22 @@
-"""The lean ``tools/call`` path of the stdio transport (``dsh_fs.mcp.lean``) held to the SDK path.
+"""The stdio server's two routes held to each other: ours (``stdio/dispatch.py``: the codec, our
+dispatcher, the codec) and the SDK's (``DSH_FS_MCP_SDK_ONLY=1``: every line to the SDK).
 
 Each test serves the same requests twice over real pipes, in process (``serve_stdio`` with
-explicit streams, the event loop in a thread of its own, a blocking client here): once with
-the lean path on, once off (every request through the SDK's dispatcher), and compares the
-bytes the client reads, for every handshake protocol version. ``LeanCalls.served`` says how
-many calls the lean path answered, so a test whose calls all fell back to the SDK fails.
+explicit streams on a thread of its own, a blocking client here: ``mcpkit.InProcess``): once as
+``dsh-fs mcp`` serves them, once through the SDK alone, and compares the bytes the client reads,
+for every handshake protocol version. ``Counts.calls`` says how many calls our route served, so
+a test whose calls all went to the SDK fails.
 
-Covers: results and tool errors (``isError``, ``_meta``), images, a large result, JSON
-number edge cases in ids, arguments and results (hypothesis too: generated calls and
-generated tool outputs), calls sent together, a registry that raises; the
-fallbacks (progress token / ``_meta``, unknown tool, a name that is not a string, extra params,
-before ``initialize``, a client's roots question, a sandbox with a client that can be asked,
-while a request the SDK serves is in flight); a client with settled roots served lean;
-cancellation of a running and of a waiting lean call; arrival order against a call the SDK
-serves; a call in flight when stdin ends; the early ``initialize`` (M2); ``DSH_FS_MCP_LEAN``.
-Not here: timing (``bench/run.py --only-mcp``).
+Covers: results and tool errors (``isError``, ``_meta``), images, a large result, JSON number
+edge cases in ids, arguments and results (hypothesis too: generated calls and generated tool
+outputs), calls sent together, a registry that raises; what goes to the SDK (progress token /
+``_meta``, unknown tool, a name that is not a string, extra params, before ``initialize``, a
+client's roots question, a sandbox with a client that can be asked, while a request the SDK
+serves is in flight, a line that is not plain); a client with settled roots served on our
+route; cancellation of a running and of a waiting call; arrival order against a call the SDK
+serves; a call in flight when stdin ends; ``DSH_FS_MCP_SDK_ONLY``; the in-flight cap.
+Cancellations sent right behind their request, and later, against real processes:
+``tests/e2e/mcp/test_mcp_cancel_routes.py``. Not here: timing (``bench/run.py --only-mcp``).
 """
 
 from __future__ import annotations
@@ -38,11 +40,9 @@ from hypothesis import strategies as st
 
 import dsh_fs
 from dsh_fs.core.tools import ToolDefinition, ToolOutput, ToolRegistry, ToolResult, image_block, text_block
-from dsh_fs.mcp.early import answer_first_line
-from dsh_fs.mcp.handshake import HANDSHAKE_PROTOCOL_VERSIONS
-from dsh_fs.mcp.lean import lean_from_env
-from dsh_fs.mcp.server import serve_stdio
-from dsh_fs.mcp.wire import server_instructions
+from dsh_fs.mcp.stdio.dispatch import sdk_only_from_env
+from dsh_fs.mcp.wire import HANDSHAKE_PROTOCOL_VERSIONS, plain_call
+from mcpkit import InProcess
 
 WAIT = 20.0
 """seconds a reply may take on a loaded machine before the test gives up"""
@@ -101,86 +101,6 @@ def _context(root: Path, gate: Gate | None = None) -> dsh_fs.Context:
     return ctx
 
 
-class Client:
-    """A blocking JSON-lines client of ``serve_stdio`` run in a thread over two pipes."""
-
-    def __init__(self, ctx: dsh_fs.Context, root: Path, *, lean: bool | None, early: bool = False,
-                 first: bytes = b"") -> None:
-        stdin_r, stdin_w = os.pipe()
-        self._stdin_w: int | None = stdin_w
-        self._stdout_r, stdout_w = os.pipe()
-        self._buffer = b""
-        self.lean: Any = None
-        self.error: BaseException | None = None
-        self.first_answer: bytes = b""
-        early_start = None
-        if early:
-            os.write(stdin_w, first)
-            early_start = answer_first_line(version=dsh_fs.__version__, instructions=server_instructions(ctx),
-                                            stdin_fd=stdin_r, stdout_fd=stdout_w)
-        stdin = open(stdin_r, "rb", buffering=0)  # noqa: SIM115 (closed by the server thread)
-        stdout = open(stdout_w, "wb", buffering=0)  # noqa: SIM115
-
-        def run() -> None:
-            try:
-                self.lean = anyio.run(functools.partial(serve_stdio, ctx, root=str(root), lean=lean, stdin=stdin,
-                                                        stdout=stdout, early=early_start))
-            except BaseException as exc:  # reported by close()
-                self.error = exc
-            finally:
-                stdout.close()
-                stdin.close()
-
-        self._thread = threading.Thread(target=run, daemon=True)
-        self._thread.start()
-
-    def send(self, message: dict[str, Any] | bytes) -> None:
-        line = message if isinstance(message, bytes) else json.dumps(message).encode()
-        assert self._stdin_w is not None
-        os.write(self._stdin_w, line + b"\n")
-
-    def recv(self, timeout: float = WAIT) -> bytes:
-        """The next line the server wrote (``b""``: none within ``timeout`` seconds)."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self._stdout_r], [], [], left)[0]:
-                return b""
-            chunk = os.read(self._stdout_r, 1 << 20)
-            if not chunk:
-                break
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return line
-
-    def initialize(self, version: str, capabilities: dict[str, Any] | None = None) -> bytes:
-        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": version, "capabilities": capabilities or {},
-            "clientInfo": {"name": "lean-test", "version": "1"}}})
-        answer = self.recv()
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return answer
-
-    def end_input(self) -> None:
-        """Close the server's stdin."""
-        if self._stdin_w is not None:
-            os.close(self._stdin_w)
-            self._stdin_w = None
-
-    def close(self) -> bytes:
-        """End stdin; the rest of what the server writes until it exits."""
-        self.end_input()
-        rest = []
-        while line := self.recv():
-            rest.append(line)
-        self._thread.join(WAIT)
-        assert not self._thread.is_alive()
-        os.close(self._stdout_r)
-        if self.error is not None:
-            raise self.error
-        return b"\n".join(rest)
-
-
 def _call(request_id: Any, name: str, arguments: Any = None, **extra: Any) -> dict[str, Any]:
     params: dict[str, Any] = {"name": name, **extra}
     if arguments is not None:
@@ -188,25 +108,25 @@ def _call(request_id: Any, name: str, arguments: Any = None, **extra: Any) -> di
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
-def _converse(root: Path, version: str, requests: list[dict[str, Any] | bytes], *, lean: bool,
+def _converse(root: Path, version: str, requests: list[dict[str, Any] | bytes], *, ours: bool,
               capabilities: dict[str, Any] | None = None) -> tuple[list[bytes], int]:
-    """Each request sent after the previous answer; the answers and how many were lean."""
+    """Each request sent after the previous answer; the answers and how many took our route."""
     _workspace(root)
-    client = Client(_context(root), root, lean=lean)
+    client = InProcess(_context(root), root, sdk_only=not ours)
     answers = [client.initialize(version, capabilities)]
     for request in requests:
         client.send(request)
         answers.append(client.recv())
     answers.append(client.close())
-    return answers, (client.lean.served if client.lean is not None else 0)
+    return answers, client.counts.calls
 
 
 def _both(root: Path, version: str, requests: list[dict[str, Any] | bytes], **kwargs: Any) -> tuple[list[bytes], int]:
-    lean, served = _converse(root, version, requests, lean=True, **kwargs)
-    sdk, none = _converse(root, version, requests, lean=False, **kwargs)
+    ours, served = _converse(root, version, requests, ours=True, **kwargs)
+    sdk, none = _converse(root, version, requests, ours=False, **kwargs)
     assert none == 0
-    assert lean == sdk
-    return lean, served
+    assert ours == sdk
+    return ours, served
 
 
 TABLE: list[dict[str, Any] | bytes] = [
@@ -236,8 +156,13 @@ TABLE: list[dict[str, Any] | bytes] = [
     b'{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"\\ud800"}}}',
     b'{"id":21,"jsonrpc":"2.0","params":{"arguments":{"file_path":"a.txt"},"name":"read"},"method":"tools/call"}',
 ]
-LEAN_IN_TABLE = len(TABLE)
-"""every request of the table is one the lean path serves"""
+def _plain(requests: list[dict[str, Any] | bytes]) -> int:
+    """How many of ``requests`` are plain ``tools/call`` lines (our route takes those)."""
+    return sum(plain_call(r if isinstance(r, bytes) else json.dumps(r).encode()) is not None for r in requests)
+
+
+PLAIN_IN_TABLE = _plain(TABLE)
+assert PLAIN_IN_TABLE == len(TABLE) - 5  # the ids and arguments js_numbers may rewrite, the floats
 
 FALLBACKS: list[dict[str, Any] | bytes] = [
     _call(30, "read", {"file_path": "a.txt"}, _meta={"progressToken": "p"}),
@@ -254,24 +179,23 @@ FALLBACKS: list[dict[str, Any] | bytes] = [
 @pytest.mark.parametrize("version", HANDSHAKE_PROTOCOL_VERSIONS)
 def test_every_answer_is_the_sdks_byte_for_byte(tmp_path: Path, version: str) -> None:
     answers, served = _both(tmp_path / "w", version, TABLE + FALLBACKS)
-    assert served == LEAN_IN_TABLE
+    assert served == PLAIN_IN_TABLE
     assert all(answers[1 : 1 + len(TABLE)])  # every request was answered
     image = json.loads(answers[1 + TABLE.index(_call(14, "read_image", {"file_path": "pic.png"}))])
     assert image["result"]["content"][-1]["type"] == "image"
 
 
-def test_small_reads_are_answered_on_the_readers_task_without_suspending(tmp_path: Path) -> None:
-    """the fourth pass (bench/README.md): a small local ``read`` runs inline on the reader's
-    task (``inline.first_step``) and is answered from there; a write waits for nothing either"""
+def test_small_reads_are_answered_without_the_sdk(tmp_path: Path) -> None:
+    """A client that sends nothing but ``initialize`` and plain calls never has the SDK attached."""
     root = tmp_path / "w"
     _workspace(root)
-    client = Client(_context(root), root, lean=True)
+    client = InProcess(_context(root), root)
     client.initialize("2025-06-18")
     for number in range(1, 6):
         client.send(_call(number, "read", {"file_path": "a.txt", "offset": number}))
         assert json.loads(client.recv())["id"] == number
     client.close()
-    assert client.lean.served == 5 and client.lean.inline == 5
+    assert client.counts.calls == 5 and not client.counts.sdk
 
 
 def test_an_unmodified_read_answer_round_trips_the_registry_text(tmp_path: Path) -> None:
@@ -303,7 +227,7 @@ def test_generated_calls_get_the_sdks_bytes(tmp_path: Path, version: str, calls:
     except ValueError:  # an infinite float: not JSON
         return
     _answers, served = _both(tmp_path / "w", version, lines)  # type: ignore[arg-type]
-    assert served == len(calls)
+    assert served == _plain(lines)  # type: ignore[arg-type]
 
 
 def test_a_registry_that_raises_gets_the_sdks_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -319,17 +243,17 @@ def test_a_registry_that_raises_gets_the_sdks_error(tmp_path: Path, monkeypatch:
 def test_before_initialize_every_call_goes_to_the_sdk(tmp_path: Path) -> None:
     root = tmp_path / "w"
     _workspace(root)
-    client = Client(_context(root), root, lean=True)
+    client = InProcess(_context(root), root)
     client.send(_call(1, "read", {"file_path": "a.txt"}))
     assert b'"error"' in client.recv()  # the SDK's answer to a call before initialize
     client.close()
-    assert client.lean.served == 0
+    assert client.counts.calls == 0
 
 
-def _roots_conversation(root: Path, *, lean: bool) -> tuple[list[bytes], int]:
+def _roots_conversation(root: Path, *, ours: bool) -> tuple[list[bytes], int]:
     """A client declaring roots (M3): ``sub`` first, then, after a change, the whole root."""
     _workspace(root)
-    client = Client(_context(root), root, lean=lean)
+    client = InProcess(_context(root), root, sdk_only=not ours)
     answers = [client.initialize("2025-06-18", {"roots": {"listChanged": True}})]
     roots = [[(root / "sub").as_uri()], [root.as_uri()]]
 
@@ -351,16 +275,16 @@ def _roots_conversation(root: Path, *, lean: bool) -> tuple[list[bytes], int]:
     client.send(_call(5, "read", {"file_path": str(root / "a.txt")}))
     answers.append(client.recv())
     answers.append(client.close())
-    return answers, (client.lean.served if client.lean is not None else 0)
+    return answers, client.counts.calls
 
 
 def test_a_client_with_roots_is_served_lean_once_its_answer_settled(tmp_path: Path) -> None:
-    lean, served = _roots_conversation(tmp_path / "w", lean=True)
-    sdk, _ = _roots_conversation(tmp_path / "w", lean=False)
-    assert lean == sdk
+    ours, served = _roots_conversation(tmp_path / "w", ours=True)
+    sdk, _ = _roots_conversation(tmp_path / "w", ours=False)
+    assert ours == sdk
     assert served == 3  # calls 2, 3 and 5: 1 and 4 ask for the roots, through the SDK
-    assert b"outside the workspace" in lean[2] and b'"isError":false' in lean[3]  # a.txt is outside sub
-    assert b'"isError":false' in lean[4] and b'"isError":false' in lean[5]  # the whole root since the change
+    assert b"outside the workspace" in ours[2] and b'"isError":false' in ours[3]  # a.txt is outside sub
+    assert b'"isError":false' in ours[4] and b'"isError":false' in ours[5]  # the whole root since the change
 
 
 @pytest.fixture
@@ -370,17 +294,17 @@ def held(tmp_path: Path) -> Iterator[tuple[Path, Gate]]:
     yield root, Gate()
 
 
-def _held_client(root: Path, gate: Gate, *, lean: bool) -> Client:
+def _held_client(root: Path, gate: Gate, *, ours: bool) -> InProcess:
     ctx = _context(root, gate)
-    client = Client(ctx, root, lean=lean)
+    client = InProcess(ctx, root, sdk_only=not ours)
     client.initialize("2025-06-18")
     return client
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_a_cancelled_lean_call_is_aborted_and_never_answered(held: tuple[Path, Gate], lean: bool) -> None:
+@pytest.mark.parametrize("ours", [True, False])
+def test_a_cancelled_call_of_ours_is_aborted_and_never_answered(held: tuple[Path, Gate], ours: bool) -> None:
     root, gate = held
-    client = _held_client(root, gate, lean=lean)
+    client = _held_client(root, gate, ours=ours)
     client.send(_call(7, "hold"))
     assert gate.started.wait(WAIT)
     client.send(_call(8, "read", {"file_path": "a.txt"}))  # waits for the exclusive call 7
@@ -390,14 +314,14 @@ def test_a_cancelled_lean_call_is_aborted_and_never_answered(held: tuple[Path, G
     assert json.loads(client.recv()) == {"jsonrpc": "2.0", "id": 9, "result": {}}  # 7 and 8: no answer
     assert client.close() == b""
     assert gate.aborted == [True]
-    assert client.lean is None if not lean else client.lean.served == 2
+    assert client.counts.calls == (2 if ours else 0)
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_a_call_the_sdk_serves_keeps_its_place_behind_a_lean_one(held: tuple[Path, Gate], lean: bool) -> None:
+@pytest.mark.parametrize("ours", [True, False])
+def test_a_call_the_sdk_serves_keeps_its_place_behind_one_of_ours(held: tuple[Path, Gate], ours: bool) -> None:
     root, gate = held
-    client = _held_client(root, gate, lean=lean)
-    client.send(_call(1, "hold"))  # lean (when on), exclusive
+    client = _held_client(root, gate, ours=ours)
+    client.send(_call(1, "hold"))  # ours (unless SDK only), exclusive
     assert gate.started.wait(WAIT)
     client.send(_call(2, "read", {"file_path": "a.txt"}, _meta={"progressToken": 2}))  # the SDK's
     client.send(_call(3, "read", {"file_path": "a.txt"}))  # the SDK's too: 2 is not answered yet
@@ -406,14 +330,13 @@ def test_a_call_the_sdk_serves_keeps_its_place_behind_a_lean_one(held: tuple[Pat
     answers = [json.loads(client.recv()) for _ in range(3)]
     assert sorted(a["id"] for a in answers) == [1, 2, 3]
     assert client.close() == b""
-    if lean:
-        assert client.lean.served == 1
+    assert client.counts.calls == (1 if ours else 0)
 
 
 def test_a_registry_that_raises_after_suspending_gets_the_sdks_error(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     async def broken(self: Any, *args: Any, **kwargs: Any) -> ToolResult:
-        await anyio.sleep(0.01)  # suspends: the reader's task carries the call on, a new one reads
+        await anyio.sleep(0.01)  # suspends
         raise RuntimeError("late registry bug")
 
     monkeypatch.setattr(ToolRegistry, "execute", broken)
@@ -423,13 +346,13 @@ def test_a_registry_that_raises_after_suspending_gets_the_sdks_error(tmp_path: P
     assert json.loads(answers[2]) == {"jsonrpc": "2.0", "id": 2, "error": {"code": 0, "message": "late registry bug"}}
 
 
-@pytest.mark.parametrize("lean", [True, False])
+@pytest.mark.parametrize("ours", [True, False])
 def test_a_fast_call_behind_a_suspended_concurrency_safe_one_is_answered_first(held: tuple[Path, Gate],
-                                                                                lean: bool) -> None:
+                                                                                ours: bool) -> None:
     """a suspended call does not hold the reading up: the read after it (parallel with it under
     the scheduler's rules) is read, run and answered while it still waits"""
     root, gate = held
-    client = _held_client(root, gate, lean=lean)
+    client = _held_client(root, gate, ours=ours)
     client.send(_call(1, "hold_read"))
     assert gate.started.wait(WAIT)
     client.send(_call(2, "read", {"file_path": "a.txt"}))
@@ -437,15 +360,14 @@ def test_a_fast_call_behind_a_suspended_concurrency_safe_one_is_answered_first(h
     gate.release.set()
     assert json.loads(client.recv())["result"]["content"][0]["text"] == "released"
     assert client.close() == b""
-    if lean:
-        assert client.lean.served == 2 and client.lean.inline == 1
+    assert client.counts.calls == (2 if ours else 0)
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_a_fast_call_behind_a_suspended_exclusive_one_waits_for_it(held: tuple[Path, Gate], lean: bool) -> None:
+@pytest.mark.parametrize("ours", [True, False])
+def test_a_fast_call_behind_a_suspended_exclusive_one_waits_for_it(held: tuple[Path, Gate], ours: bool) -> None:
     """arrival order: a read after an exclusive call that suspended runs after it ends"""
     root, gate = held
-    client = _held_client(root, gate, lean=lean)
+    client = _held_client(root, gate, ours=ours)
     client.send(_call(1, "hold"))
     assert gate.started.wait(WAIT)
     client.send(_call(2, "read", {"file_path": "a.txt"}))
@@ -454,14 +376,13 @@ def test_a_fast_call_behind_a_suspended_exclusive_one_waits_for_it(held: tuple[P
     gate.release.set()
     assert [json.loads(client.recv())["id"] for _ in range(3)] == [1, 2, 3]
     assert client.close() == b""
-    if lean:
-        assert client.lean.served == 3
+    assert client.counts.calls == (3 if ours else 0)
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_a_call_in_flight_when_stdin_ends_is_answered(held: tuple[Path, Gate], lean: bool) -> None:
+@pytest.mark.parametrize("ours", [True, False])
+def test_a_call_in_flight_when_stdin_ends_is_answered(held: tuple[Path, Gate], ours: bool) -> None:
     root, gate = held
-    client = _held_client(root, gate, lean=lean)
+    client = _held_client(root, gate, ours=ours)
     client.send(_call(1, "hold_read"))
     assert gate.started.wait(WAIT)
     client.end_input()
@@ -469,66 +390,64 @@ def test_a_call_in_flight_when_stdin_ends_is_answered(held: tuple[Path, Gate], l
     gate.release.set()
     assert json.loads(client.recv())["result"]["content"][0]["text"] == "released"
     client.close()
-    if lean:
-        assert client.lean.served == 1
+    assert client.counts.calls == (1 if ours else 0)
 
 
-def test_after_an_early_initialize_calls_are_lean(tmp_path: Path) -> None:
+def test_after_the_sdk_is_attached_plain_calls_are_still_ours(tmp_path: Path) -> None:
+    """A ``ping`` attaches the SDK (it is given our ``initialize`` first; its answer to it is
+    dropped); the calls after it still take our route."""
     root = tmp_path / "w"
     _workspace(root)
-    first = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}).encode()
-    client = Client(_context(root), root, lean=True, early=True, first=first + b"\n")
-    answer = json.loads(client.recv())
+    client = InProcess(_context(root), root)
+    answer = json.loads(client.initialize("2025-06-18"))
     assert answer["id"] == 0 and answer["result"]["protocolVersion"] == "2025-06-18"
-    client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    client.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})  # answered after the SDK's own (dropped) initialize
+    client.send({"jsonrpc": "2.0", "id": 9, "method": "ping"})
     assert json.loads(client.recv()) == {"jsonrpc": "2.0", "id": 9, "result": {}}
     client.send(_call(1, "read", {"file_path": "a.txt"}))
     assert b'"isError":false' in client.recv()
     assert client.close() == b""
-    assert client.lean.served == 1
+    assert client.counts.calls == 1 and client.counts.sdk
 
 
 def test_the_switch_reads_the_environment() -> None:
-    assert lean_from_env({}) is True
-    assert lean_from_env({"DSH_FS_MCP_LEAN": "1"}) is True
-    for off in ("0", "off", " FALSE ", "no"):
-        assert lean_from_env({"DSH_FS_MCP_LEAN": off}) is False
+    assert sdk_only_from_env({}) is False
+    assert sdk_only_from_env({"DSH_FS_MCP_SDK_ONLY": "0"}) is False
+    for on in ("1", "on", " TRUE ", "yes"):
+        assert sdk_only_from_env({"DSH_FS_MCP_SDK_ONLY": on}) is True
 
 
 def test_serve_stdio_follows_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "w"
     _workspace(root)
-    monkeypatch.setenv("DSH_FS_MCP_LEAN", "0")
-    client = Client(_context(root), root, lean=None)
+    monkeypatch.setenv("DSH_FS_MCP_SDK_ONLY", "1")
+    client = InProcess(_context(root), root, sdk_only=None)
     client.initialize("2025-06-18")
     client.send(_call(1, "read", {"file_path": "a.txt"}))
     assert b'"isError":false' in client.recv()
     client.close()
-    assert client.lean is None
+    assert client.counts.calls == 0
 
 
-@pytest.mark.parametrize(("capabilities", "lean_calls"), [({"elicitation": {}}, 0), ({}, 1)])
+@pytest.mark.parametrize(("capabilities", "ours_calls"), [({"elicitation": {}}, 0), ({}, 1)])
 def test_under_a_sandbox_a_client_that_can_be_asked_goes_to_the_sdk(
-    tmp_path: Path, capabilities: dict[str, Any], lean_calls: int
+    tmp_path: Path, capabilities: dict[str, Any], ours_calls: int
 ) -> None:
     from dsh_fs.mcp.approval import approve_by_elicitation
 
     root = tmp_path / "w"
     _workspace(root)
     ctx = dsh_fs.create_context(root=str(root), sandbox="read-only", approval=approve_by_elicitation)
-    client = Client(ctx, root, lean=True)
+    client = InProcess(ctx, root)
     client.initialize("2025-06-18", capabilities)
     client.send(_call(1, "read", {"file_path": "a.txt"}))
     assert b'"isError":false' in client.recv()
     client.close()
-    assert client.lean.served == lean_calls
+    assert client.counts.calls == ours_calls
 
 
-def _pipelined(root: Path, *, lean: bool) -> tuple[dict[Any, bytes], int]:
+def _pipelined(root: Path, *, ours: bool) -> tuple[dict[Any, bytes], int]:
     _workspace(root)
-    client = Client(_context(root), root, lean=lean)
+    client = InProcess(_context(root), root, sdk_only=not ours)
     client.initialize("2025-11-25")
     calls = [
         _call(1, "read", {"file_path": "a.txt"}),
@@ -545,15 +464,15 @@ def _pipelined(root: Path, *, lean: bool) -> tuple[dict[Any, bytes], int]:
         line = client.recv()
         answers[json.loads(line)["id"]] = line
     client.close()
-    return answers, (client.lean.served if client.lean is not None else 0)
+    return answers, client.counts.calls
 
 
 def test_calls_sent_together_run_in_arrival_order_with_the_sdks_answers(tmp_path: Path) -> None:
-    lean, served = _pipelined(tmp_path / "w", lean=True)
-    sdk, _ = _pipelined(tmp_path / "w", lean=False)
+    ours, served = _pipelined(tmp_path / "w", ours=True)
+    sdk, _ = _pipelined(tmp_path / "w", ours=False)
     assert served == 6
-    assert lean == sdk
-    assert b"line two" in lean[3] and b'"isError":false' in lean[6]  # each edit after the read before it
+    assert ours == sdk
+    assert b"line two" in ours[3] and b'"isError":false' in ours[6]  # each edit after the read before it
 
 
 texts = st.text(st.characters(codec="utf-8"), max_size=12) | st.text(st.characters(categories=["Cs", "Ll"]), max_size=4)
@@ -580,30 +499,30 @@ def test_generated_results_get_the_sdks_bytes(tmp_path: Path, version: str, outp
     async def give(arguments: dict[str, Any], execution: Any) -> ToolOutput:
         return output
 
-    def converse(lean: bool) -> tuple[list[bytes], int]:
+    def converse(ours: bool) -> tuple[list[bytes], int]:
         root = tmp_path / "w"
         _workspace(root)
         ctx = _context(root)
         ctx.tools.register(ToolDefinition(name="give", description="g", parameters={}, execute=give))
-        client = Client(ctx, root, lean=lean)
+        client = InProcess(ctx, root, sdk_only=not ours)
         client.initialize(version)
         client.send(_call(1, "give"))
         answers = [client.recv()]
         answers.append(client.close())
-        return answers, (client.lean.served if client.lean is not None else 0)
+        return answers, client.counts.calls
 
-    lean, served = converse(True)
+    ours, served = converse(True)
     sdk, _ = converse(False)
     assert served == 1
-    assert lean == sdk and lean[0]
+    assert ours == sdk and ours[0]
 
 
-@pytest.mark.parametrize("lean", [True, False])
+@pytest.mark.parametrize("ours", [True, False])
 def test_a_client_that_does_not_read_its_answers_holds_at_most_in_flight_max_results(tmp_path: Path,
-                                                                                     lean: bool) -> None:
+                                                                                     ours: bool) -> None:
     """backpressure: with stdout full, stdin is read no further once ``IN_FLIGHT_MAX`` requests
     are unanswered (memory stays bounded); every answer still comes once the client reads"""
-    from dsh_fs.mcp.stdio import IN_FLIGHT_MAX
+    from dsh_fs.mcp.stdio.dispatch import IN_FLIGHT_MAX
 
     root = tmp_path / "ws"
     _workspace(root)
@@ -616,7 +535,7 @@ def test_a_client_that_does_not_read_its_answers_holds_at_most_in_flight_max_res
 
     ctx.tools.register(ToolDefinition(name="bulky", description="16 KiB", parameters={}, execute=bulky,
                                       is_concurrency_safe=lambda _a: True))
-    client = Client(ctx, root, lean=lean)
+    client = InProcess(ctx, root, sdk_only=not ours)
     client.initialize("2025-11-25")
     calls = 1500  # (their lines fill the stdin pipe: the sender blocks once the server stops reading)
 

@@ -1,6 +1,6 @@
-"""The lean path's JSON without pydantic (``dsh_fs.mcp.fastwire``) held to the SDK path's own
-functions: ``plain_call`` reads what ``stdio.parse_line`` reads (same id, same params, same
-types, same key order) or declines; ``response_line`` writes what ``stdio.encode_message``
+"""Our reading and writing of a line without pydantic (``dsh_fs.mcp.wire``) held to the SDK path's
+own functions: ``plain_call`` reads what ``server.parse_line`` reads (same id, same params, same
+types, same key order) or declines; ``response_line`` writes what ``server.encode_message``
 writes for the same ``JSONRPCResponse`` or declines. Generated lines and results (hypothesis),
 and the edge cases by name."""
 
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.shared.message import SessionMessage
 
-from dsh_fs.mcp.fastwire import plain_call, response_line
-from dsh_fs.mcp.stdio import encode_message, parse_line
+from dsh_fs.mcp.server import encode_message, parse_line
+from dsh_fs.mcp.wire import plain_call, response_line
 
 
 def _typed(value: Any) -> Any:
@@ -172,3 +172,76 @@ def test_generated_answers_are_the_sdks_lines_or_declined(request_id: Any, resul
     fast = response_line(request_id, result)
     if fast is not None:
         assert fast == _sdk_line(request_id, result)
+
+
+# -- what a line is (wire.classify) -------------------------------------------------------------
+
+from dsh_fs.mcp.wire import CALL, CANCEL, INITIALIZED, LIST, OTHER, classify, error_line  # noqa: E402
+
+BOM = b"\xef\xbb\xbf"
+CANCEL_LINE = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}\n'
+LIST_LINE = b'{"jsonrpc":"2.0","id":"x","method":"tools/list"}\n'
+INITIALIZED_LINE = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+
+
+def test_the_kinds_read_text_as_the_sdk_path_does() -> None:
+    """A BOM is no part of a JSON text on the SDK path (``server.parse_line``: a parse error),
+    nor are encoded surrogates (strict UTF-8); a form feed is no blank."""
+    assert classify(CANCEL_LINE).kind == CANCEL and classify(CANCEL_LINE).id == 2
+    assert classify(BOM + CANCEL_LINE).kind == OTHER
+    assert classify(LIST_LINE).kind == LIST and classify(LIST_LINE).id == "x"
+    assert classify(BOM + LIST_LINE).kind == OTHER
+    assert classify(LIST_LINE.replace(b'"x"', b'"\xed\xa0\x80"')).kind == OTHER
+    assert classify(INITIALIZED_LINE).kind == INITIALIZED and classify(BOM + INITIALIZED_LINE).kind == OTHER
+    assert classify(b" \t\r\n").kind == "blank" and classify(b"\x0c\n").kind == OTHER
+    assert classify(b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"c"}}').kind == OTHER
+    assert classify(b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":null}').kind == OTHER
+    assert classify(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":true}}').kind == OTHER
+    assert classify(b'{"jsonrpc":"2.0","id":3,"method":"notifications/cancelled","params":{"requestId":2}}').kind == OTHER
+    floats = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"2","x":0.5}}'
+    assert classify(floats).kind == CANCEL and classify(floats).id == "2"  # a float elsewhere: still one
+    assert classify(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":-0}}').kind == OTHER
+
+
+kinds = st.sampled_from(["tools/list", "notifications/cancelled", "notifications/initialized", "tools/call", "ping"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(method=kinds, request_id=st.one_of(st.none(), st.integers(-(2**60), 2**60), st.text(max_size=4), values),
+       params=st.one_of(st.none(), st.just({}), values,
+                        st.fixed_dictionaries({"requestId": st.one_of(st.integers(-5, 5), st.text(max_size=3), values)},
+                                              optional={"reason": values})),
+       ascii_only=st.booleans())
+def test_a_kind_is_given_only_where_the_sdk_reads_that_message(method: str, request_id: Any, params: Any,
+                                                                ascii_only: bool) -> None:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if request_id is not None:
+        message["id"] = request_id
+    if params is not None:
+        message["params"] = params
+    try:
+        raw = json.dumps(message, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    except ValueError:
+        return
+    line = classify(raw)
+    if line.kind == OTHER:
+        return
+    item = parse_line(raw.decode("utf-8", "replace"))
+    assert isinstance(item, SessionMessage), raw
+    sdk = item.message
+    assert sdk.method == method
+    if line.kind == LIST:
+        assert isinstance(sdk, types.JSONRPCRequest) and sdk.id == line.id and type(sdk.id) is type(line.id)
+    elif line.kind == CANCEL:
+        assert isinstance(sdk, types.JSONRPCNotification) and sdk.params is not None
+        assert sdk.params["requestId"] == line.id and type(sdk.params["requestId"]) is type(line.id)
+    elif line.kind == INITIALIZED:
+        assert isinstance(sdk, types.JSONRPCNotification)
+    else:
+        assert line.kind == CALL and isinstance(sdk, types.JSONRPCRequest) and sdk.id == line.id
+
+
+@pytest.mark.parametrize("request_id", [1, "x", None, "\u00e9\u2028", "\ud800", 2**63, -(2**53)])
+def test_an_error_line_is_the_sdks(request_id: Any) -> None:
+    error = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=-32600, message="too big é"))
+    assert error_line(request_id, -32600, "too big é") == encode_message(error).encode("utf-8") + b"\n"

@@ -1,6 +1,6 @@
-"""``dsh_fs.mcp.earlywire`` held to the SDK: the early phase's ``tools/call`` answer bytes
-are the SDK path's (``serialize_server_result`` of ``handler_result`` at the handshake
-version, a ``JSONRPCResponse``, ``stdio.encode_message``), for every handshake version,
+"""Our answers' bytes (``wire.call_answer``, ``wire.list_answer``) held to the SDK: a
+``tools/call`` answer is the SDK path's (``serialize_server_result`` of ``handler_result`` at the
+handshake version, a ``JSONRPCResponse``, ``server.encode_message``), for every handshake version,
 generated results (texts with any code point, lone surrogates included; images; tool errors
 and ``isError``; ``_meta`` with JSON values), a large result; and ``None`` (the SDK's
 encoding then) for what it cannot prove."""
@@ -14,15 +14,12 @@ from hypothesis import strategies as st
 from mcp_types import methods as sdk_methods
 
 from dsh_fs.core.tools import ErrorInfo, ToolResult, image_block, text_block
-from dsh_fs.mcp.earlywire import call_answer, call_surface
-from dsh_fs.mcp.handshake import HANDSHAKE_PROTOCOL_VERSIONS
-from dsh_fs.mcp.server import handler_result
-from dsh_fs.mcp.stdio import encode_message
-from dsh_fs.mcp.wire import call_result
+from dsh_fs.mcp.server import encode_message, handler_result
+from dsh_fs.mcp.wire import HANDSHAKE_PROTOCOL_VERSIONS, call_answer, call_result, call_surface
 
 
 def sdk_answer(request_id: int | str, version: str, result: ToolResult) -> bytes:
-    """What the SDK path writes for this call (``lean.result_answer``'s message form)."""
+    """What the SDK path writes for this call (``server.result_line``'s message)."""
     dumped = sdk_methods.serialize_server_result("tools/call", version, handler_result(result))
     return encode_message(types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dumped)).encode("utf-8") + b"\n"
 
@@ -97,8 +94,7 @@ def test_what_is_not_provable_is_left_to_the_sdk() -> None:
 # -- tools/list ---------------------------------------------------------------------------------
 
 import dsh_fs  # noqa: E402
-from dsh_fs.mcp.earlywire import list_answer, list_surface  # noqa: E402
-from dsh_fs.mcp.wire import tool_entries  # noqa: E402
+from dsh_fs.mcp.wire import list_answer, list_surface, tool_entries  # noqa: E402
 
 
 def sdk_list_answer(request_id: int | str, version: str, entries: list[dict]) -> bytes:

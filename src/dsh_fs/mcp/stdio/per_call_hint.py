@@ -15,14 +15,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..core.tools import ToolRegistry
+from ...core.tools import ToolRegistry
 
 __all__ = ("FirstCallHint", "PER_CALL_HINT")
 
 PER_CALL_HINT = (
     "dsh-fs mcp: hint: a call was refused for want of a read, and this server had answered no call "
     "before it: a read made through another server process does not count here. A client that starts "
-    "a server per tool call needs --session NAME (the same NAME every time; docs/FRAMEWORKS.md)."
+    "a server per tool call needs --session NAME (the same NAME every time; docs/MCP.md explains it)."
 )
 
 

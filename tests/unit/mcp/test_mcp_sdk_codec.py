@@ -1,9 +1,9 @@
-"""The stdio codec of ``dsh_fs.mcp.stdio``, pure: each line becomes a message, an error reply or
+"""The SDK path's line codec (``dsh_fs.mcp.server``), pure: each line becomes a message, an error reply or
 nothing (``parse_line``, ``recover_id``); every outgoing message is one valid UTF-8 JSON line
 (``encode_message``), byte for byte what the SDK would write where the SDK can write it.
 
 The transport that uses them (every reply written, through the end of input; stray output
-never on the wire) is in ``tests/e2e/mcp/test_mcp_stdio.py``.
+never on the wire) is in ``tests/e2e/mcp/test_mcp_stdio_transport.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import mcp.types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
-from dsh_fs.mcp.stdio import encode_message, parse_line, recover_id
+from dsh_fs.mcp.server import encode_message, parse_line
+from dsh_fs.mcp.wire import recover_id
 
 DEEP = "[" * 5000 + "]" * 5000
 
