@@ -94,8 +94,9 @@ async def _open(transport: FakeTransport, answers: list[dict[str, Any]], **kw: A
 
 
 @pytest.fixture(autouse=True)
-def _no_hints(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_hints(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setattr(client, "CODE_HINTS", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "near-cache"))
 
 
 async def test_start_sends_boot_and_open_and_takes_ready() -> None:
@@ -120,6 +121,34 @@ async def test_start_sends_the_bundle_when_asked_and_remembers_the_code_hash() -
     again = FakeTransport()
     await _open(again, [{"ready": {}}])
     assert again.frames[0][0] == {"boot": {"hash": BUNDLE.digest, "code": {"magic": "m", "hash": "h"}}}
+    client.CODE_HINTS.clear()  # another process: the hint comes from the file
+    assert client.remembered(("fake://far", "python3", BUNDLE.digest)) == {"magic": "m", "hash": "h"}
+    assert client.remembered(("fake://far", "python2", BUNDLE.digest)) is None
+
+
+def test_the_hints_file_keeps_the_newest(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert client.hints_file() == str(tmp_path / "near-cache" / "dsh-fs" / "channel-code.json")
+    monkeypatch.setattr(client, "HINTS_KEPT", 3)
+    for n in range(5):
+        client.remember((f"id{n}", "p", "d"), {"magic": "m", "hash": str(n)})
+    client.CODE_HINTS.clear()
+    assert [client.remembered((f"id{n}", "p", "d")) for n in range(5)] == [
+        None, None, {"magic": "m", "hash": "2"}, {"magic": "m", "hash": "3"}, {"magic": "m", "hash": "4"}]
+    client.remember(("id2", "p", "d"), {"magic": "m", "hash": "2b"})  # the newest again: kept last
+    client.remember(("id5", "p", "d"), {"magic": "m", "hash": "5"})
+    client.CODE_HINTS.clear()
+    assert client.remembered(("id3", "p", "d")) is None and client.remembered(("id2", "p", "d"))["hash"] == "2b"
+    with open(client.hints_file(), "w", encoding="utf-8") as handle:
+        handle.write('{"id9\\u0000p\\u0000d": {"magic": 1}}')
+    assert client.remembered(("id9", "p", "d")) is None  # a malformed entry is no hint
+    with open(client.hints_file(), "w", encoding="utf-8") as handle:
+        handle.write("[]")
+    client.remember(("idA", "p", "d"), {"magic": "m", "hash": "a"})
+    client.CODE_HINTS.clear()
+    assert client.remembered(("idA", "p", "d")) == {"magic": "m", "hash": "a"}
+    monkeypatch.setenv("XDG_CACHE_HOME", "/proc/nowhere")
+    client.remember(("idB", "p", "d"), {"magic": "m", "hash": "b"})  # cannot be written: kept here only
+    assert client.remembered(("idB", "p", "d")) == {"magic": "m", "hash": "b"}
 
 
 @pytest.mark.parametrize(("answer", "message"), [
