@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from .options import OnceCommand, root_option
+from .options import OnceCommand, channel_url, root_option
 
 __all__ = ("client_config", "server_command")
 
@@ -19,11 +19,12 @@ def server_command(root: str, *more: str) -> tuple[str, list[str]]:
     """``(command, args)`` that start ``dsh-fs mcp --root ROOT`` with this installation: the
     ``dsh-fs`` script being run (by its absolute path), else this interpreter with ``-m``.
 
-    :param root: the served directory (made absolute)
+    :param root: the served directory (made absolute; a far side's URL as given, docs/CHANNELS.md)
     :param more: further roots (DEVIATIONS D28), each given as one more ``--root``
     """
     script = sys.argv[0] if sys.argv else ""
-    tail = ["mcp", *(arg for path in (root, *more) for arg in ("--root", os.path.abspath(path)))]
+    tail = ["mcp", *(arg for path in (root, *more)
+                     for arg in ("--root", path if channel_url(path) else os.path.abspath(path)))]
     if os.path.basename(script) == "dsh-fs" and os.path.isfile(script):
         return os.path.abspath(script), tail
     return os.path.abspath(sys.executable), ["-m", "dsh_fs.cli.main", *tail]

@@ -169,3 +169,10 @@ def test_a_framework_adapter_over_a_podman_box(in_box: tuple[str, str]) -> None:
         backend.close()
     with open(os.path.join(here, "a.txt"), encoding="utf-8") as handle:
         assert handle.read() == "omega\nbeta TODO\n"
+
+
+def test_client_config_keeps_a_far_sides_url(tmp_path: Any) -> None:
+    done = _cli("client-config", "--root", "podman://box/work", "--root", "podman://box/lib")
+    assert done.returncode == 0, done.stderr
+    args = __import__("json").loads(done.stdout)["mcpServers"]["dsh-fs"]["args"]
+    assert args[-4:] == ["--root", "podman://box/work", "--root", "podman://box/lib"]
