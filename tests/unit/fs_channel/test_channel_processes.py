@@ -5,6 +5,7 @@ ways, why it ended (exit status or signal, and the end of its stderr, bounded), 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from typing import Any
 
@@ -75,6 +76,18 @@ async def test_a_command_that_does_not_end_when_asked_why(monkeypatch: pytest.Mo
     assert await running.reason() == "it stopped answering"
     running.process.kill()
     await running.aclose()
+
+
+async def test_a_far_side_that_does_not_read_holds_the_sender_back() -> None:
+    """Writes wait for the pipe (backpressure): nothing is buffered here without bound."""
+    transport = await _start("exec sleep 30")
+    try:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(transport.send(b"x" * (16 << 20)), 0.5)
+        assert os.getsid(transport.process.pid) == transport.process.pid  # a session of its own
+    finally:
+        transport.process.kill()
+        await transport.aclose()
 
 
 async def test_the_channel_runs_the_prefix_and_the_command() -> None:
