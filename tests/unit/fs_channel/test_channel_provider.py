@@ -224,3 +224,63 @@ async def test_the_far_sides_answers_are_checked(root: str, monkeypatch: pytest.
                 await call
             assert caught.value.code == "FS_IO_ERROR"
             assert f'cannot {verb} "' in str(caught.value) and "answered outside the protocol" in str(caught.value)
+
+
+async def test_every_primitive_reaches_the_far_side_with_its_arguments(root: str) -> None:
+    from dsh_fs.fs.types import DeleteIntent, RenameIntent
+
+    os.symlink("a.txt", os.path.join(root, "link"))
+    async with _fs(root, write_max_size=20) as fs:
+        a = await fs.resolve("a.txt")
+        info = await fs.stat(a)
+        assert info is not None
+        assert await fs.is_current(a, info.version) is True
+        assert await fs.is_current(a, Version("other")) is False
+        link = await fs.lstat("link", cwd=root)
+        assert link is not None and (link.type, link.size) == ("symlink", 5)
+        assert await fs.lstat("nope") is None
+        assert await fs.read_bytes(a, max_bytes=100, size=8) == b"one\ntwo\n"
+        with pytest.raises(FsError, match="exceeds the 4-byte limit"):
+            await fs.read_bytes(a, max_bytes=4)
+        assert "".join([c async for c in fs.stream_text(a)]) == "one\ntwo\n"
+        assert b"".join([c async for c in fs.stream_bytes(a)]) == b"one\ntwo\n"
+        listed = await fs.list_dir(await fs.resolve("."))
+        assert [(e.name, e.type, e.target.key, e.size) for e in listed if e.name != "link"] == [
+            ("a.txt", "file", f"loopback://here{root}/a.txt", 8),
+            ("big.txt", "file", f"loopback://here{root}/big.txt", 101), ("d", "directory", f"loopback://here{root}/d", None)]
+        walked = {e.rel: e async for e in fs.walk(await fs.resolve("."))}
+        assert walked["a.txt"].target.key == f"loopback://here{root}/a.txt" and walked["a.txt"].size == 8
+        assert walked["a.txt"].mtime_ns == os.stat(os.path.join(root, "a.txt")).st_mtime_ns
+        assert walked["d"].type == "directory" and "link" not in walked
+        with pytest.raises(FsError, match="the file would be 30 bytes, more than the limit of 20 bytes"):
+            await fs.check_replaceable(a, "write", size=30)
+        await fs.check_replaceable(a, "write", size=20)
+        with pytest.raises(FsError, match="more than the limit of 20 bytes"):
+            await fs.check_creatable(await fs.resolve("new.txt"), size=21)
+        await fs.check_creatable(await fs.resolve("new.txt"), size=2)
+        await fs.check_renamable(a, await fs.resolve("moved.txt"))
+        with pytest.raises(FsError, match="not a regular file"):
+            await fs.check_replaceable(await fs.resolve("link"), "delete")
+        with pytest.raises(FsError, match="file changed since it was read"):
+            await fs.rename(a, await fs.resolve("moved.txt"), RenameIntent(Version("stale")))
+        moved = await fs.rename(a, await fs.resolve("moved.txt"), RenameIntent(info.version))
+        assert os.path.exists(os.path.join(root, "moved.txt")) and not os.path.exists(os.path.join(root, "a.txt"))
+        m = await fs.resolve("moved.txt")
+        with pytest.raises(FsError, match="file changed since it was read"):
+            await fs.delete(m, DeleteIntent(Version("stale")))
+        assert (await fs.delete(m, DeleteIntent(moved.version))).version == moved.version
+        assert not os.path.exists(os.path.join(root, "moved.txt"))
+        new = await fs.resolve("n.txt")
+        from dsh_fs.fs.types import CreateIfAbsent, EditIntent, ReplaceIfVersion
+
+        made = await fs.write_text(new, "abc\n", CreateIfAbsent())
+        assert made.operation == "create" and made.after == "abc\n"
+        with pytest.raises(FsError, match="without reading it first"):
+            await fs.write_text(new, "x\n", CreateIfAbsent())
+        with pytest.raises(FsError, match="file changed since it was read"):
+            await fs.write_text(new, "x\n", ReplaceIfVersion(Version("stale")))
+        with pytest.raises(FsError, match="file changed since it was read"):
+            await fs.edit_text(new, EditRequest(old_string="abc", new_string="x"), EditIntent(Version("stale")))
+        edited = await fs.edit_text(new, EditRequest(old_string="b", new_string="B"), EditIntent(made.version))
+        assert (edited.before, edited.after, edited.changed) == ("abc\n", "aBc\n", (1, 2))
+        assert await fs.ping(b"echo") == b"echo"
