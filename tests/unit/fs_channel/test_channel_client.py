@@ -262,7 +262,8 @@ async def test_requests_are_answered_by_id_in_any_order() -> None:
     assert await second == (None, b"bytes")
     with pytest.raises(FsError, match='cannot stat "/a": not found'):
         await first
-    assert connection.round_trips == 2 and transport.busy_calls[-1] is False
+    assert connection.round_trips == 2 and transport.busy_calls == [True, False, True, False]
+    assert not connection._pending and not connection._watched  # nothing kept for answered requests
     odd = asyncio.ensure_future(connection.call("stat", {}))
     request, _ = await transport.next_frame()
     transport.push({"id": request["id"]})
@@ -403,6 +404,16 @@ async def test_a_stream_takes_chunks_with_credit_and_its_end() -> None:
     transport.push({"id": request["id"], "r": "done"})
     await task
     assert got == [(0, b"\x00"), (1, b"\x01"), (2, b"\x02"), (3, b"\x03"), ({"end": "done"}, b"")]
+    await asyncio.sleep(0.02)
+    assert transport.frames == []  # two grants of two, no cancel after the end
+    assert not connection._pending and transport.busy_calls[-2:] == [True, False]
+    default = connection.stream("walk", {})
+    step = asyncio.ensure_future(default.__anext__())
+    request, _ = await transport.next_frame()
+    assert request["a"] == {"n": 4}
+    transport.push({"id": request["id"], "r": None})
+    with pytest.raises(StopAsyncIteration):
+        await step
 
 
 async def test_a_stream_abandoned_or_failed() -> None:
@@ -422,6 +433,8 @@ async def test_a_stream_abandoned_or_failed() -> None:
     transport.push({"id": request["id"], "e": {"c": "FS_NOT_FOUND", "m": "gone"}})
     with pytest.raises(FsError, match="gone"):
         await step
+    await asyncio.sleep(0.02)
+    assert transport.frames == []  # ended by its error: nothing to cancel
     aborted = connection.stream("stream_bytes", {}, signal=signal)
     step = asyncio.ensure_future(aborted.__anext__())
     request, _ = await transport.next_frame()
@@ -502,3 +515,17 @@ async def test_a_fault_of_this_side_while_reading_ends_the_connection(monkeypatc
         await call
     assert str(caught.value) == "the dsh-fs helper on fake://far answered outside the protocol (KeyError: 'boom')"
     assert transport.closed
+
+
+async def test_a_malformed_error_answer_is_a_protocol_error() -> None:
+    from dsh_fs.fs_channel.wire import ProtocolError
+
+    transport = FakeTransport()
+    connection = await _open(transport, [{"ready": {}}])
+    transport.frames.clear()
+    call = asyncio.ensure_future(connection.call("stat", {}))
+    request, _ = await transport.next_frame()
+    transport.push({"id": request["id"], "e": {"c": "FS_WHAT", "m": "x"}})
+    with pytest.raises(ProtocolError, match="not an FsError code"):
+        await call
+    assert connection.alive
