@@ -247,3 +247,104 @@ async def test_an_exec_channel_runs_the_relay_with_the_helpers_interpreter() -> 
     assert await transport.receive() == b""  # it could not start: the transport ends
     assert (await transport.reason()).startswith("the exec channel failed: no sandbox")
     assert channel.identity == "e2b://sb" and channel.max_reply == 10 and channel.max_send == 20
+
+
+def _fresh_transport() -> ExecTransport:
+    async def never(argv: Sequence[str], stdin: bytes) -> bytes:
+        raise AssertionError("no exec expected")
+
+    return ExecTransport(never, ["r"], max_reply=1 << 20)
+
+
+async def test_what_an_exec_brought_is_taken_once_by_offset() -> None:
+    transport = _fresh_transport()
+    with pytest.raises(ProtocolError, match="not a frame"):
+        transport._take(b"\x00\x00")
+    with pytest.raises(ProtocolError, match="not one frame"):
+        transport._take(relay.frame({"out_at": 0, "in": 0}, b"ab") + b"x")
+    with pytest.raises(ProtocolError, match="has no offsets"):
+        transport._take(relay.frame({"in": 0}))
+    with pytest.raises(ProtocolError, match="has no offsets"):
+        transport._take(relay.frame({"out_at": 0, "in": "0"}))
+    transport._take(relay.frame({"out_at": 0, "in": 4}, b"hello"))
+    assert (transport._received, transport._sent, await transport.receive()) == (5, 4, b"hello")
+    transport._take(relay.frame({"out_at": 3, "in": 2}, b"lo world"))  # overlaps: only what is new
+    assert (transport._received, transport._sent, await transport.receive()) == (11, 4, b" world")
+    transport._take(relay.frame({"out_at": 11, "in": 9}))
+    assert transport._incoming.empty() and transport._sent == 9
+    with pytest.raises(ProtocolError, match="skipped helper output"):
+        transport._take(relay.frame({"out_at": 12, "in": 9}, b"!"))
+    transport._take(relay.frame({"out_at": 9, "in": 9, "ended": 0, "why": " bye \n"}, b"ld!"))
+    assert await transport.receive() == b"!" and await transport.receive() == b""
+    assert (transport.exit_status, await transport.reason()) == (0, "exit status 0: bye")
+    transport._take(relay.frame({"out_at": 12, "in": 9, "ended": 5}))  # after the end: nothing changes
+    assert transport.exit_status == 0
+
+
+async def test_the_helpers_end_is_taken_only_with_its_last_output() -> None:
+    early = _fresh_transport()
+    early._take(relay.frame({"out_at": 0, "in": 0, "ended": None}, b"ab"))
+    assert early._ended is None
+    quiet = _fresh_transport()
+    quiet._take(relay.frame({"out_at": 0, "in": 0, "ended": "?", "why": ""}))
+    assert (quiet.exit_status, await quiet.reason()) == (None, "exit status ?")
+    gone = _fresh_transport()
+    gone._take(relay.frame({"gone": True, "why": "idle"}))
+    assert await gone.reason() == "the helper's hub is gone (idle)" and await gone.receive() == b""
+    with pytest.raises(ConnectionResetError, match="gone"):
+        await gone.send(b"x")
+    assert await _fresh_transport().reason() == "it ended"
+
+
+async def test_a_hub_that_takes_nothing_ends_the_transport() -> None:
+    async def stubborn(argv: Sequence[str], stdin: bytes) -> bytes:
+        return relay.frame({"out_at": 0, "in": 0})
+
+    transport = ExecTransport(stubborn, ["r"], max_reply=1 << 20)
+    await transport.start(["cat"])
+    await transport.send(b"x")
+    assert await asyncio.wait_for(transport.receive(), 30) == b""
+    assert await transport.reason() == "the helper's hub took none of the bytes sent"
+    await transport.aclose()
+
+
+async def test_failed_execs_are_tried_twice_more_by_default(tmp_path: Any) -> None:
+    fake = FakeHub(tmp_path)
+    transport = ExecTransport(fake.run, ["r"], max_reply=1 << 20)
+    await transport.start(["cat"])
+    fake.failures = 2
+    assert await _echo(transport, b"ok") == b"ok"
+    fake.failures = 3
+    await transport.send(b"x")
+    assert await asyncio.wait_for(transport.receive(), 30) == b""
+    assert await transport.reason() == "the exec channel failed: the sandbox API is busy"
+
+
+async def test_closing_ends_the_transport() -> None:
+    async def answer(argv: Sequence[str], stdin: bytes) -> bytes:
+        message, _ = relay.parse(stdin)
+        return relay.frame({"out_at": 0, "in": message.get("in_at", 0)})
+
+    transport = ExecTransport(answer, ["r"], max_reply=1 << 20)
+    await transport.start(["cat"])
+    await transport.aclose()
+    assert await transport.reason() == "the channel was closed"
+    assert all(task.done() for task in transport._tasks)
+
+
+def test_an_exec_channels_defaults() -> None:
+    async def run(argv: Sequence[str], stdin: bytes) -> bytes:
+        return b""
+
+    channel = ExecChannel(run, identity="x://y")
+    assert (channel.text, channel.max_reply, channel.max_send) == (False, 1 << 20, None)
+
+
+async def test_shell_exec_takes_only_a_whole_answer_line() -> None:
+    good = base64.b64encode(b"yes").decode()
+    for output in ("DSHFS:ab!cd", f"DSHFS:ab!cd\nDSHFS:{good}"):  # not base64: the first answer line decides
+        async def say(command: str, output: str = output) -> str:
+            return output
+
+        with pytest.raises(ProtocolError, match="the command gave no answer line"):
+            await shell_exec(say)(["x"], b"")
