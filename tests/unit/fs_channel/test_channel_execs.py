@@ -11,9 +11,11 @@ import base64
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -348,3 +350,91 @@ async def test_shell_exec_takes_only_a_whole_answer_line() -> None:
 
         with pytest.raises(ProtocolError, match="the command gave no answer line"):
             await shell_exec(say)(["x"], b"")
+
+
+def test_the_relays_frames() -> None:
+    message, body = relay.parse(relay.frame({"a": 1}, b"xyz") + b"trailing")
+    assert (message, body) == ({"a": 1}, b"xyz")
+    assert relay.parse(relay.frame({}, b"")) == ({}, b"")
+    for bad in (relay.frame({"a": 1}, b"xyz")[:-1], relay.HEADER.pack(relay.LIMIT + 1, 0) + b"{}",
+                relay.HEADER.pack(2, relay.LIMIT + 1) + b"{}"):
+        with pytest.raises(ValueError, match="not a frame"):
+            relay.parse(bad)
+    assert relay.LIMIT == 1 << 30
+    left, right = socket.socketpair()
+    try:
+        sender = threading.Thread(target=left.sendall, args=(relay.frame({"b": 2}, b"q" * 300_000),))
+        sender.start()  # more than a socket buffer holds: sent while it is read
+        assert relay.recv_frame(right) == ({"b": 2}, b"q" * 300_000)  # read whole across many recv calls
+        sender.join()
+        left.sendall(relay.HEADER.pack(relay.LIMIT + 1, 0))
+        with pytest.raises(ValueError, match="not a frame"):
+            relay.recv_frame(right)
+        left.sendall(relay.HEADER.pack(0, relay.LIMIT + 1))
+        with pytest.raises(ValueError, match="not a frame"):
+            relay.recv_frame(right)
+        left.sendall(b"\x00\x00")
+        left.shutdown(socket.SHUT_WR)
+        with pytest.raises(EOFError, match="the connection ended"):
+            relay.recv_exact(right, 4)
+    finally:
+        left.close()
+        right.close()
+
+
+def test_a_hub_connection_is_answered_and_closed(hub: relay.Hub) -> None:
+    left, right = socket.socketpair()
+    left.sendall(relay.frame({"in_at": 0, "ack": 0, "wait": 2000}, b"via socket"))
+    hub.handle(right)
+    message, data = relay.recv_frame(left)
+    assert message["in"] == 10 and data.startswith(b"via")
+    assert left.recv(1) == b""  # the hub closed its end
+    left.close()
+    broken, other = socket.socketpair()
+    broken.sendall(b"\x00")
+    broken.close()
+    hub.handle(other)  # a malformed request: no answer, no failure
+    assert other.fileno() == -1
+
+
+def test_a_requests_defaults_and_bounds(hub: relay.Hub) -> None:
+    answer, data = relay.parse(hub.answer({}, b"no offsets"))  # in_at 0, ack 0, wait 0, max 1 MiB
+    assert answer["in"] == 10 and answer["out_at"] == 0
+    while len(data) < 10:
+        answer, data = relay.parse(hub.answer({"in_at": 10, "wait": 2000}, b""))
+    assert data == b"no offsets"
+    answer, data = relay.parse(hub.answer({"in_at": 10, "max": 0}, b""))
+    assert data == b"n"  # at least one byte
+    answer, data = relay.parse(hub.answer({"in_at": 10, "ack": 99, "wait": -5}, b""))
+    assert (answer["out_at"], data) == (99, b"")  # an ack past the output drops what there is
+    assert (hub.out_base, bytes(hub.out)) == (10, b"")
+    started = time.monotonic()
+    relay.parse(hub.answer({"in_at": 10, "ack": 10, "wait": 100}, b""))
+    assert time.monotonic() - started >= 0.09  # waited for output that did not come
+
+
+def test_the_hub_keeps_the_end_of_the_helpers_stderr(tmp_path: Any) -> None:
+    made = relay.Hub(["/bin/sh", "-c", f"head -c {relay.STDERR_KEEP + 100} /dev/zero | tr '\\000' e >&2; "
+                                       "echo END >&2; exit 4"], str(tmp_path / "e.sock"))
+    for target in (made.pump_stdout, made.pump_stderr):
+        threading.Thread(target=target, daemon=True).start()
+    answer, _ = relay.parse(made.answer({"wait": 5000}, b""))
+    while answer["ended"] is None:
+        answer, _ = relay.parse(made.answer({"wait": 5000}, b""))
+    assert answer["ended"] == 4 and answer["why"].endswith("eEND\n") and len(answer["why"]) == relay.STDERR_KEEP
+    assert relay.STDERR_KEEP == 4096
+
+
+def test_the_runtime_directory_falls_back_only_when_too_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert relay.SOCKET_ROOM == 40
+    fits = "/tmp/" + "r" * 35
+    os.makedirs(fits, exist_ok=True)
+    try:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", fits)  # 40 bytes: used
+        assert relay.runtime_dir().startswith(fits + "/")
+        monkeypatch.setenv("XDG_RUNTIME_DIR", fits + "s")  # 41: /tmp instead
+        assert relay.runtime_dir() == f"/tmp/dsh-fs-{os.getuid()}/relay"
+        monkeypatch.delenv("XDG_RUNTIME_DIR")
+        assert relay.runtime_dir() == f"/tmp/dsh-fs-{os.getuid()}/relay"
+    finally:
+        shutil.rmtree(fits)
