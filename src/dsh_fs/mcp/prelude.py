@@ -58,12 +58,13 @@ from ..core.session import Session
 from ..core.signal import AbortSignal
 from ..core.tools import ToolResult
 from ..fs_sandbox.filesystem import SandboxedFileSystem
+from ..fs_sandbox.tools import without_escalation
 from .early import EarlyStart
 from .earlywire import call_answer, list_answer
 from .fastwire import plain_call
 from .fdio import write_all
 from .leanenv import lean_from_env
-from .wire import call_result, tool_entries
+from .wire import call_result, offers_escalation, tool_entries
 
 __all__ = ("EarlyCalls", "LINE_LIMIT", "early_calls_allowed", "serve_early_calls")
 
@@ -178,7 +179,10 @@ async def serve_early_calls(ctx: Context, early: EarlyStart, *, owner: Session, 
                 continue
             listing = _list_request(line)
             if listing is not None:  # the mcp<2 client lists the tools after each call
-                answer = list_answer(listing, tool_entries(ctx.tools.schemas()))
+                schemas = ctx.tools.schemas()  # served here only to a client without elicitation
+                if not offers_escalation(ctx, False):
+                    schemas = without_escalation(schemas)  # D37
+                answer = list_answer(listing, tool_entries(schemas))
                 if answer is None:
                     break
                 del buffer[: end + 1]

@@ -54,10 +54,11 @@ from ..core.schedule import CallScheduler
 from ..core.session import Session
 from ..core.signal import run_abortable
 from ..core.tools import ToolResult
-from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round
+from ..fs_sandbox.tools import without_escalation
+from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round, can_elicit
 from .handshake import SERVER_NAME
 from .roots import RootsProtocol
-from .wire import call_result, server_instructions, tool_entries
+from .wire import call_result, offers_escalation, server_instructions, tool_entries
 
 if TYPE_CHECKING:
     from .early import EarlyStart
@@ -201,7 +202,10 @@ def build_server(
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
+        schemas = tools.schemas()
+        if not offers_escalation(ctx, can_elicit(rctx)):
+            schemas = without_escalation(schemas)  # D37: nobody at this client can approve one
+        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(schemas)])
 
     async def call_tool(rctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> dict[str, Any] | types.InputRequiredResult:
         raw = _RAW_ARGUMENTS.get()

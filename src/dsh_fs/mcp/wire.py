@@ -5,7 +5,8 @@ Pure: no SDK import, no I/O. ``server.py`` turns these dicts into SDK models.
 * ``tools/list``: each entry is ``{name, description, inputSchema, annotations?}`` where
   ``name``/``description`` are the registry's and ``inputSchema`` is exactly
   ``ctx.tools.schemas()[i]["parameters"]`` (no titles added, nothing rewritten).
-* ``instructions`` (the ``initialize`` answer): the tools' own prompt sections
+* ``instructions`` (the ``initialize`` answer): the tools' own prompt sections, and under a
+  sandbox (D37, default profile) the ``sandbox:policy`` section naming its mode
   (``server_instructions``).
 * ``tools/call``: the model sees only our content blocks (the ``Error: …`` text for a
   failure) and ``isError``. What is not for the model goes under ``_meta`` as
@@ -21,16 +22,37 @@ from typing import Any, Final
 from ..core.context import Context
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolResult
+from ..fs.tool_switches import ToolSwitches
 
-__all__ = ("META_KEY", "TOOL_ANNOTATIONS", "call_result", "server_instructions", "tool_entries")
+__all__ = ("META_KEY", "TOOL_ANNOTATIONS", "call_result", "offers_escalation", "server_instructions", "tool_entries")
 
 META_KEY: Final = "dsh_fs"
 """our key inside a result's ``_meta``"""
 
+SANDBOX_SECTION: Final = "sandbox:policy"
+"""the reference's standing-policy section (``fs_sandbox.prompt``)"""
+
+
 def server_instructions(ctx: Context) -> str | None:
     """The server's ``instructions``: the tools' prompt sections of ``ctx`` (no agent identity:
-    that belongs to the client's agent); ``None`` when there are none."""
-    return ctx.system_prompt.render(only=TOOL_SECTIONS) or None
+    that belongs to the client's agent), then (D37, default profile) the ``sandbox:policy``
+    section when a sandbox is composed, so the model knows the mode before its first refusal;
+    ``None`` when there is nothing."""
+    tools = ctx.system_prompt.render(only=TOOL_SECTIONS)
+    if ToolSwitches.of(ctx.profile).escalation_only_when_grantable:
+        policy = ctx.system_prompt.render(only=SANDBOX_SECTION)
+        tools = "\n\n".join(t for t in (tools, policy) if t)
+    return tools or None
+
+
+def offers_escalation(ctx: Context, client_can_be_asked: bool) -> bool:
+    """Whether ``tools/list`` shows the escalation fields to a client: always in the reference
+    profile; under D37 only when the client can be asked (it declared ``elicitation``) or
+    the approval callback needs nobody at the client (a library's own)."""
+    if not ToolSwitches.of(ctx.profile).escalation_only_when_grantable:
+        return True
+    approval = getattr(ctx.fs, "approval", None)
+    return client_can_be_asked or (approval is not None and getattr(approval, "reachable", None) is None)
 
 
 _MUTATION: Final[Mapping[str, bool]] = {
