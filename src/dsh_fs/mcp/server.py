@@ -262,6 +262,7 @@ async def serve_stdio(
     lean: bool | None = None,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
+    client_roots: bool = True,
 ) -> LeanCalls | None:
     """Serve ``ctx`` on stdin/stdout until the client closes the connection.
 
@@ -280,6 +281,8 @@ async def serve_stdio(
         the SDK's bytes without its dispatcher); ``None``: unless ``DSH_FS_MCP_LEAN=0``
     :param stdin: read from this binary stream instead of fd 0 (``stdio.stdio_transport``)
     :param stdout: write to this binary stream instead of fd 1
+    :param client_roots: a client's roots narrow its calls (M3); ``False``: every root is
+        served whatever roots the client declares (``dsh-fs mcp --ignore-client-roots``, D36)
     :return: the lean path that served (``None`` when it was off), to count what it served
     """
     from .lean import LeanCalls, lean_from_env
@@ -289,12 +292,13 @@ async def serve_stdio(
 
     session = owner if owner is not None else Session(root)
     schedulers = CallSchedulers()
-    roots = RootsProtocol(ctx.fs)
+    roots = RootsProtocol(ctx.fs) if client_roots else None
     # without --session, a refusal for want of a read in a fresh process is said on stderr
     if hint is None and owner is None:
         hint = FirstCallHint(ctx.tools)
     with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
-        server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers, roots=roots)
+        server = build_server(ctx, owner_for=lambda _rctx: session, schedulers=schedulers, roots=roots,
+                              client_roots=client_roots)
         on = lean_from_env() if lean is None else lean
         fast = (LeanCalls(ctx, owner=session, schedulers=schedulers, roots=roots)
                 if on and "tools/call" not in server.cache_hints else None)

@@ -23,6 +23,7 @@ from ..fs_sandbox.tools import with_escalation
 from . import presenters
 from .config import ToolFsConfig
 from .executors import FsTools
+from .list_tool import add_roots_section
 
 __all__ = (
     "COLUMN_DESCRIPTION",
@@ -145,6 +146,7 @@ class ToolFs:
         wp = with_escalation(write_params(), scope.fs, scope.profile)
         ep = with_escalation(edit_params(), scope.fs, scope.profile)
         scope.effect(prompt.add("tool:read", READ_PROMPT, order=100))
+        add_roots_section(scope)  # D36
         scope.effect(
             registry.register(
                 ToolDefinition(
