@@ -150,6 +150,7 @@ def local(work: str, files: int, total_bytes: int, *, only: str | None = None, r
         o, b = statistics.median(ours), statistics.median(base)
         rows.append({"workload": label, "ours": o, "ours_mem": None, "baseline": baseline, "base": b,
                      "base_mem": None, "ratio": o / b, "target": "≤ 1.2×", "met": o / b <= 1.2})
+    rows.extend(_ruled_rows(root, size, only, runs))
     if only not in (None, "grep"):
         return rows
     proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--peak", root], capture_output=True, text=True)
@@ -160,6 +161,30 @@ def local(work: str, files: int, total_bytes: int, *, only: str | None = None, r
     rows.append({"workload": f"`grep .` (~{lines / 1e6:.0f}M matching lines) over {size}, stops at the raw cap: {peak['head']}",
                  "ours": peak["time"], "ours_mem": peak["mem"], "baseline": "—", "base": None, "base_mem": None,
                  "ratio": None, "target": "≤ 64 MiB", "met": peak["mem"] <= 64})
+    return rows
+
+
+def _ruled_rows(root: str, size: str, only: str | None, runs: int) -> list[dict[str, Any]]:
+    """Info rows: the cost of deny rules (docs/PATH-RULES.md, P4: a walk of the searched tree
+    before ripgrep runs, a judgement per printed path) — the same call with and without
+    ``deny=[".env", "*.pem", "secrets/"]`` (nothing in the tree matches them)."""
+    import dsh_fs
+
+    plain, ruled = dsh_fs.create_context(cwd=root), dsh_fs.create_context(cwd=root, deny=[".env", "*.pem", "secrets/"])
+    session = dsh_fs.Session(root)
+    rows = []
+    for tool, args in (("grep", {"pattern": "needle_token"}), ("glob", {"pattern": "**/*.py"})):
+        if only is not None and tool != only:
+            continue
+        _ours_time(ruled, session, tool, args)  # warm
+        with_rules, without = [], []
+        for _ in range(runs):
+            with_rules.append(_ours_time(ruled, session, tool, args)[0])
+            without.append(_ours_time(plain, session, tool, args)[0])
+        o, b = statistics.median(with_rules), statistics.median(without)
+        rows.append({"workload": f"`{tool}` with 3 deny rules over {size}", "ours": o, "ours_mem": None,
+                     "baseline": f"the same `{tool}` without rules", "base": b, "base_mem": None, "ratio": o / b,
+                     "target": "(info)", "met": None})
     return rows
 
 

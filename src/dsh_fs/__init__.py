@@ -101,8 +101,13 @@ def create_context(
     faces: Iterable[str] = (),
     list_tool: bool | None = None,
     images: bool = False,
+    pdfs: bool = False,
     sandbox: str | None = None,
     approval: Any = None,
+    deny: Iterable[str] = (),
+    read_only_paths: Iterable[str] = (),
+    rules_files: Iterable[str | os.PathLike[str]] = (),
+    show_rules: bool = False,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -126,7 +131,8 @@ def create_context(
         the context owns it from then on: ``await ctx.aclose()`` closes it
     :param observations: the policy's ``ObservationStore`` (e.g. a persistent one); default fresh
     :param faces: optional editing faces to add, by tool name (``dsh_fs.faces.FACE_TOOLS``:
-        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``); none by default
+        ``apply_patch``, ``str_replace_based_edit_tool``, ``str_replace_editor``,
+        ``notebook_edit`` (needs ``dsh-fs[notebooks]``)); none by default
     :param list_tool: load the ``list`` tool (``ToolFsList``, docs/LIST.md); ``None``
         (default): in the ``default`` profile only (DEVIATIONS L1), so the ``reference``
         profile's default tool set stays the seed's
@@ -134,6 +140,10 @@ def create_context(
         image input, since its results carry an image. Needs Pillow (``dsh-fs[images]``).
         Its caps: ``image_max_bytes``, ``image_max_message_bytes``, ``image_max_pixels``,
         ``image_max_dimension``, ``image_media_types`` (``dsh_fs.tool_image.ImageConfig``)
+    :param pdfs: ``True`` adds ``read_pdf`` (docs/PDF.md): the text of a PDF by page ranges (with
+        ``images``, pages without a text layer as images). Needs pypdfium2 (``dsh-fs[pdfs]``). Its
+        caps: ``pdf_max_bytes``, ``pdf_max_output_bytes``, ``pdf_worker_memory``,
+        ``pdf_worker_seconds``, ``pdf_workers`` (``dsh_fs.tool_pdf.PdfConfig``)
     :param sandbox: a sandbox mode (docs/SANDBOX.md): ``"read-only"``, ``"workspace-write"`` or
         ``"danger-full-access"``; the provider is wrapped in ``fs_sandbox.filesystem.SandboxedFileSystem``
         and the mutating tools take ``sandbox_permissions`` + ``justification``. ``None``
@@ -141,6 +151,16 @@ def create_context(
     :param approval: with ``sandbox``, the approval callback of an escalation: an
         ``async (fs_sandbox.approval.ApprovalRequest) -> "allowed-once" | "rejected" |
         "cancelled" | "unavailable"``; ``None``: every escalation is refused
+    :param deny: path rules (docs/PATH-RULES.md): gitignore patterns, relative to each workspace
+        root (without one, to ``cwd``), of paths no tool may read, list, search or change
+        (``FS_PERMISSION_DENIED`` ``… the path rules deny access to it``); the provider is
+        wrapped in ``fs_rules.filesystem.RuledFileSystem`` (inside the sandbox, if any)
+    :param read_only_paths: gitignore patterns of paths every tool may read but none change
+        (``… the path rules make it read-only``)
+    :param rules_files: rules files to add (TOML: ``deny = [...]``, ``read_only = [...]``); read
+        only because they are named here
+    :param show_rules: the ``tool:path-rules`` prompt section lists the patterns (by default it
+        says only that rules exist)
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -153,8 +173,9 @@ def create_context(
     :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
         (or ``roots``) with ``provider``, ``roots`` with ``root``, roots ``LocalFileSystem`` refuses;
         an unknown sandbox mode, ``approval`` without ``sandbox``; an ``image_*`` setting without
-        ``images=True``
-    :raises ImportError: ``images=True`` without Pillow
+        ``images=True``, a ``pdf_*`` setting without ``pdfs=True``; a path rule that is not a
+        pattern, a rules file that cannot be used
+    :raises ImportError: ``images=True`` without Pillow, ``pdfs=True`` without pypdfium2
     """
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
@@ -177,6 +198,11 @@ def create_context(
         provider = open_provider(base, profile=ctx.profile, root=root, cwd=base)
     elif root is not ...:
         raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")
+    rules = _path_rules(deny, read_only_paths, rules_files, show_rules)
+    if rules:
+        from .fs_rules.filesystem import RuledFileSystem
+
+        provider = RuledFileSystem(provider, rules=rules, base=os.fspath(cwd) if cwd is not None else None)
     if sandbox is not None:
         from .fs_sandbox.filesystem import SandboxedFileSystem
 
@@ -193,11 +219,18 @@ def create_context(
     image_config = {k: tool_config.pop(k) for k in list(tool_config) if k.startswith("image_")}
     if image_config and not images:
         raise ValueError(f"create_context: {', '.join(sorted(image_config))} needs images=True")
+    pdf_config = {k: tool_config.pop(k) for k in list(tool_config) if k.startswith("pdf_")}
+    if pdf_config and not pdfs:
+        raise ValueError(f"create_context: {', '.join(sorted(pdf_config))} needs pdfs=True")
     ctx.plugin(ToolFs, **tool_config)
     if images:
         from .tool_image import ToolReadImage
 
         ctx.plugin(ToolReadImage, **image_config)
+    if pdfs:
+        from .tool_pdf import ToolReadPdf
+
+        ctx.plugin(ToolReadPdf, **pdf_config)
     if search:
         ctx.plugin(LocalSpillStore, root=spill_root)
         ctx.plugin(ToolFsSearch, **search_config)
@@ -205,11 +238,30 @@ def create_context(
         from .faces import load_faces
 
         load_faces(ctx, faces)
+    if rules:
+        from .fs_rules.prompt import PathRulesPrompt
+
+        ctx.plugin(PathRulesPrompt, rules=rules)
     if sandbox is not None:
         from .fs_sandbox.prompt import SandboxPolicyPrompt
 
         ctx.plugin(SandboxPolicyPrompt)  # the ``sandbox:policy`` section
     return ctx
+
+
+def _path_rules(deny: Iterable[str], read_only: Iterable[str], files: Iterable[str | os.PathLike[str]],
+                show: bool) -> Any:
+    """The deployment's ``PathRules`` (empty: no rules), built only when some are given."""
+    if isinstance(deny, str) or isinstance(read_only, str) or isinstance(files, (str, os.PathLike)):
+        raise ValueError("create_context: deny, read_only_paths and rules_files take lists")
+    deny, read_only, files = tuple(deny), tuple(read_only), tuple(files)
+    if not (deny or read_only or files):
+        if show:
+            raise ValueError("create_context: show_rules= needs deny=, read_only_paths= or rules_files=")
+        return None
+    from .fs_rules.files import load_rules
+
+    return load_rules(deny=deny, read_only=read_only, files=files, show=show)
 
 
 class _Provided:

@@ -10,6 +10,7 @@ They are not loaded by default: each adds a tool a model would see beside ``read
 | ``apply_patch`` | ``dsh_fs.tool_patch.ToolPatch`` | OpenAI models (Codex patch format; the Responses built-in) |
 | ``str_replace_based_edit_tool`` | ``dsh_fs.tool_editor.ToolTextEditor`` | Claude (Anthropic's text editor) |
 | ``str_replace_editor`` | ``dsh_fs.tool_editor.ToolStrReplaceEditor`` | SWE-agent/OpenHands-style agents (the reference's) |
+| ``notebook_edit`` | ``dsh_fs.tool_notebook.ToolNotebookEdit`` | Claude (Claude Code's ``NotebookEdit``: Jupyter cells, docs/NOTEBOOKS.md) |
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .core.context import Context
 
 __all__ = ("FACE_TOOLS", "load_faces")
 
-FACE_TOOLS = ("apply_patch", "str_replace_based_edit_tool", "str_replace_editor")
+FACE_TOOLS = ("apply_patch", "str_replace_based_edit_tool", "str_replace_editor", "notebook_edit")
 """the tool names of the optional faces"""
 
 
@@ -29,12 +30,14 @@ def load_faces(ctx: Context, names: Iterable[str]) -> list[str]:
 
     :return: the names loaded, in ``FACE_TOOLS`` order (duplicates once)
     :raises ValueError: ``unknown face "<name>"; expected one of …``
+    :raises ImportError: ``notebook_edit`` without nbformat (the ``notebooks`` extra)
     """
     from .tool_editor import ToolStrReplaceEditor, ToolTextEditor
+    from .tool_notebook import ToolNotebookEdit
     from .tool_patch import ToolPatch
 
     plugins = {"apply_patch": ToolPatch, "str_replace_based_edit_tool": ToolTextEditor,
-               "str_replace_editor": ToolStrReplaceEditor}
+               "str_replace_editor": ToolStrReplaceEditor, "notebook_edit": ToolNotebookEdit}
     wanted = set(names)
     for name in sorted(wanted):
         if name not in plugins:

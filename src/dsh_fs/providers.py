@@ -7,6 +7,8 @@
     open_provider("/srv/project", root=None)       # … serving the whole disk (the reference)
     open_provider("memory://")                     # MemoryFileSystem
     open_provider("s3://bucket/prefix", endpoint_url="http://127.0.0.1:9000")  # S3FileSystem
+    open_provider("docker://box/work")             # ChannelFileSystem: /work inside the container box
+    open_provider("ssh://me@host/srv/project")     # … on host, over ssh (also podman://, kubectl://)
 
 A location without a scheme (or ``file://``) is a local directory. A new provider is one entry
 of ``PROVIDERS`` (``register_provider``): a function taking the location after ``<scheme>://``
@@ -92,7 +94,52 @@ def _open_s3(location: str, *, profile: Profile, root: Any, cwd: Any, **options:
     return from_url(url, profile=profile, cwd=cwd, **options)
 
 
-PROVIDERS: dict[str, ProviderOpener] = {"file": _open_local, "memory": _open_memory, "s3": _open_s3}
+_CHANNEL_OPTIONS = {
+    "docker": ("user", "exec_args", "program"),
+    "podman": ("user", "exec_args", "program"),
+    "kubectl": ("namespace", "container", "context", "program"),
+    "ssh": ("ssh_command", "env"),
+}
+"""the channel's own keywords of each channel scheme (``fs_channel.channels.channel_for_url``)"""
+
+
+def _channel_opener(scheme: str) -> ProviderOpener:
+    def _open_channel(location: str, *, profile: Profile, root: Any, cwd: Any, **options: Any) -> FileSystem:
+        """``ChannelFileSystem`` on ``<scheme>://<location>`` (docs/CHANNELS.md): the URL's path
+        is the far-side root (``root=None``: no containment; a path: that far directory) and
+        the default cwd; ``roots``: several far roots (D28), each a far path or a URL of the
+        same channel; ``options``: the channel's keywords (``_CHANNEL_OPTIONS``), then
+        ``ChannelFileSystem``'s (``python``, ``prefetch_max``, ``write_max_size``, …)."""
+        from .fs_channel import ChannelFileSystem, channel_for_url
+
+        wanted = _CHANNEL_OPTIONS[scheme]
+        named = channel_for_url(scheme, location, **{k: options.pop(k) for k in wanted if k in options})
+        roots = options.pop("roots", None)
+        far_roots = None
+        if roots is not None:
+            if root is not ...:
+                raise ValueError("open_provider: give root= or roots=, not both")
+            far_roots = []
+            for given in map(os.fspath, roots):
+                if "://" in given:
+                    other = channel_for_url(scheme, given.split("://", 1)[1]) if given.startswith(f"{scheme}://") else None
+                    if other is None or other.channel.identity != named.channel.identity:
+                        raise ValueError(f'open_provider: "{given}" is not a path of {named.channel.identity}')
+                    given = other.root
+                far_roots.append(given)
+        far_root = named.root if root is ... else (os.fspath(root) if root is not None else None)
+        return ChannelFileSystem(named.channel, root=None if far_roots is not None else far_root, roots=far_roots,
+                                 cwd=os.fspath(cwd) if cwd is not None else named.root, profile=profile, **options)
+
+    return _open_channel
+
+
+PROVIDERS: dict[str, ProviderOpener] = {
+    "file": _open_local,
+    "memory": _open_memory,
+    "s3": _open_s3,
+    **{scheme: _channel_opener(scheme) for scheme in _CHANNEL_OPTIONS},
+}
 """scheme → opener; ``file`` also serves a location without a scheme"""
 
 
@@ -119,7 +166,9 @@ def open_provider(
     """The provider ``url`` names, built by its scheme's entry of ``PROVIDERS``.
 
     :param url: a local directory (``/dir``, ``./dir``, ``file:///dir``), ``memory://``
-        (``memory://<name>``), or ``s3://bucket`` / ``s3://bucket/key/prefix``
+        (``memory://<name>``), ``s3://bucket`` / ``s3://bucket/key/prefix``, or a far side over
+        a command channel: ``docker://CONTAINER/path``, ``podman://CONTAINER/path``,
+        ``kubectl://POD/path``, ``ssh://[user@]host[:port]/path`` (docs/CHANNELS.md)
     :param profile: ``default`` or ``reference`` (``None`` = default)
     :param root: local: the directory no path may leave (``...``, default: the directory
         itself; ``None``: no containment); memory and S3: the display root (default ``/``)
@@ -141,8 +190,8 @@ def open_provider(
     if scheme == "file" and found and not location.startswith("/"):
         raise ValueError(f'open_provider: "{text}" is not an absolute file URL (file:///dir)')
     if roots is not None:
-        if scheme not in ("file", "s3"):
-            raise ValueError(f'open_provider: roots= applies to a local directory or S3, not "{scheme}://"')
+        if scheme not in ("file", "s3", *_CHANNEL_OPTIONS):
+            raise ValueError(f'open_provider: roots= applies to a local directory, S3 or a channel, not "{scheme}://"')
         options["roots"] = roots
     opener = PROVIDERS.get(scheme)
     if opener is None:

@@ -31,6 +31,10 @@ dsh-fs (docs/FRAMEWORKS.md lists what differs and which guarantees hold):
   deepagents' ``read_file`` then hands the model an ``image`` content block (its own
   multimodal path; ``offset``/``limit`` do not apply to images, as its description says).
   Without it such a file is read as text and refused as binary;
+* ``read`` of a Jupyter notebook (default profile, DEVIATIONS F1) slices its cell view
+  (``notebook.view``: sources, outputs as text, one line per image) instead of its JSON text;
+  with ``read_pdf`` loaded (``pdfs=True``, docs/PDF.md), ``read`` of a ``.pdf`` path answers
+  ``read_pdf``'s text of its first pages (``offset``/``limit`` do not apply);
 * ``ls``, ``glob`` and ``grep`` list and walk through the provider (containment; symlinks are
   never followed) with deepagents' matching rules (its ``compile_grep_include_glob``, literal
   grep), capped at ``max_results`` entries or matches (``truncated=True`` past it).
@@ -69,7 +73,9 @@ from ..core.session import Session, ToolExecution
 from ..core.tools import ToolRegistry
 from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
-from ..fs.media import image_media_type_for_path
+from ..fs.media import extension_of, image_media_type_for_path
+from ..fs.tool_switches import ToolSwitches
+from ..notebook import NotNotebook, is_notebook_path, parse, render
 from ..fs.types import Target, WalkEntry
 from .blocking import BlockingRunner
 from .calls import registry_of
@@ -83,6 +89,14 @@ WINDOW_MAX_CHARS = 1024 * 1024
 """the most text one streamed read window keeps (a longer line is clipped there)"""
 MAX_RESULTS = 1000
 """the most ``glob`` entries or ``grep`` matches one call returns"""
+
+
+def _cell_view(text: str) -> str:
+    """A notebook's cell view (DEVIATIONS F1), or ``text`` itself when it is not a notebook."""
+    try:
+        return render(parse(text)).text
+    except NotNotebook:
+        return text
 
 
 class DshFsBackend(BackendProtocol):
@@ -136,6 +150,8 @@ class DshFsBackend(BackendProtocol):
         module doc (its refusals without their ``Error: `` prefix, which deepagents adds)."""
         if self.registry.get("read_image") is not None and image_media_type_for_path(file_path) is not None:
             return await self._read_image(file_path)
+        if self.registry.get("read_pdf") is not None and extension_of(file_path).lower() == ".pdf":
+            return await self._read_pdf(file_path)
         try:
             target = await self._resolve(file_path)
             info = await self._fs.stat(target)
@@ -145,6 +161,8 @@ class DshFsBackend(BackendProtocol):
                 raise not_regular_file("read", target.display_path)
             if info.size is not None and info.size <= self.read_whole_max_bytes:
                 text = await self._fs.read_text(target)
+                if is_notebook_path(target.display_path) and ToolSwitches.of(self.ctx.profile).notebook_cells:
+                    text = _cell_view(text)  # F1
                 result = slice_read_response({"content": text, "encoding": "utf-8"}, offset, limit)
             else:
                 result = await self._streamed_window(target, offset, limit)
@@ -161,6 +179,14 @@ class DshFsBackend(BackendProtocol):
         if result.is_error or not result.images:
             return ReadResult(error=result.text.removeprefix("Error: "))
         return ReadResult(file_data={"content": result.images[0]["data"], "encoding": "base64"})
+
+    async def _read_pdf(self, file_path: str) -> ReadResult:
+        """dsh-fs ``read_pdf`` through the registry with the backend's session: its text (the first
+        pages, with the footer that says how to go on) as deepagents' text ``FileData``."""
+        result = await self.registry.execute("read_pdf", {"file_path": file_path}, session=self.session)
+        if result.is_error:
+            return ReadResult(error=result.text.removeprefix("Error: "))
+        return ReadResult(file_data={"content": result.text, "encoding": "utf-8"})
 
     async def _streamed_window(self, target: Target, offset: int, limit: int) -> ReadResult:
         """The window of a large file, keeping only its lines (at most ``WINDOW_MAX_CHARS``)."""

@@ -19,13 +19,17 @@ from click.core import ParameterSource
 from .options import (
     CliFailure,
     OnceCommand,
+    channel_url,
     faces_named,
     images_option,
     list_named,
+    pdfs_option,
     no_policy_option,
     pop_settings,
     profile_option,
     require_s3_credentials,
+    path_rules_named,
+    path_rules_options,
     read_only_option,
     root_option,
     sandbox_named,
@@ -97,9 +101,11 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @s3_options
 @tools_option
 @images_option
+@pdfs_option
 @session_option
 @sandbox_option
 @read_only_option
+@path_rules_options
 def mcp(
     roots: tuple[str, ...],
     profile: str,
@@ -114,9 +120,14 @@ def mcp(
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
+    pdfs: bool = False,
     session_name: str | None = None,
     sandbox: str | None = None,
     read_only: bool = False,
+    deny: tuple[str, ...] = (),
+    read_only_paths: tuple[str, ...] = (),
+    rules_files: tuple[str, ...] = (),
+    show_rules: bool = False,
     **settings: int,
 ) -> None:
     """Serve the file tools (list, read, write, edit, glob, grep; no list under --profile
@@ -161,17 +172,22 @@ def mcp(
         else:
             raise click.UsageError(f"--session applies only to stdio: {over_http}")
     sandbox = sandbox_named(sandbox, read_only)
+    rules = path_rules_named({"deny": deny, "read_only_paths": read_only_paths, "rules_files": rules_files,
+                              "show_rules": show_rules})
     if roots and s3:
         raise click.UsageError("--root is not used with --s3 (repeat --s3 to serve several bucket prefixes)")
+    channel, roots = _channel_roots(roots)
     if not roots and not s3:
         _warn_if_broad(os.getcwd())
     try:
         options = ServeOptions(
             root=roots[0] if roots else os.getcwd(),
             roots=roots,
+            channel=channel,
             faces=faces_named(tool_names),
             list_tool=list_named(tool_names),
             images=images,
+            pdfs=pdfs,
             profile=profile,
             policy=not no_policy,
             tool_config=pop_settings(settings),
@@ -179,18 +195,21 @@ def mcp(
             s3_roots=tuple(s3),
             endpoint_url=endpoint_url,
             sandbox=sandbox,
+            **rules,
         )
     except ValueError as exc:  # several --s3 named alike (fs_s3.roots.display_roots)
         raise click.UsageError(str(exc)) from None
     owner, store = _named_owner(session_name, options)
     try:
         ctx = build_context(options, observations=store)
-    except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow
+    except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()
         raise click.UsageError(str(exc)) from None
     if images and tool_names is not None and "read_image" not in tool_names:
         tool_names = (*tool_names, "read_image")  # --images asks for it, whatever else --tools names
+    if pdfs and tool_names is not None and "read_pdf" not in tool_names:
+        tool_names = (*tool_names, "read_pdf")  # --pdfs likewise
     select_tools_option(ctx, tool_names)
     if options.policy:
         _warn_if_nothing_observes(ctx.tools.names())
@@ -201,12 +220,12 @@ def mcp(
 
     def announce(url: str) -> None:
         where = f"{url} on the Unix socket {os.path.abspath(unix_socket)}" if unix_socket is not None else url
-        lines = [*shown, f"dsh-fs mcp: serving {', '.join(options.roots) or options.root} at {where}"]
+        lines = [*shown, f"dsh-fs mcp: serving {_served(options)} at {where}"]
         if no_auth:
             reach = "the socket" if unix_socket is not None else url
             lines.append(
                 f"dsh-fs mcp: WARNING: --no-auth: no authentication. Any process that can connect to {reach}"
-                f" can read and write every file under {', '.join(options.roots) or options.root} as {_user()}."
+                f" can read and write every file under {_served(options)} as {_user()}."
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
@@ -254,6 +273,32 @@ def mcp(
                     f" ({store.errors[-1]}); read those files again before changing them",
                     err=True,
                 )
+
+
+def _served(options: Any) -> str:
+    """What the server serves, for its announcement: the roots (of the far side, when it is one)."""
+    roots = ", ".join(options.roots) or options.root
+    return f"{roots} on {options.channel.split('://', 1)[0]}://{options.channel.split('://', 1)[1].split('/', 1)[0]}" \
+        if options.channel is not None else roots
+
+
+def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """``--root`` URLs of a command channel (docs/CHANNELS.md): the first URL and every root as
+    a far-side path; local directories: ``(None, roots)``.
+
+    :raises click.UsageError: URLs mixed with local directories, or of two far sides
+    """
+    from ..fs_channel.channels import channel_for_url
+
+    urls = [root for root in roots if channel_url(root)]
+    if not urls:
+        return None, roots
+    if len(urls) != len(roots):
+        raise click.UsageError("--root: serve local directories or a far side's, not both")
+    named = [channel_for_url(*url.split("://", 1)) for url in urls]
+    if len({n.channel.identity for n in named}) > 1:
+        raise click.UsageError("--root: every far-side root must be on one far side")
+    return urls[0], tuple(n.root for n in named)
 
 
 def _start_fast(ctx: Any) -> tuple[Any, Any]:
@@ -343,14 +388,14 @@ def _check_socket_place(path: str) -> None:
         raise click.BadParameter(str(exc), param_hint="--unix-socket") from None
 
 
-_OBSERVING = ("read", "read_image", "str_replace_based_edit_tool", "str_replace_editor")
-"""tools whose reads record observations (the text editors' ``view``, ``read_image``)"""
-_MUTATING = ("write", "edit", "apply_patch")
+_OBSERVING = ("read", "read_image", "read_pdf", "str_replace_based_edit_tool", "str_replace_editor")
+"""tools whose reads record observations (the text editors' ``view``, ``read_image``, ``read_pdf``)"""
+_MUTATING = ("write", "edit", "apply_patch", "notebook_edit")
 
 
 def _warn_if_nothing_observes(served: list[str]) -> None:
     """Under the observation policy a changed file must have been read: serving ``write``,
-    ``edit`` or ``apply_patch`` without a tool that reads (``--tools edit``) leaves no existing
+    ``edit``, ``apply_patch`` or ``notebook_edit`` without a tool that reads (``--tools edit``) leaves no existing
     file changeable (``write`` and ``apply_patch`` may still create files). Say so once on stderr (the server still starts: a create-only
     server may be what is wanted)."""
     mutating = [name for name in _MUTATING if name in served]

@@ -36,6 +36,7 @@ __all__ = (
     "SESSION_NAME",
     "SETTINGS_HELP",
     "TOOL_NAMES",
+    "channel_url",
     "cwd_option",
     "endpoint_url_option",
     "faces_named",
@@ -43,6 +44,8 @@ __all__ = (
     "list_named",
     "no_policy_option",
     "offset_option",
+    "path_rules_named",
+    "path_rules_options",
     "pop_settings",
     "profile_option",
     "read_only_option",
@@ -152,6 +155,37 @@ class _ToolNames(click.ParamType):
         return tuple(name.strip() for name in str(value).split(",") if name.strip())
 
 
+class _DirOrChannel(click.ParamType):
+    """A local directory (checked as ``click.Path(exists=True, file_okay=False)`` checks it), or
+    a far side's directory over a command channel (``docker://``, ``podman://``, ``kubectl://``,
+    ``ssh://``; docs/CHANNELS.md), kept as given once its URL is well formed."""
+
+    name = "directory"
+
+    def __init__(self, *, resolve_path: bool) -> None:
+        self.local = click.Path(exists=True, file_okay=False, resolve_path=resolve_path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from ..fs_channel.channels import CHANNEL_SCHEMES, channel_for_url
+
+        scheme, sep, location = str(value).partition("://")
+        if sep and scheme in CHANNEL_SCHEMES:
+            try:
+                channel_for_url(scheme, location)
+            except ValueError as exc:
+                self.fail(str(exc), param, ctx)
+            return str(value)
+        return str(self.local.convert(value, param, ctx))
+
+
+def channel_url(value: str | None) -> bool:
+    """Is ``value`` (an option's value) a command channel's URL rather than a local directory?"""
+    from ..fs_channel.channels import CHANNEL_SCHEMES
+
+    scheme, sep, _ = (value or "").partition("://")
+    return bool(sep) and scheme in CHANNEL_SCHEMES
+
+
 S3_URL = _S3Url()
 """``--s3``: ``s3://bucket[/prefix]``, with the ``[s3]`` extra installed"""
 ENDPOINT_URL = _EndpointUrl()
@@ -198,25 +232,36 @@ images_option = click.option(
 )
 """``--images``: add ``read_image`` (docs/IMAGES.md; the command receives ``images``)"""
 
+pdfs_option = click.option(
+    "--pdfs",
+    "pdfs",
+    is_flag=True,
+    help="Also serve read_pdf, which returns the text of a PDF file by page ranges (needs pypdfium2: dsh-fs[pdfs])."
+    " With --images, pages without a text layer come as images.",
+)
+"""``--pdfs``: add ``read_pdf`` (docs/PDF.md; the command receives ``pdfs``)"""
+
 cwd_option = click.option(
     "--cwd",
-    type=click.Path(exists=True, file_okay=False),
+    type=_DirOrChannel(resolve_path=False),
     default=None,
     show_default="the current directory",
     metavar="DIR",
-    help="Directory that relative paths resolve against.",
+    help="Directory that relative paths resolve against (or a far side's: docker://CONTAINER/DIR, podman://…,"
+    " kubectl://POD/DIR, ssh://[USER@]HOST/DIR).",
 )
 """``--cwd``: the base of relative paths (no containment: a person's command line)"""
 
 root_option = click.option(
     "--root",
     "roots",
-    type=click.Path(exists=True, file_okay=False, resolve_path=True),
+    type=_DirOrChannel(resolve_path=True),
     multiple=True,
     show_default="the current directory",
     metavar="DIR",
     help="Directory served: relative paths resolve against it and no path may leave it. Repeat it to serve"
-    " several directories (none inside another): relative paths then resolve against the first.",
+    " several directories (none inside another): relative paths then resolve against the first. A far side's"
+    " directory: docker://CONTAINER/DIR, podman://…, kubectl://POD/DIR, ssh://[USER@]HOST/DIR.",
 )
 """``--root``: the served directories and containment roots (``dsh-fs mcp``, ``client-config``;
 repeatable, DEVIATIONS D28): the command receives ``roots``, a tuple (empty: none given)"""
@@ -284,6 +329,58 @@ def sandbox_named(sandbox: str | None, read_only: bool) -> str | None:
     if read_only and sandbox is not None:
         raise click.UsageError("--read-only is --sandbox read-only; give one of them")
     return "read-only" if read_only else sandbox
+
+
+def path_rules_options(func: F) -> F:
+    """``--deny``, ``--read-only-path``, ``--rules-file`` and ``--show-rules``: the deployment's
+    path rules (docs/PATH-RULES.md; the command receives ``deny``, ``read_only_paths``,
+    ``rules_files`` and ``show_rules``: hand them to :func:`path_rules_named`)."""
+    func = click.option(
+        "--show-rules", "show_rules", is_flag=True,
+        help="List the path rules' patterns in the tools' guidance (by default it says only that rules exist).",
+    )(func)
+    func = click.option(
+        "--rules-file", "rules_files", multiple=True, metavar="PATH", show_default="none",
+        type=click.Path(exists=True, dir_okay=False),
+        help="Add the path rules of this TOML file (deny = [...], read_only = [...]; docs/PATH-RULES.md);"
+        " repeatable.",
+    )(func)
+    func = click.option(
+        "--read-only-path", "read_only_paths", multiple=True, metavar="PATTERN", show_default="none",
+        help="A gitignore pattern, relative to each root, of files every tool may read but none may change;"
+        " repeatable.",
+    )(func)
+    return click.option(
+        "--deny", "deny", multiple=True, metavar="PATTERN", show_default="none",
+        help="A gitignore pattern, relative to each root, of files no tool may read, list, search or change"
+        " (e.g. .env, secrets/); repeatable.",
+    )(func)
+
+
+def path_rules_named(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The ``create_context`` path-rule arguments of :func:`path_rules_options`' values, popped
+    from ``kwargs`` and checked: the patterns are patterns, each rules file can be used.
+
+    :raises click.UsageError: the problem, in one line (nothing done)
+    """
+    given = {
+        "deny": tuple(kwargs.pop("deny", None) or ()),
+        "read_only_paths": tuple(kwargs.pop("read_only_paths", None) or ()),
+        "rules_files": tuple(kwargs.pop("rules_files", None) or ()),
+        "show_rules": bool(kwargs.pop("show_rules", False)),
+    }
+    if not (given["deny"] or given["read_only_paths"] or given["rules_files"]):
+        if given["show_rules"]:
+            raise click.UsageError("--show-rules needs --deny, --read-only-path or --rules-file")
+        return {}
+    from ..fs_rules.files import load_rules
+
+    try:
+        load_rules(deny=given["deny"], read_only=given["read_only_paths"], files=given["rules_files"])
+    except ValueError as exc:
+        raise click.UsageError(str(exc).replace("the deployment: deny", "--deny")
+                               .replace("the deployment: read-only", "--read-only-path")) from None
+    return given
 
 
 def offset_option(func: F) -> F:
@@ -413,6 +510,8 @@ def select_tools_option(ctx: Any, names: tuple[str, ...] | None) -> None:
         more = f"; editing faces: {', '.join(unloaded)}" if unloaded else ""
         if "read_image" in names and "read_image" not in loaded:
             more += "; read_image is served with --images"
+        if "read_pdf" in names and "read_pdf" not in loaded:
+            more += "; read_pdf is served with --pdfs"
         raise click.BadParameter(f"{exc}{more}", param_hint="--tools") from None
 
 

@@ -27,22 +27,26 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import anyio
 import click
 
 from ..adapters.definitions import FORMATS, tool_definitions
+from ..fs.media import extension_of
 from .inputs import JsonNumber, utf8_bytes, utf8_text
 from .options import (
     CliFailure,
     OnceCommand,
+    channel_url,
     cwd_option,
     faces_named,
     list_named,
     no_policy_option,
     offset_option,
+    path_rules_named,
+    path_rules_options,
     pop_settings,
     profile_option,
     require_s3_credentials,
@@ -74,8 +78,9 @@ def _deployment_options(func: F) -> F:
 
 
 def _call_options(func: F) -> F:
-    """``--cwd``, ``--s3``/``--endpoint-url``, ``--no-policy``, ``--session`` and ``--sandbox`` (the tool commands)."""
-    return cwd_option(s3_options(no_policy_option(session_option(sandbox_option(func)))))
+    """``--cwd``, ``--s3``/``--endpoint-url``, ``--no-policy``, ``--session``, ``--sandbox`` and
+    the path rules (the tool commands)."""
+    return cwd_option(s3_options(no_policy_option(session_option(sandbox_option(path_rules_options(func))))))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,6 +94,8 @@ class _Options:
     """every ``--s3`` URL (several: D28); empty: the local disk"""
     endpoint_url: str | None = None
     sandbox: str | None = None
+    rules: dict[str, Any] = field(default_factory=dict)
+    """``create_context``'s path-rule arguments (``options.path_rules_named``)"""
 
 
 def _options(kwargs: dict[str, Any]) -> _Options:
@@ -101,12 +108,15 @@ def _options(kwargs: dict[str, Any]) -> _Options:
         s3=tuple(kwargs.pop("s3", None) or ()),
         endpoint_url=kwargs.pop("endpoint_url", None),
         sandbox=kwargs.pop("sandbox", None),
+        rules=path_rules_named(kwargs),
     )
 
 
-def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (), list_tool: bool | None = None) -> Any:
+def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (), list_tool: bool | None = None,
+             pdfs: bool = False) -> Any:
     """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store
-    and capped search results saved under ``<state dir>/spill``, plus the editing ``faces``.
+    and capped search results saved under ``<state dir>/spill``, plus the editing ``faces`` (and
+    ``read_pdf`` with ``pdfs``).
 
     :raises CliFailure: for an invalid read cap or an unknown face
     """
@@ -118,13 +128,15 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
         if options.s3:  # checked by its option type (S3_URL)
             provider = open_provider(options.s3[0], profile=options.profile, endpoint_url=options.endpoint_url,
                                      roots=options.s3 if len(options.s3) > 1 else None)
+        elif channel_url(options.cwd):  # a far side's directory (docs/CHANNELS.md): no containment either
+            provider = open_provider(options.cwd, profile=options.profile, root=None)  # type: ignore[arg-type]
         else:  # a person's command line (or a shell-only agent, which has the shell anyway): no
             # containment root, as in the reference (S3: the bucket prefix is the root)
             provider = open_provider(options.cwd or os.getcwd(), profile=options.profile, root=None)
         return create_context(
             profile=options.profile, policy=options.policy, provider=provider, observations=store,
             spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool,
-            sandbox=options.sandbox, **options.caps,
+            sandbox=options.sandbox, pdfs=pdfs, **options.rules, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
@@ -151,16 +163,17 @@ def _emit(text: str) -> None:
 
 
 def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces: tuple[str, ...] = ()) -> None:
-    """Make the one call (with the editing ``faces`` loaded, and ``list`` when it is the tool
-    called, in either profile), print its text, exit 1 on an error result."""
+    """Make the one call (with the editing ``faces`` loaded, and ``list`` or ``read_pdf`` when it
+    is the tool called, in either profile), print its text, exit 1 on an error result."""
     from ..core.session import Session
 
-    session = Session(cwd=None if options.s3 else options.cwd, id=options.session_name)
+    session = Session(cwd=None if options.s3 or channel_url(options.cwd) else options.cwd, id=options.session_name)
     store = None
     if options.policy and options.session_name is not None:
         store = _open_store(options.session_name, session)
     try:
-        ctx = _context(options, store=store, faces=faces, list_tool=True if name == "list" else None)
+        ctx = _context(options, store=store, faces=faces, list_tool=True if name == "list" else None,
+                       pdfs=name == "read_pdf")
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
@@ -225,19 +238,42 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
 @offset_option
 @click.option("--limit", type=JsonNumber(), default=None, show_default="--read-limit", metavar="NUMBER",
               help="Maximum number of lines to return.")
+@click.option("--pages", default=None, show_default="the first pages", metavar="RANGE",
+              help="For a PDF FILE: the pages to read (1-5, 3, 10-20; at most 20). Needs pypdfium2 (dsh-fs[pdfs]).")
 @_call_options
 @_deployment_options
-def read(file: str, offset: int | float | None, limit: int | float | None, **kwargs: Any) -> None:
-    """Read a UTF-8 text FILE and print its line-numbered content.
+def read(file: str, offset: int | float | None, limit: int | float | None, pages: str | None, **kwargs: Any) -> None:
+    """Read a UTF-8 text FILE and print its line-numbered content; a Jupyter notebook shows its
+    cells, a PDF (with dsh-fs[pdfs]) its text by pages (read_pdf).
 
     A successful read lets the same --session overwrite or edit FILE while it is unchanged.
     """
-    arguments: dict[str, Any] = {"file_path": _text("FILE", file)}
+    path = _text("FILE", file)
+    if extension_of(path).lower() == ".pdf" and _has_pypdfium2():
+        if offset is not None or limit is not None:
+            raise click.UsageError("--offset and --limit count lines of a text file; give a PDF --pages")
+        arguments: dict[str, Any] = {"file_path": path}
+        if pages is not None:
+            arguments["pages"] = _text("--pages", pages)
+        _run_tool("read_pdf", arguments, _options(kwargs))
+        return
+    if pages is not None:
+        raise click.UsageError("--pages applies to a PDF FILE (and needs pypdfium2: dsh-fs[pdfs])")
+    arguments = {"file_path": path}
     if offset is not None:
         arguments["offset"] = offset
     if limit is not None:
         arguments["limit"] = limit
     _run_tool("read", arguments, _options(kwargs))
+
+
+def _has_pypdfium2() -> bool:
+    """Can ``read_pdf`` run here (pypdfium2 installed)?"""
+    try:
+        import pypdfium2  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 @click.command("list", cls=OnceCommand, epilog=_EPILOG)
@@ -384,12 +420,13 @@ def schema(format_: str, tool_names: tuple[str, ...] | None, **kwargs: Any) -> N
 @click.command(cls=OnceCommand)
 @no_policy_option
 @tools_option
+@path_rules_options
 @_deployment_options
 def prompt(tool_names: tuple[str, ...] | None, **kwargs: Any) -> None:
     """Print the system prompt that goes with the tools.
 
-    --no-policy, --tools and the settings change it as they change what the model is told
-    (dsh-fs mcp sends the tools' sections of it as its instructions).
+    --no-policy, --tools, the path rules and the settings change it as they change what the
+    model is told (dsh-fs mcp sends the tools' sections of it as its instructions).
     """
     ctx = _context(_options(kwargs), faces=faces_named(tool_names), list_tool=list_named(tool_names))
     select_tools_option(ctx, tool_names)

@@ -42,6 +42,8 @@ display path; ``<verb>`` one of ``Verb``.
     FS_EDIT_NOT_FOUND     edit_empty                       old_string must be a non-empty string         #28
                           edit_not_found                   old_string was not found in "<dp>"            #29
     FS_SANDBOX_DENIED     sandbox_denied                   cannot <verb> "<dp>": file access denied under <mode> mode  (reference fs-sandbox)
+    FS_PERMISSION_DENIED  path_denied                      cannot <verb> "<dp>": permission denied — the path rules deny access to it  (P1)
+                          path_read_only                   cannot <verb> "<dp>": permission denied — the path rules make it read-only  (P1)
 
 Who raises which code::
 
@@ -49,7 +51,7 @@ Who raises which code::
     FS_NOT_DIRECTORY      <- list_dir on a non-directory
     FS_NOT_TEXT           <- read/edit of binary (NUL) or non-UTF-8 bytes
     FS_NOT_REGULAR_FILE   <- read/write/edit of a directory, FIFO, socket, device
-    FS_PERMISSION_DENIED  <- EACCES/EPERM (A2), containment violations, a read-only file (D17)
+    FS_PERMISSION_DENIED  <- EACCES/EPERM (A2), containment violations, a read-only file (D17), the path rules (``fs_rules``)
     FS_IO_ERROR           <- any other OS error (A2), a file over the size limit (D16)
     FS_STALE_VERSION      <- guarded write/edit/delete/rename whose target changed or vanished
     FS_NOT_OBSERVED       <- createIfAbsent over an existing file (a rename's destination too); the policy's edit gate
@@ -81,6 +83,7 @@ __all__ = (
     "Verb",
     "aborted",
     "blank_path",
+    "by_path_rules",
     "bytes_over_limit",
     "check_abort",
     "content_over_limit",
@@ -104,6 +107,8 @@ __all__ = (
     "outside_workspace_rename",
     "overwrite_not_observed",
     "parent_not_directory",
+    "path_denied",
+    "path_read_only",
     "permission_denied",
     "read_only",
     "rename_destination_exists",
@@ -448,3 +453,29 @@ def sandbox_denied(verb: Verb, display_path: str, mode: str) -> FsError:
     from .sandbox import fence_denied_message
 
     return FsError(fence_denied_message(verb, display_path, mode), FsErrorCode.SANDBOX_DENIED)  # type: ignore[arg-type]
+
+
+# -- the path rules (docs/PATH-RULES.md) -----------------------------------------------------
+
+_DENIED_BY_RULES = "permission denied — the path rules deny access to it"
+_READ_ONLY_BY_RULES = "permission denied — the path rules make it read-only"
+
+
+def by_path_rules(err: FsError) -> bool:
+    """Whether ``err`` is a refusal by the path rules (``path_denied`` / ``path_read_only``): a
+    face that speaks its vendor's text for a refusal by the OS keeps this one (it says why)."""
+    return err.code == FsErrorCode.PERMISSION_DENIED and err.message.endswith((_DENIED_BY_RULES, _READ_ONLY_BY_RULES))
+
+
+def path_denied(verb: Verb, display: str) -> FsError:
+    """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the path rules deny
+    access to it``: ``display`` (or the file it leads to) is denied by the deployment's path
+    rules (DEVIATIONS P1; the remedy part in the style of D17). The same whether or not the
+    file exists, and it names no pattern."""
+    return FsError(f'cannot {verb} "{display}": {_DENIED_BY_RULES}', FsErrorCode.PERMISSION_DENIED)
+
+
+def path_read_only(verb: Verb, display: str) -> FsError:
+    """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied — the path rules make it
+    read-only``: a change of a path the deployment's path rules make read-only (DEVIATIONS P1)."""
+    return FsError(f'cannot {verb} "{display}": {_READ_ONLY_BY_RULES}', FsErrorCode.PERMISSION_DENIED)

@@ -43,6 +43,9 @@ search outside the seam, on the host disk):
 * ``stream_bytes`` — a regular file's raw bytes in chunks (no decoding, no text rules: a
   search engine judges binary and non-UTF-8 content itself). The default raises
   ``NotImplementedError``.
+* ``search_host`` — for a provider whose files are host files of *another* machine where
+  ripgrep can run (a command channel's far side): that machine's search operations
+  (``fs.search_host.SearchHost``). The default returns ``None``.
 
 Bounded raw read (``read_image``, docs/IMAGES.md):
 
@@ -80,6 +83,8 @@ if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
     from .errors import Verb
+    from .path_rules import RuleView
+    from .search_host import SearchHost
     from .window import ReadWindow, WindowResult
 
 __all__ = ("FileSystem",)
@@ -280,6 +285,13 @@ class FileSystem(abc.ABC):
         mutating tools advertise their escalation fields only when it is set."""
         return None
 
+    async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
+        """The deployment's path rules as this provider applies them (``fs_rules.filesystem.
+        RuledFileSystem``, docs/PATH-RULES.md), for a tool that reads files outside the seam
+        (``glob``/``grep`` run ripgrep on host paths) and must apply them itself; ``None`` (the
+        default): no rules. A wrapper provider passes its inner provider's on."""
+        return None
+
     def host_path(self, target: Target) -> str | None:
         """Optional: the path of ``target`` on this machine's disk (absolute, symlinks
         resolved), when the provider stores its files there; ``None`` otherwise (the default).
@@ -287,6 +299,12 @@ class FileSystem(abc.ABC):
         It does not check that the path exists. A caller that hands it to a host program
         must resolve the target through this provider first (containment is checked there).
         """
+        return None
+
+    def search_host(self) -> "SearchHost | None":
+        """Optional: where the search tools run ripgrep beside this provider's files when that
+        is another machine (``fs.search_host``, DEVIATIONS C4); ``None`` (the default): on this
+        machine (``host_path``) or through the provider's reads (a mirror)."""
         return None
 
     def narrowed(self, roots: Sequence[str]) -> "FileSystem | None":
@@ -374,6 +392,17 @@ class FileSystem(abc.ABC):
 
         :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_PERMISSION_DENIED, FS_IO_ERROR, FS_ABORTED
         """
+
+    async def iter_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[list[DirEntry]]:
+        """Optional: ``list_dir``'s entries of the directory ``target``, in batches and in no
+        particular order, so that a caller keeping only a part of a huge directory (a page of
+        ``list``, the first rows of a clipped directory ``view``) never holds every entry.
+        Stopping the iteration early is allowed and releases what the provider holds. The
+        default yields ``list_dir`` as one batch (memory as ``list_dir``'s).
+
+        :raises FsError: as ``list_dir``
+        """
+        yield await self.list_dir(target, signal=signal)
 
     @abc.abstractmethod
     async def write_text(

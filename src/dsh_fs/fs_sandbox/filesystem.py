@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
     from ..fs.errors import Verb
+    from ..fs.path_rules import RuleView
+    from ..fs.search_host import SearchHost
     from ..fs.window import ReadWindow, WindowResult
     from .approval import Approver
 
@@ -78,6 +80,7 @@ KINDS: dict[str, Kind] = {
     "stream_bytes": "read",
     "read_bytes": "read",
     "list_dir": "read",
+    "iter_dir": "read",
     "workspace_roots": "read",
     "sandbox_mode": "read",
     "root": "read",
@@ -90,6 +93,8 @@ KINDS: dict[str, Kind] = {
     "check_creatable": "mutate",
     "check_renamable": "mutate",
     "narrowed": "read",
+    "path_rules": "read",
+    "search_host": "read",
 }
 """every public member of ``FileSystem``, classified: a ``mutate`` member is fenced here (the
 sandbox tests fail for a seam member missing from this table)"""
@@ -301,6 +306,12 @@ class SandboxedFileSystem(FileSystem):
     def host_path(self, target: Target) -> str | None:
         return self._inner.host_path(target)
 
+    async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
+        return await self._inner.path_rules(signal=signal)
+
+    def search_host(self) -> "SearchHost | None":
+        return self._inner.search_host()
+
     def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:  # type: ignore[override]
         return self._inner.walk(target, signal=signal)
 
@@ -313,3 +324,6 @@ class SandboxedFileSystem(FileSystem):
 
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
         return await self._inner.list_dir(target, signal=signal)
+
+    def iter_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[list[DirEntry]]:  # type: ignore[override]
+        return self._inner.iter_dir(target, signal=signal)

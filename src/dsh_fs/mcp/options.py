@@ -48,12 +48,17 @@ class ServeOptions:
     each served as ``/<its last segment>``, the sessions' cwd the first); empty: ``s3`` alone"""
     endpoint_url: str | None = None
     """an S3-compatible endpoint (with ``s3``); ``None``: AWS via the standard credential chain"""
+    channel: str | None = None
+    """a far side over a command channel (``docker://box/work``, docs/CHANNELS.md): serve it;
+    ``root`` and ``roots`` are then far-side paths (``dsh-fs mcp --root URL`` gives the URL's)"""
     faces: tuple[str, ...] = ()
     """optional editing faces to load, by tool name (``dsh_fs.faces.FACE_TOOLS``); none by default"""
     list_tool: bool | None = None
     """load the ``list`` tool: ``None`` in the ``default`` profile only (DEVIATIONS L1)"""
     images: bool = False
     """``True`` adds ``read_image`` (docs/IMAGES.md): for a client whose model takes images"""
+    pdfs: bool = False
+    """``True`` adds ``read_pdf`` (docs/PDF.md): the text of PDF files by page ranges"""
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
     """files one owner's observations may cover (the least recently recorded is forgotten
     first: a later overwrite of it fails safe); bounds each connection's memory"""
@@ -61,8 +66,24 @@ class ServeOptions:
     """a sandbox mode (``read-only``, ``workspace-write``, ``danger-full-access``; docs/SANDBOX.md):
     the provider is fenced and an escalation asks the person through the client's elicitation
     (``mcp.approval``); ``None``: no sandbox"""
+    deny: tuple[str, ...] = ()
+    """path rules (docs/PATH-RULES.md): gitignore patterns of paths no tool may read, list,
+    search or change, relative to each root"""
+    read_only_paths: tuple[str, ...] = ()
+    """gitignore patterns of paths every tool may read but none change"""
+    rules_files: tuple[str, ...] = ()
+    """rules files to add (TOML ``deny``/``read_only`` arrays)"""
+    show_rules: bool = False
+    """the ``tool:path-rules`` instructions list the patterns"""
 
     def __post_init__(self) -> None:
+        if self.channel is not None:  # far-side paths, as given (the far side checks them)
+            roots = tuple(self.roots) or (self.root,)
+            if roots[0] != self.root:
+                raise ValueError("ServeOptions: roots must start with root")
+            object.__setattr__(self, "roots", roots)
+            object.__setattr__(self, "profile", Profile.parse(self.profile))
+            return
         object.__setattr__(self, "root", "/" if self.s3 is not None else os.path.abspath(self.root))
         roots = () if self.s3 is not None else tuple(os.path.abspath(r) for r in self.roots) or (self.root,)
         if roots and roots[0] != self.root:
@@ -79,7 +100,7 @@ class ServeOptions:
 
 def build_provider(options: ServeOptions) -> FileSystem:
     """The provider ``dsh-fs mcp`` serves (``dsh_fs.open_provider``): the bucket prefix of
-    ``options.s3``, else the local directory ``options.root`` (or every one of ``options.roots``,
+    ``options.s3``, the far side's directory of ``options.channel``, else the local directory ``options.root`` (or every one of ``options.roots``,
     D28) — relative paths resolve against the root, and paths resolving outside it are refused (``FS_PERMISSION_DENIED``,
     containment).
 
@@ -90,6 +111,9 @@ def build_provider(options: ServeOptions) -> FileSystem:
     if options.s3 is not None:
         several = options.s3_roots if len(options.s3_roots) > 1 else None
         return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url, roots=several)
+    if options.channel is not None:
+        return open_provider(options.channel, profile=options.profile,
+                             roots=options.roots if len(options.roots) > 1 else None)
     if len(options.roots) > 1:
         return open_provider(options.root, profile=options.profile, roots=options.roots)
     return open_provider(options.root, profile=options.profile)
@@ -119,7 +143,12 @@ def build_context(options: ServeOptions, *, observations: Any = None) -> Context
         faces=options.faces,
         list_tool=options.list_tool,
         images=options.images,
+        pdfs=options.pdfs,
         **_sandboxed(options),
+        deny=options.deny,
+        read_only_paths=options.read_only_paths,
+        rules_files=options.rules_files,
+        show_rules=options.show_rules,
         **options.tool_config,
     )
 

@@ -75,6 +75,8 @@ TOOL_ANNOTATIONS: Final[Mapping[str, Mapping[str, bool]]] = {
     "apply_patch": _MUTATION,  # the editing faces (docs/EDITING-FACES.md): views and changes alike
     "str_replace_based_edit_tool": _MUTATION,
     "str_replace_editor": _MUTATION,
+    "notebook_edit": _MUTATION,  # docs/NOTEBOOKS.md
+    "read_pdf": _READ_ONLY,  # opt-in (docs/PDF.md)
 }
 """MCP ``ToolAnnotations`` (wire names) per tool; a tool not listed here gets none"""
 

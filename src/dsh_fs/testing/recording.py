@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from ..core.profile import Profile
     from ..core.signal import AbortSignal
     from ..fs.errors import Verb
+    from ..fs.path_rules import RuleView
+    from ..fs.search_host import SearchHost
     from ..fs.window import ReadWindow, WindowResult
 
 __all__ = ("RecordingFileSystem", "RecordingWorkspace")
@@ -127,6 +129,12 @@ class RecordingFileSystem(FileSystem):
     def host_path(self, target: Target) -> str | None:
         self._record("host_path", target.display_path)
         return self.inner.host_path(target)
+
+    async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
+        return await self.inner.path_rules(signal=signal)
+
+    def search_host(self) -> "SearchHost | None":
+        return self.inner.search_host()
 
     def workspace_roots(self) -> tuple[str, ...]:
         """``inner``'s roots (a query: not recorded)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.profile import Profile
+from ..notebook import NOTEBOOK_MAX_BYTES
 from .shared import positive_integer
 from .read_render import (
     DEFAULT_READ_LIMIT,
@@ -29,7 +30,7 @@ class ToolFsConfig:
     """Read caps and the profile.
 
     :raises ValueError: ``tool-fs: <name> must be a positive integer`` (checked in the order
-        readLimit, readMaxLineLength, readMaxBytes, readStreamMinSize)
+        readLimit, readMaxLineLength, readMaxBytes, readStreamMinSize, notebook_max_bytes)
     """
 
     read_limit: int = DEFAULT_READ_LIMIT
@@ -40,9 +41,12 @@ class ToolFsConfig:
     """UTF-8 byte cap on one read's selected lines"""
     read_stream_min_size: int = DEFAULT_READ_STREAM_MIN_SIZE
     """files of at least this many bytes are streamed"""
+    notebook_max_bytes: int = NOTEBOOK_MAX_BYTES
+    """DEVIATIONS F1: a ``.ipynb`` file of more bytes is shown as its JSON text, not as cells"""
     profile: Profile = Profile.DEFAULT
 
     def __post_init__(self) -> None:
         for key, name in CONFIG_KEYS.items():
             object.__setattr__(self, key, positive_integer(name, getattr(self, key)))
+        object.__setattr__(self, "notebook_max_bytes", positive_integer("notebook_max_bytes", self.notebook_max_bytes))
         object.__setattr__(self, "profile", Profile.parse(self.profile))

@@ -31,6 +31,7 @@ from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.window import window_whole
 from ..fs.types import EditRequest, Target
+from ..fs_sandbox.changes import Change
 from ..fs_sandbox.tools import call_fs, escalation_offered, map_denial
 from ..core.errors import ToolInputError
 from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
@@ -39,8 +40,10 @@ from .diff import bounded_diffs
 from .edit_facts import what_is_wrong
 from .read_render import ReadWindow, build_window, format_read_output
 from .list_tool import directory_hint
+from ..notebook import is_notebook_path
+from .notebook_read import NotShownAsCells, notebook_blocks, too_big_note
 from .lookup import lookalike_hint
-from .shared import check_unicode, image_hint, with_hint, with_remedy
+from .shared import check_unicode, image_hint, pdf_hint, with_hint, with_remedy
 
 __all__ = ("FsTools",)
 
@@ -84,7 +87,8 @@ class FsTools:
     async def _sandboxed(self, name: str, args: dict[str, Any], execution: ToolExecution, run: Any) -> Any:
         """``run()`` under the call's sandbox policy (``fs_sandbox.tools.call_fs``: escalation
         fields, approval), its ``FS_SANDBOX_DENIED`` shown as the marker and the escalation hint."""
-        await call_fs(self.ctx, name, args, execution, escalates=True)
+        await call_fs(self.ctx, name, args, execution, escalates=True,
+                      changes=[Change(name.capitalize(), args["file_path"])])
         try:
             return await run()
         except FsError as err:
@@ -126,7 +130,8 @@ class FsTools:
 
     def _read_failed(self, err: FsError, file_path: str) -> NoReturn:
         """Raise what the model sees of a failed read: ``err`` with the remedies and hints of
-        ``_guarded`` (D5, D9, D18), then I1's image hint (each chained to what it replaced)."""
+        ``_guarded`` (D5, D9, D18), then I1's image hint or F6's PDF hint (each chained to what it
+        replaced)."""
         try:
             if not (self.switches.remedies or self.switches.near_match_hints):
                 raise err
@@ -135,9 +140,11 @@ class FsTools:
                 raise err
             raise projected from err
         except FsError as shown:
-            if not self.switches.image_read_hint:
-                raise
-            hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            hinted = shown
+            if self.switches.image_read_hint:
+                hinted = image_hint(shown, file_path, offered=self.ctx.tools.get("read_image") is not None)
+            if self.switches.pdf_read_hint and hinted is shown:  # F6
+                hinted = pdf_hint(shown, file_path, offered=self.ctx.tools.get("read_pdf") is not None)
             if hinted is shown:
                 raise
             raise hinted from shown
@@ -168,8 +175,25 @@ class FsTools:
             if info.type == "directory" and self.switches.read_directory_hint and "list" in self.ctx.tools.names():
                 raise with_hint(err, directory_hint(target.display_path))  # L4
             raise err
-        streamed = info.size is None or info.size >= self.config.read_stream_min_size
         window = self._window(offset, limit, column)
+        notes: tuple[str, ...] = ()
+        if (target.display_path[-6:].lower() == ".ipynb" and self.switches.notebook_cells and fs is self.fs
+                and is_notebook_path(target.display_path)):  # F1 (the slice: no call for any other file)
+            limit_bytes = self.config.notebook_max_bytes
+            if info.size is not None and info.size > limit_bytes:
+                notes = (too_big_note(info.size, limit_bytes),)
+            else:
+                text = await fs.read_text(target, signal=signal)
+                try:
+                    blocks = await notebook_blocks(text, target.display_path, window,
+                                                   admission=self.ctx.image_admission if self.ctx.has("image_admission") else None)
+                except NotShownAsCells as shown_as_text:
+                    result = window_whole(text, window, target.display_path)
+                    self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+                    return [text_block(format_read_output(target.display_path, result, notes=(shown_as_text.note,)))]
+                self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+                return blocks
+        streamed = info.size is None or info.size >= self.config.read_stream_min_size
         result = None
         if column == 1:  # a provider windows whole lines only (D35: the tool skips into a line)
             result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
@@ -179,6 +203,8 @@ class FsTools:
             else:
                 result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        if notes:
+            return [text_block(format_read_output(target.display_path, result, notes=notes))]
         return [text_block(format_read_output(target.display_path, result))]
 
     # -- write (§4.7) ----------------------------------------------------------------------

@@ -9,7 +9,7 @@ the three footers.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Iterable, Sequence
 
 from ..core.jsonvalue import js_number_str
 from ..fs.window import (
@@ -109,8 +109,15 @@ def numbered_lines(offset: int, texts: list[str]) -> str:
     return "".join(parts)
 
 
-def format_read_output(display_path: str, result: WindowResult) -> str:
-    """The read envelope with line numbers and the footer (§4.6.5)."""
+def format_read_output(display_path: str, result: WindowResult, *, kind: str = "file",
+                       notes: Sequence[str] = ()) -> str:
+    """The read envelope with line numbers and the footer (§4.6.5).
+
+    :param kind: the ``<type>`` of the envelope (``notebook`` for a notebook's cell view,
+        DEVIATIONS F1)
+    :param notes: lines after the footer (F1: the notebook view's image notes); none in the
+        reference's envelope
+    """
     offset = result.offset
     texts = result.texts
     if texts is not None:
@@ -135,4 +142,6 @@ def format_read_output(display_path: str, result: WindowResult) -> str:
     else:
         footer = f"(End of file - total {result.total_lines} lines)"
     body = body_lines + "\n\n" + footer if count else footer
-    return f"<path>{display_path}</path>\n<type>file</type>\n<content>\n{body}\n</content>"
+    if notes:
+        body = "\n".join((body, *notes))
+    return f"<path>{display_path}</path>\n<type>{kind}</type>\n<content>\n{body}\n</content>"

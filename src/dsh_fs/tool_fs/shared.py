@@ -7,7 +7,8 @@ tools and the adapters borrow these from ``tool_fs`` (DEVIATIONS D5, D9, D11, D1
   (``old_string was not found``); ``with_hint`` gives any error such a line;
   ``near_match_hint`` is the hint search itself (``tool_fs.hints``).
 * Image hints (I1, I5): ``image_hint`` gives a binary-file error on an image path the
-  line saying how to see the image (``read_image``, or how a deployment enables it).
+  line saying how to see the image (``read_image``, or how a deployment enables it); F6's
+  ``pdf_hint`` the same on a ``.pdf`` path (``read_pdf``).
 * Unicode checks (D11): ``lone_surrogate``, ``check_unicode``.
 * Config helpers: ``positive_integer`` (a plugin setting that must be an integer ≥ 1).
 
@@ -20,19 +21,22 @@ import math
 
 from ..core.errors import ToolInputError
 from ..fs.errors import FsError, FsErrorCode
-from ..fs.media import image_media_type_for_path
+from ..fs.media import extension_of, image_media_type_for_path
 from ..fs.tool_switches import ToolSwitches
 from .hints import near_match_hint
 
 __all__ = (
     "IMAGE_HINT_DISABLED",
     "IMAGE_HINT_ENABLED",
+    "PDF_HINT_DISABLED",
+    "PDF_HINT_ENABLED",
     "STALE_REMEDY",
     "UNOBSERVED_REMEDY",
     "check_unicode",
     "image_hint",
     "lone_surrogate",
     "near_match_hint",
+    "pdf_hint",
     "positive_integer",
     "with_hint",
     "with_remedy",
@@ -62,6 +66,28 @@ def image_hint(err: FsError, file_path: str, *, offered: bool) -> FsError:
     if err.code != FsErrorCode.NOT_TEXT or image_media_type_for_path(file_path) is None:
         return err
     return with_hint(err, IMAGE_HINT_ENABLED if offered else IMAGE_HINT_DISABLED)
+
+
+PDF_HINT_ENABLED = "Hint: this is a PDF file; use the read_pdf tool to read its text."
+"""DEVIATIONS F6: appended to ``read``'s not-text error on a ``.pdf`` path when the context offers
+``read_pdf``"""
+PDF_HINT_DISABLED = (
+    "Hint: this is a PDF file; read shows text files only. PDF reads are not enabled in this deployment "
+    "(its operator can enable them: create_context(pdfs=True) or dsh-fs mcp --pdfs)."
+)
+"""DEVIATIONS F6: the same, when the context does not offer ``read_pdf``"""
+
+
+def pdf_hint(err: FsError, file_path: str, *, offered: bool) -> FsError:
+    """``err`` with F6's hint when it is a not-text error (``FS_NOT_TEXT``: binary, or not
+    UTF-8) on a ``.pdf`` path; otherwise ``err`` itself.
+
+    :param offered: whether the context offers ``read_pdf`` (the hint names it), else the hint
+        says how a deployment enables PDF reads
+    """
+    if err.code != FsErrorCode.NOT_TEXT or extension_of(file_path).lower() != ".pdf":
+        return err
+    return with_hint(err, PDF_HINT_ENABLED if offered else PDF_HINT_DISABLED)
 
 
 def with_remedy(err: FsError, switches: ToolSwitches) -> FsError:

@@ -30,6 +30,8 @@ from ..core.signal import run_under_signal
 from ..core.tools import ContentBlock, text_block
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.filesystem import FileSystem
+from ..fs.path_rules import RuleView
+from ..fs.search_host import FollowLinks, HostSearch, Results
 from ..fs.tool_switches import ToolSwitches
 from ..fs.types import Info, Target
 from ..spill.store import SpillRequest, SpillStore, SpillWriter
@@ -37,10 +39,12 @@ from . import errors
 from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import GLOB_VCS_EXCLUDES, glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
+from .denied import HostRules, deny_globs, denied_below, nothing_searched
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .limiter import RG_MEMORY_FLAGS, SearchSlots
-from .links import LinkFilter, exclude_globs, walk_notices_only
-from .linkwalk import DirCache, outward_links
+from .followed import run_followed
+from .links import LinkFilter, walk_notices_only
+from .linkwalk import DirCache
 from .mirror import Mirror
 from .anchoring import anchored, from_path, split_absolute
 from .near_miss import near_miss_hint
@@ -78,6 +82,15 @@ def _containment_root(fs: FileSystem, host: str) -> str | None:
         if host == real or host.startswith(real.rstrip("/") + "/"):
             return root
     return getattr(fs, "root", None)
+
+def _display_root(fs: FileSystem, display: str) -> str | None:
+    """The containment root (display path) holding ``display`` (S8 on a search host, D28: the
+    root a search stays in); ``None`` without containment."""
+    for root in fs.workspace_roots():
+        if display == root or display.startswith(root.rstrip("/") + "/"):
+            return root
+    return None
+
 
 class _SpillSink:
     """Receives the complete formatted result piece by piece (a piece holds one result, or
@@ -216,10 +229,46 @@ class SearchTools:
         info = await self._check_target(tool, fs, target, signal)
         host = fs.host_path(target or here)
         if host is not None:
-            links = LinkFilter(here.display_path, _containment_root(fs, host),
+            root = _containment_root(fs, host)
+            links = LinkFilter(here.display_path, root,
                                check_files=tool == "grep") if self.switches.follow_links else None
-            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
+            space = Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, links=links)
+            view = await fs.path_rules(signal=signal)
+            if view is not None and view.rules.denies:  # P4
+                await self._apply_rules(space, view, info, root)
+            return space
+        far = fs.search_host()
+        if far is not None and not await self._rules_deny(fs, signal) and await far.available(self._program(tool)):
+            # ripgrep runs where the files are (C4); under deny rules the mirror reads through them (P4)
+            root = _display_root(fs, (target or here).display_path) if self.switches.follow_links else None
+            return Space(cwd=here.display_path, path_arg=path, workdir=here.display_path, far=far, far_root=root,
+                         rejected=set() if root is not None else None)
         return await self._mirror_space(tool, fs, here, target, info, path, execution)
+
+    @staticmethod
+    async def _rules_deny(fs: FileSystem, signal: Any) -> bool:
+        """Do path rules deny anything here (P4)? A search host is then not used: the mirror
+        reads the files through the rules."""
+        view = await fs.path_rules(signal=signal)
+        return view is not None and bool(view.rules.denies)
+
+    async def _apply_rules(self, space: Space, view: RuleView, info: Info | None, root: str | None) -> None:
+        """P4: the path rules on a host search: the filter of printed paths, and ripgrep's
+        excludes for the denied entries below the searched directory (``denied.denied_below``,
+        in a worker thread, given up with the search)."""
+        rules = space.rules = HostRules(view, space.cwd)
+        if info is not None and info.type != "directory":
+            return  # one named file, which resolve judged
+        top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
+        gave_up = threading.Event()
+        try:
+            found = await anyio.to_thread.run_sync(
+                functools.partial(denied_below, top, rules, follow=self.switches.follow_links, root=root,
+                                  stopped=gave_up.is_set),
+                abandon_on_cancel=True)
+        finally:
+            gave_up.set()
+        space.excludes = tuple(deny_globs(found, space.cwd, space.path_arg))
 
     async def _check_target(self, tool: str, fs: FileSystem, target: Target | None, signal: Any) -> Info | None:
         if target is None:
@@ -260,7 +309,7 @@ class SearchTools:
     async def _rg(self, tool: str, program: str, argv: list[str], space: Space,
                   on_line: Callable[[bytes], None] | None, budget: int, *, separator: bytes = b"\n",
                   shown: Callable[[], int] = lambda: 0, on_debug: Callable[[str], None] | None = None,
-                  on_lines: Callable[[list[bytes]], None] | None = None) -> Run:
+                  on_lines: Callable[[list[bytes]], None] | None = None, results: Results = "none") -> Run:
         """One ripgrep run, its output handed to ``on_line`` line by line or to ``on_lines``
         a pipe read's lines at a time (``engine.run_ripgrep``; give one). Past ``budget`` bytes
         of output, the reference profile lets ripgrep
@@ -270,6 +319,12 @@ class SearchTools:
         def drain_past_cap() -> bool:
             return not self.switches.first_page_on_overflow or shown() == 0
 
+        if space.far is not None:
+            return await self._far_rg(tool, [*RG_MEMORY_FLAGS, *argv], space, on_line, on_lines, budget,
+                                      separator=separator, on_debug=on_debug, results=results, follow=None)
+        if space.excludes:  # P4: before the path arguments
+            cut = argv.index("--") if "--" in argv else len(argv)
+            argv = [*argv[:cut], *space.excludes, *argv[cut:]]
         try:
             return await run_ripgrep(program, [*RG_MEMORY_FLAGS, *argv], cwd=space.cwd, on_line=on_line,
                                      on_lines=on_lines, raw_cap=budget, separator=separator,
@@ -278,91 +333,62 @@ class SearchTools:
             reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
             raise errors.could_not_start(tool, reason, search_texts=self.switches.search_texts) from exc
 
+    async def _far_rg(self, tool: str, argv: list[str], space: Space, on_line: Callable[[bytes], None] | None,
+                      on_lines: Callable[[list[bytes]], None] | None, budget: int, *, separator: bytes,
+                      on_debug: Callable[[str], None] | None, results: Results, follow: FollowLinks | None) -> Run:
+        """One ripgrep run on the search host (``space.far``, DEVIATIONS C4): the host runs it
+        (and, with ``follow``, looks for links out and admits what it prints, S8, as
+        ``_rg_followed`` does here) and its lines come back in order."""
+        assert space.far is not None
+        request = HostSearch(argv=tuple(argv), cwd=space.cwd, raw_cap=budget, separator=separator,
+                             first_page_on_overflow=self.switches.first_page_on_overflow, results=results,
+                             follow=follow, bytes_paths=self.switches.odd_names, debug=on_debug is not None)
+
+        def each(lines: list[bytes]) -> None:
+            assert on_line is not None
+            for line in lines:
+                on_line(line)
+
+        try:
+            fields = await space.far.search(request, on_lines=on_lines if on_lines is not None else each,
+                                            on_debug=on_debug,
+                                            on_rejected=space.rejected.update if space.rejected is not None else None)
+        except OSError as exc:
+            reason = f'{exc.strerror or exc} (working directory "{space.workdir or space.cwd}")'
+            raise errors.could_not_start(tool, reason, search_texts=self.switches.search_texts) from exc
+        return Run(**fields)
+
     async def _rg_followed(self, tool: str, program: str, argv: list[str], space: Space,
                            on_line: Callable[[bytes], None] | None, budget: int, *, separator: bytes = b"\n",
                            shown: Callable[[], int] = lambda: 0, on_debug: Callable[[str], None] | None = None,
-                           on_lines: Callable[[list[bytes]], None] | None = None) -> Run:
-        """``_rg`` (``on_line`` or ``on_lines``, as there) with symlinks followed under a containment root (S8): ripgrep starts at once
-        while a worker thread looks for links below the searched directory that lead out of
-        the root (``linkwalk.outward_links``, which reads again only the directories changed
-        since an earlier look: ``self.dirs``); its lines wait until that look is done. None found (the
-        usual case): they are delivered and the run goes on. Some found: the run is ended and
-        run again with those links excluded (``exclude_globs``), so ripgrep never walks
-        outside the root. ``LinkFilter`` still drops whatever a later-made link would show."""
+                           on_lines: Callable[[list[bytes]], None] | None = None, results: Results = "none") -> Run:
+        """``_rg`` (``on_line`` or ``on_lines``, as there) with symlinks followed under a containment
+        root (S8): ``followed.run_followed`` (ripgrep beside the look for links out of the root,
+        run again without them when there are some); on a search host the host does the same."""
+        top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
+        if space.far is not None:
+            follow = FollowLinks(root=space.far_root, top=top, check_files=tool == "grep") \
+                if space.far_root is not None else None
+            return await self._far_rg(tool, [*RG_MEMORY_FLAGS, *argv], space, on_line, on_lines, budget,
+                                      separator=separator, on_debug=on_debug, results=results, follow=follow)
         links = space.links
         if links is None or links.root is None:
             return await self._rg(tool, program, argv, space, on_line, budget, separator=separator, shown=shown,
                                   on_debug=on_debug, on_lines=on_lines)
+
         def per_line(lines: list[bytes]) -> None:
             assert on_line is not None
             for line in lines:
                 on_line(line)
 
-        deliver = on_lines if on_lines is not None else per_line
-        waiting: list[bytes] | None = []
-        notes: list[str] | None = []  # S13's debug messages wait too: a run ended here walked the links out
+        async def run(args: list[str], *, shown: Callable[[], int], on_lines: Callable[[list[bytes]], None],
+                      on_debug: Callable[[str], None] | None) -> Run:
+            return await self._rg(tool, program, args, space, None, budget, separator=separator, shown=shown,
+                                  on_debug=on_debug, on_lines=on_lines)
 
-        def gated(lines: list[bytes]) -> None:
-            if waiting is None:
-                deliver(lines)
-            else:
-                waiting.extend(lines)
-
-        def gated_debug(message: str) -> None:
-            if notes is None:
-                if on_debug is not None:
-                    on_debug(message)
-            else:
-                notes.append(message)
-
-        def shown_or_waiting() -> int:
-            # S4 asks at the cap whether there is a page to show; lines still waiting count, or a
-            # run that passed the cap before the look finished would be drained and fail on its exit.
-            return shown() + (len(waiting) if waiting else 0)
-
-        first: list[Run] = []
-        failed: list[Exception] = []
-        top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
-        async with anyio.create_task_group() as tg:
-
-            async def run_first() -> None:
-                try:
-                    first.append(await self._rg(tool, program, argv, space, None, budget, separator=separator,
-                                                shown=shown_or_waiting, on_lines=gated,
-                                                on_debug=gated_debug if on_debug is not None else None))
-                except Exception as exc:  # raised below, outside the task group
-                    failed.append(exc)
-
-            tg.start_soon(run_first)
-            gave_up = threading.Event()
-            try:  # a search aborted or out of time leaves the look, which then stops by itself
-                outward = await anyio.to_thread.run_sync(
-                    functools.partial(outward_links, top, links.root, cache=self.dirs, stopped=gave_up.is_set),
-                    abandon_on_cancel=True)
-            finally:
-                gave_up.set()
-            excludes = exclude_globs(outward, space.cwd)
-            if excludes:
-                tg.cancel_scope.cancel()  # ripgrep's process group is killed and reaped
-            else:
-                pending, waiting = waiting, None
-                held, notes = notes, None
-                try:
-                    for message in held or ():
-                        if on_debug is not None:
-                            on_debug(message)
-                    if pending:
-                        deliver(pending)
-                except Exception as exc:  # e.g. a line that is not JSON: raised below, as from the run itself
-                    failed.append(exc)
-                    tg.cancel_scope.cancel()  # ripgrep is stopped, never left running behind the error
-        if failed:
-            raise failed[0]
-        if not excludes:
-            return first[0]
-        cut = argv.index("--") if "--" in argv else len(argv)
-        return await self._rg(tool, program, [*argv[:cut], *excludes, *argv[cut:]], space, None, budget,
-                              separator=separator, shown=shown, on_debug=on_debug, on_lines=deliver)
+        return await run_followed(run, argv, cwd=space.cwd, top=top, root=links.root, cache=self.dirs,
+                                  deliver=on_lines if on_lines is not None else per_line, on_debug=on_debug,
+                                  shown=shown)
 
     def _failure(self, tool: str, run: Run, space: Space) -> errors.SearchError | None:
         """§6.3 classification of a finished run; ``None`` for exit 0/1 or our own stop."""
@@ -371,6 +397,8 @@ class SearchTools:
         if run.exit_code == 2 and walk_notices_only(run.stderr, loops=self.switches.follow_links,
                                                     vanished=self.switches.vanished_entries_skipped):
             return None  # S8: a symlink loop ripgrep stopped at; S15: an entry not there when reached
+        if run.exit_code == 2 and space.excludes and nothing_searched(run.stderr):
+            return None  # P4: every file was a denied one; nothing found, and nothing said of them
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
@@ -442,7 +470,7 @@ class SearchTools:
             argv = ["--null", *glob_argv(given.pattern, space.path_arg, newest_first=self.switches.newest_first,
                                          follow=self.switches.follow_links, also=also)]  # --null: D22
             run = await self._rg_followed("glob", program, argv, space, None, self.config.raw_output_max_bytes,
-                                          separator=b"\0", shown=lambda: page.seen, on_lines=on_lines)
+                                          separator=b"\0", shown=lambda: page.seen, on_lines=on_lines, results="paths")
             failure = self._failure("glob", run, space)
             if failure is not None:
                 raise failure
@@ -534,7 +562,7 @@ class SearchTools:
         try:
             if space.mirror is None:
                 runs = [await self._rg_followed("grep", program, [argv[0], *rules, *argv[1:]], space, on_line, cap,
-                                                shown=lambda: page.seen, on_debug=skipped)]
+                                                shown=lambda: page.seen, on_debug=skipped, results="matches")]
             else:
                 runs = await self._grep_mirror(program, argv, given, space, on_line, cap, shown=lambda: page.seen,
                                                rules=rules, on_debug=skipped)
@@ -576,7 +604,7 @@ class SearchTools:
         relative = posixpath.relpath(host, space.cwd)
         if relative == "." or relative.startswith("../") or relative == "..":
             return False
-        if not await anyio.to_thread.run_sync(os.path.isdir, host):
+        if not await self._is_dir(space, host):
             return False  # a named file is searched whatever the rules say (ripgrep's own rule)
         if hidden_component(relative):
             return True
@@ -590,18 +618,30 @@ class SearchTools:
             return True
         inside = {path for path in skipped if posixpath.dirname(path) == relative}
 
-        def entries() -> set[str]:
-            return {f"{relative}/{name}" for name in os.listdir(host) if name not in GLOB_VCS_EXCLUDES}
+        def entries(names: list[str]) -> set[str]:
+            return {f"{relative}/{name}" for name in names if name not in GLOB_VCS_EXCLUDES}
 
+        names = await space.far.names(host) if space.far is not None else \
+            await anyio.to_thread.run_sync(os.listdir, host)
         # every entry of it skipped by rules from above (``scripts/*``): it is ignored as a whole
-        return bool(inside) and inside >= await anyio.to_thread.run_sync(entries)
+        return bool(inside) and inside >= entries(names)
+
+    @staticmethod
+    async def _is_dir(space: Space, host: str) -> bool:
+        """Is ``host`` a directory (symlinks followed), on the search host when there is one?"""
+        if space.far is not None:
+            return (await space.far.directories([host]))[0]
+        return await anyio.to_thread.run_sync(os.path.isdir, host)
 
     async def _skipped_text(self, program: str, space: Space, include: str | None,
                             skipped: SkippedEntries) -> str | None:
         """S13: the note on files ignore or hidden rules left out (``skipped_note``), counted by
         one ``rg --files --no-ignore --hidden`` over just the skipped entries (links not
         followed); ``None`` when they hold no file."""
-        roots = list(skipped.paths)[:_COUNT_ROOTS]
+        kept = [path for path in skipped.paths if space.rules is None or space.rules.admit(path)]  # P4
+        if not kept:
+            return None
+        roots = kept[:_COUNT_ROOTS]
         count = 0
 
         def counted(line: bytes) -> None:
@@ -612,31 +652,43 @@ class SearchTools:
                 "--", *roots]
         # a bounded count: a big ignored tree (.venv, node_modules) is "more than <n>", not walked whole
         run = await self._rg("grep", program, argv, space, counted, min(_COUNT_BYTES, self.config.raw_output_max_bytes),
-                             separator=b"\0", shown=lambda: count)
+                             separator=b"\0", shown=lambda: count, results="lines")
         if count == 0:
             return None
-        more = run.stopped or skipped.overflowed or len(skipped.paths) > len(roots)
+        more = run.stopped or skipped.overflowed or len(kept) > len(roots)
 
-        def names() -> list[str]:
-            """The skipped entries as the model would name them: each reduced to its first
-            component below the searched directory (``dir/`` for a directory), sorted."""
-            base = posixpath.normpath(space.host(space.path_arg) if space.path_arg is not None else space.cwd)
-            if not os.path.isdir(base):
-                base = posixpath.dirname(base)
-            out: set[str] = set()
+        def firsts(base: str) -> list[str]:
+            """Each skipped entry reduced to its first component below ``base``, in order."""
+            out: list[str] = []
             for path in roots:
-                host = posixpath.normpath(space.host(path))
-                rel = posixpath.relpath(host, base)
-                if rel.startswith(".."):
-                    continue
-                first = posixpath.join(base, rel.split("/")[0])
+                rel = posixpath.relpath(posixpath.normpath(space.host(path)), base)
+                if not rel.startswith(".."):
+                    out.append(posixpath.join(base, rel.split("/")[0]))
+            return out
+
+        def names(base: str, is_dir: Callable[[str], bool]) -> list[str]:
+            """The skipped entries as the model would name them: each reduced to its first
+            component below the searched directory ``base`` (``dir/`` for a directory), sorted."""
+            out: set[str] = set()
+            for first in firsts(base):
                 printed = posixpath.relpath(first, space.cwd) if not space.path_arg or not space.path_arg.startswith("/") else first
-                out.add(space.shown(printed) + ("/" if os.path.isdir(first) else ""))
+                out.add(space.shown(printed) + ("/" if is_dir(first) else ""))
                 if len(out) > 6:
                     break
             return sorted(out)
 
-        return skipped_note(count, more, await anyio.to_thread.run_sync(names))
+        base = posixpath.normpath(space.host(space.path_arg) if space.path_arg is not None else space.cwd)
+        if space.far is not None:  # a search host answers the directory questions in two requests
+            base = base if await self._is_dir(space, base) else posixpath.dirname(base)
+            candidates = list(dict.fromkeys(firsts(base)))
+            flags = dict(zip(candidates, await space.far.directories(candidates)))
+            return skipped_note(count, more, names(base, flags.__getitem__))
+
+        def local() -> list[str]:
+            here = base if os.path.isdir(base) else posixpath.dirname(base)
+            return names(here, os.path.isdir)
+
+        return skipped_note(count, more, await anyio.to_thread.run_sync(local))
 
     async def _grep_mirror(self, program: str, argv: list[str], given: GrepInput, space: Space,
                            on_line: Callable[[bytes], None], cap: int, *, shown: Callable[[], int],

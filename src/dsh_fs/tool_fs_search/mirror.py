@@ -30,7 +30,7 @@ import anyio
 import anyio.to_thread
 
 from ..core.signal import AbortSignal
-from ..fs.errors import FsError
+from ..fs.errors import FsError, by_path_rules
 from ..fs.filesystem import FileSystem
 from ..fs.types import Info, Target, WalkEntry
 
@@ -144,7 +144,12 @@ class Mirror:
             except FsError:
                 return  # above the provider's root
             for name in (*IGNORE_FILES, ".git"):
-                child = await self.fs.resolve(name, cwd=here.display_path, signal=self.signal)
+                try:
+                    child = await self.fs.resolve(name, cwd=here.display_path, signal=self.signal)
+                except FsError as exc:
+                    if by_path_rules(exc):  # P4: a denied ignore file is not read, as if absent
+                        continue
+                    raise
                 found = await self.fs.stat(child, signal=self.signal)
                 if found is None:
                     continue
@@ -152,7 +157,12 @@ class Mirror:
                     await self._copy_present(child, self.host(child.display_path))
                 elif found.type == "directory":
                     await self.add_directory(child.display_path)
-                    exclude = await self.fs.resolve(_GIT_EXCLUDE, cwd=parent, signal=self.signal)
+                    try:
+                        exclude = await self.fs.resolve(_GIT_EXCLUDE, cwd=parent, signal=self.signal)
+                    except FsError as exc:
+                        if by_path_rules(exc):
+                            continue
+                        raise
                     excluded = await self.fs.stat(exclude, signal=self.signal)
                     if name == ".git" and excluded is not None and excluded.type == "file":
                         await self.add_directory(posixpath.dirname(exclude.display_path))

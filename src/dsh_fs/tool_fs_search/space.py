@@ -8,6 +8,8 @@ ripgrep prints relative to ``W``. Here:
   ``path`` verbatim, so it prints, matches globs and reads ignore files exactly as the
   reference's does — after the provider resolved ``W`` and ``path`` (containment: outside a
   root they are refused with the file tools' ``FS_PERMISSION_DENIED`` message);
+* a provider with a search host (a command channel's far side, DEVIATIONS C4): ripgrep runs
+  there, in ``W`` with ``path`` verbatim, exactly as on the local disk (the host applies S8);
 * any other provider: ripgrep runs in a ``Mirror`` of the searched part, in the mirror's
   stand-in for ``W``, and printed mirror paths are mapped back to display paths;
 * a spill artifact (``grep`` on a locator that the workspace provider cannot reach): ripgrep
@@ -19,7 +21,9 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from ..fs.search_host import SearchHost
 from ..fs.shown import shown_name
+from .denied import HostRules
 from .links import LinkFilter
 from .mirror import Mirror
 from .output import to_workdir_relative
@@ -41,14 +45,34 @@ class Space:
     """the stand-in directory for a provider without host paths"""
     links: LinkFilter | None = None
     """S8: which printed paths to show when ripgrep follows symlinks on the host"""
+    far: SearchHost | None = None
+    """the machine where ripgrep runs when it is not this one (a command channel's far side,
+    DEVIATIONS C4): ``cwd`` and the paths are its paths, and it applies S8 itself"""
+    far_root: str | None = None
+    """with ``far``: the containment root the search stays in (S8), ``None``: links not checked"""
+    rejected: set[str] | None = None
+    """with ``far`` and S8: the printed paths the host did not admit (it names them beside
+    the lines that print them)"""
+    rules: HostRules | None = None
+    """P4: the deployment's path rules on the host (denied paths are never shown)"""
+    excludes: tuple[str, ...] = ()
+    """P4: ripgrep arguments keeping it out of the denied entries (``denied.deny_globs``),
+    given to every ripgrep run of the search"""
 
     def admit(self, printed: str) -> bool:
-        """Whether to show a path ripgrep printed (always, unless links are followed: S8)."""
-        return self.links is None or self.links.admit(printed)
+        """Whether to show a path ripgrep printed (always, unless links are followed: S8, or
+        path rules apply: P4)."""
+        if self.rejected and printed in self.rejected:
+            return False
+        return (self.links is None or self.links.admit(printed)) and (self.rules is None or self.rules.admit(printed))
 
     def admit_many(self, printed: list[str]) -> list[str]:
-        """The paths of ``printed`` that ``admit`` shows, in order (``LinkFilter.admit_many``)."""
-        return printed if self.links is None else self.links.admit_many(printed)
+        """The paths of ``printed`` that ``admit`` shows, in order (``LinkFilter.admit_many``,
+        ``HostRules.admit_many``; on a search host, all but those it did not admit)."""
+        if self.rejected:
+            printed = [path for path in printed if path not in self.rejected]
+        kept = printed if self.links is None else self.links.admit_many(printed)
+        return kept if self.rules is None else self.rules.admit_many(kept)
 
     def shown_many(self, printed: list[str]) -> list[str]:
         """``shown`` of each path of ``printed``, in order. Without a mirror, when no name

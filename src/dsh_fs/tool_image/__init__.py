@@ -1,7 +1,7 @@
 """``read_image``: an image file as real image content (docs/IMAGES.md). Opt-in (``images=True``).
 
-``header`` (pure: magic bytes and intrinsic size), ``admission`` (the reference's checks, in its
-order), ``decode`` (Pillow's full decode), ``texts`` (every model-facing string), ``config``,
+``admission`` (the reference's checks, in its order; the header checks are ``fs.image_header``,
+pure: magic bytes and intrinsic size), ``decode`` (Pillow's full decode), ``texts`` (every model-facing string), ``config``,
 ``executor``, ``plugin``.
 """
 

@@ -14,6 +14,7 @@ from ..core.schema import Param
 from ..core.tools import ToolDefinition
 from ..fs.tool_switches import ToolSwitches
 from . import texts
+from .admission import ImageAdmission
 from .config import ImageConfig
 from .decode import require_pillow
 from .executor import ReadImage
@@ -51,13 +52,15 @@ class ToolReadImage:
     def apply(cls, scope: Scope, /, **config: Any) -> None:
         require_pillow()
         settings = ImageConfig(**config)
+        switches = ToolSwitches.of(scope.profile)
+        scope.provide("image_admission", ImageAdmission(settings, switches))  # images in other tools' results
         scope.effect(
             scope.tools.register(
                 ToolDefinition(
                     name=READ_IMAGE,
                     description=texts.DESCRIPTION,
                     parameters=read_image_params(),
-                    execute=ReadImage(scope.ctx, settings, ToolSwitches.of(scope.profile)),
+                    execute=ReadImage(scope.ctx, settings, switches),
                     is_concurrency_safe=lambda args: True,
                     present_call=_present_call,
                 )

@@ -152,7 +152,18 @@ ROWS += [
         deepagents("aedit", lambda d: (str(d / "a.txt"), "old", "new")), {"a.txt": "new\n"}, reads=("a.txt",)),
 ]
 
-READ_ONLY_TOOLS = {"read", "glob", "grep", "list", "read_image"}
+def notebook(source: str) -> str:
+    return ('{\n "cells": [\n  {\n   "cell_type": "markdown",\n   "id": "a",\n   "metadata": {},\n   "source": '
+            f'"{source}"\n  }}\n ],\n "metadata": {{}},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n')
+
+
+ROWS += [
+    Row("notebook_edit replace", "notebook_edit", {"n.ipynb": notebook("old")},
+        registry("notebook_edit", lambda d: {"notebook_path": str(d / "n.ipynb"), "cell_id": "a", "new_source": "new"}),
+        {"n.ipynb": notebook("new")}, reads=("n.ipynb",)),
+]
+
+READ_ONLY_TOOLS = {"read", "glob", "grep", "list", "read_image", "read_pdf"}
 READ_ONLY_COMMANDS = {"view"}
 MODES = [None, "read-only", "workspace-write", "danger-full-access"]
 TARGETS = ["inside", "outside", "temp"]
@@ -199,7 +210,7 @@ async def test_mode_face_target(base: Path, tmp_path: Path, mode: str | None, ta
         assert denial_marker(mode) in lines  # type: ignore[arg-type]
         if row.tool in ("write", "edit", "deepagents"):
             assert lines == [denial_marker(mode), escalation_hint("operation")]  # type: ignore[arg-type]
-        elif row.tool in (AE, RE):
+        elif row.tool in (AE, RE, "notebook_edit"):
             assert lines == [denial_marker(mode)]  # type: ignore[arg-type]
         else:  # each refused path, then the marker (+ the hint where apply_patch takes the fields, X2)
             assert any("file access denied under" in line for line in lines[: lines.index(denial_marker(mode))])

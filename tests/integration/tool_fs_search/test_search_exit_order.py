@@ -64,13 +64,13 @@ async def test_a_page_waiting_for_the_links_out_look_still_counts(
     its error exit."""
     import time
 
-    from dsh_fs.tool_fs_search import executors
+    from dsh_fs.tool_fs_search import followed
 
     def slow_look(top: str, root: str, **_: object) -> list[str]:
         time.sleep(0.5)  # ripgrep (the fake) has long finished writing by then
         return []
 
-    monkeypatch.setattr(executors, "outward_links", slow_look)
+    monkeypatch.setattr(followed, "outward_links", slow_look)
     fake = FakeRg(tmp_path)
     fake.script(stdout="".join(_match(f"f{i:03}.txt") + "\n" for i in range(200)).encode(),
                 stderr=b"rg: unreadable.txt: Permission denied (os error 13)\n", exit=2)
@@ -85,13 +85,13 @@ async def test_a_bad_line_waiting_for_the_links_out_look_is_the_run_s_own_error(
     same error as one delivered by the run, never an exception group."""
     import time
 
-    from dsh_fs.tool_fs_search import executors
+    from dsh_fs.tool_fs_search import followed
 
     def slow_look(top: str, root: str, **_: object) -> list[str]:
         time.sleep(0.5)
         return []
 
-    monkeypatch.setattr(executors, "outward_links", slow_look)
+    monkeypatch.setattr(followed, "outward_links", slow_look)
     fake = FakeRg(tmp_path)
     fake.script(stdout=b"{not json\n")
     ctx = search_ctx(ws, profile="default", rg_path=fake.path)
@@ -105,14 +105,14 @@ async def test_a_bad_line_after_the_look_stops_a_ripgrep_still_running(
     group killed, never waited for (the fake would run 30 s more)."""
     import time
 
-    from dsh_fs.tool_fs_search import executors
+    from dsh_fs.tool_fs_search import followed
     from searchkit import gone
 
     def slow_look(top: str, root: str, **_: object) -> list[str]:
         time.sleep(0.5)
         return []
 
-    monkeypatch.setattr(executors, "outward_links", slow_look)
+    monkeypatch.setattr(followed, "outward_links", slow_look)
     fake = FakeRg(tmp_path)
     fake.script(stdout=b"{not json\n", sleep=30)
     ctx = search_ctx(ws, profile="default", rg_path=fake.path, timeout_ms=20_000)

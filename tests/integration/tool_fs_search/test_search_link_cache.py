@@ -75,7 +75,7 @@ async def test_a_link_out_made_in_a_kept_directory_keeps_ripgrep_out(tmp_path: A
 async def test_a_search_out_of_time_leaves_a_slow_look(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The look runs in a worker thread the call does not wait for once its time budget is
     spent; told so, the look stops at its next directory."""
-    from dsh_fs.tool_fs_search import executors
+    from dsh_fs.tool_fs_search import followed
 
     asked: list[bool] = []
 
@@ -88,7 +88,7 @@ async def test_a_search_out_of_time_leaves_a_slow_look(tmp_path: Any, monkeypatc
             time.sleep(0.01)
         return []
 
-    monkeypatch.setattr(executors, "outward_links", slow_look)
+    monkeypatch.setattr(followed, "outward_links", slow_look)
     proj = os.path.realpath(str(tmp_path))
     put(os.path.join(proj, "a.txt"), "needle\n")
     ctx = search_ctx(proj, timeout_ms=300)

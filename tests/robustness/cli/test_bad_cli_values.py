@@ -38,6 +38,7 @@ BAD_VALUES: dict[str, list[str]] = {
     "CHOICE": ["bogus", ""],
     "FLAG": ["=yes"],
     "PATH": ["", "{file}/s", "{missing}/sub/s"],
+    "PATTERN": ["", "#comment", "!"],
     "NAMES": ["", ",", "bogus", "read,bogus"],
 }
 """metavar -> bad values (``{missing}``: a path that does not exist, ``{file}``: a regular file;
@@ -47,7 +48,7 @@ error — ``1.5`` or ``1e3`` gets the tool's own answer, as the model would)"""
 FREE_TEXT = {"TEXT"}
 """metavars whose every value is valid (the content and literal strings of the tools)"""
 
-TOOL_ARGUMENTS = {("glob", "--path"), ("grep", "--path"), ("grep", "--include")}
+TOOL_ARGUMENTS = {("glob", "--path"), ("grep", "--path"), ("grep", "--include"), ("read", "--pages")}
 """options handed to the tool as its argument: a bad value is the tool's own error result
 (exit 1, the model's text on stdout), which the tool's tests pin, not a usage error"""
 
@@ -181,9 +182,15 @@ def test_replay_endpoint_url_without_provider_s3_is_a_usage_error(env: dict[str,
 
 
 REPEATABLE = {"--root": "Error: Invalid value for '--root': Directory 'x' does not exist.",
-              "--s3": "Error: Invalid value for '--s3': expected an s3://bucket/prefix URL, not 'x'"}
+              "--s3": "Error: Invalid value for '--s3': expected an s3://bucket/prefix URL, not 'x'",
+              "--rules-file": "Error: Invalid value for '--rules-file': File 'x' does not exist."}
 """the options that take several values, one per use (``--root``: several roots; ``--s3``: several
-prefixes; D28) → the error for ``x`` (a missing directory, not a URL) given twice"""
+prefixes; D28; ``--rules-file``: several rules files) → the error for ``x`` (a missing directory,
+not a URL, a missing file) given twice"""
+
+PATTERNS = {"--deny", "--read-only-path"}
+"""path-rule options taking several patterns, one per use: ``x`` and ``y`` are both good values
+(test_path_rules_surfaces.py runs commands with several)"""
 
 
 def test_an_option_given_twice_is_refused_on_every_command(commands: list[list[str]], env: dict[str, str]) -> None:
@@ -198,7 +205,7 @@ def test_an_option_given_twice_is_refused_on_every_command(commands: list[list[s
     checked = 0
     for command in commands:
         for option, metavar in clikit.options(command, env):
-            if metavar == "FLAG":
+            if metavar == "FLAG" or option in PATTERNS:
                 continue
             done = runner.invoke(main, [*command, option, "x", option, "y"], env=env, prog_name="dsh-fs")
             assert done.exit_code == 2, (command, option, done.stderr)

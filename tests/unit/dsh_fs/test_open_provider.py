@@ -70,7 +70,7 @@ def test_memory_and_s3_urls() -> None:
 
 
 def test_bad_urls_and_options_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r'unknown scheme "ftp" in "ftp://x" \(a directory, or file://, memory://, s3://\)'):
+    with pytest.raises(ValueError, match=r'unknown scheme "ftp" in "ftp://x" \(a directory, or docker://, file://, kubectl://, memory://, podman://, s3://, ssh://\)'):
         open_provider("ftp://x")
     with pytest.raises(ValueError, match="not an absolute file URL"):
         open_provider("file://relative/dir")

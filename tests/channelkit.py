@@ -1,0 +1,63 @@
+"""What the channel tests share: a ``ChannelFileSystem`` over the subprocess channel (the
+helper started by an interpreter without dsh-fs, ``dsh_fs.testing.channels``), and a seeded
+workspace to run the same tool calls on the local disk and over the channel."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+from dsh_fs.fs_channel import ChannelFileSystem
+from dsh_fs.testing.channels import far_python, subprocess_channel
+
+PNG_1X1 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082"
+)
+"""a 1×1 RGBA PNG"""
+
+
+def channel_fs(root: str | None, **options: Any) -> ChannelFileSystem:
+    """A provider over the subprocess channel, confined to ``root`` (``None``: the whole disk)."""
+    options.setdefault("python", far_python())
+    return ChannelFileSystem(subprocess_channel(), root=root, **options)
+
+
+def seed(directory: str) -> None:
+    """A small project: text files (LF, CRLF, BOM, a long one), a binary file, an image, a
+    symlinked directory and file inside, a hidden file, ignore rules, nested directories."""
+    os.makedirs(directory, exist_ok=True)
+    files = {
+        "README.md": "# Title\n\nSome words here.\nTODO: more\n",
+        "src/main.py": "def main():\n    print('hello')\n    return 1\n",
+        "src/util.py": "import os\n\n\ndef helper(x):\n    return x * 2  # TODO\n",
+        "src/crlf.txt": "one\r\ntwo\r\nthree\r\n",
+        "src/bom.txt": "\ufeffwith a bom\nline two\n",
+        "docs/long.txt": "".join(f"line {i} of the long file\n" for i in range(1, 5001)),
+        "docs/notes/deep.md": "deep TODO note\n",
+        ".hidden/secret.txt": "TODO hidden\n",
+        "build/out.txt": "TODO built\n",
+        ".gitignore": "build/\n",
+        "data.bin": None,
+        "pic.png": None,
+    }
+    for rel, text in files.items():
+        path = os.path.join(directory, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if rel == "data.bin":
+            data = b"\x00\x01\x02TODO\x00binary\n"
+        elif rel == "pic.png":
+            data = PNG_1X1
+        else:
+            data = text.encode("utf-8")  # type: ignore[union-attr]
+        with open(path, "wb") as handle:
+            handle.write(data)
+    os.symlink("src", os.path.join(directory, "linked"))
+    os.symlink("README.md", os.path.join(directory, "readme-link.md"))
+
+
+def reset(directory: str) -> None:
+    """Empty ``directory`` and seed it again."""
+    shutil.rmtree(directory)
+    seed(directory)
