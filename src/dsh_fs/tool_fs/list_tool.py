@@ -33,8 +33,8 @@ from .shared import positive_integer
 from .list_render import LIST_MAX_ENTRIES, PageSelector, format_list_output
 from .listing import held, scan
 
-__all__ = ("LIST_PROMPT", "ROOTS_SECTION_ORDER", "ToolFsList", "allowed_directories", "directory_hint", "list_description",
-           "list_params", "list_present_call", "add_roots_section")
+__all__ = ("LIST_PROMPT", "ROOTS_SECTION_ORDER", "ToolFsList", "add_roots_section", "allowed_directories",
+           "directory_hint", "list_description", "list_params", "list_present_call")
 
 LIST_PROMPT = (
     "Use the list tool — not shell ls — to see what a directory contains. It returns the direct children of one "
