@@ -61,14 +61,14 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from ..core.context import Context
-from ..core.session import Session
+from ...core.context import Context
+from ...core.session import Session
 from .auth import BearerTokens, require_private
 from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol
 from .gate import AuthFirst
+from ..server import build_server
+from .js_numbers import JsNumbers
 from .revocation import watch_token_file
-from .numbers import JsNumbers
-from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
 __all__ = (
