@@ -59,6 +59,11 @@ Workloads (ours → baseline):
   tool and in the baseline's flags.
 * ``bench/list_bench.py`` row: ``list`` of one directory of 100k entries (``--quick``: 10k) →
   ``os.scandir`` + sort of the same directory: time and peak memory.
+* ``bench/channel_bench.py`` rows (providers over a command channel, docs/CHANNELS.md): round
+  trips per tool call; a small ``read``/``edit`` through the subprocess channel, SSH, podman and
+  an exec channel → that channel's echo round trip; the last 100 lines of a 1 GiB far file
+  (``--quick``: 64 MiB): bytes moved → the window's size; ``grep`` over 20k far files
+  (``--quick``: 2k) → ``rg`` run over the same channel.
 
 Every big-file workload runs in its own child process, so its peak memory is honest: the
 growth of the child's peak RSS (``ru_maxrss``) over the workload. ``wc -l`` reports its own
@@ -137,7 +142,9 @@ def child(name: str, **params: Any) -> dict[str, Any]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def fmt_time(seconds: float) -> str:
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
     if seconds < 1e-3:
         return f"{seconds * 1e6:.1f} µs"
     if seconds < 1:
@@ -855,6 +862,20 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
         rows.extend(list_bench.rows(work, entries))
         notes.append("list row: median of 3 runs, warm cache; peak memory of one run in its own child. The local "
                      "provider resolves and stats every child (REFERENCE-SPEC §2.6) before the page is cut.")
+    # providers over a command channel
+    if args.skip_channels:
+        notes.append("Channel rows: skipped (--skip-channels).")
+    else:
+        sys.path.insert(0, HERE)
+        import channel_bench
+
+        say("command channels (subprocess, SSH, podman, exec) …")
+        try:
+            found, said = channel_bench.rows(work, quick=quick)
+            rows.extend(found)
+            notes.extend(said)
+        except Exception as exc:  # a far side that cannot start here
+            notes.append(f"Channel rows: skipped — {exc}.")
     return rows, notes
 
 
@@ -892,6 +913,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
     parser.add_argument("--skip-frameworks", action="store_true", help="leave out the framework-adapter rows")
     parser.add_argument("--skip-images", action="store_true", help="leave out the read_image rows")
+    parser.add_argument("--skip-channels", action="store_true",
+                        help="leave out the command-channel rows (bench/channel_bench.py)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -63,6 +63,7 @@ from ...core.schedule import CallSchedulers, Turn
 from ...core.session import Session
 from ...core.signal import AbortSignal
 from ...fs_sandbox.filesystem import SandboxedFileSystem
+from ...fs_sandbox.tools import without_escalation
 from ..roots import RootsProtocol
 from ..wire import (
     BLANK,
@@ -82,6 +83,7 @@ from ..wire import (
     ROOTS_CHANGED,
     list_answer,
     negotiate,
+    offers_escalation,
     plain_roots,
     recover_id,
     tool_entries,
@@ -331,11 +333,13 @@ class Dispatcher:
     :param spawn: starts a task in the connection's task group (the SDK's server)
     :param version: ``serverInfo.version``
     :param sdk_only: every line to the SDK
+    :param client_roots: a client's declared roots narrow its calls (M3); ``False``: every
+        root is served whatever it declares (``dsh-fs mcp --ignore-client-roots``, D36)
     """
 
     def __init__(self, ctx: Context, *, owner: Session, loader: SdkLoader, version: str, instructions: str | None,
                  write: Callable[[bytes], Awaitable[bool]], write_blocking: Callable[[bytes], None],
-                 has_line: Callable[[], bool], sdk_only: bool = False) -> None:
+                 has_line: Callable[[], bool], sdk_only: bool = False, client_roots: bool = True) -> None:
         self._ctx = ctx
         self._tools = ctx.tools
         self._owner = owner
@@ -350,7 +354,7 @@ class Dispatcher:
         """starts a task in the connection's task group (set by the transport)"""
         self.schedulers = CallSchedulers()
         self._scheduler = self.schedulers.of(owner)
-        self.roots = RootsProtocol(ctx.fs)
+        self.roots = RootsProtocol(ctx.fs) if client_roots else None
         self.ledger = Ledger()
         self.counts = Counts()
         self.running: dict[Any, _Call] = {}
@@ -411,7 +415,10 @@ class Dispatcher:
             await self.ledger.room()
             await self._start(line.id, line.params)
         elif kind == LIST and self._version is not None and not self.ledger.sdk_busy:
-            answer = list_answer(line.id, tool_entries(self._tools.schemas()))
+            schemas = self._tools.schemas()
+            if not offers_escalation(self._ctx, self._capabilities.get("elicitation") is not None):
+                schemas = without_escalation(schemas)  # D37: nobody at this client can approve one
+            answer = list_answer(line.id, tool_entries(schemas))
             if answer is None:
                 await self._to_sdk(raw)
             else:
@@ -432,7 +439,8 @@ class Dispatcher:
         elif kind == RESPONSE and self._answered(line.id, line.params):
             pass
         elif kind == ROOTS_CHANGED and self._version is not None:
-            self.roots.changed(self._owner, self.peer)  # the next call asks again (M3)
+            if self.roots is not None:  # (--ignore-client-roots: nothing to do, as on the SDK route)
+                self.roots.changed(self._owner, self.peer)  # the next call asks again (M3)
         elif kind == CANCEL and self._sdk is None:
             pass  # names no request in flight: the SDK would do nothing with it either
         else:
@@ -523,7 +531,7 @@ class Dispatcher:
             try:
                 async with call.turn:
                     view = None
-                    if self._capabilities.get("roots") is not None:  # M3: asked first, as the SDK's handler does
+                    if self.roots is not None and self._capabilities.get("roots") is not None:  # M3: asked first
                         view = await self.roots.view_for(self._owner, self.peer, request_id)
                     call.waiting = False
                     try:
@@ -625,7 +633,7 @@ class Dispatcher:
         if self._sdk is None:
             module = await self._loader.module()
             server = module.build_server(self._ctx, owner_for=lambda _rctx: self._owner, schedulers=self.schedulers,
-                                         roots=self.roots)
+                                         roots=self.roots, client_roots=self.roots is not None)
             route = module.SdkRoute(server, write=self._write, ledger=self.ledger, observer=self)
             done = self._sdk_done = anyio.Event()
 
@@ -652,7 +660,8 @@ class Dispatcher:
     def sdk_roots_changed(self) -> None:
         """A ``notifications/roots/list_changed`` went to the SDK (not of the plain shape): the
         next call asks again at once, before the SDK's handler has run."""
-        self.roots.changed(self._owner, self.peer)
+        if self.roots is not None:
+            self.roots.changed(self._owner, self.peer)
 
     # -- our questions to the client ---------------------------------------------------------------
 
