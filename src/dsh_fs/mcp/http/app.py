@@ -21,8 +21,9 @@
 * **Before any work (``gate.AuthFirst``, outermost).** The token is checked from the headers
   before a byte of the body is read; bodies over the SDK's 4 MiB get ``413`` (from
   ``Content-Length`` or as they stream), never held whole.
-* **Connections (``connections``).** A request head must arrive within 10 s; a share of the
-  256 connections is kept for connections that showed a token.
+* **Connections (``connections``).** A request head must arrive within 10 s and its body
+  within 30 s; a share of the 256 connections is kept for connections that showed a token,
+  one token holds at most 32, and a revoked token's connections are closed.
 * **Order.** One owner's calls run in arrival order (``server.schedule_calls``).
 
 The endpoint is ``http://HOST:PORT/mcp`` (``http://localhost/mcp`` over a Unix socket);
@@ -64,7 +65,7 @@ from starlette.routing import Route
 from ...core.context import Context
 from ...core.session import Session
 from .auth import BearerTokens, require_private
-from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol
+from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol, revoke
 from .gate import AuthFirst
 from ..server import build_server
 from .js_numbers import JsNumbers
@@ -537,17 +538,27 @@ def server_config(
     app: _ASGIApp, *, tokens: Sequence[str] | BearerTokens | None, connections: ConnectionLimits = ConnectionLimits()
 ) -> uvicorn.Config:
     """The uvicorn configuration serving ``app`` (from ``build_http_app``): h11 with the
-    connection budget and request-head deadline of ``connections.guarded_protocol``.
+    connection budget, the per-token share and the request-head and body deadlines of
+    ``connections.guarded_protocol``; a token the token file drops has its connections closed
+    at once (``connections.revoke``).
 
     :param tokens: the bearer tokens (a connection is proven by a request carrying one);
         ``None``: every connection that sends a complete request head is proven
     """
     verifier = _verifier(tokens)
+    budget: ConnectionBudget[Any] = ConnectionBudget(connections)
+
+    def identify(headers: Sequence[tuple[bytes, bytes]]) -> tuple[bool, str | None]:
+        if verifier is None:
+            return True, None
+        principal = verifier.principal_of(headers)
+        return principal is not None, principal
+
+    if verifier is not None:
+        verifier.on_revoked(lambda principals: revoke(budget, principals))
     return uvicorn.Config(
         app,
-        http=guarded_protocol(
-            ConnectionBudget(connections), verifier.authenticates if verifier is not None else lambda headers: True
-        ),
+        http=guarded_protocol(budget, identify),
         ws="none",
         log_level="warning",
         access_log=False,
