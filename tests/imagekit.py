@@ -13,7 +13,8 @@ import zlib
 
 from PIL import Image
 
-__all__ = ("animated_gif", "encoded", "gradient", "pixels_of", "png_bomb", "rgb")
+__all__ = ("animated_gif", "encoded", "gif_frame_past_screen", "gradient", "jpeg_second_frame_header", "pixels_of",
+           "gif_later_frame_past_screen", "png_bomb", "png_second_ihdr", "rgb")
 
 
 def gradient(width: int = 37, height: int = 23) -> Image.Image:
@@ -60,3 +61,64 @@ def animated_gif() -> bytes:
     out = io.BytesIO()
     frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=100, loop=0)
     return out.getvalue()
+
+
+def _gif_descriptor(data: bytes, index: int) -> int:
+    """The offset of the ``index``-th image descriptor (``0x2C``) of the GIF ``data``."""
+    flags = data[10]
+    at = 13 + (3 * (2 ** ((flags & 0x07) + 1)) if flags & 0x80 else 0)
+    seen = 0
+    while True:
+        kind = data[at]
+        if kind == 0x2C:
+            if seen == index:
+                return at
+            seen += 1
+            local = data[at + 9]
+            at += 10 + (3 * (2 ** ((local & 0x07) + 1)) if local & 0x80 else 0) + 1
+        elif kind == 0x21:
+            at += 2
+        else:
+            raise ValueError("no such frame")
+        while data[at] != 0:
+            at += data[at] + 1
+        at += 1
+
+
+def gif_frame_past_screen(frame: tuple[int, int] = (3000, 10), screen: tuple[int, int] = (1, 1)) -> bytes:
+    """A valid GIF (Pillow decodes it) whose logical screen says ``screen`` while its one frame
+    is ``frame`` pixels: a header-only reader sees a tiny image, a decoder allocates the frame."""
+    data = bytearray(encoded(gradient(*frame), "GIF"))
+    data[6:10] = struct.pack("<HH", *screen)
+    return bytes(data)
+
+
+def gif_later_frame_past_screen(size: tuple[int, int] = (9000, 9)) -> bytes:
+    """``animated_gif()`` (8×8 frames) whose second frame descriptor claims ``size``."""
+    data = bytearray(animated_gif())
+    at = _gif_descriptor(bytes(data), 1)
+    data[at + 5 : at + 9] = struct.pack("<HH", *size)
+    return bytes(data)
+
+
+def png_second_ihdr(size: tuple[int, int] = (9000, 9000)) -> bytes:
+    """A small real PNG with a second ``IHDR`` declaring ``size`` before its image data (libpng
+    refuses it; Pillow would size the image by it)."""
+    data = encoded(gradient(), "PNG")
+    first_end = 8 + 12 + 13
+    extra = _chunk(b"IHDR", struct.pack(">IIBBBBB", size[0], size[1], 8, 2, 0, 0, 0))
+    return data[:first_end] + extra + data[first_end:]
+
+
+def jpeg_second_frame_header(size: tuple[int, int] = (9000, 9000)) -> bytes:
+    """A small real JPEG with a second ``SOF0`` declaring ``size`` before its scan (libjpeg
+    refuses it; Pillow would size the image by it)."""
+    data = encoded(gradient(), "JPEG")
+    at = 2
+    while data[at + 1] not in (0xC0, 0xC2):
+        at += 2 + int.from_bytes(data[at + 2 : at + 4], "big")
+    length = int.from_bytes(data[at + 2 : at + 4], "big")
+    segment = bytearray(data[at : at + 2 + length])
+    segment[5:9] = struct.pack(">HH", size[1], size[0])
+    end = at + 2 + length
+    return data[:end] + bytes(segment) + data[end:]

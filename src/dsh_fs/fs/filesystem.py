@@ -404,6 +404,17 @@ class FileSystem(abc.ABC):
         :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_PERMISSION_DENIED, FS_IO_ERROR, FS_ABORTED
         """
 
+    async def iter_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[list[DirEntry]]:
+        """Optional: ``list_dir``'s entries of the directory ``target``, in batches and in no
+        particular order, so that a caller keeping only a part of a huge directory (a page of
+        ``list``, the first rows of a clipped directory ``view``) never holds every entry.
+        Stopping the iteration early is allowed and releases what the provider holds. The
+        default yields ``list_dir`` as one batch (memory as ``list_dir``'s).
+
+        :raises FsError: as ``list_dir``
+        """
+        yield await self.list_dir(target, signal=signal)
+
     @abc.abstractmethod
     async def write_text(
         self,

@@ -97,8 +97,9 @@ class ToolSwitches(ProfileSwitches):
     unless told otherwise"""
     list_sizes: bool = profile_switch("L2")
     """L2: a regular file's size follows its name in a listing"""
-    list_escape_c1: bool = profile_switch("L3")
-    """L3: a quoted name in a listing shows DEL and C1 controls escaped, never raw"""
+    list_escape_hidden: bool = profile_switch("L3")
+    """L3: a quoted name in a listing shows DEL and C1 controls escaped, never raw; a name
+    with a line separator or a format character (bidi, zero-width) is quoted with it escaped"""
     read_directory_hint: bool = profile_switch("L4")
     """L4: ``read`` of a directory adds a hint naming ``list`` (when ``list`` is registered)"""
 
@@ -157,6 +158,9 @@ class ToolSwitches(ProfileSwitches):
     sandbox_cwd_as_spelled: bool = profile_switch("X4")
     """X4: under a sandbox, ``write``/``edit`` resolve a relative path against the session's cwd as
     spelled (as ``read`` does), not against its canonical path (symlinks resolved)"""
+    dotdot_checked: bool = profile_switch("X6")
+    """X6: an escalated call whose path has a ``..`` after a missing name or a non-directory is
+    refused before the person is asked (the reference resolves ``..`` lexically)"""
 
     @staticmethod
     def of(profile: Profile | str | None) -> ToolSwitches:

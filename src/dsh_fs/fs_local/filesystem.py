@@ -328,6 +328,19 @@ class LocalFileSystem(FileSystem):
         ``FileSystem.text_encodings``."""
         return self.rules.encodings
 
+    async def iter_dir(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[list[DirEntry]]:
+        """``fsio.scan_directory``'s batches, each read and stat'ed in a worker thread while
+        the directory is read: one batch held at a time. See ``FileSystem.iter_dir``."""
+        batches = fsio.scan_directory(target, signal=signal, rules=self.rules)
+        try:
+            while True:
+                batch = await self._run(next, batches, None)
+                if batch is None:
+                    return
+                yield batch
+        finally:
+            await self._run(batches.close)
+
     def workspace_roots(self) -> tuple[str, ...]:
         """Every containment root as configured, in order (DEVIATIONS D28); empty without
         containment. See ``FileSystem.workspace_roots``."""

@@ -11,9 +11,11 @@ async shell (``filesystem``), windowed reads (``reads``), observations, prompt t
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import posixpath
 import stat as stat_mod
+from collections.abc import Iterator
 
 from ..core.signal import AbortSignal
 from ..fs.errors import (
@@ -486,6 +488,62 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
     """
     check_abort(signal, "list")
     display = target.display_path
+    fd = _open_listed(target, rules)
+    entries: list[DirEntry] = []
+    try:
+        try:
+            with os.scandir(fd) as scanned:  # (name, is a link by its entry's type): no DirEntry kept
+                children = sorted((entry.name, entry.is_symlink()) for entry in scanned)
+            check_abort(signal, "list")
+            entries.extend(_child_entry(target, fd, name, linked, rules) for name, linked in children)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise list_error(exc, display) from exc
+    check_abort(signal, "list")
+    return entries
+
+
+SCAN_BATCH = 512
+"""children ``scan_directory`` stats and yields at a time"""
+
+
+def scan_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRules,
+                   batch: int = SCAN_BATCH) -> Iterator[list[DirEntry]]:
+    """``list_directory``'s entries in batches of at most ``batch``, in the directory's own
+    order, while the directory is read: only one batch (and the kernel's read buffer) is held,
+    whatever the directory's size (``FileSystem.iter_dir``). The same checks and the same
+    entries as ``list_directory``; the descriptor is closed when the generator ends or is
+    closed. A directory changed during the scan gives each name at most once (``readdir``).
+
+    :raises FsError: as ``list_directory``
+    """
+    check_abort(signal, "list")
+    display = target.display_path
+    fd = _open_listed(target, rules)
+    try:
+        try:
+            with os.scandir(fd) as scanned:
+                while True:
+                    names = [(entry.name, entry.is_symlink()) for entry in itertools.islice(scanned, batch)]
+                    if not names:
+                        break
+                    check_abort(signal, "list")
+                    yield [_child_entry(target, fd, name, linked, rules) for name, linked in names]
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise list_error(exc, display) from exc
+    check_abort(signal, "list")
+
+
+def _open_listed(target: Target, rules: LocalRules) -> int:
+    """A descriptor of the directory ``target``, opened beneath the containment root.
+
+    :raises FsError: ``not_found`` (missing, or a file as a parent), ``not_directory``,
+        ``list_error``
+    """
+    display = target.display_path
     try:
         st = beneath.stat_in(target.key, root=rules.root_for(target.key))
     except OSError as exc:
@@ -494,40 +552,32 @@ def list_directory(target: Target, *, signal: AbortSignal | None, rules: LocalRu
         raise list_error(exc, display) from exc
     if not stat_mod.S_ISDIR(st.st_mode):
         raise not_directory(display)
-    entries: list[DirEntry] = []
-    key_prefix, display_prefix = target.key.rstrip("/") + "/", display.rstrip("/") + "/"
     try:
-        fd = beneath.open_dir(target.key, root=rules.root_for(target.key))
-        try:
-            with os.scandir(fd) as scanned:  # (name, is a link by its entry's type): no DirEntry kept
-                children = sorted((entry.name, entry.is_symlink()) for entry in scanned)
-            check_abort(signal, "list")
-            for name, linked in children:
-                child_display = display_prefix + name
-                child_st = None
-                try:
-                    if not linked and _plain_name(name):
-                        child_st = os.stat(name, dir_fd=fd, follow_symlinks=False)  # fstatat, AT_SYMLINK_NOFOLLOW
-                except FileNotFoundError:
-                    child_st = None  # gone since the read: the path walk below says so
-                except OSError as exc:
-                    raise list_error(exc, child_display) from exc
-                if child_st is not None and not stat_mod.S_ISLNK(child_st.st_mode):
-                    kind = files.file_type(child_st.st_mode)
-                    child_key = key_prefix + name
-                    entries.append(DirEntry(
-                        name=name, type=kind, target=Target(key=TargetKey(child_key), display_path=child_display),
-                        version=Version(versions.mint(child_st, child_key, read=False)),
-                        size=child_st.st_size if kind == "file" else None,
-                    ))
-                else:
-                    entries.append(_linked_child(target, name, child_display, rules))
-        finally:
-            os.close(fd)
+        return beneath.open_dir(target.key, root=rules.root_for(target.key))
     except OSError as exc:
         raise list_error(exc, display) from exc
-    check_abort(signal, "list")
-    return entries
+
+
+def _child_entry(target: Target, fd: int, name: str, linked: bool, rules: LocalRules) -> DirEntry:
+    """The entry of the child ``name`` of the directory open as ``fd`` (``list_directory``)."""
+    child_display = target.display_path.rstrip("/") + "/" + name
+    child_st = None
+    try:
+        if not linked and _plain_name(name):
+            child_st = os.stat(name, dir_fd=fd, follow_symlinks=False)  # fstatat, AT_SYMLINK_NOFOLLOW
+    except FileNotFoundError:
+        child_st = None  # gone since the read: the path walk below says so
+    except OSError as exc:
+        raise list_error(exc, child_display) from exc
+    if child_st is not None and not stat_mod.S_ISLNK(child_st.st_mode):
+        kind = files.file_type(child_st.st_mode)
+        child_key = target.key.rstrip("/") + "/" + name
+        return DirEntry(
+            name=name, type=kind, target=Target(key=TargetKey(child_key), display_path=child_display),
+            version=Version(versions.mint(child_st, child_key, read=False)),
+            size=child_st.st_size if kind == "file" else None,
+        )
+    return _linked_child(target, name, child_display, rules)
 
 
 def _plain_name(name: str) -> bool:

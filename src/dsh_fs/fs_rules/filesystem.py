@@ -79,6 +79,7 @@ KINDS: dict[str, Kind] = {
     "stream_bytes": "target",
     "read_bytes": "target",
     "list_dir": "listing",
+    "iter_dir": "listing",
     "walk": "listing",
     "write_text": "mutate",
     "edit_text": "mutate",
@@ -275,6 +276,16 @@ class RuledFileSystem(FileSystem):
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
         await self._readable(target, "list", signal)
         return await self._shown(await self._inner.list_dir(target, signal=signal), signal)
+
+    async def iter_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[list[DirEntry]]:  # type: ignore[override]
+        """``inner``'s batches, each without its denied entries (as ``list_dir``)."""
+        await self._readable(target, "list", signal)
+        batches = self._inner.iter_dir(target, signal=signal)
+        try:
+            async for batch in batches:
+                yield await self._shown(batch, signal)
+        finally:
+            await batches.aclose()  # type: ignore[attr-defined]
 
     async def walk(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[WalkEntry]:  # type: ignore[override]
         await self._readable(target, "list", signal)

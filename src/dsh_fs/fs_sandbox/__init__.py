@@ -1,5 +1,6 @@
 """Sandbox modes over any provider (docs/SANDBOX.md): ``filesystem.SandboxedFileSystem`` (the
-fence, a provider wrapper), ``approval`` (the escalation's approval), ``tools`` (the tool-layer
+fence, a provider wrapper), ``approval`` (the escalation's approval), ``changes`` (the files an
+escalated call changes, as its approval prompt names them), ``tools`` (the tool-layer
 helper; it imports no provider), ``roots`` (the writable places on the host disk). The
 vocabulary and texts are ``dsh_fs.fs.sandbox`` (pure).
 

@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args
 
 from ..core.session import Session
 from ..core.signal import AbortSignal, run_under_signal
+from ..fs.shown import is_hidden, unicode_escape
 from ..fs.sandbox import (
     SandboxMode,
     approval_cancelled,
@@ -32,19 +33,40 @@ __all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused"
            "one_line")
 
 _SHOWN_ESCAPED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_LAYOUT = frozenset([0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_BLANK_LOOKING = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0])
+"""characters outside ``Cf`` that show as nothing or as a blank (combining grapheme joiner, Hangul
+fillers, Khmer inherent vowels, the Braille blank)"""
+
+
+def _hidden_from_a_person(ch: str) -> bool:
+    """A control, separator or format character (``fs.shown.is_hidden``: bidi marks, overrides
+    and isolates, zero-width characters, U+2060, U+FEFF), a blank-looking letter
+    (``_BLANK_LOOKING``), or a space other than U+0020 (no-break, ideographic, …)."""
+    if ch == " ":
+        return False
+    return is_hidden(ch) or ord(ch) in _BLANK_LOOKING or ch.isspace()
 
 
 def one_line(text: str) -> str:
-    """``text`` as one line for a person to read: each control character (C0, DEL, C1), line or
-    paragraph separator and bidirectional mark or override written as an escape (``\\n``,
-    ``\\r``, ``\\t``, else ``\\uXXXX``), so model-written text cannot fake or hide a line of
-    an approval prompt. Pure; the identity on ordinary text."""
+    """``text`` as one line for a person to read, nothing in it hidden: each control character
+    (C0, DEL, C1), line or paragraph separator, format character (bidi marks, embeddings,
+    overrides and isolates, U+200B–U+200D, U+2060, U+FEFF, …), blank-looking letter (U+2800,
+    U+3164, …) and space other than U+0020 is written as an escape (``\\n``, ``\\r``,
+    ``\\t``, else ``\\uXXXX``, a UTF-16 pair beyond U+FFFF), and so is each U+0020 of a run
+    of two or more and at either end, so model-written text cannot fake or hide a line of an
+    approval prompt, nor push the rest of a path out of sight. Pure; the identity on ordinary
+    text (words with single spaces)."""
+    if (text.isprintable() and "  " not in text and not text.startswith(" ") and not text.endswith(" ")
+            and _BLANK_LOOKING.isdisjoint(map(ord, text))):
+        return text
     out = []
-    for ch in text:
-        code = ord(ch)
-        if code < 0x20 or 0x7F <= code < 0xA0 or code in _LAYOUT:
-            out.append(_SHOWN_ESCAPED.get(ch) or f"\\u{code:04x}")
+    last = len(text) - 1
+    for index, ch in enumerate(text):
+        if ch == " ":
+            alone = 0 < index < last and text[index - 1] != " " and text[index + 1] != " "
+            out.append(" " if alone else "\\u0020")
+        elif _hidden_from_a_person(ch):
+            out.append(_SHOWN_ESCAPED.get(ch) or unicode_escape(ch))
         else:
             out.append(ch)
     return "".join(out)
@@ -67,8 +89,9 @@ class ApprovalRequest:
     session: Session
     """the calling session (the reference's ``agent``)"""
     summary: str
-    """what the call does, in the tool's own words (``Write /w/a.txt``): the real path, not only
-    the model's justification (ours, not the reference's); each line is ``one_line``"""
+    """what the call does: ``Write /w/a.txt`` (``Edit``), or ``apply_patch`` then an ``A``, ``M``
+    or ``D`` line per file; each file by its real place (``changes.describe``: the cwd, ``..`` and
+    symlinks resolved), each line as ``one_line`` (ours, not the reference's)"""
     signal: AbortSignal | None = None
 
 
@@ -102,11 +125,13 @@ async def approve_escalation(
     session: Session | None,
     tool_name: str,
     call_id: str,
-    summary: str,
+    summary: str | Callable[[], Awaitable[str]],
     signal: AbortSignal | None = None,
 ) -> SandboxMode:
     """The mode one call may run in, or a refusal — checked in the reference's order.
 
+    :param summary: the request's ``summary``, or a coroutine function giving it, awaited only
+        once the checks before asking have passed (it resolves the call's paths)
     :return: ``requested``, granted for this one call (``allowed-once``)
     :raises EscalationRefused: ``sandbox escalation to "<m>" is not strictly wider than this
         call's current "<e>" mode`` (nobody is asked); ``… requires approval, but no approval
@@ -120,6 +145,8 @@ async def approve_escalation(
         raise EscalationRefused(no_approver(requested))
     if session is None:
         raise EscalationRefused(no_agent(requested))
+    if not isinstance(summary, str):
+        summary = await summary()
     request = ApprovalRequest(tool_name=tool_name, call_id=call_id, reason=escalation_reason(requested, justification),
                               requested_mode=requested, justification=justification, session=session,
                               summary=summary, signal=signal)

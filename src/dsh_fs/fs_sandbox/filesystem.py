@@ -80,6 +80,7 @@ KINDS: dict[str, Kind] = {
     "stream_bytes": "read",
     "read_bytes": "read",
     "list_dir": "read",
+    "iter_dir": "read",
     "workspace_roots": "read",
     "sandbox_mode": "read",
     "text_encodings": "read",
@@ -328,3 +329,6 @@ class SandboxedFileSystem(FileSystem):
 
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
         return await self._inner.list_dir(target, signal=signal)
+
+    def iter_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[list[DirEntry]]:  # type: ignore[override]
+        return self._inner.iter_dir(target, signal=signal)

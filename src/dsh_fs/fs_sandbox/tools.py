@@ -12,7 +12,7 @@ reference does), then uses the provider it returns for the whole call, and maps 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.context import Context
@@ -31,7 +31,8 @@ from ..fs.sandbox import (
     escalation_hint,
 )
 from ..fs.tool_switches import ToolSwitches
-from .approval import approve_escalation, one_line
+from .approval import approve_escalation
+from .changes import Change, describe
 
 __all__ = ("call_fs", "confines", "escalation_params", "map_denial", "with_escalation")
 
@@ -57,7 +58,7 @@ def with_escalation(params: Mapping[str, Param], fs: object) -> dict[str, Param]
 
 
 async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], execution: ToolExecution, *,
-                  escalates: bool, summary: str | None = None) -> FileSystem:
+                  escalates: bool, changes: Sequence[Change] = (), header: str | None = None) -> FileSystem:
     """The provider one mutating call uses, with its policy bound; stored on ``execution.fs``.
 
     Under a sandbox: the escalation fields are checked (``check_escalation_args``); without them
@@ -71,44 +72,44 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
     :param tool_name: the calling tool (named in the approval request)
     :param escalates: whether this tool takes the escalation fields (``write``, ``edit``;
         ``apply_patch`` under X2); a tool that does not ignores them and runs in the standing mode
-    :param summary: what the approval request says the call does; default: the call's title
-        as its presenter gives it (``Write /w/a.txt``), else the tool's name
+    :param changes: the files the call will change, as the model named them: the approval
+        request's ``summary`` names each by its real place (``changes.describe``, resolved
+        through the call's view just before the person is asked; X6 refuses a ``..`` after a
+        missing name or a non-directory there)
+    :param header: the summary's first line (``apply_patch``); default: none, or the tool's name
+        when ``changes`` is empty
     :raises ToolInputError: the pairing errors; X1's ``not available`` text
     :raises EscalationRefused: an escalation not granted (``approval.approve_escalation``)
+    :raises FsError: X6's refusal, or a changed path the provider cannot resolve (before
+        anyone is asked)
     """
     fs = ctx.fs
+    switches = ToolSwitches.of(ctx.profile)
     if not confines(fs):
-        if escalates and ToolSwitches.of(ctx.profile).escalation_needs_sandbox:  # X1
+        if escalates and switches.escalation_needs_sandbox:  # X1
             requested, justification = check_escalation_args(args)
             if requested is not None and justification is not None:
                 raise ToolInputError(NOT_AVAILABLE)
         return fs  # type: ignore[no-any-return]
     mode = fs.sandbox_mode
+    base = None
+    if escalates and not switches.sandbox_cwd_as_spelled:  # X4 off: the reference
+        base = await fs.canonical_base(execution.cwd, signal=execution.signal)
     if escalates:
         requested, justification = check_escalation_args(args)
         if requested is not None and justification is not None:
+            standing = fs.for_call(mode, cwd=execution.cwd, base=base)
+
+            async def summary() -> str:
+                return await describe(standing, changes, cwd=execution.cwd, header=header or (
+                    None if changes else tool_name), dotdot_checked=switches.dotdot_checked, signal=execution.signal)
+
             mode = await approve_escalation(
                 requested, justification, mode, approver=fs.approval, session=execution.session,
-                tool_name=tool_name, call_id=execution.call_id, summary=summary or _summary(ctx, tool_name, args),
-                signal=execution.signal)
-    base = None
-    if escalates and not ToolSwitches.of(ctx.profile).sandbox_cwd_as_spelled:  # X4 off: the reference
-        base = await fs.canonical_base(execution.cwd, signal=execution.signal)
+                tool_name=tool_name, call_id=execution.call_id, summary=summary, signal=execution.signal)
     view = fs.for_call(mode, cwd=execution.cwd, base=base)
     execution.fs = view
     return view
-
-
-def _summary(ctx: Context, tool_name: str, args: Mapping[str, Any]) -> str:
-    """The call's title as its presenter gives it (``Write /w/a.txt``, as ``one_line``), else the
-    tool's name."""
-    tool = ctx.tools.get(tool_name)
-    try:
-        card = tool.present_call(dict(args)) if tool is not None and tool.present_call is not None else None
-    except Exception:
-        card = None
-    title = card.get("title") if isinstance(card, dict) else None
-    return one_line(title) if isinstance(title, str) and title else tool_name
 
 
 def map_denial(err: FsError, fs: object, *, hint: bool) -> FsError:

@@ -6,7 +6,8 @@ runs; ``approve_by_elicitation`` (the ``approval`` callback ``options.build_cont
 under ``--sandbox``) sends ``elicitation/create`` (form mode, an empty form: the person accepts,
 declines or cancels) related to that request, with the message ``<reason>\\n<summary>``
 (the reason as ``fs_sandbox.approval.one_line``: the model's justification cannot fake a line;
-``escalate sandbox to <mode>: <justification>`` and the call's title, e.g. ``Write /w/a.txt``).
+``escalate sandbox to <mode>: <justification>``, then each file the call changes by its real
+place, e.g. ``Write /w/.git/config`` for the model's ``docs/config``: ``fs_sandbox.changes``).
 
 ``accept`` → ``allowed-once``, ``decline`` → ``rejected``, ``cancel`` → ``cancelled``. A client
 without the ``elicitation`` capability, no back channel, an error answer or a malformed

@@ -5,7 +5,8 @@ through the seam and the policy events, exactly as ``read`` / ``write`` / ``edit
 
 * ``view`` of a file stats once, reads, and records the observation (``fs/observed``, like
   ``read``); a missing path records an absence in the default profile (D8); a directory is
-  listed two levels deep with ``list_dir`` (no observation).
+  listed two levels deep through ``iter_dir`` (no observation), keeping only the rows the
+  clip can show (L5).
 * ``create`` — Anthropic: create or overwrite under ``fs/write-intent`` (the policy makes an
   unread existing file ``FS_NOT_OBSERVED``); reference: refused when the path exists, then a
   create-if-absent write.
@@ -42,15 +43,17 @@ from ..fs.paths import is_blank
 from ..fs.provider_rules import TextRules
 from ..fs.text import normalize
 from ..fs.tool_switches import ToolSwitches
-from ..fs.types import CreateIfAbsent, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
+from ..fs.types import CreateIfAbsent, DirEntry, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
 from ..fs_sandbox.tools import call_fs, map_denial
 from ..tool_fs.diff import bounded_diffs
+from ..tool_fs.listing import held as listing_held
+from ..tool_fs.listing import scan as listing_scan
 from ..tool_fs.shared import check_unicode, image_hint, near_match_hint, with_remedy
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .lines import LineCollector
 from .replace import occurrence_lines, occurrences, replace_once
-from .view import LISTING_DEPTH, LISTING_MAX_CHARS, ViewRangeError, listed, render_listing, render_numbered
+from .view import LISTING_DEPTH, LISTING_MAX_CHARS, ClippedRows, ViewRangeError, listed, render_numbered
 from .view import render_reference_file, requested_range, select_range
 
 __all__ = ("Editor", "Face")
@@ -241,23 +244,31 @@ class Editor:
                                             clip, count)
 
     async def _listing(self, target: Target, execution: ToolExecution) -> str:
-        rows: list[tuple[str, str]] = []
-
-        async def visit(directory: Target, depth: int) -> None:
-            for entry in await self._fs(execution).list_dir(directory, signal=execution.signal):
-                if not listed(entry.name):
-                    continue
-                kind = "d" if entry.type == "directory" else "f" if entry.type == "file" else "?"
-                rows.append((kind, entry.target.display_path))
-                if entry.type == "directory" and depth < LISTING_DEPTH:
-                    await visit(entry.target, depth + 1)
-
-        await visit(target, 1)
+        """The two-level listing: each directory read in ``iter_dir`` batches, only the rows the
+        clip can still show kept (``ClippedRows``; L5), a subdirectory descended into only while
+        its own row is shown, under the context's listing places (``tool_fs.listing``)."""
         clip = self.max_chars
         bounded = self.switches.bounded_directory_view
         if clip is None and bounded:
             clip = LISTING_MAX_CHARS  # E18: a huge tree never floods the context
-        return render_listing(target.display_path, rows, clip, utf16_order=not bounded)
+        rows: ClippedRows[Target] = ClippedRows(target.display_path, clip, utf16_order=not bounded)
+
+        def take(depth: int) -> Callable[[list[DirEntry]], None]:
+            def add(batch: list[DirEntry]) -> None:
+                for entry in batch:
+                    if listed(entry.name):
+                        kind = "d" if entry.type == "directory" else "f" if entry.type == "file" else "?"
+                        below = entry.type == "directory" and depth < LISTING_DEPTH
+                        rows.add(kind, entry.target.display_path, entry.target if below else None)
+            return add
+
+        fs = self._fs(execution)
+        async with listing_held(self.ctx, execution):
+            await listing_scan(fs, target, take(1), signal=execution.signal)
+            for path, directory in rows.payloads():  # LISTING_DEPTH is 2: one level below
+                if rows.kept(path):
+                    await listing_scan(fs, directory, take(2), signal=execution.signal)
+        return rows.render()
 
     # -- create --------------------------------------------------------------------------------
     async def _create(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:

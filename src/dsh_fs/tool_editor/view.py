@@ -6,7 +6,8 @@
   at ``max_characters`` on a line boundary with the ``<response clipped>`` note.
 * ``render_reference_file`` — the reference's ``str_replace_editor`` view: a header, then
   ``%6d`` numbers, two spaces and the line, clipped at ``maxOutputChars`` UTF-16 units.
-* ``render_listing`` / ``listed`` — the two-level directory listing both faces show.
+* ``render_listing`` / ``listed`` — the two-level directory listing both faces show;
+  ``ClippedRows`` keeps, while the rows arrive, only those a clipped listing can show.
 
 Callers supply the lines (the I/O lives in the faces); line splitting differs by face: the
 Anthropic face numbers lines as ``read`` does (a final line break ends the last line), the
@@ -15,8 +16,9 @@ reference numbers ``text.split("\\n")`` (a final line break leaves an empty last
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..core.jsonvalue import js_number_str
 from .texts import (
@@ -30,6 +32,7 @@ from .texts import (
 )
 
 __all__ = (
+    "ClippedRows",
     "HIDDEN_NAMES",
     "LISTING_DEPTH",
     "LISTING_MAX_CHARS",
@@ -159,7 +162,8 @@ def listed(name: str) -> bool:
 
 
 def render_listing(
-    display_path: str, rows: Iterable[tuple[str, str]], max_units: int | None, *, utf16_order: bool = False
+    display_path: str, rows: Iterable[tuple[str, str]], max_units: int | None, *, utf16_order: bool = False,
+    cut: bool = False,
 ) -> str:
     """The directory view: a header, then ``<d|f|?>\\t<display path>`` rows sorted by path.
 
@@ -168,6 +172,8 @@ def render_listing(
     :param max_units: clip the rows (not the header) at this many UTF-16 units (reference)
     :param utf16_order: sort by UTF-16 code units as the reference's JavaScript ``<`` does;
         otherwise by code point
+    :param cut: rows past the clip were left out of ``rows`` already (``ClippedRows``): the
+        clip's note is shown even when the rest fits exactly
     """
     entries = [("d", display_path), *rows]
     if utf16_order:
@@ -176,5 +182,77 @@ def render_listing(
         entries.sort(key=lambda row: row[1])
     listing = "".join(f"{kind}\t{path}\n" for kind, path in entries)
     if max_units is not None:
-        listing = clip_units(listing, max_units)
+        clipped = clip_units(listing, max_units)
+        listing = clipped + TRUNCATED_MESSAGE if cut and clipped == listing else clipped
     return f"{LISTING_HEADER.format(path=display_path)}\n{listing}\n"
+
+
+T = TypeVar("T")
+
+
+class _Row(Generic[T]):
+    """A kept row; ordered backwards, so ``heapq`` keeps the *last* row first."""
+
+    __slots__ = ("key", "kind", "path", "payload")
+
+    def __init__(self, key: Any, kind: str, path: str, payload: T | None) -> None:
+        self.key, self.kind, self.path, self.payload = key, kind, path, payload
+
+    def __lt__(self, other: "_Row[T]") -> bool:
+        return bool(self.key > other.key)
+
+
+class ClippedRows(Generic[T]):
+    """The rows of a directory listing (``render_listing``'s), arriving in any order, of which
+    only those that can still be shown are kept: with ``max_units`` set, a row that sorts after
+    rows already filling ``max_units`` characters starts past the clip and is dropped, so at
+    most ``max_units`` characters of rows (plus one) are held, whatever the tree's size (L5).
+    Without ``max_units`` every row is kept (the listing is shown whole).
+
+    :param display_path: the listed directory (its own ``d`` row is the first)
+    :param max_units: the clip of ``render_listing`` (``None``: none)
+    :param utf16_order: ``render_listing``'s order
+    """
+
+    def __init__(self, display_path: str, max_units: int | None, *, utf16_order: bool = False) -> None:
+        self.display_path, self.max_units, self.utf16_order = display_path, max_units, utf16_order
+        self._rows: list[_Row[T]] = []
+        self._keys: set[Any] = set()
+        self._chars = 0
+        self._cut = False
+        self.add("d", display_path)
+
+    def _key(self, path: str) -> Any:
+        return path.encode("utf-16-be", "surrogatepass") if self.utf16_order else path
+
+    def add(self, kind: str, path: str, payload: T | None = None) -> None:
+        """Add the row ``<kind>\t<path>``; ``payload`` rides with it (``kept`` gives it back)."""
+        row = _Row(self._key(path), kind, path, payload)
+        heapq.heappush(self._rows, row)
+        self._keys.add(row.key)
+        self._chars += len(path) + 3
+        if self.max_units is None:
+            return
+        while len(self._rows) > 1:  # the last row starts after all the others: past the clip?
+            last = self._rows[0]
+            width = len(last.path) + 3  # code points, never more than UTF-16 units: drops only what is hidden
+            if self._chars - width < self.max_units:
+                break
+            heapq.heappop(self._rows)
+            self._cut = True
+            self._keys.discard(last.key)
+            self._chars -= width
+
+    def kept(self, path: str) -> bool:
+        """Whether the row of ``path`` is still kept (a directory worth descending into)."""
+        return self._key(path) in self._keys
+
+    def payloads(self) -> list[tuple[str, T]]:
+        """``(path, payload)`` of the kept rows that carry one, in listing order."""
+        return sorted(((row.path, row.payload) for row in self._rows if row.payload is not None),
+                      key=lambda item: self._key(item[0]))
+
+    def render(self) -> str:
+        """``render_listing`` of the kept rows."""
+        rows = [(row.kind, row.path) for row in self._rows if row.path != self.display_path or row.kind != "d"]
+        return render_listing(self.display_path, rows, self.max_units, utf16_order=self.utf16_order, cut=self._cut)

@@ -32,6 +32,7 @@ from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.window import window_whole
 from ..fs.types import EditRequest, Target
+from ..fs_sandbox.changes import Change
 from ..fs_sandbox.tools import call_fs, map_denial
 from ..core.errors import ToolInputError
 from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
@@ -87,7 +88,8 @@ class FsTools:
     async def _sandboxed(self, name: str, args: dict[str, Any], execution: ToolExecution, run: Any) -> Any:
         """``run()`` under the call's sandbox policy (``fs_sandbox.tools.call_fs``: escalation
         fields, approval), its ``FS_SANDBOX_DENIED`` shown as the marker and the escalation hint."""
-        await call_fs(self.ctx, name, args, execution, escalates=True)
+        await call_fs(self.ctx, name, args, execution, escalates=True,
+                      changes=[Change(name.capitalize(), args["file_path"])])
         try:
             return await run()
         except FsError as err:

@@ -11,7 +11,10 @@ Deviations (docs/DEVIATIONS.md), each a ``ToolSwitches`` field the caller passes
 
 * A6 (both profiles): names compare by code point, not by the locale's collation.
 * L2: a regular file shows its size (`` (12 bytes)``) when the provider knows it.
-* L3: a quoted name never carries a raw C1 control character or DEL (JSON leaves them raw).
+* L3: a quoted name never carries a raw C1 control character or DEL (JSON leaves them raw),
+  and a name holding a line or paragraph separator or a format character (bidirectional
+  overrides and isolates, zero-width characters, U+2060, U+FEFF: ``fs.shown.is_hidden``) is
+  quoted with them escaped, so ``report\u202egnp.exe`` cannot read as ``reportexe.png``.
 """
 
 from __future__ import annotations
@@ -22,12 +25,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
+from ..fs.shown import is_hidden, needs_quoting, unicode_escape
+
 __all__ = (
     "Child",
     "LIST_MAX_ENTRIES",
     "ListCounts",
     "ListPage",
     "ListedEntry",
+    "PageSelector",
     "count_entries",
     "format_list_output",
     "order_entries",
@@ -139,7 +145,6 @@ def _breakdown(counts: ListCounts) -> str:
 # trailing @ (reads as the non-regular marker), </ (closes the envelope).
 _NEEDS_QUOTING = re.compile(r'[\x00-\x1f\x7f-\x9f\\]|^"|@$|</')
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
-_C1 = re.compile(r"[\x7f-\x9f]")
 
 
 def _js_stringify(value: str) -> str:
@@ -148,21 +153,24 @@ def _js_stringify(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def render_name(value: str, *, escape_c1: bool) -> str:
+def render_name(value: str, *, escape_hidden: bool) -> str:
     """One untrusted name: verbatim when it cannot disturb the format (every ordinary name),
     else a JSON string with ``</`` written ``<\\/``.
 
     A lone surrogate (a name that is not valid UTF-8, kept by ``surrogateescape``) is shown as
     U+FFFD, as JavaScript's ``readdir`` decodes it.
 
-    :param escape_c1: DEVIATIONS L3: DEL and C1 controls as ``\\u007f``… inside the quotes
+    :param escape_hidden: DEVIATIONS L3: a name with a hidden character (``fs.shown.is_hidden``:
+        a control, a line or paragraph separator, a format character) is quoted, and inside
+        the quotes each such character is an escape (``\\u007f``, ``\\u202e``; JSON's own
+        escapes for C0); off: the reference's rule, DEL, C1 and the rest left raw
     """
     value = _LONE_SURROGATE.sub("\ufffd", value)
-    if not _NEEDS_QUOTING.search(value):
+    if not (_NEEDS_QUOTING.search(value) or (escape_hidden and needs_quoting(value))):
         return value
     quoted = _js_stringify(value).replace("</", "<\\/")
-    if escape_c1:
-        quoted = _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+    if escape_hidden:
+        quoted = "".join(unicode_escape(ch) if is_hidden(ch) else ch for ch in quoted)
     return quoted
 
 
@@ -172,7 +180,7 @@ def _size(entry: ListedEntry) -> str:
     return f" ({_count(entry.size, 'byte', 'bytes')})"
 
 
-def format_list_output(page: ListPage, *, sizes: bool = False, escape_c1: bool = False) -> str:
+def format_list_output(page: ListPage, *, sizes: bool = False, escape_hidden: bool = False) -> str:
     """The model-facing envelope of one page (the reference's ``formatListOutput``).
 
     An entry is its name (verbatim or quoted, :func:`render_name`) and ``/`` for a directory or
@@ -181,7 +189,7 @@ def format_list_output(page: ListPage, *, sizes: bool = False, escape_c1: bool =
     partial view; else ``(<n> entries: <breakdown>)``.
 
     :param sizes: DEVIATIONS L2: a file's size after its name
-    :param escape_c1: DEVIATIONS L3 (see :func:`render_name`)
+    :param escape_hidden: DEVIATIONS L3 (see :func:`render_name`)
     """
     count = len(page.entries)
     end = 0 if count == 0 else page.offset + count - 1
@@ -194,13 +202,13 @@ def format_list_output(page: ListPage, *, sizes: bool = False, escape_c1: bool =
         footer = f"({_count(page.total_entries, 'entry', 'entries')}: {_breakdown(page.counts)})"
     if count:
         lines = [
-            render_name(e.name, escape_c1=escape_c1) + _SUFFIX[e.type] + (_size(e) if sizes else "")
+            render_name(e.name, escape_hidden=escape_hidden) + _SUFFIX[e.type] + (_size(e) if sizes else "")
             for e in page.entries
         ]
         body = "\n".join(lines) + "\n\n" + footer
     else:
         body = footer
-    return f"<path>{render_name(page.path, escape_c1=escape_c1)}</path>\n<type>directory</type>\n<content>\n{body}\n</content>"
+    return f"<path>{render_name(page.path, escape_hidden=escape_hidden)}</path>\n<type>directory</type>\n<content>\n{body}\n</content>"
 
 
 def page_of(path: str, ordered: Sequence[Child], offset: int, max_entries: int) -> ListPage:
@@ -214,3 +222,51 @@ def page_of(path: str, ordered: Sequence[Child], offset: int, max_entries: int) 
         total_entries=len(ordered),
         counts=count_entries(ordered),
     )
+
+
+class PageSelector:
+    """One page of a listing whose children arrive in batches, in any order (a provider's
+    ``iter_dir``), without holding the whole directory: the counts of every child, and only
+    the ``offset - 1 + max_entries`` first children in display order (``order_entries``'s)
+    as compact ``(rank, name, type, size)`` rows — at most twice that many, plus one batch,
+    whatever the directory's size (a bounded selection: sorted and cut when it doubles).
+
+    :param offset: the page's 1-based first entry
+    :param max_entries: entries on a page
+    """
+
+    __slots__ = ("_counts", "_keep", "_kept", "max_entries", "offset")
+
+    def __init__(self, offset: int, max_entries: int) -> None:
+        self.offset, self.max_entries = offset, max_entries
+        self._keep = offset - 1 + max_entries
+        self._kept: list[tuple[int, str, EntryType, int | None]] = []
+        self._counts = {"directory": 0, "file": 0, "other": 0}
+
+    def add(self, children: Iterable[Child]) -> None:
+        """Count ``children`` and keep those that may still fall on or before the page."""
+        kept, counts = self._kept, self._counts
+        for child in children:
+            counts[child.type] += 1
+            kept.append((_RANK[child.type], child.name, child.type, child.size))
+        if len(kept) > 2 * self._keep:
+            kept.sort()
+            del kept[self._keep :]
+
+    @property
+    def total(self) -> int:
+        """Children counted so far."""
+        return sum(self._counts.values())
+
+    def page(self, path: str) -> ListPage:
+        """The page (``page_of``'s, for every child added) of the directory shown as ``path``."""
+        self._kept.sort()
+        rows = self._kept[self.offset - 1 : self._keep]
+        counts = self._counts
+        return ListPage(
+            path=path,
+            offset=self.offset,
+            entries=tuple(ListedEntry(name=name, type=kind, size=size) for _rank, name, kind, size in rows),
+            total_entries=self.total,
+            counts=ListCounts(directories=counts["directory"], files=counts["file"], other=counts["other"]),
+        )

@@ -1,5 +1,6 @@
-"""The ``list`` tool: one directory level through the seam's ``list_dir``, directories first
-(plugin ``tool-fs-list``; docs/LIST.md).
+"""The ``list`` tool: one directory level through the seam's ``iter_dir`` (``list_dir``'s entries
+in batches; only what can reach the page is kept, under the listing places of L5:
+``listing``), directories first (plugin ``tool-fs-list``; docs/LIST.md).
 
 Follows the reference's ``packages/fs/tool-fs/src/list.ts`` (toninfo/deepseek-harness at
 commit 99a6be8e0208f061c22366f331e97e561ab9ef76): schema, description, prompt section
@@ -10,7 +11,7 @@ plugin of its own, so the ``reference`` profile's default tool set stays the see
 
 No stat first (the seam answers absence and a non-directory itself), no observation recorded
 (seeing a name is not reading a file), concurrency-safe. The default profile's additions are
-``ToolSwitches`` fields ``list_sizes`` (L2), ``list_escape_c1`` (L3) and, in ``read``,
+``ToolSwitches`` fields ``list_sizes`` (L2), ``list_escape_hidden`` (L3) and, in ``read``,
 ``read_directory_hint`` (L4); ``list_served`` (L1) decides ``create_context``'s default.
 """
 
@@ -29,7 +30,8 @@ from ..fs.tool_switches import ToolSwitches
 from ..core.errors import ToolInputError
 from .args import check_positive_integer
 from .shared import positive_integer
-from .list_render import LIST_MAX_ENTRIES, format_list_output, order_entries, page_of
+from .list_render import LIST_MAX_ENTRIES, PageSelector, format_list_output
+from .listing import held, scan
 
 __all__ = ("LIST_PROMPT", "ToolFsList", "directory_hint", "list_description", "list_params", "list_present_call")
 
@@ -99,15 +101,17 @@ class ListExecutor:
         offset = check_positive_integer("offset", args["offset"]) if "offset" in args else 1
         fs = self.ctx.fs
         target = await fs.resolve("." if path is None else path, cwd=execution.cwd, signal=execution.signal)
-        listed = await fs.list_dir(target, signal=execution.signal)
-        ordered = order_entries(listed)  # only the page is made ListedEntry (page_of)
-        if offset > len(ordered) and not (not ordered and offset == 1):
+        selector = PageSelector(offset, self.max_entries)  # only what can reach the page is kept
+        async with held(self.ctx, execution):  # L5: listings at once
+            await scan(fs, target, selector.add, signal=execution.signal)
+        total = selector.total
+        if offset > total and not (not total and offset == 1):
             raise FsError(
-                f'offset {offset} is out of range for "{target.display_path}" ({len(ordered)} entries)',
+                f'offset {offset} is out of range for "{target.display_path}" ({total} entries)',
                 FsErrorCode.NOT_FOUND,
             )
-        page = page_of(target.display_path, ordered, offset, self.max_entries)
-        text = format_list_output(page, sizes=self.switches.list_sizes, escape_c1=self.switches.list_escape_c1)
+        page = selector.page(target.display_path)
+        text = format_list_output(page, sizes=self.switches.list_sizes, escape_hidden=self.switches.list_escape_hidden)
         return ToolOutput(content=[text_block(text)], meta=page.as_dict())
 
 

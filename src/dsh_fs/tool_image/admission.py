@@ -1,6 +1,7 @@
 """The attachment service's admission of one image's bytes, as ``read_image`` runs it (the
-reference's ``inspectMetadata`` + ``detectImage``): empty → header (format and size) → pixel cap
-→ per-side cap → full decode → the extension's claim. Synchronous; run it in a worker thread.
+reference's ``inspectMetadata`` + ``detectImage``): empty → header (format and the decoded size,
+``header.read_header``) → pixel cap → per-side cap (both on the extent every frame reaches, D32)
+→ full decode → the extension's claim. Synchronous; run it in a worker thread.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ def admit(data: bytes, declared: str, config: ImageConfig, switches: ToolSwitche
     header = read_header(data)
     if header is None:
         raise Refusal("malformed")
-    if header.width * header.height > config.image_max_pixels:
+    width, height = header.bounds  # every frame's extent (D32), before a pixel is decoded
+    if width * height > config.image_max_pixels:
         raise Refusal("pixels")
-    if max(header.width, header.height) > config.image_max_dimension:
+    if max(width, height) > config.image_max_dimension:
         raise Refusal("dimension")
     if header.width == 0 or header.height == 0:
         raise Refusal("malformed")

@@ -5,8 +5,9 @@ The reference decodes every admitted image completely (``sharp(data, { failOn: '
 .raw().toBuffer()``), so an image cut short or failing its checksums is refused rather than
 sent. Here Pillow decodes the first frame (``Image.load``) and ``integrity`` checks what Pillow
 skips once it has the pixels (a PNG's trailing chunks and critical CRCs, a GIF's trailer);
-memory is bounded by the caps checked before (``header.read_header``: at most ``max_pixels``
-pixels, four bytes each).
+memory is bounded by the caps checked before on the size the decoder allocates
+(``header.read_header``: every frame's extent, every size field the decoder reads; at most
+``max_pixels`` pixels, four bytes each).
 """
 
 from __future__ import annotations

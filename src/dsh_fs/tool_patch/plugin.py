@@ -26,30 +26,22 @@ from ..core.tools import ToolDefinition, ToolOutput, text_block
 from ..fs.tool_switches import ToolSwitches
 from ..patch import Patch, PatchError, parse_patch
 from ..tool_fs.shared import check_unicode
-from ..fs_sandbox.approval import one_line
+from ..fs_sandbox.changes import Change
 from ..fs_sandbox.tools import call_fs, confines, with_escalation
 from .executor import PatchInputError, apply_patch
 from .texts import APPLY_PATCH_DESCRIPTION, INPUT_DESCRIPTION, TOOL_NAME
 
-__all__ = ("ToolPatch", "approval_summary", "patch_params")
+__all__ = ("ToolPatch", "approval_changes", "patch_params")
 
 
-def approval_summary(patch: Patch) -> str:
-    """What an escalated patch does, for the person asked to approve it (X2): ``apply_patch``,
-    then one line per file in patch order, ``A <path>`` (add), ``M <path>`` (update),
-    ``M <path> -> <dest>`` (move), ``D <path>`` (delete), each path as the patch writes it
-    (the letters of the Codex success summary), as ``one_line``. Pure."""
-    lines = [TOOL_NAME]
-    for op in patch.ops:
-        if op.kind == "add":
-            lines.append(f"A {one_line(op.path)}")
-        elif op.kind == "delete":
-            lines.append(f"D {one_line(op.path)}")
-        elif op.move_to is not None:
-            lines.append(f"M {one_line(op.path)} -> {one_line(op.move_to)}")
-        else:
-            lines.append(f"M {one_line(op.path)}")
-    return "\n".join(lines)
+def approval_changes(patch: Patch) -> list[Change]:
+    """The files an escalated patch changes, for the person asked to approve it (X2): one per
+    file in patch order, ``A`` (add), ``M`` (update; with its destination for a move), ``D``
+    (delete), the letters of the Codex success summary; the prompt names each by its real
+    place (``fs_sandbox.changes.describe``). Pure."""
+    letters = {"add": "A", "delete": "D"}
+    return [Change(letters.get(op.kind, "M"), op.path, op.move_to if op.kind not in letters else None)
+            for op in patch.ops]
 
 
 def patch_params() -> dict[str, Param]:
@@ -85,7 +77,7 @@ class ToolPatch:
             except PatchError as err:
                 raise PatchInputError(err.message) from None
             await call_fs(ctx, TOOL_NAME, args, execution, escalates=switches.patch_escalation,  # X2
-                          summary=approval_summary(patch))
+                          changes=approval_changes(patch), header=TOOL_NAME)
             applied = await apply_patch(ctx, patch, execution, escalation_hint=escalates,
                                         with_diffs=True)  # diffed while written
             diffs = applied.diffs()

@@ -239,7 +239,7 @@ def test_a_stateless_2026_client_is_asked_in_rounds(root: str, answer: str, expe
         assert person.asked == [] and os.listdir(root) == []
         return
     assert [(p.mode, p.message, p.requested_schema) for p in person.asked] == [
-        ("form", f"escalate sandbox to workspace-write: {JUSTIFICATION}\nWrite a.txt",
+        ("form", f"escalate sandbox to workspace-write: {JUSTIFICATION}\nWrite {os.path.realpath(root)}/a.txt",
          {"type": "object", "properties": {}})]
     assert os.listdir(root) == (["a.txt"] if answer == "accept" else [])
 
@@ -349,3 +349,39 @@ def test_a_stateless_approval_is_not_replayed(root: str) -> None:
 
     anyio.run(main)
     assert len(person.asked) <= 1 and Path(root, "a.txt").read_text() == "x"
+
+
+def test_the_approval_prompt_names_the_file_that_will_change(root: str) -> None:
+    """``--sandbox read-only``: the person is shown each real file (``..`` and symlinks
+    resolved), never the model's spelling; ``"README.md" + 300 spaces + "/../.git/config"`` is
+    refused before anyone is asked (X6), and ``.git/config`` is never written."""
+    person = Person()
+    Path(root, ".git").mkdir()
+    Path(root, ".git", "config").write_text("[core]\n")
+    Path(root, "README.md").write_text("# readme\n")
+    os.symlink(".git", os.path.join(root, "docs"))
+    hook = "[core]\n\tfsmonitor = touch pwned\n"
+    widen = {"sandbox_permissions": "workspace-write", "justification": "Fix a typo in the README."}
+    patch = ("*** Begin Patch\n*** Add File: docs/hooks/pre-commit\n+#!/bin/sh\n"
+             "*** Update File: README.md\n*** Move to: docs/README.md\n@@\n-# readme\n+# Readme\n*** End Patch\n")
+
+    async def main() -> list[types.CallToolResult]:
+        async with connect("stdio", root, person, "--sandbox", "read-only", "--tools", "write,apply_patch") as session:
+            person.answers.extend(["decline", "decline"])
+            with anyio.fail_after(30):
+                return [
+                    await session.call_tool("write", {"file_path": "README.md" + " " * 300 + "/../.git/config",
+                                                      "content": hook, **widen}),
+                    await session.call_tool("write", {"file_path": "docs/config", "content": hook, **widen}),
+                    await session.call_tool("apply_patch", {"input": patch, **widen}),
+                ]
+
+    trick, linked, patched = anyio.run(main)
+    assert trick.is_error and text(trick) == (
+        f'Error: cannot resolve "{root}/README.md{" " * 300}/../.git/config": a parent path segment is not a directory')
+    assert [asked.message for asked in person.asked] == [
+        f"escalate sandbox to workspace-write: Fix a typo in the README.\nWrite {root}/.git/config",
+        f"escalate sandbox to workspace-write: Fix a typo in the README.\napply_patch\nA {root}/.git/hooks/pre-commit\n"
+        f"M {root}/README.md -> {root}/.git/README.md"]
+    assert all(r.is_error for r in (linked, patched))
+    assert Path(root, ".git", "config").read_text() == "[core]\n" and not Path(root, ".git", "hooks").exists()

@@ -211,7 +211,7 @@ async def test_the_patch_approval_names_every_file_it_changes(base: Path) -> Non
     assert snapshot(base) == before
     [request] = approvals.requests
     assert request.summary == "\n".join([
-        "apply_patch", f"A {ws}/ok.txt", "M u.txt", f"M m.txt -> {out}/moved.txt", f"D {out}/o.txt"])
+        "apply_patch", f"A {ws}/ok.txt", f"M {ws}/u.txt", f"M {ws}/m.txt -> {out}/moved.txt", f"D {out}/o.txt"])
 
 
 async def test_reference_profile_patch_has_no_escalation(base: Path) -> None:

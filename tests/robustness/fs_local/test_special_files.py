@@ -206,20 +206,51 @@ async def test_proc_file_with_an_io_error_is_a_coded_error(ws: str) -> None:
 
 # -- permissions -----------------------------------------------------------------------------------
 
-@pytest.mark.skipif(IS_ROOT, reason="running as root: permission bits do not apply (see the privilege-drop test)")
-async def test_unreadable_file_as_a_regular_user(ws: str) -> None:
-    path = os.path.join(ws, "secret.txt")
-    with open(path, "w") as handle:
-        handle.write("a\n")
-    os.chmod(path, 0)
+UNREADABLE = r"""
+import anyio, json, os, sys
+import dsh_fs
+ws, calls = sys.argv[1], json.loads(sys.argv[3])
+ctx = dsh_fs.create_context(cwd=ws, policy=False)  # modules are imported while still root
+uid = int(sys.argv[2])
+async def main():
+    if os.geteuid() == 0:
+        os.setgroups([]); os.setgid(uid); os.setuid(uid)
+    out = []
+    for tool, args in calls:
+        r = await ctx.tools.execute(tool, args, session=dsh_fs.Session(cwd=ws))
+        out.append([r.error.code if r.error else None, r.text])
+    print(json.dumps(out))
+anyio.run(main)
+"""
+
+
+def test_unreadable_file_as_a_regular_user() -> None:
+    """A mode-0 file: every tool is refused with the plain ``permission denied``. Run by a
+    regular user: as root (where permission bits do not apply) the calls run in a child
+    process that switched to ``nobody``; otherwise in a child process as this user."""
+    top = tempfile.mkdtemp(prefix="dsh-fs-unreadable-")  # /tmp, reachable by nobody
     try:
-        ctx = dsh_fs.create_context(cwd=ws, policy=False)
-        for tool, args in _all_tools("secret.txt"):
-            result = await call(ctx, tool, args, Session(cwd=ws))
-            _expect(result, "FS_PERMISSION_DENIED", f'Error: cannot {tool} "{path}": permission denied')
+        os.chmod(top, 0o755)
+        ws = os.path.join(top, "ws")
+        locks = os.path.join(top, "locks")
+        os.mkdir(ws, 0o755)
+        os.mkdir(locks, 0o700)
+        uid = 65534 if IS_ROOT else os.getuid()
+        os.chown(locks, uid, -1)
+        path = os.path.join(ws, "secret.txt")
+        with open(path, "w") as handle:
+            handle.write("a\n")
+        os.chmod(path, 0)
+        calls = _all_tools("secret.txt")
+        out = run_as(uid, UNREADABLE, ws, locks=locks, cwd=top, extra=(json.dumps(calls),))
+        for (tool, _), got in zip(calls, out, strict=True):
+            assert got == ["FS_PERMISSION_DENIED", f'Error: cannot {tool} "{path}": permission denied'], got
         assert temp_entries(ws) == []
-    finally:
         os.chmod(path, 0o600)
+        with open(path) as handle:
+            assert handle.read() == "a\n"
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
 
 
 PRIVILEGE_DROP = r"""
@@ -247,11 +278,12 @@ print(json.dumps(out))
 """
 
 
-def run_as(uid: int, script: str, ws: str, *, locks: str, cwd: str) -> Any:
-    """Run ``script`` (which switches to ``uid`` itself, after its imports) on ``ws``; its JSON
-    output. Skips the test when this system does not let root switch."""
+def run_as(uid: int, script: str, ws: str, *, locks: str, cwd: str, extra: tuple[str, ...] = ()) -> Any:
+    """Run ``script`` (which switches to ``uid`` itself, after its imports) on ``ws`` (then
+    ``uid`` and ``extra`` as its arguments); its JSON output. Skips the test when this system
+    does not let root switch."""
     env = {**child_env(), "DSH_FS_LOCK_DIR": locks}
-    proc = subprocess.run([sys.executable, "-c", script, ws, str(uid)],
+    proc = subprocess.run([sys.executable, "-c", script, ws, str(uid), *extra],
                           capture_output=True, text=True, timeout=50, env=env, cwd=cwd)
     if proc.returncode != 0 and ("Operation not permitted" in proc.stderr or "PermissionError" in proc.stderr
                                  and "setuid" in proc.stderr):

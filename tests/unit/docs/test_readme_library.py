@@ -6,6 +6,7 @@ Not covered here: the agent loops per API (``test_readme_adapters.py``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import anyio
@@ -53,7 +54,8 @@ def test_the_sandbox_example_is_refused_then_approved(tmp_path: Path, monkeypatc
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Error: [sandbox: file access denied under read-only mode]"
     assert lines[1].startswith("[sandbox: escalation available")
-    assert lines[2] == "asked: escalate sandbox to workspace-write: The user asked for notes. | Write notes.txt"
+    assert lines[2] == ("asked: escalate sandbox to workspace-write: The user asked for notes. | "
+                        f"Write {os.path.realpath(tmp_path)}/notes.txt")
     assert lines[3:] == [f"<path>{tmp_path}/notes.txt</path>", "<type>file</type>", "<content>", "Created file",
                          "</content>"]
     assert (tmp_path / "notes.txt").read_text() == "hi\n"

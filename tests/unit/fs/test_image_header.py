@@ -78,3 +78,48 @@ def test_admission_of_damaged_images_is_a_refusal_never_a_crash(fmt, cut, junk):
         assert refusal.kind in ("empty", "malformed", "pixels", "dimension", "mismatch", "animated")
     else:
         assert isinstance(found, Admitted) and (found.width, found.height) == (20, 10)
+
+
+def test_a_gif_is_sized_by_its_screen_grown_by_the_first_frame():
+    from imagekit import gif_frame_past_screen, gif_later_frame_past_screen
+
+    assert read_header(gif_frame_past_screen((3000, 10), (1, 1))) == ImageHeader("image/gif", 3000, 10)
+    assert read_header(gif_frame_past_screen((30, 10), (50, 5))) == ImageHeader("image/gif", 50, 10)
+    assert read_header(gif_later_frame_past_screen((9000, 9))) == ImageHeader("image/gif", 8, 8, (9000, 9))  # D32
+    assert read_header(gif_later_frame_past_screen((9000, 9))).bounds == (9000, 9)
+    assert read_header(encoded(gradient(), "GIF")).bounds == (37, 23)
+
+
+def test_a_second_size_header_is_malformed():
+    from imagekit import jpeg_second_frame_header, png_second_ihdr
+
+    assert read_header(png_second_ihdr()) is None
+    assert read_header(jpeg_second_frame_header()) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 60), st.integers(0, 80), st.integers(0, 80), st.integers(0, 70),
+       st.integers(0, 70))
+def test_the_header_never_says_less_than_pillow_allocates(width, height, screen_w, screen_h, left, top):
+    """Whatever a GIF's screen and first frame's offset say, the header's size is Pillow's size
+    of the decoded first frame, and its bounds cover every frame Pillow seeks to."""
+    import io
+    import struct
+
+    from PIL import Image
+
+    from imagekit import _gif_descriptor, animated_gif
+
+    for data in (bytearray(encoded(gradient(width, height), "GIF")), bytearray(animated_gif())):
+        data[6:10] = struct.pack("<HH", screen_w, screen_h)
+        at = _gif_descriptor(bytes(data), 0)
+        data[at + 1 : at + 5] = struct.pack("<HH", left, top)
+        found = read_header(bytes(data))
+        with Image.open(io.BytesIO(bytes(data))) as image:
+            image.load()
+            assert (found.width, found.height) == image.size
+            reach = image.size
+            for index in range(1, getattr(image, "n_frames", 1)):
+                image.seek(index)
+                reach = (max(reach[0], image.size[0]), max(reach[1], image.size[1]))
+        assert found.bounds[0] >= reach[0] and found.bounds[1] >= reach[1]

@@ -5,6 +5,7 @@ escalation-pairing order, the temp areas and path containment (docs/SANDBOX.md).
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,19 @@ def test_one_line_escapes_what_could_fake_or_hide_a_line() -> None:
     assert one_line("x\u2028y\u2029z\u202e\u2066\u200f") == "x\\u2028y\\u2029z\\u202e\\u2066\\u200f"
 
 
+def test_one_line_escapes_invisible_characters_and_whitespace_runs() -> None:
+    """A zero-width or blank-looking character, a space other than U+0020, and a run of spaces
+    (or one at either end) would hide a part of the line from the person: escaped."""
+    from dsh_fs.fs_sandbox.approval import one_line
+
+    assert one_line("a\u200bb\u200cc\u200dd\u2060e\ufefff\u2800g") == (
+        "a\\u200bb\\u200cc\\u200dd\\u2060e\\ufefff\\u2800g")
+    assert one_line("README.md" + " " * 3 + "/../x") == "README.md\\u0020\\u0020\\u0020/../x"
+    assert one_line(" lead and trail ") == "\\u0020lead and trail\\u0020"
+    assert one_line("nb\u00a0sp\u3000\u3164\U000e0041") == "nb\\u00a0sp\\u3000\\u3164\\udb40\\udc41"
+    assert one_line("Fix a typo in the README.") == "Fix a typo in the README."
+
+
 @given(st.text())
 def test_one_line_is_one_line(text: str) -> None:
     from dsh_fs.fs_sandbox.approval import one_line
@@ -188,3 +202,5 @@ def test_one_line_is_one_line(text: str) -> None:
     shown = one_line(text)
     assert len(shown.splitlines()) <= 1 and not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown)
     assert not any(c in shown for c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    assert not any(unicodedata.category(c) in ("Cf", "Zs", "Zl", "Zp", "Cc") and c != " " for c in shown)
+    assert "  " not in shown and not shown.startswith(" ") and not shown.endswith(" ")

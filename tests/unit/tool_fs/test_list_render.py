@@ -13,6 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dsh_fs.fs.shown import is_hidden
 from dsh_fs.tool_fs.list_render import (
     ListedEntry,
     count_entries,
@@ -71,17 +72,27 @@ def test_names_that_would_misreport_the_listing_are_quoted() -> None:
     assert text.count("</content>") == 1
     for name, shown in [('"q', '"\\"q"'), ("a\\b", '"a\\\\b"'), ("tab\there", '"tab\\there"'), ("esc\x1b", '"esc\\u001b"'),
                         ("plain name.txt", "plain name.txt"), ("a@b", "a@b")]:
-        assert render_name(name, escape_c1=False) == shown
+        assert render_name(name, escape_hidden=False) == shown
 
 
 def test_c1_controls(  # L3: JSON.stringify leaves DEL and C1 raw; the default profile escapes them
 ) -> None:
-    assert render_name("del\x7f", escape_c1=False) == '"del\x7f"'
-    assert render_name("del\x7f\x85", escape_c1=True) == '"del\\u007f\\u0085"'
+    assert render_name("del\x7f", escape_hidden=False) == '"del\x7f"'
+    assert render_name("del\x7f\x85", escape_hidden=True) == '"del\\u007f\\u0085"'
+
+
+def test_L3_format_characters_are_escaped() -> None:
+    """A bidi override or a zero-width character changes how a name reads without being seen:
+    quoted with it escaped (L3); the reference's rule leaves such a name as it is."""
+    assert render_name("report\u202egnp.exe", escape_hidden=True) == '"report\\u202egnp.exe"'
+    assert render_name("a\u200bb.txt", escape_hidden=True) == '"a\\u200bb.txt"'
+    assert render_name("sep\u2028x\u2066\ufeff", escape_hidden=True) == '"sep\\u2028x\\u2066\\ufeff"'
+    assert render_name("a\u200bb.txt", escape_hidden=False) == "a\u200bb.txt"
+    assert render_name("plain name.txt", escape_hidden=True) == "plain name.txt"
 
 
 def test_a_name_that_is_not_utf8_shows_the_replacement_character() -> None:
-    assert render_name("caf\udce9", escape_c1=True) == "caf\ufffd"
+    assert render_name("caf\udce9", escape_hidden=True) == "caf\ufffd"
 
 
 def test_sizes_of_files(  # L2
@@ -102,7 +113,7 @@ def test_every_name_is_one_line_that_reads_back(children: list[tuple[str, str]],
     """Whatever the names, the body has one line per entry, the envelope closes once, and each
     line gives back the name and the kind (a quoted name is JSON)."""
     entries = order_entries([entry(name, kind, 3) for name, kind in children])
-    text = format_list_output(page_of("/w", entries, 1, 200), sizes=better, escape_c1=better)
+    text = format_list_output(page_of("/w", entries, 1, 200), sizes=better, escape_hidden=better)
     assert text.count("</content>") == 1 and text.endswith("\n</content>")
     body = text.split("<content>\n", 1)[1].rsplit("\n</content>", 1)[0]
     lines = body.split("\n")
@@ -123,3 +134,4 @@ def test_every_name_is_one_line_that_reads_back(children: list[tuple[str, str]],
         assert not re.search(r"[\x00-\x1f]", shown)
         if better:
             assert not re.search(r"[\x7f-\x9f]", shown)
+            assert not any(is_hidden(ch) for ch in shown)
