@@ -256,6 +256,7 @@ encoding_option = click.option(
     "encodings",
     multiple=True,
     metavar="NAME",
+    show_default="none: UTF-8 only",
     callback=_encodings,
     help="Also read, edit and write files in this legacy encoding (e.g. shift_jis, gb18030, cp1252), byte for byte"
     " outside what an edit replaces; repeat it for several (docs/ENCODINGS.md).",

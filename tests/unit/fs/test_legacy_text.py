@@ -201,3 +201,23 @@ def test_an_edit_changes_exactly_the_replaced_bytes(data: st.DataObject, encodin
             position += len(encoded)
     assert position == len(edited.data)
     assert edited.data.decode(encoding) == edited.plan.text
+
+
+def test_positions_count_from_the_first_character() -> None:
+    assert Unencodable("é", 1, "ascii").describe("\né", "c") == "U+00E9 (LATIN SMALL LETTER E WITH ACUTE) at line 2, column 1 of c"
+    assert edit_spans("\r\nzz a\r\nb", "a\nb", 1, replace_all=False) == [(5, 9)]
+
+
+def test_the_replacements_breaks_follow_the_dominant_style() -> None:
+    text = "a\r\nb\nc\nd\nTARGET\n"  # one CRLF, LF dominant: a new line break is LF
+    edited = edit_bytes(text.encode("cp1252"), text, "cp1252", "TARGET", "x\ny", False, overlapping=True, max_bytes=BIG)
+    assert edited.data == b"a\r\nb\nc\nd\nx\ny\n"
+    mixed = "one\r\ntwo\nthree\r\n"  # mixed endings are kept as they are outside the replacement
+    kept = edit_bytes(mixed.encode("cp1252"), mixed, "cp1252", "two", "2", False, overlapping=True, max_bytes=BIG)
+    assert kept.data == b"one\r\n2\nthree\r\n"
+
+
+def test_the_read_limit_is_64_mib() -> None:
+    from dsh_fs.fs.legacy_text import LEGACY_MAX_BYTES
+
+    assert LEGACY_MAX_BYTES == 67108864  # docs/ENCODINGS.md "up to 64 MiB"
