@@ -2,7 +2,7 @@
 CPU time, system calls (bench/README.md, "The MCP stdio round trip").
 
 Counted, not timed, so a loaded machine changes them little: ``python bench/mcp_counts.py``
-prints, for the server with its lean ``tools/call`` path on and off (``DSH_FS_MCP_LEAN``),
+prints, for the server on our route and with every line sent to the SDK (``DSH_FS_MCP_SDK_ONLY``),
 
 * interpreter calls per round trip on the server's event loop thread (``sys.setprofile``
   in that thread; ``serve_stdio`` in process, a bare JSON-lines client in another thread);
@@ -19,7 +19,6 @@ one at a time.
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import statistics
@@ -57,13 +56,11 @@ class _Pass:
     """One in-process server over two pipes and a blocking client; ``counting`` counts the
     server thread's interpreter calls while the timed calls run, else its CPU time."""
 
-    def __init__(self, folder: str, *, lean: bool, counting: bool, detail: bool = False) -> None:
+    def __init__(self, folder: str, *, ours: bool, counting: bool, detail: bool = False) -> None:
         """:param detail: also count the calls by function (``by_function``: ``file:name`` or
         ``C <builtin>``), to find where they go"""
-        import anyio
-
         import dsh_fs
-        from dsh_fs.mcp.server import serve_stdio
+        from dsh_fs.mcp.stdio import serve_stdio
 
         self.calls = 0
         self.by_function: Counter[str] = Counter()
@@ -89,7 +86,7 @@ class _Pass:
             if counting:
                 sys.setprofile(profile)
             try:
-                anyio.run(functools.partial(serve_stdio, ctx, root=folder, lean=lean, stdin=stdin, stdout=stdout))
+                serve_stdio(ctx, root=folder, sdk_only=not ours, stdin=stdin, stdout=stdout)
             finally:
                 sys.setprofile(None)
                 stdout.close()
@@ -120,18 +117,18 @@ class _Pass:
 
 
 def in_process(folder: str, name: str, calls: int, runs: int) -> dict[str, dict[str, float]]:
-    """Interpreter calls and CPU µs per round trip, lean on and off."""
+    """Interpreter calls and CPU µs per round trip, on our route and the SDK's."""
     warm, timed = _requests(name, calls)
     found: dict[str, dict[str, float]] = {}
-    for lean in (True, False):
-        counted = _Pass(folder, lean=lean, counting=True)
+    for ours in (True, False):
+        counted = _Pass(folder, ours=ours, counting=True)
         counted.run(warm, timed)
         cpus = []
         for _ in range(runs):
-            timing = _Pass(folder, lean=lean, counting=False)
+            timing = _Pass(folder, ours=ours, counting=False)
             timing.run(warm, timed)
             cpus.append(timing.cpu / calls * 1e6)
-        found["lean" if lean else "sdk"] = {"calls": counted.calls / calls, "cpu_us": statistics.median(cpus)}
+        found["ours" if ours else "sdk"] = {"calls": counted.calls / calls, "cpu_us": statistics.median(cpus)}
     return found
 
 
@@ -167,15 +164,15 @@ def registry(folder: str, name: str, calls: int, runs: int) -> dict[str, float]:
 
 
 def syscalls(folder: str, name: str, calls: int) -> dict[str, dict[str, float]]:
-    """System calls per round trip of a ``dsh-fs mcp`` process (``strace -f -c``), lean on and off:
-    the counts of the timed calls (a pass with them less a pass without)."""
+    """System calls per round trip of a ``dsh-fs mcp`` process (``strace -f -c``), on our route and
+    the SDK's: the counts of the timed calls (a pass with them less a pass without)."""
     found: dict[str, dict[str, float]] = {}
-    for lean in (True, False):
+    for ours in (True, False):
         totals = []
         for count in (0, calls):
             warm, timed = _requests(name, count)
             report = os.path.join(folder, "strace.txt")
-            env = {**os.environ, "DSH_FS_MCP_LEAN": "1" if lean else "0"}
+            env = {**os.environ, "DSH_FS_MCP_SDK_ONLY": "0" if ours else "1"}
             proc = subprocess.Popen(["strace", "-f", "-c", "-o", report, sys.executable, "-m", "dsh_fs.cli.main", "mcp",
                                      "--root", folder], cwd=folder, env=env, stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -190,7 +187,7 @@ def syscalls(folder: str, name: str, calls: int) -> dict[str, dict[str, float]]:
             totals.append(_strace_counts(report))
         names = set(totals[0]) | set(totals[1])
         per = {key: (totals[1].get(key, 0) - totals[0].get(key, 0)) / calls for key in names}
-        found["lean" if lean else "sdk"] = {key: value for key, value in sorted(per.items()) if value >= 0.05}
+        found["ours" if ours else "sdk"] = {key: value for key, value in sorted(per.items()) if value >= 0.05}
     return found
 
 
@@ -207,7 +204,7 @@ def _strace_counts(report: str) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="server-side counts of one read over MCP stdio, lean path on/off")
+    parser = argparse.ArgumentParser(description="server-side counts of one read over MCP stdio, our route and the SDK's")
     parser.add_argument("--calls", type=int, default=500, help="timed calls per pass (default 500)")
     parser.add_argument("--runs", type=int, default=5, help="CPU-time passes per side (default 5; the median)")
     parser.add_argument("--strace", action="store_true", help="also count system calls (needs strace)")

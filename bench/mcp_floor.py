@@ -1,5 +1,6 @@
 """The floor under one ``read`` round trip over MCP stdio: the same bare client against servers
-that do nothing but answer (bench/README.md, "The MCP stdio round trip, fourth pass").
+that do nothing but answer (bench/README.md, "One dispatcher"; ``bench/run.py``'s MCP target row
+is the bare client's round trip against this floor).
 
 ``python bench/mcp_floor.py`` drives, interleaved in one run and over the same kind of pipes
 (``subprocess.PIPE``), with the bare JSON-lines client of ``bench/run.py`` (one ``json.dumps``,
@@ -10,7 +11,7 @@ one write + flush, one ``readline`` a call):
   floor (two pipe wake-ups, the client's own work, the answer's copy);
 * ``asyncio echo``: the same answer from an asyncio loop whose reader stays registered
   (``loop.add_reader``, reads and writes that never block): the floor of a server on asyncio;
-* ``dsh-fs mcp``: the real server (lean path on);
+* ``dsh-fs mcp``: the real server;
 * the same ``read`` in process (``ctx.tools.execute`` awaited in a loop: the target's
   baseline), and the same loop with a 200 µs ``time.sleep`` between calls (timed without the
   sleep): the call as a server runs it, in a process that has just been woken up (its caches

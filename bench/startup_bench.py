@@ -11,9 +11,11 @@ small file; the ``dsh_fs`` package compiled first, as an installed wheel is):
   to the SDK: the SDK is loaded by then);
 * for information, what a per-call client's tool invocation waits for: spawn → ``initialize``
   → ``notifications/initialized`` + a ``tools/call`` ``read`` → its answer (answered before the
-  SDK is loaded: ``mcp/prelude.py``); the same followed by the ``tools/list`` the ``mcp<2`` SDK
-  client (langchain-mcp-adapters) sends after each call → its answer → stdin closed → the
-  process gone (the whole invocation as LangChain's adapter waits for it);
+  SDK is loaded: ``mcp/stdio/dispatch.py``); the same followed by the ``tools/list`` the ``mcp<2``
+  SDK client (langchain-mcp-adapters) sends after each call → its answer → stdin closed → the
+  process gone (the whole invocation as LangChain's adapter waits for it); the same ``read``
+  from a client that declares ``roots`` (the Inspector CLI, IDE clients): the server asks
+  ``roots/list`` first (DEVIATIONS M3), the client answers, then the call's answer;
 * the Node MCP filesystem server (``@modelcontextprotocol/server-filesystem``, run with
   ``node`` from the npx cache, so npx's own start is not counted) spawn → its ``initialize``
   answer, when ``npx`` can install it (else a note).
@@ -44,6 +46,10 @@ CALL = INITIALIZED + '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"n
 """what a per-call client sends after ``initialize``"""
 LIST = '{"jsonrpc":"2.0","id":3,"method":"tools/list"}\n'
 """what the ``mcp<2`` client (langchain-mcp-adapters) sends after each call's answer"""
+INITIALIZE_ROOTS = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {"roots": {"listChanged": True}},
+    "clientInfo": {"name": "bench", "version": "1"}}}) + "\n"
+"""the ``initialize`` of a client that declares ``roots`` (the Inspector CLI, IDE clients)"""
 TARGET = 0.35
 
 
@@ -70,6 +76,32 @@ def _conversation(argv: list[str], cwd: str, steps: tuple[str, ...] = ()) -> tup
     exited = time.perf_counter() - start
     proc.stdout.close()
     return first, answered, exited
+
+
+def _roots_call(argv: list[str], cwd: str) -> float:
+    """Seconds from spawn to the answer of a ``read`` from a client that declared ``roots``: its
+    ``initialize``, the call, the server's ``roots/list`` answered with ``cwd``, the answer."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(INITIALIZE_ROOTS.encode())
+    proc.stdin.flush()
+    assert b'"id":1' in proc.stdout.readline().replace(b" ", b"")
+    proc.stdin.write(CALL.encode())
+    proc.stdin.flush()
+    while True:
+        message = json.loads(proc.stdout.readline())
+        if message.get("method") == "roots/list":
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": {"roots": [{"uri": f"file://{cwd}"}]}}
+            proc.stdin.write(json.dumps(answer).encode() + b"\n")
+            proc.stdin.flush()
+        elif message.get("id") == 2:
+            break
+    answered = time.perf_counter() - start
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    return answered
 
 
 def _compile_package() -> None:
@@ -114,7 +146,7 @@ def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
         handle.write("".join(f"line {i}\n" for i in range(1, 40)))
     _compile_package()
     _conversation(ours_argv, folder)  # warm the page cache
-    ours, pinged, base, theirs, called, invoked = [], [], [], [], [], []
+    ours, pinged, base, theirs, called, invoked, rooted = [], [], [], [], [], [], []
     for _ in range(runs):
         base.append(_python_pass())
         first, (pong,), _ = _conversation(ours_argv, folder, (PING,))
@@ -123,6 +155,7 @@ def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
         _, (answer, _listed), gone = _conversation(ours_argv, folder, (CALL, LIST))
         called.append(answer)
         invoked.append(gone)
+        rooted.append(_roots_call(ours_argv, folder))
         if node is not None:
             theirs.append(_conversation([*node, folder], folder)[0])
     p_pass, p_ours, p_ping = statistics.median(base), statistics.median(ours), statistics.median(pinged)
@@ -141,9 +174,13 @@ def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
                      "→ stdin closed → exit", "ours": p_invoked, "ours_mem": None,
          "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
          "ratio": p_invoked / p_pass, "target": "(info)", "met": None},
+        {"workload": "MCP stdio per-call client declaring `roots` (Inspector CLI, IDE clients): spawn → `initialize` "
+                     "→ `tools/call` → `roots/list` answered → the call's answer", "ours": statistics.median(rooted),
+         "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
+         "ratio": statistics.median(rooted) / p_pass, "target": "(info)", "met": None},
     ]
     notes = [f"MCP start-up rows: medians of {runs} interleaved spawns (M2: the SDK is imported in the background "
-             "while the early path answers `initialize`)."]
+             "while `initialize`, plain calls and `tools/list` are answered without it)."]
     if node is not None:
         p_node = statistics.median(theirs)
         found.append({"workload": "MCP stdio start-up: spawn → `initialize` answer (Node `server-filesystem`)",

@@ -11,11 +11,18 @@ from typing import Any
 from dsh_fs.fs_channel import ChannelFileSystem
 from dsh_fs.testing.channels import far_python, subprocess_channel
 
-PNG_1X1 = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082"
-)
-"""a 1×1 RGBA PNG"""
+def _png() -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (3, 2), (200, 40, 10)).save(out, format="PNG")
+    return out.getvalue()
+
+
+PNG_1X1 = _png()
+"""a small well-formed PNG (3×2, made by Pillow)"""
 
 
 def channel_fs(root: str | None, **options: Any) -> ChannelFileSystem:

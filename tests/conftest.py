@@ -14,6 +14,9 @@
 * ``memory_fs`` — ``MemoryFs``, the shipped ``MemoryFileSystem`` behind the recording
   wrapper (call log, failure injection, stat sizes): the reference's "fake provider" of
   REFERENCE-SPEC §7.1 and §7.5, itself checked by the provider contract.
+* ``ssh_server``, ``box_dir``, ``podman_box`` (session) — the far sides of the channel tests
+  (``dsh_fs.testing.far_sides``): an ``sshd`` on 127.0.0.1, a podman container with
+  ``box_dir`` as ``/ws``; started on first use, stopped at the end of the session.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from hypothesis import HealthCheck, settings
 
 import dsh_fs
 from dsh_fs.fs_memory import MemoryFileSystem
+from dsh_fs.testing.far_sides import PodmanBox, SshServer
 from dsh_fs.testing.recording import RecordingFileSystem
 from dsh_fs.testing.snapshot import snapshot
 
@@ -116,3 +120,23 @@ class MemoryFs(RecordingFileSystem):
 def memory_fs() -> type[MemoryFs]:
     """The ``MemoryFs`` class: ``ctx.plugin(memory_fs, files={"/abs/a.txt": "..."})``."""
     return MemoryFs
+
+
+@pytest.fixture(scope="session")
+def ssh_server() -> Iterator[SshServer]:
+    """An ``sshd`` on 127.0.0.1 that logs this user in with a key made for it."""
+    with SshServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def box_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The directory of this machine the podman box sees as ``/ws``."""
+    return str(tmp_path_factory.mktemp("box-ws"))
+
+
+@pytest.fixture(scope="session")
+def podman_box(box_dir: str) -> Iterator[PodmanBox]:
+    """A podman container (no image, no network, this machine's python3) with ``box_dir`` as ``/ws``."""
+    with PodmanBox({box_dir: "/ws"}) as box:
+        yield box

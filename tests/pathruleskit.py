@@ -35,10 +35,30 @@ def png() -> bytes:
     return out.getvalue()
 
 
+def notebook(words: str) -> bytes:
+    """A small notebook (nbformat 4.5) with the code cells ``c1`` and ``c2``."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell(f"print('{words}')", id="c1"), new_code_cell("x = 1", id="c2")])
+    return (nbformat.writes(nb) + "\n").encode()
+
+
+def pdf(words: str) -> bytes:
+    """A one-page PDF whose text is ``words``."""
+    from pdfkit import pdf as make
+
+    return make([words])
+
+
 def layout() -> dict[str, bytes]:
     """relative path → bytes of every file of the fixture (parents made as needed)."""
     image = png()
     return {
+        "keys/nb.ipynb": notebook(SECRET),
+        "locked/nb.ipynb": notebook("locked words"),
+        "keys/doc.pdf": pdf(f"{SECRET} four"),
+        "locked/doc.pdf": pdf("locked words"),
         "open.txt": b"open words\n",
         "secret.txt": f"{SECRET} one\n".encode(),
         "keys/a.txt": f"{SECRET} two\n".encode(),
@@ -178,7 +198,33 @@ for face in (AE, RE):
             "refused", command="insert", reads=("frozen.txt",)),
     ]
 
-READ_ONLY_TOOLS = {"read", "list", "glob", "grep", "read_image"}
+def _notebook(path: str, mode: str) -> dict[str, Any]:
+    args: dict[str, Any] = {"notebook_path": "@" + path, "new_source": "y = 2", "edit_mode": mode}
+    if mode != "insert":
+        args["cell_id"] = "c1"
+    else:
+        args.update(cell_id="c1", cell_type="code")
+    return args
+
+
+for mode in ("replace", "insert", "delete"):
+    ROWS += [
+        Row(f"notebook_edit {mode} denied", "notebook_edit", "deny", _notebook("keys/nb.ipynb", mode), "refused",
+            command=mode),
+        Row(f"notebook_edit {mode} read-only", "notebook_edit", "read-only", _notebook("locked/nb.ipynb", mode),
+            "refused", command=mode, reads=("locked/nb.ipynb",)),
+    ]
+
+ROWS += [
+    Row("read_pdf denied", "read_pdf", "deny", {"file_path": "keys/doc.pdf"}, "refused"),
+    Row("read_pdf read-only", "read_pdf", "read-only", {"file_path": "locked/doc.pdf"}, "shown",
+        contains="locked words"),
+]
+
+COMMANDS = {AE: "command", RE: "command", "notebook_edit": "edit_mode"}
+"""the faces whose rows are per value of one argument (each value needs a deny and a read-only row)"""
+
+READ_ONLY_TOOLS = {"read", "list", "glob", "grep", "read_image", "read_pdf"}
 """tools that change nothing: their read-only row shows the file"""
 
 

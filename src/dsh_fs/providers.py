@@ -112,8 +112,8 @@ def _channel_opener(scheme: str) -> ProviderOpener:
         ``ChannelFileSystem``'s (``python``, ``prefetch_max``, ``write_max_size``, …)."""
         from .fs_channel import ChannelFileSystem, channel_for_url
 
-        wanted = _CHANNEL_OPTIONS[scheme]
-        named = channel_for_url(scheme, location, **{k: options.pop(k) for k in wanted if k in options})
+        wanted = {k: options.pop(k) for k in _CHANNEL_OPTIONS[scheme] if k in options}
+        named = channel_for_url(scheme, location, **wanted)
         roots = options.pop("roots", None)
         far_roots = None
         if roots is not None:
@@ -122,7 +122,8 @@ def _channel_opener(scheme: str) -> ProviderOpener:
             far_roots = []
             for given in map(os.fspath, roots):
                 if "://" in given:
-                    other = channel_for_url(scheme, given.split("://", 1)[1]) if given.startswith(f"{scheme}://") else None
+                    other = channel_for_url(scheme, given.split("://", 1)[1], **wanted) \
+                        if given.startswith(f"{scheme}://") else None
                     if other is None or other.channel.identity != named.channel.identity:
                         raise ValueError(f'open_provider: "{given}" is not a path of {named.channel.identity}')
                     given = other.root

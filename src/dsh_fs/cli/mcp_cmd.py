@@ -6,7 +6,6 @@ The MCP SDK is imported only when the command runs.
 
 from __future__ import annotations
 
-import contextlib
 import getpass
 import os
 import sys
@@ -226,48 +225,53 @@ def mcp(
             )
         click.echo("\n".join(lines), err=True)  # one write: whoever sees the address sees the warning
 
-    early = importing = None
-    if not served_over_http and not s3:  # S3: the credentials are checked before any answer
-        early, importing = _start_fast(ctx)
+    if not served_over_http:
+        from ..mcp.stdio import serve_stdio  # no SDK import: it loads in the background (M2)
+
+        try:
+            serve_stdio(ctx, root=options.root, owner=owner, before=require_s3_credentials if s3 else None,
+                        close_context=True)
+        except KeyboardInterrupt:
+            sys.exit(130)
+        finally:
+            _close_store(store, session_name)
+        return
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
             if s3:
                 await require_s3_credentials()
-            if not served_over_http:
-                carry_on = await _serve_early_calls(ctx, early, importing, owner, options.root)
-                if carry_on is None:
-                    return  # stdin ended, every call answered early: nothing for the SDK to do
-                start, session, hint = carry_on
-                from ..mcp.server import serve_stdio
+            from ..mcp.http import serve_http
 
-                await serve_stdio(ctx, root=options.root, owner=session, hint=hint, early=start)
-            else:
-                from ..mcp.http import serve_http
-
-                try:
-                    await serve_http(
-                        ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
-                        unix_socket=unix_socket, announce=announce,
-                        token_file=os.path.abspath(token_file) if token_file is not None and bearer is not None else None,
-                        report=lambda line: click.echo(line, err=True),
-                    )
-                except (OSError, ValueError) as exc:  # binding (the served requests never raise)
-                    raise CliFailure(f"cannot listen: {exc}") from None
+            try:
+                await serve_http(
+                    ctx, root=options.root, tokens=bearer, host=host or "127.0.0.1", port=port or 0,
+                    unix_socket=unix_socket, announce=announce,
+                    token_file=os.path.abspath(token_file) if token_file is not None and bearer is not None else None,
+                    report=lambda line: click.echo(line, err=True),
+                )
+            except (OSError, ValueError) as exc:  # binding (the served requests never raise)
+                raise CliFailure(f"cannot listen: {exc}") from None
 
     try:
         anyio.run(serve)
     except KeyboardInterrupt:
         sys.exit(130)
     finally:
-        if store is not None:
-            store.close()
-            if store.errors:
-                click.echo(
-                    f"dsh-fs mcp: warning: session {session_name!r} could not save {len(store.errors)} observation(s)"
-                    f" ({store.errors[-1]}); read those files again before changing them",
-                    err=True,
-                )
+        _close_store(store, session_name)
+
+
+def _close_store(store: Any, session_name: str | None) -> None:
+    """Close the ``--session`` store (when there is one), saying on stderr what it could not save."""
+    if store is None:
+        return
+    store.close()
+    if store.errors:
+        click.echo(
+            f"dsh-fs mcp: warning: session {session_name!r} could not save {len(store.errors)} observation(s)"
+            f" ({store.errors[-1]}); read those files again before changing them",
+            err=True,
+        )
 
 
 def _served(options: Any) -> str:
@@ -294,56 +298,6 @@ def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]
     if len({n.channel.identity for n in named}) > 1:
         raise click.UsageError("--root: every far-side root must be on one far side")
     return urls[0], tuple(n.root for n in named)
-
-
-def _start_fast(ctx: Any) -> tuple[Any, Any]:
-    """Over stdio: import the SDK in the background and answer the first line meanwhile if it
-    is an ``initialize`` (DEVIATIONS M2: ``mcp.early``). Returns what was read and answered
-    (``early.EarlyStart``) and the importing thread; ``(None, None)`` without the SDK
-    installed (the import then fails as before, with nothing answered).
-
-    :raises KeyboardInterrupt: while waiting for the first line (exit 130 above)
-    """
-    import importlib.util
-
-    if importlib.util.find_spec("mcp") is None:
-        return None, None
-    from .. import __version__
-    from ..mcp.early import answer_first_line, import_sdk_in_background
-    from ..mcp.wire import server_instructions
-
-    importing = import_sdk_in_background()
-    instructions = server_instructions(ctx)
-    try:
-        return answer_first_line(version=__version__, instructions=instructions), importing
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except OSError:
-        return None, importing  # stdin unreadable: the transport meets it again
-
-
-async def _serve_early_calls(ctx: Any, early: Any, importing: Any, owner: Any,
-                             root: str) -> tuple[Any, Any, Any] | None:
-    """Over stdio, once ``initialize`` was answered early: serve plain ``tools/call``
-    requests until the SDK is loaded (DEVIATIONS M2: ``mcp.prelude``), with the observation
-    owner and the registry (``percall.FirstCallHint`` without ``--session``) the SDK path
-    then uses. Returns ``(early start for the transport, owner, hint)``; without the early
-    phase (no early ``initialize``, S3, no SDK installed), ``(early, owner, None)``
-    unchanged, ``early`` possibly ``None``; ``None`` when stdin ended with every line served
-    early (the SDK path is then not run).
-    """
-    from ..mcp.prelude import early_calls_allowed, serve_early_calls
-
-    if importing is None or not early_calls_allowed(ctx, early):
-        return early, owner, None
-    from ..core.session import Session
-    from ..mcp.percall import FirstCallHint
-
-    session = owner if owner is not None else Session(root)
-    hint = FirstCallHint(ctx.tools) if owner is None else None
-    with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
-        done = await serve_early_calls(ctx, early, owner=session, importing=importing)
-    return None if done.finished else (done.start, session, hint)
 
 
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:

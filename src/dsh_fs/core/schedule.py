@@ -23,11 +23,12 @@ Pure: anyio events only, no I/O, no tool knowledge (the caller says which calls 
 
 from __future__ import annotations
 
+import weakref
 from types import TracebackType
 
 import anyio
 
-__all__ = ("CallScheduler", "Turn")
+__all__ = ("CallScheduler", "CallSchedulers", "Turn")
 
 
 class Turn:
@@ -114,3 +115,22 @@ class CallScheduler:
             if not turn.parallel:
                 break
         self._released = index
+
+
+class CallSchedulers:
+    """One ``CallScheduler`` per owner (any weakly referenceable key: an MCP connection's
+    observation ``Session``), made on first use and held as long as its owner. One instance is
+    shared by every route a connection's calls take (``dsh_fs.mcp``: the SDK's middleware and
+    the stdio server's own dispatcher), so they are ordered together."""
+
+    __slots__ = ("_schedulers",)
+
+    def __init__(self) -> None:
+        self._schedulers: weakref.WeakKeyDictionary[object, CallScheduler] = weakref.WeakKeyDictionary()
+
+    def of(self, owner: object) -> CallScheduler:
+        """``owner``'s scheduler (made now if it has none)."""
+        scheduler = self._schedulers.get(owner)
+        if scheduler is None:
+            scheduler = self._schedulers[owner] = CallScheduler()
+        return scheduler

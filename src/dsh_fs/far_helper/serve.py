@@ -37,7 +37,7 @@ from ..fs_channel.client import OPEN_OPTIONS
 from ..fs_channel.wire import FrameReader, ProtocolError, encode_frame
 from .search import SearchOps
 
-__all__ = ("Helper", "main", "open_provider_for")
+__all__ = ("Helper", "main", "open_provider_for", "serve", "start")
 
 _READ_SIZE = 1 << 20
 
@@ -76,6 +76,15 @@ class Helper(SearchOps):
         self.signals: dict[int, AbortSignal] = {}
         self.credit: dict[int, asyncio.Queue[int]] = {}
         SearchOps.__init__(self)
+
+    async def stop(self) -> None:
+        """The near side is gone (stdin ended): reads are dropped, a mutation under way
+        finishes first (the local provider never abandons one), then the provider is closed."""
+        for task in list(self.tasks.values()):
+            task.cancel()
+        if self.tasks:
+            await asyncio.wait(list(self.tasks.values()))
+        await self.fs.aclose()
 
     async def answer(self, request: int, result: Any = None, body: bytes = b"") -> None:
         await self.send(encode_frame({"id": request, "r": result}, body))
@@ -297,6 +306,20 @@ def _private_streams() -> tuple[int, int]:
     return inp, out
 
 
+async def start(opened: dict[str, Any], send: Callable[[bytes], Awaitable[None]]) -> Helper | None:
+    """The helper for an ``open`` frame, its ``ready`` answer sent; ``None`` (its ``fail``
+    answer sent) when the far side's provider refuses the settings."""
+    try:
+        fs = open_provider_for(opened.get("open") or {})
+    except (ValueError, TypeError) as exc:
+        await send(encode_frame({"fail": str(exc)}))
+        return None
+    ready = {"root": getattr(fs, "root", None), "roots": list(fs.workspace_roots()), "cwd": getattr(fs, "cwd", None),
+             "python": ".".join(map(str, sys.version_info[:3])), "pid": os.getpid()}
+    await send(encode_frame({"ready": ready}))
+    return Helper(fs, send)
+
+
 async def serve(inp: int, out: int, first: list[tuple[dict[str, Any], bytes]], leftover: bytes = b"") -> None:
     """Serve one near side: the ``open`` frame (first of ``first``), then requests until stdin ends.
 
@@ -318,15 +341,9 @@ async def serve(inp: int, out: int, first: list[tuple[dict[str, Any], bytes]], l
             await writer.drain()
 
     opened, _ = first[0]
-    try:
-        fs = open_provider_for(opened.get("open") or {})
-    except (ValueError, TypeError) as exc:
-        await send(encode_frame({"fail": str(exc)}))
+    helper = await start(opened, send)
+    if helper is None:
         return
-    ready = {"root": getattr(fs, "root", None), "roots": list(fs.workspace_roots()), "cwd": getattr(fs, "cwd", None),
-             "python": ".".join(map(str, sys.version_info[:3])), "pid": os.getpid()}
-    await send(encode_frame({"ready": ready}))
-    helper = Helper(fs, send)
     frames = FrameReader()
     pending = list(first[1:]) + frames.feed(leftover)
     try:
@@ -338,12 +355,7 @@ async def serve(inp: int, out: int, first: list[tuple[dict[str, Any], bytes]], l
                 break
             pending = frames.feed(data)
     finally:
-        # stdin ended (or a bad frame): reads are dropped; a mutation under way finishes first
-        for task in list(helper.tasks.values()):
-            task.cancel()
-        if helper.tasks:
-            await asyncio.wait(list(helper.tasks.values()))
-        await fs.aclose()
+        await helper.stop()
 
 
 def main(first: list[tuple[dict[str, Any], bytes]], leftover: bytes = b"") -> None:

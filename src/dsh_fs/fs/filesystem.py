@@ -320,11 +320,12 @@ class FileSystem(abc.ABC):
 
     def narrowed(self, roots: Sequence[str]) -> "FileSystem | None":
         """Optional: a view of this provider confined to ``roots`` (absolute display paths of
-        directories, each inside one of ``workspace_roots()``; none inside another), sharing
-        its storage, locks and caches; the view is never closed on its own (``aclose`` is the
-        provider's). An empty ``roots`` gives a view that reaches nothing. Used by the MCP
-        server for the client's roots (DEVIATIONS M3). ``None`` (the default): this provider
-        cannot narrow.
+        directories, each inside one of ``workspace_roots()`` — any directories for a provider
+        without containment; none inside another), sharing its storage, locks and caches; the
+        view is never closed on its own (``aclose`` is the provider's). An empty ``roots`` gives
+        a view that reaches nothing. Used by the MCP server for the client's roots (DEVIATIONS
+        M3) and by the sandbox fence, which makes each mutation in a view rooted at the writable
+        place that holds it. ``None`` (the default): this provider cannot narrow.
 
         :raises ValueError: a root is not a directory inside the provider's roots
         """

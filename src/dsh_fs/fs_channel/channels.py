@@ -84,6 +84,10 @@ class Transport(abc.ABC):
     def exit_status(self) -> int | None:
         """The exit status once the command ended (``None`` before, or when unknown)."""
 
+    def busy(self, unanswered: bool) -> None:
+        """Told whether answers are awaited (a transport that must ask for output, as an exec
+        channel's, asks only then). Pipes deliver by themselves: nothing to do."""
+
 
 class Channel(abc.ABC):
     """A way to run one command on the far side (see the module docstring).

@@ -97,6 +97,10 @@ class Connection:
         """why the connection is dead (``None`` while it lives)"""
         self.round_trips = 0
         """requests sent (each costs one round trip; pipelined ones overlap)"""
+        self.bytes_sent = 0
+        """bytes this side wrote to the channel since the start (frames; the start-up's too)"""
+        self.bytes_received = 0
+        """bytes this side read from the channel since the start"""
         self.notes: dict[str, Any] = {}
         """what users of the connection learnt about its far side (``search``: which ripgrep)"""
         self._ids = itertools.count(1)
@@ -105,6 +109,7 @@ class Connection:
         self._frames = FrameReader()
         self._reader: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._unanswered = 0
         self.loop = asyncio.get_running_loop()
 
     @property
@@ -122,12 +127,16 @@ class Connection:
         """
         name = channel.describe()
         try:
-            transport = await channel.start([python, "-I", "-c", boot_program()])
+            transport = await channel.start([python, "-I", "-S", "-c", boot_program()])
         except OSError as exc:
+            if isinstance(exc, FileNotFoundError) and exc.filename == python:
+                raise errors.no_python(name, python) from exc  # the channel runs it here
             raise errors.could_not_start(name, f"{exc.strerror or exc}") from exc
         connection = cls(transport, name, abort_grace=abort_grace)
         try:
+            transport.busy(True)
             await asyncio.wait_for(connection._start(settings, bundle, python, channel.identity), start_timeout)
+            transport.busy(False)
         except asyncio.TimeoutError:
             await transport.aclose()
             raise errors.could_not_start(name, f"no answer within {start_timeout:g} s") from None
@@ -161,6 +170,7 @@ class Connection:
                 raise errors.could_not_start(self.name, "it answered outside the protocol")
 
     async def _send_start(self, data: bytes) -> None:
+        self.bytes_sent += len(data)
         try:
             await self.transport.send(data)
         except (ConnectionError, OSError):
@@ -169,6 +179,7 @@ class Connection:
     async def _next_start_frame(self, python: str) -> tuple[dict[str, Any], bytes]:
         while True:
             data = await self.transport.receive()
+            self.bytes_received += len(data)
             if not data:
                 await self.transport.aclose()
                 why = await self.transport.reason()
@@ -191,6 +202,7 @@ class Connection:
                 data = await self.transport.receive()
                 if not data:
                     break
+                self.bytes_received += len(data)
                 for message, body in self._frames.feed(data):
                     self._deliver(message, body)
             self._fail(errors.lost(self.name, await self.transport.reason()))
@@ -242,6 +254,7 @@ class Connection:
             asyncio.ensure_future(self._quiet_send(encode_frame(message, body)))
 
     async def _quiet_send(self, frame: bytes) -> None:
+        self.bytes_sent += len(frame)
         try:
             await self.transport.send(frame)
         except (ConnectionError, OSError):
@@ -251,12 +264,20 @@ class Connection:
         if self.failure is not None:
             raise self.failure
         self.round_trips += 1
+        self.bytes_sent += len(frame)
         try:
             await self.transport.send(frame)
         except (ConnectionError, OSError):
             # the command ended: the reader will say why; wait for it
             await asyncio.wait([self._reader], timeout=5.0) if self._reader is not None else None
             raise self.failure or errors.lost(self.name, "its stdin is closed") from None
+
+    def _waiting(self, change: int) -> None:
+        """One more (``+1``) or one fewer (``-1``) request awaits its answer."""
+        before = self._unanswered
+        self._unanswered += change
+        if (before == 0) != (self._unanswered == 0):
+            self.transport.busy(self._unanswered > 0)
 
     def _watch(self, request: int, signal: AbortSignal | None, mutation: bool, fail: Any) -> None:
         if signal is None:
@@ -305,11 +326,12 @@ class Connection:
             if not waiter.done():
                 waiter.set_exception(exc)
 
+        self._waiting(1)
         try:
             await self._send(encode_frame(message, body))
             self._watch(request, signal, mutation, fail)
             try:
-                return await waiter
+                return await asyncio.shield(waiter)  # a cancelled caller leaves the answer to come
             except asyncio.CancelledError:
                 if not mutation:
                     self._post({"cancel": request})
@@ -320,6 +342,7 @@ class Connection:
                 await asyncio.wait([waiter], timeout=self.abort_grace)
                 raise
         finally:
+            self._waiting(-1)
             self._pending.pop(request, None)
             self._watched.pop(request, None)
             if waiter.done() and not waiter.cancelled():
@@ -340,6 +363,7 @@ class Connection:
         if signal is not None and signal.aborted:
             message["aborted"] = True
         ended = False
+        self._waiting(1)
         try:
             await self._send(encode_frame(message))
             self._watch(request, signal, False, queue.put_nowait)
@@ -360,6 +384,7 @@ class Connection:
                     self._post({"more": request, "n": taken})
                     taken = 0
         finally:
+            self._waiting(-1)
             self._pending.pop(request, None)
             self._watched.pop(request, None)
             if not ended:

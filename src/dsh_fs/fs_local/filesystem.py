@@ -354,13 +354,30 @@ class LocalFileSystem(FileSystem):
         anchor (``beneath.Root.anchor``): one swapped for a symlink later leads nowhere. Its ``cwd`` stays, or is the first root when
         outside them. See ``FileSystem.narrowed``.
 
+        A provider without containment narrows to any directories: each root's real path is
+        its ``realpath`` now, and the view's walks start there (the sandbox fence confines a
+        mutation to the writable place that holds it this way, ``fs_sandbox.filesystem``).
+
         :raises ValueError: ``LocalFileSystem: root <p> is outside every root`` (also through a
             symlink out of its provider root), ``… is not found``, ``… is not a directory``;
-            the provider has no containment; roots that overlap (``roots.disjoint``)
+            roots that overlap (``roots.disjoint``)
         """
-        if self.rules.roots is None:
-            raise ValueError("LocalFileSystem: a provider without containment cannot be narrowed")
-        found = []
+        found = self._view_roots_anywhere(roots) if self.rules.roots is None else self._view_roots_within(roots)
+        named = tuple(path for _real, path, _anchor in found) if len(found) > 1 else ()
+        view_roots = tuple(beneath.Root(real, path, named, anchor) for real, path, anchor in found)
+        disjoint(view_roots)
+        view = copy.copy(self)
+        view._narrowed = True
+        view.rules = dataclasses.replace(self.rules, roots=view_roots)
+        view.roots = tuple(roots)
+        view.root = view.roots[0] if view.roots else None
+        if view_roots and not any(root.contains(self.cwd) for root in view_roots):
+            view.cwd = view_roots[0].shown
+        return view
+
+    def _view_roots_within(self, roots: Sequence[str]) -> list[tuple[str, str, beneath.Root | None]]:
+        """``(real, shown, anchor)`` of each view root inside this provider's roots (``narrowed``)."""
+        found: list[tuple[str, str, beneath.Root | None]] = []
         for path in roots:
             within = self.rules.root_for(path)
             if within is None or not within.contains(path):
@@ -377,17 +394,25 @@ class LocalFileSystem(FileSystem):
             if not is_dir:
                 raise ValueError(f"LocalFileSystem: root {path} is not a directory")
             found.append((real, path, within.anchor or within))
-        named = tuple(path for _real, path, _anchor in found) if len(found) > 1 else ()
-        view_roots = tuple(beneath.Root(real, path, named, anchor) for real, path, anchor in found)
-        disjoint(view_roots)
-        view = copy.copy(self)
-        view._narrowed = True
-        view.rules = dataclasses.replace(self.rules, roots=view_roots)
-        view.roots = tuple(roots)
-        view.root = view.roots[0] if view.roots else None
-        if view_roots and not any(root.contains(self.cwd) for root in view_roots):
-            view.cwd = view_roots[0].shown
-        return view
+        return found
+
+    @staticmethod
+    def _view_roots_anywhere(roots: Sequence[str]) -> list[tuple[str, str, beneath.Root | None]]:
+        """``(real, shown, None)`` of each view root of a provider without containment: its
+        ``realpath`` now (``narrowed``)."""
+        found: list[tuple[str, str, beneath.Root | None]] = []
+        for path in roots:
+            try:
+                real = os.path.realpath(path, strict=True)
+                is_dir = stat_mod.S_ISDIR(os.stat(real).st_mode)
+            except (FileNotFoundError, NotADirectoryError):
+                raise ValueError(f"LocalFileSystem: root {path} is not found") from None
+            except OSError as exc:
+                raise ValueError(f"LocalFileSystem: root {path} is not usable: {os.strerror(exc.errno or 0)}") from None
+            if not is_dir:
+                raise ValueError(f"LocalFileSystem: root {path} is not a directory")
+            found.append((real, path, None))
+        return found
 
     def host_path(self, target: Target) -> str:
         """The target's real path on this disk (its key). See ``FileSystem.host_path``."""

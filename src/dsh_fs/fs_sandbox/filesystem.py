@@ -10,11 +10,16 @@ Reads pass through unchanged. Every mutation of the seam (``write_text``, ``edit
 * ``workspace-write``: the target is resolved **again, now** (a symlink swapped in since the
   tool resolved it is seen) and must lie under a workspace root (``FileSystem.workspace_roots``;
   with none, the call's cwd) or, for a provider whose files are host files, under a platform temp
-  area (``roots.granted_temp_areas``: never ``/``, X5); the mutation is then delegated with that fresh target.
+  area (``roots.granted_temp_areas``: never ``/``, X5); the mutation is then delegated with that
+  fresh target, for host files to ``inner`` narrowed to the writable place that holds it
+  (``FileSystem.narrowed``): every step of the mutation is an ``O_NOFOLLOW`` walk from that
+  place, so a directory swapped for a symlink out after the check is refused, with or without a
+  containment root (a move between two places is the one mutation made by path).
 
 ``write_text`` and ``edit_text`` name the verb ``write`` (the reference's text for both),
-``rename`` fences its source and its destination. The threat model is the reference's: a policy
-fence, not a kernel boundary (the race between the check and the syscall is accepted).
+``rename`` fences its source and its destination. The reference accepts the race between the
+check and the syscall (a policy fence, not a kernel boundary); here the walk from the place
+closes it for host files.
 
 Follows ``packages/fs/fs-sandbox/src/index.ts`` of ``toninfo/deepseek-harness`` at
 ``48fb3b528b91c94ef429fc2bbc6b8e8f5157e7bb`` (there a subclass of the local provider; here a
@@ -28,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
-from ..fs.errors import FsError, sandbox_denied
+from ..fs.errors import FsError, FsErrorCode, sandbox_denied
 from ..fs.filesystem import FileSystem
 from ..fs.sandbox import SandboxMode, parse_mode
 from ..fs.types import (
@@ -60,6 +65,9 @@ if TYPE_CHECKING:
     from .approval import Approver
 
 __all__ = ("KINDS", "SandboxedFileSystem")
+
+_KEYED = "\0keyed"
+"""``_place`` of a target of a provider whose files are no host files (no view needed)"""
 
 Kind = Literal["read", "mutate", "lifecycle"]
 
@@ -114,13 +122,16 @@ class SandboxedFileSystem(FileSystem):
     name = "fs-sandbox"
 
     def __init__(self, inner: FileSystem, *, mode: str = "read-only", approval: "Approver | None" = None,
-                 cwd: str | None = None, base: str | None = None, _owns: bool = True) -> None:
+                 cwd: str | None = None, base: str | None = None, _owns: bool = True,
+                 _views: "dict[str, FileSystem | None] | None" = None) -> None:
         self._inner = inner
         self._mode: SandboxMode = parse_mode(mode)
         self._approval = approval
         self._cwd = cwd
         self._base = base
         self._owns = _owns
+        self._views: dict[str, FileSystem | None] = {} if _views is None else _views
+        """``inner`` narrowed to each writable place met (``_confined``), shared with the per-call views"""
 
     @classmethod
     def apply(cls, scope: "Scope", /, **config: Any) -> None:
@@ -169,7 +180,8 @@ class SandboxedFileSystem(FileSystem):
             ``None``: the caller's ``cwd``)
         :raises ValueError: an unknown mode
         """
-        return SandboxedFileSystem(self._inner, mode=mode, approval=self._approval, cwd=cwd, base=base, _owns=False)
+        return SandboxedFileSystem(self._inner, mode=mode, approval=self._approval, cwd=cwd, base=base, _owns=False,
+                                   _views=self._views)
 
     async def canonical_base(self, cwd: str | None, *, signal: "AbortSignal | None" = None) -> str | None:
         """The reference's per-call workspace root (``sandbox-policy`` ``resolveWorkspaceRoot``:
@@ -195,18 +207,31 @@ class SandboxedFileSystem(FileSystem):
             await self._inner.aclose()
 
     # -- the fence ------------------------------------------------------------------------------
-    async def _checked(self, target: Target, verb: "Verb", signal: "AbortSignal | None") -> Target:
-        """The target to mutate: ``target`` (danger-full-access), or a fresh resolution of it
-        that lies in a writable place (workspace-write); else ``FS_SANDBOX_DENIED``."""
+    async def _checked(self, target: Target, verb: "Verb", signal: "AbortSignal | None") -> tuple[FileSystem, Target]:
+        """Where and what to mutate: ``inner`` and ``target`` (danger-full-access), or a fresh
+        resolution of it that lies in a writable place (workspace-write), to be mutated through
+        ``_confined``'s view of that place; else ``FS_SANDBOX_DENIED``."""
         mode = self._mode
         if mode == "danger-full-access":
-            return target
+            return self._inner, target
         if mode == "read-only":
             raise sandbox_denied(verb, target.display_path, mode)
         fresh = await self._inner.resolve(target.display_path, signal=signal)
-        if not await self._writable(fresh, signal):
+        place = await self._place(fresh, signal)
+        if place is None:
             raise sandbox_denied(verb, target.display_path, mode)
-        return fresh
+        if place is _KEYED:
+            return self._inner, fresh
+        view = await self._confined(place)
+        if view is None:
+            return self._inner, fresh
+        try:  # resolved again inside the place: a symlink out swapped in since is refused
+            inside = await view.resolve(fresh.key, signal=signal)
+        except FsError as err:
+            if err.code == FsErrorCode.PERMISSION_DENIED:
+                raise sandbox_denied(verb, target.display_path, mode) from err
+            raise
+        return view, Target(key=inside.key, display_path=fresh.display_path)
 
     async def _writable_targets(self, signal: "AbortSignal | None") -> list[Target]:
         roots = self._inner.workspace_roots()
@@ -214,55 +239,79 @@ class SandboxedFileSystem(FileSystem):
             return [await self._inner.resolve(self._cwd or ".", signal=signal)]
         return [await self._inner.resolve(root, signal=signal) for root in roots]
 
-    async def _writable(self, fresh: Target, signal: "AbortSignal | None") -> bool:
+    async def _place(self, fresh: Target, signal: "AbortSignal | None") -> str | None:
+        """The writable place that holds ``fresh``: for host files, the most specific of the
+        canonical workspace roots and granted temp areas it lies under; for other providers
+        ``_KEYED`` when its key lies under a workspace root's key; ``None``: no such place."""
         roots = await self._writable_targets(signal)
         host = self._inner.host_path(fresh)
         if host is None:  # compare as keys: the provider's identity of a path
-            return any(lexically_under(fresh.key, root.key) for root in roots)
+            return _KEYED if any(lexically_under(fresh.key, root.key) for root in roots) else None
         allowed = [self._inner.host_path(root) or root.display_path for root in roots]
 
-        def check() -> bool:
+        def find() -> str | None:
             places = [canonical(p) for p in allowed] + [p for p in granted_temp_areas() if p not in allowed]
-            return any(is_under(host, place) for place in places)
+            holding = [place for place in places if is_under(host, place)]
+            return max(holding, key=len) if holding else None
 
-        return await anyio.to_thread.run_sync(check)
+        return await anyio.to_thread.run_sync(find)
+
+    async def _confined(self, place: str) -> FileSystem | None:
+        """``inner`` narrowed to ``place`` (made once per place, shared by every per-call view):
+        each of its mutations walks from ``place`` without following a symlink out of it
+        (``FileSystem.narrowed``); ``None`` when ``inner`` cannot narrow to it (then the fresh
+        target is mutated by path: the reference's accepted race)."""
+        views = self._views
+        if place not in views:
+            try:
+                views[place] = await anyio.to_thread.run_sync(self._inner.narrowed, [place])
+            except ValueError:
+                views[place] = None
+        return views[place]
 
     # -- fenced mutations -------------------------------------------------------------------
     async def write_text(self, target: Target, content: str, expected: WriteIntent | None = None, *,
                          signal: "AbortSignal | None" = None) -> WriteOutcome:
-        fresh = await self._checked(target, "write", signal)
-        return await self._inner.write_text(fresh, content, expected, signal=signal)
+        fs, fresh = await self._checked(target, "write", signal)
+        return await fs.write_text(fresh, content, expected, signal=signal)
 
     async def edit_text(self, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
                         signal: "AbortSignal | None" = None) -> EditOutcome:
-        fresh = await self._checked(target, "write", signal)
-        return await self._inner.edit_text(fresh, edit, expected, signal=signal)
+        fs, fresh = await self._checked(target, "write", signal)
+        return await fs.edit_text(fresh, edit, expected, signal=signal)
 
     async def delete(self, target: Target, expected: DeleteIntent | None = None, *,
                      signal: "AbortSignal | None" = None) -> DeleteOutcome:
-        fresh = await self._checked(target, "delete", signal)
-        return await self._inner.delete(fresh, expected, signal=signal)
+        fs, fresh = await self._checked(target, "delete", signal)
+        return await fs.delete(fresh, expected, signal=signal)
 
     async def rename(self, source: Target, dest: Target, expected: RenameIntent | None = None, *,
                      signal: "AbortSignal | None" = None) -> RenameOutcome:
-        fresh_source = await self._checked(source, "rename", signal)
-        fresh_dest = await self._checked(dest, "rename", signal)
-        return await self._inner.rename(fresh_source, fresh_dest, expected, signal=signal)
+        fs, fresh_source, fresh_dest = await self._checked_pair(source, dest, signal)
+        return await fs.rename(fresh_source, fresh_dest, expected, signal=signal)
+
+    async def _checked_pair(self, source: Target, dest: Target,
+                            signal: "AbortSignal | None") -> tuple[FileSystem, Target, Target]:
+        """``_checked`` for a move's two ends: through their one view when both lie in the same
+        writable place; a move between two places (the workspace and a temp area) is made by
+        ``inner`` on the fresh targets (docs/SANDBOX.md: the one mutation not confined)."""
+        fs_source, fresh_source = await self._checked(source, "rename", signal)
+        fs_dest, fresh_dest = await self._checked(dest, "rename", signal)
+        return (fs_source if fs_source is fs_dest else self._inner), fresh_source, fresh_dest
 
     async def check_replaceable(self, target: Target, verb: "Verb", *, size: int | None = None,
                                 signal: "AbortSignal | None" = None) -> None:
-        fresh = await self._checked(target, "write" if verb in ("write", "edit") else verb, signal)
-        await self._inner.check_replaceable(fresh, verb, size=size, signal=signal)
+        fs, fresh = await self._checked(target, "write" if verb in ("write", "edit") else verb, signal)
+        await fs.check_replaceable(fresh, verb, size=size, signal=signal)
 
     async def check_creatable(self, target: Target, *, size: int | None = None,
                               signal: "AbortSignal | None" = None) -> None:
-        fresh = await self._checked(target, "write", signal)
-        await self._inner.check_creatable(fresh, size=size, signal=signal)
+        fs, fresh = await self._checked(target, "write", signal)
+        await fs.check_creatable(fresh, size=size, signal=signal)
 
     async def check_renamable(self, source: Target, dest: Target, *, signal: "AbortSignal | None" = None) -> None:
-        fresh_source = await self._checked(source, "rename", signal)
-        fresh_dest = await self._checked(dest, "rename", signal)
-        await self._inner.check_renamable(fresh_source, fresh_dest, signal=signal)
+        fs, fresh_source, fresh_dest = await self._checked_pair(source, dest, signal)
+        await fs.check_renamable(fresh_source, fresh_dest, signal=signal)
 
     # -- reads: unchanged -------------------------------------------------------------------
     def workspace_roots(self) -> tuple[str, ...]:

@@ -318,7 +318,8 @@ class RootsProtocol:
     def settled_view(self, owner: Session) -> tuple[bool, FileSystem | None]:
         """``(True, view)`` when ``owner``'s next call needs neither to ask nor to wait (its
         answers settled, nothing changed since): what ``view_for`` would give it at once
-        (the lean stdio path, ``lean.py``, serves it then); else ``(False, None)``."""
+        (the stdio dispatcher serves it on its own route then, ``stdio/dispatch.py``); else
+        ``(False, None)``."""
         state = self._owners.get(owner)
         if state is None or state.stale or not state.settled.is_set():
             return False, None

@@ -9,7 +9,9 @@ policy's listeners stay the only writers of observations. No kernel or SDK impor
 from __future__ import annotations
 
 from .store import (
+    ABSENT_ROWS_PER_SESSION as ABSENT_ROWS_PER_SESSION,
     DB_FILENAME as DB_FILENAME,
+    ROWS_PER_SESSION as ROWS_PER_SESSION,
     SessionStoreError as SessionStoreError,
     SessionSummary as SessionSummary,
     SqliteObservationStore as SqliteObservationStore,
@@ -23,7 +25,9 @@ from .store import (
 )
 
 __all__ = (
+    "ABSENT_ROWS_PER_SESSION",
     "DB_FILENAME",
+    "ROWS_PER_SESSION",
     "SessionStoreError",
     "SessionSummary",
     "SqliteObservationStore",

@@ -19,8 +19,16 @@ Guarantees:
   processes that open a new database at once and race to switch it to WAL (``_enable_wal``).
 * **Shared while running.** The bound owner's observations are read from the database at
   every lookup (one indexed ``SELECT``; readers never wait for a writer in WAL mode), so a
-  process sees what another process of the same session recorded a moment ago, not only
-  what it found at start. A key whose last save here failed is answered from memory.
+  process sees what another process of the same session recorded a moment ago. Nothing of
+  the session is loaded at start (a per-call server starts in the same time whatever the
+  session holds); memory holds only this process's own records. A key whose last save here
+  failed is answered from memory.
+* **Bounded.** A session keeps at most ``max_rows`` observations (``ROWS_PER_SESSION``, or the
+  server's ``max_per_owner``) and at most ``max_absent`` of them ``ABSENT``
+  (``ABSENT_ROWS_PER_SESSION``: reads of missing files are cheap to make): past either, the
+  least recently recorded rows are deleted in the transaction that adds a row, as
+  ``ObservationStore.max_per_owner`` forgets in memory. A forgotten observation fails safe (a
+  later write or edit of that file needs a read again).
 * **Fail-closed.** If saving fails (disk full, database locked for too long), the tool call
   still succeeds (its mutation already happened) and the failure is kept in
   :attr:`SqliteObservationStore.errors` for the caller to report. A lost observation can only
@@ -32,10 +40,14 @@ file, DEVIATIONS D8), stored as a NULL version. Session names, target keys and v
 opaque strings; they are stored as UTF-8 BLOBs (``surrogatepass``) so any Python ``str``
 (e.g. a path with undecodable bytes) round-trips exactly.
 
-* **Private.** The default state directory must be private to this user (a real directory,
-  not a symlink, of this user, writable by nobody else: ``fs_local.private``, the lock
-  directory's check); the database and its companion files are never opened through a
-  symlink. An explicit ``$DSH_FS_STATE_DIR`` is trusted, as an explicit lock directory is.
+* **Private.** The database is created ``0600`` before SQLite opens it (SQLite gives its
+  ``-wal``, ``-shm`` and ``-journal`` the database's mode), and one of an older dsh-fs that
+  others may read is made ``0600``, its companions too. The default state directory must be
+  private to this user (a real directory, not a symlink, of this user, writable by nobody
+  else: ``fs_local.private``, the lock directory's check); one of this user that others may
+  enter is made ``0700`` (said once on stderr). The database and its companion files are never
+  opened through a symlink. An explicit ``$DSH_FS_STATE_DIR`` is trusted, as an explicit lock
+  directory is: left as it is (others who may enter it see the file names, not their content).
 
 Housekeeping (``dsh-fs sessions``): :func:`list_sessions`, :func:`forget_session`,
 :func:`prune_sessions` work on the whole store.
@@ -51,6 +63,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat as stat_mod
+import sys
 import time
 from dataclasses import dataclass
 from typing import Final
@@ -60,7 +74,9 @@ from ..fs_local.private import ensure_private_dir
 from ..fs_policy import ABSENT, ObservationStore
 
 __all__ = (
+    "ABSENT_ROWS_PER_SESSION",
     "DB_FILENAME",
+    "ROWS_PER_SESSION",
     "SessionStoreError",
     "SessionSummary",
     "SqliteObservationStore",
@@ -78,6 +94,13 @@ DB_FILENAME: Final = "observations.sqlite3"
 
 SCHEMA_VERSION: Final = 1
 
+ROWS_PER_SESSION: Final = 10_000
+"""default ``max_rows``: observations one session keeps on disk (as ``mcp.options.OBSERVATIONS_PER_OWNER``
+keeps in memory)"""
+
+ABSENT_ROWS_PER_SESSION: Final = 1_000
+"""default ``max_absent``: ``ABSENT`` observations one session keeps on disk"""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS observations (
     session    BLOB NOT NULL,
@@ -86,6 +109,25 @@ CREATE TABLE IF NOT EXISTS observations (
     updated_at REAL NOT NULL,   -- seconds since the epoch (for housekeeping only)
     PRIMARY KEY (session, target_key)
 ) WITHOUT ROWID
+"""
+
+_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS observations_by_age ON observations (session, updated_at)",
+    "CREATE INDEX IF NOT EXISTS absences_by_age ON observations (session, updated_at) WHERE version IS NULL",
+)
+"""for the bounds: the oldest rows of a session, and of its ``ABSENT`` rows (an index changes no
+row: a store made by an older dsh-fs gets them on open, and an older dsh-fs ignores them)"""
+
+_EXISTS = "SELECT 1 FROM observations WHERE session = ? AND target_key = ?"
+_COUNT = "SELECT COUNT(*) FROM observations WHERE session = ?"
+_COUNT_ABSENT = "SELECT COUNT(*) FROM observations WHERE session = ? AND version IS NULL"
+_TRIM = """
+DELETE FROM observations WHERE session = ?1 AND target_key IN
+    (SELECT target_key FROM observations WHERE session = ?1 ORDER BY updated_at, target_key LIMIT ?2)
+"""
+_TRIM_ABSENT = """
+DELETE FROM observations WHERE session = ?1 AND target_key IN
+    (SELECT target_key FROM observations WHERE session = ?1 AND version IS NULL ORDER BY updated_at, target_key LIMIT ?2)
 """
 
 _UPSERT = """
@@ -126,6 +168,7 @@ def _prepare(path: str, *, private: bool) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if private:
         ensure_private_dir(directory)
+        _closed_to_others(directory)
     else:
         try:
             os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -137,6 +180,40 @@ def _prepare(path: str, *, private: bool) -> None:
     for name in (path, path + "-wal", path + "-shm", path + "-journal"):
         if os.path.islink(name):
             raise PermissionError(f"{name} is a symbolic link (the session store is never opened through one)")
+    try:  # made 0600 before SQLite opens it: its -wal, -shm and -journal get the same mode
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+    except FileExistsError:
+        pass
+    for name in (path, path + "-wal", path + "-shm", path + "-journal"):
+        _private_file(name)
+
+
+def _private_file(name: str) -> None:
+    """Make the file ``name`` (of this user, not a symlink) readable by this user only, when an
+    older dsh-fs left it open to others; a missing file or another user's is left alone."""
+    try:
+        st = os.lstat(name)
+    except FileNotFoundError:
+        return
+    if stat_mod.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() and st.st_mode & 0o077:
+        os.chmod(name, 0o600, follow_symlinks=False)
+
+
+_told: set[str] = set()
+
+
+def _closed_to_others(directory: str) -> None:
+    """Make the private state ``directory`` (checked: a real directory of this user that nobody
+    else may write) one nobody else may enter either (``0700``), saying so on stderr the first
+    time in this process."""
+    mode = stat_mod.S_IMODE(os.lstat(directory).st_mode)
+    if not mode & 0o077:
+        return
+    os.chmod(directory, 0o700, follow_symlinks=False)
+    if directory not in _told:
+        _told.add(directory)
+        sys.stderr.write(f"dsh-fs: the session store directory {directory} could be entered by other users "
+                         f"(mode {mode:04o}); it is now 0700\n")
 
 
 def open_database(path: str, *, private: bool = True, busy_timeout: float = 10.0) -> sqlite3.Connection:
@@ -176,6 +253,16 @@ def _check_schema(conn: sqlite3.Connection, path: str) -> None:
         raise sqlite3.DatabaseError(
             f"{path}: observation store schema {version} is not supported (expected {SCHEMA_VERSION})"
         )
+    if conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name IN "
+                    "('observations_by_age', 'absences_by_age')").fetchone()[0] < len(_INDEXES):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _INDEXES:
+                conn.execute(statement)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
 
 def _enable_wal(conn: sqlite3.Connection, busy_timeout: float) -> None:
@@ -225,30 +312,40 @@ class SqliteObservationStore(ObservationStore):
     """An ``ObservationStore`` whose observations for one owner persist under a session name.
 
     Load it into the policy with ``ctx.plugin(FsPolicy, store=store)`` and pass ``owner`` as the
-    calling session of every tool call. Observations of ``owner`` are loaded at construction
-    (only the rows of ``name``) and written through on every :meth:`record`; observations of
-    any other owner stay in memory, exactly as in the base class.
+    calling session of every tool call. Observations of ``owner`` are written through on every
+    :meth:`record` (nothing is loaded at construction); observations of any other owner stay in
+    memory, exactly as in the base class.
 
     Lookups of ``owner`` read the database (what any process recorded for ``name``, up to
     this moment); if the database cannot be read, or this store's last save of that key
-    failed, the in-memory copy answers (it holds what was loaded at construction or the
-    last :meth:`reload`, plus this store's own records).
+    failed, the in-memory copy answers (this store's own records, or what the last
+    :meth:`reload` read).
 
     :param path: the SQLite database file (its directory is created ``0700`` if missing)
     :param name: the session name (any string; the key of the persisted rows)
     :param owner: the ``Session`` object whose observations persist
     :param private: the directory must be private to this user (:func:`open_database`)
     :param busy_timeout: seconds to wait for another process's write lock
-    :param max_per_owner: bounds the in-memory observations of every *other* owner, as in
-        ``ObservationStore``; the bound owner's rows on disk are not bounded (``dsh-fs
-        sessions prune`` removes old sessions)
+    :param max_per_owner: bounds the in-memory observations of every owner, as in
+        ``ObservationStore``, and, when given, the session's rows on disk (``max_rows``)
+    :param max_rows: the session's rows on disk (default ``max_per_owner``, else
+        ``ROWS_PER_SESSION``); past it the least recently recorded are deleted
+    :param max_absent: the session's ``ABSENT`` rows on disk (default
+        ``ABSENT_ROWS_PER_SESSION``, at most ``max_rows``); past it the least recently
+        recorded absences are deleted
+    :raises ValueError: for a bound below 1
     :raises sqlite3.Error: when the database cannot be opened, created or read
     :raises OSError: when its directory cannot be used
     """
 
     def __init__(self, path: str | os.PathLike[str], name: str, *, owner: object, private: bool = True,
-                 busy_timeout: float = 10.0, max_per_owner: int | None = None) -> None:
+                 busy_timeout: float = 10.0, max_per_owner: int | None = None, max_rows: int | None = None,
+                 max_absent: int | None = None) -> None:
         super().__init__(max_per_owner=max_per_owner)
+        self.max_rows = max_rows if max_rows is not None else max_per_owner or ROWS_PER_SESSION
+        self.max_absent = min(self.max_rows, max_absent if max_absent is not None else ABSENT_ROWS_PER_SESSION)
+        if min(self.max_rows, self.max_absent) < 1:
+            raise ValueError("max_rows and max_absent must be at least 1")
         self._unsaved: set[str] = set()
         self.path = os.fspath(path)
         self.name = name
@@ -256,11 +353,6 @@ class SqliteObservationStore(ObservationStore):
         self.errors: list[sqlite3.Error] = []
         """failures to save an observation (the observation was kept in memory only)"""
         self._conn = open_database(self.path, private=private, busy_timeout=busy_timeout)
-        try:
-            self.reload()
-        except BaseException:
-            self._conn.close()
-            raise
 
     @property
     def journal_mode(self) -> str:
@@ -310,10 +402,14 @@ class SqliteObservationStore(ObservationStore):
             return
         self._unsaved.add(key)  # until the commit below succeeds
         version = None if observation is ABSENT else _blob(str(observation))
+        session, target = _blob(self.name), _blob(key)
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.execute(_UPSERT, (_blob(self.name), _blob(key), version, time.time()))
+                new = self._conn.execute(_EXISTS, (session, target)).fetchone() is None
+                self._conn.execute(_UPSERT, (session, target, version, time.time()))
+                if new or version is None:
+                    self._trim(session, absent=version is None)
                 self._conn.execute("COMMIT")
             except BaseException:
                 if self._conn.in_transaction:
@@ -323,6 +419,18 @@ class SqliteObservationStore(ObservationStore):
             self.errors.append(exc)
         else:
             self._unsaved.discard(key)
+
+    def _trim(self, session: bytes, *, absent: bool) -> None:
+        """Delete the session's least recently recorded rows past ``max_absent`` (after an
+        absence was recorded) and past ``max_rows`` (inside the caller's transaction)."""
+        conn = self._conn
+        if absent:
+            over = conn.execute(_COUNT_ABSENT, (session,)).fetchone()[0] - self.max_absent
+            if over > 0:
+                conn.execute(_TRIM_ABSENT, (session, over))
+        over = conn.execute(_COUNT, (session,)).fetchone()[0] - self.max_rows
+        if over > 0:
+            conn.execute(_TRIM, (session, over))
 
     def snapshot(self, owner: object) -> dict[str, Version | object]:
         """A copy of everything ``owner`` has observed; for the bound owner, the database's
@@ -368,7 +476,8 @@ def open_session_store(name: str, *, owner: object, max_per_owner: int | None = 
 
     :param name: the session name (``--session NAME``, ``$DSH_FS_SESSION``)
     :param owner: the ``Session`` whose observations persist under ``name``
-    :param max_per_owner: as for :class:`SqliteObservationStore`
+    :param max_per_owner: as for :class:`SqliteObservationStore` (also the session's rows on
+        disk; default ``ROWS_PER_SESSION``)
     :raises SessionStoreError: when it cannot be opened (``sqlite3.Error``, ``OSError`` inside)
     """
     path, private = store_location()

@@ -3,7 +3,8 @@
 on the local disk and on an S3 bucket prefix), and the tool commands (every row whose tool has
 a command: ``read``, ``write``, ``edit``, ``list``, ``glob``, ``grep``, ``apply-patch``), each
 a real process. Also ``--rules-file``, ``--show-rules`` in the MCP instructions, and the usage
-errors. The registry and the memory provider: tests/integration/fs_rules/.
+errors. The tool commands on S3 too (``--s3``). The registry and the memory provider (which no
+command line serves): tests/integration/fs_rules/.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dsh_fs.testing.workspaces import S3Workspace
 pytestmark = pytest.mark.anyio
 
 RULE_FLAGS = [*(f"--deny={p}" for p in DENY), *(f"--read-only-path={p}" for p in READ_ONLY)]
-TOOLS = ",".join(["list", "read", "write", "edit", "glob", "grep", "read_image", *FACE_TOOLS])
+TOOLS = ",".join(["list", "read", "write", "edit", "glob", "grep", "read_image", "read_pdf", *FACE_TOOLS])
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ async def test_mcp_stdio_on_the_local_disk(tmp_path: Path) -> None:
     root.mkdir()
     _put(root)
     before = _tree(root)
-    async with stdio_session(str(root), *RULE_FLAGS, "--tools", TOOLS, "--images") as session:
+    async with stdio_session(str(root), *RULE_FLAGS, "--tools", TOOLS, "--images", "--pdfs") as session:
         await _run_rows(session, str(root))
         instructions = session.server_info  # noqa: F841  (the handshake passed)
     assert _tree(root) == before
@@ -89,7 +90,7 @@ async def test_mcp_stdio_on_s3(bucket: S3Workspace, s3_endpoint: str, tmp_path: 
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "dsh_fs.cli.main", "mcp", "--s3", url, "--endpoint-url", s3_endpoint, *RULE_FLAGS,
-              "--tools", TOOLS, "--images"],
+              "--tools", TOOLS, "--images", "--pdfs"],
         env=_env(tmp_path))
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -122,7 +123,28 @@ def _cli(argv: list[str], cwd: Path, env: dict[str, str], stdin: str | None = No
                           capture_output=True, text=True, timeout=120)
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if _cli_argv(r) is not None], ids=lambda r: r.name)
+CLI_ROWS = [r for r in ROWS if _cli_argv(r) is not None]
+
+
+@pytest.mark.parametrize("row", CLI_ROWS, ids=lambda r: r.name)
+async def test_tool_commands_on_s3(bucket: S3Workspace, s3_endpoint: str, tmp_path: Path, row: Row) -> None:  # noqa: F811
+    env = _env(tmp_path)
+    where = ["--s3", f"s3://{bucket.location.bucket}/{bucket.location.prefix}", "--endpoint-url", s3_endpoint]
+    session = ["--session", "s1"]
+    for rel in row.reads:
+        read = await anyio.to_thread.run_sync(lambda: _cli(["read", rel, *session, *where, *RULE_FLAGS], tmp_path, env))
+        assert read.returncode == 0, read.stdout + read.stderr
+    before = await bucket.files()
+    argv = _cli_argv(row)
+    assert argv is not None
+    done = await anyio.to_thread.run_sync(
+        lambda: _cli([*argv, *session, *where, *RULE_FLAGS], tmp_path, env, stdin=row.args.get("input")))
+    assert done.returncode in (0, 1), done.stderr
+    check(row, done.returncode == 1, done.stdout, None)
+    assert await bucket.files() == before
+
+
+@pytest.mark.parametrize("row", CLI_ROWS, ids=lambda r: r.name)
 def test_tool_commands(tmp_path: Path, row: Row) -> None:
     root = tmp_path / "ws"
     root.mkdir()

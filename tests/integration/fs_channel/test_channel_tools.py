@@ -62,7 +62,7 @@ async def _run(ctx: dsh_fs.Context, root: str, changed_behind: bool) -> list[tup
                 with open(os.path.join(root, "src/main.py"), "a", encoding="utf-8") as handle:
                     handle.write("# appended elsewhere\n")
             result = await ctx.tools.execute(tool, args, session=session)
-            images = [block for block in result.content if getattr(block, "type", None) == "image"]
+            images = [block for block in result.content if block.get("type") == "image"]
             out.append((tool, result.is_error, result.error.code if result.error else None, result.text, len(images)))
     return out
 
@@ -76,6 +76,7 @@ async def test_every_tool_says_over_the_channel_what_it_says_on_the_local_disk(t
     reset(root)
     remote = await _run(dsh_fs.create_context(cwd=root, provider=channel_fs(root, profile=profile), **options),
                         root, True)
+    assert local[CALLS.index(("read_image", {"file_path": "pic.png"}))][4] == 1  # an image came through
     for call, mine, theirs in zip(CALLS, remote, local):
         if call[0] == "grep" and profile == "reference":  # ripgrep's own (parallel) order: not sorted (S2)
             mine, theirs = _blocks(mine), _blocks(theirs)

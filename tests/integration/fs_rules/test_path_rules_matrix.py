@@ -1,6 +1,7 @@
 """The path-rules matrix through the registry (docs/PATH-RULES.md, DEVIATIONS P1–P5): every tool,
 editor command and patch operation (``pathruleskit.ROWS``) × deny / read-only × provider (local
-disk, memory, S3 on the loopback moto server). Each refused row changes no byte of the store;
+disk, memory, S3 on the loopback moto server, the provider over a command channel with a
+subprocess helper). Each refused row changes no byte of the store;
 each shown row names no denied file and shows none of their content. MCP and the CLI:
 tests/e2e/fs_rules/test_path_rules_surfaces.py; symlinks, ``..``, case and NFC/NFD spellings and
 a hostile repository: test_path_rules_paths.py.
@@ -21,7 +22,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from pathruleskit import AE, DENY, READ_ONLY, READ_ONLY_TOOLS, RE, ROWS, Row, args_for, check, layout
+from pathruleskit import COMMANDS, DENY, READ_ONLY, READ_ONLY_TOOLS, ROWS, Row, args_for, check, layout
 
 import dsh_fs
 from dsh_fs import FileSystem, Session
@@ -42,11 +43,17 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(params=["local", "memory", "s3"])
+@pytest.fixture(params=["local", "memory", "s3", "channel"])
 async def workspace(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[Workspace]:
     if request.param == "local":
         os.mkdir(tmp_path / "ws")
         ws: Workspace = LocalWorkspace(str(tmp_path / "ws"), lock_dir=str(tmp_path / "locks"))
+    elif request.param == "channel":  # the provider over a command channel (a subprocess helper)
+        from dsh_fs.testing.channels import ChannelWorkspace, far_python, subprocess_channel
+
+        os.mkdir(tmp_path / "ws")
+        ws = ChannelWorkspace(str(tmp_path / "ws"), subprocess_channel, python=far_python(),
+                              lock_dir=str(tmp_path / "locks"))
     elif request.param == "memory":
         ws = MemoryWorkspace()
     else:
@@ -59,7 +66,14 @@ async def workspace(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncItera
 
 async def deployment(ws: Workspace) -> Any:
     return dsh_fs.create_context(provider=await ws.provider(), deny=DENY, read_only_paths=READ_ONLY,
-                                 faces=FACE_TOOLS, images=True, list_tool=True)
+                                 faces=FACE_TOOLS, images=True, pdfs=True, list_tool=True)
+
+
+OPT_IN = {"list_tool", "images", "pdfs"}
+"""``create_context``'s flags that load a tool (each on in the deployments here)"""
+
+NOT_TOOLS = {"policy", "search", "show_rules"}
+"""``create_context``'s other flags"""
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
@@ -87,15 +101,18 @@ def test_a_every_seam_member_is_classified_and_fenced() -> None:
 
 
 async def test_b_every_tool_command_and_patch_operation_has_rows(tmp_path: Any) -> None:
-    ctx = dsh_fs.create_context(root=None, cwd=tmp_path, faces=FACE_TOOLS, images=True, list_tool=True)
+    flags = {name for name, p in inspect.signature(dsh_fs.create_context).parameters.items()
+             if isinstance(p.default, bool) or p.annotation in ("bool", "bool | None")}
+    assert flags <= OPT_IN | NOT_TOOLS, f"a new create_context flag {sorted(flags - OPT_IN - NOT_TOOLS)}: if it loads a tool, turn it on here"
+    ctx = dsh_fs.create_context(root=None, cwd=tmp_path, faces=FACE_TOOLS, **{flag: True for flag in OPT_IN})
     for kind in ("deny", "read-only"):
         covered = {row.tool for row in ROWS if row.kind == kind}
         for name in ctx.tools.names():
             assert name in covered, f"no {kind} path-rules row for the tool {name}"
-        for face in (AE, RE):
-            commands = set(ctx.tools.get(face).parameters["command"].enum)
+        for face, argument in COMMANDS.items():
+            commands = set(ctx.tools.get(face).parameters[argument].enum)
             rows = {row.command for row in ROWS if row.tool == face and row.kind == kind}
-            assert commands <= rows, f"{face}: commands without a {kind} row: {sorted(commands - rows)}"
+            assert commands <= rows, f"{face}: {argument} values without a {kind} row: {sorted(commands - rows)}"
         rows = {row.command for row in ROWS if row.tool == "apply_patch" and row.kind == kind}
         assert {"AddFile", "DeleteFile", "UpdateFile", "UpdateFile+move"} <= rows
     kinds = {n for n, obj in vars(patch_model).items() if inspect.isclass(obj) and n.endswith("File")}
@@ -112,7 +129,7 @@ async def test_c_nothing_denied_or_changed_reaches_the_provider(row: Row) -> Non
     memory = MemoryFileSystem({k: v for k, v in layout().items()})
     recording = RecordingFileSystem(memory)
     ctx = dsh_fs.create_context(provider=recording, deny=DENY, read_only_paths=READ_ONLY, faces=FACE_TOOLS,
-                                images=True, list_tool=True)
+                                images=True, pdfs=True, list_tool=True)
     session, session_root = Session(cwd="/"), "/"
     for rel in row.reads:
         assert not (await ctx.tools.execute("read", {"file_path": rel}, session=session)).is_error

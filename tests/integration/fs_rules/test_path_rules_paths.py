@@ -214,3 +214,25 @@ async def test_deepagents_backend_sees_nothing_fenced_off(tmp_path: Path) -> Non
         assert SECRET not in text and "innocent" not in text and "secrets" not in text, text
     assert "main.py" in globbed
     await ctx.aclose()
+
+
+async def test_links_on_the_far_side_of_a_channel_p5(tmp_path: Path) -> None:
+    """The provider over a command channel (a subprocess helper): planted links on the far side
+    are judged by where they lead, in reads, listings and searches."""
+    from dsh_fs.testing.channels import ChannelWorkspace, far_python, subprocess_channel
+
+    root = _repo(tmp_path / "repo")
+    ws = ChannelWorkspace(str(root), subprocess_channel, python=far_python(), lock_dir=str(tmp_path / "locks"))
+    ctx = dsh_fs.create_context(provider=await ws.provider(), list_tool=True, **RULES)
+    session = Session(cwd=ws.root)
+    for path in ("innocent.txt", "chain.txt", "docs/key.txt", "src/config.txt", ".ENV", NFD):
+        result = await ctx.tools.execute("read", {"file_path": path}, session=session)
+        assert result.is_error and "deny access to it" in result.text, (path, result.text)
+    listing = await ctx.tools.execute("list", {"path": "."}, session=session)
+    found = await ctx.tools.execute("glob", {"pattern": "**/*"}, session=session)
+    grep = await ctx.tools.execute("grep", {"pattern": "."}, session=session)
+    for text in (listing.text, found.text, grep.text):
+        assert SECRET not in text and "innocent" not in text and "docs" not in text and ".env" not in text, text
+    assert "main.py" in found.text and "main.py" in grep.text
+    await ctx.aclose()
+    await ws.aclose()

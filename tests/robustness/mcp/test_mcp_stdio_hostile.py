@@ -1,14 +1,14 @@
 """A hostile or buggy client on ``dsh-fs mcp``'s stdio wire: raw bytes into a real process.
 
 Each test spawns the real ``dsh-fs mcp --root DIR`` with pipes and writes bytes as a client
-would, then reads what the server wrote. The fast path (``mcp/nowait.py``, ``inline.py``,
-``fastwire.py``, ``lean.py``) must change no byte and lose no answer:
+would, then reads what the server wrote. Our route (``mcp/stdio/``: ``pipe.py``, ``dispatch.py``,
+``mcp/wire.py``) must change no byte and lose no answer:
 
 * **Same bytes both ways**: a table of awkward request lines (duplicate keys, a BOM, CRLF,
   blanks around members, ids at and past 2**53, escapes, ``\\u2028``, lone surrogates, null
   or odd ``arguments``, ``_meta``, unknown tools, floats and big integers in the arguments,
-  deep nesting) gets the same answer lines with the lean path on as with
-  ``DSH_FS_MCP_LEAN=0``.
+  deep nesting) gets the same answer lines as with every line sent to the SDK
+  (``DSH_FS_MCP_SDK_ONLY=1``).
 * **Framing**: a request cut into single bytes with pauses, blank/CRLF/NUL/invalid UTF-8 lines,
   1,000 pipelined calls, a last line with no line end before the end of input: every request
   answered once, the server exits 0 with nothing on stderr.
@@ -20,12 +20,14 @@ would, then reads what the server wrote. The fast path (``mcp/nowait.py``, ``inl
   the pipe fills, the rest of each answer waits for room (before: every answer after the
   first full pipe was dropped as if stdout were broken).
 * **A non-blocking stdin** (``O_NONBLOCK``): a first line that arrives in two pieces is read
-  whole by the fast start (before: the bytes read before ``EAGAIN`` were dropped, and the
-  ``initialize`` was answered with a parse error); a read error after part of it hands the
-  part to the transport; where the reader reads in a thread (``RWF_NOWAIT`` refused), its
-  ``EAGAIN`` waits for bytes instead of ending the input.
+  whole before the event loop (before: the bytes read before ``EAGAIN`` were dropped, and the
+  ``initialize`` was answered with a parse error); where the reader reads in a thread
+  (``RWF_NOWAIT`` refused), its ``EAGAIN`` waits for bytes instead of ending the input (a read
+  error after part of the first line: ``tests/unit/mcp/test_mcp_pipe.py``).
 * **The end of input while calls run**: a call still searching when stdin closes is
   answered before the server exits.
+* **A line too long** (DEVIATIONS M4): answered ``-32600`` ``Request body too large`` with its
+  ``id``, the lines after it served, the server's memory bounded by the limit.
 """
 
 from __future__ import annotations
@@ -44,34 +46,27 @@ from typing import Any
 
 import pytest
 
+from mcpkit import INITIALIZED, initialize, server_env
+from mcpkit import call as _call
+
 pytestmark = pytest.mark.timeout(60)
 
-INIT = (
-    b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-    b'"capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}\n'
-)
-INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+INIT = initialize(0, client="hostile")
 
 
 def _argv(root: Path) -> list[str]:
     return [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", str(root)]
 
 
-def _env(lean: bool) -> dict[str, str]:
-    return {**os.environ, "DSH_FS_MCP_LEAN": "1" if lean else "0"}
+def _env(ours: bool) -> dict[str, str]:
+    return server_env(sdk_only=not ours)
 
 
-def _call(request_id: Any, name: str, arguments: Any) -> bytes:
-    request = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-               "params": {"name": name, "arguments": arguments}}
-    return json.dumps(request).encode() + b"\n"
-
-
-def _serve(root: Path, data: bytes, *, lean: bool = True) -> tuple[list[bytes], bytes]:
+def _serve(root: Path, data: bytes, *, ours: bool = True) -> tuple[list[bytes], bytes]:
     """All of ``data`` written at once then stdin closed: the server's lines (the
     ``initialize`` answer left out) and its stderr; the server must exit 0."""
     proc = subprocess.run(_argv(root), input=INIT + INITIALIZED + data, capture_output=True,
-                          env=_env(lean), timeout=30)
+                          env=_env(ours), timeout=30)
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.splitlines()
     assert b'"protocolVersion"' in lines[0], lines[:1]
@@ -151,16 +146,16 @@ AWKWARD = [
     b'{"jsonrpc":"2.0","id":37,"method":"tools/call","params":{"name":"grep","arguments":'
     b'{"pattern":"\xc3\xa9|abc 3$","path":"tree/d1"}}}',
 ]
-"""request lines whose answers must not depend on the lean path (one line each, ``\\n`` added)"""
+"""request lines whose answers must not depend on the route (one line each, ``\\n`` added)"""
 
 
-def test_awkward_requests_get_the_same_bytes_with_the_lean_path_on_and_off(root: Path) -> None:
+def test_awkward_requests_get_the_same_bytes_on_both_routes(root: Path) -> None:
     data = b"".join(line + b"\n" for line in AWKWARD)
-    lean, lean_err = _serve(root, data, lean=True)
-    sdk, sdk_err = _serve(root, data, lean=False)
-    assert Counter(lean) == Counter(sdk), set(lean) ^ set(sdk)
-    assert len(lean) == len(AWKWARD) - 1  # the id:null notification-like call is not answered twice
-    assert b"Traceback" not in lean_err + sdk_err
+    ours, ours_err = _serve(root, data, ours=True)
+    sdk, sdk_err = _serve(root, data, ours=False)
+    assert Counter(ours) == Counter(sdk), set(ours) ^ set(sdk)
+    assert len(ours) == len(AWKWARD) - 1  # the id:null notification-like call is not answered twice
+    assert b"Traceback" not in ours_err + sdk_err
 
 
 def test_framing_every_request_answered_once(root: Path) -> None:
@@ -195,9 +190,9 @@ def test_framing_every_request_answered_once(root: Path) -> None:
     assert proc.stderr is not None and proc.stderr.read() == b""
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_a_bad_line_right_after_initialize_leaves_one_handshake_answer(root: Path, lean: bool) -> None:
-    proc = subprocess.run(_argv(root), input=INIT + b"garbage\n" * 3, capture_output=True, env=_env(lean),
+@pytest.mark.parametrize("ours", [True, False])
+def test_a_bad_line_right_after_initialize_leaves_one_handshake_answer(root: Path, ours: bool) -> None:
+    proc = subprocess.run(_argv(root), input=INIT + b"garbage\n" * 3, capture_output=True, env=_env(ours),
                           timeout=30)
     assert proc.returncode == 0
     assert proc.stdout.count(b'"protocolVersion"') == 1, proc.stdout
@@ -205,14 +200,14 @@ def test_a_bad_line_right_after_initialize_leaves_one_handshake_answer(root: Pat
     assert proc.stderr == b"", proc.stderr
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_an_error_reply_with_a_reused_id_settles_no_call(root: Path, lean: bool) -> None:
+@pytest.mark.parametrize("ours", [True, False])
+def test_an_error_reply_with_a_reused_id_settles_no_call(root: Path, ours: bool) -> None:
     data = (
         _call(1, "read", {"file_path": "nope.txt"})  # served by the SDK (right after the handshake)
         + b'{"jsonrpc":2.0,"id":1,"method":"tools/call"}\n'  # no message: the transport answers it
         + _call(1, "read", {"file_path": "a.txt", "offset": 123456789012345678901234567890})
     )
-    lines, _ = _serve(root, data, lean=lean)
+    lines, _ = _serve(root, data, ours=ours)
     texts = sorted(line.decode() for line in lines)
     assert len(texts) == 3, texts
     assert not any("Connection closed" in text for text in texts), texts
@@ -220,14 +215,14 @@ def test_an_error_reply_with_a_reused_id_settles_no_call(root: Path, lean: bool)
     assert any("Invalid request: not a JSON-RPC 2.0 message" in text for text in texts), texts
 
 
-@pytest.mark.parametrize("lean", [True, False])
-def test_a_non_blocking_stdout_loses_no_answer(root: Path, lean: bool) -> None:
+@pytest.mark.parametrize("ours", [True, False])
+def test_a_non_blocking_stdout_loses_no_answer(root: Path, ours: bool) -> None:
     read_end, write_end = os.pipe()
     fcntl.fcntl(write_end, fcntl.F_SETFL, fcntl.fcntl(write_end, fcntl.F_GETFL) | os.O_NONBLOCK)
     calls = 40  # 40 answers of ~55 KB: the pipe fills many times over
     try:
         proc = subprocess.Popen(_argv(root), stdin=subprocess.PIPE, stdout=write_end,
-                                stderr=subprocess.PIPE, env=_env(lean))
+                                stderr=subprocess.PIPE, env=_env(ours))
     finally:
         os.close(write_end)
     assert proc.stdin is not None and proc.stderr is not None
@@ -269,14 +264,14 @@ def test_the_end_of_input_waits_for_calls_still_running(root: Path) -> None:
 def test_a_non_blocking_stdin_loses_no_byte_of_a_first_line_cut_in_two(root: Path) -> None:
     read_end, write_end = os.pipe()
     fcntl.fcntl(read_end, fcntl.F_SETFL, fcntl.fcntl(read_end, fcntl.F_GETFL) | os.O_NONBLOCK)
-    os.write(write_end, INIT[:50])  # there before the server starts: the early read takes it
+    os.write(write_end, INIT[:50])  # there before the server starts: the read before the loop takes it
     try:
         proc = subprocess.Popen(_argv(root), stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=_env(True))
     finally:
         os.close(read_end)
     try:
-        time.sleep(1.0)  # the early read meets an empty non-blocking pipe (EAGAIN) mid-line
+        time.sleep(1.0)  # the read before the loop meets an empty non-blocking pipe (EAGAIN) mid-line
         os.write(write_end, INIT[50:] + INITIALIZED + _call(1, "read", {"file_path": "a.txt"}))
     finally:
         os.close(write_end)
@@ -287,35 +282,21 @@ def test_a_non_blocking_stdin_loses_no_byte_of_a_first_line_cut_in_two(root: Pat
     assert err == b""
 
 
-def test_a_read_error_after_part_of_the_first_line_keeps_the_part() -> None:
-    from dsh_fs.mcp import early
-
-    master, slave = os.openpty()  # once the slave side is closed, reading the master fails (EIO)
-    try:
-        os.write(slave, b'{"jsonrpc":"2.0",')
-        os.close(slave)
-        started = early.answer_first_line(version="1", instructions=None, stdin_fd=master, stdout_fd=-1)
-        assert started == early.EarlyStart(b'{"jsonrpc":"2.0",')  # handed to the transport, nothing answered
-        with pytest.raises(OSError):  # nothing read yet: the caller's to meet (the transport reads again)
-            early.answer_first_line(version="1", instructions=None, stdin_fd=master, stdout_fd=-1)
-    finally:
-        os.close(master)
-
-
 def test_a_non_blocking_pipe_read_in_the_thread_waits_for_its_bytes() -> None:
     """Where ``RWF_NOWAIT`` is refused (an older kernel) the reader reads in a thread: a
     non-blocking stdin's ``EAGAIN`` there waits for bytes (before: taken for a read error,
     which ended the input)."""
     import anyio
 
-    from dsh_fs.mcp import nowait
+    from dsh_fs.mcp.stdio import pipe
 
     read_end, write_end = os.pipe()
     os.set_blocking(read_end, False)
 
     async def main() -> list[bytes]:
-        reader = nowait.LineReader(read_end)
-        reader._nowait = False  # as when the kernel refuses RWF_NOWAIT for this pipe
+        reader = pipe.LineReader(os.fdopen(read_end, "rb", buffering=0, closefd=False), fresh=True, limit=1 << 20)
+        reader._start()
+        reader._registered = False  # as when the kernel refuses RWF_NOWAIT for this pipe
         lines = []
         async with anyio.create_task_group() as tg:
             async def feed() -> None:
@@ -334,3 +315,31 @@ def test_a_non_blocking_pipe_read_in_the_thread_waits_for_its_bytes() -> None:
         assert anyio.run(main) == [b"one\n", b"two\n"]
     finally:
         os.close(read_end)
+
+
+def test_a_line_too_long_is_answered_and_the_next_ones_served(root: Path) -> None:
+    """A ``write`` whose line passes ``LINE_MAX`` (DEVIATIONS M4): ``-32600`` ``Request body too
+    large`` with its ``id`` (found at the line's start), nothing written, the next call served;
+    the server's memory stays near the limit, not a multiple of the line."""
+    from dsh_fs.mcp.stdio import LINE_MAX
+
+    head = b'{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"write","arguments":{"file_path":"w.txt","content":"'
+    proc = subprocess.Popen(_argv(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=_env(True))
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    chunk = b"x" * (1 << 20)
+    proc.stdin.write(INIT + INITIALIZED + head)
+    for _ in range(LINE_MAX // len(chunk) + 2):
+        proc.stdin.write(chunk)
+    proc.stdin.write(b'"}}}\n' + _call(42, "read", {"file_path": "a.txt"}))
+    proc.stdin.close()
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    assert proc.returncode == 0
+    assert usage.ru_maxrss * 1024 < 2 * LINE_MAX  # the line is never held whole, nor copied
+    replies = [json.loads(line) for line in out.splitlines()[1:]]
+    assert replies[0] == {"jsonrpc": "2.0", "id": 41, "error": {"code": -32600, "message": "Request body too large"}}
+    assert replies[1]["id"] == 42 and replies[1]["result"]["isError"] is False
+    assert not (root / "w.txt").exists()
+    assert proc.stderr.read() == b""

@@ -1,4 +1,4 @@
-"""Revoking a token without a restart (``mcp.revocation``).
+"""Revoking a token without a restart (``mcp.http.revocation``).
 
 ``dsh-fs mcp --http --token-file F``: remove a token from ``F`` (and add another) while the
 server runs; on ``SIGHUP``, or by itself when the file changes, the removed token gets

@@ -138,8 +138,16 @@ async def test_narrowed_views_share_the_provider_and_never_widen(dirs: tuple[str
     with pytest.raises(Exception) as caught:
         await nothing.resolve(f"{a}/x")
     assert str(caught.value) == f'cannot resolve "{a}/x": outside the workspace'
-    with pytest.raises(ValueError):
-        LocalFileSystem().narrowed([a])
+    free = LocalFileSystem(cwd=b)  # no containment: narrows to any directory (the sandbox fence's views)
+    anywhere = free.narrowed([a])
+    assert anywhere.workspace_roots() == (a,) and anywhere.locks is free.locks and anywhere.cwd == a
+    assert (await anywhere.resolve(f"{a}/x")).key == f"{a}/x"
+    with pytest.raises(Exception) as caught:
+        await anywhere.resolve(f"{a}/to-b/x")  # a symlink out of the view's root
+    assert str(caught.value) == f'cannot resolve "{a}/to-b/x": outside the workspace "{a}"'
+    for bad, why in ((f"{a}/none", "is not found"), (f"{a}/file.txt", "is not a directory")):
+        with pytest.raises(ValueError, match=f"^LocalFileSystem: root {bad} {why}$"):
+            free.narrowed([bad])
 
 
 @pytest.mark.anyio

@@ -1,4 +1,4 @@
-"""``mcp.connections.ConnectionBudget``: the pure bookkeeping of who may hold a connection.
+"""``mcp.http.connections.ConnectionBudget``: the pure bookkeeping of who may hold a connection.
 
 Unproven connections (no valid token yet) may take ``total - reserved`` places: the next one
 closes the oldest unproven; proven ones are never closed for a newcomer, which is refused
@@ -13,7 +13,7 @@ from hypothesis import given, strategies as st
 
 pytest.importorskip("uvicorn")
 
-from dsh_fs.mcp.connections import ConnectionBudget, ConnectionLimits  # noqa: E402
+from dsh_fs.mcp.http.connections import ConnectionBudget, ConnectionLimits  # noqa: E402
 
 
 def test_the_oldest_unproven_connection_makes_room_and_proven_ones_stay() -> None:

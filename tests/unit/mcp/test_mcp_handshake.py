@@ -1,13 +1,14 @@
-"""The early ``initialize`` answer (``dsh_fs.mcp.handshake`` / ``early``, DEVIATIONS M2) held
-to the official SDK, its oracle.
+"""Our ``initialize`` answer (``wire.initialize_answer``, DEVIATIONS M2) held to the official SDK,
+its oracle.
 
-Covers: the copied version lists and capabilities equal the SDK's; for generated
-``initialize`` requests (hypothesis), whenever the early path answers, its bytes are exactly
-the SDK server's answer to the same line (the real low-level ``Server`` behind our stdio
-transport, in process); what the early path leaves to the SDK; that the early phase imports
-no SDK module and ``dsh-fs mcp --bogus`` neither; that over a real ``dsh-fs mcp`` process the
-answered ``initialize`` is not answered twice and a first line that is not an ``initialize``
-is served as before. Not here: timing (``bench/run.py``).
+Covers: the copied version lists and capabilities equal the SDK's; for generated ``initialize``
+requests (hypothesis), whenever we answer, the bytes are exactly the SDK server's answer to the
+same line (the real low-level ``Server`` behind the stdio server with every line sent to it,
+in process); what is left to the SDK; that the stdio server and the codec import no SDK module
+at load time, that the first answer is written with none loaded, and that ``dsh-fs mcp --bogus``
+loads none either; that over a real ``dsh-fs mcp`` process the answered ``initialize`` is not
+answered twice and a first line that is not an ``initialize`` is served as before. Not here:
+timing (``bench/run.py``).
 """
 
 from __future__ import annotations
@@ -28,18 +29,15 @@ from hypothesis import strategies as st
 
 import dsh_fs
 from dsh_fs import __version__
-from dsh_fs.core.session import Session
-from dsh_fs.mcp.early import answer_first_line
-from dsh_fs.mcp.handshake import (
+from dsh_fs.mcp.stdio import serve_stdio
+from dsh_fs.mcp.wire import (
     HANDSHAKE_PROTOCOL_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
     SERVER_CAPABILITIES,
-    early_reply,
+    initialize_answer,
     negotiate,
+    server_instructions,
 )
-from dsh_fs.mcp.server import build_server
-from dsh_fs.mcp.stdio import stdio_transport
-from dsh_fs.mcp.wire import server_instructions
 
 
 def test_the_copied_versions_are_the_sdks() -> None:
@@ -58,16 +56,10 @@ def test_the_capabilities_are_what_the_sdk_server_announces(tmp_path: Any) -> No
 
 
 def _sdk_answers(ctx: dsh_fs.Context, lines: list[bytes]) -> list[dict[str, Any]]:
-    """The SDK server's replies to ``lines`` (our stdio transport, no early start), as raw lines
-    keyed by nothing: in the order written, each with its parsed id."""
-    server = build_server(ctx, owner_for=lambda _r: Session())
+    """The SDK server's replies to ``lines`` (the stdio server, every line to the SDK), as raw
+    lines keyed by nothing: in the order written, each with its parsed id."""
     out = io.BytesIO()
-
-    async def run() -> None:
-        async with stdio_transport(stdin=io.BytesIO(b"".join(lines)), stdout=out) as (read, write):
-            await server.run(read, write, server.create_initialization_options())
-
-    anyio.run(run)
+    serve_stdio(ctx, root=os.getcwd(), stdin=io.BytesIO(b"".join(lines)), stdout=out, sdk_only=True)
     return [{"id": json.loads(line)["id"], "line": line.decode("utf-8")} for line in out.getvalue().splitlines()]
 
 
@@ -103,7 +95,7 @@ def test_every_early_answer_is_the_sdks_own_answer_byte_for_byte(tmp_path_factor
         line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params},
                           ensure_ascii=ascii_only).encode("utf-8")
         lines.append(line + b"\n")
-        early = early_reply(line, version=__version__, instructions=server_instructions(ctx))
+        early = initialize_answer(line, version=__version__, instructions=server_instructions(ctx))
         if early is not None:
             assert early[0] == request_id
             expected[request_id] = early[1]
@@ -125,7 +117,7 @@ def test_plain_handshakes_of_real_clients_are_answered_early_as_the_sdk_answers(
         ctx = dsh_fs.create_context(root=str(tmp_path), profile=profile, policy=policy)
         lines = [json.dumps({"jsonrpc": "2.0", "id": i, "method": "initialize", "params": p}).encode() for i, p in enumerate(messages)]
         answers = [a["line"] for a in _sdk_answers(ctx, [line + b"\n" for line in lines])]
-        early = [early_reply(line, version=__version__, instructions=server_instructions(ctx)) for line in lines]
+        early = [initialize_answer(line, version=__version__, instructions=server_instructions(ctx)) for line in lines]
         assert [e[1] if e else None for e in early] == answers
 
 
@@ -147,34 +139,59 @@ def test_plain_handshakes_of_real_clients_are_answered_early_as_the_sdk_answers(
 ], ids=["bool-id", "huge-id", "missing-params", "ping", "discover", "notification", "experimental-flag",
         "extensions-flag"])
 def test_what_the_early_path_leaves_to_the_sdk(message: dict[str, Any]) -> None:
-    assert early_reply(json.dumps(message).encode(), version="1", instructions=None) is None
+    assert initialize_answer(json.dumps(message).encode(), version="1", instructions=None) is None
 
 
 def test_duplicate_keys_and_surrogates_are_left_to_the_sdk() -> None:
     good = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"%s","capabilities":{},"clientInfo":{"name":"c","version":"1"}}%s}'
-    assert early_reply((good % ("2025-11-25", "")).encode(), version="1", instructions=None) is not None
-    assert early_reply((good % ("\\ud800", "")).encode(), version="1", instructions=None) is None
-    assert early_reply((good % ("2025-11-25", ',"id":2')).encode(), version="1", instructions=None) is None
-    assert early_reply(b"\xff" + (good % ("2025-11-25", "")).encode(), version="1", instructions=None) is None
+    assert initialize_answer((good % ("2025-11-25", "")).encode(), version="1", instructions=None) is not None
+    assert initialize_answer((good % ("\\ud800", "")).encode(), version="1", instructions=None) is None
+    assert initialize_answer((good % ("2025-11-25", ',"id":2')).encode(), version="1", instructions=None) is None
+    assert initialize_answer(b"\xff" + (good % ("2025-11-25", "")).encode(), version="1", instructions=None) is None
 
 
-def test_the_early_phase_imports_no_sdk_module() -> None:
+def test_no_stdio_or_codec_module_imports_the_sdk_at_load_time() -> None:
+    """Every module of ``dsh_fs.mcp.stdio``, the codec and the CLI command load without the SDK
+    (nor pydantic): the fast start holds by construction (DEVIATIONS M2)."""
     script = textwrap.dedent("""
-        import os, sys
-        from dsh_fs.mcp.early import answer_first_line
-        r, w = os.pipe(); out_r, out_w = os.pipe()
-        os.write(w, b'{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
-                    b'"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\\n{"jsonrpc":"2.0","id":8,"method":"ping"}\\n')
-        early = answer_first_line(version="9", instructions="hi", stdin_fd=r, stdout_fd=out_w)
-        loaded = sorted(m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "mcp_types", "pydantic")))
-        print(loaded, early.answered_id, early.preread.count(b"\\n"), os.read(out_r, 4096).decode())
+        import importlib, pkgutil, sys
+        import dsh_fs.mcp.stdio, dsh_fs.mcp.wire, dsh_fs.mcp.options, dsh_fs.cli.mcp_cmd
+        for info in pkgutil.walk_packages(dsh_fs.mcp.stdio.__path__, "dsh_fs.mcp.stdio."):
+            importlib.import_module(info.name)
+        print(sorted(m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "mcp_types", "pydantic"))))
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (
-        '[] 7 2 {"jsonrpc":"2.0","id":7,"result":{"capabilities":{"tools":{"listChanged":false}},'
-        '"instructions":"hi","protocolVersion":"2025-11-25","serverInfo":{"name":"dsh-fs","version":"9"}}}\n\n'
-    )
+    assert done.stdout == "[]\n"
+
+
+def test_the_first_answer_is_written_before_the_sdk_is_loaded(tmp_path: Any) -> None:
+    """The ``initialize`` answer, before the event loop starts: nothing of the SDK or pydantic
+    is loaded, nor anyio's event loop backend, when it is written (the stdio server's writer is
+    watched in the child)."""
+    script = textwrap.dedent("""
+        import sys
+        import dsh_fs
+        from dsh_fs.mcp.stdio import pipe, serve_stdio
+        written = []
+        blocking = pipe.LineWriter.write_blocking
+
+        def watch(self, data):
+            written.append(sorted(m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "mcp_types", "pydantic", "anyio._backends"))))
+            blocking(self, data)
+
+        pipe.LineWriter.write_blocking = watch
+        serve_stdio(dsh_fs.create_context(root=sys.argv[1]), root=sys.argv[1])
+        print(written, file=sys.stderr)
+    """)
+    line = b'{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n'
+    env = {**os.environ, "DSH_FS_MCP_TEST_HOLD_IMPORT": str(tmp_path / "hold")}
+    (tmp_path / "hold").touch()
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], input=line, capture_output=True, timeout=60,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["id"] == 7
+    assert done.stderr.decode().strip().endswith("[[]]"), done.stderr
 
 
 def test_a_usage_error_imports_no_sdk_module() -> None:

@@ -15,8 +15,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSI
 
 import dsh_fs
 from dsh_fs.core.tools import ErrorInfo, ToolResult, image_block, text_block
-from dsh_fs.mcp.server import build_server, handler_result
-from dsh_fs.mcp.stdio import encode_message
+from dsh_fs.mcp.server import build_server, encode_message, handler_result
 from dsh_fs.mcp.wire import call_result
 
 VERSIONS = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)

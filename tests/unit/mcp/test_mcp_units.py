@@ -21,8 +21,8 @@ import pytest
 import dsh_fs
 from dsh_fs.core.tools import ErrorInfo, ToolResult, text_block
 from dsh_fs.mcp import HttpSessions, SessionLimits, call_result, parse_listen, tool_entries
-from dsh_fs.mcp.http import _SessionGate
-from dsh_fs.mcp.sessions import Refused
+from dsh_fs.mcp.http.app import _SessionGate
+from dsh_fs.mcp.http.sessions import Refused
 
 
 @pytest.mark.parametrize(

@@ -26,13 +26,15 @@ def rules_for(root: Path, *deny: str) -> HostRules:
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
-    for rel in ("a/.env", "a/ok.txt", "keys/k.txt", "keys/deep/d.txt", "ok.txt", ".git/x.env", "b[1]/.env"):
+    for rel in ("a/.env", "a/ok.txt", "keys/k.txt", "keys/deep/d.txt", "ok.txt", ".git/.env", "b[1]/.env", "c/x.txt"):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("x\n")
     os.symlink(".env", root / "a" / "link.txt")  # dangling-free: a/.env exists
     os.symlink("../keys", root / "a" / "k")
     os.symlink("../a", root / "keys" / "up")  # never walked: below a denied directory
     os.symlink("a", root / "loop")
+    os.symlink("../ok.txt", root / "c" / ".env")  # a link whose own name is denied
+    os.symlink(".", root / "a" / "here")  # a link to the directory it is in: walked once
     return root
 
 
@@ -40,7 +42,8 @@ def test_denied_below_finds_files_dirs_and_links(tree: Path) -> None:
     rules = rules_for(tree, ".env", "keys/")
     found = denied_below(str(tree), rules, follow=True)
     assert sorted(os.path.relpath(p, tree) for p in found) == sorted([
-        "a/.env", "a/link.txt", "a/k", "keys", "b[1]/.env", "loop/.env", "loop/link.txt", "loop/k"])
+        "a/.env", "a/link.txt", "a/k", "keys", "b[1]/.env", "loop/.env", "loop/link.txt", "loop/k", "c/.env"])
+    assert len(found) == len(set(found))  # each once (VCS metadata never walked)
     plain = denied_below(str(tree), rules, follow=False)
     assert sorted(os.path.relpath(p, tree) for p in plain) == ["a/.env", "b[1]/.env", "keys"]
 
@@ -113,3 +116,42 @@ def test_ripgrep_is_kept_out_of_every_denied_entry_p4(tmp_path: Path, cwd: str, 
     listed = subprocess.run(argv, cwd=here, capture_output=True, text=True, check=False).stdout.splitlines()
     assert listed, argv
     assert not [p for p in listed if ".env" in p or "keys" in p], (globs, listed)
+
+
+def test_printed_paths_become_normal_host_paths() -> None:
+    rules = HostRules(RuleView(PathRules.of(deny=["x"]).bound(["/w"]), PathRules.of(deny=["x"]).bound(["/w"])), "/w/")
+    for printed, host in [("a/b", "/w/a/b"), ("a//b", "/w/a/b"), ("a/./b", "/w/a/b"), ("a/../b", "/w/b"),
+                          ("./a", "/w/a"), ("../a", "/a"), ("a/.", "/w/a"), ("a/..", "/w"), (".", "/w"), ("..", "/"),
+                          ("/v/a", "/v/a"), ("/w/a", "/w/a"), (".a", "/w/.a"), ("..a", "/w/..a")]:
+        assert rules._host(printed) == host, printed
+
+
+def test_the_real_path_is_judged_against_the_real_bases(tmp_path: Path) -> None:
+    """A root spelled through a symlink: a path printed by its real spelling is judged against
+    the root's real path (the display bases alone would not hold it)."""
+    real = tmp_path / "real"
+    (real / "keys").mkdir(parents=True)
+    (real / "keys" / "k.txt").write_text("x")
+    os.symlink(real, tmp_path / "link")
+    rules = PathRules.of(deny=["/keys/"])
+    host = HostRules(RuleView(rules.bound([str(tmp_path / "link")]), rules.bound([str(real)])), str(tmp_path / "link"))
+    assert not host.same_bases
+    assert host.denied(str(real / "keys" / "k.txt"))
+    assert host.denied(str(tmp_path / "link" / "keys" / "k.txt"))
+    same = HostRules(RuleView(rules.bound([str(real)]), rules.bound([str(real)])), str(real))
+    assert same.same_bases
+
+
+def test_an_anchored_rule_holds_for_an_absolute_printed_path(tree: Path) -> None:
+    rules = rules_for(tree, "/keys/")
+    assert not rules.admit(str(tree / "keys" / "k.txt"))
+    assert rules.admit(str(tree / "a" / "ok.txt"))
+
+
+def test_the_kept_real_directories_are_bounded(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert (MAX_DENY_GLOBS, denied._REAL_DIRS_KEPT) == (10_000, 1 << 16)
+    monkeypatch.setattr(denied, "_REAL_DIRS_KEPT", 1)
+    rules = rules_for(tree, ".env")
+    for printed in ("a/ok.txt", "ok.txt", "keys/k.txt", "keys/deep/d.txt"):
+        rules.admit(printed)
+        assert len(rules._real_dirs) <= 1
