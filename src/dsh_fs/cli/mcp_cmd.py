@@ -87,6 +87,12 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
     " (2026-07-28) requests share one observation owner.",
 )
 @click.option(
+    "--ignore-client-roots",
+    is_flag=True,
+    help="Serve every --root to every client, whatever roots the client declares (by default a"
+    " client's declared roots narrow what it reaches to their intersection with the --roots).",
+)
+@click.option(
     "--no-auth",
     is_flag=True,
     help="HTTP: accept requests without a token. Anyone who can connect can then read and write your"
@@ -110,6 +116,7 @@ def mcp(
     token_file: str | None,
     tokens: int,
     no_auth: bool,
+    ignore_client_roots: bool,
     s3: tuple[str, ...],
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
@@ -230,7 +237,7 @@ def mcp(
 
         try:
             serve_stdio(ctx, root=options.root, owner=owner, before=require_s3_credentials if s3 else None,
-                        close_context=True)
+                        close_context=True, client_roots=not ignore_client_roots)
         except KeyboardInterrupt:
             sys.exit(130)
         finally:
@@ -249,6 +256,7 @@ def mcp(
                     unix_socket=unix_socket, announce=announce,
                     token_file=os.path.abspath(token_file) if token_file is not None and bearer is not None else None,
                     report=lambda line: click.echo(line, err=True),
+                    client_roots=not ignore_client_roots,
                 )
             except (OSError, ValueError) as exc:  # binding (the served requests never raise)
                 raise CliFailure(f"cannot listen: {exc}") from None

@@ -122,7 +122,7 @@ class LocalFileSystem(FileSystem):
     :param roots: containment to several directories (DEVIATIONS D28), at most ``MAX_ROOTS``,
         none inside another (nor equal, also through a symlinked spelling): a path must stay
         inside one of them, and each resolution is confined to the root it starts in (a
-        symlink from one root into another is refused as one out of the workspace); a rename
+        symlink from one root into another resolves in that root, D36); a rename
         never crosses roots. The default ``cwd`` is the first root; a ``cwd`` outside every
         root is refused. Refusals name every root, in this order.
     :param lock_dir: directory of the cross-process lock files (A4); default per user

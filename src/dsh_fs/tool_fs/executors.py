@@ -33,7 +33,7 @@ from ..fs.tool_switches import ToolSwitches
 from ..fs.window import window_whole
 from ..fs.types import EditRequest, Target
 from ..fs_sandbox.changes import Change
-from ..fs_sandbox.tools import call_fs, map_denial
+from ..fs_sandbox.tools import call_fs, escalation_offered, map_denial
 from ..core.errors import ToolInputError
 from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
 from .config import ToolFsConfig
@@ -93,7 +93,8 @@ class FsTools:
         try:
             return await run()
         except FsError as err:
-            mapped = map_denial(err, self._fs(execution), hint=True)
+            view = self._fs(execution)
+            mapped = map_denial(err, view, hint=escalation_offered(view, self.ctx.profile))  # D37
             if mapped is err:
                 raise
             raise mapped from err
