@@ -60,7 +60,8 @@ from ..core.schedule import CallSchedulers
 from ..core.session import Session
 from ..core.signal import run_abortable
 from ..core.tools import ToolResult
-from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round
+from ..fs_sandbox.tools import without_escalation
+from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round, can_elicit
 from .roots import RootsProtocol
 from .wire import (
     CANCELLED_REASON,
@@ -69,6 +70,7 @@ from .wire import (
     SERVER_NAME,
     call_result,
     coerce_id,
+    offers_escalation,
     recover_id,
     scan_id,
     server_instructions,
@@ -196,7 +198,10 @@ def build_server(
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
+        schemas = tools.schemas()
+        if not offers_escalation(ctx, can_elicit(rctx)):
+            schemas = without_escalation(schemas)  # D37: nobody at this client can approve one
+        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(schemas)])
 
     async def call_tool(rctx: ServerRequestContext[Any, Any],
                         params: types.CallToolRequestParams) -> dict[str, Any] | types.InputRequiredResult:

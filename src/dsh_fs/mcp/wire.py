@@ -12,7 +12,9 @@ SDK stays the protocol's oracle: every answer here is the SDK path's answer byte
   ``Error: …`` text for a failure) and ``isError``; what is not for the model goes under
   ``_meta`` as ``{"dsh_fs": {"diffs": …, "error": {"name": …, "code": …}}}`` (each key only
   when present), never ``structuredContent`` (:func:`call_result`); the ``initialize``
-  ``instructions`` are the tools' own prompt sections (:func:`server_instructions`).
+  ``instructions`` are the tools' own prompt sections, and under a sandbox (D37, default
+  profile) the ``sandbox:policy`` sentence naming its mode (:func:`server_instructions`); a
+  client no approval can reach is listed no escalation fields (:func:`offers_escalation`).
 * **The handshake** (DEVIATIONS M2): :func:`initialize_answer` is the SDK's answer to a plain
   ``initialize`` (``ServerRunner._negotiate_initialize``'s version choice, our low-level
   ``Server``'s capabilities, ``serverInfo``, ``instructions``, compact JSON in the model's key
@@ -51,6 +53,7 @@ from ..core.context import Context
 from ..core.jsonvalue import may_rewrite
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolResult
+from ..fs.tool_switches import ToolSwitches
 
 __all__ = (
     "CANCELLED_REASON",
@@ -71,6 +74,7 @@ __all__ = (
     "list_answer",
     "list_surface",
     "negotiate",
+    "offers_escalation",
     "plain_call",
     "recover_id",
     "response_line",
@@ -89,10 +93,30 @@ CANCELLED_REASON: Final = "the client cancelled the request"
 (``stdio/dispatch.py``)"""
 
 
+SANDBOX_SECTION: Final = "sandbox:policy"
+"""the reference's standing-policy section (``fs_sandbox.prompt``)"""
+
+
 def server_instructions(ctx: Context) -> str | None:
     """The server's ``instructions``: the tools' prompt sections of ``ctx`` (no agent identity:
-    that belongs to the client's agent); ``None`` when there are none."""
-    return ctx.system_prompt.render(only=TOOL_SECTIONS) or None
+    that belongs to the client's agent), then (D37, default profile) the ``sandbox:policy``
+    section when a sandbox is composed, so the model knows the mode before its first refusal;
+    ``None`` when there is nothing."""
+    tools = ctx.system_prompt.render(only=TOOL_SECTIONS)
+    if ToolSwitches.of(ctx.profile).escalation_only_when_grantable:
+        policy = ctx.system_prompt.render(only=SANDBOX_SECTION)
+        tools = "\n\n".join(t for t in (tools, policy) if t)
+    return tools or None
+
+
+def offers_escalation(ctx: Context, client_can_be_asked: bool) -> bool:
+    """Whether ``tools/list`` shows the escalation fields to a client: always in the reference
+    profile; under D37 only when the client can be asked (it declared ``elicitation``) or
+    the approval callback needs nobody at the client (a library's own)."""
+    if not ToolSwitches.of(ctx.profile).escalation_only_when_grantable:
+        return True
+    approval = getattr(ctx.fs, "approval", None)
+    return client_can_be_asked or (approval is not None and getattr(approval, "reachable", None) is None)
 
 
 _MUTATION: Final[Mapping[str, bool]] = {

@@ -407,6 +407,7 @@ def build_http_app(
     host_header: str = "127.0.0.1",
     token_file: str | None = None,
     report: Callable[[str], None] = lambda line: None,
+    client_roots: bool = True,
 ) -> tuple[_ASGIApp, HttpSessions]:
     """The ASGI application serving ``ctx`` at ``MCP_PATH``, and its session table.
 
@@ -424,13 +425,15 @@ def build_http_app(
     :param token_file: where ``tokens`` came from: re-read on change or ``SIGHUP``, a removed
         token's sessions ended (``revocation.watch_token_file``)
     :param report: one line for the operator (stderr) per token-file reload
+    :param client_roots: a client's roots narrow its calls (M3); ``False``: every root is
+        served to every client (``dsh-fs mcp --ignore-client-roots``, D36)
     """
     verifier = _verifier(tokens)
     sessions = HttpSessions(root, limits=limits)
     middleware: list[ServerMiddleware[Any]] = [_usage_marker(sessions)]
     if tokens is None:
         middleware.insert(0, _refuse_sessionless_era)
-    server = build_server(ctx, owner_for=_owner_lookup(sessions), middleware=middleware)
+    server = build_server(ctx, owner_for=_owner_lookup(sessions), middleware=middleware, client_roots=client_roots)
     manager = StreamableHTTPSessionManager(
         app=server,
         security_settings=_security(host),
@@ -610,6 +613,7 @@ async def serve_http(
     announce: Callable[[str], None] = lambda url: None,
     token_file: str | None = None,
     report: Callable[[str], None] = lambda line: None,
+    client_roots: bool = True,
 ) -> None:
     """Serve ``ctx`` over streamable HTTP until SIGINT/SIGTERM (then return normally).
 
@@ -626,6 +630,7 @@ async def serve_http(
     :param token_file: the file ``tokens`` came from, re-read on change or ``SIGHUP``
         (a removed token is revoked and its sessions ended)
     :param report: one line for the operator (stderr) per token-file reload
+    :param client_roots: as ``build_http_app``'s
     :raises ValueError: for a non-loopback ``host`` or an unsafe socket directory
     :raises OSError: if the address cannot be bound
     """
@@ -636,13 +641,13 @@ async def serve_http(
         netloc = f"{_netloc(host)}:{sock.getsockname()[1]}"
         url = f"http://{netloc}{MCP_PATH}"
         app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=host, host_header=netloc,
-                                token_file=token_file, report=report)
+                                token_file=token_file, report=report, client_roots=client_roots)
     else:
         sock = _bind_unix(unix_socket)
         bound = os.stat(unix_socket).st_ino
         url = f"http://localhost{MCP_PATH}"
         app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=None, host_header="localhost",
-                                token_file=token_file, report=report)
+                                token_file=token_file, report=report, client_roots=client_roots)
     web = _Uvicorn(server_config(app, tokens=verifier, connections=connections))
 
     async def announce_when_started() -> None:

@@ -60,6 +60,7 @@ from ...core.schedule import CallSchedulers, Turn
 from ...core.session import Session
 from ...core.signal import AbortSignal
 from ...fs_sandbox.filesystem import SandboxedFileSystem
+from ...fs_sandbox.tools import without_escalation
 from ..roots import RootsProtocol
 from ..wire import (
     BLANK,
@@ -77,6 +78,7 @@ from ..wire import (
     initialize_answer,
     list_answer,
     negotiate,
+    offers_escalation,
     recover_id,
     tool_entries,
 )
@@ -308,11 +310,13 @@ class Dispatcher:
     :param spawn: starts a task in the connection's task group (the SDK's server)
     :param version: ``serverInfo.version``
     :param sdk_only: every line to the SDK
+    :param client_roots: a client's declared roots narrow its calls (M3); ``False``: every
+        root is served whatever it declares (``dsh-fs mcp --ignore-client-roots``, D36)
     """
 
     def __init__(self, ctx: Context, *, owner: Session, loader: SdkLoader, version: str, instructions: str | None,
                  write: Callable[[bytes], Awaitable[bool]], write_blocking: Callable[[bytes], None],
-                 has_line: Callable[[], bool], sdk_only: bool = False) -> None:
+                 has_line: Callable[[], bool], sdk_only: bool = False, client_roots: bool = True) -> None:
         self._ctx = ctx
         self._tools = ctx.tools
         self._owner = owner
@@ -327,7 +331,7 @@ class Dispatcher:
         """starts a task in the connection's task group (set by the transport)"""
         self.schedulers = CallSchedulers()
         self._scheduler = self.schedulers.of(owner)
-        self.roots = RootsProtocol(ctx.fs)
+        self.roots = RootsProtocol(ctx.fs) if client_roots else None
         self.ledger = Ledger()
         self.counts = Counts()
         self.running: dict[Any, _Call] = {}
@@ -385,7 +389,10 @@ class Dispatcher:
             await self.ledger.room()
             await self._start(line.id, line.params)
         elif kind == LIST and self._version is not None and not self.ledger.sdk_busy:
-            answer = list_answer(line.id, tool_entries(self._tools.schemas()))
+            schemas = self._tools.schemas()
+            if not offers_escalation(self._ctx, self._capabilities.get("elicitation") is not None):
+                schemas = without_escalation(schemas)  # D37: nobody at this client can approve one
+            answer = list_answer(line.id, tool_entries(schemas))
             if answer is None:
                 await self._to_sdk(raw)
             else:
@@ -437,7 +444,7 @@ class Dispatcher:
     def _view(self) -> Any:
         """The provider view the next call runs through (``None``: the provider itself), or
         ``_UNSETTLED`` when the SDK must serve it (it asks for the client's roots, or waits)."""
-        if self._capabilities.get("roots") is None:
+        if self.roots is None or self._capabilities.get("roots") is None:
             return None
         if self._roots_changed:
             return _UNSETTLED
@@ -604,7 +611,7 @@ class Dispatcher:
         if self._sdk is None:
             module = await self._loader.module()
             server = module.build_server(self._ctx, owner_for=lambda _rctx: self._owner, schedulers=self.schedulers,
-                                         roots=self.roots)
+                                         roots=self.roots, client_roots=self.roots is not None)
             route = module.SdkRoute(server, write=self._write, ledger=self.ledger, observer=self)
             done = self._sdk_done = anyio.Event()
 

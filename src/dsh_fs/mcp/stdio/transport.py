@@ -64,6 +64,7 @@ def serve_stdio(
     stdout: BinaryIO | None = None,
     sdk_only: bool | None = None,
     close_context: bool = False,
+    client_roots: bool = True,
 ) -> Counts:
     """Serve ``ctx``'s tools to one MCP client on stdin/stdout until it closes stdin; blocking
     (the server runs its own event loop, started after the first line is answered: module
@@ -81,6 +82,8 @@ def serve_stdio(
     :param sdk_only: every line to the SDK; ``None``: ``$DSH_FS_MCP_SDK_ONLY``
     :param close_context: close ``ctx`` on the way out, on the loop that served it (``dsh-fs mcp``:
         an S3 provider's HTTP client belongs to that loop)
+    :param client_roots: a client's declared roots narrow its calls (M3); ``False``: every
+        root is served whatever it declares (``dsh-fs mcp --ignore-client-roots``, D36)
     :return: what the dispatcher served on its own route
     :raises ModuleNotFoundError: the MCP SDK is not installed (the ``[mcp]`` extra)
     :raises Exception: what ``before`` raised
@@ -102,7 +105,7 @@ def serve_stdio(
         with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
             sdk_only = sdk_only_from_env() if sdk_only is None else sdk_only
             connection = _Connection(ctx, session, loader, stdin, stdout, fresh=fresh, sdk_only=sdk_only,
-                                     close_context=close_context)
+                                     close_context=close_context, client_roots=client_roots)
             if before is None and not sdk_only:
                 connection.first_line()
             loader.start()  # after the first answer: the import thread would take the interpreter lock from it
@@ -117,7 +120,7 @@ class _Connection:
     """The reader, the writer and the dispatcher of one stdio connection."""
 
     def __init__(self, ctx: Context, owner: Session, loader: SdkLoader, stdin: IO[bytes], stdout: IO[bytes], *,
-                 fresh: bool, sdk_only: bool, close_context: bool) -> None:
+                 fresh: bool, sdk_only: bool, close_context: bool, client_roots: bool = True) -> None:
         self._ctx = ctx
         self._close_context = close_context
         self._reader = LineReader(stdin, fresh=fresh, limit=LINE_MAX)
@@ -126,7 +129,7 @@ class _Connection:
         self.dispatcher = Dispatcher(
             ctx, owner=owner, loader=loader, version=__version__, instructions=server_instructions(ctx),
             write=self._write, write_blocking=self._writer.write_blocking, has_line=self._reader.has_line,
-            sdk_only=sdk_only,
+            sdk_only=sdk_only, client_roots=client_roots,
         )
 
     def first_line(self) -> None:
