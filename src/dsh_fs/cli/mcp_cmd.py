@@ -20,6 +20,7 @@ from .options import (
     OnceCommand,
     channel_url,
     faces_named,
+    encoding_option,
     images_option,
     list_named,
     pdfs_option,
@@ -101,6 +102,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @tools_option
 @images_option
 @pdfs_option
+@encoding_option
 @session_option
 @sandbox_option
 @read_only_option
@@ -120,6 +122,7 @@ def mcp(
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
     pdfs: bool = False,
+    encodings: tuple[str, ...] = (),
     session_name: str | None = None,
     sandbox: str | None = None,
     read_only: bool = False,
@@ -187,6 +190,7 @@ def mcp(
             list_tool=list_named(tool_names),
             images=images,
             pdfs=pdfs,
+            encodings=encodings,
             profile=profile,
             policy=not no_policy,
             tool_config=pop_settings(settings),
