@@ -1,4 +1,4 @@
-"""A deepagents backend on a dsh-fs provider (optional extra: ``pip install 'dsh-fs[deepagents]'``).
+"""A deepagents backend on a dsh-fs provider (optional extra: ``pip install '.[deepagents]'``).
 
 ``DshFsBackend(ctx)`` implements ``deepagents.backends.protocol.BackendProtocol``, so
 ``create_deep_agent(..., backend=DshFsBackend(ctx))`` gives deepagents' own file tools

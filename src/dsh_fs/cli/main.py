@@ -53,7 +53,7 @@ def main() -> None:
 
 
 EXTRAS = {"mcp": "mcp", "uvicorn": "mcp", "starlette": "mcp", "sse_starlette": "mcp", "aiobotocore": "s3",
-          "PIL": "images", "nbformat": "notebooks", "pypdfium2": "pdfs"}
+          "PIL": "images", "nbformat": "notebooks", "pypdfium2": "pdfs", "charset_normalizer": "encodings"}
 """the top-level module an optional feature imports → the extra that installs it"""
 
 
