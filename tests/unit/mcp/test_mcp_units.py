@@ -194,8 +194,11 @@ async def _through_gate(sessions: HttpSessions, method: str, headers: list[tuple
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
+    async def receive() -> dict[str, Any]:  # a body that is no JSON-RPC request
+        return {"type": "http.request", "body": b"", "more_body": False}
+
     scope = {"type": "http", "method": method, "headers": headers}
-    await _SessionGate(app, sessions)(scope, None, send)
+    await _SessionGate(app, sessions)(scope, receive, send)
     return sent
 
 

@@ -21,8 +21,9 @@
 * **Before any work (``gate.AuthFirst``, outermost).** The token is checked from the headers
   before a byte of the body is read; bodies over the SDK's 4 MiB get ``413`` (from
   ``Content-Length`` or as they stream), never held whole.
-* **Connections (``connections``).** A request head must arrive within 10 s; a share of the
-  256 connections is kept for connections that showed a token.
+* **Connections (``connections``).** A request head must arrive within 10 s and its body
+  within 30 s; a share of the 256 connections is kept for connections that showed a token,
+  one token holds at most 32, and a revoked token's connections are closed.
 * **Order.** One owner's calls run in arrival order (``server.schedule_calls``).
 
 The endpoint is ``http://HOST:PORT/mcp`` (``http://localhost/mcp`` over a Unix socket);
@@ -64,7 +65,7 @@ from starlette.routing import Route
 from ...core.context import Context
 from ...core.session import Session
 from .auth import BearerTokens, require_private
-from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol
+from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol, revoke
 from .gate import AuthFirst
 from ..server import build_server
 from .js_numbers import JsNumbers
@@ -229,13 +230,19 @@ class _SessionGate:
       reserved first (``503`` when over a limit) and becomes the session when the answer
       names one;
     * a session's request: counted in flight while it runs (``503`` over the limit); a
-      successful ``DELETE`` forgets the session;
+      successful ``DELETE`` forgets the session; a JSON-RPC request whose id is already in
+      flight in the session is answered at once (``400``, ``-32600`` ``request id <id> is
+      already in flight``, the SDK dispatcher's text): the SDK's transport keeps one response
+      stream per id, and a second request would take the first one's, leaving one of them
+      unanswered forever;
     * a stateless (2026-07-28) request: counted in flight for its principal.
     """
 
     def __init__(self, app: _ASGIApp, sessions: HttpSessions) -> None:
         self.app = app
         self.sessions = sessions
+        self._ids: dict[str, set[str]] = {}
+        """the JSON-RPC ids of each session's requests in flight (as the transport keys them)"""
 
     async def __call__(self, scope: _Scope, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -274,9 +281,25 @@ class _SessionGate:
                 status = message.get("status")
             await send(message)
 
+        key: str | None = None
         try:
+            if scope.get("method") == "POST":
+                receive, request_id = await _request_id(receive)
+                if request_id is not None:
+                    key = str(request_id)  # the transport's key: 7 and "7" collide there too
+                    taken = self._ids.setdefault(session_id, set())
+                    if key in taken:
+                        key = None
+                        await _id_in_flight(request_id, send)
+                        return
+                    taken.add(key)
             await self.app(scope, receive, watch)
         finally:
+            if key is not None:
+                taken = self._ids[session_id]
+                taken.discard(key)
+                if not taken:
+                    del self._ids[session_id]
             self.sessions.end(session_id)
             if scope.get("method") == "DELETE" and status is not None and status < 300:
                 self.sessions.drop(session_id)
@@ -299,6 +322,42 @@ class _SessionGate:
         finally:
             if not opened:
                 self.sessions.unreserve(principal)
+
+
+async def _request_id(receive: Any) -> tuple[Any, Any]:
+    """``(receive, id)``: a ``receive`` that gives the whole body again, and the id of the
+    JSON-RPC request it holds (``None`` for a notification, a response, or a body that is not
+    one JSON-RPC request; the transport answers those)."""
+    messages: list[dict[str, Any]] = []
+    while True:  # the body is whole and bounded already (gate.AuthFirst, numbers.JsNumbers)
+        message = await receive()
+        messages.append(message)
+        if message.get("type") != "http.request" or not message.get("more_body", False):
+            break
+    body = b"".join(m.get("body", b"") for m in messages if m.get("type") == "http.request")
+    request_id = None
+    try:
+        parsed = json.loads(body)
+    except ValueError:  # not JSON (UnicodeDecodeError included): the transport says so
+        parsed = None
+    if isinstance(parsed, dict) and "method" in parsed and isinstance(parsed.get("id"), (int, str)) \
+            and not isinstance(parsed.get("id"), bool):
+        request_id = parsed["id"]
+    queue = list(messages)
+
+    async def replay() -> dict[str, Any]:
+        return queue.pop(0) if queue else await receive()
+
+    return replay, request_id
+
+
+async def _id_in_flight(request_id: Any, send: Any) -> None:
+    """``400`` with the JSON-RPC error for a request whose id is in flight in its session."""
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {
+        "code": INVALID_REQUEST, "message": f"request id {request_id!r} is already in flight"}}).encode("utf-8")
+    await send({"type": "http.response.start", "status": 400,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _end_session(app: _ASGIApp, session_id: str, principal: Principal, host: str) -> None:
@@ -482,17 +541,27 @@ def server_config(
     app: _ASGIApp, *, tokens: Sequence[str] | BearerTokens | None, connections: ConnectionLimits = ConnectionLimits()
 ) -> uvicorn.Config:
     """The uvicorn configuration serving ``app`` (from ``build_http_app``): h11 with the
-    connection budget and request-head deadline of ``connections.guarded_protocol``.
+    connection budget, the per-token share and the request-head and body deadlines of
+    ``connections.guarded_protocol``; a token the token file drops has its connections closed
+    at once (``connections.revoke``).
 
     :param tokens: the bearer tokens (a connection is proven by a request carrying one);
         ``None``: every connection that sends a complete request head is proven
     """
     verifier = _verifier(tokens)
+    budget: ConnectionBudget[Any] = ConnectionBudget(connections)
+
+    def identify(headers: Sequence[tuple[bytes, bytes]]) -> tuple[bool, str | None]:
+        if verifier is None:
+            return True, None
+        principal = verifier.principal_of(headers)
+        return principal is not None, principal
+
+    if verifier is not None:
+        verifier.on_revoked(lambda principals: revoke(budget, principals))
     return uvicorn.Config(
         app,
-        http=guarded_protocol(
-            ConnectionBudget(connections), verifier.authenticates if verifier is not None else lambda headers: True
-        ),
+        http=guarded_protocol(budget, identify),
         ws="none",
         log_level="warning",
         access_log=False,
