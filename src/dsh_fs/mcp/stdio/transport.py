@@ -6,7 +6,10 @@ descriptors and its event loop:
 * **The descriptors.** As the SDK's own transport does, while serving, fd 0 reads the null
   device and fd 1 goes to stderr; the wire is served from private duplicates, so stray output
   of a tool, of a child process or of a library (the SDK's included, whose import starts in a
-  background thread after this) never corrupts it. Both are restored on exit.
+  background thread after this) never corrupts it. Both are restored on exit. Meanwhile
+  ``sys.stderr`` and ``sys.stdout`` never wait for room (``pipe.Unblocking``): a client that
+  pipes stderr and never reads it loses log lines (their count is said once there is room), not
+  the server (the SDK's warnings, our hints and roots lines, a tool's stray prints).
 * **The first line** is read, and a plain ``initialize`` answered with the SDK's bytes, before
   the event loop starts (DEVIATIONS M2; ``stdio/pipe.py``): the answer comes about 160 ms after
   the spawn (bench/RESULTS.md, start-up rows).
@@ -42,7 +45,7 @@ from ...fs.provider_rules import WRITE_MAX_SIZE
 from ..wire import server_instructions
 from .dispatch import Counts, Dispatcher, SdkLoader, sdk_only_from_env
 from .per_call_hint import FirstCallHint
-from .pipe import LineReader, LineWriter, Oversized
+from .pipe import LineReader, LineWriter, Oversized, Unblocking
 
 __all__ = ("LINE_MAX", "serve_stdio")
 
@@ -101,6 +104,7 @@ def serve_stdio(
         if stdout is None:
             stdout, restore = _claim(1, sys.stdout, "wb")
             restores.append(restore)
+            restores.append(_unblocking())
         loader = SdkLoader()
         with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
             sdk_only = sdk_only_from_env() if sdk_only is None else sdk_only
@@ -225,6 +229,20 @@ def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None
 
     # never closed: a reading thread may still be blocked on it after exit
     return os.fdopen(private, mode, buffering=0, closefd=False), restore
+
+
+def _unblocking() -> Callable[[], None]:
+    """``sys.stderr`` and ``sys.stdout`` (fd 1 is stderr now) as writes that never wait for room;
+    returns what puts them back."""
+    saved = sys.stderr, sys.stdout
+    sys.stderr, sys.stdout = Unblocking(2), Unblocking(1)
+
+    def restore() -> None:
+        for stream in (sys.stderr, sys.stdout):
+            stream.flush()
+        sys.stderr, sys.stdout = saved
+
+    return restore
 
 
 def _diversion(fd: int) -> int:
