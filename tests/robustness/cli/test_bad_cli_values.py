@@ -252,4 +252,4 @@ def test_s3_without_the_extra_is_a_usage_error(args: list[str], env: dict[str, s
                           text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert (done.returncode, done.stdout) == (2, ""), done.stderr
     assert "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1].endswith("the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'")
+    assert done.stderr.splitlines()[-1].endswith("the S3 provider needs aiobotocore, the s3 extra: pip install '.[s3]' from the dsh-fs checkout")
