@@ -229,11 +229,16 @@ class DshFsBackend(BackendProtocol):
 
     async def _read_pdf(self, file_path: str) -> ReadResult:
         """dsh-fs ``read_pdf`` through the registry with the backend's session: its text (the first
-        pages, with the footer that says how to go on) as deepagents' text ``FileData``."""
+        pages, with the footer that says how to go on) as deepagents' text ``FileData``; in
+        virtual mode its ``<path>`` line and error texts name the file by its virtual path."""
         result = await self.registry.execute("read_pdf", {"file_path": self._host(file_path)}, session=self.session)
         if result.is_error:
             return ReadResult(error=self._said(result.text.removeprefix("Error: ")))
-        return ReadResult(file_data={"content": self._said(result.text), "encoding": "utf-8"})
+        text = result.text
+        if text.startswith("<path>"):  # the <path> line names the file as the model names it
+            head, sep, rest = text.partition("</path>")
+            text = "<path>" + self._shown(head.removeprefix("<path>")) + sep + rest
+        return ReadResult(file_data={"content": text, "encoding": "utf-8"})
 
     async def _streamed_window(self, target: Target, offset: int, limit: int) -> ReadResult:
         """The window of a large file, keeping only its lines (at most ``WINDOW_MAX_CHARS``)."""
