@@ -50,6 +50,9 @@ Workloads (ours → baseline):
   editor ``str_replace`` call → the ``edit`` call making the same change.
 * ``bench/frameworks_bench.py`` rows: one LangChain tool call (``ainvoke``, ``invoke``) → the
   same ``read`` registry call in process (info: the adapter's overhead).
+* ``bench/formats_bench.py`` rows: ``read_pdf`` of page 50 of a 200-page PDF, a notebook's cell
+  view in tokens next to its raw JSON, an edit of a 10 MB Shift-JIS file next to the same edit
+  in UTF-8 (docs/PDF.md, docs/NOTEBOOKS.md, docs/ENCODINGS.md).
 * ``bench/images_bench.py`` rows: a 2 MB PNG through ``read_image`` in process and over MCP
   stdio → a raw read of its bytes (time and peak memory).
 * ``bench/search_bench.py`` rows: ``glob``/``grep`` over a generated tree of 100k files / 1 GiB
@@ -833,6 +836,22 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
                          "Peak memory: the in-process growth, and the MCP server's peak over a text-only server's.")
         except Exception as exc:  # Pillow or the MCP SDK missing
             notes.append(f"Image rows: skipped — {exc}.")
+    # formats: read_pdf, a notebook's cell view, a legacy-encoded edit
+    if args.skip_formats:
+        notes.append("Format rows: skipped (--skip-formats).")
+    else:
+        sys.path.insert(0, HERE)
+        import formats_bench
+
+        say("formats (read_pdf, notebook view, Shift-JIS edit) …")
+        try:
+            rows.extend(formats_bench.rows(work, calls=3 if quick else 10))
+            notes.append("Format rows: read_pdf's time is mostly its worker process (start, PDFium's import) — the "
+                         "price of parsing a PDF outside the server; the notebook row's ratio is tokens (cell view, "
+                         "images as image content ÷ the raw JSON); the Shift-JIS edit decodes, proves and encodes the "
+                         "whole file (docs/ENCODINGS.md).")
+        except Exception as exc:  # pypdfium2, nbformat or Pillow missing
+            notes.append(f"Format rows: skipped — {exc}.")
     # glob / grep
     if args.skip_search:
         notes.append("Search rows: skipped (--skip-search).")
@@ -913,6 +932,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-faces", action="store_true", help="leave out the editing-face rows")
     parser.add_argument("--skip-frameworks", action="store_true", help="leave out the framework-adapter rows")
     parser.add_argument("--skip-images", action="store_true", help="leave out the read_image rows")
+    parser.add_argument("--skip-formats", action="store_true",
+                        help="leave out the read_pdf, notebook and legacy-encoding rows")
     parser.add_argument("--skip-channels", action="store_true",
                         help="leave out the command-channel rows (bench/channel_bench.py)")
     parser.add_argument("--child", help=argparse.SUPPRESS)

@@ -38,7 +38,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from dsh_fs.core.context import Context
 from dsh_fs.mcp import HttpSessions, SessionLimits, build_http_app, load_token_file
-from dsh_fs.mcp.connections import ConnectionLimits
+from dsh_fs.mcp.http.connections import ConnectionLimits
 
 __all__ = (
     "Endpoint",
@@ -245,7 +245,7 @@ async def serve_in_process(
     127.0.0.1 (a free port) until the block ends."""
     import uvicorn
 
-    from dsh_fs.mcp.http import _bind_tcp, server_config
+    from dsh_fs.mcp.http.app import _bind_tcp, server_config
 
     sock = _bind_tcp("127.0.0.1", 0)
     netloc = f"127.0.0.1:{sock.getsockname()[1]}"

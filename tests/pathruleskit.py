@@ -19,7 +19,7 @@ from typing import Any
 DENY = ("secret.txt", "keys/", "*.pem")
 """the deny patterns of every matrix test"""
 
-READ_ONLY = ("frozen.txt", "locked/**", "frozen.png")
+READ_ONLY = ("frozen.txt", "locked/**", "frozen.png", "frozen.ipynb")
 """the read-only patterns of every matrix test"""
 
 SECRET = "TOPSECRET"
@@ -67,7 +67,14 @@ def layout() -> dict[str, bytes]:
         "frozen.txt": b"frozen words\n",
         "frozen.png": image,
         "locked/b.txt": b"locked words\n",
+        "keys/nb.ipynb": NOTEBOOK,
+        "frozen.ipynb": NOTEBOOK,
     }
+
+
+NOTEBOOK = (b'{"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "words"}], '
+            b'"metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n')
+"""a one-cell notebook (the ``notebook_edit`` rows)"""
 
 
 DENIED_NAMES = ("secret.txt", "keys", "id.pem", "pic.png")
@@ -133,6 +140,10 @@ ROWS: list[Row] = [
     Row("grep shows read-only", "grep", "read-only", {"pattern": "frozen"}, "shown", contains="frozen words"),
     Row("read_image denied", "read_image", "deny", {"file_path": "keys/pic.png"}, "refused"),
     Row("read_image read-only", "read_image", "read-only", {"file_path": "frozen.png"}, "shown"),
+    Row("notebook_edit denied", "notebook_edit", "deny",
+        {"notebook_path": "keys/nb.ipynb", "cell_id": "a", "new_source": "x"}, "refused"),
+    Row("notebook_edit read-only", "notebook_edit", "read-only",
+        {"notebook_path": "frozen.ipynb", "cell_id": "a", "new_source": "x"}, "refused", reads=("frozen.ipynb",)),
     Row("patch add denied", "apply_patch", "deny", _patch("*** Add File: keys/n.txt\n+x\n"), "refused",
         command="AddFile"),
     Row("patch add read-only", "apply_patch", "read-only", _patch("*** Add File: locked/n.txt\n+x\n"), "refused",

@@ -102,6 +102,7 @@ def create_context(
     list_tool: bool | None = None,
     images: bool = False,
     pdfs: bool = False,
+    encodings: Sequence[str] = (),
     sandbox: str | None = None,
     approval: Any = None,
     deny: Iterable[str] = (),
@@ -144,6 +145,11 @@ def create_context(
         ``images``, pages without a text layer as images). Needs pypdfium2 (``dsh-fs[pdfs]``). Its
         caps: ``pdf_max_bytes``, ``pdf_max_output_bytes``, ``pdf_worker_memory``,
         ``pdf_worker_seconds``, ``pdf_workers`` (``dsh_fs.tool_pdf.PdfConfig``)
+    :param encodings: legacy encodings besides UTF-8 for the built-in provider (DEVIATIONS F7,
+        docs/ENCODINGS.md), e.g. ``["shift_jis", "gb18030", "cp1252"]``: a file that is not UTF-8
+        is read in the one that decodes it (a detector picks among several), and an edit or write
+        keeps it in that encoding, changing only the bytes of what it replaces. Empty (default):
+        UTF-8 only, as the reference
     :param sandbox: a sandbox mode (docs/SANDBOX.md): ``"read-only"``, ``"workspace-write"`` or
         ``"danger-full-access"``; the provider is wrapped in ``fs_sandbox.filesystem.SandboxedFileSystem``
         and the mutating tools take ``sandbox_permissions`` + ``justification``. ``None``
@@ -170,7 +176,8 @@ def create_context(
         ``glob_max_results``, ``grep_max_matches``,
         ``grep_max_line_bytes``, ``raw_output_max_bytes``, ``timeout_ms``,
         ``mirror_batch_bytes``, ``rg_path`` (``ToolFsSearch``)
-    :raises ValueError: for an invalid profile or tool setting, an unknown face, or ``root``
+    :raises ValueError: for an invalid profile or tool setting, an unknown face, an unknown or
+        unsupported encoding, ``encodings`` with ``provider``, or ``root``
         (or ``roots``) with ``provider``, ``roots`` with ``root``, roots ``LocalFileSystem`` refuses;
         an unknown sandbox mode, ``approval`` without ``sandbox``; an ``image_*`` setting without
         ``images=True``, a ``pdf_*`` setting without ``pdfs=True``; a path rule that is not a
@@ -185,17 +192,19 @@ def create_context(
     from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS
 
     ctx = Context(profile=profile)
+    if encodings and provider is not None:
+        raise ValueError("create_context: encodings= applies to the built-in provider; give the provider its own")
     if roots is not None and (provider is not None or root is not ...):
         raise ValueError("create_context: roots= applies to the built-in local provider, instead of root=")
     if provider is None and roots is not None:
         base = os.fspath(cwd) if cwd is not None else os.path.abspath(os.fspath(next(iter(roots), ".")))
-        provider = open_provider(base, profile=ctx.profile, roots=roots, cwd=base)
+        provider = open_provider(base, profile=ctx.profile, roots=roots, cwd=base, **_encodings(encodings))
     elif provider is None:
         if cwd is not None:
             base = os.fspath(cwd)
         else:  # relative paths resolve inside the given root, not against an outside process cwd
             base = os.fspath(root) if root is not ... and root is not None else os.getcwd()
-        provider = open_provider(base, profile=ctx.profile, root=root, cwd=base)
+        provider = open_provider(base, profile=ctx.profile, root=root, cwd=base, **_encodings(encodings))
     elif root is not ...:
         raise ValueError("create_context: root= applies to the built-in local provider; give the provider its own")
     rules = _path_rules(deny, read_only_paths, rules_files, show_rules)
@@ -262,6 +271,14 @@ def _path_rules(deny: Iterable[str], read_only: Iterable[str], files: Iterable[s
     from .fs_rules.files import load_rules
 
     return load_rules(deny=deny, read_only=read_only, files=files, show=show)
+
+
+def _encodings(encodings: Sequence[str]) -> dict[str, Any]:
+    """``open_provider``'s ``encodings`` option, only when some are given (a provider that takes
+    none is then never asked)."""
+    if isinstance(encodings, str):
+        raise ValueError("create_context: encodings= is a list of encoding names")
+    return {"encodings": tuple(encodings)} if encodings else {}
 
 
 class _Provided:

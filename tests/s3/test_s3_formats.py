@@ -42,3 +42,17 @@ async def test_read_pdf_on_a_bucket(bucket: S3Workspace) -> None:
     assert refused.text.endswith("bytes exceeds the 1000-byte limit")
     await ctx.aclose()
     await capped.aclose()
+
+
+async def test_legacy_encodings_on_a_bucket(bucket: S3Workspace) -> None:
+    await bucket.put("gb.txt", "中文文件\r\n第二行\r\n".encode("gb18030"))
+    ctx = create_context(provider=await bucket.provider(encodings=["gb18030"]), search=False)
+    session = Session(cwd="/")
+    view = await ctx.tools.execute("read", {"file_path": "gb.txt"}, session=session)
+    assert view.text.endswith("(This file is gb18030 text, not UTF-8: edit and write keep it in gb18030.)\n</content>")
+    assert "1: 中文文件\n2: 第二行" in view.text
+    edited = await ctx.tools.execute("edit", {"file_path": "gb.txt", "old_string": "第二", "new_string": "第三"},
+                                     session=session)
+    assert not edited.is_error, edited.text
+    assert await bucket.get("gb.txt") == "中文文件\r\n第三行\r\n".encode("gb18030")
+    await ctx.aclose()

@@ -1,4 +1,4 @@
-"""CrewAI tools (optional extra: ``pip install 'dsh-fs[crewai]'``).
+"""CrewAI tools (optional extra: ``pip install '.[crewai]'``).
 
 ``DshFsToolkit(ctx)`` holds one agent's tools; its ``get_tools()`` are CrewAI ``BaseTool`` s
 (``crewai.tools.BaseTool``) for an ``Agent``'s ``tools``::

@@ -1,4 +1,4 @@
-"""A deepagents backend on a dsh-fs provider (optional extra: ``pip install 'dsh-fs[deepagents]'``).
+"""A deepagents backend on a dsh-fs provider (optional extra: ``pip install '.[deepagents]'``).
 
 ``DshFsBackend(ctx)`` implements ``deepagents.backends.protocol.BackendProtocol``, so
 ``create_deep_agent(..., backend=DshFsBackend(ctx))`` gives deepagents' own file tools
@@ -11,8 +11,14 @@ underneath::
 
     agent = create_deep_agent("deepseek:deepseek-chat", backend=DshFsBackend(create_context(root=".")))
 
-Paths are the provider's (absolute host paths for the local one), confined to the context's
-root: a path outside it fails with dsh-fs's ``outside the workspace`` text. The tools' names,
+Paths are virtual by default (``virtual_mode=True``, as deepagents' own
+``FilesystemBackend(virtual_mode=True)`` and ``StateBackend``): ``/`` is the project (the
+context's first root, else the session's cwd), ``/README.md`` its ``README.md``, and every path
+the model is shown (``ls``, ``glob``, ``grep``, results, error texts) is written that way, so
+deepagents' default prompt ("all file paths must start with a /") works as it is. With
+``virtual_mode=False`` paths are the provider's (absolute host paths for the local one). Either
+way they are confined to the context's root: a path outside it fails with dsh-fs's ``outside
+the workspace`` text. The tools' names,
 descriptions, argument schemas and success texts stay deepagents' own; what runs underneath is
 dsh-fs (docs/FRAMEWORKS.md lists what differs and which guarantees hold):
 
@@ -47,6 +53,8 @@ async ones on the caller's. deepagents is imported by this module only.
 from __future__ import annotations
 
 import datetime
+import os
+import posixpath
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -109,16 +117,29 @@ class DshFsBackend(BackendProtocol):
     :param cwd: the default session's cwd; default the provider's (``create_context``: the root)
     :param max_results: cap of ``glob`` entries and ``grep`` matches per call
     :param read_whole_max_bytes: files up to this size are read whole (see the module doc)
+    :param virtual_mode: ``/`` is the project (deepagents' ``virtual_mode``; see the module
+        doc); ``False``: the provider's own paths
+    :param root: the project directory ``/`` stands for in virtual mode; default the
+        context's first root, else ``cwd``, else the provider's cwd
     :raises TypeError: ``ctx`` has no tool registry
     :raises ValueError: ``max_results`` or ``read_whole_max_bytes`` below 1
     """
 
     def __init__(self, ctx: Any, *, session: Session | None = None, cwd: str | None = None,
-                 max_results: int = MAX_RESULTS, read_whole_max_bytes: int = READ_WHOLE_MAX_BYTES) -> None:
+                 max_results: int = MAX_RESULTS, read_whole_max_bytes: int = READ_WHOLE_MAX_BYTES,
+                 virtual_mode: bool = True, root: str | None = None) -> None:
         if max_results < 1 or read_whole_max_bytes < 1:
             raise ValueError("max_results and read_whole_max_bytes must be at least 1")
         self.ctx = ctx
         self.registry: ToolRegistry = registry_of(ctx)
+        self.virtual_mode = virtual_mode
+        self.root: str | None = None
+        """in virtual mode, the host directory ``/`` stands for"""
+        if virtual_mode:
+            roots = ctx.fs.workspace_roots() if hasattr(ctx.fs, "workspace_roots") else ()
+            found = root or (roots[0] if roots else None) or cwd or getattr(ctx.fs, "cwd", None) or os.getcwd()
+            self.root = posixpath.normpath(os.path.abspath(found)) if not found.startswith("/") else posixpath.normpath(found)
+            cwd = cwd or self.root
         self.session = session if session is not None else Session(cwd=cwd)
         self.max_results = max_results
         self.read_whole_max_bytes = read_whole_max_bytes
@@ -133,8 +154,34 @@ class DshFsBackend(BackendProtocol):
         return ToolExecution(session=self.session)
 
     async def _resolve(self, path: str | None) -> Target:
-        where = path if path is not None else (self.session.cwd or ".")
+        where = self._host(path) if path is not None else (self.session.cwd or ".")
         return await self._fs.resolve(where, cwd=self.session.cwd)
+
+    def _host(self, path: str) -> str:
+        """The provider's path of the model's ``path``: in virtual mode ``/x`` (or ``x``) is
+        ``<root>/x`` (a path already below ``<root>`` is kept); otherwise ``path`` itself."""
+        root = self.root
+        if root is None or path == root or path.startswith(root + "/"):
+            return path  # a host path inside the project (one the user gave) is taken as it is
+        return posixpath.normpath(root + "/" + path.lstrip("/")) if path.strip("/") else root
+
+    def _shown(self, display: str) -> str:
+        """The path the model is shown for the provider's ``display`` path (virtual mode:
+        ``<root>/x`` → ``/x``, ``<root>`` → ``/``)."""
+        root = self.root
+        if root is None:
+            return display
+        if display == root:
+            return "/"
+        return display[len(root):] if display.startswith(root + "/") else display
+
+    def _said(self, text: str) -> str:
+        """An error text as the model is shown it: in virtual mode the quoted paths below the
+        root written as virtual paths (``"<root>/a.txt"`` → ``"/a.txt"``)."""
+        root = self.root
+        if root is None:
+            return text
+        return text.replace(f'"{root}/', '"/').replace(f'"{root}"', '"/"').replace(f"'{root}/", "'/")
 
     def close(self) -> None:
         """Stop the event loop the sync methods run on (a later sync call starts a new one)."""
@@ -167,7 +214,7 @@ class DshFsBackend(BackendProtocol):
             else:
                 result = await self._streamed_window(target, offset, limit)
         except FsError as err:
-            return ReadResult(error=str(err))
+            return ReadResult(error=self._said(str(err)))
         if result.error is None and not result.no_lines_requested:
             self.ctx.emit(FS_OBSERVED, target, info.version, self._execution())
         return result
@@ -175,18 +222,23 @@ class DshFsBackend(BackendProtocol):
     async def _read_image(self, file_path: str) -> ReadResult:
         """dsh-fs ``read_image`` through the registry with the backend's session; its image
         block's base64 as deepagents' binary ``FileData``."""
-        result = await self.registry.execute("read_image", {"file_path": file_path}, session=self.session)
+        result = await self.registry.execute("read_image", {"file_path": self._host(file_path)}, session=self.session)
         if result.is_error or not result.images:
-            return ReadResult(error=result.text.removeprefix("Error: "))
+            return ReadResult(error=self._said(result.text.removeprefix("Error: ")))
         return ReadResult(file_data={"content": result.images[0]["data"], "encoding": "base64"})
 
     async def _read_pdf(self, file_path: str) -> ReadResult:
         """dsh-fs ``read_pdf`` through the registry with the backend's session: its text (the first
-        pages, with the footer that says how to go on) as deepagents' text ``FileData``."""
-        result = await self.registry.execute("read_pdf", {"file_path": file_path}, session=self.session)
+        pages, with the footer that says how to go on) as deepagents' text ``FileData``; in
+        virtual mode its ``<path>`` line and error texts name the file by its virtual path."""
+        result = await self.registry.execute("read_pdf", {"file_path": self._host(file_path)}, session=self.session)
         if result.is_error:
-            return ReadResult(error=result.text.removeprefix("Error: "))
-        return ReadResult(file_data={"content": result.text, "encoding": "utf-8"})
+            return ReadResult(error=self._said(result.text.removeprefix("Error: ")))
+        text = result.text
+        if text.startswith("<path>"):  # the <path> line names the file as the model names it
+            head, sep, rest = text.partition("</path>")
+            text = "<path>" + self._shown(head.removeprefix("<path>")) + sep + rest
+        return ReadResult(file_data={"content": text, "encoding": "utf-8"})
 
     async def _streamed_window(self, target: Target, offset: int, limit: int) -> ReadResult:
         """The window of a large file, keeping only its lines (at most ``WINDOW_MAX_CHARS``)."""
@@ -224,9 +276,10 @@ class DshFsBackend(BackendProtocol):
         """dsh-fs ``write`` (§4.7 under the observation policy): create a new file, or replace
         one this agent has read and that has not changed since. ``error`` is the tool's exact
         ``Error: …`` text."""
-        result = await self.registry.execute("write", {"file_path": file_path, "content": content}, session=self.session)
+        result = await self.registry.execute("write", {"file_path": self._host(file_path), "content": content},
+                                             session=self.session)
         if result.is_error:
-            return WriteResult(error=result.text)
+            return WriteResult(error=self._said(result.text))
         return WriteResult(path=await self._display(file_path))
 
     def write(self, file_path: str, content: str) -> WriteResult:
@@ -239,11 +292,12 @@ class DshFsBackend(BackendProtocol):
         through this backend and be unchanged since. ``error`` is the tool's exact text;
         ``occurrences`` is 1, or with ``replace_all`` the occurrences in the text the edit
         started from (counted just before it)."""
-        arguments = {"file_path": file_path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all}
+        arguments = {"file_path": self._host(file_path), "old_string": old_string, "new_string": new_string,
+                     "replace_all": replace_all}
         count = await self._count(file_path, old_string) if replace_all else 1
         result = await self.registry.execute("edit", arguments, session=self.session)
         if result.is_error:
-            return EditResult(error=result.text)
+            return EditResult(error=self._said(result.text))
         return EditResult(path=await self._display(file_path), occurrences=count)
 
     def edit(self, file_path: str, old_string: str, new_string: str,
@@ -268,7 +322,7 @@ class DshFsBackend(BackendProtocol):
 
     async def _display(self, file_path: str) -> str:
         try:
-            return (await self._resolve(file_path)).display_path
+            return self._shown((await self._resolve(file_path)).display_path)
         except FsError:
             return file_path
 
@@ -279,10 +333,10 @@ class DshFsBackend(BackendProtocol):
         try:
             entries = await self._fs.list_dir(await self._resolve(path))
         except FsError as err:
-            return LsResult(error=str(err))
+            return LsResult(error=self._said(str(err)))
         infos: list[FileInfo] = []
         for entry in entries:
-            info: FileInfo = {"path": entry.target.display_path, "is_dir": entry.type == "directory"}
+            info: FileInfo = {"path": self._shown(entry.target.display_path), "is_dir": entry.type == "directory"}
             if entry.size is not None:
                 info["size"] = entry.size
             infos.append(info)
@@ -307,14 +361,14 @@ class DshFsBackend(BackendProtocol):
                     continue
                 if len(matches) == self.max_results:
                     return GlobResult(matches=matches, truncated=True, truncation_reason="budget")
-                info: FileInfo = {"path": entry.target.display_path, "is_dir": False}
+                info: FileInfo = {"path": self._shown(entry.target.display_path), "is_dir": False}
                 if entry.size is not None:
                     info["size"] = entry.size
                 if entry.mtime_ns is not None:
                     info["modified_at"] = _iso(entry.mtime_ns)
                 matches.append(info)
         except FsError as err:
-            return GlobResult(error=str(err))
+            return GlobResult(error=self._said(str(err)))
         return GlobResult(matches=matches)
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
@@ -343,12 +397,12 @@ class DshFsBackend(BackendProtocol):
                         if pattern in line:
                             if len(matches) >= cap:
                                 return GrepResult(matches=matches, truncated=True)
-                            matches.append({"path": entry.target.display_path, "line": number,
+                            matches.append({"path": self._shown(entry.target.display_path), "line": number,
                                             "text": line.rstrip("\r\n")})
                 except FsError:
                     continue  # not text, vanished, unreadable: not searched
         except FsError as err:
-            return GrepResult(error=str(err))
+            return GrepResult(error=self._said(str(err)))
         return GrepResult(matches=matches)
 
     def grep(self, pattern: str, path: str | None = None, glob: str | None = None, *,

@@ -1,4 +1,4 @@
-"""Google ADK toolset (optional extra: ``pip install 'dsh-fs[google-adk]'``).
+"""Google ADK toolset (optional extra: ``pip install '.[google-adk]'``).
 
 ``DshFsToolset(ctx)`` is an ADK ``BaseToolset`` (``google.adk.tools.base_toolset``) for an
 ``Agent``'s ``tools``::

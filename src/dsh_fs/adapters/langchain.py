@@ -1,4 +1,4 @@
-"""LangChain / LangGraph tools (optional extra: ``pip install 'dsh-fs[langchain]'``).
+"""LangChain / LangGraph tools (optional extra: ``pip install '.[langchain]'``).
 
 ``DshFsToolkit(ctx)`` is a LangChain ``BaseToolkit``; its ``get_tools()`` are ``BaseTool``s for
 ``langchain.agents.create_agent``, LangGraph's prebuilt ``create_react_agent`` and ``ToolNode``,

@@ -1,4 +1,4 @@
-"""LlamaIndex tools (optional extra: ``pip install 'dsh-fs[llamaindex]'``).
+"""LlamaIndex tools (optional extra: ``pip install '.[llamaindex]'``).
 
 ``DshFsToolSpec(ctx)`` is a LlamaIndex ``BaseToolSpec``; ``to_tool_list()`` gives one
 ``FunctionTool`` per registry tool, for ``FunctionAgent`` (or any agent of

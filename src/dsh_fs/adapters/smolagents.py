@@ -1,4 +1,4 @@
-"""smolagents tools (optional extra: ``pip install 'dsh-fs[smolagents]'``).
+"""smolagents tools (optional extra: ``pip install '.[smolagents]'``).
 
 ``DshFsToolCollection(ctx)`` is a smolagents ``ToolCollection``; its ``tools`` are ``Tool`` s
 for ``ToolCallingAgent`` and ``CodeAgent`` alike::

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import sys
 from typing import Final
 
 import click
@@ -51,6 +52,22 @@ def main() -> None:
     """dsh-fs: find, read, write and edit files safely, for LLM agents and the people running them."""
 
 
+EXTRAS = {"mcp": "mcp", "uvicorn": "mcp", "starlette": "mcp", "sse_starlette": "mcp", "aiobotocore": "s3",
+          "PIL": "images", "nbformat": "notebooks", "pypdfium2": "pdfs", "charset_normalizer": "encodings"}
+"""the top-level module an optional feature imports → the extra that installs it"""
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The line a command that needs an uninstalled extra ends with, ``dsh-fs: this command needs
+    <module>, the <extra> extra: pip install '.[<extra>]' from the dsh-fs checkout``; ``None``
+    for a module no extra installs."""
+    module = (exc.name or "").partition(".")[0]
+    extra = EXTRAS.get(module)
+    if extra is None:
+        return None
+    return f"dsh-fs: this command needs {module}, the {extra} extra: pip install '.[{extra}]' from the dsh-fs checkout"
+
+
 def run() -> None:
     """The ``dsh-fs`` console script: :func:`main` (which exits with the command's status),
     with the heap frozen (``gc.freeze``) on the way out.
@@ -61,10 +78,19 @@ def run() -> None:
     the operating system; ``atexit`` handlers and ``weakref.finalize`` callbacks (the private
     spill directory) still run, and every command has closed what it opened before it returns.
 
+    A command that needs an extra that is not installed (``dsh-fs mcp`` without ``[mcp]``) ends
+    with :func:`missing_extra`'s line and exit status 2, not a traceback.
+
     :raises SystemExit: always, with the command's exit status (click's standalone mode)
     """
     try:
         main()
+    except ModuleNotFoundError as exc:
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        click.echo(line, err=True)
+        sys.exit(2)
     finally:
         gc.freeze()
 

@@ -20,6 +20,7 @@ from .options import (
     OnceCommand,
     channel_url,
     faces_named,
+    encoding_option,
     images_option,
     list_named,
     pdfs_option,
@@ -86,6 +87,12 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
     " (2026-07-28) requests share one observation owner.",
 )
 @click.option(
+    "--ignore-client-roots",
+    is_flag=True,
+    help="Serve every --root to every client, whatever roots the client declares (by default a"
+    " client's declared roots narrow what it reaches to their intersection with the --roots).",
+)
+@click.option(
     "--no-auth",
     is_flag=True,
     help="HTTP: accept requests without a token. Anyone who can connect can then read and write your"
@@ -95,6 +102,7 @@ _AUTH_OPTIONS = ("token_file", "tokens", "no_auth")
 @tools_option
 @images_option
 @pdfs_option
+@encoding_option
 @session_option
 @sandbox_option
 @read_only_option
@@ -108,11 +116,13 @@ def mcp(
     token_file: str | None,
     tokens: int,
     no_auth: bool,
+    ignore_client_roots: bool,
     s3: tuple[str, ...],
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
     pdfs: bool = False,
+    encodings: tuple[str, ...] = (),
     session_name: str | None = None,
     sandbox: str | None = None,
     read_only: bool = False,
@@ -180,6 +190,7 @@ def mcp(
             list_tool=list_named(tool_names),
             images=images,
             pdfs=pdfs,
+            encodings=encodings,
             profile=profile,
             policy=not no_policy,
             tool_config=pop_settings(settings),
@@ -226,7 +237,7 @@ def mcp(
 
         try:
             serve_stdio(ctx, root=options.root, owner=owner, before=require_s3_credentials if s3 else None,
-                        close_context=True)
+                        close_context=True, client_roots=not ignore_client_roots)
         except KeyboardInterrupt:
             sys.exit(130)
         finally:
@@ -245,6 +256,7 @@ def mcp(
                     unix_socket=unix_socket, announce=announce,
                     token_file=os.path.abspath(token_file) if token_file is not None and bearer is not None else None,
                     report=lambda line: click.echo(line, err=True),
+                    client_roots=not ignore_client_roots,
                 )
             except (OSError, ValueError) as exc:  # binding (the served requests never raise)
                 raise CliFailure(f"cannot listen: {exc}") from None

@@ -241,6 +241,29 @@ pdfs_option = click.option(
 )
 """``--pdfs``: add ``read_pdf`` (docs/PDF.md; the command receives ``pdfs``)"""
 
+
+def _encodings(_ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    from ..fs.legacy_text import check_encodings
+
+    try:
+        return check_encodings(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+encoding_option = click.option(
+    "--encoding",
+    "encodings",
+    multiple=True,
+    metavar="NAME",
+    show_default="none: UTF-8 only",
+    callback=_encodings,
+    help="Also read, edit and write files in this legacy encoding (e.g. shift_jis, gb18030, cp1252), byte for byte"
+    " outside what an edit replaces; repeat it for several (docs/ENCODINGS.md).",
+)
+"""``--encoding NAME`` (repeatable): legacy encodings besides UTF-8 (DEVIATIONS F7; the command
+receives ``encodings``, checked by ``legacy_text.check_encodings``)"""
+
 cwd_option = click.option(
     "--cwd",
     type=_DirOrChannel(resolve_path=False),

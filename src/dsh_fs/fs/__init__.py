@@ -8,6 +8,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``errors`` | ``FsError``, ``FsErrorCode`` and the message catalog (one builder per message, ``check_abort``) |
 | ``events`` | the ``fs/*`` event names and their listener contracts |
 | ``text``, ``byte_text`` | strict UTF-8, BOM, NUL and line-ending rules (on text; on raw bytes) |
+| ``legacy_text`` | legacy encodings byte-exact: the list, detection, unencodable characters, the proven edit (F7–F9) |
 | ``literal_edit``, ``literal_edit_stream`` | literal matching on decoded text; the same over a byte stream |
 | ``occurrences`` | counting occurrences at C speed: the reference's scan, and with overlaps (D15) |
 | ``provider_rules`` | ``TextRules`` (profile switches, ``write_max_size``) and the whole-object read/rewrite/edit rules |

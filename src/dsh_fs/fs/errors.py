@@ -17,6 +17,8 @@ display path; ``<verb>`` one of ``Verb``.
                           offset_out_of_range              offset <n> is out of range for "<dp>" (<total> lines)  #32
     FS_NOT_DIRECTORY      not_directory                    cannot list "<dp>": not a directory           #13
     FS_NOT_TEXT           not_text                         cannot <verb> "<dp>": <reason>                #8 #9 #25 #26 (D6 detail)
+                          unencodable                      cannot <write|edit> "<dp>": U+… (<name>) at line <l>, column <c> of <arg> cannot be written in <enc>, the file's encoding; nothing was written  (F7)
+                          outside_changed                  cannot edit "<dp>": in <enc> this edit would change bytes outside the replaced text; nothing was written  (F9)
     FS_NOT_REGULAR_FILE   not_regular_file                 cannot <verb> "<dp>": not a regular file      #7 #16 #24
     FS_PERMISSION_DENIED  permission_denied                cannot <verb> "<dp>": permission denied       #14 (A2)
                           read_only                        cannot <write|edit|delete> "<dp>": permission denied — the file is read-only  (D17)
@@ -103,6 +105,7 @@ __all__ = (
     "not_text",
     "nul_in_path",
     "offset_out_of_range",
+    "outside_changed",
     "outside_workspace",
     "outside_workspace_rename",
     "overwrite_not_observed",
@@ -115,6 +118,7 @@ __all__ = (
     "sandbox_denied",
     "stale",
     "too_large",
+    "unencodable",
     "write_cleanup_failed",
 )
 
@@ -290,6 +294,19 @@ def not_text(verb: Verb, display: str, reason: str) -> FsError:
 
 
 # -- OS and service failures (DEVIATIONS A2) ------------------------------------------------
+
+def unencodable(verb: Literal["write", "edit"], display: str, where: str, encoding: str) -> FsError:
+    """F7: a character the file's legacy encoding cannot hold; nothing was written."""
+    return FsError(f'cannot {verb} "{display}": {where} cannot be written in {encoding}, the file\'s encoding; '
+                   "nothing was written", FsErrorCode.NOT_TEXT)
+
+
+def outside_changed(display: str, encoding: str) -> FsError:
+    """F9: the edited bytes would differ from the file's outside the replaced text (a legacy
+    encoding that does not map text to bytes one character at a time); nothing was written."""
+    return FsError(f'cannot edit "{display}": in {encoding} this edit would change bytes outside the replaced text; '
+                   "nothing was written", FsErrorCode.NOT_TEXT)
+
 
 def permission_denied(verb: Verb, display: str, *, cause: BaseException | None = None) -> FsError:
     """``FS_PERMISSION_DENIED`` ``cannot <verb> "<dp>": permission denied`` (§1.5 #14; A2)."""

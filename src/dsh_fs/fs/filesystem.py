@@ -47,6 +47,9 @@ search outside the seam, on the host disk):
   ripgrep can run (a command channel's far side): that machine's search operations
   (``fs.search_host.SearchHost``). The default returns ``None``.
 
+Legacy encodings (docs/ENCODINGS.md): ``text_encodings`` — the encodings besides UTF-8 the
+provider's text rules read, edit and write (``TextRules.encodings``); ``()`` by default.
+
 Bounded raw read (``read_image``, docs/IMAGES.md):
 
 * ``read_bytes`` — a whole regular file's raw bytes, at most ``max_bytes`` of them: a file
@@ -276,6 +279,14 @@ class FileSystem(abc.ABC):
         The local provider returns every root, in order (several: DEVIATIONS D28); memory
         and S3 their display ``root``.
         """
+        return ()
+
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        """The legacy encodings this provider reads, edits and writes besides UTF-8 (DEVIATIONS
+        F7, docs/ENCODINGS.md; ``legacy_text.check_encodings`` names), in order; ``()`` (the
+        default): UTF-8 only. ``read`` uses it to decide whether a file its windowed read refused
+        as not UTF-8 may be read whole in one of them."""
         return ()
 
     @property

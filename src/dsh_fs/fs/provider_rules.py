@@ -16,6 +16,9 @@ D15, D20:
   a prior file too big to hold for it.
 * ``apply_edit`` / ``edit_failure_error`` — §2.11 steps 5–7 (D1 keeps the BOM, D2 changes
   only the matched spans).
+* F7–F9 (opt-in, ``TextRules.encodings``; docs/ENCODINGS.md): bytes that are not UTF-8 are read,
+  edited (only the replaced spans' bytes change, proven on the bytes) and rewritten in the
+  legacy encoding the deployment lists (``fs.legacy_text``).
 
 The memory and S3 providers apply them to whole objects, the local one to bytes it reads
 itself; the messages are the catalog's (``dsh_fs.fs.errors``).
@@ -29,9 +32,20 @@ from ..core.jsonvalue import well_formed as well_formed  # re-exported for provi
 from ..core.profile import PROFILE_SWITCH as PROFILE_SWITCH  # re-exported for providers
 from ..core.profile import ProfileSwitches
 from ..core.profile import profile_switch as profile_switch  # re-exported for providers
-from .errors import FsError, Verb, edit_ambiguous, edit_empty, edit_not_found, not_text, too_large
+from .errors import (
+    FsError,
+    Verb,
+    edit_ambiguous,
+    edit_empty,
+    edit_not_found,
+    not_text,
+    outside_changed,
+    too_large,
+    unencodable,
+)
+from .legacy_text import DecodedText, ProofFailed, Unencodable, decode_legacy, edit_bytes, encode_checked
 from .literal_edit import EditFailure, EditPlan, plan_edit
-from .text import BOM, NUL_SAMPLE, NotTextError, decode_text, normalize, utf8_size
+from .text import BOM, INVALID, NUL_SAMPLE, NotTextError, decode_text, normalize, utf8_size
 from .types import EditRequest
 
 __all__ = (
@@ -85,6 +99,9 @@ class TextRules(ProfileSwitches):
     write_max_size: int = WRITE_MAX_SIZE
     """D16 (both profiles): a write or an edit that would store a file of more bytes fails
     ``FS_IO_ERROR`` before the new content is built"""
+    encodings: tuple[str, ...] = ()
+    """F7 (opt-in, both profiles; docs/ENCODINGS.md): legacy encodings a file that is not UTF-8
+    may be in (``legacy_text.check_encodings`` names); empty: UTF-8 only, as the reference"""
 
 
 def check_size(size: int | None, display: str, rules: TextRules) -> None:
@@ -123,15 +140,36 @@ def edit_failure_error(failure: EditFailure, display: str, rules: TextRules, *, 
     return edit_ambiguous(display, failure.count, overlapping=failure.overlapping)
 
 
+def _legacy(raw: bytes, exc: NotTextError, rules: TextRules) -> DecodedText | None:
+    """F7: the text of bytes that are not UTF-8 in one of the deployment's legacy encodings (none
+    for a binary file: a NUL, a UTF-16/32 byte-order mark; none for a UTF-8 BOM)."""
+    if not rules.encodings or exc.reason != INVALID or raw.startswith(BOM) or b"\0" in raw:
+        return None
+    return decode_legacy(raw, rules.encodings)
+
+
+def _not_legacy(exc: NotTextError, rules: TextRules) -> NotTextError:
+    """``exc``, its detail saying which legacy encodings were tried too (F7)."""
+    if not rules.encodings or exc.reason != INVALID:
+        return exc
+    tried = ", ".join(rules.encodings)
+    return NotTextError(exc.reason, f"{exc.detail}; not {tried} text either")
+
+
 def decode_for_read(raw: bytes, display: str, rules: TextRules) -> str:
-    """§2.5 ``readText`` decoding: NUL in the first 8192 bytes = binary, strict UTF-8, BOM stripped.
+    """§2.5 ``readText`` decoding: NUL in the first 8192 bytes = binary, strict UTF-8, BOM stripped;
+    F7: bytes that are not UTF-8 in a legacy encoding the deployment lists (a ``DecodedText``,
+    which says its encoding).
 
     :raises FsError: ``FS_NOT_TEXT`` ``cannot read "<display>": …``
     """
     try:
         return decode_text(raw, nul_scan=NUL_SAMPLE, foreign_boms=rules.detailed_errors)
     except NotTextError as exc:
-        raise not_text_error(exc, "read", display, rules) from None
+        legacy = _legacy(raw, exc, rules)
+        if legacy is not None:
+            return legacy
+        raise not_text_error(_not_legacy(exc, rules), "read", display, rules) from None
 
 
 def diff_basis(raw: bytes) -> str | None:
@@ -213,6 +251,10 @@ def rewrite(old: bytes | PriorSummary | None, content: str, rules: TextRules, di
     """
     add_bom = to_crlf = False
     before: str | None = None
+    if isinstance(old, bytes) and rules.encodings:
+        legacy = _legacy_prior(old, rules)
+        if legacy is not None:
+            return _rewrite_legacy(old, legacy, content, rules, display)
     if old is not None:
         if isinstance(old, PriorSummary):
             has_bom, crlf_dominant = old.has_bom, old.crlf_dominant
@@ -232,6 +274,35 @@ def rewrite(old: bytes | PriorSummary | None, content: str, rules: TextRules, di
     if to_crlf:
         text = text.replace("\n", "\r\n")
     return Rewrite(data=text.encode("utf-8"), before=before, after=normalize(well_formed(content)))
+
+
+def _legacy_prior(old: bytes, rules: TextRules) -> DecodedText | None:
+    """F7: the prior file's text when it is in a legacy encoding (not UTF-8, no NUL, no BOM)."""
+    if old.startswith(BOM) or b"\0" in old:
+        return None
+    try:
+        old.decode("utf-8")
+        return None
+    except UnicodeDecodeError:
+        return decode_legacy(old, rules.encodings)
+
+
+def _rewrite_legacy(old: bytes, prior: DecodedText, content: str, rules: TextRules, display: str) -> Rewrite:
+    """F8: a write over a legacy-encoded file keeps its encoding (and, D4, its CRLF breaks).
+
+    :raises FsError: ``FS_NOT_TEXT`` for a character the encoding cannot hold; D16
+    """
+    to_crlf = rules.keep_file_style and _crlf_dominant(old) and "\n" in content and "\r\n" not in content
+    text = content.replace("\n", "\r\n") if to_crlf else content
+    try:
+        data = encode_checked(text, prior.encoding)
+    except Unencodable as exc:
+        where = content.find(exc.character)
+        raise unencodable("write", display, exc.__class__(exc.character, where, exc.encoding).describe(content, "content"),
+                          prior.encoding) from None
+    if len(data) > rules.write_max_size:
+        raise too_large("write", display, len(data), rules.write_max_size)
+    return Rewrite(data=data, before=normalize(prior), after=normalize(well_formed(content)))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -255,7 +326,10 @@ def apply_edit(raw: bytes, edit: EditRequest, display: str, rules: TextRules) ->
     try:
         text = decode_text(raw, nul_scan=None, foreign_boms=rules.detailed_errors)
     except NotTextError as exc:
-        raise not_text_error(exc, "edit", display, rules) from None
+        legacy = _legacy(raw, exc, rules)
+        if legacy is None:
+            raise not_text_error(_not_legacy(exc, rules), "edit", display, rules) from None
+        return _edit_legacy(raw, legacy, edit, display, rules)
     bom = "\ufeff" if rules.keep_bom and raw.startswith(BOM) else ""
     prefix = len(bom) and len(BOM)
     try:
@@ -269,3 +343,22 @@ def apply_edit(raw: bytes, edit: EditRequest, display: str, rules: TextRules) ->
     except UnicodeEncodeError:
         data = well_formed(plan.text).encode("utf-8")
     return EditedBytes(data=BOM + data if bom else data, plan=plan)
+
+
+def _edit_legacy(raw: bytes, text: DecodedText, edit: EditRequest, display: str, rules: TextRules) -> EditedBytes:
+    """F7/F9: the edit of a legacy-encoded file, only the replaced spans' bytes changed (proven
+    on the bytes, ``legacy_text.edit_bytes``).
+
+    :raises FsError: as ``apply_edit``; ``FS_NOT_TEXT`` for a character the encoding cannot hold
+        or a byte outside the replaced text that would change
+    """
+    try:
+        edited = edit_bytes(raw, text, text.encoding, edit.old_string, edit.new_string, edit.replace_all,
+                            overlapping=rules.overlapping_matches, max_bytes=rules.write_max_size)
+    except EditFailure as failure:
+        raise edit_failure_error(failure, display, rules) from None
+    except Unencodable as exc:
+        raise unencodable("edit", display, exc.describe(normalize(edit.new_string), "new_string"), text.encoding) from None
+    except ProofFailed:
+        raise outside_changed(display, text.encoding) from None
+    return EditedBytes(data=edited.data, plan=edited.plan)

@@ -155,6 +155,10 @@ class ToolSwitches(ProfileSwitches):
     covers the whole patch) and its denial carries the escalation hint"""
     policy_names_every_root: bool = profile_switch("X3")
     """X3: the ``sandbox:policy`` prompt context names every workspace root, not only the first"""
+    escalation_only_when_grantable: bool = profile_switch("D37")
+    """D37: the escalation fields and the escalation hint are offered only when an approval
+    can be asked for (an approval callback that reaches a person: not an MCP client without
+    elicitation), and ``dsh-fs mcp``'s instructions name the sandbox mode"""
     sandbox_cwd_as_spelled: bool = profile_switch("X4")
     """X4: under a sandbox, ``write``/``edit`` resolve a relative path against the session's cwd as
     spelled (as ``read`` does), not against its canonical path (symlinks resolved)"""

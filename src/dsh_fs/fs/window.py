@@ -90,7 +90,7 @@ class WindowResult:
     Equality compares ``offset``, ``lines``, ``total_lines`` and ``truncated_by_bytes``.
     """
 
-    __slots__ = ("offset", "total_lines", "truncated_by_bytes", "_lines", "_texts")
+    __slots__ = ("encoding", "offset", "total_lines", "truncated_by_bytes", "_lines", "_texts")
     __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
 
     def __init__(
@@ -107,6 +107,9 @@ class WindowResult:
         self.truncated_by_bytes = truncated_by_bytes
         self._lines: list[WindowLine] | None = lines
         self._texts: list[str] | None = [] if lines is None else None
+        self.encoding: str | None = None
+        """the legacy encoding the text was decoded from (F7: a ``legacy_text.DecodedText``
+        windowed by ``window_whole``); ``None``: UTF-8"""
 
     @property
     def lines(self) -> list[WindowLine]:
@@ -480,12 +483,20 @@ def window_whole(text: str, window: ReadWindow, display_path: str, *, size: int 
     every line as it is: the result is built directly, without the per-line rules (which
     would change nothing in it).
 
-    :param text: the decoded text (a BOM already removed)
+    :param text: the decoded text (a BOM already removed); a ``legacy_text.DecodedText`` gives
+        the result its ``encoding`` (F7)
     :param size: the UTF-8 length of ``text`` in bytes when the caller knows it (the file's
         size less its BOM); ``None``: measured when needed
     :raises FsError: FS_NOT_FOUND ``offset <n> is out of range for "<path>" (<total> lines)``;
         D35's ``column <c> is out of range for line <n> of "<path>" (<length> characters)``
     """
+    result = _window_whole(text, window, display_path, size)
+    if type(text) is not str:  # F7: a legacy-decoded text says its encoding
+        result.encoding = getattr(text, "encoding", None)
+    return result
+
+
+def _window_whole(text: str, window: ReadWindow, display_path: str, size: int | None) -> WindowResult:
     if window.column > 1:
         return window_text([text], window, display_path)
     offset = window.offset

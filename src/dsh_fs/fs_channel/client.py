@@ -53,7 +53,7 @@ __all__ = (
 
 OPEN_OPTIONS = frozenset({
     "write_max_size", "stream_edit_min_size", "index_min_size", "index_files", "max_threads", "lock_dir",
-    "inline_probes", "inline_read_max", "inline_write_max",
+    "inline_probes", "inline_read_max", "inline_write_max", "encodings",
 })
 """``LocalFileSystem`` keywords the near side may pass to the far side (``ChannelFileSystem(**options)``)"""
 

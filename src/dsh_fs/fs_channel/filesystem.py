@@ -68,6 +68,7 @@ from . import codec, errors
 from .bundle import bundle
 from .channels import Channel
 from .search import ChannelSearchHost
+from ..fs.legacy_text import check_encodings
 from .client import ABORT_GRACE_S, OPEN_OPTIONS, START_TIMEOUT_S, Aborted, Connection, settings_for
 from .wire import ProtocolError
 
@@ -148,6 +149,8 @@ class ChannelFileSystem(FileSystem):
         self.prefetch_max = max(0, prefetch_max)
         self.start_timeout = start_timeout
         self.abort_grace = abort_grace
+        if "encodings" in options:
+            options["encodings"] = list(check_encodings(options["encodings"]))
         self.options = dict(options)
         self._settings = settings_for(None if roots is not None else self.root,
                                       list(self.roots) if roots is not None else None,
@@ -457,6 +460,12 @@ class ChannelFileSystem(FileSystem):
     def workspace_roots(self) -> tuple[str, ...]:
         """The far-side roots as configured (display paths), in order; empty without containment."""
         return self.roots
+
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        """The far side's legacy encodings (the ``encodings`` option, DEVIATIONS F7): it reads,
+        edits and writes them; a read's text comes back without its encoding's name."""
+        return tuple(self.options.get("encodings") or ())
 
     def __repr__(self) -> str:
         return f"ChannelFileSystem({self.channel.describe()}, root={self.root!r})"

@@ -95,7 +95,27 @@ def _below(parts: list[str], root: Root) -> list[str] | None:
     return None
 
 
-def real_path_in(path: str, root: Root, *, strict: bool) -> str:
+def _moved(root: Root) -> bool:
+    """A view root (``anchor`` set) whose path is a symlink now, or lies below one."""
+    if root.anchor is None:
+        return False
+    try:
+        return real_path_in(root.real, root.anchor, strict=False) != root.real
+    except Escape:
+        return True
+
+
+def _ancestor_of(path: str, roots: tuple[Root, ...]) -> bool:
+    """Is ``path`` a strict ancestor of a root's real path (so itself a real directory)?"""
+    return any(inside(r.real, path) and r.real != path for r in roots)
+
+
+def _entered(path: str, roots: tuple[Root, ...]) -> Root | None:
+    """The root whose real path ``path`` is, if any."""
+    return next((r for r in roots if r.real == path), None)
+
+
+def real_path_in(path: str, root: Root, *, strict: bool, others: tuple[Root, ...] = ()) -> str:
     """``os.path.realpath(path, strict=strict)`` for a ``path`` lexically inside ``root``,
     resolved one component at a time from ``root.real`` without ever stepping outside it.
 
@@ -103,7 +123,13 @@ def real_path_in(path: str, root: Root, *, strict: bool) -> str:
     inside the root (as ``real`` or ``shown``). ``..`` never climbs above the root. Non-strict,
     a missing component and everything after it are kept as written (``..`` after it is lexical).
 
-    :raises Escape: at the first step that would leave the root (before looking at anything there)
+    :param others: the provider's other roots (several roots, DEVIATIONS D28/D36): a symlink
+        that leads out of ``root`` into one of them is followed there. Between roots nothing is
+        looked at: from the root's real path only ``..`` and names that lead to another root's
+        real path (ancestors of real paths are real directories) are taken, lexically; any other
+        step out (back into the root left, too) is the usual ``Escape``, so nothing is learnt
+        about the rest of the disk
+    :raises Escape: at the first step that would leave the roots (before looking at anything there)
     :raises OSError: strict: as ``os.lstat`` of a component inside the root (``FileNotFoundError``,
         ``NotADirectoryError``, ``PermissionError``, …); ``ELOOP`` after ``_MAX_LINKS`` symlinks
     """
@@ -120,26 +146,33 @@ def real_path_in(path: str, root: Root, *, strict: bool) -> str:
                 return path  # as realpath: a missing component is kept as written
             # a symlink: the walk below follows it
     below = _below(path.split("/"), root)
-    if below is None:
+    if below is None or _moved(root):
         raise Escape(root, path)
-    if root.anchor is not None:
-        try:
-            moved = real_path_in(root.real, root.anchor, strict=False) != root.real
-        except Escape:
-            moved = True
-        if moved:  # the view root is a symlink now, or lies below one
-            raise Escape(root, path)
+    roots = (root, *(r for r in others if r is not root))
     pending = below[::-1]
     current = root.real
     links = 0
     missing = False
+    between = False  # D36: lexically between roots (on an ancestor of a root's real path)
     while pending:
         name = pending.pop()
         if name in ("", "."):
             continue
+        if between:
+            current = posixpath.dirname(current) if name == ".." else posixpath.join(current, name)
+            entered = _entered(current, roots)
+            if entered is not None:
+                if entered is root or _moved(entered):  # out of a root and back in: refused as before
+                    raise Escape(root, path)
+                root, between = entered, False
+            elif not _ancestor_of(current, roots):
+                raise Escape(root, path)
+            continue
         if name == "..":
             if current == root.real:
-                raise Escape(root, path)
+                if len(roots) == 1 or missing:
+                    raise Escape(root, path)
+                between = True  # D36: on towards another root, looking at nothing on the way
             current = posixpath.dirname(current)
             continue
         candidate = posixpath.join(current, name)
@@ -162,13 +195,16 @@ def real_path_in(path: str, root: Root, *, strict: bool) -> str:
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
         link = os.readlink(candidate)
         if link.startswith("/"):
-            rest = _below(link.split("/"), root)
-            if rest is None:
+            into = next(((r, rest) for r in roots if (rest := _below(link.split("/"), r)) is not None), None)
+            if into is None or _moved(into[0]):
                 raise Escape(root, path)
+            root, rest = into
             current = root.real
             pending.extend(rest[::-1])
         else:
             pending.extend(link.split("/")[::-1])
+    if between:
+        raise Escape(root, path)
     return current
 
 

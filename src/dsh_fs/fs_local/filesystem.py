@@ -76,6 +76,7 @@ from ..fs.backend import (
     outside_workspace_rename,
     permission_denied,
 )
+from ..fs.legacy_text import check_encodings
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
 from .recent import RecentWrites
@@ -121,7 +122,7 @@ class LocalFileSystem(FileSystem):
     :param roots: containment to several directories (DEVIATIONS D28), at most ``MAX_ROOTS``,
         none inside another (nor equal, also through a symlinked spelling): a path must stay
         inside one of them, and each resolution is confined to the root it starts in (a
-        symlink from one root into another is refused as one out of the workspace); a rename
+        symlink from one root into another resolves in that root, D36); a rename
         never crosses roots. The default ``cwd`` is the first root; a ``cwd`` outside every
         root is refused. Refusals name every root, in this order.
     :param lock_dir: directory of the cross-process lock files (A4); default per user
@@ -142,6 +143,9 @@ class LocalFileSystem(FileSystem):
         ``None``)
     :param write_max_size: the largest file (bytes) a write or an edit may store; a bigger
         result fails ``FS_IO_ERROR`` before it is built (DEVIATIONS D16)
+    :param encodings: legacy encodings besides UTF-8 (DEVIATIONS F7, docs/ENCODINGS.md): files
+        below ``stream_edit_min_size`` are edited and rewritten in them, byte for byte outside
+        what changes
     :raises ValueError: a root is not an existing directory (``LocalFileSystem: root <p> is not a
         directory``); both ``root`` and ``roots``; no root in ``roots``; more than ``MAX_ROOTS``
         (``LocalFileSystem: at most 64 roots``); two roots overlap (``LocalFileSystem: roots <A>
@@ -167,6 +171,7 @@ class LocalFileSystem(FileSystem):
         index_files: int = DEFAULT_CACHED_FILES,
         stream_edit_min_size: int = STREAM_EDIT_MIN_SIZE,
         write_max_size: int = WRITE_MAX_SIZE,
+        encodings: Sequence[str] = (),
     ) -> None:
         if root is not None and roots is not None:
             raise ValueError("LocalFileSystem: give root= or roots=, not both")
@@ -188,6 +193,7 @@ class LocalFileSystem(FileSystem):
             roots=walk_roots,
             stream_edit_min_size=stream_edit_min_size,
             write_max_size=write_max_size,
+            encodings=check_encodings(encodings),
         )
         self._limiter = anyio.CapacityLimiter(max_threads)
         self.locks = TargetLocks()
@@ -315,6 +321,12 @@ class LocalFileSystem(FileSystem):
 
     async def list_dir(self, target: Target, *, signal: AbortSignal | None = None) -> list[DirEntry]:
         return await self._run(fsio.list_directory, target, signal=signal, rules=self.rules)
+
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        """The deployment's legacy encodings (``TextRules.encodings``, F7). See
+        ``FileSystem.text_encodings``."""
+        return self.rules.encodings
 
     async def iter_dir(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[list[DirEntry]]:
         """``fsio.scan_directory``'s batches, each read and stat'ed in a worker thread while

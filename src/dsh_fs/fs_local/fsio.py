@@ -90,7 +90,8 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
 
     With a containment root, the real path is found without a step outside the root
     (``beneath.real_path_in``): any path whose resolution leaves it fails with the one
-    containment error, whatever lies outside (no oracle: nothing is learnt about it).
+    containment error, whatever lies outside (no oracle: nothing is learnt about it). With
+    several roots (D36) a symlink from one root into another resolves in that other root.
     """
     check_abort(signal, "resolve")
     display = display_path(path, base, rules)
@@ -105,7 +106,9 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
         raise map_os_error(exc, "resolve", display) from exc
     root = rules.root_for(display)
     if root is not None and not beneath.inside(key, root.real):
-        raise outside_workspace(display, root.names if root is not beneath.NOWHERE else None)
+        owner = rules.root_for(key)  # D36: a symlink into another root resolves there
+        if owner is None or owner is beneath.NOWHERE or not beneath.inside(key, owner.real):
+            raise outside_workspace(display, root.names if root is not beneath.NOWHERE else None)
     check_abort(signal, "resolve")
     return Target(key=TargetKey(key), display_path=display)
 
@@ -139,7 +142,8 @@ def _realpath(path: str, rules: LocalRules, *, strict: bool) -> str:
     root = rules.root_for(path)
     if root is None:
         return os.path.realpath(path, strict=strict)
-    return beneath.real_path_in(path, root, strict=strict)
+    roots = rules.roots or ()
+    return beneath.real_path_in(path, root, strict=strict, others=roots if len(roots) > 1 else ())
 
 
 def _missing_key(display: str, rules: LocalRules) -> str:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import itertools
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import ClassVar, Literal
 
 import anyio.lowlevel
 
+from ..fs.legacy_text import check_encodings
 from ..fs.backend import (
     AbortSignal,
     CreateIfAbsent,
@@ -86,6 +87,7 @@ class MemoryFileSystem(FileSystem):
     :param profile: ``default`` (DEVIATIONS D1, D2, D4, D6 on) or ``reference``
     :param name: identity used in target keys (``mem://<name>/<path>``); random by default
     :param write_max_size: the largest file (bytes) a write or an edit may store (DEVIATIONS D16)
+    :param encodings: legacy encodings besides UTF-8 (DEVIATIONS F7, docs/ENCODINGS.md)
     """
 
     name: ClassVar[str] = "fs-memory"
@@ -99,11 +101,13 @@ class MemoryFileSystem(FileSystem):
         profile: Profile | str | None = None,
         name: str | None = None,
         write_max_size: int = WRITE_MAX_SIZE,
+        encodings: Sequence[str] = (),
     ) -> None:
         self.root = check_root(root)
         self.cwd = cwd if cwd is not None else self.root
         self.profile = Profile.parse(profile)
-        self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size)
+        self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size,
+                                           encodings=check_encodings(encodings))
         self._id = name or uuid.uuid4().hex[:12]
         self._files: dict[str, tuple[bytes, Version]] = {}
         self._mtimes: dict[str, int] = {}  # relative path → modification time (ns since the epoch)
@@ -116,7 +120,8 @@ class MemoryFileSystem(FileSystem):
         """Another provider over the same files (and version counter) with ``profile`` (and
         ``write_max_size``, else this one's)."""
         twin = MemoryFileSystem(cwd=self.cwd, root=self.root, profile=profile, name=self._id,
-                                write_max_size=self.rules.write_max_size if write_max_size is None else write_max_size)
+                                write_max_size=self.rules.write_max_size if write_max_size is None else write_max_size,
+                                encodings=self.rules.encodings)
         twin._files, twin._mtimes, twin._dirs, twin._counter = self._files, self._mtimes, self._dirs, self._counter
         return twin
 
@@ -224,6 +229,12 @@ class MemoryFileSystem(FileSystem):
         return existing[1]
 
     # -- the primitives ----------------------------------------------------------------------
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        """The deployment's legacy encodings (``TextRules.encodings``, F7). See
+        ``FileSystem.text_encodings``."""
+        return self.rules.encodings
+
     def workspace_roots(self) -> tuple[str, ...]:
         """``(root,)``: the display root every path stays under. See ``FileSystem.workspace_roots``."""
         return (self.root,)

@@ -91,6 +91,7 @@ KINDS: dict[str, Kind] = {
     "host_path": "read",
     "workspace_roots": "read",
     "sandbox_mode": "read",
+    "text_encodings": "read",
     "narrowed": "read",
     "path_rules": "read",
     "search_host": "read",
@@ -350,6 +351,10 @@ class RuledFileSystem(FileSystem):
 
     def workspace_roots(self) -> tuple[str, ...]:
         return self._inner.workspace_roots()
+
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        return self._inner.text_encodings
 
     def narrowed(self, roots: Sequence[str]) -> "RuledFileSystem | None":
         """``inner``'s narrowed view (the MCP client's roots, DEVIATIONS M3) under the same

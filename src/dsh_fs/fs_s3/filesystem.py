@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 
 import anyio
 
+from ..fs.legacy_text import check_encodings
 from ..fs.backend import (
     AbortSignal,
     CreateIfAbsent,
@@ -166,7 +167,8 @@ class S3FileSystem(FileSystem):
     :raises ValueError: for an invalid bucket, prefix, root, profile or part size; neither
         ``bucket`` nor ``roots``; ``roots`` with ``prefix`` or ``root``; roots that overlap or
         are more than 64 (``prefix_roots``); a ``cwd`` outside every root
-        (``S3FileSystem: cwd <c> is outside every root``)
+        (``S3FileSystem: cwd <c> is outside every root``); an encoding ``check_encodings`` refuses
+    :param encodings: legacy encodings besides UTF-8 (DEVIATIONS F7, docs/ENCODINGS.md)
     """
 
     name: ClassVar[str] = "fs-s3"
@@ -188,6 +190,7 @@ class S3FileSystem(FileSystem):
         store: ObjectStore | None = None,
         stat_fetch_max: int = DEFAULT_STAT_FETCH_MAX,
         roots: Mapping[str, str] | None = None,
+        encodings: Sequence[str] = (),
     ) -> None:
         if roots is not None:
             if prefix or root is not None:
@@ -203,7 +206,8 @@ class S3FileSystem(FileSystem):
         """the first root's display path"""
         self.cwd = cwd if cwd is not None else self.root
         self.profile = Profile.parse(profile)
-        self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size)
+        self.rules = TextRules.for_profile(self.profile, write_max_size=write_max_size,
+                                           encodings=check_encodings(encodings))
         if part_size < MIN_PART_SIZE:
             raise ValueError(f"part_size must be at least {MIN_PART_SIZE} bytes (the S3 minimum)")
         self.multipart_threshold = multipart_threshold
@@ -347,6 +351,12 @@ class S3FileSystem(FileSystem):
         return await p.store.put(key, data, if_match=if_match, if_none_match=if_none_match)
 
     # -- the eight primitives --------------------------------------------------------------
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        """The deployment's legacy encodings (``TextRules.encodings``, F7). See
+        ``FileSystem.text_encodings``."""
+        return self.rules.encodings
+
     def workspace_roots(self) -> tuple[str, ...]:
         """The display roots every path stays under, in order: ``(root,)``, or each of
         ``roots=`` (D28). See ``FileSystem.workspace_roots``."""

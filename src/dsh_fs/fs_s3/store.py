@@ -90,7 +90,7 @@ async def read_chunk(body: Any, size: int) -> bytes:
 
 _SESSION: Any = None
 
-MISSING_EXTRA = "the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'"
+MISSING_EXTRA = "the S3 provider needs aiobotocore, the s3 extra: pip install '.[s3]' from the dsh-fs checkout"
 
 
 def require_client_library() -> None:

@@ -4,7 +4,9 @@ anything runs (the reference's ``approveEscalation``, docs/design/SANDBOX.md §1
 Library: ``create_context(sandbox=…, approval=callback)`` with ``callback`` an
 ``async (ApprovalRequest) -> "allowed-once" | "rejected" | "cancelled" | "unavailable"``.
 No callback: every escalation is refused. A callback that raises or answers anything else counts
-as ``"unavailable"``; an abort of the call's signal while it waits, as ``"cancelled"``. The
+as ``"unavailable"``; an abort of the call's signal while it waits, as ``"cancelled"``. A
+callback may also say whether it can ask anybody right now (a ``reachable()`` attribute:
+``reachable`` below), so that no escalation is offered that cannot be granted (D37). The
 reference's ``approval/asked``/``approval/decided`` audit events are not ported (no turn log).
 """
 
@@ -30,7 +32,7 @@ from ..fs.sandbox import (
 )
 
 __all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused", "approve_escalation", "ask",
-           "one_line")
+           "one_line", "reachable")
 
 _SHOWN_ESCAPED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BLANK_LOOKING = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0])
@@ -96,6 +98,16 @@ class ApprovalRequest:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[str]]
+
+
+def reachable(approver: Approver | None) -> bool:
+    """Whether ``approver`` can ask a person now: ``False`` for no approver; its ``reachable()``
+    when it has one (the MCP server's asks only a client that declared elicitation); else
+    ``True``."""
+    if approver is None:
+        return False
+    probe = getattr(approver, "reachable", None)
+    return True if probe is None else bool(probe())
 
 
 class EscalationRefused(Exception):

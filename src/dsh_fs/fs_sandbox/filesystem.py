@@ -91,6 +91,7 @@ KINDS: dict[str, Kind] = {
     "iter_dir": "read",
     "workspace_roots": "read",
     "sandbox_mode": "read",
+    "text_encodings": "read",
     "root": "read",
     "cwd": "read",
     "write_text": "mutate",
@@ -315,6 +316,10 @@ class SandboxedFileSystem(FileSystem):
     # -- reads: unchanged -------------------------------------------------------------------
     def workspace_roots(self) -> tuple[str, ...]:
         return self._inner.workspace_roots()
+
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        return self._inner.text_encodings
 
     def narrowed(self, roots: Sequence[str]) -> "SandboxedFileSystem | None":
         """``inner``'s narrowed view (the MCP client's roots, DEVIATIONS M3), fenced with this

@@ -31,10 +31,11 @@ from ..fs.sandbox import (
     escalation_hint,
 )
 from ..fs.tool_switches import ToolSwitches
-from .approval import approve_escalation
+from .approval import approve_escalation, reachable
 from .changes import Change, describe
 
-__all__ = ("call_fs", "confines", "escalation_params", "map_denial", "with_escalation")
+__all__ = ("call_fs", "confines", "escalation_offered", "escalation_params", "map_denial", "with_escalation",
+           "without_escalation")
 
 
 def confines(fs: object) -> bool:
@@ -52,9 +53,46 @@ def escalation_params() -> dict[str, Param]:
     }
 
 
-def with_escalation(params: Mapping[str, Param], fs: object) -> dict[str, Param]:
-    """``params`` plus ``escalation_params()`` when ``fs`` confines, else ``params`` unchanged."""
-    return {**params, **escalation_params()} if confines(fs) else dict(params)
+def escalation_offered(fs: object, profile: object = None) -> bool:
+    """Whether a mutating tool offers escalation now: ``fs`` confines, and (D37, default
+    profile) an approval callback is composed that can ask a person now
+    (``approval.reachable``: an MCP client without elicitation cannot be asked). The reference
+    offers it under every sandbox.
+
+    :param profile: the deployment's profile (``None``: default)
+    """
+    if not confines(fs):
+        return False
+    if not ToolSwitches.of(profile).escalation_only_when_grantable:  # type: ignore[arg-type]
+        return True
+    return reachable(getattr(fs, "approval", None))
+
+
+def with_escalation(params: Mapping[str, Param], fs: object, profile: object = None) -> dict[str, Param]:
+    """``params`` plus ``escalation_params()`` when ``fs`` confines (D37, default profile: and
+    has an approval callback), else ``params`` unchanged. A callback that cannot ask some
+    callers (``approval.reachable``) still gets the fields here: the surface that knows the
+    caller leaves them out for it (``without_escalation``)."""
+    if not confines(fs):
+        return dict(params)
+    if ToolSwitches.of(profile).escalation_only_when_grantable and getattr(fs, "approval", None) is None:  # type: ignore[arg-type]
+        return dict(params)  # D37: nobody could ever grant it
+    return {**params, **escalation_params()}
+
+
+def without_escalation(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """D37: the registry's ``schemas`` (``[{name, description, parameters}]``) with
+    ``sandbox_permissions`` and ``justification`` left out of every tool's parameters, for a
+    caller no approval can reach (new dicts where something was left out; the rest as given)."""
+    out = []
+    for schema in schemas:
+        properties = schema["parameters"].get("properties", {})
+        if "sandbox_permissions" not in properties and "justification" not in properties:
+            out.append(schema)
+            continue
+        kept = {k: v for k, v in properties.items() if k not in ("sandbox_permissions", "justification")}
+        out.append({**schema, "parameters": {**schema["parameters"], "properties": kept}})
+    return out
 
 
 async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], execution: ToolExecution, *,

@@ -8,17 +8,11 @@
 | ``options`` | ``ServeOptions``; the one place the provider is built (``build_provider``: the root is also its containment root) |
 | ``roots`` | the MCP roots protocol (DEVIATIONS M3): client roots intersected with ``--root`` (pure), each owner's narrowed view |
 | ``approval`` | a sandbox escalation asked of the person through the client's elicitation (``--sandbox``, docs/SANDBOX.md) |
-| ``sessions`` | pure: HTTP sessions and their owners (one per MCP session, one per stateless principal), limits, expiry |
-| ``auth`` | bearer tokens: minting, the token file, the SDK ``TokenVerifier`` (constant-time) |
-| ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds |
-| ``numbers`` | ASGI: request bodies with JSON numbers as JavaScript reads them (``-0``, huge integers) |
-| ``gate`` | ASGI, outermost: the token checked from the headers before any body is read; the body limit; no OAuth |
-| ``connections`` | the connection budget (a share kept for authenticated connections) and the request-head deadline (uvicorn's h11 protocol) |
-| ``revocation`` | the token file re-read on change or ``SIGHUP``: a removed token revoked, its sessions ended |
+| ``http`` | streamable HTTP on a loopback address or a private Unix socket (uvicorn): auth, session bounds, the connection budget |
 
 The ``mcp`` SDK (an optional dependency: ``dsh-fs[mcp]``) is imported by the modules that need
-it (``server``, ``http``, ``auth``, ``gate``, ``connections``), and the names exported here are
-loaded on first use; ``import dsh_fs.mcp``, ``wire``, ``options``, ``sessions`` and the whole
+it (``server``, the ``http`` package), and the names exported here are
+loaded on first use; ``import dsh_fs.mcp``, ``wire``, ``options``, ``http.sessions`` and the whole
 ``stdio`` package load without the SDK, so ``dsh-fs mcp`` answers ``initialize`` and plain
 calls before the SDK is loaded (DEVIATIONS M2). No tool logic lives here.
 """
@@ -29,32 +23,32 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .auth import BearerTokens, load_token_file, mint_tokens, write_token_file
     from .http import build_http_app, parse_listen, serve_http
+    from .http.auth import BearerTokens, load_token_file, mint_tokens, write_token_file
+    from .http.sessions import HttpSessions, SessionLimits
     from .options import ServeOptions, build_context, build_provider
     from .server import build_server
     from .stdio import serve_stdio
-    from .sessions import HttpSessions, SessionLimits
     from .wire import TOOL_ANNOTATIONS, call_result, tool_entries
 
 _HOMES = {
-    "BearerTokens": "auth",
-    "HttpSessions": "sessions",
+    "BearerTokens": "http.auth",
+    "HttpSessions": "http.sessions",
     "ServeOptions": "options",
-    "SessionLimits": "sessions",
+    "SessionLimits": "http.sessions",
     "TOOL_ANNOTATIONS": "wire",
     "build_context": "options",
     "build_http_app": "http",
     "build_provider": "options",
     "build_server": "server",
     "call_result": "wire",
-    "load_token_file": "auth",
-    "mint_tokens": "auth",
+    "load_token_file": "http.auth",
+    "mint_tokens": "http.auth",
     "parse_listen": "http",
     "serve_http": "http",
     "serve_stdio": "stdio",
     "tool_entries": "wire",
-    "write_token_file": "auth",
+    "write_token_file": "http.auth",
 }
 """public name → the submodule that defines it (imported on first use: PEP 562)"""
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..fs_sandbox.approval import ApprovalOutcome, ApprovalRequest, one_line
 
-__all__ = ("APPROVAL_KEY", "REQUEST", "ROUND", "Round", "STATELESS_PROTOCOL", "approve_by_elicitation")
+__all__ = ("APPROVAL_KEY", "REQUEST", "ROUND", "Round", "STATELESS_PROTOCOL", "approve_by_elicitation", "can_elicit")
 
 REQUEST: contextvars.ContextVar[Any] = contextvars.ContextVar("dsh_fs_mcp_request", default=None)
 """the ``ServerRequestContext`` of the ``tools/call`` being run (``None`` outside one)"""
@@ -153,6 +153,22 @@ def _in_rounds(message: str) -> ApprovalOutcome:
     return _OUTCOMES.get(action, "unavailable")  # type: ignore[arg-type]
 
 
+def can_elicit(rctx: Any) -> bool:
+    """Whether the client of the request context ``rctx`` declared ``elicitation`` (the person
+    can be asked); ``False`` outside a request (``None``: the lean and early paths serve only
+    clients without it under a sandbox)."""
+    if rctx is None:
+        return False
+    capabilities = rctx.session.client_capabilities
+    return capabilities is not None and capabilities.elicitation is not None
+
+
+def _reachable() -> bool:
+    """``approve_by_elicitation.reachable``: whether the call being run can ask its person
+    (``fs_sandbox.approval.reachable``; D37 offers no escalation otherwise)."""
+    return can_elicit(REQUEST.get())
+
+
 async def approve_by_elicitation(request: ApprovalRequest) -> ApprovalOutcome:
     """Ask the person at the client whether ``request`` may run once in the wider mode.
 
@@ -160,12 +176,9 @@ async def approve_by_elicitation(request: ApprovalRequest) -> ApprovalOutcome:
         when they cannot be asked (see the module docstring); never raises for a client failure
     """
     rctx = REQUEST.get()
-    if rctx is None:
+    if not can_elicit(rctx):
         return "unavailable"
     session = rctx.session
-    capabilities = session.client_capabilities
-    if capabilities is None or capabilities.elicitation is None:
-        return "unavailable"
     message = one_line(request.reason) + "\n" + request.summary
     if str(rctx.protocol_version) >= STATELESS_PROTOCOL:
         return _in_rounds(message)
@@ -174,3 +187,6 @@ async def approve_by_elicitation(request: ApprovalRequest) -> ApprovalOutcome:
     except Exception:  # MCPError (an error answer), NoBackChannelError, a validation error
         return "unavailable"
     return _OUTCOMES.get(getattr(result, "action", None), "unavailable")  # type: ignore[arg-type]
+
+
+approve_by_elicitation.reachable = _reachable  # type: ignore[attr-defined]

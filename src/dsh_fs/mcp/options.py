@@ -59,6 +59,8 @@ class ServeOptions:
     """``True`` adds ``read_image`` (docs/IMAGES.md): for a client whose model takes images"""
     pdfs: bool = False
     """``True`` adds ``read_pdf`` (docs/PDF.md): the text of PDF files by page ranges"""
+    encodings: tuple[str, ...] = ()
+    """legacy encodings besides UTF-8 (``--encoding NAME``; DEVIATIONS F7, docs/ENCODINGS.md)"""
     observations_per_owner: int = OBSERVATIONS_PER_OWNER
     """files one owner's observations may cover (the least recently recorded is forgotten
     first: a later overwrite of it fails safe); bounds each connection's memory"""
@@ -108,15 +110,17 @@ def build_provider(options: ServeOptions) -> FileSystem:
     """
     from ..providers import open_provider
 
+    more: dict[str, Any] = {"encodings": options.encodings} if options.encodings else {}
     if options.s3 is not None:
         several = options.s3_roots if len(options.s3_roots) > 1 else None
-        return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url, roots=several)
+        return open_provider(options.s3, profile=options.profile, endpoint_url=options.endpoint_url, roots=several,
+                             **more)
     if options.channel is not None:
         return open_provider(options.channel, profile=options.profile,
-                             roots=options.roots if len(options.roots) > 1 else None)
+                             roots=options.roots if len(options.roots) > 1 else None, **more)
     if len(options.roots) > 1:
-        return open_provider(options.root, profile=options.profile, roots=options.roots)
-    return open_provider(options.root, profile=options.profile)
+        return open_provider(options.root, profile=options.profile, roots=options.roots, **more)
+    return open_provider(options.root, profile=options.profile, **more)
 
 
 def build_context(options: ServeOptions, *, observations: Any = None) -> Context:

@@ -13,8 +13,10 @@ so one file's observations are the same through every view.
 
 * Pure: ``root_path`` (one ``file://`` URI → an absolute path or why not), ``intersect``
   (the entries against the operator roots, with an injected ``probe`` for what exists).
-* Thin SDK part: ``ClientRoots`` (one owner's state: effective roots, the view, the first
-  answer's event, generations) and ``RootsProtocol`` (asks, applies, logs on stderr).
+* ``ClientRoots`` (one owner's state: effective roots, the view, the first answer's event,
+  generations) and ``RootsProtocol`` (asks, applies, logs on stderr), over a ``RootsPeer``: the
+  client as a route asks it (the SDK's session, ``server.SdkPeer``; the stdio dispatcher's own,
+  ``stdio/dispatch.py``, which asks without the SDK). No SDK import here.
 
 What an answer means: a usable one replaces the effective roots by its intersection; an empty
 list, or one whose every entry was ignored, means the operator roots; one that cannot be used
@@ -32,7 +34,7 @@ import urllib.parse
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import anyio
 
@@ -47,6 +49,7 @@ __all__ = (
     "MAX_CLIENT_ROOTS",
     "OUTSIDE",
     "ROOTS_DEPRECATED_IN",
+    "RootsPeer",
     "RootsProtocol",
     "ignored_answer",
     "ignored_entry",
@@ -166,6 +169,28 @@ def intersect(
     return effective, ignored
 
 
+class RootsPeer(Protocol):
+    """The client as one route asks it for its roots."""
+
+    @property
+    def client_capabilities(self) -> Any:
+        """What the client declared (an object whose ``roots`` is ``None`` when it declared none)."""
+
+    @property
+    def protocol_version(self) -> Any:
+        """The protocol version negotiated (``None``: none yet)."""
+
+    async def list_roots(self, related_to: Any) -> Sequence[str]:
+        """Send ``roots/list`` and return the URIs of the answer, as the SDK's ``ListRootsResult``
+        gives them (``str(root.uri)``).
+
+        :param related_to: the id of the request being served (HTTP: the question rides on its
+            response stream)
+        :raises Exception: an error answer, a malformed result, no back channel (its message
+            is logged)
+        """
+
+
 @dataclass(eq=False)
 class ClientRoots:
     """One observation owner's client roots."""
@@ -212,7 +237,7 @@ class RootsProtocol:
             self.log(ignored_answer("the served provider has no directories to narrow"))
         return False
 
-    def offered(self, owner: Session, session: Any) -> bool:
+    def offered(self, owner: Session, session: RootsPeer) -> bool:
         """Does this connection's client answer ``roots/list`` (the ``roots`` capability, a
         protocol version before 2026-07-28)? The first time: the owner's state is made now,
         so its calls wait for the first answer."""
@@ -226,7 +251,7 @@ class RootsProtocol:
             self._owners[owner] = ClientRoots(operator=self.fs.workspace_roots())
         return True
 
-    async def ask(self, owner: Session, session: Any, *, related_to: Any = None) -> None:
+    async def ask(self, owner: Session, session: RootsPeer, *, related_to: Any = None) -> None:
         """Send ``roots/list`` and apply the answer (from ``view_for``: an owner's first call,
         and its first after a ``list_changed``). Never raises for what the client does.
 
@@ -262,22 +287,17 @@ class RootsProtocol:
             if state.applied >= state.asked:
                 state.settled.set()
 
-    async def _request(self, session: Any, related_to: Any) -> list[str] | None:
+    async def _request(self, session: RootsPeer, related_to: Any) -> list[str] | None:
         """The URIs of the client's answer, or ``None`` (logged) when it cannot be used whole."""
-        import mcp.types as types
-        from mcp.shared.message import ServerMessageMetadata
-
-        metadata = ServerMessageMetadata(related_request_id=related_to) if related_to is not None else None
         try:
             with anyio.fail_after(ANSWER_TIMEOUT_S):
-                result = await session.send_request(types.ListRootsRequest(), types.ListRootsResult, metadata=metadata)
+                return list(await session.list_roots(related_to))
         except TimeoutError:
             self.log(ignored_answer(f"no answer within {ANSWER_TIMEOUT_S:g} s"))
             return None
         except Exception as exc:  # an error answer, a malformed result, no back channel
             self.log(ignored_answer(_describe(exc)))
             return None
-        return [str(root.uri) for root in result.roots]
 
     def _probe(self, path: str) -> str | None:
         """``intersect``'s probe: the provider's own check of one root (``narrowed``)."""
@@ -288,7 +308,7 @@ class RootsProtocol:
             return next((reason for suffix, reason in _REASONS if suffix in text), "not a directory")
         return None
 
-    async def view_for(self, owner: Session, session: Any, request_id: Any = None) -> FileSystem | None:
+    async def view_for(self, owner: Session, session: RootsPeer, request_id: Any = None) -> FileSystem | None:
         """The provider view ``owner``'s calls go through (``None``: the provider itself),
         once the answers asked for have settled (waited for at most ``FIRST_ANSWER_WAIT_S``:
         then the roots in force are used, never wider than the operator's). The first call,
@@ -306,7 +326,7 @@ class RootsProtocol:
                 await state.settled.wait()
         return state.view
 
-    def changed(self, owner: Session, session: Any) -> None:
+    def changed(self, owner: Session, session: RootsPeer) -> None:
         """``notifications/roots/list_changed``: the owner's next call asks again (and waits
         for the answer) before it runs."""
         if self.offered(owner, session):

@@ -60,7 +60,8 @@ from ..core.schedule import CallSchedulers
 from ..core.session import Session
 from ..core.signal import run_abortable
 from ..core.tools import ToolResult
-from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round
+from ..fs_sandbox.tools import without_escalation
+from .approval import REQUEST, ROUND, STATELESS_PROTOCOL, Round, can_elicit
 from .roots import RootsProtocol
 from .wire import (
     CANCELLED_REASON,
@@ -69,6 +70,7 @@ from .wire import (
     SERVER_NAME,
     call_result,
     coerce_id,
+    offers_escalation,
     recover_id,
     scan_id,
     server_instructions,
@@ -78,14 +80,17 @@ from .wire import (
 __all__ = (
     "OwnerLookup",
     "SERVER_NAME",
+    "SdkPeer",
     "SdkRoute",
     "build_server",
+    "client_error",
     "encode_message",
     "handler_result",
     "keep_raw_arguments",
     "parse_line",
     "raised_line",
     "result_line",
+    "roots_of",
     "schedule_calls",
 )
 
@@ -196,7 +201,10 @@ def build_server(
     async def list_tools(
         rctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(tools.schemas())])
+        schemas = tools.schemas()
+        if not offers_escalation(ctx, can_elicit(rctx)):
+            schemas = without_escalation(schemas)  # D37: nobody at this client can approve one
+        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in tool_entries(schemas)])
 
     async def call_tool(rctx: ServerRequestContext[Any, Any],
                         params: types.CallToolRequestParams) -> dict[str, Any] | types.InputRequiredResult:
@@ -204,7 +212,7 @@ def build_server(
         if raw is _UNSET:
             raw = params.arguments if params.arguments is not None else {}
         session = owner_for(rctx)
-        view = await roots.view_for(session, rctx.session, rctx.request_id) if roots is not None else None
+        view = await roots.view_for(session, SdkPeer(rctx.session), rctx.request_id) if roots is not None else None
         token = REQUEST.set(rctx)  # a sandbox escalation asks the person through this request (approval.py)
         current = (Round(params.name, raw, params.input_responses, params.request_state)
                    if str(rctx.protocol_version) >= STATELESS_PROTOCOL else None)
@@ -224,7 +232,7 @@ def build_server(
 
     async def roots_changed(rctx: ServerRequestContext[Any, Any], params: types.NotificationParams) -> None:
         assert roots is not None
-        roots.changed(owner_for(rctx), rctx.session)
+        roots.changed(owner_for(rctx), SdkPeer(rctx.session))
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         definition = tools.get(tool_name)
@@ -242,6 +250,52 @@ def build_server(
     if roots is not None:  # not the deprecated on_roots_list_changed= (it warns), the same registration
         server.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, roots_changed)
     return server
+
+
+class SdkPeer:
+    """The client as the SDK's session asks it (``roots.RootsPeer``)."""
+
+    __slots__ = ("_session",)
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    @property
+    def client_capabilities(self) -> Any:
+        return getattr(self._session, "client_capabilities", None)
+
+    @property
+    def protocol_version(self) -> Any:
+        return getattr(self._session, "protocol_version", None)
+
+    async def list_roots(self, related_to: Any) -> list[str]:
+        metadata = ServerMessageMetadata(related_request_id=related_to) if related_to is not None else None
+        result = await self._session.send_request(types.ListRootsRequest(), types.ListRootsResult, metadata=metadata)
+        return [str(root.uri) for root in result.roots]
+
+
+def roots_of(result: Any, version: str) -> list[str]:
+    """The URIs of a ``roots/list`` result as the SDK's session reads it at protocol ``version``
+    (``ServerSession.send_request``: the version's result surface, then ``ListRootsResult``).
+
+    :raises ValidationError: a malformed result (its text is what the SDK route logs)
+    """
+    try:
+        sdk_methods.validate_client_result("roots/list", version, result)
+    except KeyError:
+        pass
+    return [str(root.uri) for root in types.ListRootsResult.model_validate(result, by_name=False).roots]
+
+
+def client_error(error: Any) -> Exception:
+    """The exception the SDK's session raises for a client's error answer ``error`` (its
+    ``error`` member): ``MCPError``, or the ``ValidationError`` of a malformed one."""
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        return MCPError.from_error_data(types.ErrorData.model_validate(error))
+    except ValidationError as exc:
+        return exc
 
 
 # -- the SDK's reading and writing of a line ------------------------------------------------------------

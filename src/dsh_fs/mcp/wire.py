@@ -12,7 +12,9 @@ SDK stays the protocol's oracle: every answer here is the SDK path's answer byte
   ``Error: …`` text for a failure) and ``isError``; what is not for the model goes under
   ``_meta`` as ``{"dsh_fs": {"diffs": …, "error": {"name": …, "code": …}}}`` (each key only
   when present), never ``structuredContent`` (:func:`call_result`); the ``initialize``
-  ``instructions`` are the tools' own prompt sections (:func:`server_instructions`).
+  ``instructions`` are the tools' own prompt sections, and under a sandbox (D37, default
+  profile) the ``sandbox:policy`` sentence naming its mode (:func:`server_instructions`); a
+  client no approval can reach is listed no escalation fields (:func:`offers_escalation`).
 * **The handshake** (DEVIATIONS M2): :func:`initialize_answer` is the SDK's answer to a plain
   ``initialize`` (``ServerRunner._negotiate_initialize``'s version choice, our low-level
   ``Server``'s capabilities, ``serverInfo``, ``instructions``, compact JSON in the model's key
@@ -24,7 +26,9 @@ SDK stays the protocol's oracle: every answer here is the SDK path's answer byte
   key, no lone surrogate.
 * **A line** (:func:`classify`): blank, a plain ``initialize``, ``notifications/initialized``,
   a plain ``tools/call`` (:func:`plain_call`), a ``tools/list`` without ``params``, a
-  ``notifications/cancelled``, or anything else. A kind is given only where the SDK path reads
+  ``notifications/cancelled``, ``notifications/roots/list_changed``, a response (the client's
+  answer to a request of ours: ``roots/list``), or anything else. :func:`plain_roots` reads a
+  ``roots/list`` answer where its URIs are provably the ones the SDK's session reads. A kind is given only where the SDK path reads
   the line as that very message with these values: strict UTF-8 (a BOM, an encoded surrogate:
   the SDK path's parse error), no number ``core.jsonvalue.js_numbers`` may rewrite (``-0``, 16
   digits or more) where it could matter, for a call no float, ``NaN`` or ``Infinity``
@@ -51,6 +55,7 @@ from ..core.context import Context
 from ..core.jsonvalue import may_rewrite
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolResult
+from ..fs.tool_switches import ToolSwitches
 
 __all__ = (
     "CANCELLED_REASON",
@@ -71,7 +76,9 @@ __all__ = (
     "list_answer",
     "list_surface",
     "negotiate",
+    "offers_escalation",
     "plain_call",
+    "plain_roots",
     "recover_id",
     "response_line",
     "server_instructions",
@@ -89,10 +96,30 @@ CANCELLED_REASON: Final = "the client cancelled the request"
 (``stdio/dispatch.py``)"""
 
 
+SANDBOX_SECTION: Final = "sandbox:policy"
+"""the reference's standing-policy section (``fs_sandbox.prompt``)"""
+
+
 def server_instructions(ctx: Context) -> str | None:
     """The server's ``instructions``: the tools' prompt sections of ``ctx`` (no agent identity:
-    that belongs to the client's agent); ``None`` when there are none."""
-    return ctx.system_prompt.render(only=TOOL_SECTIONS) or None
+    that belongs to the client's agent), then (D37, default profile) the ``sandbox:policy``
+    section when a sandbox is composed, so the model knows the mode before its first refusal;
+    ``None`` when there is nothing."""
+    tools = ctx.system_prompt.render(only=TOOL_SECTIONS)
+    if ToolSwitches.of(ctx.profile).escalation_only_when_grantable:
+        policy = ctx.system_prompt.render(only=SANDBOX_SECTION)
+        tools = "\n\n".join(t for t in (tools, policy) if t)
+    return tools or None
+
+
+def offers_escalation(ctx: Context, client_can_be_asked: bool) -> bool:
+    """Whether ``tools/list`` shows the escalation fields to a client: always in the reference
+    profile; under D37 only when the client can be asked (it declared ``elicitation``) or
+    the approval callback needs nobody at the client (a library's own)."""
+    if not ToolSwitches.of(ctx.profile).escalation_only_when_grantable:
+        return True
+    approval = getattr(ctx.fs, "approval", None)
+    return client_can_be_asked or (approval is not None and getattr(approval, "reachable", None) is None)
 
 
 _MUTATION: Final[Mapping[str, bool]] = {
@@ -301,6 +328,8 @@ INITIALIZED: Final = "initialized"
 CALL: Final = "call"
 LIST: Final = "list"
 CANCEL: Final = "cancel"
+ROOTS_CHANGED: Final = "roots_changed"
+RESPONSE: Final = "response"
 OTHER: Final = "other"
 
 
@@ -309,12 +338,14 @@ class Line:
     """What :func:`classify` made of one line."""
 
     kind: str
-    """``blank``, ``initialize``, ``initialized``, ``call``, ``list``, ``cancel`` or ``other``"""
+    """``blank``, ``initialize``, ``initialized``, ``call``, ``list``, ``cancel``,
+    ``roots_changed``, ``response`` or ``other``"""
     id: Any = None
-    """the request's id (``initialize``, ``call``, ``list``); for ``cancel``, the ``requestId``
-    it names (a string or an integer, as written)"""
+    """the request's id (``initialize``, ``call``, ``list``), or the one a ``response``
+    answers; for ``cancel``, the ``requestId`` it names (a string or an integer, as written)"""
     params: Any = None
-    """``call``: its ``params`` (``name``, ``arguments``?); ``initialize``: its ``params``"""
+    """``call``: its ``params`` (``name``, ``arguments``?); ``initialize``: its ``params``;
+    ``response``: the message (``result`` or ``error``)"""
 
 
 _BLANK_LINE: Final = Line(BLANK)
@@ -362,6 +393,11 @@ def classify(raw: bytes) -> Line:
         return _OTHER_LINE
     if type(value) is not dict or value.get("jsonrpc") != "2.0":
         return _OTHER_LINE
+    if "method" not in value:
+        answered = value.get("id")
+        if (type(answered) is int or type(answered) is str) and ("result" in value) != ("error" in value):
+            return Line(RESPONSE, answered, value)
+        return _OTHER_LINE
     method = value.get("method")
     if method == "tools/call":
         call = _plain_call(value) if plain and not floats else None
@@ -372,6 +408,9 @@ def classify(raw: bytes) -> Line:
     if method == "notifications/cancelled":
         target = _cancelled(value) if plain else None
         return Line(CANCEL, target) if target is not None else _OTHER_LINE
+    if method == "notifications/roots/list_changed":
+        plain_notification = "id" not in value and value.keys() <= _NOTIFICATION and _meta_only(value.get("params", {}))
+        return Line(ROOTS_CHANGED) if plain_notification else _OTHER_LINE
     if method == "notifications/initialized":
         return Line(INITIALIZED) if value.keys() <= _NOTIFICATION and value.get("params", {}) == {} else _OTHER_LINE
     if method == "initialize":
@@ -418,6 +457,47 @@ def _cancelled(value: dict[str, Any]) -> int | str | None:
         return None
     target = params.get("requestId")
     return target if type(target) is int or type(target) is str else None
+
+
+def _meta_only(params: Any) -> bool:
+    """``params`` of nothing but an optional ``_meta`` object."""
+    return type(params) is dict and params.keys() <= _META and type(params.get("_meta", {})) is dict
+
+
+_META: Final = frozenset({"_meta"})
+_ROOTS_RESULT: Final = frozenset({"roots", "_meta"})
+_ROOT: Final = frozenset({"uri", "name", "_meta"})
+_PLAIN_FILE_URI: Final = re.compile(r"file:///(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*")
+_DOT_SEGMENT: Final = re.compile(r"/\.\.?(?:/|$)|%2[eE]")
+
+
+def plain_roots(result: Any) -> list[str] | None:
+    """The URIs of the ``roots/list`` result ``result`` (a client's answer), when the SDK's
+    session provably reads the same (``server.roots_of``: ``str(root.uri)`` of its ``FileUrl``):
+    only ``roots`` (each of ``uri``, ``name``? a string or ``null``, ``_meta``? an object or
+    ``null``) and ``_meta``?, every ``uri`` a ``file:///`` URI of unreserved and sub-delimiter
+    characters and percent escapes with no dot segment and no empty one (``FileUrl`` rewrites
+    those); else
+    ``None`` (the SDK's reading then). Never raises."""
+    if type(result) is not dict or not result.keys() <= _ROOTS_RESULT:
+        return None
+    if result.get("_meta") is not None and type(result["_meta"]) is not dict:
+        return None
+    roots = result.get("roots")
+    if type(roots) is not list:
+        return None
+    uris = []
+    for root in roots:
+        if type(root) is not dict or not root.keys() <= _ROOT:
+            return None
+        uri, name, meta = root.get("uri"), root.get("name"), root.get("_meta")
+        if (type(uri) is not str or (name is not None and type(name) is not str)
+                or (meta is not None and type(meta) is not dict)):
+            return None
+        if _PLAIN_FILE_URI.fullmatch(uri) is None or _DOT_SEGMENT.search(uri) is not None or "//" in uri[7:]:
+            return None
+        uris.append(uri)
+    return uris
 
 
 def coerce_id(request_id: Any) -> Any:

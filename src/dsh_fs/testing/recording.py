@@ -140,6 +140,11 @@ class RecordingFileSystem(FileSystem):
         """``inner``'s roots (a query: not recorded)."""
         return self.inner.workspace_roots()
 
+    @property
+    def text_encodings(self) -> tuple[str, ...]:
+        """``inner``'s legacy encodings (a query: not recorded)."""
+        return self.inner.text_encodings
+
     def narrowed(self, roots: Sequence[str]) -> FileSystem | None:
         """``inner``'s view, wrapped too (its calls are recorded here)."""
         self._record("narrowed", tuple(roots))

@@ -25,14 +25,15 @@ from typing import Any, NoReturn
 from ..core.context import Context
 from ..core.session import ToolExecution
 from ..core.tools import ContentBlock, ToolOutput, text_block
-from ..fs.errors import FsError, not_found, not_regular_file
+from ..fs.errors import FsError, FsErrorCode, not_found, not_regular_file
+from ..fs.legacy_text import LEGACY_MAX_BYTES, encoding_note
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.window import window_whole
 from ..fs.types import EditRequest, Target
 from ..fs_sandbox.changes import Change
-from ..fs_sandbox.tools import call_fs, map_denial
+from ..fs_sandbox.tools import call_fs, escalation_offered, map_denial
 from ..core.errors import ToolInputError
 from .args import check_file_path, check_positive_integer, differ_only_in_line_endings
 from .config import ToolFsConfig
@@ -92,7 +93,8 @@ class FsTools:
         try:
             return await run()
         except FsError as err:
-            mapped = map_denial(err, self._fs(execution), hint=True)
+            view = self._fs(execution)
+            mapped = map_denial(err, view, hint=escalation_offered(view, self.ctx.profile))  # D37
             if mapped is err:
                 raise
             raise mapped from err
@@ -194,17 +196,37 @@ class FsTools:
                 return blocks
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
         result = None
-        if column == 1:  # a provider windows whole lines only (D35: the tool skips into a line)
-            result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
-        if result is None:
-            if streamed:
-                result = await build_window(fs.stream_text(target, signal=signal), window, target.display_path)
-            else:
-                result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
+        try:
+            if column == 1:  # a provider windows whole lines only (D35: the tool skips into a line)
+                result = await fs.read_window(target, window, info=info, streamed=streamed, signal=signal)
+            if result is None:
+                if streamed:
+                    result = await build_window(fs.stream_text(target, signal=signal), window, target.display_path)
+                else:
+                    result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
+        except FsError as err:
+            result = await self._legacy_window(fs, target, info, window, err, execution)
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        if result.encoding is not None:  # F7
+            notes = (*notes, encoding_note(result.encoding))
         if notes:
             return [text_block(format_read_output(target.display_path, result, notes=notes))]
         return [text_block(format_read_output(target.display_path, result))]
+
+    async def _legacy_window(self, fs: FileSystem, target: Target, info: Any, window: ReadWindow, err: FsError,
+                             execution: ToolExecution) -> Any:
+        """F7: the window of a file in one of the provider's legacy encodings, whose windowed or
+        streamed read (UTF-8 only: the local provider windows bytes) refused it as not text —
+        read whole (at most ``LEGACY_MAX_BYTES``) through ``read_text``, which decodes it.
+
+        :raises FsError: ``err`` itself when it is another error, the provider lists no
+            encoding or the file is bigger; what ``read_text`` raises
+        """
+        if (err.code != FsErrorCode.NOT_TEXT or not fs.text_encodings
+                or info.size is None or info.size > LEGACY_MAX_BYTES):
+            raise err
+        text = await fs.read_text(target, signal=execution.signal)
+        return window_whole(text, window, target.display_path)
 
     # -- write (§4.7) ----------------------------------------------------------------------
     async def write(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:

@@ -33,7 +33,8 @@ from .shared import positive_integer
 from .list_render import LIST_MAX_ENTRIES, PageSelector, format_list_output
 from .listing import held, scan
 
-__all__ = ("LIST_PROMPT", "ToolFsList", "directory_hint", "list_description", "list_params", "list_present_call")
+__all__ = ("LIST_PROMPT", "ROOTS_SECTION_ORDER", "ToolFsList", "add_roots_section", "allowed_directories",
+           "directory_hint", "list_description", "list_params", "list_present_call")
 
 LIST_PROMPT = (
     "Use the list tool — not shell ls — to see what a directory contains. It returns the direct children of one "
@@ -112,7 +113,37 @@ class ListExecutor:
             )
         page = selector.page(target.display_path)
         text = format_list_output(page, sizes=self.switches.list_sizes, escape_hidden=self.switches.list_escape_hidden)
+        shown = allowed_directories(fs) if path is None else ""
+        if shown:  # D36: several roots; the listing of the session workspace names them all
+            text = text.removesuffix(_END) + "\n" + shown + _END
         return ToolOutput(content=[text_block(text)], meta=page.as_dict())
+
+
+_END = "\n</content>"
+
+
+def allowed_directories(fs: Any) -> str:
+    """D36: ``Allowed directories:`` and then each of ``fs``'s roots on its own line, the MCP
+    reference filesystem server's ``list_allowed_directories`` answer
+    (``modelcontextprotocol/servers`` ``src/filesystem/index.ts`` at 2e8143dd1b82), when the
+    provider has more than one root (``FileSystem.workspace_roots``); ``""`` otherwise."""
+    roots = fs.workspace_roots() if fs is not None else ()
+    return "Allowed directories:\n" + "\n".join(roots) if len(roots) > 1 else ""
+
+
+def add_roots_section(scope: Scope) -> None:
+    """D36: the ``tool:roots`` prompt section (order 98), ``allowed_directories`` of the
+    deployment's provider when the prompt is rendered; added only to a deployment whose
+    provider has several roots (so no other deployment's section list changes)."""
+    fs = scope.fs
+    if len(fs.workspace_roots()) > 1:
+        ctx = scope.ctx
+        scope.effect(scope.system_prompt.add("tool:roots", lambda: allowed_directories(ctx.fs),
+                                             order=ROOTS_SECTION_ORDER))
+
+
+ROOTS_SECTION_ORDER = 98
+"""before ``list``'s section (99): where the model learns which directories it may use"""
 
 
 class ToolFsList:
@@ -129,6 +160,7 @@ class ToolFsList:
         max_entries = positive_integer("listMaxEntries", list_max_entries)
         switches = ToolSwitches.of(scope.profile)
         scope.effect(scope.system_prompt.add("tool:list", LIST_PROMPT, order=99))
+        add_roots_section(scope)
         scope.effect(
             scope.tools.register(
                 ToolDefinition(

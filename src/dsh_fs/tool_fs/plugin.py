@@ -23,6 +23,7 @@ from ..fs_sandbox.tools import with_escalation
 from . import presenters
 from .config import ToolFsConfig
 from .executors import FsTools
+from .list_tool import add_roots_section
 
 __all__ = (
     "COLUMN_DESCRIPTION",
@@ -142,8 +143,10 @@ class ToolFs:
         prompt = scope.system_prompt
         rp = read_params(settings.read_limit, column=ToolSwitches.of(settings.profile).read_on_in_long_lines)
         # under a sandbox the mutating tools take the escalation fields (docs/SANDBOX.md)
-        wp, ep = with_escalation(write_params(), scope.fs), with_escalation(edit_params(), scope.fs)
+        wp = with_escalation(write_params(), scope.fs, scope.profile)
+        ep = with_escalation(edit_params(), scope.fs, scope.profile)
         scope.effect(prompt.add("tool:read", READ_PROMPT, order=100))
+        add_roots_section(scope)  # D36
         scope.effect(
             registry.register(
                 ToolDefinition(

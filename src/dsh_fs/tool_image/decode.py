@@ -19,7 +19,7 @@ from .integrity import gif_is_whole, png_is_whole
 
 __all__ = ("DecodeFailed", "MISSING_PILLOW", "decode_fully", "require_pillow")
 
-MISSING_PILLOW = "read_image needs Pillow: pip install 'dsh-fs[images]'"
+MISSING_PILLOW = "read_image needs Pillow, the images extra: pip install '.[images]' from the dsh-fs checkout"
 
 _FORMATS = {"image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WEBP"}
 

@@ -25,7 +25,7 @@ def require_nbformat() -> None:
     try:
         import nbformat  # noqa: F401
     except ImportError:
-        raise ImportError("notebook_edit needs nbformat: pip install 'dsh-fs[notebooks]'") from None
+        raise ImportError("notebook_edit needs nbformat: pip install '.[notebooks]' from the dsh-fs checkout") from None
 
 
 def notebook_edit_params() -> dict[str, Param]:

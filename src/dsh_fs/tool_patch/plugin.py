@@ -27,7 +27,7 @@ from ..fs.tool_switches import ToolSwitches
 from ..patch import Patch, PatchError, parse_patch
 from ..tool_fs.shared import check_unicode
 from ..fs_sandbox.changes import Change
-from ..fs_sandbox.tools import call_fs, confines, with_escalation
+from ..fs_sandbox.tools import call_fs, confines, escalation_offered, with_escalation
 from .executor import PatchInputError, apply_patch
 from .texts import APPLY_PATCH_DESCRIPTION, INPUT_DESCRIPTION, TOOL_NAME
 
@@ -65,7 +65,7 @@ class ToolPatch:
         ctx = scope.ctx
         switches = ToolSwitches.of(scope.profile)
         escalates = switches.patch_escalation and confines(scope.fs)  # X2: the fields under a sandbox
-        params = with_escalation(patch_params(), scope.fs) if escalates else patch_params()
+        params = with_escalation(patch_params(), scope.fs, scope.profile) if escalates else patch_params()
 
         async def execute(args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
             text: str = args["input"]
@@ -78,7 +78,8 @@ class ToolPatch:
                 raise PatchInputError(err.message) from None
             await call_fs(ctx, TOOL_NAME, args, execution, escalates=switches.patch_escalation,  # X2
                           changes=approval_changes(patch), header=TOOL_NAME)
-            applied = await apply_patch(ctx, patch, execution, escalation_hint=escalates,
+            hint = escalates and escalation_offered(execution.fs or ctx.fs, ctx.profile)  # D37
+            applied = await apply_patch(ctx, patch, execution, escalation_hint=hint,
                                         with_diffs=True)  # diffed while written
             diffs = applied.diffs()
             return ToolOutput(content=[text_block(applied.codex_summary())], meta={"diffs": diffs})

@@ -30,7 +30,7 @@ from ..tool_fs.args import check_file_path
 from ..tool_fs.shared import check_unicode
 from . import texts
 from .config import PdfConfig
-from .extract import WorkerFailed, WorkerLimits, run_worker
+from .extract import WorkerFailed, WorkerLimits, answer_limit, run_worker
 from .pages import MAX_PAGES_PER_READ, invalid_pages, parse_pages, too_many_pages
 from .render import Page, render
 
@@ -115,12 +115,11 @@ class ReadPdf:
         admission = self.ctx.image_admission if self.ctx.has("image_admission") else None
         cap = self.config.pdf_max_output_bytes
         request: dict[str, Any] = {"first": first, "last": last, "max_bytes": cap, "render": None}
-        image_room = 0
         if admission is not None:
             request["render"] = {"dimension": admission.config.image_max_dimension, "bytes": admission.max_bytes}
-            image_room = MAX_PAGES_PER_READ * (admission.max_bytes * 4 // 3 + 4)
+        image_bytes = admission.max_bytes if admission is not None else 0
         limits = WorkerLimits(memory=self.config.pdf_worker_memory, seconds=self.config.pdf_worker_seconds,
-                              answer_bytes=(last - first + 2) * (cap * 6 + 256) + image_room + 65536)
+                              answer_bytes=answer_limit(last - first + 1, cap + 1, image_bytes))
         try:
             answer = await run_worker(data, request, limits, signal=execution.signal)
         except WorkerFailed as failed:

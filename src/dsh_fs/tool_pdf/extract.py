@@ -23,7 +23,7 @@ import anyio.abc
 
 from ..core.signal import AbortSignal, run_under_signal
 
-__all__ = ("WORKER", "WorkerFailed", "WorkerLimits", "run_worker")
+__all__ = ("WORKER", "WorkerFailed", "WorkerLimits", "answer_limit", "run_worker")
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker.py")
 """the worker program, run by path (``python -I``: it imports nothing of dsh-fs)"""
@@ -41,6 +41,18 @@ class WorkerLimits:
     """wall time (seconds); CPU time is capped at the same number of seconds (``RLIMIT_CPU``)"""
     answer_bytes: int
     """the most bytes of answer read from the child (more: it failed)"""
+
+
+def answer_limit(pages: int, text_chars: int, image_bytes: int) -> int:
+    """The most bytes a worker's answer may take: ``pages`` pages of at most ``text_chars``
+    characters each — JSON-escaped, a character takes at most 12 bytes (an astral one is two
+    ``\\uXXXX`` escapes) — and, with page images, one of at most ``image_bytes`` a page in base64,
+    plus 64 KiB for the rest of the JSON.
+
+    :param image_bytes: 0 when the call asks for no images
+    """
+    image = image_bytes * 4 // 3 + 4 if image_bytes else 0
+    return pages * (text_chars * 12 + 256 + image) + 65536
 
 
 class WorkerFailed(Exception):
@@ -63,6 +75,15 @@ async def _read_bounded(stream: anyio.abc.ByteReceiveStream, limit: int) -> byte
             raise WorkerFailed("crash", f"an answer over {limit} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def _tail(stream: anyio.abc.ByteReceiveStream, keep: int) -> bytes:
+    """The last ``keep`` bytes ``stream`` sends until EOF (the rest is read and dropped: a child
+    that writes much to stderr never blocks, and never fills memory)."""
+    kept = b""
+    async for chunk in stream:
+        kept = (kept + chunk)[-keep:]
+    return kept
 
 
 def _ended(returncode: int, stderr: bytes) -> WorkerFailed:
@@ -104,12 +125,18 @@ async def run_worker(data: bytes, request: dict[str, Any], limits: WorkerLimits,
                 await process.stdin.aclose()  # type: ignore[union-attr]
 
         async def errors() -> None:
-            answer["stderr"] = await _read_bounded(process.stderr, _STDERR_MAX * 16)  # type: ignore[arg-type]
+            answer["stderr"] = await _tail(process.stderr, _STDERR_MAX)  # type: ignore[arg-type]
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(feed)
-            tg.start_soon(errors)
-            answer["stdout"] = await _read_bounded(process.stdout, limits.answer_bytes)
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(feed)
+                tg.start_soon(errors)
+                answer["stdout"] = await _read_bounded(process.stdout, limits.answer_bytes)
+        except BaseExceptionGroup as group:  # one task's failure: the answer's own (too big)
+            failed = group.subgroup(WorkerFailed)
+            if failed is None:
+                raise
+            raise failed.exceptions[0] from None
         await process.wait()
 
     try:
@@ -130,7 +157,7 @@ async def run_worker(data: bytes, request: dict[str, Any], limits: WorkerLimits,
         raise aborted("read")
     stdout = answer.get("stdout", b"")
     if process.returncode != 0 or not stdout:
-        raise _ended(process.returncode or 0, answer.get("stderr", b"")[-_STDERR_MAX:])
+        raise _ended(process.returncode or 0, answer.get("stderr", b""))
     try:
         parsed = json.loads(stdout)
     except ValueError:

@@ -26,7 +26,7 @@ def require_pypdfium2() -> None:
     try:
         import pypdfium2  # noqa: F401
     except ImportError:
-        raise ImportError("read_pdf needs pypdfium2: pip install 'dsh-fs[pdfs]'") from None
+        raise ImportError("read_pdf needs pypdfium2: pip install '.[pdfs]' from the dsh-fs checkout") from None
 
 
 def read_pdf_params() -> dict[str, Param]:

@@ -1,5 +1,7 @@
 """deepagents end to end: ``create_deep_agent(..., backend=DshFsBackend(ctx))`` driven by a
-scripted chat model (``langchainkit``), sync and async. No network.
+scripted chat model (``langchainkit``), sync and async. No network. The scenarios and the
+backend's own checks use host paths (``virtual_mode=False``); the virtual mode, the default,
+where ``/`` is the project, has its own tests at the end.
 
 deepagents' own tools (``read_file``, ``edit_file``, …) run on dsh-fs: each scenario of
 ``frameworkkit`` must be decided as dsh-fs decides it (read then edit succeeds; an edit
@@ -43,7 +45,7 @@ def test_scenario(scenario: Scenario, mode: str, tmp_path: Path) -> None:
     ws = make_workspace(str(tmp_path))
     expected = expected_texts(scenario, ws)
     steps = scenario.steps(ws)
-    backend = DshFsBackend(dsh_fs.create_context(root=ws))
+    backend = DshFsBackend(dsh_fs.create_context(root=ws), virtual_mode=False)
     agent = _agent(ScriptedChatModel(messages=replies(steps, _rename)), backend)
     request = {"messages": [("user", "Fix the typo in a.txt")]}
     try:
@@ -66,7 +68,7 @@ def test_scenario(scenario: Scenario, mode: str, tmp_path: Path) -> None:
 def test_write_needs_a_read_to_replace(tmp_path: Path) -> None:
     """deepagents' write_file overwrites any file; through dsh-fs only a file this agent read."""
     ws = make_workspace(str(tmp_path))
-    backend = DshFsBackend(dsh_fs.create_context(root=ws))
+    backend = DshFsBackend(dsh_fs.create_context(root=ws), virtual_mode=False)
     path, new = os.path.join(ws, "a.txt"), os.path.join(ws, "new.txt")
     try:
         refused = backend.write(path, "clobbered\n")
@@ -85,7 +87,7 @@ def test_write_needs_a_read_to_replace(tmp_path: Path) -> None:
 def test_read_window_and_pagination(tmp_path: Path) -> None:
     ws = make_workspace(str(tmp_path))
     Path(ws, "lines.txt").write_text("".join(f"line {n}\r\n" for n in range(1, 11)))
-    backend = DshFsBackend(dsh_fs.create_context(root=ws))
+    backend = DshFsBackend(dsh_fs.create_context(root=ws), virtual_mode=False)
     path = os.path.join(ws, "lines.txt")
     try:
         window = anyio.run(backend.aread, path, 2, 3)
@@ -106,8 +108,8 @@ def test_streamed_read_matches_the_whole_read(tmp_path: Path, size: int) -> None
     text = "".join(f"{n}: {'x' * (n % 7)}\r\n" if n % 3 else f"{n}\n" for n in range(1, 3000))
     Path(ws, "big.txt").write_text(text, newline="")
     path = os.path.join(ws, "big.txt")
-    whole, streamed = DshFsBackend(dsh_fs.create_context(root=ws)), DshFsBackend(
-        dsh_fs.create_context(root=ws), read_whole_max_bytes=size)
+    whole, streamed = DshFsBackend(dsh_fs.create_context(root=ws), virtual_mode=False), DshFsBackend(
+        dsh_fs.create_context(root=ws), read_whole_max_bytes=size, virtual_mode=False)
     try:
         for offset, limit in [(0, 2000), (1990, 2000), (5, 1), (2998, 5)]:
             a, b = whole.read(path, offset, limit), streamed.read(path, offset, limit)
@@ -122,7 +124,7 @@ def test_streamed_read_matches_the_whole_read(tmp_path: Path, size: int) -> None
 def test_streamed_read_of_an_overlong_line_is_bounded(tmp_path: Path) -> None:
     ws = make_workspace(str(tmp_path))
     Path(ws, "long.txt").write_text("a" * (3 * 1024 * 1024) + "\nsecond\n")
-    backend = DshFsBackend(dsh_fs.create_context(root=ws), read_whole_max_bytes=1)
+    backend = DshFsBackend(dsh_fs.create_context(root=ws), read_whole_max_bytes=1, virtual_mode=False)
     path = os.path.join(ws, "long.txt")
     try:
         first = backend.read(path, 0, 10)
@@ -143,7 +145,7 @@ def test_ls_glob_grep_stay_inside_the_root(tmp_path: Path) -> None:
     Path(ws, "src", "top.py").write_text("TODO: more\nnothing\n")
     Path(ws, "bin.dat").write_bytes(b"\x00TODO\x00")
     os.symlink(os.path.dirname(ws), os.path.join(ws, "up"))  # leads out of the root
-    backend = DshFsBackend(dsh_fs.create_context(root=ws), max_results=2)
+    backend = DshFsBackend(dsh_fs.create_context(root=ws), max_results=2, virtual_mode=False)
     try:
         listing = backend.ls(ws)
         outside = backend.ls(os.path.dirname(ws))
@@ -169,3 +171,55 @@ def test_ls_glob_grep_stay_inside_the_root(tmp_path: Path) -> None:
         (os.path.join(ws, "src", "pkg", "mod.py"), 1, "x = 1  # TODO"), (os.path.join(ws, "src", "top.py"), 1, "TODO: more")]
     assert capped.truncated and len(capped.matches or []) == 1
     assert bad.error is not None and bad.matches is None
+
+
+# -- virtual mode (the default): "/" is the project, as deepagents' own backends ------------------
+
+def test_the_default_virtual_mode_serves_deepagents_own_paths(tmp_path: Path) -> None:
+    """deepagents' default prompt and its ``FilesystemBackend(virtual_mode=True)``/``StateBackend``
+    treat ``/`` as the project: ``ls /``, ``read_file /a.txt``, ``edit_file /a.txt``, ``glob``
+    and ``grep`` work with those paths, and every path and refusal the model sees is one."""
+    ws = make_workspace(str(tmp_path))
+    os.makedirs(os.path.join(ws, "src"))
+    Path(ws, "src", "b.txt").write_text("teh again\n")
+    steps = [
+        ("ls", {"path": "/"}),
+        ("edit_file", {"file_path": "/src/b.txt", "old_string": "teh", "new_string": "the"}),
+        ("read_file", {"file_path": "/a.txt"}),
+        ("edit_file", {"file_path": "/a.txt", "old_string": "teh", "new_string": "the"}),
+        ("glob", {"pattern": "**/*.txt"}),
+        ("grep", {"pattern": "teh"}),
+        ("read_file", {"file_path": "/../secret.txt"}),
+    ]
+    backend = DshFsBackend(dsh_fs.create_context(root=ws))
+    agent = _agent(ScriptedChatModel(messages=replies(steps)), backend)
+    try:
+        state = agent.invoke({"messages": [("user", "Fix the typos")]})
+    finally:
+        backend.close()
+    results = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    listed, unread, read, edited, globbed, grepped, outside = (m.content for m in results)
+    assert "/a.txt" in listed and "/src" in listed and ws not in listed
+    assert unread == 'Error: edit requires reading "/src/b.txt" first — read the file, then retry'
+    assert "hello teh world" in read
+    assert edited.startswith("Successfully replaced 1 instance") and "'/a.txt'" in edited
+    assert "/a.txt" in globbed and "/src/b.txt" in globbed and ws not in globbed
+    assert "/src/b.txt" in grepped and ws not in grepped
+    assert outside.startswith("Error: ") and "not for the model" not in outside  # deepagents refuses ".." itself
+    assert Path(ws, "a.txt").read_text() == "hello the world\n" and Path(ws, "src", "b.txt").read_text() == "teh again\n"
+
+
+def test_virtual_mode_results_and_host_paths(tmp_path: Path) -> None:
+    ws = make_workspace(str(tmp_path))
+    backend = DshFsBackend(dsh_fs.create_context(root=ws))
+    try:
+        assert backend.write("/new.txt", "fresh\n").path == "/new.txt"
+        assert backend.read("a.txt").error is None  # relative: from "/"
+        assert backend.read(os.path.join(ws, "a.txt")).error is None  # a host path in the project: as it is
+        assert backend.edit("/a.txt", "teh", "the").path == "/a.txt"
+        assert {e["path"] for e in backend.ls("/").entries or []} == {"/a.txt", "/new.txt"}
+        refused = backend.read("/missing.txt")
+        assert refused.error == 'cannot read "/missing.txt": not found'
+    finally:
+        backend.close()
+    assert Path(ws, "new.txt").read_text() == "fresh\n"

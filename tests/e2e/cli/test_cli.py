@@ -479,7 +479,7 @@ def test_s3_without_the_extra_says_how_to_install_it(ws, env, args):
                "from dsh_fs.cli.main import main; sys.argv[0] = 'dsh-fs'; main()")
     proc = Cli([sys.executable, "-c", blocked], ws, env)(*args)
     assert proc.returncode in (1, 2) and proc.stdout == b""
-    assert b"the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'" in proc.stderr
+    assert b"the S3 provider needs aiobotocore, the s3 extra: pip install '.[s3]' from the dsh-fs checkout" in proc.stderr
 
 
 # -- replay ------------------------------------------------------------------------------------------

@@ -108,17 +108,25 @@ def test_without_session_a_first_edit_is_refused_with_the_hint(root: Path, tmp_p
     assert (root / "a.txt").read_text() == "alpha\nbeta\n"
 
 
-def test_a_client_that_declared_roots_has_its_first_call_wait_for_the_sdk(root: Path, tmp_path: Path) -> None:
+def test_a_client_that_declared_roots_is_asked_and_answered_before_the_sdk(root: Path, tmp_path: Path) -> None:
+    """A per-call client that declares ``roots`` (the Inspector CLI, IDE clients): its first call
+    asks ``roots/list`` (M3) and is answered, all before the SDK is loaded; the roots' answer
+    narrows the call as the SDK route's does."""
+    (root / "sub").mkdir()
+    (root / "sub" / "b.txt").write_text("inside\n")
     server = Server(root, hold=tmp_path / "hold")
     server.send(_initialize(capabilities={"roots": {"listChanged": True}}))
     server.line()
     server.send(INITIALIZED + _call(2, "read", file_path=str(root / "a.txt")))
-    server.release()
-    asked = json.loads(server.line())  # the SDK route asks the roots first (M3)
-    assert asked["method"] == "roots/list"
+    asked = json.loads(server.line())  # asked first (M3), without the SDK
+    assert asked["method"] == "roots/list" and "params" not in asked
     server.send(json.dumps({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [
-        {"uri": root.as_uri()}]}}).encode() + b"\n")
-    assert json.loads(server.line())["id"] == 2
+        {"uri": (root / "sub").as_uri()}]}}).encode() + b"\n")
+    refused = json.loads(server.line())  # a.txt is outside the client's root
+    assert refused["id"] == 2 and refused["result"]["isError"] is True
+    server.send(_call(3, "read", file_path="b.txt"))  # relative: the client's first root
+    assert b"inside" in server.line()
+    assert server.hold is not None and server.hold.exists()
     server.finish()
 
 

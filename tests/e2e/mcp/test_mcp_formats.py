@@ -128,3 +128,31 @@ async def test_read_pdf_over_stdio_and_http(ws: str) -> None:
             over_http = await session.call_tool("read_pdf", {"file_path": "scan.pdf", "pages": "1"})
     assert over_http.is_error is False and over_http.content[0].text.endswith(
         '(Showing page 1 of 2. Use pages="2" to continue.)\n</content>')
+
+
+def test_legacy_encodings_over_stdio(ws: str) -> None:
+    before = "こんにちは\r\n世界\r\n".encode("shift_jis")
+    path = os.path.join(ws, "sj.txt")
+    with open(path, "wb") as handle:
+        handle.write(before)
+    with RawStdio(ws, "--encoding", "shift_jis", "--encoding", "cp1252") as server:
+        server.initialize()
+        view = row(_call(server, "read", {"file_path": "sj.txt"}))
+        edited = row(_call(server, "edit", {"file_path": "sj.txt", "old_string": "世界", "new_string": "日本"}))
+    assert view["text"] == (f"<path>{path}</path>\n<type>file</type>\n<content>\n1: こんにちは\n2: 世界\n\n"
+                            "(End of file - total 2 lines)\n(This file is shift_jis text, not UTF-8: edit and write "
+                            "keep it in shift_jis.)\n</content>")
+    assert edited["is_error"] is False
+    with open(path, "rb") as handle:
+        assert handle.read() == "こんにちは\r\n日本\r\n".encode("shift_jis")
+
+
+def test_an_unknown_encoding_is_a_usage_error(ws: str) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", ws, "--encoding", "utf-16"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == ("Error: Invalid value for '--encoding': encoding \"utf-16\" is not "
+                                           "ASCII-compatible (UTF-16, UTF-32, UTF-7 …): not supported")

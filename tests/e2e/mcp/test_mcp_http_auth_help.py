@@ -20,7 +20,7 @@ pytest.importorskip("mcp")
 
 import httpx2  # noqa: E402
 
-from dsh_fs.mcp.gate import NO_OAUTH, UNAUTHORIZED  # noqa: E402
+from dsh_fs.mcp.http.gate import NO_OAUTH, UNAUTHORIZED  # noqa: E402
 from httpkit import INITIALIZE, http_server, raw_post  # noqa: E402
 
 DISCOVERY = (

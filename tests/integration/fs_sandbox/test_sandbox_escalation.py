@@ -40,7 +40,7 @@ async def test_the_fields_are_advertised_only_under_a_sandbox(base: Path, profil
     assert list(schema(plain, "write")["properties"]) == ["file_path", "content"]
     assert list(schema(plain, "edit")["properties"]) == ["file_path", "old_string", "new_string", "replace_all"]
     for mode in ("read-only", "workspace-write", "danger-full-access"):
-        ctx = ctx_for(base, mode, profile=profile, faces=["apply_patch", "str_replace_editor"])
+        ctx = ctx_for(base, mode, approval=Approvals(), profile=profile, faces=["apply_patch", "str_replace_editor"])
         props = schema(ctx, "write")["properties"]
         assert list(props) == ["file_path", "content", "sandbox_permissions", "justification"]
         assert list(schema(ctx, "edit")["properties"]) == [

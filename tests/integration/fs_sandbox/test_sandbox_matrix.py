@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sandboxkit import base, snapshot  # noqa: F401  (fixture)
+from sandboxkit import Approvals, base, snapshot  # noqa: F401  (fixture)
 
 import dsh_fs
 from dsh_fs import FileSystem, Session
@@ -174,7 +174,9 @@ def allowed(mode: str | None, target: str) -> bool:
 
 
 def context(ws: Path, mode: str | None) -> Any:
-    return dsh_fs.create_context(root=None, cwd=ws, sandbox=mode, faces=FACE_TOOLS)
+    # a composed approval callback (never asked here): the escalation is offered (D37)
+    approval = Approvals("rejected") if mode is not None else None
+    return dsh_fs.create_context(root=None, cwd=ws, sandbox=mode, faces=FACE_TOOLS, approval=approval)
 
 
 def files(d: Path) -> dict[str, str]:

@@ -37,8 +37,8 @@ from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 import dsh_fs
 from dsh_fs.mcp import SessionLimits, mint_tokens, parse_listen, serve_http
-from dsh_fs.mcp.auth import write_token_file
-from dsh_fs.mcp.http import _bind_tcp, _bind_unix, check_private_dir
+from dsh_fs.mcp.http.auth import write_token_file
+from dsh_fs.mcp.http.app import _bind_tcp, _bind_unix, check_private_dir
 from httpkit import INITIALIZE, raw_post, tool_call
 
 pytestmark = pytest.mark.timeout(120)
@@ -505,7 +505,7 @@ def test_a_connection_is_proven_by_a_token_or_without_auth_by_any_request_head(t
     """With room for one unproven connection (``total=2, reserved=1``): a connection that was
     answered ``404`` without a token stays unproven and is the one closed when another arrives;
     without auth the same request proves it, so it stays open."""
-    from dsh_fs.mcp.connections import ConnectionLimits
+    from dsh_fs.mcp.http.connections import ConnectionLimits
 
     root = os.path.realpath(tmp_path)
     tokens = mint_tokens(1) if auth else None

@@ -278,11 +278,11 @@ def _roots_conversation(root: Path, *, ours: bool) -> tuple[list[bytes], int]:
     return answers, client.counts.calls
 
 
-def test_a_client_with_roots_is_served_lean_once_its_answer_settled(tmp_path: Path) -> None:
+def test_a_client_with_roots_is_asked_and_served_on_our_route_as_on_the_sdks(tmp_path: Path) -> None:
     ours, served = _roots_conversation(tmp_path / "w", ours=True)
     sdk, _ = _roots_conversation(tmp_path / "w", ours=False)
     assert ours == sdk
-    assert served == 3  # calls 2, 3 and 5: 1 and 4 ask for the roots, through the SDK
+    assert served == 5  # calls 1 and 4 ask for the roots first, as the SDK's handler does
     assert b"outside the workspace" in ours[2] and b'"isError":false' in ours[3]  # a.txt is outside sub
     assert b'"isError":false' in ours[4] and b'"isError":false' in ours[5]  # the whole root since the change
 

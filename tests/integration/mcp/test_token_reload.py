@@ -1,4 +1,4 @@
-"""``dsh_fs.mcp.revocation.watch_token_file`` on a real token file, in this process: a changed
+"""``dsh_fs.mcp.http.revocation.watch_token_file`` on a real token file, in this process: a changed
 file is re-read within its period (the removed tokens revoked, reported, their principals
 handed on); an unchanged file is not re-read until ``SIGHUP`` asks; a file that cannot be read
 keeps the previous tokens and says so.
@@ -16,8 +16,8 @@ import anyio
 import pytest
 
 from dsh_fs.mcp import BearerTokens, mint_tokens
-from dsh_fs.mcp.auth import write_token_file
-from dsh_fs.mcp.revocation import watch_token_file
+from dsh_fs.mcp.http.auth import write_token_file
+from dsh_fs.mcp.http.revocation import watch_token_file
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -167,3 +167,19 @@ async def test_the_memory_provider_shows_the_same_view() -> None:
                                    "(1 image output is shown as a placeholder only: image reads are not enabled in this "
                                    "deployment.)")
     assert json.loads(text)["cells"][0]["id"] == "intro"
+
+
+async def test_images_at_the_window_edges_and_their_notes(ws: str) -> None:
+    put(ws, "sales.ipynb", written(sample()))
+    ctx = create_context(cwd=ws, images=True)
+    assert len((await read(ctx, "sales.ipynb", offset=22, limit=1)).images) == 1  # the image's own line
+    assert (await read(ctx, "sales.ipynb", limit=21)).images == []  # the window ends just before it
+    assert len((await read(ctx, "sales.ipynb", limit=22)).images) == 1
+    put(ws, "two.ipynb", written(with_images(2, 2)))
+    both = await read(ctx, "two.ipynb")
+    assert len(both.images) == 2 and "(The images of lines 11, 22 follow as image content.)" in both.text
+    plain = await read(create_context(cwd=ws), "two.ipynb")
+    assert "(2 image outputs are shown as placeholders only: image reads are not enabled in this deployment.)" in plain.text
+    one_image = len(png(320, 240, (0, 80, 160)))
+    exact = await read(create_context(cwd=ws, images=True, image_max_message_bytes=one_image), "two.ipynb", limit=12)
+    assert len(exact.images) == 1  # an image of exactly the remaining budget is sent

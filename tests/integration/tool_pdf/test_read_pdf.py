@@ -96,6 +96,7 @@ async def test_claude_codes_pages_refusals(ws: str) -> None:
     put(ws, "one.pdf", text_pages(1))
     assert (await call(ctx, "one.pdf", "2")).text.endswith("(the PDF has 1 page)")
     assert (await call(ctx, "book.pdf", "3-20")).text.endswith("(End of file - total 3 pages)\n</content>")
+    assert (await call(ctx, "book.pdf", "1-20")).text.endswith("(End of file - total 3 pages)\n</content>")  # 20: allowed
 
 
 async def test_scanned_pages_are_images_where_the_deployment_takes_them(ws: str) -> None:
@@ -147,6 +148,8 @@ async def test_every_refusal_names_the_file(ws: str) -> None:
         "../x.pdf": f'cannot resolve "{os.path.dirname(ws)}/x.pdf": outside the workspace "{ws}"',
         " ": "file_path must be a non-empty string",
     }
+    surrogate = await call(ctx, "\ud800.pdf")
+    assert surrogate.text == "Error: file_path must be valid Unicode text (lone surrogate U+D800 at index 0)"
     for name, text in cases.items():
         result = await call(ctx, name)
         assert (result.is_error, result.text) == (True, "Error: " + text), name

@@ -183,10 +183,11 @@ def test_replay_endpoint_url_without_provider_s3_is_a_usage_error(env: dict[str,
 
 REPEATABLE = {"--root": "Error: Invalid value for '--root': Directory 'x' does not exist.",
               "--s3": "Error: Invalid value for '--s3': expected an s3://bucket/prefix URL, not 'x'",
-              "--rules-file": "Error: Invalid value for '--rules-file': File 'x' does not exist."}
+              "--rules-file": "Error: Invalid value for '--rules-file': File 'x' does not exist.",
+              "--encoding": "Error: Invalid value for '--encoding': unknown encoding \"x\""}
 """the options that take several values, one per use (``--root``: several roots; ``--s3``: several
-prefixes; D28; ``--rules-file``: several rules files) → the error for ``x`` (a missing directory,
-not a URL, a missing file) given twice"""
+prefixes; D28; ``--rules-file``: several rules files; ``--encoding``: several legacy encodings, F7)
+→ the error for ``x`` (a missing directory, not a URL, a missing file, no such encoding) given twice"""
 
 PATTERNS = {"--deny", "--read-only-path"}
 """path-rule options taking several patterns, one per use: ``x`` and ``y`` are both good values
@@ -251,4 +252,4 @@ def test_s3_without_the_extra_is_a_usage_error(args: list[str], env: dict[str, s
                           text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert (done.returncode, done.stdout) == (2, ""), done.stderr
     assert "Traceback" not in done.stderr
-    assert done.stderr.splitlines()[-1].endswith("the S3 provider needs aiobotocore: pip install 'dsh-fs[s3]'")
+    assert done.stderr.splitlines()[-1].endswith("the S3 provider needs aiobotocore, the s3 extra: pip install '.[s3]' from the dsh-fs checkout")

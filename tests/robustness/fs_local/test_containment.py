@@ -505,20 +505,33 @@ PEER_LINKS = {  # name in proj -> target; each leads into the other root (or, wi
 
 
 @pytest.mark.parametrize("link", sorted(PEER_LINKS))
-async def test_a_symlink_into_the_other_root_is_refused(world: World, link: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A link from one root into another is refused as a link out of the workspace: the
-    resolution never continues in a root it did not start in (nothing of ``peer`` is read)."""
+async def test_D36_a_symlink_into_the_other_root_is_followed_there(world: World, link: str) -> None:
+    """With one root a link into ``peer`` is a link out of the workspace: refused, nothing of
+    ``peer`` read. With two roots (D36) it resolves in ``peer``: read, written and edited there."""
     os.symlink(PEER_LINKS[link].format(peer=world.peer), os.path.join(world.root, link))
     ctx = _deployment(world)
     session = Session(cwd=world.root)
     path = f"{link}/peer.txt" if link == "to-peer-dir" else link
     before = snapshot(world.base)
-    for tool, args in _calls(path):
-        result = await call(ctx, tool, args, session)
-        assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", (tool, result.text)
-        assert result.text == f'Error: cannot resolve "{world.root}/{path}": outside the workspace {world.named}'
-        assert "peer one" not in result.text
-    assert snapshot(world.base) == before
+    if len(world.roots) == 1:
+        for tool, args in _calls(path):
+            result = await call(ctx, tool, args, session)
+            assert result.error is not None and result.error.code == "FS_PERMISSION_DENIED", (tool, result.text)
+            assert result.text == f'Error: cannot resolve "{world.root}/{path}": outside the workspace {world.named}'
+            assert "peer one" not in result.text
+        assert snapshot(world.base) == before
+        return
+    target = os.path.join(world.peer, "made-through-link.txt" if link == "to-peer-dangling" else "peer.txt")
+    read = await call(ctx, "read", {"file_path": path}, session)
+    if link == "to-peer-dangling":
+        assert read.error is not None and read.error.code == "FS_NOT_FOUND", read.text
+    else:
+        assert "1: peer one" in read.text, read.text
+    written = await call(ctx, "write", {"file_path": path, "content": "via link\n"}, session)
+    assert not written.is_error, written.text
+    with open(target, encoding="utf-8") as handle:
+        assert handle.read() == "via link\n"
+    assert os.path.islink(os.path.join(world.root, link))
 
 
 async def test_the_other_root_is_reachable_by_its_own_paths(world: World) -> None:

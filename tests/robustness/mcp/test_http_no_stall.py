@@ -295,7 +295,7 @@ def test_idle_connections_cannot_lock_out_a_token(served: Served) -> None:
 
 def test_idle_connections_are_closed_after_the_header_timeout(tmp_path: Any) -> None:
     import dsh_fs
-    from dsh_fs.mcp.connections import ConnectionLimits
+    from dsh_fs.mcp.http.connections import ConnectionLimits
     from httpkit import serve_in_process
 
     root = os.path.realpath(tmp_path)
@@ -331,7 +331,7 @@ def test_idle_connections_are_closed_after_the_header_timeout(tmp_path: Any) -> 
 
 def test_a_share_of_the_connections_is_kept_for_authenticated_ones(tmp_path: Any) -> None:
     import dsh_fs
-    from dsh_fs.mcp.connections import ConnectionLimits
+    from dsh_fs.mcp.http.connections import ConnectionLimits
     from httpkit import serve_in_process
 
     root = os.path.realpath(tmp_path)

@@ -343,3 +343,40 @@ def test_a_line_too_long_is_answered_and_the_next_ones_served(root: Path) -> Non
     assert replies[1]["id"] == 42 and replies[1]["result"]["isError"] is False
     assert not (root / "w.txt").exists()
     assert proc.stderr.read() == b""
+
+
+def test_a_client_that_never_reads_stderr_does_not_stall_the_server(root: Path) -> None:
+    """stderr a pipe nobody reads: 3,000 malformed notifications make the SDK log a warning each
+    (~150 KB, past the pipe's 64 KiB); the server still answers what follows, and once the client
+    reads stderr it learns how much log output was dropped (before: the server blocked on its
+    first warning past the pipe's size, for good)."""
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(_argv(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=write_end,
+                                env=_env(True))
+    finally:
+        os.close(write_end)
+    assert proc.stdin is not None and proc.stdout is not None
+    bad = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":[1],"progress":"x"}}\n'
+    try:
+        proc.stdin.write(INIT + INITIALIZED + bad * 3000 + b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n')
+        proc.stdin.flush()
+        assert b'"protocolVersion"' in proc.stdout.readline()
+        assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": 7, "result": {}}  # not stalled
+        logged = b""
+        while select.select([read_end], [], [], 1)[0]:
+            chunk = os.read(read_end, 1 << 20)
+            if not chunk:
+                break
+            logged += chunk
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":8,"method":"ping"}\n' + bad)  # one more warning, room now
+        proc.stdin.close()
+        assert json.loads(proc.stdout.readline())["id"] == 8
+        assert proc.wait(30) == 0
+        while chunk := os.read(read_end, 1 << 20):
+            logged += chunk
+    finally:
+        os.close(read_end)
+        if proc.poll() is None:
+            proc.kill()
+    assert b"malformed params" in logged and b"bytes of log output dropped (stderr was full)" in logged

@@ -1,4 +1,4 @@
-"""Revoking a token without a restart (``mcp.revocation``).
+"""Revoking a token without a restart (``mcp.http.revocation``).
 
 ``dsh-fs mcp --http --token-file F``: remove a token from ``F`` (and add another) while the
 server runs; on ``SIGHUP``, or by itself when the file changes, the removed token gets
@@ -64,11 +64,13 @@ def test_a_removed_token_stops_working_and_its_sessions_end(tmp_path: Path, how:
         added = mint_tokens(1)[0]
 
         async def main(endpoint: Endpoint) -> None:
-            async with httpx2.AsyncClient(timeout=30) as http:
+            # one HTTP client per agent, as agents have: the revoked token's connections are closed
+            async with httpx2.AsyncClient(timeout=30) as http, httpx2.AsyncClient(timeout=30) as doomed, \
+                    httpx2.AsyncClient(timeout=30, limits=httpx2.Limits(max_keepalive_connections=0)) as once:
                 kept_session = await _open(http, endpoint.url, keep)
-                revoked_session = await _open(http, endpoint.url, revoke)
-                for session in (kept_session, revoked_session):
-                    status, _, _ = await raw_post(http, endpoint.url, _read(), session)
+                revoked_session = await _open(doomed, endpoint.url, revoke)
+                for client, session in ((http, kept_session), (doomed, revoked_session)):
+                    status, _, _ = await raw_post(client, endpoint.url, _read(), session)
                     assert status == 200
                 if how == "file change":
                     await anyio.sleep(1.1)  # a new mtime even on a coarse clock
@@ -77,23 +79,23 @@ def test_a_removed_token_stops_working_and_its_sessions_end(tmp_path: Path, how:
                     server.proc.send_signal(signal.SIGHUP)
                 with anyio.fail_after(10):
                     while True:
-                        status, _, _ = await raw_post(http, endpoint.url, INITIALIZE,
+                        status, _, _ = await raw_post(once, endpoint.url, INITIALIZE,
                                                       {"authorization": f"Bearer {revoke}"})
                         if status == 401:
                             break
                         await anyio.sleep(0.1)
-                status, _, _ = await raw_post(http, endpoint.url, _read(), revoked_session)
+                status, _, _ = await raw_post(once, endpoint.url, _read(), revoked_session)
                 assert status == 401
                 with anyio.fail_after(10):
                     while "revoked: agent-2" not in server.log():
                         await anyio.sleep(0.05)
                 # its session is gone: not even a token that still works can reach it
-                status, _, _ = await raw_post(http, endpoint.url, _read(),
+                status, _, _ = await raw_post(once, endpoint.url, _read(),
                                               {**revoked_session, "authorization": f"Bearer {keep}"})
                 assert status == 404
                 status, _, answer = await raw_post(http, endpoint.url, _read(), kept_session)
                 assert status == 200 and "alpha" in answer["result"]["content"][0]["text"]
-                await _open(http, endpoint.url, added)
+                await _open(once, endpoint.url, added)
                 # a broken file changes nothing
                 token_file.write_text("not a token\n")
                 server.proc.send_signal(signal.SIGHUP)

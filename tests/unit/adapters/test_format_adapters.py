@@ -2,7 +2,8 @@
 docs/NOTEBOOKS.md, "Every surface"): a ``read_pdf`` of scanned pages and a ``read`` of a
 notebook with plots give a text block and several image blocks, and each adapter's conversion
 keeps every image, in order, with its bytes; CrewAI (text only) says the images are not shown;
-deepagents' backend reads a notebook as its cell view and a PDF through ``read_pdf``. Real files
+deepagents' backend reads a notebook as its cell view and a PDF through ``read_pdf``, naming
+it by its virtual path in virtual mode. Real files
 (pdfkit, notebookkit), no network. The request bodies each SDK serializes for one image:
 tests/unit/adapters/test_image_adapters.py."""
 
@@ -75,14 +76,20 @@ async def test_deepagents_reads_a_notebook_as_cells_and_a_pdf_through_read_pdf(w
     put(ws, "sales.ipynb", written(sample()))
     put(ws, "book.pdf", pdf(["First page", "Second page"]))
     backend = DshFsBackend(dsh_fs.create_context(cwd=ws, pdfs=True))
-    notebook = await backend.aread(f"{ws}/sales.ipynb", limit=3)
+    notebook = await backend.aread("/sales.ipynb", limit=3)
     assert notebook.error is None and notebook.file_data is not None
     assert notebook.file_data["content"] == '<notebook language="python" cells="4">\n<cell id="intro" type="markdown">\n# Sales\n'
-    document = await backend.aread(f"{ws}/book.pdf")
+    document = await backend.aread("/book.pdf")
     assert document.error is None and document.file_data is not None
-    assert document.file_data["content"].startswith(f"<path>{ws}/book.pdf</path>\n<type>pdf</type>\n<content>\n--- page 1 of 2 ---")
-    missing = await backend.aread(f"{ws}/none.pdf")
+    assert document.file_data["content"].startswith("<path>/book.pdf</path>\n<type>pdf</type>\n<content>\n--- page 1 of 2 ---")
+    missing = await backend.aread("/none.pdf")
+    assert missing.error == 'cannot read "/none.pdf": not found'
+    host = DshFsBackend(dsh_fs.create_context(cwd=ws, pdfs=True), virtual_mode=False)
+    document = await host.aread(f"{ws}/book.pdf")
+    assert document.file_data is not None and document.file_data["content"].startswith(f"<path>{ws}/book.pdf</path>\n")
+    missing = await host.aread(f"{ws}/none.pdf")
     assert missing.error == f'cannot read "{ws}/none.pdf": not found'
+    host.close()
     reference = DshFsBackend(dsh_fs.create_context(cwd=ws, profile="reference"))
     raw = await reference.aread(f"{ws}/sales.ipynb", limit=1)
     assert raw.file_data is not None and raw.file_data["content"] == "{\n"

@@ -6,7 +6,7 @@
 * ``js_numbers``: what Python's parsers read from the rewritten text is what ``JSON.parse``
   reads from the original (hypothesis, random documents), and text without such a literal
   is returned as is.
-* ``mcp.numbers.JsNumbers``: the ASGI wrapper rewrites POST bodies only, keeps
+* ``mcp.http.js_numbers.JsNumbers``: the ASGI wrapper rewrites POST bodies only, keeps
   ``content-length`` right, and passes everything else through.
 
 Entry points end to end: the adapters (tests/unit/adapters/test_adapters.py), the CLI and replay
@@ -27,7 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dsh_fs.core.jsonvalue import is_lossless_json, js_number_str, js_numbers, parse_json
-from dsh_fs.mcp.numbers import JsNumbers
+from dsh_fs.mcp.http.js_numbers import JsNumbers
 
 LITERALS = [
     "0", "-0", "-0.0", "0.0", "-0e0", "-0E+3", "1", "-1", "1.0", "2.50", "1e2", "1E2", "1e+2", "1e-2", "100e-2",

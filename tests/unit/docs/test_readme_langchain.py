@@ -13,7 +13,6 @@ file, and the tool results the model got. No network, no API key.
 
 from __future__ import annotations
 
-import os
 import sys
 import types
 from collections.abc import Sequence
@@ -92,7 +91,7 @@ def test_deepagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
     import deepagents
     from langchain_core.messages import ToolMessage
 
-    path = os.path.join(ws, "README.md")
+    path = "/README.md"  # deepagents' own paths: "/" is the project (the backend's virtual mode)
     named, model = _scripted_constructor(monkeypatch, deepagents, "create_deep_agent",
                                          _langchain_steps("read_file", "edit_file", path))
     run_printed(_examples()["deepagents"])
@@ -101,7 +100,21 @@ def test_deepagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
     results = [m for m in model.turns[-1] if isinstance(m, ToolMessage)]
     assert [m.status for m in results] == ["success", "success"]
     assert "teh agent" in results[0].content and results[1].content == f"Successfully replaced 1 instance(s) of the string in '{path}'"
-    assert f"The project is {ws}; use absolute paths." in str(model.turns[0][0].content)
+
+
+@pytest.mark.parametrize("framework", ["langchain", "deepagents"])
+def test_the_printed_install_line_brings_the_model_the_program_names(framework: str) -> None:
+    """The README's install line for the program installs ``langchain-deepseek``, which the
+    program's ``"deepseek:deepseek-chat"`` needs (without it ``create_agent`` raises
+    ``ImportError``); it installs beside the ``[dev]`` environment (it does not pin ``openai < 3``)."""
+    from docskit import README
+    from langchain.chat_models import init_chat_model
+    from langchain_deepseek import ChatDeepSeek
+
+    section = README.read_text(encoding="utf-8").split("### LangChain, LangGraph, deepagents and LlamaIndex", 1)[1]
+    lines = [line for line in section.split("```")[0::2] if f"'.[{framework}]'" in line]
+    assert lines and "langchain-deepseek" in lines[0], framework
+    assert isinstance(init_chat_model("deepseek:deepseek-chat", api_key="sk-test"), ChatDeepSeek)
 
 
 def test_llamaindex_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

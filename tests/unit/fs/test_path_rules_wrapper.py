@@ -313,3 +313,15 @@ async def test_what_reaches_the_provider() -> None:
     assert "closed" not in spy.seen  # a view never closes the provider
     await fs.aclose()
     assert spy.seen[-1] == "closed"
+
+
+async def test_listing_places_leave_denied_entries_out() -> None:
+    """``iter_dir`` (the bounded listings' batches) as ``list_dir``: denied entries left out, a
+    denied directory refused."""
+    fs = wrapper()
+    names = [e.name async for batch in fs.iter_dir(await fs.resolve("/")) for e in batch]
+    assert names == ["d", "ok.txt", "ro"]
+    inner = fs.inner
+    assert isinstance(inner, MemoryFileSystem)
+    with pytest.raises(FsError, match='cannot list "/keys": permission denied — the path rules deny access to it'):
+        [b async for b in fs.iter_dir(forged(inner, "keys"))]

@@ -1,4 +1,4 @@
-"""``dsh_fs.mcp.gate.AuthFirst`` as ASGI, without a server: a path other than the endpoint is
+"""``dsh_fs.mcp.http.gate.AuthFirst`` as ASGI, without a server: a path other than the endpoint is
 ``404`` with the no-OAuth text; without a token of the verifier a request is ``401`` with the
 Bearer challenge, its body never read; an authenticated request reaches the application with
 the SDK's ``user``/``auth`` in its scope, its body bounded (``413``); lifespan events pass.
@@ -16,7 +16,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from starlette.authentication import AuthCredentials
 
 from dsh_fs.mcp import BearerTokens
-from dsh_fs.mcp.gate import NO_OAUTH, UNAUTHORIZED, AuthFirst
+from dsh_fs.mcp.http.gate import NO_OAUTH, UNAUTHORIZED, AuthFirst
 
 TOKEN = "token-of-agent-one-0001"
 

@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 from dsh_fs.mcp import HttpSessions, SessionLimits
-from dsh_fs.mcp.http import _SessionGate
-from dsh_fs.mcp.sessions import Refused
+from dsh_fs.mcp.http.app import _SessionGate
+from dsh_fs.mcp.http.sessions import Refused
 
 
 class _SlowHandshakes:

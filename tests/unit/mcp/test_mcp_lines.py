@@ -245,3 +245,38 @@ def test_a_kind_is_given_only_where_the_sdk_reads_that_message(method: str, requ
 def test_an_error_line_is_the_sdks(request_id: Any) -> None:
     error = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=-32600, message="too big é"))
     assert error_line(request_id, -32600, "too big é") == encode_message(error).encode("utf-8") + b"\n"
+
+
+# -- a client's roots (wire.plain_roots) --------------------------------------------------------
+
+from dsh_fs.mcp.server import roots_of  # noqa: E402
+from dsh_fs.mcp.wire import HANDSHAKE_PROTOCOL_VERSIONS, plain_roots  # noqa: E402
+
+uri_chars = st.sampled_from(list("abcXYZ019-._~!$&'()*+,;=:@/%") + ["%2e", "%2E", "%20", "%zz", "..", " ", "é", "\\"])
+uris = st.one_of(
+    st.lists(uri_chars, max_size=10).map(lambda parts: "file:///" + "".join(parts)),
+    st.sampled_from(["file://localhost/tmp", "file:/tmp", "http://x/y", "file:///a/./b", "file:///a/..", "FILE:///a",
+                     "file:///a%2Fb", "file:///", "file:////x"]),
+)
+roots_entries = st.fixed_dictionaries({"uri": uris}, optional={"name": st.none() | st.text(max_size=3),
+                                                                "_meta": st.none() | st.just({"k": 1})})
+roots_results = st.fixed_dictionaries({"roots": st.lists(roots_entries, max_size=4)},
+                                      optional={"_meta": st.none() | st.just({}), "extra": st.just(1)})
+
+
+@settings(max_examples=400, deadline=None)
+@given(result=roots_results, version=st.sampled_from(HANDSHAKE_PROTOCOL_VERSIONS))
+def test_plain_roots_are_the_uris_the_sdks_session_reads(result: dict[str, Any], version: str) -> None:
+    ours = plain_roots(result)
+    if ours is None:
+        return
+    assert ours == roots_of(result, version)
+
+
+def test_what_plain_roots_leaves_to_the_sdk() -> None:
+    assert plain_roots({"roots": [{"uri": "file:///home/me/project", "name": "p"}]}) == ["file:///home/me/project"]
+    for uri in ("file://localhost/x", "file:///a/../b", "file:///a%2e%2e/b", "file:///a b", "file:///é"):
+        assert plain_roots({"roots": [{"uri": uri}]}) is None, uri
+    assert plain_roots({"roots": [], "resultType": "complete"}) is None
+    assert plain_roots({"roots": [{"uri": "file:///x", "extra": 1}]}) is None
+    assert plain_roots({"roots": "file:///x"}) is None and plain_roots([]) is None

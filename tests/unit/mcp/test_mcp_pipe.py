@@ -524,3 +524,28 @@ def test_a_line_over_the_limit_at_the_end_of_input_is_one_too() -> None:
         feeder.join(10)
         os.close(read_end)
     assert got == [b"x" * pipe.KEPT_PREFIX] and isinstance(got[0], pipe.Oversized)
+
+
+def test_log_output_never_waits_for_a_full_pipe_and_says_what_it_dropped() -> None:
+    read_end, write_end = os.pipe()
+    try:
+        stream = pipe.Unblocking(write_end)
+        for _ in range(3000):  # ~180 KB into a 64 KiB pipe nobody reads: no write waits
+            stream.write("x" * 59 + "\n")
+        kept = os.read(read_end, 1 << 20)
+        dropped = 3000 * 60 - len(kept)
+        assert dropped > 0 and kept.startswith(b"x" * 59 + b"\n")
+        stream.write("after\n")
+        note = f"dsh-fs mcp: {dropped} bytes of log output dropped (stderr was full)\nafter\n"
+        assert os.read(read_end, 1 << 20) == note.encode()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_log_output_to_a_regular_file_is_written_whole(tmp_path: Any) -> None:
+    with open(tmp_path / "log", "wb", buffering=0) as log:
+        stream = pipe.Unblocking(log.fileno())
+        stream.write("é line\n")
+        stream.flush()
+    assert (tmp_path / "log").read_bytes() == "é line\n".encode()

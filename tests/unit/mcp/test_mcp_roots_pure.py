@@ -85,7 +85,7 @@ def test_intersect_never_widens(operator: list[str], client: list[str], more: li
 
 
 class _Session:
-    """A scripted ``ServerSession``: capabilities, protocol version and ``roots/list`` answers."""
+    """A scripted ``roots.RootsPeer``: capabilities, protocol version and ``roots/list`` answers."""
 
     def __init__(self, answers: list[Any], *, roots: bool = True, version: str = "2025-11-25") -> None:
         self.client_capabilities = types.ClientCapabilities(roots=types.RootsCapability() if roots else None)
@@ -93,14 +93,15 @@ class _Session:
         self.answers = answers
         self.asked = 0
 
-    async def send_request(self, request: Any, result_type: Any, metadata: Any = None) -> Any:
+    async def list_roots(self, related_to: Any) -> list[str]:
         self.asked += 1
         answer = self.answers.pop(0)
         if isinstance(answer, BaseException):
             raise answer
         if callable(answer):
-            return await answer()
-        return result_type(roots=[types.Root(uri=u) for u in answer])
+            answer = await answer()
+            return [str(root.uri) for root in answer.roots]
+        return [str(types.Root(uri=u).uri) for u in answer]
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from dsh_fs.mcp.auth import (
+from dsh_fs.mcp.http.auth import (
     TOKEN_PREFIX,
     BearerTokens,
     load_token_file,

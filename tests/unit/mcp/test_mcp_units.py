@@ -21,8 +21,8 @@ import pytest
 import dsh_fs
 from dsh_fs.core.tools import ErrorInfo, ToolResult, text_block
 from dsh_fs.mcp import HttpSessions, SessionLimits, call_result, parse_listen, tool_entries
-from dsh_fs.mcp.http import _SessionGate
-from dsh_fs.mcp.sessions import Refused
+from dsh_fs.mcp.http.app import _SessionGate
+from dsh_fs.mcp.http.sessions import Refused
 
 
 @pytest.mark.parametrize(
@@ -194,8 +194,11 @@ async def _through_gate(sessions: HttpSessions, method: str, headers: list[tuple
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
+    async def receive() -> dict[str, Any]:  # a body that is no JSON-RPC request
+        return {"type": "http.request", "body": b"", "more_body": False}
+
     scope = {"type": "http", "method": method, "headers": headers}
-    await _SessionGate(app, sessions)(scope, None, send)
+    await _SessionGate(app, sessions)(scope, receive, send)
     return sent
 
 

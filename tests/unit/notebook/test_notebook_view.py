@@ -216,3 +216,18 @@ def test_a_notebook_of_many_cells() -> None:
     assert view.cells == 300 and len(view.lines) == 1 + 300 * 3
     assert view.lines[-3:] == ['<cell id="cell-299" type="code" execution_count="299">', "x299", "</cell>"]
     assert json.loads(view.lines[0].split("cells=")[1].rstrip(">")) == "300"
+
+
+def test_the_caps_count_each_line_and_its_break() -> None:
+    text = "a\nb\nc\n"
+    assert lines(nb(code("", {"output_type": "stream", "name": "stdout", "text": text})), output_chars=4)[3:-1] == [
+        "a", "b", "[… 2 more characters of this output not shown …]"]
+    long = "y" * 8000 + "\nz\n"
+    default = lines(nb(code("", {"output_type": "stream", "name": "stdout", "text": long})))[3:-1]
+    assert default == ["[… 8003 more characters of this output not shown …]"]
+
+
+def test_attribute_values_keep_their_characters() -> None:
+    view = render(nb({"cell_type": "markdown", "id": "café", "source": ""}, metadata={"language_info": {"name": "ålang"}}))
+    assert view.lines[:2] == ['<notebook language="ålang" cells="1">', '<cell id="café" type="markdown">']
+    assert has_cell_ids({"nbformat": 4, "nbformat_minor": 4}) is False and has_cell_ids({}) is False

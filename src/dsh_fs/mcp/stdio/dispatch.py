@@ -12,7 +12,10 @@ one of two routes:
   :meth:`Dispatcher.serves` says so (the one gate), a plain ``tools/call`` of a registered tool
   and a ``tools/list`` without ``params``: run through the registry and answered with the SDK
   path's bytes (``wire.call_answer``/``list_answer``; where those cannot be proven, the SDK's
-  own serializer, ``server.result_line``, once it is loaded);
+  own serializer, ``server.result_line``, once it is loaded). A client that declared ``roots``
+  (M3) is asked ``roots/list`` by a call of ours as the SDK's handler asks it (``roots.py``
+  over :class:`ClientPeer`: the question written here, its answer read here, its URIs read as
+  the SDK reads them, ``wire.plain_roots``); ``notifications/roots/list_changed`` is ours too;
 * **the SDK's**: everything else, and every line while the SDK has a request unanswered (so a
   call it serves is admitted to the owner's scheduler before a later one of ours: arrival order
   holds across the routes, ``core.schedule.CallSchedulers`` being shared).
@@ -20,9 +23,8 @@ one of two routes:
 The gate (:meth:`Dispatcher.serves`): the connection negotiated a handshake version (by our
 ``initialize`` answer or the SDK's), the SDK has nothing unanswered, ``params`` holds only
 ``name`` and ``arguments`` (no ``_meta``: progress, the 2026-07-28 envelope), the tool is
-registered, a client that declared ``roots`` (M3) has its answer settled and no
-``notifications/roots/list_changed`` since (its call runs through that view), and, under a
-sandbox, the client did not declare ``elicitation`` (an escalation asks through the request).
+registered, and, under a sandbox, the client did not declare ``elicitation`` (an escalation
+asks through the request).
 
 Cancellation, one table for the connection (:attr:`Dispatcher.running`, by the id as the SDK
 correlates it, ``wire.coerce_id``; the latest request of an id, a request the SDK takes
@@ -46,11 +48,12 @@ import importlib
 import logging
 import os
 import threading
+import json
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any, Final
 
 import anyio
@@ -60,6 +63,7 @@ from ...core.schedule import CallSchedulers, Turn
 from ...core.session import Session
 from ...core.signal import AbortSignal
 from ...fs_sandbox.filesystem import SandboxedFileSystem
+from ...fs_sandbox.tools import without_escalation
 from ..roots import RootsProtocol
 from ..wire import (
     BLANK,
@@ -75,13 +79,17 @@ from ..wire import (
     coerce_id,
     error_line,
     initialize_answer,
+    RESPONSE,
+    ROOTS_CHANGED,
     list_answer,
     negotiate,
+    offers_escalation,
+    plain_roots,
     recover_id,
     tool_entries,
 )
 
-__all__ = ("Counts", "Dispatcher", "HOLD_LINES", "IN_FLIGHT_MAX", "Ledger", "SDK_ONLY_ENV_VAR", "SdkLoader",
+__all__ = ("ClientPeer", "Counts", "Dispatcher", "HOLD_LINES", "IN_FLIGHT_MAX", "Ledger", "SDK_ONLY_ENV_VAR", "SdkLoader",
            "TOO_LARGE", "sdk_only_from_env")
 
 logger = logging.getLogger(__name__)
@@ -108,7 +116,6 @@ test can prove an answer was given before the SDK was loaded)"""
 
 _SDK_MODULE: Final = "dsh_fs.mcp.server"
 _PARAMS: Final = frozenset({"name", "arguments"})
-_UNSETTLED: Final[Any] = object()
 _INVALID_REQUEST: Final = -32600
 
 
@@ -275,25 +282,43 @@ class Ledger:
 class _Call:
     """One request on our route, from its line until its answer is written or dropped."""
 
-    __slots__ = ("cancelled", "key", "line", "release", "settled", "signal", "task", "turn", "view", "waiting")
+    __slots__ = ("cancelled", "key", "line", "release", "settled", "signal", "task", "turn", "waiting")
 
-    def __init__(self, key: Any, line: int, turn: Turn | None, view: Any) -> None:
+    def __init__(self, key: Any, line: int, turn: Turn | None) -> None:
         self.key = key
         self.line = line
         """the number of its request line among the lines dispatched"""
         self.turn = turn
-        self.view = view
-        """the client roots' provider view it runs through (``None``: the provider)"""
         self.signal = AbortSignal()
         self.task: asyncio.Task[None] | None = None
         self.waiting = False
-        """waiting for its turn (a cancellation cancels the task) rather than running (it aborts
-        the signal)"""
+        """waiting for its turn or the client's roots (a cancellation cancels the task) rather
+        than running (it aborts the signal)"""
         self.cancelled = False
         self.release: asyncio.Future[bool] | None = None
         """while its answer is held (:data:`HOLD_LINES`): set to whether it is to be written"""
         self.settled = False
         """answered or dropped: no longer counted in the ledger"""
+
+
+class ClientPeer:
+    """The client as our calls ask it for its roots (``roots.RootsPeer``), without the SDK."""
+
+    __slots__ = ("_dispatcher",)
+
+    def __init__(self, dispatcher: Dispatcher) -> None:
+        self._dispatcher = dispatcher
+
+    @property
+    def client_capabilities(self) -> Any:
+        return SimpleNamespace(roots=self._dispatcher._capabilities.get("roots"))
+
+    @property
+    def protocol_version(self) -> Any:
+        return self._dispatcher._version
+
+    async def list_roots(self, related_to: Any) -> list[str]:
+        return await self._dispatcher.ask_roots()
 
 
 class Dispatcher:
@@ -308,11 +333,13 @@ class Dispatcher:
     :param spawn: starts a task in the connection's task group (the SDK's server)
     :param version: ``serverInfo.version``
     :param sdk_only: every line to the SDK
+    :param client_roots: a client's declared roots narrow its calls (M3); ``False``: every
+        root is served whatever it declares (``dsh-fs mcp --ignore-client-roots``, D36)
     """
 
     def __init__(self, ctx: Context, *, owner: Session, loader: SdkLoader, version: str, instructions: str | None,
                  write: Callable[[bytes], Awaitable[bool]], write_blocking: Callable[[bytes], None],
-                 has_line: Callable[[], bool], sdk_only: bool = False) -> None:
+                 has_line: Callable[[], bool], sdk_only: bool = False, client_roots: bool = True) -> None:
         self._ctx = ctx
         self._tools = ctx.tools
         self._owner = owner
@@ -327,7 +354,7 @@ class Dispatcher:
         """starts a task in the connection's task group (set by the transport)"""
         self.schedulers = CallSchedulers()
         self._scheduler = self.schedulers.of(owner)
-        self.roots = RootsProtocol(ctx.fs)
+        self.roots = RootsProtocol(ctx.fs) if client_roots else None
         self.ledger = Ledger()
         self.counts = Counts()
         self.running: dict[Any, _Call] = {}
@@ -341,8 +368,11 @@ class Dispatcher:
         self._answered_initialize = False
         self._replay: list[tuple[bytes, tuple[Any, bytes] | None]] = []
         """lines consumed before the SDK was attached, for it to read first"""
-        self._roots_changed = False
-        """a ``notifications/roots/list_changed`` went to the SDK, and no call since"""
+        self.peer = ClientPeer(self)
+        """the client as our calls ask it for its roots"""
+        self._asked = 0
+        self._answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        """our requests to the client (``roots/list``) waiting for their answer, by id"""
         self._asks_approval = isinstance(ctx.fs, SandboxedFileSystem)
         self._sdk: Any = None
         self._sdk_done: anyio.Event | None = None
@@ -385,13 +415,16 @@ class Dispatcher:
             await self.ledger.room()
             await self._start(line.id, line.params)
         elif kind == LIST and self._version is not None and not self.ledger.sdk_busy:
-            answer = list_answer(line.id, tool_entries(self._tools.schemas()))
+            schemas = self._tools.schemas()
+            if not offers_escalation(self._ctx, self._capabilities.get("elicitation") is not None):
+                schemas = without_escalation(schemas)  # D37: nobody at this client can approve one
+            answer = list_answer(line.id, tool_entries(schemas))
             if answer is None:
                 await self._to_sdk(raw)
             else:
                 await self.ledger.room()
                 self.counts.lists += 1
-                call = self._admit(line.id, None, None)
+                call = self._admit(line.id, None)
                 self._spawn(call, self._answer(call, answer))
         elif kind == INITIALIZE and self._sdk is None and not self._answered_initialize:
             answer = self._initialize(raw, line.id, line.params)
@@ -403,6 +436,11 @@ class Dispatcher:
             self._replay.append((raw, None))
         elif kind == CANCEL and self._cancel(line.id):
             pass
+        elif kind == RESPONSE and self._answered(line.id, line.params):
+            pass
+        elif kind == ROOTS_CHANGED and self._version is not None:
+            if self.roots is not None:  # (--ignore-client-roots: nothing to do, as on the SDK route)
+                self.roots.changed(self._owner, self.peer)  # the next call asks again (M3)
         elif kind == CANCEL and self._sdk is None:
             pass  # names no request in flight: the SDK would do nothing with it either
         else:
@@ -430,19 +468,7 @@ class Dispatcher:
         name = params.get("name")
         if type(name) is not str or self._tools.get(name) is None:
             return False
-        if self._asks_approval and self._capabilities.get("elicitation") is not None:
-            return False
-        return self._view() is not _UNSETTLED
-
-    def _view(self) -> Any:
-        """The provider view the next call runs through (``None``: the provider itself), or
-        ``_UNSETTLED`` when the SDK must serve it (it asks for the client's roots, or waits)."""
-        if self._capabilities.get("roots") is None:
-            return None
-        if self._roots_changed:
-            return _UNSETTLED
-        ready, view = self.roots.settled_view(self._owner)
-        return view if ready else _UNSETTLED
+        return not (self._asks_approval and self._capabilities.get("elicitation") is not None)
 
     def _initialize(self, raw: bytes, request_id: Any, params: Any) -> bytes | None:
         found = initialize_answer(raw, version=self._server_version, instructions=self._instructions)
@@ -458,9 +484,9 @@ class Dispatcher:
 
     # -- our calls ----------------------------------------------------------------------------------
 
-    def _admit(self, request_id: Any, turn: Turn | None, view: Any) -> _Call:
+    def _admit(self, request_id: Any, turn: Turn | None) -> _Call:
         key = coerce_id(request_id)
-        call = _Call(key, self._dispatched, turn, view)
+        call = _Call(key, self._dispatched, turn)
         self.running[key] = call
         self.ledger.begin()
         return call
@@ -470,7 +496,7 @@ class Dispatcher:
         its first step before the next line is dispatched (as the SDK's request task does)."""
         name: str = params["name"]
         raw = params["arguments"] if "arguments" in params else {}
-        call = self._admit(request_id, self._scheduler.admit(parallel=self._tools.is_parallel(name, raw)), self._view())
+        call = self._admit(request_id, self._scheduler.admit(parallel=self._tools.is_parallel(name, raw)))
         self.counts.calls += 1
         self._spawn(call, self._run(call, request_id, name, raw))
         if self._has_line():  # the next line is read already: the call takes its first step first
@@ -504,15 +530,18 @@ class Dispatcher:
             call.waiting = True
             try:
                 async with call.turn:
+                    view = None
+                    if self.roots is not None and self._capabilities.get("roots") is not None:  # M3: asked first
+                        view = await self.roots.view_for(self._owner, self.peer, request_id)
                     call.waiting = False
                     try:
-                        with self._ctx.scoped("fs", call.view) if call.view is not None else contextlib.nullcontext():
+                        with self._ctx.scoped("fs", view) if view is not None else contextlib.nullcontext():
                             outcome = await self._tools.execute(name, raw, session=self._owner, signal=call.signal)
                     except Exception as exc:
                         outcome = exc
             except asyncio.CancelledError:
                 if call.cancelled:
-                    return  # given up while waiting for its turn
+                    return  # given up while waiting for its turn or the client's roots
                 raise
             if call.cancelled:
                 return
@@ -604,7 +633,7 @@ class Dispatcher:
         if self._sdk is None:
             module = await self._loader.module()
             server = module.build_server(self._ctx, owner_for=lambda _rctx: self._owner, schedulers=self.schedulers,
-                                         roots=self.roots)
+                                         roots=self.roots, client_roots=self.roots is not None)
             route = module.SdkRoute(server, write=self._write, ledger=self.ledger, observer=self)
             done = self._sdk_done = anyio.Event()
 
@@ -627,11 +656,51 @@ class Dispatcher:
         """The SDK took a request: it is now the latest of its id (a cancellation is its own;
         a call of ours with that id runs on, no longer named by it)."""
         self.running.pop(key, None)
-        if method == "tools/call":
-            self._roots_changed = False  # the SDK serves this call after the change: it asks
 
     def sdk_roots_changed(self) -> None:
-        self._roots_changed = True
+        """A ``notifications/roots/list_changed`` went to the SDK (not of the plain shape): the
+        next call asks again at once, before the SDK's handler has run."""
+        if self.roots is not None:
+            self.roots.changed(self._owner, self.peer)
+
+    # -- our questions to the client ---------------------------------------------------------------
+
+    def _answered(self, request_id: Any, message: dict[str, Any]) -> bool:
+        """The client's answer to one of our requests: whether it was one (else the SDK's)."""
+        answer = self._answers.get(request_id) if type(request_id) is str else None
+        if answer is None or answer.done():
+            return False
+        answer.set_result(message)
+        return True
+
+    async def ask_roots(self) -> list[str]:
+        """Send ``roots/list`` and return the answer's URIs as the SDK's session reads them.
+
+        :raises Exception: an error answer (the SDK's ``MCPError``), a malformed result (its
+            ``ValidationError``), a broken stdout
+        """
+        self._asked += 1
+        request_id = f"dsh-fs-{self._asked}"  # never one of the SDK's (integers)
+        answer = self._answers[request_id] = asyncio.get_running_loop().create_future()
+        try:
+            if not await self._write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "roots/list"},
+                                                separators=(",", ":")).encode() + b"\n"):
+                raise ConnectionError("stdout is broken")
+            message = await answer
+        except BaseException:  # given up (a timeout, the call cancelled): the SDK's courtesy cancel
+            if not answer.done():
+                with anyio.CancelScope(shield=True):
+                    await self._write(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+                        "requestId": request_id, "reason": "caller cancelled"}}, separators=(",", ":")).encode() + b"\n")
+            raise
+        finally:
+            del self._answers[request_id]
+        if "error" in message:
+            raise (await self._loader.module()).client_error(message["error"])
+        uris = plain_roots(message["result"])
+        if uris is None:
+            uris = (await self._loader.module()).roots_of(message["result"], self._version or "")
+        return uris
 
     def sdk_initialized(self, version: str, capabilities: Mapping[str, Any]) -> None:
         """The SDK answered an ``initialize`` with a handshake ``version``."""
@@ -660,6 +729,8 @@ class Dispatcher:
     async def stop(self) -> None:
         """The connection is closing early: every call of ours still running has its signal
         aborted, and is waited for (shielded): a mutation is never cut off."""
+        for answer in self._answers.values():
+            answer.cancel()
         for task, call in self._tasks.items():
             call.cancelled = True
             if call.waiting:

@@ -22,7 +22,8 @@ __all__ = ("FirstCallHint", "PER_CALL_HINT")
 PER_CALL_HINT = (
     "dsh-fs mcp: hint: a call was refused for want of a read, and this server had answered no call "
     "before it: a read made through another server process does not count here. A client that starts "
-    "a server per tool call needs --session NAME (the same NAME every time; docs/MCP.md explains it)."
+    "a server per tool call needs --session NAME, the same NAME every time (docs/MCP.md, Clients that start"
+    " a server per call)."
 )
 
 

@@ -27,6 +27,7 @@ import asyncio
 import errno
 import io
 import os
+import threading
 import select
 import stat
 import time
@@ -35,7 +36,7 @@ from typing import IO, Final
 import anyio
 import anyio.to_thread
 
-__all__ = ("KEPT_PREFIX", "LineReader", "LineWriter", "Oversized", "read_into", "write_all")
+__all__ = ("KEPT_PREFIX", "LineReader", "LineWriter", "Oversized", "Unblocking", "read_into", "write_all")
 
 READ_SIZE: Final = 65536
 """bytes asked for by one read of stdin"""
@@ -369,3 +370,64 @@ def _write(stream: IO[bytes], fd: int | None, data: bytes | memoryview) -> None:
         stream.flush()
         return
     write_all(fd, data)
+
+
+# -- log lines that never wait -------------------------------------------------------------------
+
+
+class Unblocking(io.TextIOBase):
+    """A text stream over descriptor ``fd`` (stderr) whose writes never wait for room: what a full
+    pipe does not take at once is dropped and counted, and the count is said (``dsh-fs mcp: N
+    bytes of log output dropped``) before the next write that fits. Where ``RWF_NOWAIT`` is
+    refused (a terminal, a regular file) writes block as usual. Any thread may write."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._nowait = _nowait_supported()
+        self._dropped = 0
+        self._lock = threading.Lock()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        try:
+            return os.isatty(self._fd)
+        except OSError:
+            return False
+
+    def write(self, text: str) -> int:
+        data = text.encode("utf-8", "backslashreplace")
+        with self._lock:
+            if self._dropped:
+                note = f"dsh-fs mcp: {self._dropped} bytes of log output dropped (stderr was full)\n".encode()
+                if self._put(note) < len(note):
+                    self._dropped += len(data)
+                    return len(text)
+                self._dropped = 0
+            self._dropped += len(data) - self._put(data)
+        return len(text)
+
+    def _put(self, data: bytes) -> int:
+        """Bytes of ``data`` written now (a broken descriptor counts as all: nobody reads it)."""
+        if self._nowait:
+            try:
+                return os.pwritev(self._fd, [data], -1, os.RWF_NOWAIT)
+            except BlockingIOError:
+                return 0
+            except OSError as exc:
+                if exc.errno not in _REFUSED:
+                    return len(data)
+                self._nowait = False
+        try:
+            write_all(self._fd, data)
+        except OSError:
+            pass
+        return len(data)

@@ -6,7 +6,10 @@ descriptors and its event loop:
 * **The descriptors.** As the SDK's own transport does, while serving, fd 0 reads the null
   device and fd 1 goes to stderr; the wire is served from private duplicates, so stray output
   of a tool, of a child process or of a library (the SDK's included, whose import starts in a
-  background thread after this) never corrupts it. Both are restored on exit.
+  background thread after this) never corrupts it. Both are restored on exit. Meanwhile
+  ``sys.stderr`` and ``sys.stdout`` never wait for room (``pipe.Unblocking``): a client that
+  pipes stderr and never reads it loses log lines (their count is said once there is room), not
+  the server (the SDK's warnings, our hints and roots lines, a tool's stray prints).
 * **The first line** is read, and a plain ``initialize`` answered with the SDK's bytes, before
   the event loop starts (DEVIATIONS M2; ``stdio/pipe.py``): the answer comes about 160 ms after
   the spawn (bench/RESULTS.md, start-up rows).
@@ -42,7 +45,7 @@ from ...fs.provider_rules import WRITE_MAX_SIZE
 from ..wire import server_instructions
 from .dispatch import Counts, Dispatcher, SdkLoader, sdk_only_from_env
 from .per_call_hint import FirstCallHint
-from .pipe import LineReader, LineWriter, Oversized
+from .pipe import LineReader, LineWriter, Oversized, Unblocking
 
 __all__ = ("LINE_MAX", "serve_stdio")
 
@@ -64,6 +67,7 @@ def serve_stdio(
     stdout: BinaryIO | None = None,
     sdk_only: bool | None = None,
     close_context: bool = False,
+    client_roots: bool = True,
 ) -> Counts:
     """Serve ``ctx``'s tools to one MCP client on stdin/stdout until it closes stdin; blocking
     (the server runs its own event loop, started after the first line is answered: module
@@ -81,6 +85,8 @@ def serve_stdio(
     :param sdk_only: every line to the SDK; ``None``: ``$DSH_FS_MCP_SDK_ONLY``
     :param close_context: close ``ctx`` on the way out, on the loop that served it (``dsh-fs mcp``:
         an S3 provider's HTTP client belongs to that loop)
+    :param client_roots: a client's declared roots narrow its calls (M3); ``False``: every
+        root is served whatever it declares (``dsh-fs mcp --ignore-client-roots``, D36)
     :return: what the dispatcher served on its own route
     :raises ModuleNotFoundError: the MCP SDK is not installed (the ``[mcp]`` extra)
     :raises Exception: what ``before`` raised
@@ -98,11 +104,12 @@ def serve_stdio(
         if stdout is None:
             stdout, restore = _claim(1, sys.stdout, "wb")
             restores.append(restore)
+            restores.append(_unblocking())
         loader = SdkLoader()
         with ctx.scoped("tools", hint) if hint is not None else contextlib.nullcontext():
             sdk_only = sdk_only_from_env() if sdk_only is None else sdk_only
             connection = _Connection(ctx, session, loader, stdin, stdout, fresh=fresh, sdk_only=sdk_only,
-                                     close_context=close_context)
+                                     close_context=close_context, client_roots=client_roots)
             if before is None and not sdk_only:
                 connection.first_line()
             loader.start()  # after the first answer: the import thread would take the interpreter lock from it
@@ -117,7 +124,7 @@ class _Connection:
     """The reader, the writer and the dispatcher of one stdio connection."""
 
     def __init__(self, ctx: Context, owner: Session, loader: SdkLoader, stdin: IO[bytes], stdout: IO[bytes], *,
-                 fresh: bool, sdk_only: bool, close_context: bool) -> None:
+                 fresh: bool, sdk_only: bool, close_context: bool, client_roots: bool = True) -> None:
         self._ctx = ctx
         self._close_context = close_context
         self._reader = LineReader(stdin, fresh=fresh, limit=LINE_MAX)
@@ -126,7 +133,7 @@ class _Connection:
         self.dispatcher = Dispatcher(
             ctx, owner=owner, loader=loader, version=__version__, instructions=server_instructions(ctx),
             write=self._write, write_blocking=self._writer.write_blocking, has_line=self._reader.has_line,
-            sdk_only=sdk_only,
+            sdk_only=sdk_only, client_roots=client_roots,
         )
 
     def first_line(self) -> None:
@@ -222,6 +229,20 @@ def _claim(fd: int, stream: Any, mode: str) -> tuple[BinaryIO, Callable[[], None
 
     # never closed: a reading thread may still be blocked on it after exit
     return os.fdopen(private, mode, buffering=0, closefd=False), restore
+
+
+def _unblocking() -> Callable[[], None]:
+    """``sys.stderr`` and ``sys.stdout`` (fd 1 is stderr now) as writes that never wait for room;
+    returns what puts them back."""
+    saved = sys.stderr, sys.stdout
+    sys.stderr, sys.stdout = Unblocking(2), Unblocking(1)
+
+    def restore() -> None:
+        for stream in (sys.stderr, sys.stdout):
+            stream.flush()
+        sys.stderr, sys.stdout = saved
+
+    return restore
 
 
 def _diversion(fd: int) -> int:

@@ -4,7 +4,8 @@
 checked every ``period`` seconds) or when the server gets ``SIGHUP``. The new list replaces
 the old (``BearerTokens.replace``): kept tokens keep their principal, new ones get fresh
 names, and a removed token stops authenticating at once; its sessions are ended and its
-stateless observations forgotten (``on_revoked``). A file that cannot be read, or is not a
+stateless observations forgotten (``on_revoked``), and its open connections
+closed (``BearerTokens.on_revoked`` listeners: ``connections.revoke``). A file that cannot be read, or is not a
 valid token file, changes nothing: the previous tokens stay, and ``report`` says why.
 """
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core.jsonvalue import js_numbers
+from ...core.jsonvalue import js_numbers
 
 __all__ = ("JsNumbers",)
 

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..core.session import Session
+from ...core.session import Session
 
 __all__ = ("HttpSessions", "Refused", "SessionLimits")
 

@@ -21,8 +21,9 @@
 * **Before any work (``gate.AuthFirst``, outermost).** The token is checked from the headers
   before a byte of the body is read; bodies over the SDK's 4 MiB get ``413`` (from
   ``Content-Length`` or as they stream), never held whole.
-* **Connections (``connections``).** A request head must arrive within 10 s; a share of the
-  256 connections is kept for connections that showed a token.
+* **Connections (``connections``).** A request head must arrive within 10 s and its body
+  within 30 s; a share of the 256 connections is kept for connections that showed a token,
+  one token holds at most 32, and a revoked token's connections are closed.
 * **Order.** One owner's calls run in arrival order (``server.schedule_calls``).
 
 The endpoint is ``http://HOST:PORT/mcp`` (``http://localhost/mcp`` over a Unix socket);
@@ -61,14 +62,14 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from ..core.context import Context
-from ..core.session import Session
+from ...core.context import Context
+from ...core.session import Session
 from .auth import BearerTokens, require_private
-from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol
+from .connections import ConnectionBudget, ConnectionLimits, guarded_protocol, revoke
 from .gate import AuthFirst
+from ..server import build_server
+from .js_numbers import JsNumbers
 from .revocation import watch_token_file
-from .numbers import JsNumbers
-from .server import build_server
 from .sessions import HttpSessions, Principal, Refused, SessionLimits
 
 __all__ = (
@@ -229,13 +230,19 @@ class _SessionGate:
       reserved first (``503`` when over a limit) and becomes the session when the answer
       names one;
     * a session's request: counted in flight while it runs (``503`` over the limit); a
-      successful ``DELETE`` forgets the session;
+      successful ``DELETE`` forgets the session; a JSON-RPC request whose id is already in
+      flight in the session is answered at once (``400``, ``-32600`` ``request id <id> is
+      already in flight``, the SDK dispatcher's text): the SDK's transport keeps one response
+      stream per id, and a second request would take the first one's, leaving one of them
+      unanswered forever;
     * a stateless (2026-07-28) request: counted in flight for its principal.
     """
 
     def __init__(self, app: _ASGIApp, sessions: HttpSessions) -> None:
         self.app = app
         self.sessions = sessions
+        self._ids: dict[str, set[str]] = {}
+        """the JSON-RPC ids of each session's requests in flight (as the transport keys them)"""
 
     async def __call__(self, scope: _Scope, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -274,9 +281,25 @@ class _SessionGate:
                 status = message.get("status")
             await send(message)
 
+        key: str | None = None
         try:
+            if scope.get("method") == "POST":
+                receive, request_id = await _request_id(receive)
+                if request_id is not None:
+                    key = str(request_id)  # the transport's key: 7 and "7" collide there too
+                    taken = self._ids.setdefault(session_id, set())
+                    if key in taken:
+                        key = None
+                        await _id_in_flight(request_id, send)
+                        return
+                    taken.add(key)
             await self.app(scope, receive, watch)
         finally:
+            if key is not None:
+                taken = self._ids[session_id]
+                taken.discard(key)
+                if not taken:
+                    del self._ids[session_id]
             self.sessions.end(session_id)
             if scope.get("method") == "DELETE" and status is not None and status < 300:
                 self.sessions.drop(session_id)
@@ -299,6 +322,42 @@ class _SessionGate:
         finally:
             if not opened:
                 self.sessions.unreserve(principal)
+
+
+async def _request_id(receive: Any) -> tuple[Any, Any]:
+    """``(receive, id)``: a ``receive`` that gives the whole body again, and the id of the
+    JSON-RPC request it holds (``None`` for a notification, a response, or a body that is not
+    one JSON-RPC request; the transport answers those)."""
+    messages: list[dict[str, Any]] = []
+    while True:  # the body is whole and bounded already (gate.AuthFirst, numbers.JsNumbers)
+        message = await receive()
+        messages.append(message)
+        if message.get("type") != "http.request" or not message.get("more_body", False):
+            break
+    body = b"".join(m.get("body", b"") for m in messages if m.get("type") == "http.request")
+    request_id = None
+    try:
+        parsed = json.loads(body)
+    except ValueError:  # not JSON (UnicodeDecodeError included): the transport says so
+        parsed = None
+    if isinstance(parsed, dict) and "method" in parsed and isinstance(parsed.get("id"), (int, str)) \
+            and not isinstance(parsed.get("id"), bool):
+        request_id = parsed["id"]
+    queue = list(messages)
+
+    async def replay() -> dict[str, Any]:
+        return queue.pop(0) if queue else await receive()
+
+    return replay, request_id
+
+
+async def _id_in_flight(request_id: Any, send: Any) -> None:
+    """``400`` with the JSON-RPC error for a request whose id is in flight in its session."""
+    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {
+        "code": INVALID_REQUEST, "message": f"request id {request_id!r} is already in flight"}}).encode("utf-8")
+    await send({"type": "http.response.start", "status": 400,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _end_session(app: _ASGIApp, session_id: str, principal: Principal, host: str) -> None:
@@ -348,6 +407,7 @@ def build_http_app(
     host_header: str = "127.0.0.1",
     token_file: str | None = None,
     report: Callable[[str], None] = lambda line: None,
+    client_roots: bool = True,
 ) -> tuple[_ASGIApp, HttpSessions]:
     """The ASGI application serving ``ctx`` at ``MCP_PATH``, and its session table.
 
@@ -365,13 +425,15 @@ def build_http_app(
     :param token_file: where ``tokens`` came from: re-read on change or ``SIGHUP``, a removed
         token's sessions ended (``revocation.watch_token_file``)
     :param report: one line for the operator (stderr) per token-file reload
+    :param client_roots: a client's roots narrow its calls (M3); ``False``: every root is
+        served to every client (``dsh-fs mcp --ignore-client-roots``, D36)
     """
     verifier = _verifier(tokens)
     sessions = HttpSessions(root, limits=limits)
     middleware: list[ServerMiddleware[Any]] = [_usage_marker(sessions)]
     if tokens is None:
         middleware.insert(0, _refuse_sessionless_era)
-    server = build_server(ctx, owner_for=_owner_lookup(sessions), middleware=middleware)
+    server = build_server(ctx, owner_for=_owner_lookup(sessions), middleware=middleware, client_roots=client_roots)
     manager = StreamableHTTPSessionManager(
         app=server,
         security_settings=_security(host),
@@ -479,17 +541,27 @@ def server_config(
     app: _ASGIApp, *, tokens: Sequence[str] | BearerTokens | None, connections: ConnectionLimits = ConnectionLimits()
 ) -> uvicorn.Config:
     """The uvicorn configuration serving ``app`` (from ``build_http_app``): h11 with the
-    connection budget and request-head deadline of ``connections.guarded_protocol``.
+    connection budget, the per-token share and the request-head and body deadlines of
+    ``connections.guarded_protocol``; a token the token file drops has its connections closed
+    at once (``connections.revoke``).
 
     :param tokens: the bearer tokens (a connection is proven by a request carrying one);
         ``None``: every connection that sends a complete request head is proven
     """
     verifier = _verifier(tokens)
+    budget: ConnectionBudget[Any] = ConnectionBudget(connections)
+
+    def identify(headers: Sequence[tuple[bytes, bytes]]) -> tuple[bool, str | None]:
+        if verifier is None:
+            return True, None
+        principal = verifier.principal_of(headers)
+        return principal is not None, principal
+
+    if verifier is not None:
+        verifier.on_revoked(lambda principals: revoke(budget, principals))
     return uvicorn.Config(
         app,
-        http=guarded_protocol(
-            ConnectionBudget(connections), verifier.authenticates if verifier is not None else lambda headers: True
-        ),
+        http=guarded_protocol(budget, identify),
         ws="none",
         log_level="warning",
         access_log=False,
@@ -541,6 +613,7 @@ async def serve_http(
     announce: Callable[[str], None] = lambda url: None,
     token_file: str | None = None,
     report: Callable[[str], None] = lambda line: None,
+    client_roots: bool = True,
 ) -> None:
     """Serve ``ctx`` over streamable HTTP until SIGINT/SIGTERM (then return normally).
 
@@ -557,6 +630,7 @@ async def serve_http(
     :param token_file: the file ``tokens`` came from, re-read on change or ``SIGHUP``
         (a removed token is revoked and its sessions ended)
     :param report: one line for the operator (stderr) per token-file reload
+    :param client_roots: as ``build_http_app``'s
     :raises ValueError: for a non-loopback ``host`` or an unsafe socket directory
     :raises OSError: if the address cannot be bound
     """
@@ -567,13 +641,13 @@ async def serve_http(
         netloc = f"{_netloc(host)}:{sock.getsockname()[1]}"
         url = f"http://{netloc}{MCP_PATH}"
         app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=host, host_header=netloc,
-                                token_file=token_file, report=report)
+                                token_file=token_file, report=report, client_roots=client_roots)
     else:
         sock = _bind_unix(unix_socket)
         bound = os.stat(unix_socket).st_ino
         url = f"http://localhost{MCP_PATH}"
         app, _ = build_http_app(ctx, root=root, tokens=verifier, limits=limits, host=None, host_header="localhost",
-                                token_file=token_file, report=report)
+                                token_file=token_file, report=report, client_roots=client_roots)
     web = _Uvicorn(server_config(app, tokens=verifier, connections=connections))
 
     async def announce_when_started() -> None:

@@ -21,7 +21,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from mcp.server.auth.provider import AccessToken
@@ -149,6 +149,13 @@ class BearerTokens:
         _check(tokens)
         self._secrets = [(token.encode("utf-8"), principal_name(i)) for i, token in enumerate(tokens)]
         self._next = len(tokens)
+        self._on_revoked: list[Callable[[list[str]], None]] = []
+
+    def on_revoked(self, listener: Callable[[list[str]], None]) -> None:
+        """Call ``listener`` with the revoked principals each time ``replace`` drops tokens
+        (synchronously, after they stopped authenticating; the connection budget closes their
+        connections this way)."""
+        self._on_revoked.append(listener)
 
     def replace(self, tokens: Sequence[str]) -> list[str]:
         """Accept ``tokens`` from now on (the token file was re-read): a token kept keeps its
@@ -171,6 +178,9 @@ class BearerTokens:
         kept = {secret for secret, _ in secrets_now}
         revoked = [name for secret, name in self._secrets if secret not in kept]
         self._secrets = secrets_now
+        if revoked:
+            for listener in self._on_revoked:
+                listener(revoked)
         return revoked
 
     def __len__(self) -> int:
@@ -192,10 +202,15 @@ class BearerTokens:
         """Whether a request with these (ASGI, lower-case) headers carries one of the tokens:
         an ``Authorization`` header of the ``Bearer`` scheme (any case), read as the SDK's
         ``BearerAuthBackend`` reads it."""
+        return self.principal_of(headers) is not None
+
+    def principal_of(self, headers: Sequence[tuple[bytes, bytes]]) -> str | None:
+        """The principal whose token these (ASGI, lower-case) headers carry (``authenticates``),
+        or ``None``."""
         value = next((v for k, v in headers if k == b"authorization"), None)
         if value is None or not value[:7].lower() == b"bearer ":
-            return False
-        return self.principal(value[7:].decode("latin-1")) is not None
+            return None
+        return self.principal(value[7:].decode("latin-1"))
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The SDK ``TokenVerifier`` method: the ``AccessToken`` of ``principal(token)``, or ``None``.
