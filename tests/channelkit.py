@@ -33,7 +33,8 @@ def channel_fs(root: str | None, **options: Any) -> ChannelFileSystem:
 
 def seed(directory: str) -> None:
     """A small project: text files (LF, CRLF, BOM, a long one), a binary file, an image, a
-    symlinked directory and file inside, a hidden file, ignore rules, nested directories."""
+    symlinked directory and file inside, links to a directory and a file outside, a hidden
+    file, ignore rules, nested directories."""
     os.makedirs(directory, exist_ok=True)
     files = {
         "README.md": "# Title\n\nSome words here.\nTODO: more\n",
@@ -62,6 +63,12 @@ def seed(directory: str) -> None:
             handle.write(data)
     os.symlink("src", os.path.join(directory, "linked"))
     os.symlink("README.md", os.path.join(directory, "readme-link.md"))
+    outside = os.path.join(os.path.dirname(directory), "outside")  # links out of the root (S8)
+    os.makedirs(outside, exist_ok=True)
+    with open(os.path.join(outside, "leak.py"), "w", encoding="utf-8") as handle:
+        handle.write("TODO leaked\n")
+    os.symlink(outside, os.path.join(directory, "escape"))
+    os.symlink(os.path.join(outside, "leak.py"), os.path.join(directory, "src", "leak-link.py"))
 
 
 def reset(directory: str) -> None:

@@ -170,7 +170,7 @@ async def test_open_provider_with_several_s3_urls(two: S3TwoPrefixWorkspace) -> 
         dsh_fs.open_provider("s3://elsewhere/x", roots=urls)
     with pytest.raises(ValueError, match="root= or roots="):
         dsh_fs.open_provider(urls[0], roots=urls, root="/x")
-    with pytest.raises(ValueError, match='roots= applies to a local directory or S3, not "memory://"'):
+    with pytest.raises(ValueError, match='roots= applies to a local directory, S3 or a channel, not "memory://"'):
         dsh_fs.open_provider("memory://", roots=["/a"])
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from .options import OnceCommand, root_option
+from .options import OnceCommand, channel_url, root_option
 
 __all__ = ("AWS_VARIABLES", "client_config", "server_command")
 
@@ -49,11 +49,13 @@ def server_command(*roots: str) -> tuple[str, list[str]]:
     """``(command, args)`` that start ``dsh-fs mcp [--root ROOT …]`` with this installation: the
     ``dsh-fs`` script being run (by its absolute path), else this interpreter with ``-m``.
 
-    :param roots: the served directories (made absolute), each given as one ``--root``
-        (several: DEVIATIONS D28); none for a server of ``--s3`` prefixes
+    :param roots: the served directories (made absolute; a far side's URL as given,
+        docs/CHANNELS.md), each given as one ``--root`` (several: DEVIATIONS D28); none for a
+        server of ``--s3`` prefixes
     """
     script = sys.argv[0] if sys.argv else ""
-    tail = ["mcp", *(arg for path in roots for arg in ("--root", os.path.abspath(path)))]
+    tail = ["mcp", *(arg for path in roots
+                     for arg in ("--root", path if channel_url(path) else os.path.abspath(path)))]
     if os.path.basename(script) == "dsh-fs" and os.path.isfile(script):
         return os.path.abspath(script), tail
     return os.path.abspath(sys.executable), ["-m", "dsh_fs.cli.main", *tail]

@@ -35,10 +35,13 @@ from urllib.parse import unquote, urlsplit
 
 __all__ = (
     "CHANNEL_SCHEMES",
+    "CLOSE_GRACE_S",
     "Channel",
     "CommandChannel",
     "ProcessTransport",
+    "REASON_WAIT_S",
     "SSH_COMMAND_ENV",
+    "STDERR_KEEP",
     "SshChannel",
     "Transport",
     "channel_for_url",
@@ -52,6 +55,13 @@ expansions), as ``GIT_SSH_COMMAND`` does for git"""
 
 STDERR_KEEP = 4096
 """bytes of the far command's stderr kept to say why it ended"""
+
+CLOSE_GRACE_S = 10.0
+"""how long a closed command may take to end by itself (the helper finishes a mutation under
+way) before it is killed, seconds"""
+
+REASON_WAIT_S = 2.0
+"""how long an ended channel's command is awaited to say why it ended, seconds"""
 
 _READ = 1 << 20
 
@@ -161,7 +171,7 @@ class ProcessTransport(Transport):
 
     async def reason(self) -> str:
         try:
-            await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+            await asyncio.wait_for(asyncio.shield(self.process.wait()), REASON_WAIT_S)
         except asyncio.TimeoutError:
             return "it stopped answering"
         try:
@@ -182,7 +192,7 @@ class ProcessTransport(Transport):
         if process.stdin is not None and not process.stdin.is_closing():
             process.stdin.close()
         try:
-            await asyncio.wait_for(asyncio.shield(process.wait()), 10.0)
+            await asyncio.wait_for(asyncio.shield(process.wait()), CLOSE_GRACE_S)
         except asyncio.TimeoutError:
             if process.returncode is None:
                 process.kill()

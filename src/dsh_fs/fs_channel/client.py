@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import os
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -37,10 +39,15 @@ from .wire import FrameReader, ProtocolError, encode_frame
 __all__ = (
     "ABORT_GRACE_S",
     "Aborted",
+    "CODE_HINTS",
     "Connection",
+    "HINTS_KEPT",
     "OPEN_OPTIONS",
     "START_TIMEOUT_S",
     "WATCH_POLL_S",
+    "hints_file",
+    "remember",
+    "remembered",
     "settings_for",
 )
 
@@ -63,7 +70,65 @@ _END = object()
 
 CODE_HINTS: dict[tuple[str, str, str], dict[str, str]] = {}
 """(channel identity, interpreter, bundle hash) → the SHA-256 of the compiled code an earlier
-start kept there (``boot.compiled``): the far side uses its cached code only when it matches"""
+start kept there (``boot.compiled``): the far side uses its cached code only when it matches.
+Kept in this process, and in ``hints_file()`` for the next processes (the tool commands start
+one helper each)."""
+
+HINTS_KEPT = 64
+"""code hashes kept in the hints file at most (the newest)"""
+
+
+def hints_file() -> str:
+    """This user's file of remembered code hashes: ``$XDG_CACHE_HOME/dsh-fs/channel-code.json``
+    (else ``~/.cache/…``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "dsh-fs", "channel-code.json")
+
+
+def _hint_name(key: tuple[str, str, str]) -> str:
+    return "\0".join(key)
+
+
+def remembered(key: tuple[str, str, str]) -> dict[str, str] | None:
+    """The code hash an earlier start reported for ``key``: this process's, else the file's."""
+    found = CODE_HINTS.get(key)
+    if found is not None:
+        return found
+    try:
+        with open(hints_file(), encoding="utf-8") as handle:
+            stored = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    hint = stored.get(_hint_name(key)) if isinstance(stored, dict) else None
+    if isinstance(hint, dict) and all(isinstance(hint.get(k), str) for k in ("magic", "hash")):
+        CODE_HINTS[key] = hint
+        return hint
+    return None
+
+
+def remember(key: tuple[str, str, str], hint: dict[str, str]) -> None:
+    """Keep ``hint`` for ``key`` here and in the hints file (best effort: a file that cannot be
+    written costs the next process a compile on the far side)."""
+    CODE_HINTS[key] = hint
+    path = hints_file()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            stored = json.load(handle)
+        if not isinstance(stored, dict):
+            stored = {}
+    except (OSError, ValueError):
+        stored = {}
+    stored.pop(_hint_name(key), None)
+    stored[_hint_name(key)] = hint
+    kept = dict(list(stored.items())[-HINTS_KEPT:])
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        temp = f"{path}.{os.getpid()}.tmp"
+        with open(temp, "w", encoding="utf-8") as handle:
+            json.dump(kept, handle)
+        os.replace(temp, path)
+    except OSError:
+        pass
 
 
 class Aborted(Exception):
@@ -148,7 +213,7 @@ class Connection:
 
     async def _start(self, settings: dict[str, Any], bundle: Bundle, python: str, identity: str) -> None:
         hint_key = (identity, python, bundle.digest)
-        boot = {"hash": bundle.digest, "code": CODE_HINTS.get(hint_key)}
+        boot = {"hash": bundle.digest, "code": remembered(hint_key)}
         await self._send_start(encode_frame({"boot": boot}) + encode_frame({"open": settings}))
         while True:
             message, _ = await self._next_start_frame(python)
@@ -156,7 +221,7 @@ class Connection:
                 await self._send_start(encode_frame({}, bundle.data))
             elif "code" in message:
                 if isinstance(message["code"], dict):
-                    CODE_HINTS[hint_key] = message["code"]
+                    remember(hint_key, message["code"])
             elif "ready" in message:
                 self.ready = message["ready"] if isinstance(message["ready"], dict) else {}
                 return

@@ -127,7 +127,7 @@ class ExecTransport(Transport):
         if fresh:
             self._received += len(fresh)
             self._incoming.put_nowait(fresh)
-        if message.get("ended") is not None and out_at + len(data) >= self._received:
+        if message.get("ended") is not None and out_at + len(data) >= self._received and self._ended is None:
             self._status = message["ended"] if isinstance(message["ended"], int) else None
             self._end(f"exit status {message['ended']}: {str(message.get('why') or '').strip()}".rstrip(": "))
 
@@ -206,6 +206,7 @@ class ExecTransport(Transport):
         self._end("the channel was closed")
         for task in self._tasks:
             task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 class ExecChannel(Channel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -132,6 +133,24 @@ def test_mcp_refuses_local_and_far_roots_together(in_box: tuple[str, str], tmp_p
     assert done.returncode == 2 and "--root: serve local directories or a far side's, not both" in done.stderr
 
 
+async def test_docker_and_kubectl_urls_reach_the_box_through_their_cli(in_box: tuple[str, str], tmp_path: Any) -> None:
+    """``docker://`` with a docker-compatible CLI (podman, ``program=``), and ``kubectl://``
+    through a stand-in ``kubectl`` that runs the command it is given in the box (no cluster
+    here): the argument vectors they build work end to end."""
+    here, url = in_box
+    box, far = podman_name(url), "/" + url.split("://", 1)[1].split("/", 1)[1]
+    fake = tmp_path / "kubectl"
+    fake.write_text(f'#!/bin/sh\n[ "$1 $2" = "exec -i" ] || exit 9\nshift 2\npod=$1\nshift\n'
+                    f'[ "$1" = "--" ] || exit 9\nshift\nexec {shutil.which("podman")} exec -i "$pod" "$@"\n')
+    fake.chmod(0o700)
+    for provider in (dsh_fs.open_provider(f"docker://{box}{far}", program="podman"),
+                     dsh_fs.open_provider(f"kubectl://{box}{far}", program=str(fake))):
+        async with provider:
+            target = await provider.resolve("a.txt")
+            assert target.key == f"{provider.identity}{far}/a.txt"
+            assert await provider.read_text(target) == "alpha\nbeta TODO\n"
+
+
 def test_a_framework_adapter_over_a_podman_box(in_box: tuple[str, str]) -> None:
     from dsh_fs.adapters.deepagents import DshFsBackend
 
@@ -150,3 +169,10 @@ def test_a_framework_adapter_over_a_podman_box(in_box: tuple[str, str]) -> None:
         backend.close()
     with open(os.path.join(here, "a.txt"), encoding="utf-8") as handle:
         assert handle.read() == "omega\nbeta TODO\n"
+
+
+def test_client_config_keeps_a_far_sides_url(tmp_path: Any) -> None:
+    done = _cli("client-config", "--root", "podman://box/work", "--root", "podman://box/lib")
+    assert done.returncode == 0, done.stderr
+    args = __import__("json").loads(done.stdout)["mcpServers"]["dsh-fs"]["args"]
+    assert args[-4:] == ["--root", "podman://box/work", "--root", "podman://box/lib"]

@@ -50,6 +50,13 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("apply_patch", {"input": "*** Begin Patch\n*** Update File: src/util.py\n@@\n-import os\n+import sys\n"
                               "*** Add File: added.txt\n+added\n*** End Patch\n"}),
     ("read", {"file_path": "added.txt"}),
+    ("str_replace_based_edit_tool", {"command": "view", "path": "src"}),
+    ("str_replace_based_edit_tool", {"command": "str_replace", "path": "added.txt", "old_str": "added",
+                                     "new_str": "changed"}),
+    ("str_replace_based_edit_tool", {"command": "create", "path": "made.txt", "file_text": "made\n"}),
+    ("str_replace_based_edit_tool", {"command": "insert", "path": "made.txt", "insert_line": 1,
+                                     "new_str": "second"}),
+    ("read", {"file_path": "made.txt"}),
 ]
 
 
@@ -71,7 +78,7 @@ async def _run(ctx: dsh_fs.Context, root: str, changed_behind: bool) -> list[tup
 async def test_every_tool_says_over_the_channel_what_it_says_on_the_local_disk(tmp_path: Any, profile: str) -> None:
     root = os.path.realpath(os.path.join(str(tmp_path), "project"))
     seed(root)
-    options = dict(profile=profile, images=True, faces=("apply_patch",))
+    options = dict(profile=profile, images=True, faces=("apply_patch", "str_replace_based_edit_tool"))
     local = await _run(dsh_fs.create_context(cwd=root, root=root, **options), root, True)
     reset(root)
     remote = await _run(dsh_fs.create_context(cwd=root, provider=channel_fs(root, profile=profile), **options),

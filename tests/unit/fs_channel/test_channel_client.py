@@ -7,6 +7,7 @@ garbles (C2)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,8 +95,9 @@ async def _open(transport: FakeTransport, answers: list[dict[str, Any]], **kw: A
 
 
 @pytest.fixture(autouse=True)
-def _no_hints(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_hints(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setattr(client, "CODE_HINTS", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "near-cache"))
 
 
 async def test_start_sends_boot_and_open_and_takes_ready() -> None:
@@ -107,6 +109,10 @@ async def test_start_sends_boot_and_open_and_takes_ready() -> None:
     assert [m for m, _ in transport.frames] == [{"boot": {"hash": BUNDLE.digest, "code": None}}, {"open": SETTINGS}]
     assert connection.ready == {"root": "/w", "pid": 7} and connection.alive
     assert transport.busy_calls == [True, False]
+    assert connection.bytes_sent == len(encode_frame({"boot": {"hash": BUNDLE.digest, "code": None}})) + len(
+        encode_frame({"open": SETTINGS}))
+    assert connection.bytes_received == len(encode_frame({"ready": {"root": "/w", "pid": 7}}))
+    assert connection.round_trips == 0
     await connection.aclose()
     assert transport.closed and not connection.alive
 
@@ -120,6 +126,36 @@ async def test_start_sends_the_bundle_when_asked_and_remembers_the_code_hash() -
     again = FakeTransport()
     await _open(again, [{"ready": {}}])
     assert again.frames[0][0] == {"boot": {"hash": BUNDLE.digest, "code": {"magic": "m", "hash": "h"}}}
+    client.CODE_HINTS.clear()  # another process: the hint comes from the file
+    assert client.remembered(("fake://far", "python3", BUNDLE.digest)) == {"magic": "m", "hash": "h"}
+    assert client.remembered(("fake://far", "python2", BUNDLE.digest)) is None
+
+
+def test_the_hints_file_keeps_the_newest(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert client.hints_file() == str(tmp_path / "near-cache" / "dsh-fs" / "channel-code.json")
+    client.remember(("first", "p", "d"), {"magic": "m", "hash": "f"})
+    assert os.stat(os.path.dirname(client.hints_file())).st_mode & 0o777 == 0o700
+    monkeypatch.setattr(client, "HINTS_KEPT", 3)
+    for n in range(5):
+        client.remember((f"id{n}", "p", "d"), {"magic": "m", "hash": str(n)})
+    client.CODE_HINTS.clear()
+    assert [client.remembered((f"id{n}", "p", "d")) for n in range(5)] == [
+        None, None, {"magic": "m", "hash": "2"}, {"magic": "m", "hash": "3"}, {"magic": "m", "hash": "4"}]
+    client.remember(("id2", "p", "d"), {"magic": "m", "hash": "2b"})  # the newest again: kept last
+    client.remember(("id5", "p", "d"), {"magic": "m", "hash": "5"})
+    client.CODE_HINTS.clear()
+    assert client.remembered(("id3", "p", "d")) is None and client.remembered(("id2", "p", "d"))["hash"] == "2b"
+    with open(client.hints_file(), "w", encoding="utf-8") as handle:
+        handle.write('{"id9\\u0000p\\u0000d": {"magic": 1}}')
+    assert client.remembered(("id9", "p", "d")) is None  # a malformed entry is no hint
+    with open(client.hints_file(), "w", encoding="utf-8") as handle:
+        handle.write("[]")
+    client.remember(("idA", "p", "d"), {"magic": "m", "hash": "a"})
+    client.CODE_HINTS.clear()
+    assert client.remembered(("idA", "p", "d")) == {"magic": "m", "hash": "a"}
+    monkeypatch.setenv("XDG_CACHE_HOME", "/proc/nowhere")
+    client.remember(("idB", "p", "d"), {"magic": "m", "hash": "b"})  # cannot be written: kept here only
+    assert client.remembered(("idB", "p", "d")) == {"magic": "m", "hash": "b"}
 
 
 @pytest.mark.parametrize(("answer", "message"), [
@@ -135,6 +171,27 @@ async def test_a_refused_start_says_why(answer: dict[str, Any], message: str) ->
     with pytest.raises(errors.ChannelError) as caught:
         await _open(transport, [answer])
     assert str(caught.value) == message and caught.value.before_sent
+    assert transport.closed
+
+
+@pytest.mark.parametrize(("status", "why", "python", "missing"), [
+    (127, "sh: 1: python3: not found", "python3", True),
+    (127, "exec: python3: executable file not in $PATH", "python3", True),
+    (126, "python3: Permission denied", "python3", True),
+    (127, "sh: docker: not found", "python3", False),
+    (1, "python3: can't open file", "python3", False),
+    (1, "bash: /opt/py: not found", "/opt/py", True),
+    (128, "python3 was killed", "python3", False),
+    (255, "ssh: Could not resolve hostname", "python3", False),
+])
+async def test_an_interpreter_not_found_is_told_apart(status: int, why: str, python: str, missing: bool) -> None:
+    transport = FakeTransport()
+    transport.why = f"exit status {status}: {why}"
+    transport.end(status)
+    with pytest.raises(errors.ChannelError) as caught:
+        await Connection.open(FakeChannel(transport), SETTINGS, BUNDLE, python=python)
+    assert str(caught.value).startswith(f"there is no {python} on fake://far" if missing else
+                                        "the dsh-fs helper could not start over fake://far: exit status")
     assert transport.closed
 
 
@@ -170,9 +227,11 @@ async def test_a_start_that_garbles_or_says_too_much_is_refused() -> None:
 
 
 async def test_a_start_without_an_answer_times_out() -> None:
+    transport = FakeTransport()
     with pytest.raises(errors.ChannelError) as caught:
-        await Connection.open(FakeChannel(FakeTransport()), SETTINGS, BUNDLE, start_timeout=0.05)
+        await Connection.open(FakeChannel(transport), SETTINGS, BUNDLE, start_timeout=0.05)
     assert str(caught.value) == "the dsh-fs helper could not start over fake://far: no answer within 0.05 s"
+    assert transport.closed
 
 
 async def test_a_channel_program_that_cannot_start_here() -> None:
@@ -203,7 +262,8 @@ async def test_requests_are_answered_by_id_in_any_order() -> None:
     assert await second == (None, b"bytes")
     with pytest.raises(FsError, match='cannot stat "/a": not found'):
         await first
-    assert connection.round_trips == 2 and transport.busy_calls[-1] is False
+    assert connection.round_trips == 2 and transport.busy_calls == [True, False, True, False]
+    assert not connection._pending and not connection._watched  # nothing kept for answered requests
     odd = asyncio.ensure_future(connection.call("stat", {}))
     request, _ = await transport.next_frame()
     transport.push({"id": request["id"]})
@@ -251,6 +311,8 @@ async def test_a_mutation_waits_its_grace_after_the_abort() -> None:
     request, _ = await transport.next_frame()
     signal.abort()
     assert await transport.next_frame() == ({"abort": request["id"]}, b"")
+    await asyncio.sleep(0.03)
+    assert not call.done()  # the grace runs from the abort
     with pytest.raises(errors.ChannelError) as caught:
         await call
     assert str(caught.value) == ("aborted, and fake://far did not answer within 0.1 s; the file is unchanged or "
@@ -287,8 +349,9 @@ async def test_a_cancelled_caller() -> None:
 async def test_a_channel_that_ends_fails_what_is_unanswered_and_what_follows() -> None:
     transport = FakeTransport()
     connection = await _open(transport, [{"ready": {}}])
+    transport.frames.clear()
     call = asyncio.ensure_future(connection.call("stat", {}))
-    await transport.next_frame()
+    await transport.next_frame()  # sent: unanswered
     transport.why = "killed by SIGKILL"
     transport.end(None)
     with pytest.raises(errors.ChannelError) as caught:
@@ -312,6 +375,7 @@ async def test_a_send_into_a_dead_channel_says_why() -> None:
 async def test_a_garbled_answer_ends_the_connection() -> None:
     transport = FakeTransport()
     connection = await _open(transport, [{"ready": {}}])
+    transport.frames.clear()
     call = asyncio.ensure_future(connection.call("stat", {}))
     await transport.next_frame()
     transport.incoming.put_nowait(b"\x00\x00\x00\x02\x00\x00\x00\x00[]")
@@ -340,6 +404,16 @@ async def test_a_stream_takes_chunks_with_credit_and_its_end() -> None:
     transport.push({"id": request["id"], "r": "done"})
     await task
     assert got == [(0, b"\x00"), (1, b"\x01"), (2, b"\x02"), (3, b"\x03"), ({"end": "done"}, b"")]
+    await asyncio.sleep(0.02)
+    assert transport.frames == []  # two grants of two, no cancel after the end
+    assert not connection._pending and transport.busy_calls[-2:] == [True, False]
+    default = connection.stream("walk", {})
+    step = asyncio.ensure_future(default.__anext__())
+    request, _ = await transport.next_frame()
+    assert request["a"] == {"n": 4}
+    transport.push({"id": request["id"], "r": None})
+    with pytest.raises(StopAsyncIteration):
+        await step
 
 
 async def test_a_stream_abandoned_or_failed() -> None:
@@ -359,6 +433,8 @@ async def test_a_stream_abandoned_or_failed() -> None:
     transport.push({"id": request["id"], "e": {"c": "FS_NOT_FOUND", "m": "gone"}})
     with pytest.raises(FsError, match="gone"):
         await step
+    await asyncio.sleep(0.02)
+    assert transport.frames == []  # ended by its error: nothing to cancel
     aborted = connection.stream("stream_bytes", {}, signal=signal)
     step = asyncio.ensure_future(aborted.__anext__())
     request, _ = await transport.next_frame()
@@ -376,3 +452,80 @@ async def test_a_stream_abandoned_or_failed() -> None:
     assert client.settings_for("/r", None, "/r", "default", {}) == {
         "root": "/r", "roots": None, "cwd": "/r", "profile": "default", "options": {}}
     assert client.settings_for(None, ("/a", "/b"), "/a", "reference", {"x": 1})["roots"] == ["/a", "/b"]
+
+
+async def test_only_the_aborted_request_is_aborted() -> None:
+    transport = FakeTransport()
+    connection = await _open(transport, [{"ready": {}}])
+    transport.frames.clear()
+    calm, hasty = AbortSignal(), AbortSignal()
+    first = asyncio.ensure_future(connection.call("read_text", {}, signal=calm))
+    one, _ = await transport.next_frame()
+    second = asyncio.ensure_future(connection.call("read_text", {}, signal=hasty))
+    two, _ = await transport.next_frame()
+    hasty.abort()
+    with pytest.raises(Aborted):
+        await second
+    assert [await transport.next_frame(), await transport.next_frame()] == [
+        ({"abort": two["id"]}, b""), ({"cancel": two["id"]}, b"")]
+    await asyncio.sleep(0.05)
+    assert not transport.frames and not first.done()  # the other one was left alone
+    transport.push({"id": one["id"], "r": "text"})
+    assert await first == ("text", b"")
+
+
+async def test_a_stream_under_way_when_the_channel_ends() -> None:
+    transport = FakeTransport()
+    connection = await _open(transport, [{"ready": {}}])
+    transport.frames.clear()
+    chunks = connection.stream("walk", {})
+    step = asyncio.ensure_future(chunks.__anext__())
+    await transport.next_frame()
+    transport.why = "exit status 1"
+    transport.end(1)
+    with pytest.raises(errors.ChannelError, match=r"closed before the answer \(exit status 1\)"):
+        await step
+
+
+async def test_closing_fails_what_is_unanswered() -> None:
+    transport = FakeTransport()
+    connection = await _open(transport, [{"ready": {}}])
+    transport.frames.clear()
+    call = asyncio.ensure_future(connection.call("stat", {}))
+    await transport.next_frame()
+    await connection.aclose()
+    with pytest.raises(errors.ChannelError) as caught:
+        await call
+    assert str(caught.value) == "the channel to fake://far closed before the answer (the connection was closed)"
+
+
+async def test_a_fault_of_this_side_while_reading_ends_the_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    transport = FakeTransport()
+    connection = await _open(transport, [{"ready": {}}])
+
+    def broken(message: dict[str, Any], body: bytes) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(connection, "_deliver", broken)
+    transport.frames.clear()
+    call = asyncio.ensure_future(connection.call("stat", {}))
+    request, _ = await transport.next_frame()
+    transport.push({"id": request["id"], "r": None})
+    with pytest.raises(errors.ChannelError) as caught:
+        await call
+    assert str(caught.value) == "the dsh-fs helper on fake://far answered outside the protocol (KeyError: 'boom')"
+    assert transport.closed
+
+
+async def test_a_malformed_error_answer_is_a_protocol_error() -> None:
+    from dsh_fs.fs_channel.wire import ProtocolError
+
+    transport = FakeTransport()
+    connection = await _open(transport, [{"ready": {}}])
+    transport.frames.clear()
+    call = asyncio.ensure_future(connection.call("stat", {}))
+    request, _ = await transport.next_frame()
+    transport.push({"id": request["id"], "e": {"c": "FS_WHAT", "m": "x"}})
+    with pytest.raises(ProtocolError, match="not an FsError code"):
+        await call
+    assert connection.alive

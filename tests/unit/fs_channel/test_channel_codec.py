@@ -112,6 +112,8 @@ def test_other_errors_keep_their_type_when_the_seam_documents_it() -> None:
     os_error = codec.decode_error(_wire(codec.encode_error(FileNotFoundError(errno.ENOENT, "gone"))))
     assert isinstance(os_error, OSError) and (os_error.errno, os_error.strerror) == (errno.ENOENT, "gone")
     assert codec.encode_error(OSError("no errno")) == {"x": "OSError", "m": "no errno"}
+    plain = codec.decode_error({"x": "OSError", "m": "no errno"})
+    assert type(plain) is RuntimeError and str(plain) == "OSError on the far side: no errno"
 
 
 @pytest.mark.parametrize("value", [None, "x", [], {"m": 1}, {"m": "x"}, {"m": "x", "c": "FS_NOPE"},
@@ -131,7 +133,7 @@ def test_a_malformed_error_is_a_protocol_error(value: Any) -> None:
     (codec.decode_dir_entries, [["n", "link", "k", "d", None, None]]),
     (codec.decode_dir_entries, [["n", "file", 3, "d", None, None]]),
     (codec.decode_dir_entries, [["n", "file", "k", 3, None, None]]),
-    (codec.decode_walk_entries, "x"), (codec.decode_walk_entries, [["r", "other", "k", "d", None, None]]),
+    (codec.decode_walk_entries, "x"), (codec.decode_walk_entries, 5), (codec.decode_walk_entries, [["r", "other", "k", "d", None, None]]),
     (codec.decode_walk_entries, [["r", "file", "k", "d"]]), (codec.decode_walk_entries, [["r", "file", 1, "d", None, None]]),
     (codec.decode_walk_entries, [["r", "file", "k", 1, None, None]]),
     (codec.decode_write_intent, "x"), (codec.decode_write_intent, ["w", "v"]), (codec.decode_write_intent, ["v"]),
@@ -142,7 +144,7 @@ def test_a_malformed_error_is_a_protocol_error(value: Any) -> None:
     (codec.decode_edit_outcome, ["v", None, None, [1, "2"]]), (codec.decode_edit_outcome, ["v", None, None, 3]),
     (codec.decode_edit_outcome, ["v", 1, None, None]),
     (codec.decode_window, [1, 2, 3, 4, True]), (codec.decode_window, [1, 2, 3, 4, True, 0]),
-    (codec.decode_window, [1, 2, 3, "4", True, False]),
+    (codec.decode_window, [1, 2, 3, "4", True, False]), (codec.decode_window, [1, 2, 3, 4, 0, True]),
     (codec.decode_window_result, [1, ["a"], 1]), (codec.decode_window_result, [1, "a", 1, False]),
     (codec.decode_window_result, [1, ["a"], 1, 0]), (codec.decode_window_result, [1, [2], 1, False]),
     (codec.decode_version, 3), (codec.decode_delete_outcome, None),

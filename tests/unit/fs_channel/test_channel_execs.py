@@ -11,9 +11,11 @@ import base64
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -247,3 +249,192 @@ async def test_an_exec_channel_runs_the_relay_with_the_helpers_interpreter() -> 
     assert await transport.receive() == b""  # it could not start: the transport ends
     assert (await transport.reason()).startswith("the exec channel failed: no sandbox")
     assert channel.identity == "e2b://sb" and channel.max_reply == 10 and channel.max_send == 20
+
+
+def _fresh_transport() -> ExecTransport:
+    async def never(argv: Sequence[str], stdin: bytes) -> bytes:
+        raise AssertionError("no exec expected")
+
+    return ExecTransport(never, ["r"], max_reply=1 << 20)
+
+
+async def test_what_an_exec_brought_is_taken_once_by_offset() -> None:
+    transport = _fresh_transport()
+    with pytest.raises(ProtocolError, match="not a frame"):
+        transport._take(b"\x00\x00")
+    with pytest.raises(ProtocolError, match="not one frame"):
+        transport._take(relay.frame({"out_at": 0, "in": 0}, b"ab") + b"x")
+    with pytest.raises(ProtocolError, match="has no offsets"):
+        transport._take(relay.frame({"in": 0}))
+    with pytest.raises(ProtocolError, match="has no offsets"):
+        transport._take(relay.frame({"out_at": 0, "in": "0"}))
+    transport._take(relay.frame({"out_at": 0, "in": 4}, b"hello"))
+    assert (transport._received, transport._sent, await transport.receive()) == (5, 4, b"hello")
+    transport._take(relay.frame({"out_at": 3, "in": 2}, b"lo world"))  # overlaps: only what is new
+    assert (transport._received, transport._sent, await transport.receive()) == (11, 4, b" world")
+    transport._take(relay.frame({"out_at": 11, "in": 9}))
+    assert transport._incoming.empty() and transport._sent == 9
+    with pytest.raises(ProtocolError, match="skipped helper output"):
+        transport._take(relay.frame({"out_at": 12, "in": 9}, b"!"))
+    transport._take(relay.frame({"out_at": 9, "in": 9, "ended": 0, "why": " bye \n"}, b"ld!"))
+    assert await transport.receive() == b"!" and await transport.receive() == b""
+    assert (transport.exit_status, await transport.reason()) == (0, "exit status 0: bye")
+    transport._take(relay.frame({"out_at": 12, "in": 9, "ended": 5}))  # after the end: nothing changes
+    assert transport.exit_status == 0
+
+
+async def test_the_helpers_end_is_taken_only_with_its_last_output() -> None:
+    early = _fresh_transport()
+    early._take(relay.frame({"out_at": 0, "in": 0, "ended": None}, b"ab"))
+    assert early._ended is None
+    quiet = _fresh_transport()
+    quiet._take(relay.frame({"out_at": 0, "in": 0, "ended": "?", "why": ""}))
+    assert (quiet.exit_status, await quiet.reason()) == (None, "exit status ?")
+    gone = _fresh_transport()
+    gone._take(relay.frame({"gone": True, "why": "idle"}))
+    assert await gone.reason() == "the helper's hub is gone (idle)" and await gone.receive() == b""
+    with pytest.raises(ConnectionResetError, match="gone"):
+        await gone.send(b"x")
+    assert await _fresh_transport().reason() == "it ended"
+
+
+async def test_a_hub_that_takes_nothing_ends_the_transport() -> None:
+    async def stubborn(argv: Sequence[str], stdin: bytes) -> bytes:
+        return relay.frame({"out_at": 0, "in": 0})
+
+    transport = ExecTransport(stubborn, ["r"], max_reply=1 << 20)
+    await transport.start(["cat"])
+    await transport.send(b"x")
+    assert await asyncio.wait_for(transport.receive(), 30) == b""
+    assert await transport.reason() == "the helper's hub took none of the bytes sent"
+    await transport.aclose()
+
+
+async def test_failed_execs_are_tried_twice_more_by_default(tmp_path: Any) -> None:
+    fake = FakeHub(tmp_path)
+    transport = ExecTransport(fake.run, ["r"], max_reply=1 << 20)
+    await transport.start(["cat"])
+    fake.failures = 2
+    assert await _echo(transport, b"ok") == b"ok"
+    fake.failures = 3
+    await transport.send(b"x")
+    assert await asyncio.wait_for(transport.receive(), 30) == b""
+    assert await transport.reason() == "the exec channel failed: the sandbox API is busy"
+
+
+async def test_closing_ends_the_transport() -> None:
+    async def answer(argv: Sequence[str], stdin: bytes) -> bytes:
+        message, _ = relay.parse(stdin)
+        return relay.frame({"out_at": 0, "in": message.get("in_at", 0)})
+
+    transport = ExecTransport(answer, ["r"], max_reply=1 << 20)
+    await transport.start(["cat"])
+    await transport.aclose()
+    assert await transport.reason() == "the channel was closed"
+    assert all(task.done() for task in transport._tasks)
+
+
+def test_an_exec_channels_defaults() -> None:
+    async def run(argv: Sequence[str], stdin: bytes) -> bytes:
+        return b""
+
+    channel = ExecChannel(run, identity="x://y")
+    assert (channel.text, channel.max_reply, channel.max_send) == (False, 1 << 20, None)
+
+
+async def test_shell_exec_takes_only_a_whole_answer_line() -> None:
+    good = base64.b64encode(b"yes").decode()
+    for output in ("DSHFS:ab!cd", f"DSHFS:ab!cd\nDSHFS:{good}"):  # not base64: the first answer line decides
+        async def say(command: str, output: str = output) -> str:
+            return output
+
+        with pytest.raises(ProtocolError, match="the command gave no answer line"):
+            await shell_exec(say)(["x"], b"")
+
+
+def test_the_relays_frames() -> None:
+    message, body = relay.parse(relay.frame({"a": 1}, b"xyz") + b"trailing")
+    assert (message, body) == ({"a": 1}, b"xyz")
+    assert relay.parse(relay.frame({}, b"")) == ({}, b"")
+    for bad in (relay.frame({"a": 1}, b"xyz")[:-1], relay.HEADER.pack(relay.LIMIT + 1, 0) + b"{}",
+                relay.HEADER.pack(2, relay.LIMIT + 1) + b"{}"):
+        with pytest.raises(ValueError, match="not a frame"):
+            relay.parse(bad)
+    assert relay.LIMIT == 1 << 30
+    left, right = socket.socketpair()
+    try:
+        sender = threading.Thread(target=left.sendall, args=(relay.frame({"b": 2}, b"q" * 300_000),))
+        sender.start()  # more than a socket buffer holds: sent while it is read
+        assert relay.recv_frame(right) == ({"b": 2}, b"q" * 300_000)  # read whole across many recv calls
+        sender.join()
+        left.sendall(relay.HEADER.pack(relay.LIMIT + 1, 0))
+        with pytest.raises(ValueError, match="not a frame"):
+            relay.recv_frame(right)
+        left.sendall(relay.HEADER.pack(0, relay.LIMIT + 1))
+        with pytest.raises(ValueError, match="not a frame"):
+            relay.recv_frame(right)
+        left.sendall(b"\x00\x00")
+        left.shutdown(socket.SHUT_WR)
+        with pytest.raises(EOFError, match="the connection ended"):
+            relay.recv_exact(right, 4)
+    finally:
+        left.close()
+        right.close()
+
+
+def test_a_hub_connection_is_answered_and_closed(hub: relay.Hub) -> None:
+    left, right = socket.socketpair()
+    left.sendall(relay.frame({"in_at": 0, "ack": 0, "wait": 2000}, b"via socket"))
+    hub.handle(right)
+    message, data = relay.recv_frame(left)
+    assert message["in"] == 10 and data.startswith(b"via")
+    assert left.recv(1) == b""  # the hub closed its end
+    left.close()
+    broken, other = socket.socketpair()
+    broken.sendall(b"\x00")
+    broken.close()
+    hub.handle(other)  # a malformed request: no answer, no failure
+    assert other.fileno() == -1
+
+
+def test_a_requests_defaults_and_bounds(hub: relay.Hub) -> None:
+    answer, data = relay.parse(hub.answer({}, b"no offsets"))  # in_at 0, ack 0, wait 0, max 1 MiB
+    assert answer["in"] == 10 and answer["out_at"] == 0
+    while len(data) < 10:
+        answer, data = relay.parse(hub.answer({"in_at": 10, "wait": 2000}, b""))
+    assert data == b"no offsets"
+    answer, data = relay.parse(hub.answer({"in_at": 10, "max": 0}, b""))
+    assert data == b"n"  # at least one byte
+    answer, data = relay.parse(hub.answer({"in_at": 10, "ack": 99, "wait": -5}, b""))
+    assert (answer["out_at"], data) == (99, b"")  # an ack past the output drops what there is
+    assert (hub.out_base, bytes(hub.out)) == (10, b"")
+    started = time.monotonic()
+    relay.parse(hub.answer({"in_at": 10, "ack": 10, "wait": 100}, b""))
+    assert time.monotonic() - started >= 0.09  # waited for output that did not come
+
+
+def test_the_hub_keeps_the_end_of_the_helpers_stderr(tmp_path: Any) -> None:
+    made = relay.Hub(["/bin/sh", "-c", f"head -c {relay.STDERR_KEEP + 100} /dev/zero | tr '\\000' e >&2; "
+                                       "echo END >&2; exit 4"], str(tmp_path / "e.sock"))
+    for target in (made.pump_stdout, made.pump_stderr):
+        threading.Thread(target=target, daemon=True).start()
+    answer, _ = relay.parse(made.answer({"wait": 5000}, b""))
+    while answer["ended"] is None:
+        answer, _ = relay.parse(made.answer({"wait": 5000}, b""))
+    assert answer["ended"] == 4 and answer["why"].endswith("eEND\n") and len(answer["why"]) == relay.STDERR_KEEP
+    assert relay.STDERR_KEEP == 4096
+
+
+def test_the_runtime_directory_falls_back_only_when_too_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert relay.SOCKET_ROOM == 40
+    fits = "/tmp/" + "r" * 35
+    os.makedirs(fits, exist_ok=True)
+    try:
+        monkeypatch.setenv("XDG_RUNTIME_DIR", fits)  # 40 bytes: used
+        assert relay.runtime_dir().startswith(fits + "/")
+        monkeypatch.setenv("XDG_RUNTIME_DIR", fits + "s")  # 41: /tmp instead
+        assert relay.runtime_dir() == f"/tmp/dsh-fs-{os.getuid()}/relay"
+        monkeypatch.delenv("XDG_RUNTIME_DIR")
+        assert relay.runtime_dir() == f"/tmp/dsh-fs-{os.getuid()}/relay"
+    finally:
+        shutil.rmtree(fits)

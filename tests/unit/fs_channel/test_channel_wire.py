@@ -61,7 +61,8 @@ def test_lengths_over_the_limits_are_refused_before_anything_is_held(monkeypatch
     with pytest.raises(ProtocolError, match="over the limit"):
         FrameReader().feed(struct.pack(">II", 2, wire.MAX_BODY + 1))
     assert FrameReader().feed(struct.pack(">II", 2, 0) + b"{}") == [({}, b"")]
-    monkeypatch.setattr(wire, "MAX_JSON", 4)
+    assert wire.MAX_JSON == wire.MAX_BODY == 1 << 30  # a 256 MiB write's JSON with escapes fits
+    monkeypatch.setattr(wire, "MAX_JSON", 2)
     monkeypatch.setattr(wire, "MAX_BODY", 3)
     assert FrameReader().feed(encode_frame({}, b"abc")) == [({}, b"abc")]  # at the limits: accepted
     with pytest.raises(ProtocolError, match="over the limit"):
