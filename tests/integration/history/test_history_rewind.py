@@ -17,6 +17,7 @@ from dsh_fs.faces import FACE_TOOLS
 from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.history import HistoryFileSystem, MemoryHistoryStore, RewindError
 from dsh_fs.history.recorder import KINDS
+from dsh_fs.history.sqlite_store import SqliteHistoryStore
 from dsh_fs.fs.filesystem import FileSystem
 
 pytestmark = pytest.mark.anyio
@@ -77,9 +78,11 @@ class Tree:
         await self.call("read", {"file_path": self.path(rel)})
 
 
-@pytest.fixture(params=["memory", "local"])
+@pytest.fixture(params=["memory", "local", "local+sqlite"])
 async def tree(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Tree]:
-    t = Tree(request.param, tmp_path)
+    kind, _, store = request.param.partition("+")
+    history: Any = SqliteHistoryStore(tmp_path / "state" / "history.sqlite3", private=False) if store else True
+    t = Tree(kind, tmp_path, history=history)
     yield t
     await t.ctx.aclose()
 
