@@ -4,7 +4,7 @@ A program is a fenced ````python`` block under a Markdown heading of a document 
 (``README.md``, ``docs/*.md``); the tests find it by that heading, so moving a section to another
 document moves one argument.
 
-* ``REPO`` — the checkout; ``README`` — its ``README.md``;
+* ``REPO`` — the checkout; ``README`` — its ``README.md``; ``DOCS`` — its ``docs/`` folder;
 * ``section(heading, doc)`` — the text under ``heading`` (the whole heading line, e.g.
   ``"### One agent loop per API"``) up to the next heading of the same or a higher level;
 * ``python_blocks(heading, doc)`` — the section's ````python`` blocks, in order;
@@ -26,12 +26,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 TYPO = "A tool that teh agent uses.\n"
 FIXED = "A tool that the agent uses.\n"
 READ_ARGS = {"file_path": "README.md"}
 EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
 
 __all__ = (
+    "DOCS",
     "EDIT_ARGS",
     "FIXED",
     "READ_ARGS",
