@@ -52,15 +52,23 @@ __all__ = (
 
 def section(heading: str, doc: Path = README) -> str:
     """The text of ``doc`` after the line ``heading`` (``"## Title"``) up to the next heading of
-    its level or a higher one (fewer ``#``), or the end. ``ValueError`` when the heading is absent."""
+    its level or a higher one (fewer ``#``), or the end; a line inside a fenced block (a comment
+    of a program) is no heading. ``ValueError`` when the heading is absent."""
     level = len(heading) - len(heading.lstrip("#"))
-    text = doc.read_text(encoding="utf-8")
-    start = re.search(rf"^{re.escape(heading)}[ \t]*$", text, flags=re.M)
+    lines = doc.read_text(encoding="utf-8").splitlines(keepends=True)
+    fenced, start = False, None
+    for number, line in enumerate(lines):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif start is None and line.rstrip() == heading:
+            start = number + 1
+        elif start is not None and re.match(rf"#{{1,{level}}} ", line):
+            return "".join(lines[start:number])
     if start is None:
         raise ValueError(f"{doc.name}: no heading {heading!r}")
-    rest = text[start.end():]
-    end = re.search(rf"^#{{1,{level}}} ", rest, flags=re.M)
-    return rest if end is None else rest[:end.start()]
+    return "".join(lines[start:])
 
 
 def python_blocks(heading: str, doc: Path = README) -> list[str]:

@@ -61,7 +61,7 @@ def test_one_example_per_vendor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         assert {"type": "apply_patch"} in scope["tools"]
         assert [sorted(item) for item in scope["items"]] == [["call_id", "output", "status", "type"]]
         assert scope["items"][0]["type"] == "apply_patch_call_output" and scope["items"][0]["status"] == "completed"
-        assert Path(app).read_text() == "print('hi')\n"
+        assert Path(app).read_text() == "print('hi')"  # a create_file diff's lines, joined as the SDK joins them
 
         await _run(snippets["agents"], scope)
         agent = scope["agent"]
