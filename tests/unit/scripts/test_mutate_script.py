@@ -83,10 +83,10 @@ def test_mutants_come_from_the_source_as_listed(tmp_path: Any) -> None:
 
 
 def test_list_mode_runs_nothing() -> None:
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "mutate.py"), "src/dsh_fs/mcp/auth.py",
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "mutate.py"), "src/dsh_fs/mcp/http/auth.py",
                            "-t", "none", "--list"], cwd=REPO, capture_output=True, text=True, timeout=60,
                           env=dict(os.environ))
-    assert done.returncode == 0 and done.stdout.splitlines()[0].startswith("   1 src/dsh_fs/mcp/auth.py:")
+    assert done.returncode == 0 and done.stdout.splitlines()[0].startswith("   1 src/dsh_fs/mcp/http/auth.py:")
     refused = subprocess.run([sys.executable, str(REPO / "scripts" / "mutate.py"), "/etc/passwd", "-t", "x"],
                              cwd=REPO, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "not a Python file under" in refused.stderr
