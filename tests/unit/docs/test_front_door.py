@@ -1,6 +1,7 @@
 """The README is a front door, and what it points at is there.
 
-Covers: the README stays at most 8 KB; its documentation index links every page of ``docs/``
+Covers: the README stays at most 8 KB; it sums up the guarantees in ten bullets pointing at the
+ledger; its documentation index links every page of ``docs/``
 and CONTRIBUTING.md; every relative link of the README, CONTRIBUTING.md and the ``docs/`` pages
 reaches a file of the checkout; each row of the README's framework table names what
 ``dsh_fs.adapters`` defines and what a program of the docs uses; every row of the guarantees
@@ -46,6 +47,12 @@ def test_the_documentation_index_links_every_page() -> None:
 def test_every_relative_link_reaches_a_file(doc: Path) -> None:
     broken = [target for target in _links(doc) if not (doc.parent / target).exists()]
     assert not broken, f"{doc.name}: links to nothing: {broken}"
+
+
+def test_ten_guarantees_point_at_the_ledger() -> None:
+    text = section("## What it guarantees")
+    assert "(docs/GUARANTEES.md)" in text
+    assert len([line for line in text.splitlines() if line.startswith("* **")]) == 10
 
 
 def _framework_rows() -> list[list[str]]:
