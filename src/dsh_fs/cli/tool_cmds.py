@@ -116,7 +116,8 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
              pdfs: bool = False) -> Any:
     """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store
     and capped search results saved under ``<state dir>/spill``, plus the editing ``faces`` (and
-    ``read_pdf`` with ``pdfs``).
+    ``read_pdf`` with ``pdfs``). With ``--session NAME``, every change is recorded in the
+    session's durable history (``history.sqlite_store``, docs/HISTORY.md).
 
     :raises CliFailure: for an invalid read cap or an unknown face
     """
@@ -124,6 +125,11 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
     from ..providers import open_provider
     from ..session_store import state_dir
 
+    history: Any = False
+    if options.session_name is not None:
+        from ..history.sqlite_store import SqliteHistoryStore
+
+        history = SqliteHistoryStore()
     try:
         if options.s3:  # checked by its option type (S3_URL)
             provider = open_provider(options.s3[0], profile=options.profile, endpoint_url=options.endpoint_url,
@@ -136,7 +142,7 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
         return create_context(
             profile=options.profile, policy=options.policy, provider=provider, observations=store,
             spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool,
-            sandbox=options.sandbox, pdfs=pdfs, **options.rules, **options.caps,
+            sandbox=options.sandbox, pdfs=pdfs, history=history, **options.rules, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
