@@ -8,7 +8,6 @@ import importlib.util
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -149,10 +148,10 @@ def test_both_modes_kill_and_keep_the_same_mutants_and_time_out_a_hang(tmp_path:
         assert survivors == ["SURVIVED    1 src/tiny/count.py:1: 3 -> 4", "SURVIVED    4 src/tiny/count.py:7: 1 -> 2"]
         assert done.stdout.splitlines()[-1] == "killed 2/4 (50%)", mode
         assert (repo / "src" / "tiny" / "count.py").read_text() == TINY  # the work tree never changes
-    start = time.monotonic()
+    # mutant 2 never ends (count_up(0) counts forever): the run ending at all (within _run_tiny's
+    # subprocess timeout) is its child killed by the time limit, not waited for
     hang = _run_tiny(repo, "--fork", "--only", "2", "3", "--timeout", "3")
     assert hang.returncode == 0 and hang.stdout.splitlines()[-1] == "killed 2/2 (100%)", hang.stdout
-    assert time.monotonic() - start < 60  # the hanging child was killed, not waited for
 
 
 def test_fork_mode_refuses_tests_that_fail_unmutated(tmp_path: Any) -> None:
