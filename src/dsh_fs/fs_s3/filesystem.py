@@ -89,7 +89,7 @@ from ..fs.backend import (
     resolve_rooted,
     window_whole,
 )
-from . import moves, writes
+from . import moves, raw_write, writes
 from .errors import S3Failure, fs_error
 from .fetched import FetchedBodies
 from .location import S3Location, parse_url
@@ -691,7 +691,13 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_NOT_REGULAR_FILE (a directory), FS_STALE_VERSION, FS_NOT_OBSERVED,
             FS_ABORTED ``read aborted``/``write aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        return await writes.write_object(self, target, content, expected, signal=signal)
+        return await writes.write_text(self, target, content, expected, signal=signal)
+
+    async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
+                          mode: int | None = None, signal: AbortSignal | None = None) -> Version:
+        """``FileSystem.write_bytes`` with one conditional PUT (``raw_write.write_object``);
+        ``mode`` is ignored (objects have none)."""
+        return await raw_write.write_object(self, target, bytes(data), expected, signal)
 
     async def edit_text(
         self,
@@ -711,7 +717,7 @@ class S3FileSystem(FileSystem):
             FS_EDIT_NOT_FOUND, FS_AMBIGUOUS_EDIT, FS_ABORTED ``edit aborted``/``write aborted``,
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        return await writes.edit_object(self, target, edit, expected, signal=signal)
+        return await writes.edit_text(self, target, edit, expected, signal=signal)
 
     async def delete(
         self,

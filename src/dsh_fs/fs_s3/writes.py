@@ -6,6 +6,7 @@ Every mutation is one conditional PutObject (or CompleteMultipartUpload, ``S3Fil
 writer anywhere is detected by S3 itself and no update is lost. A guarded call whose object
 changed is ``FS_STALE_VERSION``; an unguarded one re-reads and retries on the fresh content up
 to ``edit_retries`` times, so before/after and D4 always describe the bytes replaced.
+(``write_bytes``, exactly the bytes given, is ``raw_write``.)
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .store import ObjectMeta
 if TYPE_CHECKING:
     from .filesystem import Prefix, S3FileSystem
 
-__all__ = ("edit_object", "write_object")
+__all__ = ("edit_text", "write_text")
 
 
 def _mid_read_checker(signal: AbortSignal | None, stage: Stage) -> Any:
@@ -47,8 +48,8 @@ def _mid_read_checker(signal: AbortSignal | None, stage: Stage) -> Any:
     return None if signal is None or signal.aborted else (lambda: check_abort(signal, stage))
 
 
-async def write_object(fs: S3FileSystem, target: Target, content: str, expected: WriteIntent | None = None, *,
-                       signal: AbortSignal | None = None) -> WriteOutcome:
+async def write_text(fs: S3FileSystem, target: Target, content: str, expected: WriteIntent | None = None, *,
+                     signal: AbortSignal | None = None) -> WriteOutcome:
     """``S3FileSystem.write_text`` (its docstring says what each request does and raises)."""
     p, rel = fs._place(target)
     display = target.display_path
@@ -137,8 +138,8 @@ async def _replace(fs: S3FileSystem, p: Prefix, rel: str, content: str, expected
     raise changed  # pragma: no cover - the loop always returns or raises
 
 
-async def edit_object(fs: S3FileSystem, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
-                      signal: AbortSignal | None = None) -> EditOutcome:
+async def edit_text(fs: S3FileSystem, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
+                    signal: AbortSignal | None = None) -> EditOutcome:
     """``S3FileSystem.edit_text`` (its docstring says what each request does and raises)."""
     p, rel = fs._place(target)
     display = target.display_path
