@@ -99,6 +99,92 @@ def _echo_floor(answer: bytes, folder: str, name: str, calls: int) -> float:
         return mcp_floor.drive([sys.executable, "-c", mcp_floor.ECHO, canned], folder, name, calls)["wall_us"] / 1e6
 
 
+COUNTING = r"""
+import os, signal, sys, threading
+out, sys.argv = sys.argv[1], ["dsh-fs", *sys.argv[2:]]
+on, counts = [False], {"call": 0, "c_call": 0}
+
+def profile(frame, event, arg):
+    if on[0] and event in counts:
+        counts[event] += 1
+
+def start(signum, frame):
+    counts.update(call=0, c_call=0)
+    on[0] = True
+
+def stop(signum, frame):
+    on[0] = False
+    with open(out + ".part", "w") as handle:
+        handle.write("%d %d" % (counts["call"], counts["c_call"]))
+    os.rename(out + ".part", out)
+
+signal.signal(signal.SIGUSR1, start)
+signal.signal(signal.SIGUSR2, stop)
+sys.setprofile(profile)
+threading.setprofile(profile)
+from dsh_fs.cli.main import run
+run()
+"""
+"""``dsh-fs`` (``python -c COUNTING OUT mcp …``) with every thread's function calls counted
+between SIGUSR1 and SIGUSR2 (``sys.setprofile`` from the start, so threads started later count
+too); SIGUSR2 writes ``"PYTHON_CALLS C_CALLS"`` to ``OUT``"""
+
+
+def count_calls(python: str, path: str, calls: int, route: dict[str, str]) -> dict[str, float]:
+    """Interpreter calls per ``read`` round trip in the server of the checkout whose interpreter
+    is ``python`` (every thread; counted, not timed, so the machine's load does not move it):
+    ``python_calls`` (Python functions) and ``c_calls`` (builtins), over ``calls`` round trips of
+    the bare client after a ``ping``. The signals are handled on the server's main thread when
+    it next runs: the first call wakes it after SIGUSR1, a ``ping`` after SIGUSR2 (its few calls
+    before the handler runs are counted: noise below one call per round trip)."""
+    import json
+    import signal
+
+    folder, name = os.path.split(path)
+    out = os.path.join(folder, f"counts-{os.getpid()}-{time.monotonic_ns()}")
+    proc = subprocess.Popen([python, "-c", COUNTING, out, "mcp", "--root", folder], cwd=folder,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **route})
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(message: dict[str, Any]) -> bytes:
+        proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+        return proc.stdout.readline() if "id" in message else b""  # type: ignore[union-attr]
+
+    try:
+        ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+        ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ask({"jsonrpc": "2.0", "id": "loaded", "method": "ping"})
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "read", "arguments": {"file_path": name}}}
+        for number in range(20):
+            call["id"] = number + 1
+            ask(call)
+        proc.send_signal(signal.SIGUSR1)
+        for number in range(calls):
+            call["id"] = 100 + number
+            line = ask(call)
+        proc.send_signal(signal.SIGUSR2)
+        ask({"jsonrpc": "2.0", "id": "wake", "method": "ping"})
+        deadline = time.monotonic() + 30
+        while not os.path.exists(out):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the counting server wrote no counts")
+            time.sleep(0.01)
+        if b'"isError":false' not in line:
+            raise RuntimeError(line[:300].decode("utf-8", "replace"))
+        with open(out, encoding="ascii") as handle:
+            python_calls, c_calls = (int(x) for x in handle.read().split())
+        return {"python_calls": python_calls / calls, "c_calls": c_calls / calls}
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        if os.path.exists(out):
+            os.unlink(out)
+
+
 def one_pass(python: str, path: str, calls: int) -> dict[str, float]:
     """One pass against the checkout whose interpreter is ``python``, seconds per ``read``:
     ``bare`` (wall) and ``server_cpu`` (the server process's user + system CPU, every thread),
@@ -230,10 +316,11 @@ STARTUP_ROWS = (
 
 
 def comparison(passes: dict[str, list[dict[str, float]]], startup: dict[str, Any] | None, *, before: str,
-               command: str, calls: int) -> str:
+               command: str, calls: int, counts: dict[str, dict[str, dict[str, float]]] | None = None) -> str:
     """The ``SECTION`` of ``bench/RESULTS.md``: each round-trip and start-up row of this code
     (``passes["ours"]``, ``startup["ours"]``) next to the code before the redesign (``"before"``),
-    measured in the same run (``before``: that checkout's interpreter)."""
+    measured in the same run (``before``: that checkout's interpreter); ``counts``: by side,
+    ``count_calls`` on our route (``"route"``) and with every line to the SDK (``"sdk"``)."""
     try:
         load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
@@ -252,6 +339,14 @@ def comparison(passes: dict[str, list[dict[str, float]]], startup: dict[str, Any
     for label, key, unit in ROUND_TRIP_ROWS:
         values = {side: [p[key] if isinstance(key, str) else key(p) for p in passes[side]] for side in passes}
         lines.append(_side_by_side(label, values["ours"], values["before"], unit))
+    for route, said in (("route", "our route"), ("sdk", "every line to the SDK")):
+        if counts:
+            mine, theirs = counts["ours"][route], counts["before"][route]
+            lines.append(f"| interpreter calls per round trip in the server, {said} (counted: Python functions + "
+                         f"builtins, every thread) | {mine['python_calls']:.0f} + {mine['c_calls']:.0f} | "
+                         f"{theirs['python_calls']:.0f} + {theirs['c_calls']:.0f} | "
+                         f"{(mine['python_calls'] + mine['c_calls']) / (theirs['python_calls'] + theirs['c_calls']):.2f}× "
+                         "| (counted: no noise) |")
     if startup:
         for label, step in STARTUP_ROWS:
             lines.append(_side_by_side(label, startup["ours"][step], startup["before"][step], "s"))

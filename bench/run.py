@@ -407,9 +407,18 @@ def mcp_stdio_rows(run: Run) -> None:
     found, startup_notes = startup_bench.rows_from(spawns)
     run.rows.extend(found)
     run.notes.extend(startup_notes)
+    run.say("MCP interpreter calls per round trip (counted) …")
+    counts = {side: {"route": mcp_bench.count_calls(python, run.small, calls // 4, mcp_bench.OUR_ROUTE),
+                     "sdk": mcp_bench.count_calls(python, run.small, calls // 4, mcp_bench.SDK_ONLY)}
+              for side, python in pythons.items()}
+    ours = counts["ours"]
+    run.notes.append("MCP stdio, counted (not timed): interpreter calls per `read` round trip in the server, every "
+                     f"thread (Python functions + builtins): {ours['route']['python_calls']:.0f} + "
+                     f"{ours['route']['c_calls']:.0f} on our route, {ours['sdk']['python_calls']:.0f} + "
+                     f"{ours['sdk']['c_calls']:.0f} with every line to the SDK (`mcp_bench.count_calls`).")
     if before:
         run.sections[mcp_bench.SECTION] = mcp_bench.comparison(passes, spawns, before=before, command=run.command,
-                                                               calls=calls)
+                                                               calls=calls, counts=counts)
 
 
 def http_agents_rows(run: Run) -> None:
