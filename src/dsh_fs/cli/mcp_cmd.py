@@ -204,7 +204,7 @@ def mcp(
         raise click.UsageError(str(exc)) from None
     owner, store = _named_owner(session_name, options)
     try:
-        ctx = build_context(options, observations=store)
+        ctx = build_context(options, observations=store, history=_history_store(session_name, served_over_http))
     except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()
@@ -308,10 +308,21 @@ def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]
     return urls[0], tuple(n.root for n in named)
 
 
+def _history_store(session_name: str | None, served_over_http: bool) -> Any:
+    """Where the server keeps the history of changes (docs/HISTORY.md): for ``--session NAME``
+    and HTTP owners, the durable SQLite store beside the session store (opened at the first
+    change); otherwise in memory."""
+    if session_name is None and not served_over_http:
+        return True
+    from ..history.sqlite_store import SqliteHistoryStore
+
+    return SqliteHistoryStore()
+
+
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:
     """The stdio connection's observation owner and its persistent store for ``--session
     NAME`` (DEVIATIONS M1); ``(None, None)`` without a name or without the policy (the
-    owner is then the process's own ``Session``, as before).
+    owner is then the process's own ``Session``).
 
     :raises CliFailure: (exit 2) when the session store cannot be opened
     """
