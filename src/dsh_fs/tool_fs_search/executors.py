@@ -403,8 +403,11 @@ class SearchTools:
         if run.exit_code == 2 and walk_notices_only(run.stderr, loops=self.switches.follow_links,
                                                     vanished=self.switches.vanished_entries_skipped):
             return None  # S8: a symlink loop ripgrep stopped at; S15: an entry not there when reached
-        if run.exit_code == 2 and space.excludes and nothing_searched(run.stderr):
-            return None  # P4: every file was a denied one; nothing found, and nothing said of them
+        if run.exit_code == 2 and space.excludes and nothing_searched("\n".join(
+                line for line in run.stderr.splitlines()
+                if not walk_notices_only(line, loops=self.switches.follow_links,
+                                         vanished=self.switches.vanished_entries_skipped))):
+            return None  # P4: every file was a denied one (walk notices aside); nothing found, nothing said
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
