@@ -167,3 +167,15 @@ async def test_a_sandbox_inside_and_its_per_call_views(tmp_path: Path) -> None:
     assert isinstance(narrowed, HistoryFileSystem) and narrowed.store is fs.store
     assert HistoryFileSystem(MemoryFileSystem(), MemoryHistoryStore()).narrowed(["/x"]) is None  # cannot narrow
     await fs.aclose()
+
+
+async def test_the_service_needs_a_recording_provider() -> None:
+    import dsh_fs
+    from dsh_fs.history.api import HistoryService, StepList
+
+    steps = StepList([])
+    assert (steps.dropped, steps.kept_bytes, steps.checkpoints) == (0, 0, ()) and steps == []
+    ctx = dsh_fs.create_context(provider=MemoryFileSystem(), history=False)
+    with pytest.raises(RuntimeError, match=r"the context's fs records no history \(create_context\(history=True\)\)"):
+        await HistoryService(ctx).history("o")
+    await ctx.aclose()
