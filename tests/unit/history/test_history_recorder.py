@@ -255,8 +255,8 @@ async def test_a_rewind_of_a_patch_move_is_recorded_by_display_paths() -> None:
     patch = "*** Begin Patch\n*** Update File: /ws/a.txt\n*** Move to: /ws/b.txt\n@@\n-a\n+a\n*** End Patch"
     assert not (await ctx.tools.execute("apply_patch", {"input": patch}, session=session)).is_error
     result = await ctx.rewind(session, to=0)
-    # apply_patch moves, then writes the new name: two changes of b.txt, so no move back
-    assert sorted((f.path, f.action) for f in result.files) == [("/ws/a.txt", "restore"), ("/ws/b.txt", "remove")]
+    # an unchanged move is one rename: moved back
+    assert [(f.path, f.action, f.moved_from) for f in result.files] == [("/ws/a.txt", "move", "/ws/b.txt")]
     steps = await ctx.history(session)
     assert steps[-1].tool == "rewind" and set(steps[-1].paths) == {"/ws/a.txt", "/ws/b.txt"}
     assert memory.snapshot() == {"ws/a.txt": b"a\n"}
