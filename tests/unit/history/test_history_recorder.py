@@ -261,3 +261,23 @@ async def test_a_rewind_of_a_patch_move_is_recorded_by_display_paths() -> None:
     assert steps[-1].tool == "rewind" and set(steps[-1].paths) == {"/ws/a.txt", "/ws/b.txt"}
     assert memory.snapshot() == {"ws/a.txt": b"a\n"}
     await ctx.aclose()
+
+
+async def test_reads_checks_and_an_unrecorded_move_are_passed_on() -> None:
+    fs, memory = recorder({"a.txt": "a", "d/x": "x"})
+    seen: list[str] = []
+    for name in ("check_replaceable", "check_creatable", "check_renamable"):
+        async def spy(*args: object, _name: str = name, **kwargs: object) -> None:
+            seen.append(_name)
+        setattr(memory, name, spy)
+    a = await fs.resolve("/ws/a.txt")
+    await fs.check_replaceable(a, "write")
+    await fs.check_creatable(a)
+    await fs.check_renamable(a, a)
+    assert seen == ["check_replaceable", "check_creatable", "check_renamable"]
+    assert b"".join([chunk async for chunk in fs.stream_bytes(a)]) == b"a"
+    assert [e.name for e in await fs.list_dir(await fs.resolve("/ws"))] == ["a.txt", "d"]
+    assert [e.name for batch in [b async for b in fs.iter_dir(await fs.resolve("/ws"))] for e in batch] == ["a.txt", "d"]
+    moved = await fs.rename(a, await fs.resolve("/ws/b.txt"))
+    assert moved.version and memory.get("/ws/b.txt") == b"a"
+    assert await fs.store.history("o") == (await fs.store.history("nobody"))
