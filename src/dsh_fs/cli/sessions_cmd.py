@@ -1,4 +1,5 @@
-"""``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store.
+"""``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store (and
+``history|rewind|diff``: a session's history, ``history_cmd``).
 
 The store (``dsh_fs.session_store``) keeps every named session's observations until told otherwise; these
 commands show them, drop one, or drop those unused for a while. They never touch a file of
@@ -142,3 +143,13 @@ def prune(older_than: int) -> None:
             click.echo(shown_name(name))
 
     _with_store(action)
+
+
+def _add_history_commands() -> None:
+    from .history_cmd import diff, history, rewind
+
+    for command in (history, rewind, diff):
+        sessions.add_command(command)
+
+
+_add_history_commands()

@@ -1,0 +1,119 @@
+"""A framework's checkpoints and runs tied to the agent's file history (docs/HISTORY.md
+"Frameworks").
+
+``FileCheckpoints(tools)`` takes the adapter object of one agent — LangChain's
+``DshFsToolkit`` (a LangGraph graph, ``create_agent``), deepagents' ``DshFsBackend``,
+pydantic-ai's ``DshFsToolset`` — whose context records a history (``create_context(history=…)``).
+Before each tool call of that agent, the adapter names the framework's point the call starts
+from; the first call from a point marks a dsh-fs checkpoint of that name in the agent's
+history (``ctx.checkpoint``), before the call changes anything. ``rewind(point)`` then brings
+every file the agent changed since back to its state at that point (``ctx.rewind``: never over
+a file someone else changed since; a dry run shows the diffs).
+
+The points, per framework (the adapter's ``checkpoint_name``):
+
+* LangGraph (LangChain toolkit, deepagents backend): the graph checkpoint a tool task started
+  from (``configurable.checkpoint_map[""]``), named ``langgraph:<checkpoint_id>``; ``rewind``
+  takes a ``RunnableConfig`` naming a checkpoint (a ``StateSnapshot.config`` of
+  ``graph.get_state_history``) — the state the graph resumes from when invoked with it. A
+  checkpoint no tool call started from (one before a model turn) has the files of the first
+  checkpoint after it that one did, in the history's order; with none, the files are as now.
+* pydantic-ai: the run (``RunContext.run_id``), named ``pydantic-ai:<run_id>``; ``rewind`` takes
+  the run id (``AgentRunResult.run_id``): the files as they were when that run's first tool
+  call began — the run taken back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+import anyio
+
+from ..core.session import Session
+
+__all__ = ("FileCheckpoints",)
+
+
+class FileCheckpoints:
+    """One agent's framework points tied to dsh-fs checkpoints of its history.
+
+    :param tools: the agent's adapter object (``DshFsToolkit``, ``DshFsBackend``,
+        ``DshFsToolset``): it has ``ctx``, ``session``, ``call_hooks`` and ``checkpoint_name``
+    :raises ValueError: the adapter's context records no history
+        (``create_context(history=True)`` or a named session's store)
+    :raises TypeError: ``tools`` is not such an adapter object
+    """
+
+    def __init__(self, tools: Any) -> None:
+        if not all(hasattr(tools, name) for name in ("ctx", "session", "call_hooks", "checkpoint_name")):
+            raise TypeError("FileCheckpoints takes a dsh-fs adapter object (DshFsToolkit, DshFsBackend, DshFsToolset)")
+        ctx = tools.ctx
+        if not (hasattr(ctx, "has") and ctx.has("history")):
+            raise ValueError("FileCheckpoints needs a context that records a history: create_context(history=True)")
+        self._tools = tools
+        self.ctx = ctx
+        self.session: Session = tools.session
+        self._marked: dict[str, anyio.Event] = {}
+        tools.call_hooks.append(self.mark)
+
+    async def mark(self, name: str | None) -> None:
+        """Mark checkpoint ``name`` at the agent's current point, once (the adapters call this
+        before each tool call; a call from a point already marked waits until its mark is
+        stored). ``None``: the call starts from no framework point (nothing to mark)."""
+        if name is None:
+            return
+        event = self._marked.get(name)
+        if event is not None:
+            await event.wait()
+            return
+        event = self._marked[name] = anyio.Event()
+        try:
+            await self.ctx.checkpoint(self.session, name)
+        except BaseException:
+            del self._marked[name]
+            raise
+        finally:
+            event.set()
+
+    async def point(self, where: Any) -> int:
+        """The step of the agent's history that framework point ``where`` stands for (see the
+        module doc): the step its checkpoint was marked after; for a point never marked, the
+        first checkpoint of the same framework marked after it (names compared in the
+        framework's order: LangGraph's checkpoint ids sort by time), else the newest step.
+
+        :raises ValueError: ``where`` names no point of this framework
+        """
+        name = self._tools.checkpoint_name(where)
+        steps = await self.ctx.history(self.session)
+        marks = steps.checkpoints
+        exact = [c for c in marks if c.name == name]
+        if exact:
+            return exact[0].step
+        prefix = name.split(":", 1)[0] + ":"
+        later = [c for c in marks if c.name.startswith(prefix) and c.name > name]
+        if later:
+            return later[0].step
+        return steps[-1].number if steps else steps.dropped
+
+    async def arewind(self, where: Any, *, dry_run: bool = False, skip_changed: bool = False,
+                      skip: Collection[str] = (), force: Collection[str] = ()) -> Any:
+        """Bring every file the agent changed after framework point ``where`` back to its state
+        there (``ctx.rewind``: ``dry_run``, ``skip_changed``, ``skip``, ``force`` as there).
+
+        :returns: the ``history.RewindResult`` (``refused``: nothing was written)
+        :raises ValueError: ``where`` names no point; ``history.RewindError``: the point's
+            steps were dropped from the history
+        """
+        to = await self.point(where)
+        return await self.ctx.rewind(self.session, to=to, dry_run=dry_run, skip_changed=skip_changed,
+                                     skip=skip, force=force)
+
+    def rewind(self, where: Any, *, dry_run: bool = False, skip_changed: bool = False,
+               skip: Collection[str] = (), force: Collection[str] = ()) -> Any:
+        """:meth:`arewind` from sync code, on the adapter's own event loop (its ``runner``).
+
+        :raises RuntimeError: called on a running event loop (use :meth:`arewind` there)
+        """
+        return self._tools.runner.run(
+            lambda: self.arewind(where, dry_run=dry_run, skip_changed=skip_changed, skip=skip, force=force))
