@@ -24,14 +24,56 @@ import click
 
 from .options import CliFailure, OnceCommand
 
-__all__ = ("diff", "history", "rewind")
+__all__ = ("diff", "history", "open_history_store", "rewind")
 
 T = TypeVar("T")
 
 
-def _point(text: str) -> int | str:
-    """``--to``/``--since``: a step number (digits) or a checkpoint's name or id."""
-    return int(text) if text.isdigit() else text
+class _Point(click.ParamType):
+    """``--to``/``--since``: a step number (digits: ``0`` is before the first step) or a
+    checkpoint's name or id (anything else but empty)."""
+
+    name = "point"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
+        if isinstance(value, int):
+            return value
+        text = str(value)
+        if not text:
+            self.fail("give a step number or a checkpoint's name or id", param, ctx)
+        return int(text) if text.isascii() and text.isdigit() else text
+
+
+class _HistoryPath(click.ParamType):
+    """``--skip``/``--force``: a file's path as the history shows it (not empty)."""
+
+    name = "file"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if not value:
+            self.fail("give a file's path as 'dsh-fs sessions history' shows it", param, ctx)
+        return str(value)
+
+
+POINT = _Point()
+HISTORY_PATH = _HistoryPath()
+
+
+def open_history_store() -> Any:
+    """The state directory's history store (``history.sqlite_store.SqliteHistoryStore``): the
+    history of ``--session NAME`` (the tool commands, ``dsh-fs mcp``) and of an HTTP
+    deployment's tokens, which these commands read and rewind while servers run.
+
+    :raises CliFailure: (exit 2) when it cannot be opened
+    """
+    import sqlite3
+
+    from ..history.sqlite_store import SqliteHistoryStore, history_location
+
+    try:
+        return SqliteHistoryStore()
+    except (OSError, sqlite3.Error) as exc:
+        raise CliFailure(f"cannot open the history store {history_location()[0]}: {exc}") from None
 
 
 def _with_history(work: Callable[[Any, Any], Awaitable[T]]) -> T:
@@ -44,14 +86,11 @@ def _with_history(work: Callable[[Any, Any], Awaitable[T]]) -> T:
     import sqlite3
 
     from ..history import HistoryFileSystem, RewindError
-    from ..history.sqlite_store import SqliteHistoryStore, history_location
+    from ..history.sqlite_store import history_location
     from ..providers import open_provider
 
     path, _private = history_location()
-    try:
-        store = SqliteHistoryStore()
-    except (OSError, sqlite3.Error) as exc:
-        raise CliFailure(f"cannot open the history store {path}: {exc}") from None
+    store = open_history_store()
     fs = HistoryFileSystem(open_provider(os.getcwd(), root=None), store)
 
     async def run() -> T:
@@ -66,6 +105,17 @@ def _with_history(work: Callable[[Any, Any], Awaitable[T]]) -> T:
         raise CliFailure(str(exc)) from None
     except sqlite3.Error as exc:
         raise CliFailure(f"cannot use the history store {path}: {exc}") from None
+
+
+async def _known(store: Any, name: str) -> Any:
+    """Session ``name``'s history (``history.History``).
+
+    :raises CliFailure: it has none (exit 2)
+    """
+    found = await store.history(name)
+    if not found.steps and not found.dropped:
+        raise CliFailure(f"session {name!r} has no history")
+    return found
 
 
 @click.command(cls=OnceCommand)
@@ -89,7 +139,8 @@ def history(name: str) -> None:
 
 @click.command(cls=OnceCommand)
 @click.argument("name")
-@click.option("--to", "to", metavar="STEP|CHECKPOINT", default=None, show_default="none: give --to or --last",
+@click.option("--to", "to", type=POINT, metavar="STEP|CHECKPOINT", default=None,
+              show_default="none: give --to or --last",
               help="Bring the files back to their state right after this step (0: before the first) or checkpoint"
               " (its name or id).")
 @click.option("--last", "last", type=click.IntRange(min=0), metavar="K", default=None,
@@ -99,17 +150,17 @@ def history(name: str) -> None:
 @click.option("--skip-changed", "skip_changed", is_flag=True,
               help="Leave out every file someone else changed since this session's last change to it (instead of"
               " refusing the whole rewind).")
-@click.option("--skip", "skip", multiple=True, metavar="PATH", show_default="none",
+@click.option("--skip", "skip", type=HISTORY_PATH, multiple=True, metavar="FILE", show_default="none",
               help="Leave out this file if someone else changed it (as the history shows its path); repeatable.")
-@click.option("--force", "force", multiple=True, metavar="PATH", show_default="none",
+@click.option("--force", "force", type=HISTORY_PATH, multiple=True, metavar="FILE", show_default="none",
               help="Restore this file even though someone else changed it since (their change is replaced; the"
               " rewind's own step keeps it); repeatable.")
-def rewind(name: str, to: str | None, last: int | None, dry_run: bool, skip_changed: bool, skip: tuple[str, ...],
+def rewind(name: str, to: int | str | None, last: int | None, dry_run: bool, skip_changed: bool, skip: tuple[str, ...],
            force: tuple[str, ...]) -> None:
     """Bring every file session NAME changed after a step or checkpoint back to its state there:
     files created since are removed, deleted ones come back, moved ones move back. A file someone
     else changed since is never touched: the rewind is refused (nothing written) unless you
-    choose per file (--skip-changed, --skip PATH, --force PATH). The rewind is itself a step
+    choose per file (--skip-changed, --skip FILE, --force FILE). The rewind is itself a step
     (rewind it to redo)."""
     if (to is None) == (last is None):
         raise click.UsageError("give either --to STEP|CHECKPOINT or --last K")
@@ -118,7 +169,8 @@ def rewind(name: str, to: str | None, last: int | None, dry_run: bool, skip_chan
     async def work(fs: Any, store: Any) -> Any:
         from ..history.rewind import rewind_owner
 
-        return await rewind_owner(fs, name, to=None if to is None else _point(to), last=last, dry_run=dry_run,
+        await _known(store, name)
+        return await rewind_owner(fs, name, to=to, last=last, dry_run=dry_run,
                                   skip_changed=skip_changed, skip=skip, force=force)
 
     result = _with_history(work)
@@ -133,9 +185,9 @@ def rewind(name: str, to: str | None, last: int | None, dry_run: bool, skip_chan
 
 @click.command(cls=OnceCommand)
 @click.argument("name")
-@click.option("--since", "since", metavar="STEP|CHECKPOINT", required=True,
+@click.option("--since", "since", type=POINT, metavar="STEP|CHECKPOINT", required=True,
               help="Show what changed after this step (0: everything) or checkpoint (its name or id).")
-def diff(name: str, since: str) -> None:
+def diff(name: str, since: int | str) -> None:
     """Print a unified diff, per file session NAME changed after a step or checkpoint, from the
     file's state there to the file as it is now (whoever changed it since)."""
     from .history_text import diff_text
@@ -146,8 +198,8 @@ def diff(name: str, since: str) -> None:
         from ..history.plan import spans
         from ..history.rewind import point_of
 
-        found = await store.history(name)
-        point = point_of(found, to=_point(since), last=None)
+        found = await _known(store, name)
+        point = point_of(found, to=since, last=None)
         changes = sorted((c for s in found.steps if s.number > point for c in s.changes), key=lambda c: c.id)
         texts: list[str] = []
         inner = fs.inner

@@ -93,7 +93,7 @@ def rewind_lines(name: str, result: Any) -> tuple[list[str], list[str]]:
     """
     out: list[str] = []
     err: list[str] = []
-    words = _WOULD if result.dry_run else _DONE
+    words = _WOULD if result.dry_run or result.refused else _DONE
     for file in result.files:
         path = shown_name(file.path)
         if file.action == "refused":
@@ -107,7 +107,7 @@ def rewind_lines(name: str, result: Any) -> tuple[list[str], list[str]]:
             line += " (forced: its later changes are replaced)"
         if file.reason:
             line += f": {file.reason}"
-        if not result.dry_run and not file.done and file.action not in ("unchanged", "skipped"):
+        if not (result.dry_run or result.refused) and not file.done and file.action not in ("unchanged", "skipped"):
             line += " (not written)"
         out.append(line)
         if file.diff:
@@ -117,8 +117,8 @@ def rewind_lines(name: str, result: Any) -> tuple[list[str], list[str]]:
     if result.refused:
         err.append(f"dsh-fs: rewind of session {shown_name(name)} to step {result.to} refused, nothing written:"
                    " the files above changed since this session's last change to them (or their content was"
-                   " not kept); leave them out with --skip-changed (or --skip PATH), or overwrite one with"
-                   " --force PATH")
+                   " not kept); leave them out with --skip-changed (or --skip FILE), or overwrite one with"
+                   " --force FILE")
     elif result.dry_run:
         out.append(f"dry run: rewinding session {shown_name(name)} to step {result.to} would take back {taken};"
                    " nothing was written")

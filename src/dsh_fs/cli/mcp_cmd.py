@@ -202,9 +202,12 @@ def mcp(
         )
     except ValueError as exc:  # several --s3 named alike (fs_s3.roots.display_roots)
         raise click.UsageError(str(exc)) from None
+    from .history_cmd import open_history_store
+
     owner, store = _named_owner(session_name, options)
     try:
-        ctx = build_context(options, observations=store)
+        ctx = build_context(options, observations=store,
+                            history=open_history_store() if owner is not None or served_over_http else True)
     except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()

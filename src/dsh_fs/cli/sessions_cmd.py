@@ -82,6 +82,30 @@ def _with_store(action: Callable[[sqlite3.Connection, str], None]) -> None:
         conn.close()
 
 
+R = TypeVar("R")
+
+
+def _on_history(action: Callable[[sqlite3.Connection], R]) -> R:
+    """Run ``action`` on the history database (``history.sqlite_store``, beside the store: the
+    histories of named sessions and HTTP tokens), then close it.
+
+    :raises click.ClickException: (exit 2) when it cannot be opened or used
+    """
+    from ..history.sqlite_store import history_location, open_history_database
+
+    path = history_location()[0]
+    try:
+        conn = open_history_database()
+    except (sqlite3.Error, OSError) as exc:
+        raise CliFailure(f"cannot open the history store {path}: {exc}") from None
+    try:
+        return action(conn)
+    except sqlite3.Error as exc:
+        raise CliFailure(f"cannot use the history store {path}: {exc}") from None
+    finally:
+        conn.close()
+
+
 def _ago(seconds: float) -> str:
     """``5m ago``, ``3h ago``, ``2d ago`` (rounded down; ``just now`` under a minute)."""
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
@@ -92,7 +116,7 @@ def _ago(seconds: float) -> str:
 
 @click.group()
 def sessions() -> None:
-    """List and clean up the --session store.
+    """List and clean up the --session store; show, rewind and diff a session's history.
 
     The store is SQLite under $DSH_FS_STATE_DIR, else $XDG_STATE_HOME/dsh-fs, else
     ~/.local/state/dsh-fs. Forgetting a session only means a later write or edit in it must
@@ -117,13 +141,17 @@ def list_() -> None:
 @sessions.command(cls=OnceCommand)
 @click.argument("name")
 def forget(name: str) -> None:
-    """Forget session NAME: drop everything it has observed."""
+    """Forget session NAME: drop everything it has observed, and its history."""
     from ..session_store import forget_session
+
+    from ..history.sqlite_store import forget_history
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         deleted = forget_session(conn, name)
-        if deleted:
-            click.echo(f"forgot session {name!r} ({deleted} observation{'s' if deleted != 1 else ''})")
+        steps = _on_history(lambda history: forget_history(history, name))
+        if deleted or steps:
+            more = f", {steps} history step{'s' if steps != 1 else ''}" if steps else ""
+            click.echo(f"forgot session {name!r} ({deleted} observation{'s' if deleted != 1 else ''}{more})")
         else:
             click.echo(f"dsh-fs: no session {name!r} in {path}: nothing to forget", err=True)
 
@@ -134,12 +162,17 @@ def forget(name: str) -> None:
 @click.option("--older-than", "older_than", type=DURATION, required=True, metavar="DURATION",
               help="Forget sessions unused for at least this long: 30d, 12h, 1w2d (units s, m, h, d, w).")
 def prune(older_than: int) -> None:
-    """Forget every session that observed nothing for --older-than; print their names."""
+    """Forget every session that observed nothing for --older-than (and every history that
+    recorded nothing for as long); print their names."""
     from ..fs.shown import shown_name
     from ..session_store import prune_sessions
 
+    from ..history.sqlite_store import prune_history
+
     def action(conn: sqlite3.Connection, path: str) -> None:
-        for name in prune_sessions(conn, older_than):
+        names = set(prune_sessions(conn, older_than))
+        names |= set(_on_history(lambda history: prune_history(history, older_than)))
+        for name in sorted(names):
             click.echo(shown_name(name))
 
     _with_store(action)

@@ -40,6 +40,9 @@ BAD_VALUES: dict[str, list[str]] = {
     "PATH": ["", "{file}/s", "{missing}/sub/s"],
     "PATTERN": ["", "#comment", "!"],
     "NAMES": ["", ",", "bogus", "read,bogus"],
+    "STEP|CHECKPOINT": [""],
+    "K": ["x", "-1", "1.5", ""],
+    "FILE": [""],
 }
 """metavar -> bad values (``{missing}``: a path that does not exist, ``{file}``: a regular file;
 ``NUMBER``: a JSON number handed to the tool, so only what is not a JSON number is a usage
@@ -69,6 +72,9 @@ VALID_ARGS: dict[str, list[str]] = {
     "sessions list": [],
     "sessions forget": ["nobody"],
     "sessions prune": ["--older-than", "1d"],
+    "sessions history": ["nobody"],
+    "sessions rewind": ["nobody", "--dry-run"],
+    "sessions diff": ["nobody", "--since", "0"],
 }
 """command -> arguments with which it would run (the bad option is added after them)"""
 
