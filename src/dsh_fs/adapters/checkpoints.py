@@ -8,7 +8,8 @@ Before each tool call of that agent, the adapter names the framework's point the
 from; the first call from a point marks a dsh-fs checkpoint of that name in the agent's
 history (``ctx.checkpoint``), before the call changes anything. ``rewind(point)`` then brings
 every file the agent changed since back to its state at that point (``ctx.rewind``: never over
-a file someone else changed since; a dry run shows the diffs).
+a file someone else changed since; a dry run shows the diffs), and records them as the agent's
+observations there: the agent sent back to that point may change them as it could then.
 
 The points, per framework (the adapter's ``checkpoint_name``):
 
@@ -16,8 +17,8 @@ The points, per framework (the adapter's ``checkpoint_name``):
   from (``configurable.checkpoint_map[""]``), named ``langgraph:<checkpoint_id>``; ``rewind``
   takes a ``RunnableConfig`` naming a checkpoint (a ``StateSnapshot.config`` of
   ``graph.get_state_history``) — the state the graph resumes from when invoked with it. A
-  checkpoint no tool call started from (one before a model turn) has the files of the first
-  checkpoint after it that one did, in the history's order; with none, the files are as now.
+  checkpoint no tool call started from (one before a model turn, the last of a run) has the
+  files the tool calls before it left (``FileCheckpoints.point``).
 * pydantic-ai: the run (``RunContext.run_id``), named ``pydantic-ai:<run_id>``; ``rewind`` takes
   the run id (``AgentRunResult.run_id``): the files as they were when that run's first tool
   call began — the run taken back.
@@ -77,24 +78,39 @@ class FileCheckpoints:
             event.set()
 
     async def point(self, where: Any) -> int:
-        """The step of the agent's history that framework point ``where`` stands for (see the
-        module doc): the step its checkpoint was marked after; for a point never marked, the
-        first checkpoint of the same framework marked after it (names compared in the
-        framework's order: LangGraph's checkpoint ids sort by time), else the newest step.
+        """The step of the agent's history that framework point ``where`` stands for: the step
+        its checkpoint was marked after (the files when the first tool call from it began).
+
+        A point never marked (a LangGraph checkpoint before a model turn, or the last one of a
+        run) has the files the tool calls from the marked point before it left (in the
+        framework's order: LangGraph's checkpoint ids sort by time): the step before the next
+        mark or the next rewind, whichever comes first, else the newest step. A point before
+        every mark: the first mark after it, else the newest step.
 
         :raises ValueError: ``where`` names no point of this framework
         """
         name = self._tools.checkpoint_name(where)
         steps = await self.ctx.history(self.session)
-        marks = steps.checkpoints
+        newest = steps[-1].number if steps else steps.dropped
+        prefix = name.split(":", 1)[0] + ":"
+        marks = [c for c in steps.checkpoints if c.name.startswith(prefix)]
         exact = [c for c in marks if c.name == name]
         if exact:
             return exact[0].step
-        prefix = name.split(":", 1)[0] + ":"
-        later = [c for c in marks if c.name.startswith(prefix) and c.name > name]
-        if later:
-            return later[0].step
-        return steps[-1].number if steps else steps.dropped
+        earlier = [c for c in marks if c.name < name]
+        if not earlier:
+            later = [c for c in marks if c.name > name]
+            return later[0].step if later else newest
+        last = max(earlier, key=lambda c: c.name)
+        end = newest
+        following = marks[marks.index(last) + 1:]
+        if following:
+            end = min(end, following[0].step)
+        for step in steps:
+            if step.number > last.step and step.tool in ("rewind", "undo_edit"):
+                end = min(end, step.number - 1)
+                break
+        return end
 
     async def arewind(self, where: Any, *, dry_run: bool = False, skip_changed: bool = False,
                       skip: Collection[str] = (), force: Collection[str] = ()) -> Any:
@@ -106,8 +122,30 @@ class FileCheckpoints:
             steps were dropped from the history
         """
         to = await self.point(where)
-        return await self.ctx.rewind(self.session, to=to, dry_run=dry_run, skip_changed=skip_changed,
-                                     skip=skip, force=force)
+        result = await self.ctx.rewind(self.session, to=to, dry_run=dry_run, skip_changed=skip_changed,
+                                       skip=skip, force=force)
+        await self._observe(result)
+        return result
+
+    async def _observe(self, result: Any) -> None:
+        """The agent's observations follow its files back: every file the rewind wrote is
+        recorded as observed by the agent at the version written (a removed one as absent, D8),
+        so the agent, sent back to that point, changes them as it could there, without a
+        ``read`` (a file someone else changes later is still refused as stale)."""
+        from ..core.session import ToolExecution
+        from ..fs.events import FS_OBSERVED
+        from ..fs.tool_switches import ToolSwitches
+        from ..fs.types import Version
+
+        absence = ToolSwitches.of(self.ctx.profile).record_absence
+        execution = ToolExecution(session=self.session)
+        for file in result.files:
+            if not file.done:
+                continue
+            if file.version is None and not absence:
+                continue
+            target = await self.ctx.fs.resolve(file.path, cwd=self.session.cwd)
+            self.ctx.emit(FS_OBSERVED, target, None if file.version is None else Version(file.version), execution)
 
     def rewind(self, where: Any, *, dry_run: bool = False, skip_changed: bool = False,
                skip: Collection[str] = (), force: Collection[str] = ()) -> Any:
@@ -115,5 +153,8 @@ class FileCheckpoints:
 
         :raises RuntimeError: called on a running event loop (use :meth:`arewind` there)
         """
-        return self._tools.runner.run(
+        runner = getattr(self._tools, "runner", None)
+        if runner is None:
+            raise RuntimeError(f"{type(self._tools).__name__} is async only: await FileCheckpoints.arewind(...)")
+        return runner.run(
             lambda: self.arewind(where, dry_run=dry_run, skip_changed=skip_changed, skip=skip, force=force))
