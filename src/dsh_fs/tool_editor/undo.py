@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from ..history.model import Step
 from . import texts as t
 
-__all__ = ("UNDO_TOOL", "UNDO_MAX_CHARS", "change_to_undo", "undone_listing")
+__all__ = ("UNDO_MAX_CHARS", "UNDO_TOOL", "change_to_undo", "undone_listing")
 
 UNDO_TOOL = "undo_edit"
 """the tool name an undo's own step carries in the history"""
