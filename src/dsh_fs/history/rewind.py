@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..fs.errors import FsError
@@ -78,6 +78,8 @@ class RewindResult:
     """the rewind's own step (it can itself be rewound: redo), when it wrote something"""
     error: str | None = None
     """a write that failed midway (nothing after it was written; run the rewind again)"""
+    failure: FsError | None = field(default=None, repr=False, compare=False)
+    """the provider's refusal behind ``error`` (a sandbox's ``FS_SANDBOX_DENIED``, …)"""
 
     @property
     def refusals(self) -> tuple[FileResult, ...]:
@@ -221,12 +223,12 @@ async def rewind_owner(fs: "HistoryFileSystem", owner: str, *, to: int | str | N
         return RewindResult(to=point, steps=steps, files=files, dry_run=dry_run, refused=plan.refused)
     view = fs.for_tool_call(tool, owner, call_id)
     done: dict[str, str | None] = {}
-    error = None
+    error, failure = None, None
     for action in plan.actions:
         try:
             done[action.key] = await _write(view, action, blobs, signal)
         except FsError as err:
-            error = str(err)
+            error, failure = str(err), err
             break
     step = None
     if done:
@@ -234,7 +236,8 @@ async def rewind_owner(fs: "HistoryFileSystem", owner: str, *, to: int | str | N
         mine = [s.number for s in own.steps if s.tool == tool and s.number > history.last]
         step = mine[0] if mine else None
     files = _files(plan, look, blobs, diffs=False, done=done)
-    return RewindResult(to=point, steps=steps, files=files, dry_run=False, refused=False, step=step, error=error)
+    return RewindResult(to=point, steps=steps, files=files, dry_run=False, refused=False, step=step, error=error,
+                        failure=failure)
 
 
 async def _write(view: "HistoryFileSystem", action: Action, blobs: dict[str, bytes],

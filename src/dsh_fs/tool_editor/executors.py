@@ -401,8 +401,8 @@ class Editor:
         refused = next((f for f in result.refusals), None)
         if refused is not None:
             raise ToolInputError(t.UNDO_REFUSED.format(path=target.display_path, reason=refused.reason))
-        if result.error is not None:
-            raise FsError(result.error, FsErrorCode.IO_ERROR)
+        if result.error is not None:  # the write was refused (a sandbox, a race): the provider's error
+            raise result.failure if result.failure is not None else FsError(result.error, FsErrorCode.IO_ERROR)
         mine = next((f for f in result.files if f.path == target.display_path), None)
         version = mine.version if mine is not None else None
         if version is None:  # removed: the change created it
