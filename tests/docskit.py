@@ -10,7 +10,7 @@ document moves one argument.
 * ``python_blocks(heading, doc)`` — the section's ````python`` blocks, in order;
 * ``blocks_by_marker(heading, markers, doc)`` — those blocks keyed by the one marker each
   contains (``{marker: key}``); fails unless every block has a marker and every key one block;
-* ``run_printed(code, name)`` — run a block as the ``__main__`` program named ``name``;
+* ``run_printed(code, name)`` — run a block as the ``__main__`` program named ``name``; its globals;
 * the typo scenario the agent programs run (a workspace whose README.md says "teh", a scripted
   model that reads it, fixes it with ``edit`` and answers "Fixed the typo."): ``TYPO``,
   ``FIXED``, ``READ_ARGS``, ``EDIT_ARGS``, ``typo_workspace``, ``typo_results``, ``assert_fixed``.
@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,9 +86,12 @@ def blocks_by_marker(heading: str, markers: dict[str, str], doc: Path = README) 
     return found
 
 
-def run_printed(code: str, name: str = "README.md") -> None:
-    """Run ``code`` as a program (``__name__ == "__main__"``), its tracebacks naming ``name``."""
-    exec(compile(code, name, "exec"), {"__name__": "__main__"})
+def run_printed(code: str, name: str = "README.md") -> dict[str, Any]:
+    """Run ``code`` as a program (``__name__ == "__main__"``), its tracebacks naming ``name``;
+    returns its global namespace (what the program defined, for the test to look at)."""
+    scope: dict[str, Any] = {"__name__": "__main__"}
+    exec(compile(code, name, "exec"), scope)
+    return scope
 
 
 def typo_workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:

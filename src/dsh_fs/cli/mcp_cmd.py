@@ -202,12 +202,9 @@ def mcp(
         )
     except ValueError as exc:  # several --s3 named alike (fs_s3.roots.display_roots)
         raise click.UsageError(str(exc)) from None
-    from .history_cmd import open_history_store
-
     owner, store = _named_owner(session_name, options)
     try:
-        ctx = build_context(options, observations=store,
-                            history=open_history_store() if owner is not None or served_over_http else True)
+        ctx = build_context(options, observations=store, history=_history_store(session_name, served_over_http))
     except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()
@@ -309,6 +306,17 @@ def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]
     if len({n.channel.identity for n in named}) > 1:
         raise click.UsageError("--root: every far-side root must be on one far side")
     return urls[0], tuple(n.root for n in named)
+
+
+def _history_store(session_name: str | None, served_over_http: bool) -> Any:
+    """Where the server keeps the history of changes (docs/HISTORY.md): for ``--session NAME``
+    and HTTP owners, the durable SQLite store beside the session store (opened at the first
+    change); otherwise in memory."""
+    if session_name is None and not served_over_http:
+        return True
+    from ..history.sqlite_store import SqliteHistoryStore
+
+    return SqliteHistoryStore()
 
 
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:

@@ -123,15 +123,14 @@ def build_provider(options: ServeOptions) -> FileSystem:
     return open_provider(options.root, profile=options.profile, **more)
 
 
-def build_context(options: ServeOptions, *, observations: Any = None, history: Any = True) -> Context:
+def build_context(options: ServeOptions, *, observations: Any = None, history: Any = False) -> Context:
     """The default deployment over ``build_provider(options)``, its observations bounded per
-    owner (``options.observations_per_owner``), recording every change into a history.
+    owner (``options.observations_per_owner``).
 
     :param observations: the policy's ``ObservationStore`` (``dsh-fs mcp --session``: a
         ``session_store.SqliteObservationStore``, DEVIATIONS M1); default: a fresh one
-    :param history: ``create_context``'s ``history``: ``True`` (default) in memory, per owner;
-        a ``history.HistoryStore`` (``dsh-fs mcp --session`` and over HTTP: the state
-        directory's ``SqliteHistoryStore``, docs/HISTORY.md "MCP"); ``False``: none
+    :param history: ``create_context``'s ``history`` (docs/HISTORY.md): ``True`` (in memory) or a
+        store (``--session``, HTTP: ``history.sqlite_store.SqliteHistoryStore``); ``False``: none
 
     :raises ValueError: for an invalid tool setting (``tool-fs: <name> must be a positive integer``)
         or an unknown face
