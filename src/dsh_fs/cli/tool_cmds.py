@@ -139,13 +139,8 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
         else:  # a person's command line (or a shell-only agent, which has the shell anyway): no
             # containment root, as in the reference (S3: the bucket prefix is the root)
             provider = open_provider(options.cwd or os.getcwd(), profile=options.profile, root=None)
-        history: Any = False
-        if options.session_name is not None:  # a named session's changes go to its durable history
-            from .history_cmd import open_history_store
-
-            history = open_history_store()
         return create_context(
-            profile=options.profile, policy=options.policy, provider=provider, observations=store, history=history,
+            profile=options.profile, policy=options.policy, provider=provider, observations=store,
             spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool,
             sandbox=options.sandbox, pdfs=pdfs, history=history, **options.rules, **options.caps,
         )
