@@ -197,4 +197,5 @@ def test_forget_and_prune_remove_the_history_too(run: Run, ws: Path) -> None:
     assert run("sessions", "history", "s1").stderr == "dsh-fs: session 's1' has no history\n"
     assert run("write", "c.txt", "--content", "c\n", "--session", "s2").returncode == 0
     pruned = run("sessions", "prune", "--older-than", "0s")
-    assert pruned.stdout == "s2\n" and run("sessions", "history", "s2").stdout == ""
+    assert pruned.stdout == "forgot session s2 (1 observation, last used just now) and its history\n"
+    assert run("sessions", "history", "s2").stdout == ""

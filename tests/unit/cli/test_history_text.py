@@ -38,6 +38,7 @@ def test_steps_are_numbered_lines_with_their_time_tool_and_files() -> None:
         "11  2026-12-06T09:30:00Z  rewind  (no change)",
     ]
     assert history_lines("s", []) == []
+    assert history_lines("s", [], checkpoints=marks[:1]) == ["   checkpoint start (c0)"]
 
 
 def test_the_dropped_steps_are_said_first() -> None:
@@ -114,6 +115,7 @@ def test_a_diff_between_two_states() -> None:
 
 
 def test_a_long_diff_is_cut_and_says_so() -> None:
+    assert DIFF_MAX_BYTES == 64 * 1024  # docs/HISTORY.md: a diff is cut after 64 KiB
     big = b"".join(b"line %d\n" % n for n in range(20_000))
     text = diff_text("/p/a", None, big, then_label="t")
     assert len(text.encode()) <= DIFF_MAX_BYTES + 40 and text.endswith(f"\n[diff cut at {DIFF_MAX_BYTES} bytes]\n")

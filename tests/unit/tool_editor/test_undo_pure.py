@@ -79,6 +79,7 @@ def test_a_long_text_is_cut_then_numbered_as_openhands_does() -> None:
         "     1\tab\n     2\tab\n     3\ta<response clipped><NOTE>Due to the max output limit, only part of this file has"
         " been shown to you. You should retry this tool after you have searched inside the file with `grep -n` in"
         " order to find the line numbers of what you are looking for.</NOTE>\n")
+    assert UNDO_MAX_CHARS == 16_000  # OpenHands' MAX_RESPONSE_LEN_CHAR (openhands_aci/editor/config.py)
     exact = "a" * UNDO_MAX_CHARS
     assert "<response clipped>" not in undone_listing("/p", exact)
     assert "<response clipped>" in undone_listing("/p", exact + "b")
