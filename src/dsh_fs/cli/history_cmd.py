@@ -103,6 +103,8 @@ def _with_history(work: Callable[[Any, Any], Awaitable[T]]) -> T:
         return anyio.run(run)
     except RewindError as exc:
         raise CliFailure(str(exc)) from None
+    except OSError as exc:  # the store opens its database at its first use
+        raise CliFailure(f"cannot open the history store {path}: {exc}") from None
     except sqlite3.Error as exc:
         raise CliFailure(f"cannot use the history store {path}: {exc}") from None
 
