@@ -36,8 +36,6 @@ class _Point(click.ParamType):
     name = "point"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
-        if isinstance(value, int):
-            return value
         text = str(value)
         if not text:
             self.fail("give a step number or a checkpoint's name or id", param, ctx)
@@ -62,18 +60,11 @@ HISTORY_PATH = _HistoryPath()
 def open_history_store() -> Any:
     """The state directory's history store (``history.sqlite_store.SqliteHistoryStore``): the
     history of ``--session NAME`` (the tool commands, ``dsh-fs mcp``) and of an HTTP
-    deployment's tokens, which these commands read and rewind while servers run.
+    deployment's tokens, which these commands read and rewind while servers run. It opens its
+    database at its first use (where ``_with_history`` reports a failure)."""
+    from ..history.sqlite_store import SqliteHistoryStore
 
-    :raises CliFailure: (exit 2) when it cannot be opened
-    """
-    import sqlite3
-
-    from ..history.sqlite_store import SqliteHistoryStore, history_location
-
-    try:
-        return SqliteHistoryStore()
-    except (OSError, sqlite3.Error) as exc:
-        raise CliFailure(f"cannot open the history store {history_location()[0]}: {exc}") from None
+    return SqliteHistoryStore()
 
 
 def _with_history(work: Callable[[Any, Any], Awaitable[T]]) -> T:

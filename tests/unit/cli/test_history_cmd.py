@@ -6,6 +6,7 @@ failures. The same commands in real processes: tests/e2e/cli/test_cli_history.py
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,23 @@ def test_diff_of_a_file_whose_content_was_not_kept(ws: Path) -> None:
 
     anyio.run(run)
     done = sessions("diff", "s1", "--since", "0")
-    assert done.exit_code == 0 and done.stdout.startswith(f"{ws}/a.txt: its content at step 0 was not kept (")
+    assert done.exit_code == 0 and done.stdout == (
+        f"{ws}/a.txt: its content at step 0 was not kept (4 bytes, over the 2-byte cap)\n")
+
+
+def test_diff_of_a_copy_no_longer_kept_and_of_a_file_that_cannot_be_read(ws: Path, tmp_path: Path) -> None:
+    agent(ws, EDIT, WRITE)
+    with sqlite3.connect(tmp_path / "state" / "history.sqlite3") as db:
+        db.execute("DELETE FROM blobs")  # as if dropped
+    done = sessions("diff", "s1", "--since", "0")
+    assert done.exit_code == 0 and done.stdout == (
+        f"{ws}/a.txt: its content at step 0 is no longer kept\n--- /dev/null\n+++ {ws}/b.txt (now)\n"
+        "@@ -0,0 +1 @@\n+bee\n")
+    with open(ws / "b.txt", "wb") as big:  # past the history's size cap: not read for a diff
+        big.truncate(16 * 1024 * 1024 + 1)
+    done = sessions("diff", "s1", "--since", "1")
+    assert done.exit_code == 0 and done.stdout.startswith(f"{ws}/b.txt: cannot be read now (") and \
+        done.stdout.count("\n") == 1, done.stdout[:300]
 
 
 def test_usage_errors_and_an_unusable_store_exit_2(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -126,6 +143,19 @@ def test_usage_errors_and_an_unusable_store_exit_2(ws: Path, tmp_path: Path, mon
                           (["diff", "s1", "--since", "nope"], "Error: no checkpoint named 'nope'")):
         done = sessions(*args)
         assert (done.exit_code, done.stdout) == (2, "") and done.stderr.splitlines()[-1] == message, done.stderr
+    for args, message in ((["rewind", "s1", "--to", ""], "give a step number or a checkpoint's name or id"),
+                          (["rewind", "s1", "--last", "1", "--skip", ""], "give a file's path as"),
+                          (["diff", "s1"], "Error: Missing option '--since'."),
+                          (["rewind", "s1", "--last", "-1"], "Error: Invalid value for '--last'")):
+        done = sessions(*args)
+        assert done.exit_code == 2 and message in done.stderr, done.stderr
+    nothing = sessions("rewind", "s1", "--last", "0")
+    assert (nothing.exit_code, nothing.stdout) == (0, "session s1 is already as at step 1: nothing to write\n")
+    (tmp_path / "state" / "history.sqlite3").write_bytes(b"not a database " * 100)
+    for name in ("history.sqlite3-wal", "history.sqlite3-shm"):
+        (tmp_path / "state" / name).unlink(missing_ok=True)
+    broken = sessions("history", "s1")
+    assert broken.exit_code == 2 and broken.stderr.startswith("Error: cannot use the history store "), broken.stderr
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("DSH_FS_STATE_DIR", str(tmp_path / "file"))
     for args in (["history", "s1"], ["rewind", "s1", "--last", "1"], ["diff", "s1", "--since", "0"]):
