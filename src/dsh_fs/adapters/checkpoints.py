@@ -26,14 +26,46 @@ The points, per framework (the adapter's ``checkpoint_name``):
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import anyio
 
 from ..core.session import Session
+from ..history.model import Checkpoint, Step
 
-__all__ = ("FileCheckpoints",)
+__all__ = ("FileCheckpoints", "step_of_point")
+
+
+def step_of_point(name: str, steps: Sequence[Step], checkpoints: Sequence[Checkpoint], *, newest: int) -> int:
+    """The step a framework point named ``name`` (``<framework>:<id>``, ids sorting in the
+    framework's order) stands for in an agent's history (pure; ``FileCheckpoints.point``).
+
+    :param steps: the agent's steps, oldest first
+    :param checkpoints: its checkpoints, in the order they were marked
+    :param newest: the newest step's number (the history's ``last``)
+    :returns: the step its mark follows; for a name never marked, the step before the mark or
+        the rewind (``rewind``, ``undo_edit``) that came next after the marked point before it,
+        else ``newest``; for a name before every mark, the first mark after it, else ``newest``
+    """
+    prefix = name.split(":", 1)[0] + ":"
+    marks = [c for c in checkpoints if c.name.startswith(prefix)]
+    exact = [c for c in marks if c.name == name]
+    if exact:
+        return exact[0].step
+    earlier = [c for c in marks if c.name < name]
+    if not earlier:
+        later = [c for c in marks if c.name > name]
+        return later[0].step if later else newest
+    last = max(earlier, key=lambda c: c.name)
+    end = newest
+    following = marks[marks.index(last) + 1:]
+    if following:
+        end = min(end, following[0].step)
+    for step in steps:
+        if step.number > last.step and step.tool in ("rewind", "undo_edit"):
+            return min(end, step.number - 1)
+    return end
 
 
 class FileCheckpoints:
@@ -91,26 +123,7 @@ class FileCheckpoints:
         """
         name = self._tools.checkpoint_name(where)
         steps = await self.ctx.history(self.session)
-        newest = steps[-1].number if steps else steps.dropped
-        prefix = name.split(":", 1)[0] + ":"
-        marks = [c for c in steps.checkpoints if c.name.startswith(prefix)]
-        exact = [c for c in marks if c.name == name]
-        if exact:
-            return exact[0].step
-        earlier = [c for c in marks if c.name < name]
-        if not earlier:
-            later = [c for c in marks if c.name > name]
-            return later[0].step if later else newest
-        last = max(earlier, key=lambda c: c.name)
-        end = newest
-        following = marks[marks.index(last) + 1:]
-        if following:
-            end = min(end, following[0].step)
-        for step in steps:
-            if step.number > last.step and step.tool in ("rewind", "undo_edit"):
-                end = min(end, step.number - 1)
-                break
-        return end
+        return step_of_point(name, steps, steps.checkpoints, newest=steps[-1].number if steps else steps.dropped)
 
     async def arewind(self, where: Any, *, dry_run: bool = False, skip_changed: bool = False,
                       skip: Collection[str] = (), force: Collection[str] = ()) -> Any:
