@@ -31,7 +31,7 @@ from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.window import window_whole
-from ..fs.types import EditRequest, Target
+from ..fs.types import EditRequest, Target, Version
 from ..fs_sandbox.changes import Change
 from ..fs_sandbox.tools import call_fs, escalation_offered, map_denial
 from ..core.errors import ToolInputError
@@ -206,7 +206,8 @@ class FsTools:
                     result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
         except FsError as err:
             result = await self._legacy_window(fs, target, info, window, err, execution)
-        self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        # D29: the provider may know the version better (with the digest of the bytes read)
+        self.ctx.emit(FS_OBSERVED, target, Version(result.version) if result.version else info.version, execution)
         if result.encoding is not None:  # F7
             notes = (*notes, encoding_note(result.encoding))
         if notes:
