@@ -25,12 +25,21 @@ from ..fs.types import Target
 from .seen import SeenTexts
 from .stale_diff import changes_block
 
-__all__ = ("NOW_MAX_BYTES", "SERVICE", "with_changes")
+__all__ = ("NOW_MAX_BYTES", "SERVICE", "saw", "with_changes", "with_changes_at")
 
 SERVICE = "seen_texts"
 """the context service holding the ``SeenTexts`` (provided by the ``tool-fs`` plugin under D30)"""
 NOW_MAX_BYTES = 1024 * 1024
 """the largest current file (bytes) read to show what changed; a bigger one gets no diff"""
+
+
+def saw(ctx: Context, target: Target, version: Any, text: str | None, execution: Any) -> None:
+    """The call's owner saw ``text`` whole as ``version`` of ``target`` (a face's view of a
+    whole file, the text its write left): kept for a later refusal (``SeenTexts.remember``).
+    Nothing without the service (the ``reference`` profile) or a text (``None``). Call it
+    before the ``fs/observed`` event of that version."""
+    if text is not None and ctx.has(SERVICE):
+        getattr(ctx, SERVICE).remember(getattr(execution, "session", None), target.key, str(version), text)
 
 
 async def with_changes(ctx: Context, fs: FileSystem, target: Target, err: FsError, execution: Any,
@@ -66,3 +75,17 @@ async def with_changes(ctx: Context, fs: FileSystem, target: Target, err: FsErro
         store.remember(owner, target.key, str(info.version), now)
         ctx.emit(FS_OBSERVED, target, info.version, execution)
     return FsError(err.message, err.code, cause=err, changes=changes.text)
+
+
+async def with_changes_at(ctx: Context, fs: FileSystem, path: str, err: FsError, execution: Any,
+                          switches: ToolSwitches) -> FsError:
+    """``with_changes`` for a call that knows the file by the ``path`` it was given (a face's
+    refusal, caught where the target is out of reach): resolved again, as the call resolved it.
+    ``err`` itself when it is no stale refusal to explain, or ``path`` does not resolve."""
+    if err.code != FsErrorCode.STALE_VERSION or not switches.stale_diffs or not ctx.has(SERVICE):
+        return err
+    try:
+        target = await fs.resolve(path, cwd=getattr(execution, "cwd", None), signal=getattr(execution, "signal", None))
+    except FsError:
+        return err
+    return await with_changes(ctx, fs, target, err, execution, switches)
