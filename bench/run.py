@@ -80,7 +80,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -88,62 +87,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MiB = 1024 * 1024
-RACY_WAIT = 3.2
-"""seconds to leave a new file alone so its version carries no content digest (A5)"""
+sys.path.insert(0, HERE)  # the row families' modules (workloads.py, mcp_bench.py, *_bench.py)
+
+import mcp_bench  # noqa: E402
+from workloads import MiB, child, settle, write_log  # noqa: E402
+
+Row = dict[str, Any]
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-def peak_rss_mib() -> float:
-    """This process's peak resident set so far (MiB; ``ru_maxrss`` is KiB on Linux)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def write_log(path: str, size: int) -> int:
-    """A log of numbered lines (~100 bytes each, ASCII) of about ``size`` bytes; returns its line count."""
-    block_lines = 10_000
-    lines = 0
-    with open(path, "wb") as handle:
-        while True:
-            block = b"".join(
-                b"%09d 2024-05-01T12:00:00.000Z INFO api request_id=%016x latency_ms=%04d path=/v1/items\n"
-                % (lines + i, (lines + i) * 2654435761 % (1 << 64), (lines + i) % 9973)
-                for i in range(block_lines)
-            )
-            if handle.tell() + len(block) > size:
-                break
-            handle.write(block)
-            lines += block_lines
-    return lines
-
-
-def settle(*paths: str) -> None:
-    """Wait out the racy window of the newest path, then read each once (page cache)."""
-    newest = max(os.stat(p).st_mtime for p in paths)
-    wait = newest + RACY_WAIT - time.time()
-    if wait > 0:
-        time.sleep(wait)
-    for path in paths:
-        with open(path, "rb") as handle:
-            while handle.read(8 * MiB):
-                pass
-
-
-def child(name: str, **params: Any) -> dict[str, Any]:
-    """Run workload ``name`` in a fresh interpreter; returns its JSON result."""
-    proc = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--child", name, "--params", json.dumps(params)],
-        capture_output=True, text=True, cwd=ROOT,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"child {name} failed:\n{proc.stdout}\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
 
 def fmt_time(seconds: float | None) -> str:
     if seconds is None:
@@ -159,354 +116,6 @@ def fmt_mem(mib: float | None) -> str:
     return "—" if mib is None else f"{mib:.1f} MiB"
 
 
-# -- child workloads ------------------------------------------------------------------------------------
-
-async def _best_of(batches: int, calls: int, ours: Callable[[], Any], raw: Callable[[], Any]) -> dict[str, float]:
-    """Interleaved batches (``ours`` awaited, ``raw`` called); the best batch mean per call
-    of each side (seconds)."""
-    best = {"ours": float("inf"), "raw": float("inf")}
-    for _ in range(batches):
-        start = time.perf_counter()
-        for _ in range(calls):
-            await ours()
-        best["ours"] = min(best["ours"], (time.perf_counter() - start) / calls)
-        start = time.perf_counter()
-        for _ in range(calls):
-            raw()
-        best["raw"] = min(best["raw"], (time.perf_counter() - start) / calls)
-    return best
-
-
-def work_small_read(path: str, batches: int, calls: int) -> dict[str, Any]:
-    import anyio
-
-    import dsh_fs
-
-    folder, name = os.path.split(path)
-
-    def raw() -> str:
-        st = os.stat(path)
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            data = os.read(fd, st.st_size + 1)
-        finally:
-            os.close(fd)
-        lines = data.decode("utf-8").split("\n")
-        if not lines[-1]:
-            lines.pop()
-        body = "\n".join([f"{number}: {text}" for number, text in enumerate(lines, 1)])
-        return f"<path>{path}</path>\n<type>file</type>\n<content>\n{body}\n\n(End of file - total {len(lines)} lines)\n</content>"
-
-    async def main() -> dict[str, Any]:
-        ctx = dsh_fs.create_context(cwd=folder)
-        session = dsh_fs.Session(cwd=folder)
-        args = {"file_path": name}
-        result = await ctx.tools.execute("read", args, session=session)
-        assert result.text == raw(), "the baseline must render the same text"
-
-        async def ours() -> None:
-            if (await ctx.tools.execute("read", args, session=session)).is_error:
-                raise RuntimeError("read failed")
-
-        before = peak_rss_mib()
-        best = await _best_of(batches, calls, ours, raw)
-        return {"ours": best["ours"], "base": best["raw"], "ours_mem": peak_rss_mib() - before,
-                "bytes": os.path.getsize(path), "lines": result.text.count("\n") - 5}
-
-    return anyio.run(main)
-
-
-def work_small_edit(ours_path: str, raw_path: str, batches: int, calls: int) -> dict[str, Any]:
-    import anyio
-
-    import dsh_fs
-
-    folder, name = os.path.split(ours_path)
-    state = {"raw": 0}
-
-    def raw() -> None:
-        with open(raw_path, "rb") as handle:
-            text = handle.read().decode("utf-8")
-        old, new = ("# step 100\n", "# STEP 100\n") if state["raw"] % 2 == 0 else ("# STEP 100\n", "# step 100\n")
-        state["raw"] += 1
-        data = text.replace(old, new, 1).encode("utf-8")
-        directory = os.path.dirname(raw_path)
-        temp = raw_path + ".tmp"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.rename(temp, raw_path)
-        dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-
-    async def main() -> dict[str, Any]:
-        ctx = dsh_fs.create_context(cwd=folder)
-        session = dsh_fs.Session(cwd=folder)
-        assert not (await ctx.tools.execute("read", {"file_path": name}, session=session)).is_error
-        count = [0]
-
-        async def ours() -> None:
-            old, new = ("# step 100\n", "# STEP 100\n") if count[0] % 2 == 0 else ("# STEP 100\n", "# step 100\n")
-            count[0] += 1
-            result = await ctx.tools.execute("edit", {"file_path": name, "old_string": old, "new_string": new},
-                                             session=session)
-            if result.is_error:
-                raise RuntimeError(result.text)
-
-        before = peak_rss_mib()
-        best = await _best_of(batches, calls, ours, raw)
-        return {"ours": best["ours"], "base": best["raw"], "ours_mem": peak_rss_mib() - before,
-                "bytes": os.path.getsize(ours_path)}
-
-    return anyio.run(main)
-
-
-def work_wc(path: str) -> dict[str, Any]:
-    start = time.perf_counter()
-    out = subprocess.run(["wc", "-l", path], capture_output=True, text=True, check=True).stdout
-    elapsed = time.perf_counter() - start
-    # wc's own peak RSS: GNU time forks it from a small process (a child forked from this
-    # interpreter would inherit the interpreter's high-water mark)
-    mem = None
-    if os.path.exists("/usr/bin/time"):
-        timed = subprocess.run(["/usr/bin/time", "-f", "%M", "wc", "-l", path], capture_output=True, text=True)
-        if timed.returncode == 0:
-            mem = int(timed.stderr.strip().splitlines()[-1]) / 1024
-    return {"time": elapsed, "mem": mem, "lines": int(out.split()[0])}
-
-
-def work_tail(path: str, lines: int) -> dict[str, Any]:
-    import anyio
-
-    import dsh_fs
-
-    folder, name = os.path.split(path)
-
-    async def main() -> dict[str, Any]:
-        ctx = dsh_fs.create_context(cwd=folder)
-        session = dsh_fs.Session(cwd=folder)
-        before = peak_rss_mib()
-        start = time.perf_counter()
-        tail = await ctx.tools.execute("read", {"file_path": name, "offset": lines - 99, "limit": 100}, session=session)
-        first = time.perf_counter() - start
-        grew = peak_rss_mib() - before
-        if tail.is_error or f"(End of file - total {lines} lines)" not in tail.text:
-            raise RuntimeError(tail.text[-300:])
-        start = time.perf_counter()
-        second = await ctx.tools.execute("read", {"file_path": name, "offset": lines // 3, "limit": 100},
-                                         session=session)
-        again = time.perf_counter() - start
-        if second.is_error or f"{lines // 3}: " not in second.text:
-            raise RuntimeError(second.text[-300:])
-        return {"first": first, "first_mem": grew, "second": again, "second_mem": peak_rss_mib() - before}
-
-    return anyio.run(main)
-
-
-def work_paging(path: str, lines: int, pages: int) -> dict[str, Any]:
-    import anyio
-
-    import dsh_fs
-
-    folder, name = os.path.split(path)
-
-    async def main() -> dict[str, Any]:
-        ctx = dsh_fs.create_context(cwd=folder)
-        session = dsh_fs.Session(cwd=folder)
-        before = peak_rss_mib()
-        times = []
-        for page in range(pages):
-            offset = 1 + page * (lines // pages)
-            start = time.perf_counter()
-            result = await ctx.tools.execute("read", {"file_path": name, "offset": offset}, session=session)
-            times.append(time.perf_counter() - start)
-            if result.is_error or f"\n{offset}: " not in result.text:
-                raise RuntimeError(result.text[-300:])
-        return {"total": sum(times), "max_page": max(times), "mem": peak_rss_mib() - before}
-
-    return anyio.run(main)
-
-
-def work_edit_big(path: str, old: str, new: str, replace_all: bool = False) -> dict[str, Any]:
-    import anyio
-
-    import dsh_fs
-
-    folder, name = os.path.split(path)
-
-    async def main() -> dict[str, Any]:
-        ctx = dsh_fs.create_context(cwd=folder, policy=False)  # unguarded: measure the edit alone
-        session = dsh_fs.Session(cwd=folder)
-        before = peak_rss_mib()
-        start = time.perf_counter()
-        result = await ctx.tools.execute("edit", {"file_path": name, "old_string": old, "new_string": new,
-                                                  "replace_all": replace_all}, session=session)
-        elapsed = time.perf_counter() - start
-        if result.is_error:
-            raise RuntimeError(result.text)
-        return {"time": elapsed, "mem": peak_rss_mib() - before}
-
-    return anyio.run(main)
-
-
-def work_copy(src: str, dst: str) -> dict[str, Any]:
-    before = peak_rss_mib()
-    start = time.perf_counter()
-    shutil.copyfile(src, dst)
-    plain = time.perf_counter() - start
-    fd = os.open(dst, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    durable = time.perf_counter() - start
-    os.unlink(dst)
-    return {"time": durable, "plain": plain, "mem": peak_rss_mib() - before}
-
-
-WORKLOADS: dict[str, Callable[..., dict[str, Any]]] = {
-    "small_read": work_small_read,
-    "small_edit": work_small_edit,
-    "wc": work_wc,
-    "tail": work_tail,
-    "paging": work_paging,
-    "edit_big": work_edit_big,
-    "copy": work_copy,
-}
-
-
-# -- MCP and S3 -------------------------------------------------------------------------------------------
-
-def mcp_available() -> str | None:
-    """Why ``dsh-fs mcp`` cannot be benchmarked, or ``None`` when it can."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
-        return "the MCP SDK is not installed"
-    proc = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--help"], capture_output=True, text=True)
-    return None if proc.returncode == 0 else "`dsh-fs mcp` is not available yet"
-
-
-def bench_mcp(path: str, calls: int) -> dict[str, Any]:
-    import anyio
-    from mcp import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    import dsh_fs
-
-    folder, name = os.path.split(path)
-
-    async def main() -> dict[str, Any]:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "dsh_fs.cli.main", "mcp", "--root", folder],
-                                       cwd=folder)
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    await session.send_ping()  # answered once the SDK has loaded (M2)
-                    for _ in range(20):
-                        await session.call_tool("read", {"file_path": name})
-                    start = time.perf_counter()
-                    for _ in range(calls):
-                        result = await session.call_tool("read", {"file_path": name})
-                        if result.is_error:
-                            raise RuntimeError(str(result.content))
-                    over_mcp = (time.perf_counter() - start) / calls
-        ctx = dsh_fs.create_context(cwd=folder)
-        agent = dsh_fs.Session(cwd=folder)
-        for _ in range(20):
-            await ctx.tools.execute("read", {"file_path": name}, session=agent)
-        start, cpu = time.perf_counter(), time.thread_time()
-        for _ in range(calls):
-            await ctx.tools.execute("read", {"file_path": name}, session=agent)
-        in_process, call_cpu = (time.perf_counter() - start) / calls, (time.thread_time() - cpu) / calls
-        return {"ours": over_mcp, "base": in_process, "call_cpu": call_cpu}
-
-    found = anyio.run(main)
-    sys.path.insert(0, HERE)
-    import mcp_floor
-
-    bare = _bare_mcp_reads(folder, name, calls)
-    return {**found, "bare": bare["wall_us"] / 1e6, "server_cpu": bare["server_cpu_us"] / 1e6,
-            "bare_sdk": _bare_mcp_reads(folder, name, calls, sdk_only=True)["wall_us"] / 1e6,
-            "floor": _transport_floor(folder, name, calls),
-            "woken": mcp_floor._in_process(folder, name, calls, pause=0.0002) / 1e6}
-
-
-def _bare_mcp_reads(folder: str, name: str, calls: int, *, sdk_only: bool = False) -> dict[str, Any]:
-    """``read`` round trips of ``dsh-fs mcp`` driven by a bare JSON-lines client (blocking pipes,
-    one ``json.dumps`` and one ``readline`` per call, ``mcp_floor.drive``): the server's share of
-    the MCP round trip, without the SDK client's own Python work: wall µs and the server
-    process's CPU µs per round trip (``sdk_only``: every line sent to the SDK,
-    ``DSH_FS_MCP_SDK_ONLY=1``)."""
-    sys.path.insert(0, HERE)
-    import mcp_floor
-
-    env = {**os.environ, "DSH_FS_MCP_SDK_ONLY": "1" if sdk_only else "0"}
-    server = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", folder]
-    measured = mcp_floor.drive(server, folder, name, calls, env=env)
-    if b'"isError":false' not in measured["answer"]:
-        raise RuntimeError(measured["answer"][:300].decode("utf-8", "replace"))
-    return measured
-
-
-def _transport_floor(folder: str, name: str, calls: int) -> float:
-    """Seconds per round trip of the same bare client against an echo server that writes the
-    answer ``dsh-fs mcp`` gave to the same call (``bench/mcp_floor.py``): the pipes' floor."""
-    sys.path.insert(0, HERE)
-    import mcp_floor
-
-    server = [sys.executable, "-m", "dsh_fs.cli.main", "mcp", "--root", folder]
-    answer = mcp_floor.drive(server, folder, name, 1)["answer"]
-    with tempfile.TemporaryDirectory(prefix="dsh-fs-mcp-floor-") as spare:
-        canned = os.path.join(spare, "answer.json")
-        with open(canned, "wb") as handle:
-            handle.write(answer)
-        return mcp_floor.drive([sys.executable, "-c", mcp_floor.ECHO, canned], folder, name, calls)["wall_us"] / 1e6
-
-
-def mcp_rows(path: str, calls: int, notes: list[str]) -> list[Row]:
-    """The MCP stdio round-trip rows: the target row is the bare JSON-lines client's round trip
-    against its floor (the echo transport plus the call as a woken process runs it); the
-    server's own CPU per round trip; the rest is info."""
-    r = bench_mcp(path, calls)
-    floor = r["floor"] + r["woken"]
-    base = {"ours_mem": None, "baseline": "the same call in process", "base": r["base"], "base_mem": None}
-    notes.append("MCP stdio rows: the bare JSON-lines client (blocking pipes, one `json.dumps` and one `readline` a "
-                 "call) measures the server, not a client's own work; its floor is the same client against a Python "
-                 "echo server writing the same answer line over the same pipes plus the same `read` in process with "
-                 "a 200 µs sleep before each call (a process woken by each request: caches and predictors cold; "
-                 f"{r['woken'] * 1e6:.1f} µs here against {r['base'] * 1e6:.1f} µs in a hot loop) "
-                 "(bench/mcp_floor.py). The server's CPU is its process's user + system time per round trip (every "
-                 "thread, `/proc/PID/stat`). The SDK-client row drives the same server with the MCP SDK's "
-                 "`ClientSession`, whose own work (~6× an in-process call) is not ours; `DSH_FS_MCP_SDK_ONLY=1` sends "
-                 "every line to the SDK (bench/README.md, \"One dispatcher\").")
-    return [
-        {"workload": "MCP round trip per read call (stdio, small file), a bare JSON-lines client, against its floor",
-         "ours": r["bare"], "ours_mem": None,
-         "baseline": "the echo transport + the same call in process, woken per call (`bench/mcp_floor.py`)",
-         "base": floor, "base_mem": None, "ratio": r["bare"] / floor, "target": f"≤ {MCP_STDIO_TARGET:g}×",
-         "met": r["bare"] / floor <= MCP_STDIO_TARGET},
-        {"workload": "MCP stdio: the server process's own CPU per read round trip (bare client)",
-         "ours": r["server_cpu"], "ours_mem": None, "baseline": "the same call's CPU in process",
-         "base": r["call_cpu"], "base_mem": None, "ratio": r["server_cpu"] / r["call_cpu"], "target": "(info)",
-         "met": None},
-        {"workload": "MCP round trip per read call (stdio, small file), a bare JSON-lines client", "ours": r["bare"],
-         **base, "ratio": r["bare"] / r["base"], "target": "(info)", "met": None},
-        {"workload": "MCP round trip per read call (stdio, small file), the MCP SDK's client", "ours": r["ours"],
-         **base, "ratio": r["ours"] / r["base"], "target": "(info)", "met": None},
-        {"workload": "MCP round trip per read call (stdio, small file), bare client, every line to the SDK",
-         "ours": r["bare_sdk"], **base, "ratio": r["bare_sdk"] / r["base"], "target": "(info)", "met": None},
-        {"workload": "MCP stdio transport floor: the bare client against an echo server writing the same answer",
-         "ours": r["floor"], **base, "ratio": r["floor"] / r["base"], "target": "(info)", "met": None},
-    ]
-
 
 def bench_s3(quick: bool) -> dict[str, Any] | str:
     script = os.path.join(HERE, "s3_bench.py")
@@ -518,6 +127,7 @@ def bench_s3(quick: bool) -> dict[str, Any] | str:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         return f"bench/s3_bench.py failed: {tail[0]}"
     return json.loads(proc.stdout)
+
 
 
 # -- machine ------------------------------------------------------------------------------------------
@@ -569,17 +179,13 @@ def describe_machine(work: str) -> dict[str, str]:
     }
 
 
-# -- main ---------------------------------------------------------------------------------------------
 
-Row = dict[str, Any]
-
+# -- targets ----------------------------------------------------------------------------------------
 
 READ_TARGETS = {"small-file read call": 2.0, "tiny-file read call": 4.0}
 """the speed issue's targets: a read call against stat + read + decode + render of the same file"""
 EDIT_TARGET = 1.5
 """a small edit call against read + replace + write tmp + fsync + rename + fsync dir"""
-MCP_STDIO_TARGET = 2.0
-"""one read over MCP stdio (a bare client) against its floor: the echo transport plus the call in process"""
 S3_ROUND_TRIP_TARGETS = {"read": 1, "edit": 2, "write": 2, "apply_patch": 2, "read_image": 1}
 """S3 requests per call: a read of a file under the stream threshold is one GetObject; an edit's
 floor (and a write's over an observed file) is its GetObject and its conditional PutObject; an
@@ -594,64 +200,86 @@ def _s3_target(tool: str, round_trips: int) -> dict[str, Any]:
     return {"target": f"{want} round trip{'s' if want > 1 else ''}", "met": round_trips <= want}
 
 
-def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
-    rows: list[Row] = []
-    notes: list[str] = []
-    quick = args.quick
-    batches, calls = (5, 200) if quick else (15, 1000)
 
-    def say(text: str) -> None:
+# -- row families -------------------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """One invocation as the row builders see it: the options, the work directory (removed at the
+    end), the small files several families use (written and settled before the first), and the
+    rows and notes gathered so far, in table order."""
+
+    args: argparse.Namespace
+    work: str
+    small: str
+    """a 200-line Python file (~11 KiB)"""
+    tiny: str
+    """its first ~1 KiB"""
+    edit_ours: str
+    edit_raw: str
+    """two copies of ``small``, one edited by the tool, one by the baseline"""
+    rows: list[Row] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def quick(self) -> bool:
+        return bool(self.args.quick)
+
+    def say(self, text: str) -> None:
+        """Progress, on stderr."""
         print(text, file=sys.stderr, flush=True)
 
-    # small files
-    small = os.path.join(work, "small", "module.py")
-    os.makedirs(os.path.dirname(small))
-    source = "".join(f"    value_{i} = compute(alpha, beta, gamma)  # step {i}\n" for i in range(200))
-    tiny = os.path.join(work, "small", "tiny.py")
-    with open(small, "w", encoding="utf-8") as handle:
-        handle.write(source)
-    with open(tiny, "w", encoding="utf-8") as handle:
-        handle.write(source[: source.index("\n", 1000) + 1])
-    edit_ours = os.path.join(work, "small", "edit_ours.py")
-    edit_raw = os.path.join(work, "small", "edit_raw.py")
-    for path in (edit_ours, edit_raw):
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(source)
-    settle(small, tiny, edit_ours, edit_raw)
-    if args.only_mcp:
-        say("MCP round trip (--only-mcp) …")
-        rows.extend(mcp_rows(small, 100 if quick else 500, notes))
-        return rows, notes
-    notes.append("Tiny file: a read call has about 50 µs of fixed work the bare read does not (argument checks, "
-                 "path resolution to a real path, the version token, the policy's observation, the result "
-                 "objects); it shows against a 1 KiB file and fades as files grow.")
-    for label, path in (("small-file read call", small), ("tiny-file read call", tiny)):
-        say(f"{label} …")
-        r = child("small_read", path=path, batches=batches, calls=calls)
-        rows.append({"workload": f"{label} ({r['bytes'] // 1024 or r['bytes']} {'KiB' if r['bytes'] >= 1024 else 'B'}, "
-                                 f"{r['lines']} lines)",
-                     "ours": r["ours"], "ours_mem": r["ours_mem"],
-                     "baseline": "stat + read + decode + render (same text)", "base": r["base"], "base_mem": None,
-                     "ratio": r["ours"] / r["base"], "target": f"≤ {READ_TARGETS[label]:g}×",
-                     "met": r["ours"] / r["base"] <= READ_TARGETS[label]})
-    say("small-file edit call …")
-    r = child("small_edit", ours_path=edit_ours, raw_path=edit_raw, batches=3 if quick else 8, calls=10 if quick else 25)
-    notes.append("Small edit: besides the write + fsync + rename + directory fsync of the baseline, an edit "
-                 "call resolves the path, takes the cross-process lock, checks the version guard (a content "
-                 "digest while the file is freshly written, A5), matches the literal and computes the hunk "
-                 "diff for the UI: about 0.3 ms of fixed work, so the ratio depends on how long this disk "
-                 "takes to fsync. It runs on the event-loop thread (a small mutation on a fast disk).")
-    rows.append({"workload": f"small-file edit call ({r['bytes'] // 1024} KiB)", "ours": r["ours"],
-                 "ours_mem": r["ours_mem"],
-                 "baseline": "read + replace + write tmp + fsync + rename + fsync dir", "base": r["base"],
-                 "base_mem": None, "ratio": r["ours"] / r["base"], "target": f"≤ {EDIT_TARGET:g}×",
-                 "met": r["ours"] / r["base"] <= EDIT_TARGET})
 
-    # the big log
-    size = int((64 * MiB) if quick and args.big_gib is None else (args.big_gib or 1) * 1024 * MiB)
-    log = os.path.join(work, "big", "app.log")
+def prepare(args: argparse.Namespace, work: str) -> Run:
+    """Write and settle the small files; the ``Run`` the builders share."""
+    folder = os.path.join(work, "small")
+    os.makedirs(folder)
+    source = "".join(f"    value_{i} = compute(alpha, beta, gamma)  # step {i}\n" for i in range(200))
+    run = Run(args, work, small=os.path.join(folder, "module.py"), tiny=os.path.join(folder, "tiny.py"),
+              edit_ours=os.path.join(folder, "edit_ours.py"), edit_raw=os.path.join(folder, "edit_raw.py"))
+    for path, text in ((run.small, source), (run.tiny, source[: source.index("\n", 1000) + 1]),
+                       (run.edit_ours, source), (run.edit_raw, source)):
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    settle(run.small, run.tiny, run.edit_ours, run.edit_raw)
+    return run
+
+
+def small_call_rows(run: Run) -> None:
+    """Small-file ``read`` (a 200-line and a 1 KiB file) and ``edit`` calls against the stdlib calls."""
+    batches, calls = (5, 200) if run.quick else (15, 1000)
+    run.notes.append("Tiny file: a read call has about 50 µs of fixed work the bare read does not (argument checks, "
+                     "path resolution to a real path, the version token, the policy's observation, the result "
+                     "objects); it shows against a 1 KiB file and fades as files grow.")
+    for label, path in (("small-file read call", run.small), ("tiny-file read call", run.tiny)):
+        run.say(f"{label} …")
+        r = child("small_read", path=path, batches=batches, calls=calls)
+        run.rows.append({"workload": f"{label} ({r['bytes'] // 1024 or r['bytes']} {'KiB' if r['bytes'] >= 1024 else 'B'}, "
+                                     f"{r['lines']} lines)",
+                         "ours": r["ours"], "ours_mem": r["ours_mem"],
+                         "baseline": "stat + read + decode + render (same text)", "base": r["base"], "base_mem": None,
+                         "ratio": r["ours"] / r["base"], "target": f"≤ {READ_TARGETS[label]:g}×",
+                         "met": r["ours"] / r["base"] <= READ_TARGETS[label]})
+    run.say("small-file edit call …")
+    r = child("small_edit", ours_path=run.edit_ours, raw_path=run.edit_raw, batches=3 if run.quick else 8, calls=10 if run.quick else 25)
+    run.notes.append("Small edit: besides the write + fsync + rename + directory fsync of the baseline, an edit "
+                     "call resolves the path, takes the cross-process lock, checks the version guard (a content "
+                     "digest while the file is freshly written, A5), matches the literal and computes the hunk "
+                     "diff for the UI: about 0.3 ms of fixed work, so the ratio depends on how long this disk "
+                     "takes to fsync. It runs on the event-loop thread (a small mutation on a fast disk).")
+    run.rows.append({"workload": f"small-file edit call ({r['bytes'] // 1024} KiB)", "ours": r["ours"],
+                     "ours_mem": r["ours_mem"],
+                     "baseline": "read + replace + write tmp + fsync + rename + fsync dir", "base": r["base"],
+                     "base_mem": None, "ratio": r["ours"] / r["base"], "target": f"≤ {EDIT_TARGET:g}×",
+                     "met": r["ours"] / r["base"] <= EDIT_TARGET})
+
+
+def big_log_rows(run: Run) -> None:
+    """The tail, a second window and 20 pages of a big log against ``wc -l`` and one scan."""
+    size = int((64 * MiB) if run.quick and run.args.big_gib is None else (run.args.big_gib or 1) * 1024 * MiB)
+    log = os.path.join(run.work, "big", "app.log")
     os.makedirs(os.path.dirname(log))
-    say(f"writing a {size / MiB:.0f} MiB log …")
+    run.say(f"writing a {size / MiB:.0f} MiB log …")
     lines = write_log(log, size)
     settle(log)
     wc = [child("wc", path=log) for _ in range(3)]
@@ -659,35 +287,37 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
     wc_time = statistics.median(w["time"] for w in wc)
     wc_mem = max((w["mem"] for w in wc if w["mem"] is not None), default=None)
     label = f"{os.path.getsize(log) / 2**30:.2f} GiB" if size >= 1024 * MiB else f"{os.path.getsize(log) / MiB:.0f} MiB"
-    say("tail read …")
+    run.say("tail read …")
     tails = [child("tail", path=log, lines=lines) for _ in range(3)]
     first = statistics.median(t["first"] for t in tails)
     first_mem = max(t["first_mem"] for t in tails)
-    rows.append({"workload": f"last 100 lines of a {label} log, first read", "ours": first, "ours_mem": first_mem,
-                 "baseline": "`wc -l` on it", "base": wc_time, "base_mem": wc_mem, "ratio": first / wc_time,
-                 "target": "≤ 5×, ≤ 64 MiB", "met": first / wc_time <= 5 and first_mem <= 64})
+    run.rows.append({"workload": f"last 100 lines of a {label} log, first read", "ours": first, "ours_mem": first_mem,
+                     "baseline": "`wc -l` on it", "base": wc_time, "base_mem": wc_mem, "ratio": first / wc_time,
+                     "target": "≤ 5×, ≤ 64 MiB", "met": first / wc_time <= 5 and first_mem <= 64})
     second = statistics.median(t["second"] for t in tails)
-    rows.append({"workload": "second read, another window of the same file", "ours": second,
-                 "ours_mem": max(t["second_mem"] for t in tails), "baseline": "`wc -l` on it", "base": wc_time,
-                 "base_mem": wc_mem, "ratio": second / wc_time, "target": "≤ 20 ms", "met": second <= 0.020})
-    say("paging …")
+    run.rows.append({"workload": "second read, another window of the same file", "ours": second,
+                     "ours_mem": max(t["second_mem"] for t in tails), "baseline": "`wc -l` on it", "base": wc_time,
+                     "base_mem": wc_mem, "ratio": second / wc_time, "target": "≤ 20 ms", "met": second <= 0.020})
+    run.say("paging …")
     pages = [child("paging", path=log, lines=lines, pages=20) for _ in range(3)]
     paging = statistics.median(p["total"] for p in pages)
     one_scan = first + 19 * second  # the first window pays the scan, the other 19 are indexed reads
-    rows.append({"workload": f"paging 20 windows spread over the {label} log (fresh provider)", "ours": paging,
-                 "ours_mem": max(p["mem"] for p in pages),
-                 "baseline": "one scan: our first read + 19 second reads (above)", "base": one_scan,
-                 "base_mem": first_mem, "ratio": paging / one_scan, "target": "≈ one scan (≤ 1.5×)",
-                 "met": paging / one_scan <= 1.5})
-    notes.append(f"Paging: slowest single page {fmt_time(max(p['max_page'] for p in pages))} (the first ones pay for "
-                 f"the scan up to their offset; the index makes the later ones cheap).")
+    run.rows.append({"workload": f"paging 20 windows spread over the {label} log (fresh provider)", "ours": paging,
+                     "ours_mem": max(p["mem"] for p in pages),
+                     "baseline": "one scan: our first read + 19 second reads (above)", "base": one_scan,
+                     "base_mem": first_mem, "ratio": paging / one_scan, "target": "≈ one scan (≤ 1.5×)",
+                     "met": paging / one_scan <= 1.5})
+    run.notes.append(f"Paging: slowest single page {fmt_time(max(p['max_page'] for p in pages))} (the first ones pay for "
+                     f"the scan up to their offset; the index makes the later ones cheap).")
     os.unlink(log)
 
-    # the big edit
-    edit_size = int((args.edit_mb or (40 if quick else 100)) * 1_000_000)
-    big = os.path.join(work, "edit", "generated.txt")
+
+def big_edit_rows(run: Run) -> None:
+    """Edits of a big file (near its end, every line, the dense worst case) against a durable copy."""
+    edit_size = int((run.args.edit_mb or (40 if run.quick else 100)) * 1_000_000)
+    big = os.path.join(run.work, "edit", "generated.txt")
     os.makedirs(os.path.dirname(big))
-    say(f"writing a {edit_size / 1e6:.0f} MB file to edit …")
+    run.say(f"writing a {edit_size / 1e6:.0f} MB file to edit …")
     edit_lines = write_log(big, edit_size)
     marker = "%09d 2024" % (edit_lines - 50)
     settle(big)
@@ -701,18 +331,18 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
     edit_time = statistics.median(e["time"] for e in edits)
     edit_mem = max(e["mem"] for e in edits)
     copy_time = statistics.median(c["time"] for c in copies)
-    rows.append({"workload": f"edit near the end of a {os.path.getsize(big) / 1e6:.0f} MB file", "ours": edit_time,
-                 "ours_mem": edit_mem, "baseline": "copy it (`shutil.copyfile` + fsync)", "base": copy_time,
-                 "base_mem": max(c["mem"] for c in copies), "ratio": edit_time / copy_time, "target": "≤ 3×, ≤ 64 MiB",
-                 "met": edit_time / copy_time <= 3 and edit_mem <= 64})
-    notes.append(f"Copy without the fsync: {fmt_time(statistics.median(c['plain'] for c in copies))} "
-                 f"(edit / plain copy = {edit_time / statistics.median(c['plain'] for c in copies):.2f}×). "
-                 "The edit reads the file twice (check + count, then write), fsyncs the new file and its "
-                 "directory, and frees the old file's blocks when it is replaced; the copy baseline does "
-                 "none of the last two.")
+    run.rows.append({"workload": f"edit near the end of a {os.path.getsize(big) / 1e6:.0f} MB file", "ours": edit_time,
+                     "ours_mem": edit_mem, "baseline": "copy it (`shutil.copyfile` + fsync)", "base": copy_time,
+                     "base_mem": max(c["mem"] for c in copies), "ratio": edit_time / copy_time, "target": "≤ 3×, ≤ 64 MiB",
+                     "met": edit_time / copy_time <= 3 and edit_mem <= 64})
+    run.notes.append(f"Copy without the fsync: {fmt_time(statistics.median(c['plain'] for c in copies))} "
+                     f"(edit / plain copy = {edit_time / statistics.median(c['plain'] for c in copies):.2f}×). "
+                     "The edit reads the file twice (check + count, then write), fsyncs the new file and its "
+                     "directory, and frees the old file's blocks when it is replaced; the copy baseline does "
+                     "none of the last two.")
 
     # many matches: a streamed replace_all on every line (tracker issue 12, item 4: linear)
-    say(f"many-match edits of the {edit_size / 1e6:.0f} MB file …")
+    run.say(f"many-match edits of the {edit_size / 1e6:.0f} MB file …")
     many, copies = [], []
     for i in range(3):
         old, new = ("2024-05-01", "2025-05-01") if i % 2 == 0 else ("2025-05-01", "2024-05-01")
@@ -722,180 +352,218 @@ def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
         settle(big)
     many_time = statistics.median(e["time"] for e in many)
     copy_time = statistics.median(c["time"] for c in copies)
-    rows.append({"workload": f"many-match streamed edit of {os.path.getsize(big) / 1e6:.0f} MB "
-                             f"(`replace_all`, {edit_lines:,} matches, one per line)", "ours": many_time,
-                 "ours_mem": max(e["mem"] for e in many), "baseline": "copy it (`shutil.copyfile` + fsync)",
-                 "base": copy_time, "base_mem": max(c["mem"] for c in copies), "ratio": many_time / copy_time,
-                 "target": "≤ 3×", "met": many_time / copy_time <= 3})
+    run.rows.append({"workload": f"many-match streamed edit of {os.path.getsize(big) / 1e6:.0f} MB "
+                                 f"(`replace_all`, {edit_lines:,} matches, one per line)", "ours": many_time,
+                     "ours_mem": max(e["mem"] for e in many), "baseline": "copy it (`shutil.copyfile` + fsync)",
+                     "base": copy_time, "base_mem": max(c["mem"] for c in copies), "ratio": many_time / copy_time,
+                     "target": "≤ 3×", "met": many_time / copy_time <= 3})
     os.unlink(big)
     # the worst case of issue 12.4: every 4 bytes a match, and the file doubles (was ~200 s for 33 MiB)
-    dense = os.path.join(work, "edit", "dense.txt")
+    dense = os.path.join(run.work, "edit", "dense.txt")
     with open(dense, "wb") as handle:
         handle.write(b"aaaa" * (33 * MiB // 4))
     settle(dense)
     copy = child("copy", src=dense, dst=dense + ".copy")
     settle(dense)
     worst = child("edit_big", path=dense, old="aaaa", new="bbbbbbbb", replace_all=True)
-    rows.append({"workload": "`aaaa` → `bbbbbbbb` in 33 MiB of `a` (`replace_all`, 8.7 M matches, the file doubles)",
-                 "ours": worst["time"], "ours_mem": worst["mem"], "baseline": "copy it (`shutil.copyfile` + fsync)",
-                 "base": copy["time"], "base_mem": copy["mem"], "ratio": worst["time"] / copy["time"],
-                 "target": "(info)", "met": None})
+    run.rows.append({"workload": "`aaaa` → `bbbbbbbb` in 33 MiB of `a` (`replace_all`, 8.7 M matches, the file doubles)",
+                     "ours": worst["time"], "ours_mem": worst["mem"], "baseline": "copy it (`shutil.copyfile` + fsync)",
+                     "base": copy["time"], "base_mem": copy["mem"], "ratio": worst["time"] / copy["time"],
+                     "target": "(info)", "met": None})
     os.unlink(dense)
 
-    # MCP
-    if args.skip_mcp:
-        notes.append("MCP round trip: skipped (--skip-mcp).")
-    else:
-        why = mcp_available()
-        if why is not None:
-            notes.append(f"MCP round trip: skipped — {why}.")
-        else:
-            say("MCP round trip …")
-            rows.extend(mcp_rows(small, 100 if quick else 500, notes))
-            sys.path.insert(0, HERE)
-            import startup_bench
 
-            say("MCP stdio start-up (bench/startup_bench.py) …")
-            found, startup_notes = startup_bench.rows(work, runs=5 if quick else 9)
-            rows.extend(found)
-            notes.extend(startup_notes)
+def mcp_round_trip_rows(run: Run) -> None:
+    """One ``read`` over MCP stdio (``bench/mcp_bench.py``)."""
+    run.say("MCP round trip …")
+    run.rows.extend(mcp_bench.mcp_rows(run.small, 100 if run.quick else 500, run.notes))
 
-    # many agents over MCP HTTP
-    if args.skip_mcp or args.skip_agents:
-        notes.append("MCP HTTP agents: skipped (--skip-mcp / --skip-agents).")
+
+def mcp_stdio_rows(run: Run) -> None:
+    """The MCP stdio round trip and start-up rows (``bench/mcp_bench.py``, ``bench/startup_bench.py``)."""
+    if run.args.skip_mcp:
+        run.notes.append("MCP round trip: skipped (--skip-mcp).")
+        return
+    why = mcp_bench.mcp_available()
+    if why is not None:
+        run.notes.append(f"MCP round trip: skipped — {why}.")
+        return
+    mcp_round_trip_rows(run)
+    import startup_bench
+
+    run.say("MCP stdio start-up (bench/startup_bench.py) …")
+    found, startup_notes = startup_bench.rows(run.work, runs=5 if run.quick else 9)
+    run.rows.extend(found)
+    run.notes.extend(startup_notes)
+
+
+def http_agents_rows(run: Run) -> None:
+    """64 agents on one MCP HTTP server (``bench/http_agents_bench.py``)."""
+    if run.args.skip_mcp or run.args.skip_agents:
+        run.notes.append("MCP HTTP agents: skipped (--skip-mcp / --skip-agents).")
     else:
-        sys.path.insert(0, HERE)
         import http_agents_bench
 
-        seconds = args.agents_seconds if args.agents_seconds is not None else (10.0 if quick else 60.0)
-        say(f"MCP over HTTP, 64 agents, {seconds:g} s (bench/http_agents_bench.py) …")
+        seconds = run.args.agents_seconds if run.args.agents_seconds is not None else (10.0 if run.quick else 60.0)
+        run.say(f"MCP over HTTP, 64 agents, {seconds:g} s (bench/http_agents_bench.py) …")
         try:
-            rows.extend(http_agents_bench.rows(work, agents=64, seconds=seconds))
-            notes.append("MCP HTTP agents row: one `dsh-fs mcp --http` process on loopback, 64 tokens, one MCP "
-                         "session per agent (the SDK's streamable HTTP client, all in this process's event loop); "
-                         "latency of every read and edit call. 'lost'/'unreported' are checked on the files "
-                         "afterwards; every refused edit must be a shared-file FS_STALE_VERSION.")
+            run.rows.extend(http_agents_bench.rows(run.work, agents=64, seconds=seconds))
+            run.notes.append("MCP HTTP agents row: one `dsh-fs mcp --http` process on loopback, 64 tokens, one MCP "
+                             "session per agent (the SDK's streamable HTTP client, all in this process's event loop); "
+                             "latency of every read and edit call. 'lost'/'unreported' are checked on the files "
+                             "afterwards; every refused edit must be a shared-file FS_STALE_VERSION.")
         except Exception as exc:  # the MCP SDK missing, the server not starting
-            notes.append(f"MCP HTTP agents: skipped — {exc}.")
+            run.notes.append(f"MCP HTTP agents: skipped — {exc}.")
 
-    # S3
-    if args.skip_s3:
-        notes.append("S3 rows: skipped (--skip-s3).")
+
+def s3_rows(run: Run) -> None:
+    """The S3 provider's rows (``bench/s3_bench.py``)."""
+    if run.args.skip_s3:
+        run.notes.append("S3 rows: skipped (--skip-s3).")
     else:
-        say("S3 (bench/s3_bench.py) …")
-        s3 = bench_s3(quick)
+        run.say("S3 (bench/s3_bench.py) …")
+        s3 = bench_s3(run.quick)
         if isinstance(s3, str):
-            notes.append(f"S3 rows: skipped — {s3}.")
+            run.notes.append(f"S3 rows: skipped — {s3}.")
         else:
             for tool, stats in s3["calls"].items():
-                rows.append({"workload": f"S3 `{tool}` call ({s3['file_bytes'] // 1024} KiB, loopback moto), "
-                                         f"{stats['round_trips']} round trips", "ours": stats["p50_ms"] / 1000,
-                             "ours_mem": None, "baseline": "—", "base": None, "base_mem": None, "ratio": None,
-                             **_s3_target(tool, stats["round_trips"])})
-            notes.append("S3 rows come from bench/s3_bench.py (median latency per call; see that script).")
+                run.rows.append({"workload": f"S3 `{tool}` call ({s3['file_bytes'] // 1024} KiB, loopback moto), "
+                                             f"{stats['round_trips']} round trips", "ours": stats["p50_ms"] / 1000,
+                                 "ours_mem": None, "baseline": "—", "base": None, "base_mem": None, "ratio": None,
+                                 **_s3_target(tool, stats["round_trips"])})
+            run.notes.append("S3 rows come from bench/s3_bench.py (median latency per call; see that script).")
 
-    # editing faces
-    if args.skip_faces:
-        notes.append("Editing-face rows: skipped (--skip-faces).")
+
+def faces_rows(run: Run) -> None:
+    """``apply_patch`` and ``str_replace`` (``bench/faces_bench.py``)."""
+    if run.args.skip_faces:
+        run.notes.append("Editing-face rows: skipped (--skip-faces).")
     else:
-        sys.path.insert(0, HERE)
         import faces_bench
 
-        say("editing faces (apply_patch, str_replace) …")
-        rows.extend(faces_bench.rows(work))
-        notes.append("apply_patch: one registry call with the policy on (the files read before, untimed): parse, "
-                     "check every file (resolve, stat, read, version), locate 200 hunks, then 20 atomic durable "
-                     "writes (fsync of each file and directory, A3; the first alone, the rest side by side) with "
-                     "the diff metadata computed meanwhile. `git apply` runs as a subprocess and does not fsync; "
-                     "the third row is the durable floor (the same fsyncs side by side; bench/README.md).")
-    # framework adapters
-    if args.skip_frameworks:
-        notes.append("Framework rows: skipped (--skip-frameworks).")
+        run.say("editing faces (apply_patch, str_replace) …")
+        run.rows.extend(faces_bench.rows(run.work))
+        run.notes.append("apply_patch: one registry call with the policy on (the files read before, untimed): parse, "
+                         "check every file (resolve, stat, read, version), locate 200 hunks, then 20 atomic durable "
+                         "writes (fsync of each file and directory, A3; the first alone, the rest side by side) with "
+                         "the diff metadata computed meanwhile. `git apply` runs as a subprocess and does not fsync; "
+                         "the third row is the durable floor (the same fsyncs side by side; bench/README.md).")
+
+
+def framework_rows(run: Run) -> None:
+    """A LangChain tool call (``bench/frameworks_bench.py``)."""
+    if run.args.skip_frameworks:
+        run.notes.append("Framework rows: skipped (--skip-frameworks).")
     else:
-        sys.path.insert(0, HERE)
         import frameworks_bench
 
-        say("framework adapters (LangChain tool call) …")
-        found = frameworks_bench.rows(work, calls=100 if quick else 300)
-        rows.extend(found)
-        notes.append("LangChain rows: the overhead over the registry call is LangChain's per-call machinery "
-                     "(callback manager, ToolMessage) and, for invoke, the hop to the toolkit's event loop thread."
-                     if found else "Framework rows: skipped — langchain-core is not installed.")
-    # read_image
-    if args.skip_images:
-        notes.append("Image rows: skipped (--skip-images).")
+        run.say("framework adapters (LangChain tool call) …")
+        found = frameworks_bench.rows(run.work, calls=100 if run.quick else 300)
+        run.rows.extend(found)
+        run.notes.append("LangChain rows: the overhead over the registry call is LangChain's per-call machinery "
+                         "(callback manager, ToolMessage) and, for invoke, the hop to the toolkit's event loop thread."
+                         if found else "Framework rows: skipped — langchain-core is not installed.")
+
+
+def image_rows(run: Run) -> None:
+    """``read_image`` in process and over MCP (``bench/images_bench.py``)."""
+    if run.args.skip_images:
+        run.notes.append("Image rows: skipped (--skip-images).")
     else:
-        sys.path.insert(0, HERE)
         import images_bench
 
-        say("read_image (2 MB PNG, in process and over MCP) …")
+        run.say("read_image (2 MB PNG, in process and over MCP) …")
         try:
-            rows.extend(images_bench.rows(work, calls=10 if quick else 20))
-            notes.append("read_image rows: the call decodes the whole image (Pillow) to prove it complete and "
-                         "base64-encodes it for the image block; over MCP the base64 rides one JSON-RPC line. "
-                         "Peak memory: the in-process growth, and the MCP server's peak over a text-only server's.")
+            run.rows.extend(images_bench.rows(run.work, calls=10 if run.quick else 20))
+            run.notes.append("read_image rows: the call decodes the whole image (Pillow) to prove it complete and "
+                             "base64-encodes it for the image block; over MCP the base64 rides one JSON-RPC line. "
+                             "Peak memory: the in-process growth, and the MCP server's peak over a text-only server's.")
         except Exception as exc:  # Pillow or the MCP SDK missing
-            notes.append(f"Image rows: skipped — {exc}.")
-    # formats: read_pdf, a notebook's cell view, a legacy-encoded edit
-    if args.skip_formats:
-        notes.append("Format rows: skipped (--skip-formats).")
+            run.notes.append(f"Image rows: skipped — {exc}.")
+
+
+def format_rows(run: Run) -> None:
+    """``read_pdf``, a notebook's view, a legacy-encoded edit (``bench/formats_bench.py``)."""
+    if run.args.skip_formats:
+        run.notes.append("Format rows: skipped (--skip-formats).")
     else:
-        sys.path.insert(0, HERE)
         import formats_bench
 
-        say("formats (read_pdf, notebook view, Shift-JIS edit) …")
+        run.say("formats (read_pdf, notebook view, Shift-JIS edit) …")
         try:
-            rows.extend(formats_bench.rows(work, calls=3 if quick else 10))
-            notes.append("Format rows: read_pdf's time is mostly its worker process (start, PDFium's import) — the "
-                         "price of parsing a PDF outside the server; the notebook row's ratio is tokens (cell view, "
-                         "images as image content ÷ the raw JSON); the Shift-JIS edit decodes, proves and encodes the "
-                         "whole file (docs/ENCODINGS.md).")
+            run.rows.extend(formats_bench.rows(run.work, calls=3 if run.quick else 10))
+            run.notes.append("Format rows: read_pdf's time is mostly its worker process (start, PDFium's import) — the "
+                             "price of parsing a PDF outside the server; the notebook row's ratio is tokens (cell view, "
+                             "images as image content ÷ the raw JSON); the Shift-JIS edit decodes, proves and encodes the "
+                             "whole file (docs/ENCODINGS.md).")
         except Exception as exc:  # pypdfium2, nbformat or Pillow missing
-            notes.append(f"Format rows: skipped — {exc}.")
-    # glob / grep
-    if args.skip_search:
-        notes.append("Search rows: skipped (--skip-search).")
+            run.notes.append(f"Format rows: skipped — {exc}.")
+
+
+def search_rows(run: Run) -> None:
+    """``glob``/``grep`` locally and on S3, ``list`` of a big directory (``bench/search_bench.py``, ``bench/list_bench.py``)."""
+    if run.args.skip_search:
+        run.notes.append("Search rows: skipped (--skip-search).")
     else:
-        sys.path.insert(0, HERE)
         import search_bench
 
-        files, total = (10_000, 100 * MiB) if quick else (100_000, 1024 * MiB)
-        say(f"search: writing {files} files ({total // MiB} MiB) …")
-        rows.extend(search_bench.local(os.path.join(work, "search"), files, total))
-        notes.append("Search rows: medians of 5 interleaved runs, warm cache; the baseline is the same ripgrep "
-                     "argument vector the tool runs (default profile: grep --sort=path, glob --sortr=modified), its "
-                     "output read through a pipe. The every-line grep stops at rawOutputMaxBytes (DEVIATIONS S4).")
-        if not args.skip_s3:
-            say("search on S3 …")
+        files, total = (10_000, 100 * MiB) if run.quick else (100_000, 1024 * MiB)
+        run.say(f"search: writing {files} files ({total // MiB} MiB) …")
+        run.rows.extend(search_bench.local(os.path.join(run.work, "search"), files, total))
+        run.notes.append("Search rows: medians of 5 interleaved runs, warm cache; the baseline is the same ripgrep "
+                         "argument vector the tool runs (default profile: grep --sort=path, glob --sortr=modified), its "
+                         "output read through a pipe. The every-line grep stops at rawOutputMaxBytes (DEVIATIONS S4).")
+        if not run.args.skip_s3:
+            run.say("search on S3 …")
             try:
-                rows.extend(search_bench.s3(1_000 if quick else 10_000))
-                notes.append("S3 search rows: the ListObjectsV2 walk is the floor for glob; grep reads every "
-                             "object, so its floor is that walk plus a GetObject of every object at the mirror's "
-                             "concurrency (moto's GET rate bounds both).")
+                run.rows.extend(search_bench.s3(1_000 if run.quick else 10_000))
+                run.notes.append("S3 search rows: the ListObjectsV2 walk is the floor for glob; grep reads every "
+                                 "object, so its floor is that walk plus a GetObject of every object at the mirror's "
+                                 "concurrency (moto's GET rate bounds both).")
             except Exception as exc:  # moto or aiobotocore missing
-                notes.append(f"S3 search rows: skipped — {exc}.")
+                run.notes.append(f"S3 search rows: skipped — {exc}.")
         import list_bench
 
-        entries = 10_000 if quick else 100_000
-        say(f"list: one directory of {entries} entries …")
-        rows.extend(list_bench.rows(work, entries))
-        notes.append("list row: median of 3 runs, warm cache; peak memory of one run in its own child. The local "
-                     "provider resolves and stats every child (REFERENCE-SPEC §2.6) before the page is cut.")
-    # providers over a command channel
-    if args.skip_channels:
-        notes.append("Channel rows: skipped (--skip-channels).")
+        entries = 10_000 if run.quick else 100_000
+        run.say(f"list: one directory of {entries} entries …")
+        run.rows.extend(list_bench.rows(run.work, entries))
+        run.notes.append("list row: median of 3 runs, warm cache; peak memory of one run in its own child. The local "
+                         "provider resolves and stats every child (REFERENCE-SPEC §2.6) before the page is cut.")
+
+
+def channel_rows(run: Run) -> None:
+    """Providers over a command channel (``bench/channel_bench.py``)."""
+    if run.args.skip_channels:
+        run.notes.append("Channel rows: skipped (--skip-channels).")
     else:
-        sys.path.insert(0, HERE)
         import channel_bench
 
-        say("command channels (subprocess, SSH, podman, exec) …")
+        run.say("command channels (subprocess, SSH, podman, exec) …")
         try:
-            found, said = channel_bench.rows(work, quick=quick)
-            rows.extend(found)
-            notes.extend(said)
+            found, said = channel_bench.rows(run.work, quick=run.quick)
+            run.rows.extend(found)
+            run.notes.extend(said)
         except Exception as exc:  # a far side that cannot start here
-            notes.append(f"Channel rows: skipped — {exc}.")
-    return rows, notes
+            run.notes.append(f"Channel rows: skipped — {exc}.")
+
+
+
+ROW_BUILDERS: tuple[Callable[[Run], None], ...] = (
+    small_call_rows, big_log_rows, big_edit_rows, mcp_stdio_rows, http_agents_rows, s3_rows, faces_rows,
+    framework_rows, image_rows, format_rows, search_rows, channel_rows,
+)
+"""the row families in table order: each appends its rows and notes to the ``Run`` (or a note
+saying why it was skipped); a new family is one function here"""
+
+
+def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
+    """Every row family (``--only-mcp``: the MCP round trip alone); the rows and the notes."""
+    run = prepare(args, work)
+    for build in (mcp_round_trip_rows,) if args.only_mcp else ROW_BUILDERS:
+        build(run)
+    return run.rows, run.notes
+
+
 
 
 def table(rows: list[Row]) -> str:
@@ -936,15 +604,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="leave out the read_pdf, notebook and legacy-encoding rows")
     parser.add_argument("--skip-channels", action="store_true",
                         help="leave out the command-channel rows (bench/channel_bench.py)")
-    parser.add_argument("--child", help=argparse.SUPPRESS)
-    parser.add_argument("--params", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.results is None and not args.quick and not args.only_mcp:
         args.results = os.path.join(HERE, "RESULTS.md")
-    if args.child:
-        sys.path.insert(0, os.path.join(ROOT, "src"))
-        print(json.dumps(WORKLOADS[args.child](**json.loads(args.params))))
-        return 0
     work = tempfile.mkdtemp(prefix="dsh-fs-bench-", dir=args.tmp)
     os.environ.setdefault("DSH_FS_LOCK_DIR", os.path.join(work, "locks"))  # leave nothing behind
     try:

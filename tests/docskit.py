@@ -4,7 +4,7 @@ A program is a fenced ````python`` block under a Markdown heading of a document 
 (``README.md``, ``docs/*.md``); the tests find it by that heading, so moving a section to another
 document moves one argument.
 
-* ``REPO`` — the checkout; ``README`` — its ``README.md``;
+* ``REPO`` — the checkout; ``README`` — its ``README.md``; ``DOCS`` — its ``docs/`` folder;
 * ``section(heading, doc)`` — the text under ``heading`` (the whole heading line, e.g.
   ``"### One agent loop per API"``) up to the next heading of the same or a higher level;
 * ``python_blocks(heading, doc)`` — the section's ````python`` blocks, in order;
@@ -26,12 +26,14 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+DOCS = REPO / "docs"
 TYPO = "A tool that teh agent uses.\n"
 FIXED = "A tool that the agent uses.\n"
 READ_ARGS = {"file_path": "README.md"}
 EDIT_ARGS = {"file_path": "README.md", "old_string": "teh", "new_string": "the"}
 
 __all__ = (
+    "DOCS",
     "EDIT_ARGS",
     "FIXED",
     "READ_ARGS",
@@ -50,15 +52,23 @@ __all__ = (
 
 def section(heading: str, doc: Path = README) -> str:
     """The text of ``doc`` after the line ``heading`` (``"## Title"``) up to the next heading of
-    its level or a higher one (fewer ``#``), or the end. ``ValueError`` when the heading is absent."""
+    its level or a higher one (fewer ``#``), or the end; a line inside a fenced block (a comment
+    of a program) is no heading. ``ValueError`` when the heading is absent."""
     level = len(heading) - len(heading.lstrip("#"))
-    text = doc.read_text(encoding="utf-8")
-    start = re.search(rf"^{re.escape(heading)}[ \t]*$", text, flags=re.M)
+    lines = doc.read_text(encoding="utf-8").splitlines(keepends=True)
+    fenced, start = False, None
+    for number, line in enumerate(lines):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            continue
+        elif start is None and line.rstrip() == heading:
+            start = number + 1
+        elif start is not None and re.match(rf"#{{1,{level}}} ", line):
+            return "".join(lines[start:number])
     if start is None:
         raise ValueError(f"{doc.name}: no heading {heading!r}")
-    rest = text[start.end():]
-    end = re.search(rf"^#{{1,{level}}} ", rest, flags=re.M)
-    return rest if end is None else rest[:end.start()]
+    return "".join(lines[start:])
 
 
 def python_blocks(heading: str, doc: Path = README) -> list[str]:

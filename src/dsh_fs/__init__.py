@@ -109,6 +109,7 @@ def create_context(
     read_only_paths: Iterable[str] = (),
     rules_files: Iterable[str | os.PathLike[str]] = (),
     show_rules: bool = False,
+    history: Any = False,
     **tool_config: Any,
 ) -> Context:
     """The default deployment: ``LocalFileSystem`` (or ``provider``) + ``FsPolicy`` + ``ToolFs``
@@ -167,6 +168,12 @@ def create_context(
         only because they are named here
     :param show_rules: the ``tool:path-rules`` prompt section lists the patterns (by default it
         says only that rules exist)
+    :param history: record every change the tools make, per session, for ``ctx.history``,
+        ``ctx.checkpoint`` and ``ctx.rewind`` (docs/HISTORY.md): ``True`` keeps it in memory
+        (``history.MemoryHistoryStore``), or a ``history.HistoryStore`` (e.g. a named session's
+        ``SqliteHistoryStore``); the provider is wrapped in ``history.HistoryFileSystem``
+        (outside the sandbox and the path rules, so only what they let through is recorded).
+        ``False`` (default): no history
     :param spill_root: where capped search results are saved whole (``LocalSpillStore``);
         default: a private temporary directory removed when the process exits
     :param search: ``False`` leaves out ``glob``/``grep`` and the spill store (the file tools
@@ -218,7 +225,20 @@ def create_context(
         provider = SandboxedFileSystem(provider, mode=sandbox, approval=approval)
     elif approval is not None:
         raise ValueError("create_context: approval= needs sandbox=")
+    recorded = history is not False and history is not None
+    if recorded:
+        from .history import HistoryFileSystem, HistoryStore, MemoryHistoryStore
+
+        if history is True:
+            history = MemoryHistoryStore()
+        elif not isinstance(history, HistoryStore):
+            raise ValueError("create_context: history= is True, False or a history.HistoryStore")
+        provider = HistoryFileSystem(provider, history)
     ctx.plugin(_Provided, provider=provider)
+    if recorded:
+        from .history import HistoryService
+
+        ctx.plugin(HistoryService)
     if policy:
         ctx.plugin(FsPolicy, store=observations)
     search_config = {k: tool_config.pop(k) for k in [*SEARCH_KEYS, "mirror_batch_bytes", "rg_path"] if k in tool_config}

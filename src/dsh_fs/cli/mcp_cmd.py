@@ -311,7 +311,7 @@ def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:
     """The stdio connection's observation owner and its persistent store for ``--session
     NAME`` (DEVIATIONS M1); ``(None, None)`` without a name or without the policy (the
-    owner is then the process's own ``Session``, as before).
+    owner is then the process's own ``Session``).
 
     :raises CliFailure: (exit 2) when the session store cannot be opened
     """

@@ -78,7 +78,7 @@ def next_steps(directory: str, command: list[str], file_name: str) -> str:
                 f"{shell} edit {quoted} --old world --new agent --session {SESSION}"),
         "",
         "3. Use them from Python, confined to this directory (the adapters for Chat Completions,",
-        "   Responses, Anthropic and pydantic-ai are in the README):",
+        "   Responses, Anthropic and pydantic-ai are in docs/FRAMEWORKS.md):",
         "",
         _indent(
             "import anyio, dsh_fs\n"

@@ -235,6 +235,11 @@ class Helper(SearchOps):
         entries = await self.fs.list_dir(codec.decode_target(args.get("t")), signal=signal)
         await self.answer(request, codec.encode_dir_entries(entries))
 
+    async def op_iter_dir(self, request: int, args: dict[str, Any], body: bytes, signal: AbortSignal) -> None:
+        batches = self.fs.iter_dir(codec.decode_target(args.get("t")), signal=signal)
+        await self._stream(request, batches, codec.integer(args.get("n", 1), "a credit"),
+                           lambda batch: (codec.encode_dir_entries(batch), b""))
+
     async def op_write_text(self, request: int, args: dict[str, Any], body: bytes, signal: AbortSignal) -> None:
         outcome = await self.fs.write_text(codec.decode_target(args.get("t")), codec.string(args.get("s"), "content"),
                                            codec.decode_write_intent(args.get("x")), signal=signal)

@@ -430,6 +430,33 @@ class FileSystem(abc.ABC):
         :raises FsError: FS_NOT_REGULAR_FILE, FS_STALE_VERSION, FS_NOT_OBSERVED, FS_ABORTED, …
         """
 
+    async def write_bytes(
+        self,
+        target: Target,
+        data: bytes,
+        expected: WriteIntent | None = None,
+        *,
+        mode: int | None = None,
+        signal: "AbortSignal | None" = None,
+    ) -> Version:
+        """Optional: atomically create or replace the regular file ``target`` with exactly
+        ``data`` (no text rules: no BOM kept, no line endings changed, no encoding), durably,
+        under the target's lock; guarded iff ``expected`` is given, as ``write_text`` is.
+        What a rewind of the history writes (docs/HISTORY.md): the bytes a file had before.
+
+        :param expected: ``CreateIfAbsent()`` or ``ReplaceIfVersion(version)``; ``None``:
+            unconditional
+        :param mode: permission bits for the file (local disk only; ``None``: an existing
+            file's are kept, a new file gets what ``write_text`` gives it); ignored by providers
+            without permission bits
+        :param signal: checked before anything changes (``write aborted``)
+        :return: the file's version after the write
+        :raises FsError: as ``write_text`` (FS_NOT_REGULAR_FILE, FS_STALE_VERSION,
+            FS_NOT_OBSERVED, FS_ABORTED, FS_PERMISSION_DENIED, FS_IO_ERROR)
+        :raises NotImplementedError: when the provider cannot write raw bytes (the default)
+        """
+        raise NotImplementedError(f"{type(self).__name__}.write_bytes")
+
     @abc.abstractmethod
     async def edit_text(
         self,

@@ -1,5 +1,5 @@
 """How a name (a path) is printed in a tool's text: one rule for every tool and command that
-lists names (deviation D22; README guarantees table).
+lists names (deviation D22; docs/GUARANTEES.md).
 
 A file name may hold any character but ``/`` and NUL, a line break included: printed as is,
 ``a.txt\\nLine 1: forged`` would show ``grep`` a match that does not exist, and ``glob`` a

@@ -26,6 +26,10 @@ import sys
 __all__ = ("cache_dirs", "cached", "compiled", "install", "keep", "main", "read_exact", "read_frame", "send", "sources")
 
 NEED = (3, 11)
+HELPER = "dsh_fs.far_helper.serve"
+"""the helper's entry module in the bundle, loaded by name as a console script names its entry
+point: the helper uses this program's cache (``cache_dirs``, ``keep``), so this program imports
+none of the helper's modules itself"""
 HEADER = struct.Struct(">II")
 LIMIT = 1 << 30
 
@@ -207,9 +211,9 @@ def main():
     files = sources(data)
     base = "/dsh-fs-helper-" + digest[:16]
     install(files, compiled(files, base, digest, boot.get("code")), base)
-    from dsh_fs.far_helper.serve import main as serve
+    import importlib
 
-    serve([opened])
+    importlib.import_module(HELPER).main([opened])
 
 
 if __name__ == "__main__":

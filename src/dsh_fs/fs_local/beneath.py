@@ -162,7 +162,7 @@ def real_path_in(path: str, root: Root, *, strict: bool, others: tuple[Root, ...
             current = posixpath.dirname(current) if name == ".." else posixpath.join(current, name)
             entered = _entered(current, roots)
             if entered is not None:
-                if entered is root or _moved(entered):  # out of a root and back in: refused as before
+                if entered is root or _moved(entered):  # out of a root and back in: refused too
                     raise Escape(root, path)
                 root, between = entered, False
             elif not _ancestor_of(current, roots):

@@ -457,6 +457,14 @@ class LocalFileSystem(FileSystem):
             return await self._mutate(fsio.write_file, target, content, expected, signal,
                                       new_size=lambda _old: 4 * len(content), stage="write")
 
+    async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
+                          mode: int | None = None, signal: AbortSignal | None = None) -> Version:
+        """``FileSystem.write_bytes``: ``write_text``'s guards, lock and atomic durable write
+        (``fsio.write_raw``), of exactly ``data``."""
+        async with self.locks.hold(target.key):
+            return await self._mutate(fsio.write_raw, target, (data, mode), expected, signal,  # type: ignore[no-any-return]
+                                      new_size=lambda _old: len(data), stage="write")
+
     async def edit_text(
         self,
         target: Target,

@@ -370,6 +370,40 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     )
 
 
+def write_raw(target: Target, payload: tuple[bytes, int | None], expected: WriteIntent | None, *,
+              signal: AbortSignal | None, rules: LocalRules, existing: Probe | None | object = files.UNPROBED,
+              recent: RecentWrites | None = None) -> Version:
+    """``FileSystem.write_bytes`` (call with the target's locks held): ``write_file``'s guards,
+    then exactly ``payload``'s bytes, atomically and durably; the mode given, else the existing
+    file's, else ``write_file``'s for a new file.
+
+    :param payload: ``(data, mode)``
+    """
+    data, mode = payload
+    key, display = target.key, target.display_path
+    if existing is files.UNPROBED:
+        existing = files.probe(key, "write", display, root=rules.root_for(key))
+    assert existing is None or isinstance(existing, Probe)
+    if existing is not None and existing.type != "file":
+        raise not_regular_file("write", display)
+    if isinstance(expected, ReplaceIfVersion):
+        if existing is None:
+            raise gone(display)
+        if not existing.matches(expected.version):
+            raise stale("write", display)
+    elif isinstance(expected, CreateIfAbsent) and existing is not None:
+        raise overwrite_not_observed(display)
+    check_abort(signal, "write")
+    if mode is None:
+        mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
+    atomic_write(key, data, mode=mode, owner=owner_to_keep(existing, rules), signal=signal, verb="write",
+                 display=display, root=rules.root_for(key))
+    version = version_after_write(key, data, rules.root_for(key))
+    if recent is not None:
+        recent.remember(key, version, data)
+    return version
+
+
 def _summarize(key: str, display: str, *, signal: AbortSignal | None, rules: LocalRules) -> PriorSummary:
     """The ``PriorSummary`` of a file too big to hold, read in chunks (only when a profile
     switch needs it: the reference profile keeps neither the BOM nor CRLF)."""

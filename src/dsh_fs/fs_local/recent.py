@@ -6,7 +6,7 @@ A version minted just after a write is racy, so it carries the digest of the byt
 know the digest of what it read: when what it read is exactly the bytes kept here under that
 very version string, their digest is the one the version carries, without hashing them again
 (equal bytes have equal digests; a byte comparison is a ``memcmp``). Anything else — another
-version, other bytes, a file not kept — is hashed as before.
+version, other bytes, a file not kept — is hashed from the bytes read.
 
 Bounded: at most ``files`` entries (least recently written dropped first) of at most
 ``max_size`` bytes each. Used by ``fsio.write_file`` / ``edit_file`` through ``LocalFileSystem``.

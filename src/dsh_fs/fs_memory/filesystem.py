@@ -426,6 +426,26 @@ class MemoryFileSystem(FileSystem):
             after=planned.after,
         )
 
+    async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
+                          mode: int | None = None, signal: AbortSignal | None = None) -> Version:
+        """``FileSystem.write_bytes``: ``write_text``'s guards, then exactly ``data`` (no mode:
+        this provider has none)."""
+        await anyio.lowlevel.checkpoint()
+        rel = self._rel(target)
+        display = target.display_path
+        existing = self._files.get(rel)
+        if existing is None and self._is_dir(rel):
+            raise not_regular_file("write", display)
+        if isinstance(expected, ReplaceIfVersion):
+            if existing is None:
+                raise gone(display)
+            if existing[1] != expected.version:
+                raise stale("write", display)
+        elif isinstance(expected, CreateIfAbsent) and existing is not None:
+            raise overwrite_not_observed(display)
+        check_abort(signal, "write")
+        return self._store(rel, bytes(data))
+
     async def edit_text(
         self,
         target: Target,

@@ -11,7 +11,7 @@ Every member of the seam is classified in ``KINDS`` and handled by kind:
   (a target may come from a listing, not from ``resolve``) and refuses a denied one;
 * ``listing`` — ``list_dir`` and ``walk`` leave denied entries out (a symlink is judged by
   where it leads, so a planted ``innocent -> .env`` is not listed either);
-* ``mutate`` — a change (``write_text``, ``edit_text``, ``delete``, ``rename`` source and
+* ``mutate`` — a change (``write_text``, ``write_bytes``, ``edit_text``, ``delete``, ``rename`` source and
   destination, apply_patch's ``check_*``) of a denied or read-only target is refused before it
   is delegated: ``… the path rules make it read-only`` (``fs.errors.path_read_only``);
 * ``read`` — passed on (metadata of the deployment, not of a file: roots, cwd, host paths);
@@ -82,6 +82,7 @@ KINDS: dict[str, Kind] = {
     "iter_dir": "listing",
     "walk": "listing",
     "write_text": "mutate",
+    "write_bytes": "mutate",
     "edit_text": "mutate",
     "delete": "mutate",
     "rename": "mutate",
@@ -309,6 +310,11 @@ class RuledFileSystem(FileSystem):
                          signal: "AbortSignal | None" = None) -> WriteOutcome:
         await self._changeable(target, "write", signal)
         return await self._inner.write_text(target, content, expected, signal=signal)
+
+    async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
+                          mode: int | None = None, signal: "AbortSignal | None" = None) -> Version:
+        await self._changeable(target, "write", signal)
+        return await self._inner.write_bytes(target, data, expected, mode=mode, signal=signal)
 
     async def edit_text(self, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
                         signal: "AbortSignal | None" = None) -> EditOutcome:

@@ -742,6 +742,14 @@ class S3FileSystem(FileSystem):
             raise
         return WriteOutcome(operation="create", version=Version(meta.token), before=None, after=planned.after)
 
+    async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
+                          mode: int | None = None, signal: AbortSignal | None = None) -> Version:
+        """``FileSystem.write_bytes`` with one conditional PUT (``raw_write.write_object``);
+        ``mode`` is ignored (objects have none)."""
+        from .raw_write import write_object
+
+        return await write_object(self, target, bytes(data), expected, signal)
+
     def _basis(self, p: _Prefix, rel: str, expected: ReplaceIfVersion | None) -> tuple[ObjectMeta, bytes] | None:
         """The bytes ``read_text`` got of exactly ``expected.version`` (taken), with that
         version's ETag, or ``None``. Only for an unversioned token (a bare ETag): the PutObject

@@ -52,9 +52,11 @@ class Change:
 async def check_parents(fs: FileSystem, path: str, *, cwd: str | None, signal: "AbortSignal | None" = None) -> None:
     """Refuse ``path`` when one of its ``..`` components follows a name that is missing or not
     a directory (X6): each such prefix, as spelled, is resolved and ``stat``-ed through ``fs``
-    (a path without ``..`` costs nothing). A prefix outside ``fs``'s containment
-    (``FS_PERMISSION_DENIED``) is left to the resolution of the whole path; one that cannot be
-    resolved for any other reason (a name too long, a file as a parent) is refused.
+    (a path without ``..`` costs nothing). A prefix outside ``fs``'s containment or denied by
+    the path rules (``FS_PERMISSION_DENIED``) is skipped, the later ones still checked (the
+    whole path's resolution judges where it leads; nothing is said about a denied name); one
+    that cannot be resolved for any other reason (a name too long, a file as a parent) is
+    refused.
 
     :raises FsError: ``FS_NOT_FOUND`` ``cannot resolve "<path>": a parent path segment is not a
         directory`` (``<path>`` joined to ``cwd`` when relative, not normalized)
@@ -73,7 +75,7 @@ async def check_parents(fs: FileSystem, path: str, *, cwd: str | None, signal: "
             target = await fs.resolve(prefix, cwd=cwd, signal=signal)
         except FsError as err:
             if err.code == FsErrorCode.PERMISSION_DENIED:
-                return
+                continue
             raise parent_not_directory(spelled) from err
         info = await fs.stat(target, signal=signal)
         if info is None or info.type != "directory":

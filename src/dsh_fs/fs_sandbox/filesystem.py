@@ -1,6 +1,6 @@
 """``SandboxedFileSystem``: the mode fence, a wrapper over any provider (docs/design/SANDBOX.md §1.3, §3.1–§3.3).
 
-Reads pass through unchanged. Every mutation of the seam (``write_text``, ``edit_text``,
+Reads pass through unchanged. Every mutation of the seam (``write_text``, ``write_bytes``, ``edit_text``,
 ``delete``, ``rename``) and apply_patch's up-front checks (``check_replaceable``,
 ``check_creatable``) are fenced just before they are delegated:
 
@@ -95,6 +95,7 @@ KINDS: dict[str, Kind] = {
     "root": "read",
     "cwd": "read",
     "write_text": "mutate",
+    "write_bytes": "mutate",
     "edit_text": "mutate",
     "delete": "mutate",
     "rename": "mutate",
@@ -274,6 +275,11 @@ class SandboxedFileSystem(FileSystem):
                          signal: "AbortSignal | None" = None) -> WriteOutcome:
         fs, fresh = await self._checked(target, "write", signal)
         return await fs.write_text(fresh, content, expected, signal=signal)
+
+    async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
+                          mode: int | None = None, signal: "AbortSignal | None" = None) -> Version:
+        fs, fresh = await self._checked(target, "write", signal)
+        return await fs.write_bytes(fresh, data, expected, mode=mode, signal=signal)
 
     async def edit_text(self, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
                         signal: "AbortSignal | None" = None) -> EditOutcome:

@@ -96,8 +96,11 @@ def without_escalation(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], execution: ToolExecution, *,
-                  escalates: bool, changes: Sequence[Change] = (), header: str | None = None) -> FileSystem:
+                  escalates: bool, changes: Sequence[Change] = (), header: str | None = None,
+                  step_name: str | None = None) -> FileSystem:
     """The provider one mutating call uses, with its policy bound; stored on ``execution.fs``.
+    With a history (``create_context(history=True)``), the view records the call's mutations as
+    one step of the session's history (docs/HISTORY.md).
 
     Under a sandbox: the escalation fields are checked (``check_escalation_args``); without them
     the call runs in the standing mode; with them, ``approve_escalation`` asks the composed
@@ -116,6 +119,8 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
         missing name or a non-directory there)
     :param header: the summary's first line (``apply_patch``); default: none, or the tool's name
         when ``changes`` is empty
+    :param step_name: the tool's name in the history when ``tool_name`` is not it (an editor face
+        names its face here)
     :raises ToolInputError: the pairing errors; X1's ``not available`` text
     :raises EscalationRefused: an escalation not granted (``approval.approve_escalation``)
     :raises FsError: X6's refusal, or a changed path the provider cannot resolve (before
@@ -128,7 +133,7 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
             requested, justification = check_escalation_args(args)
             if requested is not None and justification is not None:
                 raise ToolInputError(NOT_AVAILABLE)
-        return fs  # type: ignore[no-any-return]
+        return _recorded(fs, step_name or tool_name, execution)
     mode = fs.sandbox_mode
     base = None
     if escalates and not switches.sandbox_cwd_as_spelled:  # X4 off: the reference
@@ -147,7 +152,19 @@ async def call_fs(ctx: Context, tool_name: str, args: Mapping[str, Any], executi
                 tool_name=tool_name, call_id=execution.call_id, summary=summary, signal=execution.signal)
     view = fs.for_call(mode, cwd=execution.cwd, base=base)
     execution.fs = view
-    return view
+    return _recorded(view, step_name or tool_name, execution)
+
+
+def _recorded(fs: Any, tool_name: str, execution: ToolExecution) -> FileSystem:
+    """``fs``, or (a provider that records the history, ``history.recorder.HistoryFileSystem``)
+    its view recording this call's mutations as one step of the session's history, stored on
+    ``execution.fs``; a call without a session is recorded nowhere."""
+    bind = getattr(fs, "for_tool_call", None)
+    if bind is None or execution.session is None:
+        return fs  # type: ignore[no-any-return]
+    view = bind(tool_name, execution.session.id, execution.call_id)
+    execution.fs = view
+    return view  # type: ignore[no-any-return]
 
 
 def map_denial(err: FsError, fs: object, *, hint: bool) -> FsError:

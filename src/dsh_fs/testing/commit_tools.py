@@ -13,7 +13,7 @@ provider (the local disk by default) with the observation policy on:
 
 Each form starts from a fresh workspace holding the commit's parent files; the result must
 equal the child files byte for byte (CRLF and BOM files included). Command line:
-``python -m dsh_fs.testing.commits CHECKOUT --through tools``.
+``python -m dsh_fs.testing.commit_replay CHECKOUT --through tools``.
 """
 
 from __future__ import annotations

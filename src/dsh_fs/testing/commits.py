@@ -14,23 +14,17 @@ Hunks are made with ``difflib`` and grown until their expected lines occur exact
 previous hunk — checked here, independently of the engine's locator. ``apply_codex``,
 ``apply_responses`` and ``apply_editor`` run the pure engine on an in-memory tree;
 ``dsh_fs.testing.commit_tools`` runs the same calls through the tools, the adapters and a real
-provider (``replay_commit(..., through="tools")``). A change the forms cannot carry is skipped with a reason:
-non-UTF-8 or binary files, a BOM added or removed, line breaks of mixed or changed style, and
-(Codex envelope only) an added file without a final line break.
-
-Command line: ``python -m dsh_fs.testing.commits CHECKOUT [--rev REV] [--max-count N]
-[--through engine|tools]`` replays the history of any git checkout and prints what was checked,
-skipped and failed (exit 1 on a failure).
+provider; ``dsh_fs.testing.commit_replay`` replays a checkout's history either way. A change the
+forms cannot carry is skipped with a reason: non-UTF-8 or binary files, a BOM added or removed,
+line breaks of mixed or changed style, and (Codex envelope only) an added file without a final
+line break.
 """
 
 from __future__ import annotations
 
-import argparse
 import subprocess
-import sys
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, Literal
@@ -52,8 +46,8 @@ __all__ = (
     "commit_deltas",
     "editor_calls",
     "expected_tree",
+    "git",
     "parent_tree",
-    "replay_commit",
     "responses_operations",
     "update_chunks",
 )
@@ -354,20 +348,21 @@ def apply_editor(tree: Tree, calls: Sequence[Mapping[str, Any]]) -> Tree:
 # -- git ---------------------------------------------------------------------------------------
 
 
-def _git(repo: Path, *args: str) -> bytes:
+def git(repo: Path, *args: str) -> bytes:
+    """The standard output of ``git -C repo ARGS`` (raises ``CalledProcessError`` on failure)."""
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True).stdout
 
 
 def _blob(repo: Path, commit: str, path: str) -> bytes:
-    return _git(repo, "cat-file", "blob", f"{commit}:{path}")
+    return git(repo, "cat-file", "blob", f"{commit}:{path}")
 
 
 def commit_deltas(repo: Path, commit: str) -> list[Delta]:
     """The files ``commit`` changes against its first parent (a root commit against the empty
     tree), renames detected; submodules and symlinks are left out."""
-    parents = _git(repo, "rev-list", "--parents", "-n", "1", commit).split()[1:]
-    base = parents[0].decode() if parents else _git(repo, "hash-object", "-t", "tree", "/dev/null").decode().strip()
-    raw = _git(repo, "diff-tree", "-r", "-z", "-M", "--no-commit-id", base, commit).split(b"\0")
+    parents = git(repo, "rev-list", "--parents", "-n", "1", commit).split()[1:]
+    base = parents[0].decode() if parents else git(repo, "hash-object", "-t", "tree", "/dev/null").decode().strip()
+    raw = git(repo, "diff-tree", "-r", "-z", "-M", "--no-commit-id", base, commit).split(b"\0")
     deltas: list[Delta] = []
     i = 0
     while i < len(raw) - 1:
@@ -412,94 +407,3 @@ def expected_tree(deltas: Sequence[Delta], skipped: Skipped) -> Tree:
             assert d.new is not None
             out[d.new_path or d.path] = d.new
     return out
-
-
-@dataclass(slots=True)
-class Report:
-    """What a replay checked."""
-
-    commits: int = 0
-    checked: Counter[str] = field(default_factory=Counter)
-    """form → files rebuilt byte for byte"""
-    skipped: Counter[str] = field(default_factory=Counter)
-    """reason → files"""
-    failures: list[str] = field(default_factory=list)
-
-
-def _engine_forms(deltas: Sequence[Delta]) -> dict[str, tuple[Tree | Exception, Skipped]]:
-    """Each form applied by the pure engine: form → (the resulting tree or the failure, skips)."""
-    tree = parent_tree(deltas)
-    patch, skipped_codex = codex_patch(deltas)
-    operations, skipped_responses = responses_operations(deltas)
-    calls, skipped_editor = editor_calls(deltas)
-    forms: list[tuple[str, Skipped, Any]] = [
-        ("codex", skipped_codex, lambda: apply_codex(tree, patch) if patch else dict(tree)),
-        ("responses", skipped_responses, lambda: apply_responses(tree, operations)),
-        ("editor", skipped_editor, lambda: apply_editor(tree, calls)),
-    ]
-    out: dict[str, tuple[Tree | Exception, Skipped]] = {}
-    for form, skipped, run in forms:
-        try:
-            out[form] = (run(), skipped)
-        except Exception as exc:  # noqa: BLE001 - every failure is reported with its commit
-            out[form] = (exc, skipped)
-    return out
-
-
-def replay_commit(repo: Path, commit: str, report: Report, *, through: Literal["engine", "tools"] = "engine",
-                  provider: Any = None) -> None:
-    """Rebuild ``commit``'s child files from its parent in the three forms; record the outcome.
-
-    :param through: ``engine``: the pure engine on in-memory trees; ``tools``: the registry and
-        the adapters on a real provider (``commit_tools``)
-    :param provider: with ``tools``, a ``commit_tools.ProviderFactory`` (default: local disk)
-    """
-    deltas = commit_deltas(repo, commit)
-    report.commits += 1
-    if not deltas:
-        return
-    if through == "tools":
-        from .commit_tools import apply_forms_through_tools, local_provider
-
-        results = apply_forms_through_tools(deltas, provider=provider or local_provider)
-    else:
-        results = _engine_forms(deltas)
-    for form, (got, skipped) in results.items():
-        for _, reason in skipped:
-            report.skipped[f"{form}: {reason}"] += 1
-        if isinstance(got, Exception):
-            report.failures.append(f"{commit[:12]} {form}: {type(got).__name__}: {got}")
-            continue
-        want = expected_tree(deltas, skipped)
-        if got != want:
-            wrong = sorted(p for p in set(got) | set(want) if got.get(p) != want.get(p))
-            report.failures.append(f"{commit[:12]} {form}: differs in {', '.join(wrong)}")
-        else:
-            report.checked[form] += len(deltas) - len(skipped)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m dsh_fs.testing.commits CHECKOUT [--rev REV] [--max-count N] [--through engine|tools]``."""
-    parser = argparse.ArgumentParser(prog="python -m dsh_fs.testing.commits", description=__doc__.split("\n\n")[0])
-    parser.add_argument("checkout", type=Path)
-    parser.add_argument("--rev", default="HEAD")
-    parser.add_argument("--max-count", type=int, default=200)
-    parser.add_argument("--through", choices=("engine", "tools"), default="engine",
-                        help="engine: the pure patch engine; tools: the registry and adapters on the local disk")
-    args = parser.parse_args(argv)
-    commits = _git(args.checkout, "rev-list", f"--max-count={args.max_count}", args.rev).decode().split()
-    report = Report()
-    for commit in commits:
-        replay_commit(args.checkout, commit, report, through=args.through)
-    print(f"commits: {report.commits}")
-    for form, count in sorted(report.checked.items()):
-        print(f"rebuilt byte for byte ({form}): {count} files")
-    for reason, count in sorted(report.skipped.items()):
-        print(f"skipped ({reason}): {count}")
-    for failure in report.failures:
-        print(f"FAILED {failure}")
-    return 1 if report.failures else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -52,7 +52,7 @@ class RecordingFileSystem(FileSystem):
     * ``calls`` — one tuple per primitive call, in order, naming targets by display path:
       ``("resolve", path, cwd)``, ``("stat", dp)``, ``("lstat", path)``, ``("read_text", dp)``,
       ``("stream_text", dp)``, ``("read_window", dp, window, streamed)``, ``("list_dir", dp)``,
-      ``("write_text", dp, content, expected)``, ``("edit_text", dp, edit, expected)``,
+      ``("write_text", dp, content, expected)``, ``("write_bytes", dp, data, expected)``, ``("edit_text", dp, edit, expected)``,
       ``("delete", dp, expected)``, ``("rename", dp, dest_dp, expected)``,
       ``("is_current", dp, version)``, ``("check_replaceable", dp, verb)``, ``("aclose",)``; ``count(primitive)`` counts them.
     * ``failures[primitive] = exc`` — every later call of that primitive raises ``exc``
@@ -163,6 +163,11 @@ class RecordingFileSystem(FileSystem):
                          signal: "AbortSignal | None" = None) -> WriteOutcome:
         self._record("write_text", target.display_path, content, expected)
         return await self.inner.write_text(target, content, expected, signal=signal)
+
+    async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
+                          mode: int | None = None, signal: "AbortSignal | None" = None) -> Version:
+        self._record("write_bytes", target.display_path, data, expected)
+        return await self.inner.write_bytes(target, data, expected, mode=mode, signal=signal)
 
     async def edit_text(self, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
                         signal: "AbortSignal | None" = None) -> EditOutcome:

@@ -133,7 +133,8 @@ class Editor:
             "insert": self._insert,
         }[command]
         if command != "view":  # the standing sandbox policy; this face has no escalation fields
-            await call_fs(self.ctx, self.face, args, execution, escalates=False)
+            await call_fs(self.ctx, self.face, args, execution, escalates=False,
+                          step_name=t.ANTHROPIC_NAME if self.anthropic else t.REF_NAME)
         try:
             done = await run(args, execution)
         except FsError as err:

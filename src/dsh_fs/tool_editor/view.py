@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..core.jsonvalue import js_number_str
+from ..fs.shown import shown_name
 from .texts import (
     LISTING_HEADER,
     REF_FILE_HEADER,
@@ -165,7 +166,9 @@ def render_listing(
     display_path: str, rows: Iterable[tuple[str, str]], max_units: int | None, *, utf16_order: bool = False,
     cut: bool = False,
 ) -> str:
-    """The directory view: a header, then ``<d|f|?>\\t<display path>`` rows sorted by path.
+    """The directory view: a header, then ``<d|f|?>\\t<display path>`` rows sorted by path, each
+    path as ``fs.shown.shown_name`` prints it (D22: a path with a control, separator or format
+    character as a JSON string literal, so no name can forge or hide a row).
 
     :param rows: ``(kind, display_path)`` of the entries to show (the directory itself is added);
         kind is ``d`` (directory), ``f`` (file) or ``?`` (other)
@@ -180,7 +183,7 @@ def render_listing(
         entries.sort(key=lambda row: row[1].encode("utf-16-be"))
     else:
         entries.sort(key=lambda row: row[1])
-    listing = "".join(f"{kind}\t{path}\n" for kind, path in entries)
+    listing = "".join(f"{kind}\t{shown_name(path)}\n" for kind, path in entries)
     if max_units is not None:
         clipped = clip_units(listing, max_units)
         listing = clipped + TRUNCATED_MESSAGE if cut and clipped == listing else clipped

@@ -1,8 +1,8 @@
 """What a directory listing holds while it runs (deviation L5): the places listings run in, and
 the bounded scan through the seam's ``iter_dir``.
 
-A listing stats every child of a directory; one of 200,000 children took ~150 MB while its
-entries were all held, whatever page was shown, and nothing limited how many ran at once. Now
+A listing stats every child of a directory, and holding every entry of a big one costs memory
+whatever page is shown (bench/RESULTS.md, the ``list`` row: 64 MiB for 100k entries), so
 ``list`` and the editors' directory ``view`` read the children in batches (``scan``), keep
 only what they can still show (``list_render.PageSelector``, ``tool_editor.view.ClippedRows``),
 and run under one context's ``listing_slots``: at most ``LISTINGS_AT_ONCE`` at once, at most

@@ -9,7 +9,7 @@ checked as ``read_image`` checks an image file, at most ``IMAGES_PER_READ`` of t
 
 A file over the size limit, or one that is not a notebook (not JSON, no ``cells`` array) is
 shown as its text, as in the ``reference`` profile, with a note saying why. The observation is
-recorded as for any read: ``edit`` and ``write`` work on the notebook's JSON text as before.
+recorded as for any read: ``edit`` and ``write`` work on the notebook's JSON text, as on any file.
 """
 
 from __future__ import annotations

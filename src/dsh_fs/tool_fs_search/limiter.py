@@ -1,5 +1,5 @@
 """How many ripgrep processes may run at once, and how much memory each may take (deviation
-D23, both profiles; README guarantees table).
+D23, both profiles; docs/GUARANTEES.md).
 
 One ripgrep process can take hundreds of MB for a short regex (``(\\w{50}){40}`` compiles to
 ~250 MB), and an MCP server runs the calls of many sessions at once. So:

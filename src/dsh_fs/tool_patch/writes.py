@@ -15,8 +15,8 @@ patch (each file is touched once, the planner checks that); changes of names kee
 the patch gives them, since two of them may make or empty the same directory (two files added
 in a new one). Each write is still one atomic, durable write of one file (the provider's:
 temporary file, ``fsync``, rename, ``fsync`` of the directory, A3) with its guard checked
-inside its lock; side by side, the disk commits their ``fsync`` s together (bench/README.md,
-"apply_patch").
+inside its lock; side by side, the disk commits their ``fsync`` s together (bench/RESULTS.md,
+the ``apply_patch`` rows: the same fsyncs side by side are the durable floor).
 
 Failure. Once a write fails, no write that has not begun begins; the writes under way finish.
 The error is the failure first in patch order, then what was written and what was not, each
@@ -51,10 +51,9 @@ WRITE_AT_ONCE = 16
 
 QUICK_WRITE_S = 0.002
 """a write that takes less than this (seconds) is quick: while most of a patch's are, its
-in-place updates are written one at a time (see the module docstring). About where one at a
-time stops being cheaper: side by side, a small write costs 1–1.5 ms of CPU in a worker thread
-(the hop and the GIL handed back and forth at each system call) against 0.3–0.4 ms on the event
-loop thread (bench/README.md, "apply_patch", third pass)"""
+in-place updates are written one at a time (see the module docstring): a small write costs
+1–1.5 ms of CPU in a worker thread (the hop, and the GIL handed back and forth at each system
+call) against 0.3–0.4 ms on the event loop thread (bench/RESULTS.md, the ``apply_patch`` rows)"""
 
 SIDE_BY_SIDE_MAX = 1024 * 1024
 """the largest new text (characters) an update may have to be written side by side with

@@ -3,7 +3,7 @@
 Read from the real ``--help`` of every command (``clikit``): an option with the same name has
 the same metavar, help text, environment variable and default wherever it appears (one
 definition each, ``dsh_fs.cli.options``); every option that takes a value shows its default
-(or is required); every environment variable a help names is in the README's table; and the
+(or is required); every environment variable a help names is in docs/CLI.md's table; and the
 environment variables act as their options do — ``DSH_FS_PROFILE`` on ``dsh-fs mcp`` included,
 which it once ignored.
 
@@ -22,7 +22,7 @@ import pytest
 
 import clikit
 from clikit import OptionEntry
-from docskit import README
+from docskit import DOCS
 from mcp_support import RawStdio
 
 
@@ -79,14 +79,14 @@ def test_every_option_that_takes_a_value_shows_its_default(entries: dict[str, li
     assert {e.name: e.default for e in entries["read"]}["--cwd"] == "(the current directory)"
 
 
-def test_every_environment_variable_is_in_the_readme_table(entries: dict[str, list[OptionEntry]]) -> None:
+def test_every_environment_variable_is_in_the_docs_table(entries: dict[str, list[OptionEntry]]) -> None:
     shown = {(e.name, e.envvar) for options in entries.values() for e in options if e.envvar}
     assert {("--profile", "DSH_FS_PROFILE"), ("--session", "DSH_FS_SESSION"),
             ("--token-file", "DSH_FS_TOKEN_FILE")} <= shown
-    rows = [line for line in README.read_text(encoding="utf-8").splitlines() if line.startswith("| `")]
+    rows = [line for line in (DOCS / "CLI.md").read_text(encoding="utf-8").splitlines() if line.startswith("| `")]
     for option, envvar in shown:
         assert any(f"`{option}" in row and f"`{envvar}`" in row for row in rows), (
-            f"README: add {option} / {envvar} to the table of options and environment variables")
+            f"docs/CLI.md: add {option} / {envvar} to the table of options and environment variables")
 
 
 # -- the environment variables act as their options --------------------------------------------

@@ -1,9 +1,9 @@
-"""The README's one-line install onto PATH from a checkout (``uv tool install '.[mcp]'``), and
+"""docs/MCP.md's one-line install onto PATH from a checkout (``uv tool install '.[mcp]'``), and
 ``dsh-fs client-config`` from that install: the configuration it prints starts a working MCP
 server, as printed (absolute paths, whatever the client's cwd and PATH).
 
 uv installs into a temporary tool directory and bin directory (``UV_TOOL_DIR``,
-``UV_TOOL_BIN_DIR``); it fetches the dependencies from the package index, as the README's
+``UV_TOOL_BIN_DIR``); it fetches the dependencies from the package index, as the printed
 command does.
 """
 

@@ -2,7 +2,7 @@
 is complete (license expression and file, ``Requires-Python``, classifiers, project URLs), and
 that wheel, installed with its ``[mcp]`` extra into a clean virtual environment (no checkout
 on the path), runs ``dsh-fs demo`` and serves ``dsh-fs mcp``. The README's first command
-installs exactly that extra, and its ``uvx --from '.[mcp]' dsh-fs mcp`` serves from the checkout;
+installs exactly that extra, and docs/MCP.md's ``uvx --from '.[mcp]' dsh-fs mcp`` serves from the checkout;
 without the extra, ``dsh-fs demo`` and ``dsh-fs mcp`` say what to install.
 
 The build and the install fetch their dependencies from the package index, as a user's would.
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from docskit import README
+from docskit import DOCS, README
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -99,7 +99,7 @@ def test_the_wheel_in_a_clean_venv_runs_the_demo_and_serves_mcp(built: tuple[Pat
 
 
 def test_uvx_from_the_checkout_serves_mcp(tmp_path: Path) -> None:
-    """The README's ``uvx --from '.[mcp]' dsh-fs mcp``, run in the checkout as printed (uv's
+    """docs/MCP.md's ``uvx --from '.[mcp]' dsh-fs mcp``, run in the checkout as printed (uv's
     cache in the test's own directory)."""
     uv = shutil.which("uv", path=os.path.dirname(sys.executable)) or shutil.which("uv")
     assert uv is not None, "uv is a [dev] dependency"
@@ -125,4 +125,4 @@ def test_the_readme_first_command_installs_the_mcp_extra_the_demo_needs() -> Non
     text = README.read_text(encoding="utf-8")
     first = next(line for line in text.splitlines() if line.startswith("python3 -m venv"))
     assert "pip install -q '.[mcp]'" in first and first.endswith("dsh-fs demo"), first
-    assert "`uvx --from '.[mcp]' dsh-fs mcp`" in text
+    assert "`uvx --from '.[mcp]' dsh-fs mcp`" in (DOCS / "MCP.md").read_text(encoding="utf-8")

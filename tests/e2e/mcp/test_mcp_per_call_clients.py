@@ -2,7 +2,7 @@
 
 * LangChain's MCP adapter (``langchain-mcp-adapters`` 0.3.2, in its own environment:
   ``tests/clientenv.py``), in its documented default flow ``MultiServerMCPClient({...
-  "transport": "stdio"}).get_tools()`` with each tool invoked directly: the README's program
+  "transport": "stdio"}).get_tools()`` with each tool invoked directly: docs/MCP.md's program
   as printed (read then edit with ``--session``); without ``--session`` the edit is refused as
   before; a change in between is stale; a path outside the root is refused. The tool results
   are what the adapter hands the model (its error handler turns an ``isError`` result into the
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from clientenv import client_python
-from docskit import python_blocks
+from docskit import DOCS, python_blocks
 
 
 _SCENARIO = """
@@ -67,10 +67,10 @@ def client(tmp_path: Path) -> tuple[str, str, dict[str, str]]:
 
 
 def _langchain_block() -> str:
-    return python_blocks("### Clients that start a server per call")[0]
+    return python_blocks("## Clients that start a server per call", DOCS / "MCP.md")[0]
 
 
-def test_the_readme_langchain_program_runs_as_printed(client: tuple[str, str, dict[str, str]]) -> None:
+def test_the_printed_langchain_program_runs_as_printed(client: tuple[str, str, dict[str, str]]) -> None:
     python, ws, env = client
     Path(ws, "program.py").write_text(_langchain_block())
     done = subprocess.run([python, "program.py"], cwd=ws, env=env, capture_output=True, text=True, timeout=240,

@@ -195,7 +195,7 @@ async def test_an_abort_or_a_cancellation_ends_the_wait_for_a_held_lock(ws: str,
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(abort_soon)
-                with anyio.fail_after(5), pytest.raises(FsError) as caught:
+                with anyio.fail_after(60), pytest.raises(FsError) as caught:  # a guard: the lock stays held
                     await fs.edit_text(target, EditRequest(old_string="before", new_string="after"), signal=signal)
             assert (caught.value.code, str(caught.value)) == ("FS_ABORTED", "edit aborted")
         else:
@@ -255,7 +255,7 @@ async def test_waiting_for_held_locks_holds_no_worker_thread(ws: str, tmp_path: 
             for i in range(4):
                 tg.start_soon(fs.write_text, await fs.resolve(f"f{i}.txt"), "x")
             await anyio.sleep(0.05)
-            with anyio.fail_after(5):
+            with anyio.fail_after(60):  # a guard: waits holding the threads would never let it run
                 assert await fs.read_text(await fs.resolve("big.txt")) == "x\n" * 1000
             for fd in held:
                 fcntl.flock(fd, fcntl.LOCK_UN)
@@ -348,15 +348,16 @@ def test_the_default_lock_directory_is_made_private_under_any_umask_and_remade_w
 
 
 async def test_a_process_that_locks_back_to_back_does_not_starve_a_waiter(ws: str, tmp_path: Any) -> None:
-    """Another process takes the lock again 0.2 ms after each release; the waiter (queued in
-    the kernel, woken at each release) still gets it within seconds."""
+    """Another process takes the lock again 0.2 ms after each release, for ten minutes; the
+    waiter (queued in the kernel, woken at each release) still gets it (a starved waiter would
+    outlast the 60 s guard; no elapsed time is measured)."""
     fs = LocalFileSystem(cwd=ws, lock_dir=str(tmp_path / "locks"))
     target = await fs.resolve("a.txt")
     await fs.write_text(target, "before\n")
     script = (
         "import fcntl, os, sys, time\n"
         "fd = os.open(sys.argv[1], os.O_RDWR)\n"
-        "end = time.monotonic() + 20\n"
+        "end = time.monotonic() + 600\n"
         "print('go', flush=True)\n"
         "while time.monotonic() < end:\n"
         "    fcntl.flock(fd, fcntl.LOCK_EX); time.sleep(0.002); fcntl.flock(fd, fcntl.LOCK_UN); time.sleep(0.0002)\n"
@@ -365,10 +366,8 @@ async def test_a_process_that_locks_back_to_back_does_not_starve_a_waiter(ws: st
                             stdout=subprocess.PIPE, text=True)
     try:
         assert busy.stdout is not None and busy.stdout.readline() == "go\n"
-        started = time.monotonic()
-        with anyio.fail_after(10):
+        with anyio.fail_after(60):
             await fs.edit_text(target, EditRequest(old_string="before", new_string="after"))
-        assert time.monotonic() - started < 5
     finally:
         busy.kill()
         busy.wait()

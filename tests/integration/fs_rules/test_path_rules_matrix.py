@@ -72,7 +72,7 @@ async def deployment(ws: Workspace) -> Any:
 OPT_IN = {"list_tool", "images", "pdfs"}
 """``create_context``'s flags that load a tool (each on in the deployments here)"""
 
-NOT_TOOLS = {"policy", "search", "show_rules"}
+NOT_TOOLS = {"policy", "search", "show_rules", "history"}
 """``create_context``'s other flags"""
 
 

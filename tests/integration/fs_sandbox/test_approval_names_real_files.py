@@ -150,3 +150,26 @@ async def test_a_call_not_wider_is_refused_before_any_path_is_resolved(repo: Pat
     assert result.text == ('Error: sandbox escalation to "danger-full-access" is not strictly wider than this call\'s '
                            'current "danger-full-access" mode')
     assert approvals.requests == []
+
+
+@pytest.mark.parametrize("via", ["out-and-back", "denied"])
+async def test_X6_a_prefix_outside_the_root_or_denied_does_not_end_the_check(repo: Path, via: str) -> None:
+    """Each ``..`` is checked: a prefix that leaves the root (or one the path rules deny) is left
+    to the whole path's resolution, and the ``..`` after ``README.md␠␠␠…`` is still refused."""
+    approvals = Approvals("allowed-once")
+    (repo / "secrets").mkdir()
+    if via == "out-and-back":
+        trick = f"../out/../{repo.name}/{TRICK}"
+        ctx = dsh_fs.create_context(root=repo, sandbox="read-only", approval=approvals, faces=["apply_patch"])
+    else:
+        trick = f"secrets/../{TRICK}"
+        ctx = dsh_fs.create_context(root=None, cwd=repo, sandbox="read-only", approval=approvals, deny=["secrets/"],
+                                    faces=["apply_patch"])
+    (repo / "a").mkdir()
+    before = snapshot(repo)
+    result = await ctx.tools.execute("write", {"file_path": trick, "content": HOOK, **WIDEN}, session=Session(repo))
+    assert result.is_error and "a parent path segment is not a directory" in result.text, result.text
+    patch = f"*** Begin Patch\n*** Add File: {trick.replace('config', 'hooks/pre-commit')}\n+x\n*** End Patch\n"
+    result = await ctx.tools.execute("apply_patch", {"input": patch, **WIDEN}, session=Session(repo))
+    assert result.is_error and "a parent path segment is not a directory" in result.text, result.text
+    assert approvals.requests == [] and snapshot(repo) == before

@@ -82,11 +82,13 @@ def operations(ops: Callable[[Path], list[dict[str, Any]]]) -> Callable[[Any, Se
 
 
 def deepagents(method: str, args: Callable[[Path], tuple[Any, ...]]) -> Callable[[Any, Session, Path], Awaitable[Outcome]]:
-    """deepagents' ``BackendProtocol`` (``DshFsBackend``): its write/edit are the registry's."""
+    """deepagents' ``BackendProtocol`` (``DshFsBackend``): its write/edit are the registry's.
+    Host paths (``virtual_mode=False``): in virtual mode every path is below the project, so a
+    target outside it could not be named."""
     async def call(ctx: Any, session: Session, d: Path) -> Outcome:
         from dsh_fs.adapters.deepagents import DshFsBackend
 
-        result = await getattr(DshFsBackend(ctx, session=session), method)(*args(d))
+        result = await getattr(DshFsBackend(ctx, session=session, virtual_mode=False), method)(*args(d))
         return result.error is not None, result.error or "", None
     return call
 

@@ -11,7 +11,7 @@ Responses adapter's ``apply_patch_call`` items and the Anthropic adapter's text-
 ``tool_use`` blocks, after ``read``/``view`` calls, with the observation policy on, on the local
 disk and on the in-memory provider (``dsh_fs.testing.commit_tools``).
 
-Not covered here: the history of a large checkout (``python -m dsh_fs.testing.commits
+Not covered here: the history of a large checkout (``python -m dsh_fs.testing.commit_replay
 CHECKOUT [--through tools]``).
 """
 
@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from dsh_fs.testing.commit_replay import Report, replay_commit
 from dsh_fs.testing.commit_tools import local_provider, memory_provider
-from dsh_fs.testing.commits import Report, apply_codex, apply_editor, apply_responses, codex_patch, commit_deltas
-from dsh_fs.testing.commits import editor_calls, expected_tree, parent_tree, replay_commit, responses_operations
+from dsh_fs.testing.commits import apply_codex, apply_editor, apply_responses, codex_patch, commit_deltas
+from dsh_fs.testing.commits import editor_calls, expected_tree, parent_tree, responses_operations
 
 BOM = b"\xef\xbb\xbf"
 BLOCK = "def handler(event):\n    if event is None:\n        return None\n    return process(event)\n\n"
@@ -194,7 +195,7 @@ def test_the_repeated_block_needs_wider_context_and_gets_it(history: tuple[Path,
 @pytest.mark.parametrize("through", ["engine", "tools"])
 def test_the_cli_replays_a_checkout(history: tuple[Path, list[str]], through: str) -> None:
     repo, _ = history
-    run = subprocess.run([sys.executable, "-m", "dsh_fs.testing.commits", str(repo), "--through", through],
+    run = subprocess.run([sys.executable, "-m", "dsh_fs.testing.commit_replay", str(repo), "--through", through],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "commits: 4" in run.stdout and "FAILED" not in run.stdout

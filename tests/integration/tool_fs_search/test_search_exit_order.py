@@ -102,7 +102,7 @@ async def test_a_bad_line_waiting_for_the_links_out_look_is_the_run_s_own_error(
 async def test_a_bad_line_after_the_look_stops_a_ripgrep_still_running(
         ws: str, tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
     """S8: the error of a line delivered after the look ends the call at once, ripgrep's process
-    group killed, never waited for (the fake would run 30 s more)."""
+    group killed, never waited for (the fake would run an hour more)."""
     import time
 
     from dsh_fs.tool_fs_search import followed
@@ -114,19 +114,18 @@ async def test_a_bad_line_after_the_look_stops_a_ripgrep_still_running(
 
     monkeypatch.setattr(followed, "outward_links", slow_look)
     fake = FakeRg(tmp_path)
-    fake.script(stdout=b"{not json\n", sleep=30)
-    ctx = search_ctx(ws, profile="default", rg_path=fake.path, timeout_ms=20_000)
-    start = time.monotonic()
+    # an hour's sleep and time budget: waiting for the fake would outlast the test's timeout
+    fake.script(stdout=b"{not json\n", sleep=3600)
+    ctx = search_ctx(ws, profile="default", rg_path=fake.path, timeout_ms=3_600_000)
     result = await call(ctx, "grep", {"pattern": "x"}, session=Session(ws))
     assert result.text == "Error: grep received malformed ripgrep --json output (a line is not JSON)"
-    assert time.monotonic() - start < 10
-    assert gone(fake.child, within=5)
+    assert gone(fake.child, within=60)
 
 
 async def test_a_run_that_found_links_out_is_ended_before_the_run_that_excludes_them(ws: str, tmp_path: object) -> None:
     """S8: once the look finds a link out of the root, the first ripgrep run (following it) is
     killed at once and the search runs again with the link excluded; the first is never let
-    finish. The fake ripgrep stays 30 s unless it is given the link's exclusion."""
+    finish. The fake ripgrep stays an hour unless it is given the link's exclusion."""
     import time
 
     outside = os.path.join(str(tmp_path), "outside")
@@ -139,12 +138,11 @@ async def test_a_run_that_found_links_out_is_ended_before_the_run_that_excludes_
         handle.write("#!/bin/sh\n"
                      f'for a in "$@"; do case "$a" in *zzlinkout*) echo excluded >> "{log}"; exit 1;; esac; done\n'
                      f'echo following >> "{log}"\n'
-                     "sleep 30 & wait\n")
+                     "sleep 3600 & wait\n")
     os.chmod(program, 0o700)
-    ctx = search_ctx(ws, profile="default", rg_path=program, timeout_ms=20_000)
-    start = time.monotonic()
+    # an hour's time budget: a first run let finish would outlast the test's timeout
+    ctx = search_ctx(ws, profile="default", rg_path=program, timeout_ms=3_600_000)
     result = await call(ctx, "grep", {"pattern": "x"}, session=Session(ws))
     assert result.text == "No matches found", result.text
-    assert time.monotonic() - start < 10
     with open(log) as handle:
         assert handle.read().splitlines() == ["following", "excluded"]

@@ -103,7 +103,7 @@ async def test_a_pre_aborted_signal_never_starts_ripgrep(ws: str, fake: FakeRg) 
 
 async def test_an_abort_kills_the_process_group(ws: str, fake: FakeRg) -> None:
     """forwards exec.signal: the abort reaches the process (its children die too)"""
-    fake.script(sleep=30)
+    fake.script(sleep=600)  # only the abort ends it (the call's own time budget would say "timed out")
     ctx = search_ctx(ws, rg_path=fake.path)
     signal = AbortSignal()
 
@@ -112,13 +112,11 @@ async def test_an_abort_kills_the_process_group(ws: str, fake: FakeRg) -> None:
             await anyio.sleep(0.01)
         signal.abort()
 
-    started = time.monotonic()
     async with anyio.create_task_group() as tg:
         tg.start_soon(abort_soon)
         result = await call(ctx, "grep", {"pattern": "x"}, signal=signal)
-    assert time.monotonic() - started < 10
     assert result.error.code == "SEARCH_ABORTED" and "was aborted before completion" in result.text
-    assert gone(fake.child)
+    assert gone(fake.child, within=60)
 
 
 async def test_an_abort_during_the_spawn_still_kills_the_process_group(ws: str, fake: FakeRg,

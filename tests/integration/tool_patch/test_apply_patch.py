@@ -799,7 +799,10 @@ async def test_updates_are_written_one_at_a_time_while_the_writes_are_quick(
     signal or not. Slow ones: the first alone (measured), then the others side by side."""
     from dsh_fs.tool_patch import writes
 
-    monkeypatch.setattr(writes, "QUICK_WRITE_S", 10.0 if quick else 0.0)
+    if quick:
+        monkeypatch.setattr(writes, "time", WriteClock())  # a clock that never moves: every write quick
+    else:
+        monkeypatch.setattr(writes, "QUICK_WRITE_S", 0.0)
     for name in ("u1", "u2", "u3"):
         put(f"{ws}/{name}.txt", f"{name}\n")
     patch = envelope("*** Update File: u1.txt", "@@", "-u1", "+U1", "*** Update File: u2.txt", "@@", "-u2", "+U2",
@@ -818,13 +821,26 @@ async def test_updates_are_written_one_at_a_time_while_the_writes_are_quick(
         patch = patch.replace("-u", "-X").replace("+U", "+u").replace("-X", "-U")  # and back
 
 
-class StallingWrites(LocalFileSystem):
-    """The local provider, the writes of some names taking 50 ms longer; records the most
-    ``write_text`` calls under way at once."""
+class WriteClock:
+    """The clock ``tool_patch.writes`` times its writes with (patched in as its ``time``): it
+    moves only when a test says, so whether a write was quick never depends on the machine."""
 
-    def __init__(self, stall: set[str], **kw: Any) -> None:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+class StallingWrites(LocalFileSystem):
+    """The local provider, the writes of some names taking a second longer on ``clock``;
+    records the most ``write_text`` calls under way at once (each lets the others start before
+    it writes, so writes started side by side are under way together)."""
+
+    def __init__(self, stall: set[str], clock: WriteClock, **kw: Any) -> None:
         super().__init__(**kw)
         self.stall = stall
+        self.clock = clock
         self.under_way = 0
         self.most = 0
 
@@ -832,8 +848,9 @@ class StallingWrites(LocalFileSystem):
         self.under_way += 1
         self.most = max(self.most, self.under_way)
         try:
+            await anyio.sleep(0)
             if os.path.basename(target.key) in self.stall:
-                await anyio.sleep(0.05)
+                self.clock.now += 1.0
             return await super().write_text(target, content, expected, signal=signal)
         finally:
             self.under_way -= 1
@@ -847,11 +864,12 @@ async def test_one_slow_write_among_quick_ones_keeps_them_one_at_a_time(
     by side."""
     from dsh_fs.tool_patch import writes
 
-    monkeypatch.setattr(writes, "QUICK_WRITE_S", 0.04)
+    clock = WriteClock()
+    monkeypatch.setattr(writes, "time", clock)
     names = [f"u{index}" for index in range(6)]
     for name in names:
         put(f"{ws}/{name}.txt", f"{name}\n")
-    fs = StallingWrites(stall, cwd=ws)
+    fs = StallingWrites(stall, clock, cwd=ws)
     ctx, session = dsh_fs.create_context(provider=fs, faces=["apply_patch"]), Session(cwd=ws)
     await read(ctx, session, *(f"{name}.txt" for name in names))
     lines = [line for name in names for line in (f"*** Update File: {name}.txt", "@@", f"-{name}", f"+{name}!")]

@@ -72,10 +72,24 @@ def test_ripgrep_processes_are_bounded_in_all_and_per_session(tmp_path: Path) ->
     assert all(_most_at_once(lines, cwd) <= 2 for cwd in sessions)
 
 
-def test_an_owner_with_too_many_waiting_is_refused_at_once(tmp_path: Path) -> None:
+def test_an_owner_with_too_many_waiting_is_refused_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events, not elapsed time: the eleventh call is made once the slots hold 2 running and 8
+    waiting (ripgrep sleeps ten minutes, so none ends meanwhile), and a call that waited
+    instead of being refused would outlast its 60 s guard."""
+    from dsh_fs.tool_fs_search import executors
+    from dsh_fs.tool_fs_search.limiter import SearchSlots
+
+    made: list[SearchSlots] = []
+
+    class Watched(SearchSlots):
+        def __init__(self, **kw: int) -> None:
+            super().__init__(**kw)
+            made.append(self)
+
+    monkeypatch.setattr(executors, "SearchSlots", Watched)
     root = os.path.realpath(tmp_path / "ws")
     os.makedirs(root)
-    rg, _ = _logging_rg(tmp_path, sleep=2)
+    rg, _ = _logging_rg(tmp_path, sleep=600)
     ctx = dsh_fs.create_context(cwd=root, rg_path=rg)
 
     async def main() -> None:
@@ -87,8 +101,11 @@ def test_an_owner_with_too_many_waiting_is_refused_at_once(tmp_path: Path) -> No
 
                 for _ in range(10):  # 2 running, 8 waiting
                     tg.start_soon(held)
-                await anyio.sleep(0.3)
-                with anyio.fail_after(1):
+                (slots,) = made
+                with anyio.fail_after(60):
+                    while slots.running < 2 or sum(slots._users.values()) < 10:
+                        await anyio.sleep(0.01)
+                with anyio.fail_after(60):
                     refused = await ctx.tools.execute("grep", {"pattern": "x"}, session=owner)
                 tg.cancel_scope.cancel()
             assert refused.is_error and refused.error.code == "SEARCH_FAILED"

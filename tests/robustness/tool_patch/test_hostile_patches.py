@@ -11,7 +11,7 @@ with thousands of blank lines used to compare every hunk at every blank line (qu
 from __future__ import annotations
 
 import os
-import time
+import threading
 
 import anyio
 import pytest
@@ -122,7 +122,12 @@ def test_a_patch_past_the_work_budget_is_refused_with_a_clear_error() -> None:
 
 
 @pytest.mark.anyio
-async def test_a_heavy_patch_is_planned_off_the_event_loop(tmp_path: object) -> None:
+async def test_a_heavy_patch_is_planned_off_the_event_loop(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planning waits, once started, until a ``read`` of another file has been served: it
+    can only be served meanwhile when the planning is off the event loop (events, not elapsed
+    time: the wait's 60 s only ends a planning that blocks the loop)."""
+    from dsh_fs.tool_patch import executor
+
     ws = os.path.realpath(str(tmp_path))
     text, patch_text = _slow_patch(400, 100)
     with open(f"{ws}/a", "w") as handle:
@@ -130,22 +135,28 @@ async def test_a_heavy_patch_is_planned_off_the_event_loop(tmp_path: object) -> 
     with open(f"{ws}/b.txt", "w") as handle:
         handle.write("hello\n")
     ctx = dsh_fs.create_context(root=ws, cwd=ws, faces=["apply_patch"], policy=False)
-    done: dict[str, float] = {}
+    planning, served = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def gated_plan(*args: object) -> object:
+        planning.set()
+        order.append("read served while planning" if served.wait(60) else "planning blocked the read")
+        return plan_patch(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(executor, "plan_patch", gated_plan)
 
     async def patch() -> None:
         result = await ctx.tools.execute("apply_patch", {"input": patch_text}, session=Session(cwd=ws))
         assert result.text.startswith("Error: Locating the hunks of")
-        done["patch"] = time.monotonic()
+        order.append("patch refused")
 
     async def read() -> None:
-        await anyio.sleep(0.05)  # the patch is being planned by now
-        started = time.monotonic()
+        assert await anyio.to_thread.run_sync(planning.wait, 60)
         result = await ctx.tools.execute("read", {"file_path": "b.txt"}, session=Session(cwd=ws))
         assert "hello" in result.text
-        done["read"] = time.monotonic()
-        done["read_took"] = done["read"] - started
+        served.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(patch)
         tg.start_soon(read)
-    assert done["read"] < done["patch"] and done["read_took"] < 1.0, done
+    assert order == ["read served while planning", "patch refused"]

@@ -25,6 +25,8 @@ from dsh_fs.adapters import anthropic_tools, responses_tools, run_anthropic_tool
 from dsh_fs.adapters import tool_definitions
 from dsh_fs import AbortSignal
 
+from sandboxkit import Approvals
+
 pytestmark = pytest.mark.anyio
 
 
@@ -241,7 +243,9 @@ async def test_the_agents_sdk_editor_under_a_sandbox_denial_offers_no_escalation
     from dsh_fs.adapters.openai_agents import DshApplyPatchEditor
 
     fs = memory_fs(files={"/abs/a.txt": "one\ntwo\n"})
-    ctx = dsh_fs.create_context(provider=fs, search=False, faces=["apply_patch"], sandbox="read-only")
+    # an approval callback is composed, so the registry's own tools offer the escalation (D37)
+    ctx = dsh_fs.create_context(provider=fs, search=False, faces=["apply_patch"], sandbox="read-only",
+                                approval=Approvals("rejected"))
     session = Session(cwd="/abs")
     editor = DshApplyPatchEditor(ctx, session)
     await ctx.tools.execute("read", {"file_path": "a.txt"}, session=session)
@@ -250,7 +254,8 @@ async def test_the_agents_sdk_editor_under_a_sandbox_denial_offers_no_escalation
     assert denied.output == ('cannot write "/abs/a.txt": file access denied under read-only mode\n'
                              "[sandbox: file access denied under read-only mode]")
     assert fs.text("/abs/a.txt") == "one\ntwo\n"
-    # the registry's apply_patch under the same denial does offer it (its schema has the field, X2)
+    # the registry's apply_patch under the same denial does offer it (its schema has the field, X2;
+    # someone can approve, D37)
     registry = await ctx.tools.execute("apply_patch", {"input": "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n"
                                                                  "*** End Patch"}, session=session)
     assert registry.is_error and registry.text.endswith("the approval prompt asks the user]")

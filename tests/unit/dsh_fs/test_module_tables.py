@@ -3,7 +3,7 @@ their package, and only those: the table a reader starts from stays true when a 
 added, split or renamed.
 
 Covers: every package of ``dsh_fs`` whose docstring has such a table (``fs``, ``fs_local``,
-``mcp``, ``tool_fs.hints``, the faces), and the README's Layout table (every top-level package
+``mcp``, ``tool_fs.hints``, the faces), and CONTRIBUTING.md's Layout table (every top-level package
 and module of ``dsh_fs``). Not covered: whether each row says what its module owns (read by the
 reviewer), packages without a table.
 """
@@ -17,7 +17,7 @@ import re
 import pytest
 
 import dsh_fs
-from docskit import README
+from docskit import REPO
 
 TABLE_HEAD = "| module | owns |"
 
@@ -49,9 +49,9 @@ def test_a_module_table_names_every_module_of_its_package(name: str) -> None:
     assert named == modules, f"{name}: missing rows {sorted(modules - named)}, rows of no module {sorted(named - modules)}"
 
 
-def test_the_readme_layout_names_every_top_level_module() -> None:
-    readme = README.read_text(encoding="utf-8")
-    layout = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+def test_the_contributing_layout_names_every_top_level_module() -> None:
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    layout = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in layout.splitlines() if line.startswith("| `")]
     named = {module for row in rows for module in re.findall(r"`(\w+)`", row.split(" | ")[0])}
     modules = {info.name for info in pkgutil.iter_modules(dsh_fs.__path__)}

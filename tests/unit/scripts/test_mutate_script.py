@@ -8,7 +8,6 @@ import importlib.util
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +82,10 @@ def test_mutants_come_from_the_source_as_listed(tmp_path: Any) -> None:
 
 
 def test_list_mode_runs_nothing() -> None:
-    done = subprocess.run([sys.executable, str(REPO / "scripts" / "mutate.py"), "src/dsh_fs/mcp/auth.py",
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / "mutate.py"), "src/dsh_fs/mcp/http/auth.py",
                            "-t", "none", "--list"], cwd=REPO, capture_output=True, text=True, timeout=60,
                           env=dict(os.environ))
-    assert done.returncode == 0 and done.stdout.splitlines()[0].startswith("   1 src/dsh_fs/mcp/auth.py:")
+    assert done.returncode == 0 and done.stdout.splitlines()[0].startswith("   1 src/dsh_fs/mcp/http/auth.py:")
     refused = subprocess.run([sys.executable, str(REPO / "scripts" / "mutate.py"), "/etc/passwd", "-t", "x"],
                              cwd=REPO, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "not a Python file under" in refused.stderr
@@ -149,10 +148,10 @@ def test_both_modes_kill_and_keep_the_same_mutants_and_time_out_a_hang(tmp_path:
         assert survivors == ["SURVIVED    1 src/tiny/count.py:1: 3 -> 4", "SURVIVED    4 src/tiny/count.py:7: 1 -> 2"]
         assert done.stdout.splitlines()[-1] == "killed 2/4 (50%)", mode
         assert (repo / "src" / "tiny" / "count.py").read_text() == TINY  # the work tree never changes
-    start = time.monotonic()
+    # mutant 2 never ends (count_up(0) counts forever): the run ending at all (within _run_tiny's
+    # subprocess timeout) is its child killed by the time limit, not waited for
     hang = _run_tiny(repo, "--fork", "--only", "2", "3", "--timeout", "3")
     assert hang.returncode == 0 and hang.stdout.splitlines()[-1] == "killed 2/2 (100%)", hang.stdout
-    assert time.monotonic() - start < 60  # the hanging child was killed, not waited for
 
 
 def test_fork_mode_refuses_tests_that_fail_unmutated(tmp_path: Any) -> None:

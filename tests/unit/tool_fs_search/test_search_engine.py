@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import pytest
 
 from dsh_fs.tool_fs_search import engine
 from dsh_fs.tool_fs_search.engine import Run, find_ripgrep, run_ripgrep
+from searchkit import gone
 
 pytestmark = pytest.mark.anyio
 
@@ -76,10 +76,10 @@ async def test_the_exit_status_is_waited_for_after_stdout_closes() -> None:
     assert (run.exit_code, run.signal_name) == (4, None)
 
 
-async def test_past_the_cap_the_run_stops_and_its_process_group_is_killed() -> None:
-    start = time.monotonic()
-    run, lines = await _run("printf 'aaaa\\nbbbb\\ncccc\\n'; sleep 5 & wait", cap=12)
-    assert time.monotonic() - start < 4  # the sleeping child was killed too
+async def test_past_the_cap_the_run_stops_and_its_process_group_is_killed(tmp_path: Path) -> None:
+    child = tmp_path / "child"
+    run, lines = await _run(f"sleep 600 & echo $! > {child}; printf 'aaaa\\nbbbb\\ncccc\\n'; wait", cap=12)
+    assert gone(int(child.read_text()), within=60)  # the sleeping child was killed too (it sleeps 10 minutes)
     assert lines == [b"aaaa", b"bbbb"]  # "cc", being read at the cap, is not delivered
     assert (run.stopped, run.drained, run.signal_name, run.exit_code, run.raw_bytes) == (True, False, "SIGKILL",
                                                                                           None, 15)
@@ -110,24 +110,27 @@ async def test_drained_past_the_cap_the_exit_status_is_the_program_s() -> None:
     assert (run.stopped, run.drained, run.exit_code, run.signal_name, run.raw_bytes) == (True, True, 2, None, 20)
 
 
-async def test_a_consumer_error_kills_the_program_and_is_raised() -> None:
+async def test_a_consumer_error_kills_the_program_and_is_raised(tmp_path: Path) -> None:
     def refuse(line: bytes) -> None:
         raise ValueError(line)
 
-    start = time.monotonic()
+    child = tmp_path / "child"
     with pytest.raises(ValueError, match="first"):
-        await run_ripgrep(SH, ["-c", "printf 'first\\n'; sleep 5 & wait"], cwd="/", on_line=refuse, raw_cap=100)
-    assert time.monotonic() - start < 4
+        await run_ripgrep(SH, ["-c", f"sleep 600 & echo $! > {child}; printf 'first\\n'; wait"], cwd="/",
+                          on_line=refuse, raw_cap=100)
+    assert gone(int(child.read_text()), within=60)  # killed, not waited for (it sleeps 10 minutes)
 
 
 async def test_a_cancelled_run_kills_and_reaps_its_program(tmp_path: Path) -> None:
-    pid_file = tmp_path / "pid"
-    start = time.monotonic()
-    with anyio.move_on_after(0.5):
-        await _run(f"echo $$ > {pid_file}; sleep 5 & wait")
-    assert time.monotonic() - start < 4
+    pid_file, child = tmp_path / "pid", tmp_path / "child"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_run, f"echo $$ > {pid_file}; sleep 600 & echo $! > {child}; wait")
+        while not (child.exists() and child.read_text().endswith("\n")):  # cancelled once both are running
+            await anyio.sleep(0.01)
+        tg.cancel_scope.cancel()
     with pytest.raises(ProcessLookupError):  # gone, not even a zombie
         os.kill(int(pid_file.read_text()), 0)
+    assert gone(int(child.read_text()), within=60)
 
 
 async def test_stderr_keeps_its_last_64000_bytes() -> None:

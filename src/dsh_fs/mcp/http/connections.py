@@ -2,7 +2,7 @@
 
 uvicorn bounds connections with one count (``limit_concurrency``) that a connection holds
 from its first byte, or from no byte at all: 300 idle TCP connections from any local user
-would fill it, and every token would get ``503``. Here instead (README guarantees table):
+would fill it, and every token would get ``503``. Here instead (docs/GUARANTEES.md):
 
 * **A deadline for each request head.** A connection must send a complete request head
   within ``ConnectionLimits.header_timeout`` of connecting (and of its previous response);

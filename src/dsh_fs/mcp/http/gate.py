@@ -1,7 +1,7 @@
 """ASGI: the outermost wrapper of ``dsh-fs mcp --http`` — who is asking, before any work.
 
-A request is judged from its headers alone, before one byte of its body is read (README
-guarantees table, "No work before authentication"):
+A request is judged from its headers alone, before one byte of its body is read
+(docs/GUARANTEES.md, "No work before authentication"):
 
 1. a path other than ``MCP_PATH`` gets ``404`` — among them the OAuth discovery documents
    (``/.well-known/oauth-protected-resource``, ``/.well-known/oauth-authorization-server``),

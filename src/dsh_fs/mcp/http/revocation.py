@@ -1,4 +1,4 @@
-"""Revoking a token of ``dsh-fs mcp --http`` without a restart (README guarantees table).
+"""Revoking a token of ``dsh-fs mcp --http`` without a restart (docs/GUARANTEES.md).
 
 ``watch_token_file`` re-reads the token file when it changes (its inode, size or mtime,
 checked every ``period`` seconds) or when the server gets ``SIGHUP``. The new list replaces

@@ -1,5 +1,5 @@
-"""The README's LangChain, deepagents and LlamaIndex programs (section "LangChain, LangGraph,
-deepagents and LlamaIndex"), run exactly as printed.
+"""The LangChain, deepagents and LlamaIndex programs of docs/FRAMEWORKS.md (section "LangChain,
+LangGraph, deepagents and LlamaIndex"), run exactly as printed.
 
 Each ``python`` block runs in a workspace whose README.md has a typo. The framework runs for
 real; only the model is scripted: the agent constructor (``create_agent``,
@@ -21,14 +21,15 @@ from typing import Any
 
 import pytest
 
-from docskit import assert_fixed, blocks_by_marker, run_printed, typo_results, typo_workspace
+from docskit import DOCS, assert_fixed, blocks_by_marker, run_printed, typo_results, typo_workspace
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def _examples() -> dict[str, str]:
     return blocks_by_marker("### LangChain, LangGraph, deepagents and LlamaIndex",
-                            {"DshFsToolkit": "langchain", "DshFsBackend": "deepagents", "DshFsToolSpec": "llamaindex"})
+                            {"DshFsToolkit": "langchain", "DshFsBackend": "deepagents", "DshFsToolSpec": "llamaindex"},
+                            DOCS / "FRAMEWORKS.md")
 
 
 @pytest.fixture
@@ -104,16 +105,18 @@ def test_deepagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
 
 @pytest.mark.parametrize("framework", ["langchain", "deepagents"])
 def test_the_printed_install_line_brings_the_model_the_program_names(framework: str) -> None:
-    """The README's install line for the program installs ``langchain-deepseek``, which the
+    """The printed install line for the program installs ``langchain-deepseek``, which the
     program's ``"deepseek:deepseek-chat"`` needs (without it ``create_agent`` raises
     ``ImportError``); it installs beside the ``[dev]`` environment (it does not pin ``openai < 3``)."""
-    from docskit import README
+    from docskit import README, section
     from langchain.chat_models import init_chat_model
     from langchain_deepseek import ChatDeepSeek
 
-    section = README.read_text(encoding="utf-8").split("### LangChain, LangGraph, deepagents and LlamaIndex", 1)[1]
-    lines = [line for line in section.split("```")[0::2] if f"'.[{framework}]'" in line]
+    printed = section("### LangChain, LangGraph, deepagents and LlamaIndex", DOCS / "FRAMEWORKS.md")
+    lines = [line for line in printed.split("```")[0::2] if f"'.[{framework}]'" in line]
     assert lines and "langchain-deepseek" in lines[0], framework
+    row = next(line for line in README.read_text(encoding="utf-8").splitlines() if f"'.[{framework}]'" in line)
+    assert "langchain-deepseek" in row, row  # the README's framework table names the same install
     assert isinstance(init_chat_model("deepseek:deepseek-chat", api_key="sk-test"), ChatDeepSeek)
 
 

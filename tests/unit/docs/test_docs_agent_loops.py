@@ -1,6 +1,6 @@
-"""The README's agent loops, one per API, run exactly as printed.
+"""The agent loops of docs/FRAMEWORKS.md, one per API, run exactly as printed.
 
-Each ``python`` block of the README's "One agent loop per API" section is executed as a
+Each ``python`` block of its "One agent loop per API" section is executed as a
 program in a workspace whose README.md has a typo. The real SDK clients talk to a scripted
 model through an in-memory transport (``llmkit``): its first reply reads README.md, its second
 fixes the typo with ``edit``, its third is the final answer. The test checks what the program
@@ -17,14 +17,15 @@ from typing import Any
 import pytest
 
 import dsh_fs
-from docskit import EDIT_ARGS, READ_ARGS, assert_fixed, blocks_by_marker, run_printed, typo_results, typo_workspace
+from docskit import DOCS, EDIT_ARGS, READ_ARGS, assert_fixed, blocks_by_marker, run_printed, typo_results, typo_workspace
 from llmkit import anthropic_message, chat_call, chat_completion, mock_client, response_object
 
 
 def _examples() -> dict[str, str]:
     """The section's python blocks, keyed by the adapter each one uses."""
-    return blocks_by_marker("### One agent loop per API", {"chat_tools": "chat", "responses_tools": "responses",
-                                                           "anthropic_tools": "anthropic", "DshFsToolset": "pydantic-ai"})
+    return blocks_by_marker("## One agent loop per API", {"chat_tools": "chat", "responses_tools": "responses",
+                                                          "anthropic_tools": "anthropic", "DshFsToolset": "pydantic-ai"},
+                            DOCS / "FRAMEWORKS.md")
 
 
 @pytest.fixture
@@ -74,7 +75,7 @@ def test_chat_completions_example(ws: str, monkeypatch: pytest.MonkeyPatch, caps
 
 
 def _guidance() -> str:
-    """The system prompt the README's loops send: the tools' guidance, without the identity line."""
+    """The system prompt the printed loops send: the tools' guidance, without the identity line."""
     text = dsh_fs.create_context().system_prompt.render(only="tool:")
     assert "DeepSeek Harness SDK" not in text and "glob" in text and "edit" in text
     return text

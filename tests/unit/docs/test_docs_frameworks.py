@@ -1,6 +1,6 @@
-"""The README's smolagents, Google ADK and CrewAI programs, run exactly as printed.
+"""The smolagents, Google ADK and CrewAI programs of docs/FRAMEWORKS.md, run exactly as printed.
 
-Each ``python`` block of the README's "smolagents, Google ADK and CrewAI" section runs in a
+Each ``python`` block of its "smolagents, Google ADK and CrewAI" section runs in a
 workspace whose README.md has a typo, against a scripted model: its first reply reads
 README.md, its second fixes the typo with ``edit``, its third is the final answer. The test
 checks what the program printed, the file on disk, and that the model got the registry's
@@ -25,7 +25,7 @@ import pytest
 
 import dsh_fs
 from crewaikit import run_program
-from docskit import EDIT_ARGS, FIXED, READ_ARGS, blocks_by_marker, run_printed, typo_results, typo_workspace
+from docskit import DOCS, EDIT_ARGS, FIXED, READ_ARGS, blocks_by_marker, run_printed, typo_results, typo_workspace
 from stubapi import StubApi, gemini_reply
 from stubapi import chat_completion
 
@@ -33,7 +33,8 @@ def _examples() -> dict[str, str]:
     """The section's python blocks, keyed by the framework each one uses."""
     return blocks_by_marker("### smolagents, Google ADK and CrewAI", {"DshFsToolCollection": "smolagents",
                                                                       "DshFsToolset": "google-adk",
-                                                                      "DshFsToolkit": "crewai"})
+                                                                      "DshFsToolkit": "crewai"},
+                            DOCS / "FRAMEWORKS.md")
 
 
 @pytest.fixture

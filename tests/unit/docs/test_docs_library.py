@@ -1,7 +1,8 @@
-"""The README's "As a library" examples run as printed (the composition one with its
-``/srv/app`` replaced by a temporary directory) and give what they say.
+"""The library's programs run as printed and give what they say: the README's "As a library"
+program, and docs/LIBRARY.md's "Explicit composition" (its ``/srv/app`` replaced by a temporary
+directory) and "Sandbox modes".
 
-Not covered here: the agent loops per API (``test_readme_adapters.py``).
+Not covered here: the agent loops per API (``test_docs_agent_loops.py``).
 """
 
 from __future__ import annotations
@@ -12,26 +13,32 @@ from pathlib import Path
 import anyio
 import pytest
 
-from docskit import python_blocks, run_printed
-def _blocks() -> list[str]:
-    return python_blocks("## As a library")
+from docskit import DOCS, README, python_blocks, run_printed
+
+LIBRARY = DOCS / "LIBRARY.md"
+
+
+def _only_block(heading: str, doc: Path) -> str:
+    blocks = python_blocks(heading, doc)
+    assert len(blocks) == 1, (doc.name, heading, len(blocks))
+    return blocks[0]
 
 
 def test_the_first_example_reads_and_prints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "README.md").write_text("line one\nline two\n")
     monkeypatch.chdir(tmp_path)
-    run_printed(_blocks()[0])
+    run_printed(_only_block("## As a library", README))
     printed = capsys.readouterr().out
     assert printed.startswith(f"False <path>{tmp_path}/README.md</path>")
     assert "'name': 'read'" in printed and "'name': 'glob'" in printed
 
 
 def test_the_composition_example_serves_what_it_names(tmp_path: Path) -> None:
-    code = _blocks()[1].replace("/srv/app", str(tmp_path))
+    code = _only_block("## Explicit composition", LIBRARY).replace("/srv/app", str(tmp_path))
     (tmp_path / "a.txt").write_text("alpha\n")
     scope: dict[str, object] = {"__name__": "__main__"}
-    exec(compile(code, "README.md", "exec"), scope)
+    exec(compile(code, "LIBRARY.md", "exec"), scope)
     ctx = scope["ctx"]
     assert sorted(ctx.tools.names()) == ["apply_patch", "edit", "glob", "grep", "read", "write"]  # type: ignore[attr-defined]
 
@@ -50,7 +57,7 @@ def test_the_composition_example_serves_what_it_names(tmp_path: Path) -> None:
 def test_the_sandbox_example_is_refused_then_approved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    run_printed(_blocks()[2])
+    run_printed(_only_block("## Sandbox modes", LIBRARY), "LIBRARY.md")
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Error: [sandbox: file access denied under read-only mode]"
     assert lines[1].startswith("[sandbox: escalation available")
