@@ -190,7 +190,10 @@ def create_context(
         ``images=True``, a ``pdf_*`` setting without ``pdfs=True``; a path rule that is not a
         pattern, a rules file that cannot be used
     :raises ImportError: ``images=True`` without Pillow, ``pdfs=True`` without pypdfium2
+    :raises TypeError: for a keyword that is neither a parameter nor a tool setting: the message
+        names it and the closest known ones (``did you mean 'read_limit'?``)
     """
+    _check_tool_config(tool_config)
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
     from .fs.tool_switches import ToolSwitches
@@ -276,6 +279,36 @@ def create_context(
 
         ctx.plugin(SandboxPolicyPrompt)  # the ``sandbox:policy`` section
     return ctx
+
+
+def _check_tool_config(tool_config: dict[str, Any]) -> None:
+    """Refuse a ``create_context`` keyword no part takes, naming the close ones (a misspelt
+    setting must not be dropped nor reported as another class's argument).
+
+    :raises TypeError: ``create_context() got an unexpected keyword argument 'read_limt'; did
+        you mean 'read_limit'?``
+    """
+    import dataclasses
+
+    from .tool_fs.config import ToolFsConfig
+    from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS
+
+    known = {f.name for f in dataclasses.fields(ToolFsConfig)} - {"profile"}
+    known |= {*SEARCH_KEYS, "mirror_batch_bytes", "rg_path", "list_max_entries"}
+    unknown = sorted(k for k in tool_config if k not in known and not k.startswith(("image_", "pdf_")))
+    if not unknown:
+        return
+    import difflib
+    import inspect
+
+    from .tool_image.config import CONFIG_KEYS as IMAGE_KEYS
+    from .tool_pdf.config import CONFIG_KEYS as PDF_KEYS
+
+    names = known | set(IMAGE_KEYS) | set(PDF_KEYS) | {"image_media_types"}
+    names |= {n for n in inspect.signature(create_context).parameters if n != "tool_config"}
+    close = difflib.get_close_matches(unknown[0], sorted(names), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise TypeError(f"create_context() got an unexpected keyword argument {unknown[0]!r}{hint}")
 
 
 def _path_rules(deny: Iterable[str], read_only: Iterable[str], files: Iterable[str | os.PathLike[str]],

@@ -51,9 +51,17 @@ def utf8_text(source: str, value: str) -> str:
 
 
 class JsonNumber(click.ParamType):
-    """A JSON number literal, as ``JSON.parse`` reads it (an ``int``, or a ``float``)."""
+    """A JSON number literal, as ``JSON.parse`` reads it (an ``int``, or a ``float``).
+
+    :param takes: what the option takes, said when a value is not a number
+        (``"the 1-based first line"``)
+    :param example: a value it takes (``"10"``)
+    """
 
     name = "number"
+
+    def __init__(self, takes: str = "a number", example: str = "10") -> None:
+        self.takes, self.example = takes, example
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -63,5 +71,5 @@ class JsonNumber(click.ParamType):
         except (ValueError, RecursionError):
             number = None
         if isinstance(number, bool) or not isinstance(number, (int, float)):
-            self.fail(f"{value!r} is not a JSON number", param, ctx)
+            self.fail(f"{value!r} is not a number: give {self.takes} (a JSON number, e.g. {self.example})", param, ctx)
         return number

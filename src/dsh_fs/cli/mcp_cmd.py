@@ -204,7 +204,7 @@ def mcp(
         raise click.UsageError(str(exc)) from None
     owner, store = _named_owner(session_name, options)
     try:
-        ctx = build_context(options, observations=store)
+        ctx = build_context(options, observations=store, history=_history_store(session_name, served_over_http))
     except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()
@@ -306,6 +306,17 @@ def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]
     if len({n.channel.identity for n in named}) > 1:
         raise click.UsageError("--root: every far-side root must be on one far side")
     return urls[0], tuple(n.root for n in named)
+
+
+def _history_store(session_name: str | None, served_over_http: bool) -> Any:
+    """Where the server keeps the history of changes (docs/HISTORY.md): for ``--session NAME``
+    and HTTP owners, the durable SQLite store beside the session store (opened at the first
+    change); otherwise in memory."""
+    if session_name is None and not served_over_http:
+        return True
+    from ..history.sqlite_store import SqliteHistoryStore
+
+    return SqliteHistoryStore()
 
 
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:

@@ -408,7 +408,8 @@ def path_rules_named(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 def offset_option(func: F) -> F:
     """``--offset``: the ``offset`` argument of ``read`` (a line) and ``list`` (an entry)."""
-    return click.option("--offset", type=JsonNumber(), default=None, show_default="1", metavar="NUMBER",
+    return click.option("--offset", type=JsonNumber("the 1-based first line (read) or entry (list) to return"),
+                        default=None, show_default="1", metavar="NUMBER",
                         help="1-based first line (read) or entry (list) to return.")(func)
 
 

@@ -18,7 +18,7 @@ import click
 
 from .options import CliFailure, OnceCommand
 
-__all__ = ("DURATION", "parse_duration", "sessions")
+__all__ = ("DURATION", "duration_text", "parse_duration", "sessions")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,6 +81,17 @@ def _with_store(action: Callable[[sqlite3.Connection, str], None]) -> None:
         conn.close()
 
 
+def duration_text(seconds: int) -> str:
+    """A number of seconds as :func:`parse_duration` reads it, in days, hours, minutes and
+    seconds, largest first: ``30d``, ``1h30m``, ``1s`` (``0s`` for nothing)."""
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size:
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return "".join(parts) or "0s"
+
+
 def _ago(seconds: float) -> str:
     """``5m ago``, ``3h ago``, ``2d ago`` (rounded down; ``just now`` under a minute)."""
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
@@ -133,12 +144,25 @@ def forget(name: str) -> None:
 @click.option("--older-than", "older_than", type=DURATION, required=True, metavar="DURATION",
               help="Forget sessions unused for at least this long: 30d, 12h, 1w2d (units s, m, h, d, w).")
 def prune(older_than: int) -> None:
-    """Forget every session that observed nothing for --older-than; print their names."""
+    """Forget every session that observed nothing for --older-than; one line per session
+    forgotten (its name, observations and when it was last used)."""
     from ..fs.shown import shown_name
-    from ..session_store import prune_sessions
+    from ..session_store import list_sessions, prune_sessions
 
     def action(conn: sqlite3.Connection, path: str) -> None:
-        for name in prune_sessions(conn, older_than):
-            click.echo(shown_name(name))
+        now = time.time()
+        known = {found.name: found for found in list_sessions(conn)}
+        pruned = prune_sessions(conn, older_than, now=now)
+        for name in pruned:
+            found = known.get(name)
+            if found is None:  # recorded between the two looks: said without its figures
+                click.echo(f"forgot session {shown_name(name)}")
+                continue
+            count = found.observations
+            click.echo(f"forgot session {shown_name(name)} ({count} observation{'s' if count != 1 else ''}, "
+                       f"last used {_ago(max(0.0, now - found.last_used))})")
+        if not pruned:
+            click.echo(f"dsh-fs: no session in {path} unused for {duration_text(older_than)}: nothing to prune",
+                       err=True)
 
     _with_store(action)

@@ -116,7 +116,8 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
              pdfs: bool = False) -> Any:
     """The default deployment (as ``dsh_fs.create_context``), with ``store`` as the policy's store
     and capped search results saved under ``<state dir>/spill``, plus the editing ``faces`` (and
-    ``read_pdf`` with ``pdfs``).
+    ``read_pdf`` with ``pdfs``). With ``--session NAME``, every change is recorded in the
+    session's durable history (``history.sqlite_store``, docs/HISTORY.md).
 
     :raises CliFailure: for an invalid read cap or an unknown face
     """
@@ -124,6 +125,11 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
     from ..providers import open_provider
     from ..session_store import state_dir
 
+    history: Any = False
+    if options.session_name is not None:
+        from ..history.sqlite_store import SqliteHistoryStore
+
+        history = SqliteHistoryStore()
     try:
         if options.s3:  # checked by its option type (S3_URL)
             provider = open_provider(options.s3[0], profile=options.profile, endpoint_url=options.endpoint_url,
@@ -136,7 +142,7 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
         return create_context(
             profile=options.profile, policy=options.policy, provider=provider, observations=store,
             spill_root=os.path.join(state_dir(), "spill"), faces=faces, list_tool=list_tool,
-            sandbox=options.sandbox, pdfs=pdfs, **options.rules, **options.caps,
+            sandbox=options.sandbox, pdfs=pdfs, history=history, **options.rules, **options.caps,
         )
     except ValueError as exc:
         raise CliFailure(str(exc)) from None
@@ -162,9 +168,15 @@ def _emit(text: str) -> None:
     out.flush()
 
 
-def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces: tuple[str, ...] = ()) -> None:
+def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces: tuple[str, ...] = (),
+              refuse_existing: str | None = None) -> None:
     """Make the one call (with the editing ``faces`` loaded, and ``list`` or ``read_pdf`` when it
-    is the tool called, in either profile), print its text, exit 1 on an error result."""
+    is the tool called, in either profile), print its text, exit 1 on an error result.
+
+    :param refuse_existing: when ``arguments["file_path"]`` names something that exists, fail
+        the command (exit 2) with this message instead of calling the tool
+    :raises CliFailure: see ``refuse_existing``
+    """
     from ..core.session import Session
 
     session = Session(cwd=None if options.s3 or channel_url(options.cwd) else options.cwd, id=options.session_name)
@@ -179,6 +191,9 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
                 if options.s3:
                     await require_s3_credentials()
+                if refuse_existing is not None and await ctx.fs.lstat(arguments["file_path"],
+                                                                     cwd=session.cwd) is not None:
+                    raise CliFailure(refuse_existing)
                 return await ctx.tools.execute(name, arguments, session=session)
 
         result = anyio.run(call)
@@ -210,12 +225,22 @@ def _text(source: str, value: str) -> str:
         raise CliFailure(str(exc)) from None
 
 
+def _stdin_is_null() -> bool:
+    """stdin is the null device (``< /dev/null``): an empty content, given on purpose."""
+    try:
+        mode_rdev = os.fstat(sys.stdin.fileno()) if sys.stdin is not None else None
+        null = os.stat(os.devnull)
+    except (OSError, ValueError):
+        return False
+    return mode_rdev is not None and stat.S_ISCHR(mode_rdev.st_mode) and mode_rdev.st_rdev == null.st_rdev
+
+
 def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the content on stdin") -> str:
     """The content piped on stdin (a pipe, file or socket), decoded as strict UTF-8.
 
     Bytes that are not UTF-8 fail the command with the first bad byte, its offset and line
-    (as ``read`` reports a file, D6), before anything is written. A terminal, ``/dev/null``
-    or a closed stdin is refused: forgetting ``--content`` must never empty a file.
+    (as ``read`` reports a file, D6), before anything is written. A terminal, the null device
+    or a closed stdin is refused (``write`` takes the null device as an empty new file itself).
 
     :param missing: the message when there is nothing piped
     :raises CliFailure: when stdin is not a pipe, a file or a socket, or not UTF-8
@@ -236,7 +261,7 @@ def _stdin_content(missing: str = "no content: pass --content TEXT or pipe the c
 @click.command(cls=OnceCommand, epilog=_EPILOG)
 @click.argument("file")
 @offset_option
-@click.option("--limit", type=JsonNumber(), default=None, show_default="--read-limit", metavar="NUMBER",
+@click.option("--limit", type=JsonNumber("the most lines to return", "100"), default=None, show_default="--read-limit", metavar="NUMBER",
               help="Maximum number of lines to return.")
 @click.option("--pages", default=None, show_default="the first pages", metavar="RANGE",
               help="For a PDF FILE: the pages to read (1-5, 3, 10-20; at most 20). Needs pypdfium2 (dsh-fs[pdfs]).")
@@ -301,12 +326,19 @@ def write(file: str, content: str | None, **kwargs: Any) -> None:
     """Create FILE or fully replace its content.
 
     The content is --content TEXT or, without it, everything piped on stdin (bytes as given;
-    a terminal or /dev/null is refused: use --content '' for an empty file). Replacing an
-    existing file requires reading it first in the same --session (or --no-policy).
+    a terminal is refused). Stdin from /dev/null creates an empty FILE, but never empties an
+    existing one: use --content '' for that. Replacing an existing file requires reading it
+    first in the same --session (or --no-policy).
     """
     options = _options(kwargs)
-    text = _text("--content", content) if content is not None else _stdin_content()
-    _run_tool("write", {"file_path": _text("FILE", file), "content": text}, options)
+    path = _text("FILE", file)
+    if content is not None:
+        _run_tool("write", {"file_path": path, "content": _text("--content", content)}, options)
+    elif _stdin_is_null():  # an empty new file; an existing one is never emptied by a forgotten --content
+        _run_tool("write", {"file_path": path, "content": ""}, options, refuse_existing=(
+            f"stdin is /dev/null and {file} exists: pass --content '' to empty it, or pipe its new content"))
+    else:
+        _run_tool("write", {"file_path": path, "content": _stdin_content()}, options)
 
 
 @click.command(cls=OnceCommand, epilog=_EPILOG)

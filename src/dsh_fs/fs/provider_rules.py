@@ -143,14 +143,15 @@ class KnownContents:
         return digest is not None and len(data) <= SAME_BYTES_MAX and hashlib.sha256(data).digest() == digest
 
 
-def check_size(size: int | None, display: str, rules: TextRules) -> None:
+def check_size(size: int | None, display: str, limit: int | None) -> None:
     """The up-front D16 check of ``check_replaceable``/``check_creatable``: a text of ``size``
-    UTF-8 bytes over ``rules.write_max_size`` is refused as its write would refuse it.
+    UTF-8 bytes over ``limit`` (a provider's ``TextRules.write_max_size``; ``None``: no limit)
+    is refused as its write would refuse it.
 
     :raises FsError: ``FS_IO_ERROR`` ``too_large("write", …)``
     """
-    if size is not None and size > rules.write_max_size:
-        raise too_large("write", display, size, rules.write_max_size)
+    if size is not None and limit is not None and size > limit:
+        raise too_large("write", display, size, limit)
 
 
 def encode_text(text: str) -> bytes:

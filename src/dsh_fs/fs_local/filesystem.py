@@ -526,7 +526,7 @@ class LocalFileSystem(FileSystem):
         missing or non-regular file passes: the mutation says what that means."""
         check_abort(signal, "stat")
         display = target.display_path
-        check_size(size, display, self.rules)
+        check_size(size, display, self.rules.write_max_size)
         names = verb in ("delete", "rename")
         contents = self.rules.keep_read_only and verb in ("write", "edit", "delete")
         if not names and not contents:
@@ -553,7 +553,7 @@ class LocalFileSystem(FileSystem):
         permission denied``, as the write would fail (see ``FileSystem.check_creatable``)."""
         check_abort(signal, "stat")
         display = target.display_path
-        check_size(size, display, self.rules)
+        check_size(size, display, self.rules.write_max_size)
 
         def check() -> None:
             directory = os.path.dirname(target.key)

@@ -52,7 +52,6 @@ from ..fs.backend import (
     WriteOutcome,
     apply_edit,
     check_abort,
-    check_size,
     check_root,
     decode_for_read,
     display_of,
@@ -377,15 +376,9 @@ class MemoryFileSystem(FileSystem):
             check_abort(signal, "read")
             yield raw[start : start + STREAM_CHUNK]
 
-    async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
-                                signal: AbortSignal | None = None) -> None:
-        """D16 up front: a ``size`` over ``write_max_size`` (see ``FileSystem.check_replaceable``)."""
-        check_size(size, target.display_path, self.rules)
-
-    async def check_creatable(self, target: Target, *, size: int | None = None,
-                              signal: AbortSignal | None = None) -> None:
-        """D16 up front: a ``size`` over ``write_max_size`` (see ``FileSystem.check_creatable``)."""
-        check_size(size, target.display_path, self.rules)
+    def _write_max_size(self) -> int:
+        """D16's limit, held by the seam's ``check_replaceable``/``check_creatable``."""
+        return self.rules.write_max_size
 
     async def write_text(
         self,

@@ -10,7 +10,9 @@ change of that call's step, in three moves:
    restorable), or its absence; the bytes and a *pending* change are stored (``HistoryStore.begin``);
 2. the mutation, delegated unchanged (guards, locks and atomic write are the provider's);
 3. the version after it (``complete``); a mutation refused with ``FsError`` changed nothing and
-   its change is removed (``abandon``). Any other end (a crash, a cancellation) leaves the change
+   its change is removed (``abandon``). A store that cannot record the intent refuses the
+   mutation (``FS_IO_ERROR`` ``cannot write "<dp>": the history could not record the change
+   (<why>)``): a change is never made without its entry. Any other end (a crash, a cancellation) leaves the change
    pending: a rewind accepts the file in either of its states.
 
 A mutation through the wrapper itself (not a call's view: the host program's own writes) is
@@ -20,6 +22,7 @@ not recorded: it is someone else's change, which a rewind never overwrites.
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -27,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 
-from ..fs.errors import FsError
+from ..fs.errors import FsError, io_error
 from ..fs.filesystem import FileSystem
 from ..fs.types import (
     DeleteIntent,
@@ -241,7 +244,7 @@ class HistoryFileSystem(FileSystem):
         over = f"{info.size if info.size is not None else 'more than ' + str(cap)} bytes, over the {cap}-byte cap"
         if info.size is None or info.size <= cap:
             try:
-                data = await self._inner.read_bytes(target, max_bytes=cap, size=info.size, signal=signal)
+                data = await self._inner.read_bytes(target, max_bytes=cap, size=info.size, info=info, signal=signal)
             except NotImplementedError:
                 return Before.unrestorable("the provider cannot read raw bytes"), info.version, None
             except FsError as err:
@@ -259,7 +262,12 @@ class HistoryFileSystem(FileSystem):
         call = self._call
         assert call is not None
         meta = call.meta()
-        ids = [await self._store.begin(meta, intent, blob) for intent, blob in intents]
+        try:
+            ids = [await self._store.begin(meta, intent, blob) for intent, blob in intents]
+        except (OSError, sqlite3.Error, RuntimeError) as exc:  # not recorded: not made either
+            intent = intents[0][0]
+            raise io_error("delete" if intent.op == "delete" else "rename" if intent.op == "rename" else "write",
+                           intent.path, f"the history could not record the change ({exc})", cause=exc) from exc
         try:
             result = await run()
         except FsError:
@@ -391,8 +399,6 @@ class HistoryFileSystem(FileSystem):
 
     async def read_bytes(self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
                          signal: "AbortSignal | None" = None) -> bytes:
-        if info is None:
-            return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, signal=signal)
         return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, info=info, signal=signal)
 
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:

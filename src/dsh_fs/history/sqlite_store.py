@@ -123,8 +123,8 @@ class SqliteHistoryStore(HistoryStore):
     :param private: the directory must be private to this user (``session_store``'s check)
     :param max_owner_bytes: the bytes of kept copies one owner may refer to
     :param busy_timeout: seconds to wait for another process's lock
-    :raises sqlite3.Error: the database cannot be opened, created or read
-    :raises OSError: its directory cannot be used
+    The database is opened at the first use; then (from any method) ``sqlite3.Error``: it
+    cannot be opened, created or read; ``OSError``: its directory cannot be used.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, private: bool | None = None,
@@ -134,8 +134,9 @@ class SqliteHistoryStore(HistoryStore):
         default, default_private = history_location()
         self.path = os.fspath(path) if path is not None else default
         self.max_owner_bytes = max_owner_bytes
-        self._conn = _open(self.path, private=default_private if private is None else private,
-                           busy_timeout=busy_timeout)
+        self._private = default_private if private is None else private
+        self._busy_timeout = busy_timeout
+        self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._closed = False
 
@@ -143,6 +144,8 @@ class SqliteHistoryStore(HistoryStore):
         with self._lock:
             if self._closed:
                 raise sqlite3.ProgrammingError("the history store is closed")
+            if self._conn is None:  # opened at the first use: a command that changes nothing never opens it
+                self._conn = _open(self.path, private=self._private, busy_timeout=self._busy_timeout)
             return work(self._conn)
 
     async def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
@@ -272,7 +275,8 @@ class SqliteHistoryStore(HistoryStore):
         with self._lock:
             if not self._closed:
                 self._closed = True
-                self._conn.close()
+                if self._conn is not None:
+                    self._conn.close()
 
 
 def _history(owner: str, found: Any, steps: list[Any], changes: list[Any], points: list[Any], kept: int) -> History:

@@ -123,12 +123,14 @@ def build_provider(options: ServeOptions) -> FileSystem:
     return open_provider(options.root, profile=options.profile, **more)
 
 
-def build_context(options: ServeOptions, *, observations: Any = None) -> Context:
+def build_context(options: ServeOptions, *, observations: Any = None, history: Any = False) -> Context:
     """The default deployment over ``build_provider(options)``, its observations bounded per
     owner (``options.observations_per_owner``).
 
     :param observations: the policy's ``ObservationStore`` (``dsh-fs mcp --session``: a
         ``session_store.SqliteObservationStore``, DEVIATIONS M1); default: a fresh one
+    :param history: ``create_context``'s ``history`` (docs/HISTORY.md): ``True`` (in memory) or a
+        store (``--session``, HTTP: ``history.sqlite_store.SqliteHistoryStore``); ``False``: none
 
     :raises ValueError: for an invalid tool setting (``tool-fs: <name> must be a positive integer``)
         or an unknown face
@@ -153,6 +155,7 @@ def build_context(options: ServeOptions, *, observations: Any = None) -> Context
         read_only_paths=options.read_only_paths,
         rules_files=options.rules_files,
         show_rules=options.show_rules,
+        history=history,
         **options.tool_config,
     )
 

@@ -59,9 +59,10 @@ def grep_argv(pattern: str, path: str | None, include: str | None, *, sorted_by_
 
 def grep_files_argv(include: str | None, path: str | None) -> list[str]:
     """The files a ``grep`` over ``path`` would search (same ignore rules, hidden-file rule
-    and ``include`` filter), in path order: ``rg --files --sort=path [--glob=<include>] [-- <path>]``.
-    Used to copy only those files from a provider without a host path."""
-    argv = ["--no-config", "--files", "--sort=path"]
+    and ``include`` filter), in path order, each ended by a NUL (a name may hold a line break:
+    D22): ``rg --files --null --sort=path [--glob=<include>] [-- <path>]``. Used to copy only
+    those files from a provider without a host path."""
+    argv = ["--no-config", "--files", "--null", "--sort=path"]
     if include is not None:
         argv.append(f"--glob={include}")
     return argv + _tail(path)

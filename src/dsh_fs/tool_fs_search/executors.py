@@ -702,7 +702,7 @@ class SearchTools:
         files = grep_files_argv(given.include, space.path_arg)
         listed = await self._rg("grep", program, [files[0], *rules, *files[1:]], space,
                                 lambda line: hosts.append(space.host(line.decode("utf-8", "surrogateescape"))) if line else None,
-                                cap, on_debug=on_debug)
+                                cap, separator=b"\0", on_debug=on_debug)  # --null: a name may hold a line break
         if listed.stopped:
             raise self._overflow("grep")
         if listed.exit_code not in (0, 1):

@@ -144,7 +144,12 @@ def test_read_numbers_are_json_numbers(fast, ws):
     for value in ("abc", "NaN", "true", '"3"', "0x10"):
         done = fast("read", "a.txt", f"--offset={value}")
         assert done.returncode == 2 and done.stdout == b"", value
-        assert f"Invalid value for '--offset': {value!r} is not a JSON number".encode() in done.stderr, done.stderr
+        assert done.stderr.splitlines()[-1] == (f"Error: Invalid value for '--offset': {value!r} is not a number: give "
+                                                "the 1-based first line (read) or entry (list) to return (a JSON "
+                                                "number, e.g. 10)").encode(), done.stderr
+    done = fast("read", "a.txt", "--limit", "x")
+    assert done.stderr.splitlines()[-1] == (b"Error: Invalid value for '--limit': 'x' is not a number: give the most "
+                                            b"lines to return (a JSON number, e.g. 100)")
 
 
 def test_read_errors_exit_1_with_the_text_on_stdout(cli, ws):
@@ -266,12 +271,35 @@ def test_write_takes_exact_bytes_from_stdin(cli, ws):
     assert (ws / "new.txt").read_bytes() == data
 
 
-def test_write_refuses_a_stdin_that_is_not_a_pipe_or_file(fast, ws):
+def test_write_from_dev_null_never_empties_an_existing_file(fast, ws):
     done = fast("write", "a.txt", "--no-policy")  # stdin is /dev/null
     assert done.returncode == 2
     assert done.stdout == b""
-    assert b"no content: pass --content TEXT or pipe the content on stdin" in done.stderr
+    assert done.stderr.splitlines()[-1] == (b"Error: stdin is /dev/null and a.txt exists: pass --content '' to empty "
+                                            b"it, or pipe its new content")
     assert (ws / "a.txt").read_text() == "alpha\nbeta\n"
+
+
+def test_write_from_dev_null_creates_an_empty_file(fast, ws):
+    """``dsh-fs write e.txt < /dev/null``: an empty stdin is an empty new file."""
+    done = fast("write", "e.txt")  # stdin is /dev/null
+    assert (done.returncode, done.stdout) == (0, out(f"<path>{ws / 'e.txt'}</path>\n<type>file</type>\n<content>\n"
+                                                     "Created file\n</content>"))
+    assert (ws / "e.txt").read_bytes() == b""
+
+
+def test_write_refuses_a_terminal_for_stdin(fast, ws):
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = fast("write", "t.txt", stdin=follower)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert done.returncode == 2 and done.stdout == b""
+    assert b"no content: pass --content TEXT or pipe the content on stdin" in done.stderr
+    assert not (ws / "t.txt").exists()
 
 
 def test_write_empty_content_explicitly(fast, ws):

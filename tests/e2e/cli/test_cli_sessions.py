@@ -73,10 +73,27 @@ def test_prune_forgets_exactly_the_sessions_unused_for_the_duration(run) -> None
     _age(run.db, "older", 90 * 86400)
     _age(run.db, "recent", 29 * 86400)
     done = run("sessions", "prune", "--older-than", "30d")
-    assert (done.returncode, done.stdout, done.stderr) == (0, "old\nolder\n", "")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "forgot session old (1 observation, last used 31d ago)\n"
+           "forgot session older (1 observation, last used 90d ago)\n", "")
     assert run("sessions", "list").stdout.splitlines()[0].startswith("recent\t1\t29d ago")
     done = run("sessions", "prune", "--older-than", "4w2d")  # 30 days: nothing left that old
     assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr == f"dsh-fs: no session in {run.db} unused for 30d: nothing to prune\n"
+
+
+def test_prune_says_what_it_forgot_and_the_duration_it_was_given(run) -> None:  # type: ignore[no-untyped-def]
+    assert run("read", "a.txt", "--session", "s1").returncode == 0
+    _age(run.db, "s1", 5)
+    done = run("sessions", "prune", "--older-than", "1h30m")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "", f"dsh-fs: no session in {run.db} unused for 1h30m: nothing to prune\n")
+    assert run("read", "a.txt", "--session", "two\nlines").returncode == 0
+    _age(run.db, "two\nlines", 5)
+    done = run("sessions", "prune", "--older-than", "1s")  # a name printed as D22 says (no forged line)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "forgot session s1 (1 observation, last used just now)\n"
+           "forgot session \"two\\nlines\" (1 observation, last used just now)\n", "")
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -37,9 +37,7 @@ def test_the_first_example_reads_and_prints(tmp_path: Path, monkeypatch: pytest.
 def test_the_composition_example_serves_what_it_names(tmp_path: Path) -> None:
     code = _only_block("## Explicit composition", LIBRARY).replace("/srv/app", str(tmp_path))
     (tmp_path / "a.txt").write_text("alpha\n")
-    scope: dict[str, object] = {"__name__": "__main__"}
-    exec(compile(code, "LIBRARY.md", "exec"), scope)
-    ctx = scope["ctx"]
+    ctx = run_printed(code, "LIBRARY.md")["ctx"]
     assert sorted(ctx.tools.names()) == ["apply_patch", "edit", "glob", "grep", "read", "write"]  # type: ignore[attr-defined]
 
     async def main() -> None:

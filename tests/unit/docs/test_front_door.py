@@ -1,7 +1,8 @@
 """The README is a front door, and what it points at is there.
 
-Covers: the README stays at most 8 KB; its documentation index links every page of ``docs/``
-and CONTRIBUTING.md; every relative link of the README, CONTRIBUTING.md and the ``docs/`` pages
+Covers: the README stays at most 8 KB; it sums up the guarantees in ten bullets pointing at the
+ledger; its documentation index links every page of ``docs/`` (``docs/design/`` included) and
+CONTRIBUTING.md; every relative link of the README, CONTRIBUTING.md and the ``docs/`` pages
 reaches a file of the checkout; each row of the README's framework table names what
 ``dsh_fs.adapters`` defines and what a program of the docs uses; every row of the guarantees
 ledger (docs/GUARANTEES.md) names its tests, and each named test file exists.
@@ -21,6 +22,7 @@ from docskit import DOCS, README, REPO, python_blocks, section
 
 README_MAX_BYTES = 8 * 1024
 PAGES = sorted(DOCS.glob("*.md"))
+DESIGN = sorted((DOCS / "design").glob("*.md"))
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 
@@ -38,14 +40,20 @@ def test_the_readme_is_at_most_8_kb() -> None:
 def test_the_documentation_index_links_every_page() -> None:
     index = section("## Documentation")
     linked = {(REPO / target).resolve() for target in LINK.findall(index)}
-    missing = [page.name for page in [*PAGES, REPO / "CONTRIBUTING.md"] if page.resolve() not in linked]
+    missing = [page.name for page in [*PAGES, *DESIGN, REPO / "CONTRIBUTING.md"] if page.resolve() not in linked]
     assert not missing, f"README.md, ## Documentation: add a line for {missing}"
 
 
-@pytest.mark.parametrize("doc", [README, REPO / "CONTRIBUTING.md", *PAGES], ids=lambda doc: doc.name)
+@pytest.mark.parametrize("doc", [README, REPO / "CONTRIBUTING.md", *PAGES, *DESIGN], ids=lambda doc: doc.name)
 def test_every_relative_link_reaches_a_file(doc: Path) -> None:
     broken = [target for target in _links(doc) if not (doc.parent / target).exists()]
     assert not broken, f"{doc.name}: links to nothing: {broken}"
+
+
+def test_ten_guarantees_point_at_the_ledger() -> None:
+    text = section("## What it guarantees")
+    assert "(docs/GUARANTEES.md)" in text
+    assert len([line for line in text.splitlines() if line.startswith("* **")]) == 10
 
 
 def _framework_rows() -> list[list[str]]:

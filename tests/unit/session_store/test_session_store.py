@@ -19,6 +19,8 @@ import textwrap
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dsh_fs.session_store import DB_FILENAME, SqliteObservationStore, state_dir
 from dsh_fs.core.context import Context
@@ -401,6 +403,21 @@ def test_durations(text, seconds):
     from dsh_fs.cli.sessions_cmd import parse_duration
 
     assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(0, "0s"), (1, "1s"), (5400, "1h30m"), (2592000, "30d"),
+                                               (777600, "9d"), (90061, "1d1h1m1s")])
+def test_durations_are_written_as_they_are_read(seconds, text):
+    from dsh_fs.cli.sessions_cmd import duration_text, parse_duration
+
+    assert duration_text(seconds) == text and parse_duration(text) == seconds
+
+
+@given(st.integers(min_value=0, max_value=10**9))
+def test_every_duration_written_reads_back(seconds):
+    from dsh_fs.cli.sessions_cmd import duration_text, parse_duration
+
+    assert parse_duration(duration_text(seconds)) == seconds
 
 
 @pytest.mark.parametrize("text", ["", "30", "d", "1.5h", "-1d", "1 d", "1y", "1D", "1d ", "+1d", "1d2"])

@@ -80,8 +80,8 @@ def test_model_values_stay_one_inert_word(hostile: str) -> None:
 
 
 def test_grep_files_argv_lists_what_grep_would_search() -> None:
-    assert grep_files_argv("*.py", "src") == ["--no-config", "--files", "--sort=path", "--glob=*.py", "--", "src"]
-    assert grep_files_argv(None, None) == ["--no-config", "--files", "--sort=path"]
+    assert grep_files_argv("*.py", "src") == ["--no-config", "--files", "--null", "--sort=path", "--glob=*.py", "--", "src"]
+    assert grep_files_argv(None, None) == ["--no-config", "--files", "--null", "--sort=path"]
 
 
 # -- arguments (§6.1, §6.2 validation) --------------------------------------------------------
