@@ -19,7 +19,8 @@ one write + flush, one ``readline`` a call):
 
 For each it prints the median wall time per round trip over ``--runs`` passes, the client's
 own CPU per round trip (its thread's CPU time) and the server process's CPU per round trip
-(``/proc/PID/stat``: user + system, every thread).
+(every thread's time on a CPU, ``/proc/PID/task/*/schedstat``; the clock ticks of
+``/proc/PID/stat`` when a thread came or went meanwhile).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
 
 ECHO = r"""
 import sys
@@ -93,11 +93,28 @@ def _file(folder: str) -> str:
     return "module.py"
 
 
-def _cpu_of(pid: int) -> float:
-    """Seconds of CPU (user + system, every thread) process ``pid`` used so far."""
+def _cpu_of(pid: int) -> tuple[float, dict[str, int]]:
+    """Seconds of CPU (user + system, every thread, those ended included) process ``pid`` used
+    so far, in clock ticks (``/proc/PID/stat``), and the nanoseconds on a CPU of each of its live
+    threads (``/proc/PID/task/TID/schedstat``)."""
     with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    threads: dict[str, int] = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as handle:
+                threads[tid] = int(handle.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), threads
+
+
+def _cpu_used(before: tuple[float, dict[str, int]], after: tuple[float, dict[str, int]]) -> float:
+    """Seconds of CPU between two ``_cpu_of``: from the threads' nanoseconds when the same
+    threads lived at both ends (no thread's time lost), else from the clock ticks (10 ms steps)."""
+    if before[1] and set(before[1]) == set(after[1]):
+        return sum(after[1][tid] - before[1][tid] for tid in after[1]) / 1e9
+    return after[0] - before[0]
 
 
 def drive(command: list[str], folder: str, name: str, calls: int,
@@ -133,7 +150,7 @@ def drive(command: list[str], folder: str, name: str, calls: int,
             ask(call)
         wall = time.perf_counter() - start
         client_cpu = time.thread_time() - client_cpu
-        server_cpu = _cpu_of(proc.pid) - server_cpu
+        server_cpu = _cpu_used(server_cpu, _cpu_of(proc.pid))
         return {"wall_us": wall / calls * 1e6, "client_cpu_us": client_cpu / calls * 1e6,
                 "server_cpu_us": server_cpu / calls * 1e6, "answer": line}
     finally:
@@ -143,6 +160,12 @@ def drive(command: list[str], folder: str, name: str, calls: int,
 
 def _in_process(folder: str, name: str, calls: int, *, pause: float = 0.0) -> float:
     """µs per ``read`` in process; ``pause``: seconds slept before each call (not timed)."""
+    return _in_process_with_cpu(folder, name, calls, pause=pause)[0]
+
+
+def _in_process_with_cpu(folder: str, name: str, calls: int, *, pause: float = 0.0) -> tuple[float, float]:
+    """µs per ``read`` in process and the loop thread's CPU µs per call (``time.thread_time``);
+    ``pause``: seconds slept before each call (neither timed nor counted)."""
     import anyio
 
     import dsh_fs
@@ -150,30 +173,54 @@ def _in_process(folder: str, name: str, calls: int, *, pause: float = 0.0) -> fl
     ctx = dsh_fs.create_context(cwd=folder)
     agent = dsh_fs.Session(cwd=folder)
 
-    async def loop() -> float:
+    async def loop() -> tuple[float, float]:
         for _ in range(20):
             await ctx.tools.execute("read", {"file_path": name}, session=agent)
         if not pause:
-            start = time.perf_counter()
+            start, used = time.perf_counter(), time.thread_time()
             for _ in range(calls):
                 await ctx.tools.execute("read", {"file_path": name}, session=agent)
-            return (time.perf_counter() - start) / calls * 1e6
-        total = 0.0
+            return (time.perf_counter() - start) / calls * 1e6, (time.thread_time() - used) / calls * 1e6
+        wall = cpu = 0.0
         for _ in range(calls):
             time.sleep(pause)
-            start = time.perf_counter()
+            start, used = time.perf_counter(), time.thread_time()
             await ctx.tools.execute("read", {"file_path": name}, session=agent)
-            total += time.perf_counter() - start
-        return total / calls * 1e6
+            cpu += time.thread_time() - used
+            wall += time.perf_counter() - start
+        return wall / calls * 1e6, cpu / calls * 1e6
 
     return anyio.run(loop)
+
+
+def in_process_of(python: str, folder: str, name: str, calls: int) -> dict[str, float]:
+    """The same ``read`` in process, run by ``python`` (a checkout's interpreter: the ``dsh_fs``
+    it imports is that checkout's) in a fresh process: ``hot_us`` and ``cpu_us`` per call in a
+    loop, and ``woken_us`` with a 200 µs sleep before each call."""
+    proc = subprocess.run([python, os.path.abspath(__file__), "--in-process", folder, name, "--calls", str(calls)],
+                          capture_output=True, text=True, cwd=folder, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{python} bench/mcp_floor.py --in-process failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="the floor under one read round trip over MCP stdio")
     parser.add_argument("--calls", type=int, default=500, help="round trips per pass (default 500)")
     parser.add_argument("--runs", type=int, default=5, help="interleaved passes (default 5; medians)")
+    parser.add_argument("--in-process", nargs=2, metavar=("FOLDER", "NAME"),
+                        help="only the in-process call on FOLDER/NAME, as JSON (``in_process_of``)")
     args = parser.parse_args(argv)
+    try:
+        import dsh_fs  # noqa: F401
+    except ImportError:  # run from a checkout without the package installed
+        sys.path.insert(0, os.path.join(os.path.dirname(HERE), "src"))
+    if args.in_process:
+        folder, name = args.in_process
+        hot, cpu = _in_process_with_cpu(folder, name, args.calls)
+        woken = _in_process(folder, name, args.calls, pause=0.0002)
+        print(json.dumps({"hot_us": hot, "cpu_us": cpu, "woken_us": woken}))
+        return 0
     with tempfile.TemporaryDirectory(prefix="dsh-fs-mcp-floor-") as folder:
         os.environ.setdefault("DSH_FS_LOCK_DIR", os.path.join(folder, "locks"))
         name = _file(folder)

@@ -30,15 +30,20 @@ Workloads (ours → baseline):
   client: the server's share) → its floor: the same client against an echo server writing the
   same answer line over the same pipes, plus the same call in process as a process woken by
   each request runs it (``bench/mcp_floor.py``; target ≤ 2×); the server process's own CPU per
-  round trip → the same call's CPU in process; skipped with a note when the command is not
-  available. Info rows: the bare round trip → the same call in process (a hot loop); the same
-  round trip driven by the MCP SDK's ``ClientSession`` (its own work is not the server's), and
-  by the bare client with every line sent to the SDK (``DSH_FS_MCP_SDK_ONLY=1``); the echo floor
-  alone. ``--only-mcp`` measures these rows alone.
+  round trip → the same call's CPU in process (target ≤ 2×); medians of 3 passes
+  (``bench/mcp_bench.py``); skipped with a note when the command is not available. Info rows:
+  the bare round trip → the same call in process (a hot loop); the same round trip driven by
+  the MCP SDK's ``ClientSession`` (its own work is not the server's), and by the bare client
+  with every line sent to the SDK (``DSH_FS_MCP_SDK_ONLY=1``); the echo floor alone.
 * ``bench/startup_bench.py`` rows (DEVIATIONS M2): ``dsh-fs mcp`` spawn → its ``initialize``
   answer over stdio (target ≤ 0.35 s) → ``python -c pass`` in the same run; per-call clients'
   first ``tools/call`` (with and without declaring ``roots``), the first ``ping`` (info); the
   Node MCP filesystem server's start-up when npx installs it, in the same run.
+  ``--only-mcp`` measures the MCP stdio rows alone. ``--mcp-before PYTHON`` (the interpreter
+  of a checkout of the code before the MCP redesign, with its own venv) measures that
+  checkout's server in the same passes and spawns, and writes both side by side in the
+  section "MCP stdio: this code and the code before the redesign" (``mcp_bench.comparison``);
+  a run without it keeps that section from the results file it replaces.
 * ``bench/http_agents_bench.py`` row: 64 agents (tokens / MCP sessions) on one ``dsh-fs mcp
   --http`` server on loopback, each looping ``read`` → ``edit`` on its own file and on one shared
   file for 60 s (``--quick``: 10 s; ``--agents-seconds``) → the same loop in process: calls/s,
@@ -221,8 +226,12 @@ class Run:
     edit_ours: str
     edit_raw: str
     """two copies of ``small``, one edited by the tool, one by the baseline"""
+    command: str = "python bench/run.py"
+    """how this run was started (for the sections' provenance)"""
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    sections: dict[str, str] = field(default_factory=dict)
+    """sections of their own after the table, by heading (``## …``), each a markdown block"""
 
     @property
     def quick(self) -> bool:
@@ -233,13 +242,14 @@ class Run:
         print(text, file=sys.stderr, flush=True)
 
 
-def prepare(args: argparse.Namespace, work: str) -> Run:
+def prepare(args: argparse.Namespace, work: str, command: str) -> Run:
     """Write and settle the small files; the ``Run`` the builders share."""
     folder = os.path.join(work, "small")
     os.makedirs(folder)
     source = "".join(f"    value_{i} = compute(alpha, beta, gamma)  # step {i}\n" for i in range(200))
     run = Run(args, work, small=os.path.join(folder, "module.py"), tiny=os.path.join(folder, "tiny.py"),
-              edit_ours=os.path.join(folder, "edit_ours.py"), edit_raw=os.path.join(folder, "edit_raw.py"))
+              edit_ours=os.path.join(folder, "edit_ours.py"), edit_raw=os.path.join(folder, "edit_raw.py"),
+              command=command)
     for path, text in ((run.small, source), (run.tiny, source[: source.index("\n", 1000) + 1]),
                        (run.edit_ours, source), (run.edit_raw, source)):
         with open(path, "w", encoding="utf-8") as handle:
@@ -376,14 +386,10 @@ def big_edit_rows(run: Run) -> None:
     os.unlink(dense)
 
 
-def mcp_round_trip_rows(run: Run) -> None:
-    """One ``read`` over MCP stdio (``bench/mcp_bench.py``)."""
-    run.say("MCP round trip …")
-    run.rows.extend(mcp_bench.mcp_rows(run.small, 100 if run.quick else 500, run.notes))
-
-
 def mcp_stdio_rows(run: Run) -> None:
-    """The MCP stdio round trip and start-up rows (``bench/mcp_bench.py``, ``bench/startup_bench.py``)."""
+    """The MCP stdio round-trip and start-up rows (``bench/mcp_bench.py``, ``bench/startup_bench.py``);
+    with ``--mcp-before PYTHON``, the same rows of that checkout measured in the same passes and
+    spawns, side by side in their own section (``mcp_bench.comparison``)."""
     if run.args.skip_mcp:
         run.notes.append("MCP round trip: skipped (--skip-mcp).")
         return
@@ -391,13 +397,31 @@ def mcp_stdio_rows(run: Run) -> None:
     if why is not None:
         run.notes.append(f"MCP round trip: skipped — {why}.")
         return
-    mcp_round_trip_rows(run)
     import startup_bench
 
+    before = run.args.mcp_before
+    pythons = {"ours": sys.executable, **({"before": before} if before else {})}
+    calls = 300 if run.quick else 2000
+    run.say("MCP round trip" + (f" (and {before}'s) …" if before else " …"))
+    passes = mcp_bench.measure(run.small, calls, pythons, runs=(1 if run.quick else 3) + (2 if before else 0))
+    run.rows.extend(mcp_bench.mcp_rows(passes["ours"], run.notes))
     run.say("MCP stdio start-up (bench/startup_bench.py) …")
-    found, startup_notes = startup_bench.rows(run.work, runs=5 if run.quick else 9)
+    spawns = startup_bench.measure(run.work, runs=5 if run.quick else 9, pythons=pythons)
+    found, startup_notes = startup_bench.rows_from(spawns)
     run.rows.extend(found)
     run.notes.extend(startup_notes)
+    run.say("MCP interpreter calls per round trip (counted) …")
+    counts = {side: {"route": mcp_bench.count_calls(python, run.small, calls // 4, mcp_bench.OUR_ROUTE),
+                     "sdk": mcp_bench.count_calls(python, run.small, calls // 4, mcp_bench.SDK_ONLY)}
+              for side, python in pythons.items()}
+    ours = counts["ours"]
+    run.notes.append("MCP stdio, counted (not timed): interpreter calls per `read` round trip in the server, every "
+                     f"thread (Python functions + builtins): {ours['route']['python_calls']:.0f} + "
+                     f"{ours['route']['c_calls']:.0f} on our route, {ours['sdk']['python_calls']:.0f} + "
+                     f"{ours['sdk']['c_calls']:.0f} with every line to the SDK (`mcp_bench.count_calls`).")
+    if before:
+        run.sections[mcp_bench.SECTION] = mcp_bench.comparison(passes, spawns, before=before, command=run.command,
+                                                               calls=calls, counts=counts)
 
 
 def http_agents_rows(run: Run) -> None:
@@ -580,12 +604,55 @@ ROW_BUILDERS: tuple[Callable[[Run], None], ...] = (
 saying why it was skipped); a new family is one function here"""
 
 
-def run_all(args: argparse.Namespace, work: str) -> tuple[list[Row], list[str]]:
-    """Every row family (``--only-mcp``: the MCP round trip alone); the rows and the notes."""
-    run = prepare(args, work)
-    for build in (mcp_round_trip_rows,) if args.only_mcp else ROW_BUILDERS:
+def run_all(args: argparse.Namespace, work: str, command: str = "python bench/run.py") -> Run:
+    """Every row family (``--only-mcp``: the MCP stdio family alone); the ``Run`` with its rows,
+    notes and sections."""
+    run = prepare(args, work, command)
+    for build in (mcp_stdio_rows,) if args.only_mcp else ROW_BUILDERS:
         build(run)
-    return run.rows, run.notes
+    return run
+
+
+def sections_of(text: str) -> dict[str, str]:
+    """The ``## `` sections of a results file by heading (each from its heading to the next)."""
+    found: dict[str, str] = {}
+    heading = None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            heading = line.rstrip("\n")
+            found[heading] = ""
+        if heading is not None:
+            found[heading] += line
+    return found
+
+
+CARRIED = (mcp_bench.SECTION,)
+"""sections a run that does not measure them keeps from the results file it replaces: each says
+how, when and at which commits it was measured"""
+
+
+def write_results(path: str, report: str, run: Run, *, partial: bool) -> None:
+    """Write ``report`` (the table and notes) and ``run``'s sections to ``path``; a ``CARRIED``
+    section this run did not measure is kept from the file it replaces. ``partial`` (an
+    ``--only-mcp`` run into an existing file): only ``run``'s sections are replaced or added,
+    the rest of the file is kept."""
+    old = ""
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            old = handle.read()
+    kept = sections_of(old)
+    if partial and old:
+        text = old
+        for heading, body in run.sections.items():
+            text = text.replace(kept[heading].rstrip("\n"), body.rstrip("\n")) if heading in kept else text.rstrip("\n") + "\n\n" + body
+    else:
+        blocks = [report]
+        blocks += [run.sections.get(heading) or kept[heading] for heading in CARRIED
+                   if heading in run.sections or heading in kept]
+        blocks += [body for heading, body in run.sections.items() if heading not in CARRIED]
+        text = "\n".join(block.rstrip("\n") + "\n" for block in blocks)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 
@@ -615,7 +682,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only; do not write the results file")
     parser.add_argument("--skip-mcp", action="store_true")
     parser.add_argument("--only-mcp", action="store_true",
-                        help="measure only the MCP stdio round-trip rows (prints only, unless --results is given)")
+                        help="measure only the MCP stdio rows (round trip and start-up; prints only, unless --results "
+                             "is given: then with --mcp-before only its section of that file is replaced)")
+    parser.add_argument("--mcp-before", metavar="PYTHON", default=None,
+                        help="also measure the MCP stdio rows of the checkout this interpreter imports dsh_fs from "
+                             "(the code before the MCP redesign), in the same passes, side by side in their own section")
     parser.add_argument("--skip-s3", action="store_true")
     parser.add_argument("--skip-history", action="store_true", help="leave out the history rows")
     parser.add_argument("--skip-agents", action="store_true", help="leave out the 64-agent MCP HTTP row")
@@ -632,25 +703,28 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.results is None and not args.quick and not args.only_mcp:
         args.results = os.path.join(HERE, "RESULTS.md")
+    command = ("python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip()
     work = tempfile.mkdtemp(prefix="dsh-fs-bench-", dir=args.tmp)
     os.environ.setdefault("DSH_FS_LOCK_DIR", os.path.join(work, "locks"))  # leave nothing behind
     try:
         machine = describe_machine(work)
         started = time.time()
-        rows, notes = run_all(args, work)
+        run = run_all(args, work, command)
         took = time.time() - started
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    command = "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    rows, notes = run.rows, run.notes
     text = table(rows)
     print(text)
     for note in notes:
         print("- " + note)
+    for section in run.sections.values():
+        print("\n" + section)
     if not args.no_write and args.results is not None:
         report = [
             "# dsh-fs benchmark results",
             "",
-            f"Produced by `{command.strip()}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} "
+            f"Produced by `{command}` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))} "
             f"({took:.0f} s). Ratios are ours / baseline, measured side by side in the same invocation; "
             "see the docstring of `bench/run.py` for what each baseline is and how memory is measured.",
             "",
@@ -667,8 +741,7 @@ def main(argv: list[str] | None = None) -> int:
             *[f"- {note}" for note in notes],
             "",
         ]
-        with open(args.results, "w", encoding="utf-8") as handle:
-            handle.write("\n".join(report))
+        write_results(args.results, "\n".join(report), run, partial=args.only_mcp and bool(run.sections))
         print(f"written to {args.results}", file=sys.stderr)
     return 0
 

@@ -104,15 +104,12 @@ def _roots_call(argv: list[str], cwd: str) -> float:
     return answered
 
 
-def _compile_package() -> None:
-    """Write the bytecode of ``dsh_fs`` as an installed wheel has it: an editable checkout under
-    ``PYTHONDONTWRITEBYTECODE=1`` has none, and compiling every module at each spawn made
-    every row here about 100 ms slower."""
-    import compileall
-
-    import dsh_fs
-
-    compileall.compile_dir(os.path.dirname(dsh_fs.__file__), quiet=1)
+def _compile_package(python: str) -> None:
+    """Write the bytecode of the ``dsh_fs`` that ``python`` imports, as an installed wheel has it:
+    an editable checkout under ``PYTHONDONTWRITEBYTECODE=1`` has none, and compiling every module
+    at each spawn made every row here about 100 ms slower."""
+    subprocess.run([python, "-c", "import compileall, os, dsh_fs; "
+                    "compileall.compile_dir(os.path.dirname(dsh_fs.__file__), quiet=1)"], check=True)
 
 
 def _python_pass() -> float:
@@ -134,63 +131,94 @@ def _node_filesystem_server() -> list[str] | None:
     return ["node", found[0]] if found else None
 
 
-def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
-    """The start-up rows and notes."""
+def server_argv(python: str, folder: str) -> list[str]:
+    """``dsh-fs mcp --root folder`` as the checkout whose interpreter is ``python`` installs it:
+    its console script when there is one, else ``python -m dsh_fs.cli.main``."""
+    script = os.path.join(os.path.dirname(python), "dsh-fs")
+    if os.path.exists(script):
+        return [script, "mcp", "--root", folder]
+    return [python, "-m", "dsh_fs.cli.main", "mcp", "--root", folder]
+
+
+STEPS = ("initialize", "ping", "call", "invoked", "roots")
+"""what ``measure`` times for each ``dsh-fs mcp``: spawn → the ``initialize`` answer, → the first
+``ping`` answer, → a per-call client's first ``tools/call`` answer, → that client's ``tools/list``
+answer, stdin closed and the process gone (``mcp<2``), and → the call's answer for a client
+declaring ``roots``"""
+
+
+def measure(work: str, *, runs: int = 9, pythons: dict[str, str] | None = None,
+            node: bool = True) -> dict[str, Any]:
+    """Seconds of every spawn, ``runs`` rounds interleaved: ``{"pass": [...], "node": [...] or
+    None, label: {step: [...]}}`` for each ``label → python`` of ``pythons`` (default ``{"ours":
+    sys.executable}``; another checkout's interpreter measures that checkout's server in the same
+    rounds), the steps of ``STEPS``; ``node``: the Node reference server's spawn → ``initialize``
+    too, when npx can install it."""
     folder = os.path.join(work, "startup")
     os.makedirs(folder, exist_ok=True)
-    ours_argv = [os.path.join(os.path.dirname(sys.executable), "dsh-fs"), "mcp", "--root", folder]
-    if not os.path.exists(ours_argv[0]):
-        ours_argv = [sys.executable, "-m", "dsh_fs.cli.main", *ours_argv[1:]]
-    node = _node_filesystem_server()
+    pythons = pythons or {"ours": sys.executable}
+    servers = {label: server_argv(python, folder) for label, python in pythons.items()}
+    reference = _node_filesystem_server() if node else None
     with open(os.path.join(folder, "a.txt"), "w") as handle:
         handle.write("".join(f"line {i}\n" for i in range(1, 40)))
-    _compile_package()
-    _conversation(ours_argv, folder)  # warm the page cache
-    ours, pinged, base, theirs, called, invoked, rooted = [], [], [], [], [], [], []
+    for label, python in pythons.items():
+        _compile_package(python)
+        _conversation(servers[label], folder)  # warm the page cache
+    found: dict[str, Any] = {"pass": [], "node": [] if reference is not None else None}
+    found.update({label: {step: [] for step in STEPS} for label in servers})
     for _ in range(runs):
-        base.append(_python_pass())
-        first, (pong,), _ = _conversation(ours_argv, folder, (PING,))
-        ours.append(first)
-        pinged.append(pong)
-        _, (answer, _listed), gone = _conversation(ours_argv, folder, (CALL, LIST))
-        called.append(answer)
-        invoked.append(gone)
-        rooted.append(_roots_call(ours_argv, folder))
-        if node is not None:
-            theirs.append(_conversation([*node, folder], folder)[0])
-    p_pass, p_ours, p_ping = statistics.median(base), statistics.median(ours), statistics.median(pinged)
-    p_call, p_invoked = statistics.median(called), statistics.median(invoked)
-    found = [
-        {"workload": "MCP stdio start-up: spawn → `initialize` answer (`dsh-fs mcp`)", "ours": p_ours, "ours_mem": None,
-         "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None, "ratio": p_ours / p_pass,
-         "target": f"≤ {TARGET} s", "met": p_ours <= TARGET},
-        {"workload": "MCP stdio start-up: spawn → first `ping` answer (the SDK loaded)", "ours": p_ping,
-         "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
-         "ratio": p_ping / p_pass, "target": "(info)", "met": None},
+        found["pass"].append(_python_pass())
+        for label, argv in servers.items():
+            times = found[label]
+            first, (pong,), _ = _conversation(argv, folder, (PING,))
+            times["initialize"].append(first)
+            times["ping"].append(pong)
+            _, (answer, _listed), gone = _conversation(argv, folder, (CALL, LIST))
+            times["call"].append(answer)
+            times["invoked"].append(gone)
+            times["roots"].append(_roots_call(argv, folder))
+        if reference is not None:
+            found["node"].append(_conversation([*reference, folder], folder)[0])
+    return found
+
+
+def rows_from(found: dict[str, Any], label: str = "ours") -> tuple[list[dict[str, Any]], list[str]]:
+    """The start-up rows and notes of ``label``'s server from ``measure``'s spawns (medians)."""
+    mine = {step: statistics.median(times) for step, times in found[label].items()}
+    p_pass = statistics.median(found["pass"])
+    base = {"ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None}
+    rows = [
+        {"workload": "MCP stdio start-up: spawn → `initialize` answer (`dsh-fs mcp`)", "ours": mine["initialize"],
+         **base, "ratio": mine["initialize"] / p_pass, "target": f"≤ {TARGET} s", "met": mine["initialize"] <= TARGET},
+        {"workload": "MCP stdio start-up: spawn → first `ping` answer (the SDK loaded)", "ours": mine["ping"],
+         **base, "ratio": mine["ping"] / p_pass, "target": "(info)", "met": None},
         {"workload": "MCP stdio per-call client: spawn → `initialize` → first `tools/call` (`read`) answer",
-         "ours": p_call, "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass,
-         "base_mem": None, "ratio": p_call / p_pass, "target": "(info)", "met": None},
+         "ours": mine["call"], **base, "ratio": mine["call"] / p_pass, "target": "(info)", "met": None},
         {"workload": "MCP stdio per-call client (`mcp<2`, LangChain): spawn → `read` answer → `tools/list` answer "
-                     "→ stdin closed → exit", "ours": p_invoked, "ours_mem": None,
-         "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
-         "ratio": p_invoked / p_pass, "target": "(info)", "met": None},
+                     "→ stdin closed → exit", "ours": mine["invoked"], **base, "ratio": mine["invoked"] / p_pass,
+         "target": "(info)", "met": None},
         {"workload": "MCP stdio per-call client declaring `roots` (Inspector CLI, IDE clients): spawn → `initialize` "
-                     "→ `tools/call` → `roots/list` answered → the call's answer", "ours": statistics.median(rooted),
-         "ours_mem": None, "baseline": "`python -c pass` (spawn → exit)", "base": p_pass, "base_mem": None,
-         "ratio": statistics.median(rooted) / p_pass, "target": "(info)", "met": None},
+                     "→ `tools/call` → `roots/list` answered → the call's answer", "ours": mine["roots"], **base,
+         "ratio": mine["roots"] / p_pass, "target": "(info)", "met": None},
     ]
-    notes = [f"MCP start-up rows: medians of {runs} interleaved spawns (M2: the SDK is imported in the background "
-             "while `initialize`, plain calls and `tools/list` are answered without it)."]
-    if node is not None:
-        p_node = statistics.median(theirs)
-        found.append({"workload": "MCP stdio start-up: spawn → `initialize` answer (Node `server-filesystem`)",
-                      "ours": p_ours, "ours_mem": None, "baseline": "`node …/server-filesystem/dist/index.js`",
-                      "base": p_node, "base_mem": None, "ratio": p_ours / p_node, "target": "(info)", "met": None})
+    notes = [f"MCP start-up rows: medians of {len(found['pass'])} interleaved spawns (M2: the SDK is imported in the "
+             "background while `initialize`, plain calls and `tools/list` are answered without it)."]
+    if found["node"] is not None:
+        p_node = statistics.median(found["node"])
+        rows.append({"workload": "MCP stdio start-up: spawn → `initialize` answer (Node `server-filesystem`)",
+                     "ours": mine["initialize"], "ours_mem": None, "baseline": "`node …/server-filesystem/dist/index.js`",
+                     "base": p_node, "base_mem": None, "ratio": mine["initialize"] / p_node, "target": "(info)",
+                     "met": None})
     else:
         notes.append("Node MCP filesystem server: not measured (npx/node missing or the package did not install).")
     notes.append("LangChain tool call vs registry call: not measured here (langchain-mcp-adapters needs mcp<2, "
                  "which cannot share dsh-fs's environment).")
-    return found, notes
+    return rows, notes
+
+
+def rows(work: str, *, runs: int = 9) -> tuple[list[dict[str, Any]], list[str]]:
+    """The start-up rows and notes of this checkout's server (``measure``, then ``rows_from``)."""
+    return rows_from(measure(work, runs=runs))
 
 
 def main(argv: list[str] | None = None) -> int:

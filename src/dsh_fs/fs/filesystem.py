@@ -64,6 +64,7 @@ import abc
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from .provider_rules import check_size
 from .types import (
     DeleteIntent,
     DeleteOutcome,
@@ -229,11 +230,11 @@ class FileSystem(abc.ABC):
         mutation (``apply_patch``) is refused before its first write instead of stopping half
         way. The mutation itself still checks, under the lock.
 
-        The default: nothing to check (providers without symlinks or permission bits). The
-        local provider refuses a delete or rename of a name that is a symlink (DEVIATIONS E17),
-        a write, edit or delete of a read-only file (D17, default profile), and a delete or
-        rename out of a directory the caller may not write; memory, S3 and local refuse a
-        ``size`` over their ``write_max_size`` (D16).
+        The default: a ``size`` over the provider's ``write_max_size`` (D16, ``_write_max_size``;
+        the memory and S3 providers check nothing else: they have no symlinks or permission
+        bits). The local provider also refuses a delete or rename of a name that is a symlink
+        (DEVIATIONS E17), a write, edit or delete of a read-only file (D17, default profile),
+        and a delete or rename out of a directory the caller may not write.
 
         :param verb: the mutation, as the message names it (``write``, ``edit``, ``delete``,
             ``rename``)
@@ -242,7 +243,7 @@ class FileSystem(abc.ABC):
             ``FS_PERMISSION_DENIED`` … read-only; ``FS_PERMISSION_DENIED`` permission denied;
             D16: ``FS_IO_ERROR`` ``too_large``)
         """
-        return None
+        check_size(size, target.display_path, self._write_max_size())
 
     async def check_creatable(self, target: Target, *, size: int | None = None,
                               signal: AbortSignal | None = None) -> None:
@@ -251,12 +252,19 @@ class FileSystem(abc.ABC):
         file bigger than the provider stores (D16), a directory the caller may not add a name
         to — so ``apply_patch`` is refused whole (DEVIATIONS E10).
 
-        The default: nothing to check. Memory and S3 check the size; the local provider the
-        size and the nearest existing directory above ``target`` (``access(W_OK | X_OK)``).
+        The default: a ``size`` over the provider's ``write_max_size`` (D16,
+        ``_write_max_size``), all the memory and S3 providers check; the local provider also
+        checks the nearest existing directory above ``target`` (``access(W_OK | X_OK)``).
 
         :raises FsError: ``FS_IO_ERROR`` ``too_large``; ``FS_PERMISSION_DENIED`` ``cannot write
             "<dp>": permission denied``
         """
+        check_size(size, target.display_path, self._write_max_size())
+
+    def _write_max_size(self) -> int | None:
+        """The limit the default ``check_replaceable``/``check_creatable`` hold a ``size`` to:
+        the most UTF-8 bytes this provider's ``write_text`` stores (DEVIATIONS D16,
+        ``TextRules.write_max_size``); ``None`` (the default): no limit known here."""
         return None
 
     async def check_renamable(self, source: Target, dest: Target, *, signal: AbortSignal | None = None) -> None:

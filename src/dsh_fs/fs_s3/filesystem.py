@@ -20,7 +20,8 @@ an in-process lock. Text rules are the local provider's (shared pure code in ``d
 ``delete`` is HeadObject + DeleteObject ``If-Match: <ETag>``; ``rename`` has no S3 request of
 its own: GetObject, a PutObject of the same bytes ``If-None-Match: *`` at the destination, then
 DeleteObject ``If-Match`` of the source (undone if that fails). Not atomic: a crash between the
-two leaves both objects (docs/S3.md).
+two leaves both objects (docs/S3.md). The mutations' bodies are ``writes`` (write, edit) and
+``moves`` (delete, rename).
 
 Round trips (a request each): stat 1 (a GET of the object's first ``stat_fetch_max`` bytes,
 or a HEAD when that is 0 and for an empty object; +1 LIST when there is no object); read_text 1
@@ -36,17 +37,13 @@ list_dir 1–2 (+ pages); delete 2; rename 4–5. An ``apply_patch`` update of a
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-import anyio
-
 from ..fs.legacy_text import check_encodings
 from ..fs.backend import (
     AbortSignal,
-    CreateIfAbsent,
     DeleteIntent,
     DeleteOutcome,
     DirEntry,
@@ -62,7 +59,6 @@ from ..fs.backend import (
     RenameIntent,
     RenameOutcome,
     ReadWindow,
-    ReplaceIfVersion,
     RootedPath,
     Stage,
     Target,
@@ -77,29 +73,23 @@ from ..fs.backend import (
     WindowResult,
     WriteIntent,
     WriteOutcome,
-    apply_edit,
     bytes_over_limit,
     check_abort,
-    check_size,
     content_over_limit,
     check_root,
     decode_for_read,
     display_of,
     foreign_target,
-    gone,
     not_directory,
     not_found,
     not_regular_file,
     not_text_error,
     outside_workspace,
     outside_workspace_rename,
-    overwrite_not_observed,
-    rename_destination_exists,
     resolve_rooted,
-    rewrite,
-    stale,
     window_whole,
 )
+from . import moves, raw_write, writes
 from .errors import S3Failure, fs_error
 from .fetched import FetchedBodies
 from .location import S3Location, parse_url
@@ -122,14 +112,8 @@ def _checker(signal: AbortSignal | None, stage: Stage) -> Any:
     return None if signal is None else (lambda: check_abort(signal, stage))
 
 
-def _mid_read_checker(signal: AbortSignal | None, stage: Stage) -> Any:
-    """Abort checks during a mutation's read. A signal aborted before the call is reported
-    only after the existence, type and version checks, as the local provider does (§2.12)."""
-    return None if signal is None or signal.aborted else _checker(signal, stage)
-
-
 @dataclass(frozen=True, slots=True, eq=False)
-class _Prefix:
+class Prefix:
     """One root: its display path, its bucket and key prefix, and the store of that bucket."""
 
     root: str
@@ -217,8 +201,8 @@ class S3FileSystem(FileSystem):
                                           client_options=client_options)
         """the first root's bucket's store (``requests`` counts its round trips)"""
         stores = {self.location.bucket: self.store}
-        self.prefixes: tuple[_Prefix, ...] = tuple(
-            _Prefix(shown, location, stores.setdefault(location.bucket, self.store.sibling(location.bucket)))
+        self.prefixes: tuple[Prefix, ...] = tuple(
+            Prefix(shown, location, stores.setdefault(location.bucket, self.store.sibling(location.bucket)))
             for shown, location in places
         )
         """every root, in order"""
@@ -245,7 +229,7 @@ class S3FileSystem(FileSystem):
         return f"S3FileSystem({self.location.url!r}, root={self.root!r})"
 
     # -- helpers ---------------------------------------------------------------------------
-    def _place(self, target: Target) -> tuple[_Prefix, str]:
+    def _place(self, target: Target) -> tuple[Prefix, str]:
         """The root ``target`` lies in and its path below that root's prefix.
 
         :raises FsError: a target of another provider (``foreign_target``)
@@ -257,10 +241,10 @@ class S3FileSystem(FileSystem):
         raise foreign_target(target.display_path, f"not in {self.location.url}" if len(self.prefixes) == 1
                              else "not in " + ", ".join(p.location.url for p in self.prefixes))
 
-    def _target(self, p: _Prefix, rel: str) -> Target:
+    def _target(self, p: Prefix, rel: str) -> Target:
         return Target(key=TargetKey(p.location.target_key(rel)), display_path=display_of(p.root, rel))
 
-    def _rooted(self, path: str, cwd: str | None) -> tuple[_Prefix, RootedPath]:
+    def _rooted(self, path: str, cwd: str | None) -> tuple[Prefix, RootedPath]:
         """Lexical resolution of a model path (§2.2): against ``cwd`` (else the provider's),
         inside the one root the result lies under.
 
@@ -277,10 +261,10 @@ class S3FileSystem(FileSystem):
                 return p, resolve_rooted(display, p.root, p.root)
         raise outside_workspace(display, self.workspace_roots())
 
-    async def _is_dir(self, p: _Prefix, rel: str) -> bool:
+    async def _is_dir(self, p: Prefix, rel: str) -> bool:
         return rel == "" or await p.store.has_children(p.location.dir_prefix(rel))
 
-    async def _info(self, p: _Prefix, rel: str, *, fetch: bool = False) -> Info | None:
+    async def _info(self, p: Prefix, rel: str, *, fetch: bool = False) -> Info | None:
         """The metadata of ``rel``; ``fetch``: by a ranged GET whose body, when whole, is kept
         in ``fetched`` for the ``read_window`` of the same version."""
         if rel == "":
@@ -293,7 +277,7 @@ class S3FileSystem(FileSystem):
             return Info(version=Version(f"dir:{rel}"), type="directory")
         return None
 
-    async def _fetch(self, p: _Prefix, rel: str, key: str) -> ObjectMeta | None:
+    async def _fetch(self, p: Prefix, rel: str, key: str) -> ObjectMeta | None:
         try:
             got = await p.store.get_prefix(key, self.stat_fetch_max)
         except S3Failure as failure:
@@ -313,7 +297,7 @@ class S3FileSystem(FileSystem):
             self.fetched.put((p.location.target_key(rel), meta.token), data)
         return meta
 
-    async def _listable(self, p: _Prefix, rel: str, display: str) -> None:
+    async def _listable(self, p: Prefix, rel: str, display: str) -> None:
         """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
         info = await self._info(p, rel)
         if info is None:
@@ -321,7 +305,7 @@ class S3FileSystem(FileSystem):
         if info.type != "directory":
             raise not_directory(display)
 
-    async def _bucket_versioned(self, p: _Prefix) -> bool:
+    async def _bucket_versioned(self, p: Prefix) -> bool:
         """Whether listed objects need a HEAD for their VersionId (asked once; assumed when the
         bucket's versioning status cannot be read)."""
         bucket = p.location.bucket
@@ -332,14 +316,14 @@ class S3FileSystem(FileSystem):
                 self._versioned[bucket] = True
         return self._versioned[bucket]
 
-    async def _absent(self, p: _Prefix, rel: str, verb: Verb, display: str, missing: FsError) -> FsError:
+    async def _absent(self, p: Prefix, rel: str, verb: Verb, display: str, missing: FsError) -> FsError:
         """The error for a GET that found no object: a directory, or ``missing``."""
         if await self._is_dir(p, rel):
             return not_regular_file(verb, display)
         return missing
 
     async def _put(
-        self, p: _Prefix, rel: str, data: bytes, *, if_match: str | None, if_none_match: bool, signal: AbortSignal | None
+        self, p: Prefix, rel: str, data: bytes, *, if_match: str | None, if_none_match: bool, signal: AbortSignal | None
     ) -> ObjectMeta:
         key = p.location.object_key(rel)
         check_abort(signal, "write")
@@ -548,24 +532,70 @@ class S3FileSystem(FileSystem):
             entries: list[DirEntry] = []
             for name in sorted(set(files) | {p[len(prefix) : -1] for p in prefixes} - {""}):
                 check_abort(signal, "list")
-                child = base + name
-                meta = files.get(name)
-                if meta is None:
-                    entries.append(DirEntry(name=name, type="directory", target=self._target(p, child),
-                                            version=Version(f"dir:{child}")))
-                    continue
-                if versioned:
-                    fresh = await p.store.head(p.location.object_key(child))
-                    if fresh is None:
-                        entries.append(DirEntry(name=name, type="other", target=self._target(p, child)))
-                        continue
-                    meta = fresh
-                entries.append(DirEntry(name=name, type="file", target=self._target(p, child),
-                                        version=Version(meta.token), size=meta.size))
+                entries.append(await self._child(p, base, name, files.get(name), versioned))
         except S3Failure as failure:
             raise fs_error(failure, "list", display) from failure
         check_abort(signal, "list")
         return entries
+
+    async def _child(self, p: _Prefix, base: str, name: str, meta: ObjectMeta | None, versioned: bool) -> DirEntry:
+        """The entry of the child ``name`` of the directory ``base``: a directory (no object
+        ``meta``), or a file (its VersionId asked by a HEAD in a versioned bucket; ``other``
+        when the object went away meanwhile).
+
+        :raises S3Failure: the HEAD's
+        """
+        child = base + name
+        if meta is None:
+            return DirEntry(name=name, type="directory", target=self._target(p, child), version=Version(f"dir:{child}"))
+        if versioned:
+            fresh = await p.store.head(p.location.object_key(child))
+            if fresh is None:
+                return DirEntry(name=name, type="other", target=self._target(p, child))
+            meta = fresh
+        return DirEntry(name=name, type="file", target=self._target(p, child), version=Version(meta.token),
+                        size=meta.size)
+
+    async def iter_dir(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[list[DirEntry]]:
+        """``list_dir``'s entries one ListObjectsV2 page at a time (L5: a ``list`` page or a
+        clipped ``view`` of a prefix with many keys never holds them all). A name that is both
+        an object and a common prefix is one file, as in ``list_dir``: the object's key comes
+        first in key order, and is remembered only until the listing has passed ``<name>/``.
+
+        :raises FsError: as ``list_dir``
+        """
+        check_abort(signal, "list")
+        p, rel = self._place(target)
+        display = target.display_path
+        pages = None
+        try:
+            await self._listable(p, rel, display)
+            prefix = p.location.dir_prefix(rel)
+            versioned = await self._bucket_versioned(p)
+            base = rel + "/" if rel else ""
+            pending: set[str] = set()  # file names whose common prefix may still come
+            pages = p.store.child_pages(prefix, check=_checker(signal, "list"))
+            async for objects, prefixes in pages:
+                batch: list[DirEntry] = []
+                for key, meta in objects:
+                    name = key[len(prefix):]
+                    if name:
+                        check_abort(signal, "list")
+                        batch.append(await self._child(p, base, name, meta, versioned))
+                        pending.add(name)
+                for common in prefixes:
+                    name = common[len(prefix):-1]
+                    if name and name not in pending:
+                        batch.append(await self._child(p, base, name, None, versioned))
+                last = max([key for key, _ in objects[-1:]] + prefixes[-1:], default=None)
+                if last is not None:  # keys come in order: no prefix before this one is still to come
+                    pending = {name for name in pending if prefix + name + "/" >= last}
+                yield batch
+        except S3Failure as failure:
+            raise fs_error(failure, "list", display) from failure
+        finally:
+            if pages is not None:
+                await pages.aclose()  # type: ignore[attr-defined]
 
     async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
         """ListObjectsV2 under the directory's prefix without a delimiter (one request per
@@ -637,15 +667,9 @@ class S3FileSystem(FileSystem):
         if self._place(dest)[0] is not p:
             raise outside_workspace_rename(source.display_path, dest.display_path, p.root)
 
-    async def check_replaceable(self, target: Target, verb: Verb, *, size: int | None = None,
-                                signal: AbortSignal | None = None) -> None:
-        """D16 up front: a ``size`` over ``write_max_size`` (see ``FileSystem.check_replaceable``)."""
-        check_size(size, target.display_path, self.rules)
-
-    async def check_creatable(self, target: Target, *, size: int | None = None,
-                              signal: AbortSignal | None = None) -> None:
-        """D16 up front: a ``size`` over ``write_max_size`` (see ``FileSystem.check_creatable``)."""
-        check_size(size, target.display_path, self.rules)
+    def _write_max_size(self) -> int:
+        """D16's limit, held by the seam's ``check_replaceable``/``check_creatable``."""
+        return self.rules.write_max_size
 
     async def read_bytes(
         self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
@@ -713,96 +737,13 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_NOT_REGULAR_FILE (a directory), FS_STALE_VERSION, FS_NOT_OBSERVED,
             FS_ABORTED ``read aborted``/``write aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        p, rel = self._place(target)
-        display = target.display_path
-        async with self.locks.hold(target.key):
-            try:
-                if rel == "":
-                    raise not_regular_file("write", display)
-                if isinstance(expected, CreateIfAbsent):
-                    return await self._create(p, rel, content, display, signal)
-                return await self._replace(p, rel, content, expected, display, signal)
-            except S3Failure as failure:
-                raise fs_error(failure, "write", display) from failure
-
-    async def _create(self, p: _Prefix, rel: str, content: str, display: str, signal: AbortSignal | None) -> WriteOutcome:
-        exists = overwrite_not_observed(display)
-        if await p.store.has_children(p.location.dir_prefix(rel)):
-            if await p.store.head(p.location.object_key(rel)) is not None:
-                raise exists
-            raise not_regular_file("write", display)
-        if signal is not None and signal.aborted and await p.store.head(p.location.object_key(rel)) is not None:
-            raise exists  # the guard wins over an abort (§2.8 notes), as on the local disk
-        planned = rewrite(None, content, self.rules, display)
-        try:
-            meta = await self._put(p, rel, planned.data, if_match=None, if_none_match=True, signal=signal)
-        except S3Failure as failure:
-            if failure.precondition_failed:
-                raise exists from failure
-            raise
-        return WriteOutcome(operation="create", version=Version(meta.token), before=None, after=planned.after)
+        return await writes.write_text(self, target, content, expected, signal=signal)
 
     async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
                           mode: int | None = None, signal: AbortSignal | None = None) -> Version:
         """``FileSystem.write_bytes`` with one conditional PUT (``raw_write.write_object``);
         ``mode`` is ignored (objects have none)."""
-        from .raw_write import write_object
-
-        return await write_object(self, target, bytes(data), expected, signal)
-
-    def _basis(self, p: _Prefix, rel: str, expected: ReplaceIfVersion | None) -> tuple[ObjectMeta, bytes] | None:
-        """The bytes ``read_text`` got of exactly ``expected.version`` (taken), with that
-        version's ETag, or ``None``. Only for an unversioned token (a bare ETag): the PutObject
-        ``If-Match`` compares ETags, so the bytes it replaces are then the ones kept."""
-        if expected is None or "@" in str(expected.version):
-            return None
-        data = self.bases.take((p.location.target_key(rel), str(expected.version)))
-        if data is None:
-            return None
-        return ObjectMeta(etag=str(expected.version), size=len(data)), data
-
-    async def _replace(
-        self, p: _Prefix, rel: str, content: str, expected: ReplaceIfVersion | None, display: str, signal: AbortSignal | None
-    ) -> WriteOutcome:
-        missing = gone(display)
-        changed = stale("write", display)
-        attempts = 1 if expected is not None else 1 + self.edit_retries
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
-            got = self._basis(p, rel, expected) if attempt == 0 else None
-            if got is None:
-                got = await p.store.get(p.location.object_key(rel), check=_mid_read_checker(signal, "read"))
-            if got is None:
-                if expected is not None:
-                    raise await self._absent(p, rel, "write", display, missing)
-                if await self._is_dir(p, rel):
-                    raise not_regular_file("write", display)
-                planned = rewrite(None, content, self.rules, display)
-                try:
-                    meta = await self._put(p, rel, planned.data, if_match=None, if_none_match=True, signal=signal)
-                except S3Failure as failure:
-                    if failure.precondition_failed and not last:
-                        continue  # created meanwhile: replace that instead
-                    if failure.precondition_failed:
-                        raise changed from failure
-                    raise
-                return WriteOutcome(operation="create", version=Version(meta.token), before=None, after=planned.after)
-            meta, old = got
-            if expected is not None and meta.token != expected.version:
-                raise changed
-            check_abort(signal, "read")
-            planned = rewrite(old, content, self.rules, display)
-            try:
-                written = await self._put(p, rel, planned.data, if_match=meta.etag, if_none_match=False, signal=signal)
-            except S3Failure as failure:
-                if failure.precondition_failed or failure.not_found:
-                    if expected is None and not last:
-                        continue
-                    raise (missing if failure.not_found else changed) from failure
-                raise
-            return WriteOutcome(operation="update", version=Version(written.token), before=planned.before,
-                                after=planned.after)
-        raise changed  # pragma: no cover - the loop always returns or raises
+        return await raw_write.write_object(self, target, bytes(data), expected, signal)
 
     async def edit_text(
         self,
@@ -822,40 +763,7 @@ class S3FileSystem(FileSystem):
             FS_EDIT_NOT_FOUND, FS_AMBIGUOUS_EDIT, FS_ABORTED ``edit aborted``/``write aborted``,
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        p, rel = self._place(target)
-        display = target.display_path
-        changed = stale("edit", display)
-        attempts = 1 if expected is not None else 1 + self.edit_retries
-        async with self.locks.hold(target.key):
-            try:
-                if rel == "":
-                    raise not_regular_file("edit", display)
-                for attempt in range(attempts):
-                    got = await p.store.get(
-                        p.location.object_key(rel), check=_mid_read_checker(signal, "edit")
-                    )
-                    if got is None:
-                        raise await self._absent(p, rel, "edit", display, changed)
-                    meta, raw = got
-                    if expected is not None and meta.token != expected.version:
-                        raise changed
-                    check_abort(signal, "edit")
-                    edited = apply_edit(raw, edit, display, self.rules)
-                    try:
-                        written = await self._put(p, rel, edited.data, if_match=meta.etag, if_none_match=False,
-                                                  signal=signal)
-                    except S3Failure as failure:
-                        if failure.precondition_failed or failure.not_found:
-                            if attempt < attempts - 1:
-                                continue
-                            raise changed from failure
-                        raise
-                    return EditOutcome(version=Version(written.token), before=edited.plan.before,
-                                       after=edited.plan.after)
-            except S3Failure as failure:
-                raise fs_error(failure, "edit", display) from failure
-        raise changed  # pragma: no cover - the loop always returns or raises
-
+        return await writes.edit_text(self, target, edit, expected, signal=signal)
 
     async def delete(
         self,
@@ -872,31 +780,7 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_STALE_VERSION, FS_NOT_FOUND, FS_NOT_REGULAR_FILE (a directory),
             FS_ABORTED ``delete aborted``, FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        p, rel = self._place(target)
-        display = target.display_path
-        missing = gone(display, "delete") if expected is not None else not_found("delete", display)
-        async with self.locks.hold(target.key):
-            try:
-                if rel == "":
-                    raise not_regular_file("delete", display)
-                key = p.location.object_key(rel)
-                meta = await p.store.head(key)
-                if meta is None:
-                    raise await self._absent(p, rel, "delete", display, missing)
-                if expected is not None and meta.token != expected.version:
-                    raise stale("delete", display)
-                check_abort(signal, "delete")
-                try:
-                    await p.store.delete(key, if_match=meta.etag if expected is not None else None)
-                except S3Failure as failure:
-                    if failure.precondition_failed:
-                        raise stale("delete", display) from failure
-                    if failure.not_found:
-                        raise missing from failure
-                    raise
-                return DeleteOutcome(version=Version(meta.token))
-            except S3Failure as failure:
-                raise fs_error(failure, "delete", display) from failure
+        return await moves.delete_object(self, target, expected, signal=signal)
 
     async def rename(
         self,
@@ -918,54 +802,7 @@ class S3FileSystem(FileSystem):
             ``cannot rename "<dp>" to "<dest>": outside the workspace "<root>"`` for ``dest`` in
             another root, D28, before any request), FS_IO_ERROR
         """
-        p, rel = self._place(source)
-        display = source.display_path
-        there, dest_rel = self._place(dest)
-        if there is not p:
-            raise outside_workspace_rename(display, dest.display_path, p.root)  # D28: never across roots
-        missing = gone(display, "rename") if expected is not None else not_found("rename", display)
-        taken = rename_destination_exists(display, dest.display_path)
-        async with contextlib.AsyncExitStack() as held:
-            for key in sorted({source.key, dest.key}):
-                await held.enter_async_context(self.locks.hold(key))
-            try:
-                if rel == "":
-                    raise not_regular_file("rename", display)
-                got = await p.store.get(p.location.object_key(rel))
-                if got is None:
-                    raise await self._absent(p, rel, "rename", display, missing)
-                meta, data = got
-                if expected is not None and meta.token != expected.version:
-                    raise stale("rename", display)
-                if dest_rel in ("", rel) or await self._info(p, dest_rel) is not None:
-                    raise taken
-                check_abort(signal, "rename")
-                with anyio.CancelScope(shield=True):
-                    return await self._move(p, rel, dest_rel, meta, data, display, taken, missing)
-            except S3Failure as failure:
-                raise fs_error(failure, "rename", display) from failure
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    async def _move(self, p: _Prefix, rel: str, dest_rel: str, meta: ObjectMeta, data: bytes, display: str,
-                    taken: FsError, missing: FsError) -> RenameOutcome:
-        """The copy and the conditional delete of ``rename`` (shielded by the caller)."""
-        try:
-            written = await self._put(p, dest_rel, data, if_match=None, if_none_match=True, signal=None)
-        except S3Failure as failure:
-            if failure.precondition_failed:
-                raise taken from failure
-            raise
-        try:
-            await p.store.delete(p.location.object_key(rel), if_match=meta.etag)
-        except S3Failure as failure:
-            with contextlib.suppress(S3Failure):  # undo the copy: the source keeps its name
-                await p.store.delete(p.location.object_key(dest_rel), if_match=written.etag)
-            if failure.precondition_failed:
-                raise stale("rename", display) from failure
-            if failure.not_found:
-                raise missing from failure
-            raise
-        return RenameOutcome(version=Version(written.token))
+        return await moves.rename_object(self, source, dest, expected, signal=signal)
 
 
 def from_url(url: str, *, endpoint_url: str | None = None, **options: Any) -> S3FileSystem:

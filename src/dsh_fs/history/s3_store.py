@@ -38,7 +38,7 @@ from ..fs_s3.store import ObjectStore
 from .model import Before, Checkpoint, FileChange, History, Step
 from .store import DEFAULT_MAX_OWNER_BYTES, CallMeta, HistoryStore, Intent
 
-__all__ = ("DEFAULT_PREFIX", "TRIM_EVERY", "S3HistoryStore")
+__all__ = ("DEFAULT_PREFIX", "S3HistoryStore", "TRIM_EVERY")
 
 DEFAULT_PREFIX: Final = ".dsh-fs-history/"
 TRIM_EVERY: Final = 32

@@ -1,7 +1,7 @@
 """The package's layout holds by construction: the checks a reviewer would otherwise run by hand
 on the tree of ``src/dsh_fs``.
 
-Covers: ``dsh_fs.mcp`` at most 18 modules; no import cycle among
+Covers: no module over 800 lines; ``dsh_fs.mcp`` at most 18 modules; no import cycle among
 the modules of ``dsh_fs`` (module-level and function-level imports alike; imports under
 ``if TYPE_CHECKING:`` are not run and do not count); the abort reason of a cancelled MCP
 request written once in ``src``; no module of ``dsh_fs.mcp.stdio`` nor the codec
@@ -22,6 +22,7 @@ from pathlib import Path
 import dsh_fs
 
 SRC = Path(dsh_fs.__file__).parent
+LINES_MAX = 800
 MCP_MODULES_MAX = 18
 
 
@@ -122,6 +123,12 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 GRAPH = {name: _imported(name, path) for name, path in MODULES.items()}
+
+
+def test_no_module_is_over_800_lines() -> None:
+    sizes = {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in MODULES.items()}
+    assert sizes["dsh_fs.fs.filesystem"] > 100  # the sizes are read
+    assert {name: size for name, size in sizes.items() if size > LINES_MAX} == {}
 
 
 def test_mcp_holds_at_most_18_modules() -> None:

@@ -503,10 +503,11 @@ class Dispatcher:
             await asyncio.sleep(0)
 
     def _spawn(self, call: _Call, body: Coroutine[Any, Any, None]) -> None:
+        """Run ``body`` (``_run`` or ``_answer``: each ends by settling ``call``, which forgets the
+        task) in a task of its own."""
         task = asyncio.get_running_loop().create_task(body)
         call.task = task
         self._tasks[task] = call
-        task.add_done_callback(self._tasks.pop)
 
     async def _answer(self, call: _Call, answer: bytes) -> None:
         """A list answer's task."""
@@ -596,8 +597,12 @@ class Dispatcher:
             del self.running[call.key]
 
     def _settle(self, call: _Call) -> None:
-        """``call`` is answered or will never be: out of the table and the ledger (once)."""
+        """``call`` is answered or will never be: out of the table, the ledger and the tasks
+        :meth:`stop` waits for (once; its task's last step, so no done callback costs the loop
+        another turn per call)."""
         self._unname(call)
+        if call.task is not None:
+            self._tasks.pop(call.task, None)
         if not call.settled:
             call.settled = True
             self.ledger.end()
