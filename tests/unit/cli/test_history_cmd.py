@@ -128,9 +128,10 @@ def test_diff_of_a_copy_no_longer_kept_and_of_a_file_that_cannot_be_read(ws: Pat
     assert done.exit_code == 0 and done.stdout == (
         f"{ws}/a.txt: its content at step 0 is no longer kept\n--- /dev/null\n+++ {ws}/b.txt (now)\n"
         "@@ -0,0 +1 @@\n+bee\n")
+    agent(ws, ("edit", {"file_path": "b.txt", "old_string": "bee", "new_string": "B"}))  # step 3: b.txt kept
     with open(ws / "b.txt", "wb") as big:  # past the history's size cap: not read for a diff
         big.truncate(16 * 1024 * 1024 + 1)
-    done = sessions("diff", "s1", "--since", "1")
+    done = sessions("diff", "s1", "--since", "2")
     assert done.exit_code == 0 and done.stdout.startswith(f"{ws}/b.txt: cannot be read now (") and \
         done.stdout.count("\n") == 1, done.stdout[:300]
 
