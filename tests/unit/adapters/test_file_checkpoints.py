@@ -142,3 +142,27 @@ async def test_the_agent_observes_what_a_rewind_wrote_and_nothing_else(tmp_path:
         assert not done.refused and Path(ws, "a.txt").read_text() == "one\n"
         again = await run("edit", file_path="a.txt", old_string="one", new_string="uno")
         assert not again.is_error, again.text  # what the rewind wrote is observed: no read needed
+
+
+@pytest.mark.parametrize("profile", ["default", "reference"])
+async def test_a_file_the_rewind_removed_is_observed_absent_in_the_default_profile(tmp_path: Path,
+                                                                                   profile: str) -> None:
+    """D8: the agent saw the file gone, so one someone creates later is a file it has not read; the
+    reference keeps no absence, so the agent's view is still the file it wrote: changed since."""
+    ws = os.path.realpath(tmp_path)
+    ctx = create_context(root=ws, history=True, profile=profile)
+    tools = Tools(ctx)
+    tools.session = Session(cwd=ws)
+    files = FileCheckpoints(tools)
+    async with ctx:
+        await files.mark("g:1")
+        assert not (await ctx.tools.execute("write", {"file_path": "b.txt", "content": "bee\n"},
+                                            session=tools.session)).is_error
+        assert not (await ctx.tools.execute("write", {"file_path": "c.txt", "content": "sea\n"},
+                                            session=tools.session)).is_error
+        assert await files.point(9) == 2  # after every mark, no rewind since: the files as now
+        assert not (await files.arewind(1)).refused and not Path(ws, "b.txt").exists()
+        Path(ws, "b.txt").write_text("a person's\n")
+        again = await ctx.tools.execute("write", {"file_path": "b.txt", "content": "mine\n"}, session=tools.session)
+        assert again.is_error and again.error is not None
+        assert again.error.code == ("FS_NOT_OBSERVED" if profile == "default" else "FS_STALE_VERSION"), again.text
