@@ -154,14 +154,20 @@ async def test_a_file_the_rewind_removed_is_observed_absent_in_the_default_profi
     tools = Tools(ctx)
     tools.session = Session(cwd=ws)
     files = FileCheckpoints(tools)
+    Path(ws, "a.txt").write_text("one\n")
+
+    async def run(tool: str, **args: Any) -> Any:
+        return await ctx.tools.execute(tool, args, session=tools.session)
+
     async with ctx:
+        await run("read", file_path="a.txt")
         await files.mark("g:1")
-        assert not (await ctx.tools.execute("write", {"file_path": "b.txt", "content": "bee\n"},
-                                            session=tools.session)).is_error
-        assert not (await ctx.tools.execute("write", {"file_path": "c.txt", "content": "sea\n"},
-                                            session=tools.session)).is_error
+        assert not (await run("edit", file_path="a.txt", old_string="one", new_string="two")).is_error
+        assert not (await run("write", file_path="b.txt", content="bee\n")).is_error
         assert await files.point(9) == 2  # after every mark, no rewind since: the files as now
         assert not (await files.arewind(1)).refused and not Path(ws, "b.txt").exists()
+        restored = await run("edit", file_path="a.txt", old_string="one", new_string="uno")
+        assert not restored.is_error, restored.text  # in both profiles: a restored file is observed
         Path(ws, "b.txt").write_text("a person's\n")
         again = await ctx.tools.execute("write", {"file_path": "b.txt", "content": "mine\n"}, session=tools.session)
         assert again.is_error and again.error is not None
