@@ -67,6 +67,9 @@ Workloads (ours → baseline):
   tool and in the baseline's flags.
 * ``bench/list_bench.py`` row: ``list`` of one directory of 100k entries (``--quick``: 10k) →
   ``os.scandir`` + sort of the same directory: time and peak memory.
+* ``bench/history_bench.py`` rows (docs/HISTORY.md): a small ``edit``/``write`` with the history
+  on → off, local (memory, SQLite) and S3 (with the extra requests per mutation), an edit near
+  the end of the 100 MB file on → off, ``rewind`` of 100 steps over 20 files → ``git checkout``.
 * ``bench/channel_bench.py`` rows (providers over a command channel, docs/CHANNELS.md): round
   trips per tool call; a small ``read``/``edit`` through the subprocess channel, SSH, podman and
   an exec channel → that channel's echo round trip; the last 100 lines of a 1 GiB far file
@@ -572,9 +575,30 @@ def channel_rows(run: Run) -> None:
 
 
 
+def history_rows(run: Run) -> None:
+    """History on vs off, and a rewind vs ``git checkout`` (``bench/history_bench.py``)."""
+    if run.args.skip_history:
+        run.notes.append("History rows: skipped (--skip-history).")
+        return
+    import history_bench
+
+    run.say("history (on vs off, rewind) …")
+    try:
+        run.rows.extend(history_bench.rows(run.work, quick=run.quick))
+    except Exception as exc:  # moto missing, git missing: said, not fatal
+        run.notes.append(f"History rows: skipped — {exc}.")
+        return
+    run.notes.append("History rows (docs/HISTORY.md): a recorded mutation first reads the file's bytes and stores "
+                     "them with a pending entry, then completes the entry after the mutation; in memory that is a "
+                     "read and a hash, with SQLite two committed transactions, on S3 the before-state's read plus "
+                     "three requests (the copy, the intent, the end). Over the 16 MiB copy cap an edit is kept as "
+                     "its replacement (no copy). The rewind row writes 20 files atomically and durably (fsyncs); "
+                     "git's checkout is followed by `sync` so both sides are durable.")
+
+
 ROW_BUILDERS: tuple[Callable[[Run], None], ...] = (
     small_call_rows, big_log_rows, big_edit_rows, mcp_stdio_rows, http_agents_rows, s3_rows, faces_rows,
-    framework_rows, image_rows, format_rows, search_rows, channel_rows,
+    framework_rows, image_rows, format_rows, search_rows, channel_rows, history_rows,
 )
 """the row families in table order: each appends its rows and notes to the ``Run`` (or a note
 saying why it was skipped); a new family is one function here"""
@@ -664,6 +688,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="also measure the MCP stdio rows of the checkout this interpreter imports dsh_fs from "
                              "(the code before the MCP redesign), in the same passes, side by side in their own section")
     parser.add_argument("--skip-s3", action="store_true")
+    parser.add_argument("--skip-history", action="store_true", help="leave out the history rows")
     parser.add_argument("--skip-agents", action="store_true", help="leave out the 64-agent MCP HTTP row")
     parser.add_argument("--agents-seconds", type=float, default=None,
                         help="how long the 64 agents loop, each side (default 60; with --quick: 10)")

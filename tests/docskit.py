@@ -10,7 +10,9 @@ document moves one argument.
 * ``python_blocks(heading, doc)`` — the section's ````python`` blocks, in order;
 * ``blocks_by_marker(heading, markers, doc)`` — those blocks keyed by the one marker each
   contains (``{marker: key}``); fails unless every block has a marker and every key one block;
-* ``run_printed(code, name)`` — run a block as the ``__main__`` program named ``name``; its globals;
+* ``run_printed(code, name, **given)`` — run a block as the ``__main__`` program named ``name``
+  (``given``: names the page leaves to the reader); its globals;
+* ``run_cell(code, name, scope)`` — run a snippet as an async REPL cell (top-level ``await``);
 * the typo scenario the agent programs run (a workspace whose README.md says "teh", a scripted
   model that reads it, fixes it with ``edit`` and answers "Fixed the typo."): ``TYPO``,
   ``FIXED``, ``READ_ARGS``, ``EDIT_ARGS``, ``typo_workspace``, ``typo_results``, ``assert_fixed``.
@@ -18,6 +20,7 @@ document moves one argument.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from pathlib import Path
@@ -44,6 +47,7 @@ __all__ = (
     "assert_fixed",
     "blocks_by_marker",
     "python_blocks",
+    "run_cell",
     "run_printed",
     "section",
     "typo_results",
@@ -86,11 +90,22 @@ def blocks_by_marker(heading: str, markers: dict[str, str], doc: Path = README) 
     return found
 
 
-def run_printed(code: str, name: str = "README.md") -> dict[str, Any]:
+def run_printed(code: str, name: str = "README.md", **given: Any) -> dict[str, Any]:
     """Run ``code`` as a program (``__name__ == "__main__"``), its tracebacks naming ``name``;
-    returns its global namespace (what the program defined, for the test to look at)."""
-    scope: dict[str, Any] = {"__name__": "__main__"}
+    returns its global namespace (what the program defined, for the test to look at).
+    ``given``: names a snippet leaves to its reader (``dsh_fs=dsh_fs``), defined before it runs."""
+    scope: dict[str, Any] = {**given, "__name__": "__main__"}
     exec(compile(code, name, "exec"), scope)
+    return scope
+
+
+async def run_cell(code: str, name: str, scope: dict[str, Any]) -> dict[str, Any]:
+    """Run a snippet as an async REPL runs a cell: top-level ``await`` / ``async with`` allowed,
+    in the namespace ``scope`` (shared by the cells of one page: what one defines, the next
+    uses), its tracebacks naming ``name``; returns ``scope``."""
+    outcome = eval(compile(code, name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), scope)
+    if outcome is not None:  # a coroutine when the cell awaits
+        await outcome
     return scope
 
 

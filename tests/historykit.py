@@ -33,8 +33,9 @@ names = st.sampled_from(NAMES)
 
 
 def run_history_machine(make_workspace: Callable[[], Awaitable[Workspace]], *, max_examples: int,
-                        steps: int = 20) -> None:
-    """Run the machine ``max_examples`` times, ``steps`` rules each."""
+                        steps: int = 20, store: Callable[[Workspace], Any] | None = None) -> None:
+    """Run the machine ``max_examples`` times, ``steps`` rules each; ``store(workspace)`` makes
+    the history store (default: in memory)."""
 
     class Machine(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -43,7 +44,8 @@ def run_history_machine(make_workspace: Callable[[], Awaitable[Workspace]], *, m
             self.portal = self.portal_cm.__enter__()
             self.ws: Workspace = self.portal.call(make_workspace)
             provider = self.portal.call(lambda: self.ws.provider())
-            self.ctx = dsh_fs.create_context(provider=provider, policy=False, history=True,
+            self.ctx = dsh_fs.create_context(provider=provider, policy=False,
+                                             history=True if store is None else store(self.ws),
                                              faces=["apply_patch", "str_replace_editor"])
             self.session = Session(cwd=self.ws.root)
             self.counter = 0

@@ -532,24 +532,70 @@ class S3FileSystem(FileSystem):
             entries: list[DirEntry] = []
             for name in sorted(set(files) | {p[len(prefix) : -1] for p in prefixes} - {""}):
                 check_abort(signal, "list")
-                child = base + name
-                meta = files.get(name)
-                if meta is None:
-                    entries.append(DirEntry(name=name, type="directory", target=self._target(p, child),
-                                            version=Version(f"dir:{child}")))
-                    continue
-                if versioned:
-                    fresh = await p.store.head(p.location.object_key(child))
-                    if fresh is None:
-                        entries.append(DirEntry(name=name, type="other", target=self._target(p, child)))
-                        continue
-                    meta = fresh
-                entries.append(DirEntry(name=name, type="file", target=self._target(p, child),
-                                        version=Version(meta.token), size=meta.size))
+                entries.append(await self._child(p, base, name, files.get(name), versioned))
         except S3Failure as failure:
             raise fs_error(failure, "list", display) from failure
         check_abort(signal, "list")
         return entries
+
+    async def _child(self, p: _Prefix, base: str, name: str, meta: ObjectMeta | None, versioned: bool) -> DirEntry:
+        """The entry of the child ``name`` of the directory ``base``: a directory (no object
+        ``meta``), or a file (its VersionId asked by a HEAD in a versioned bucket; ``other``
+        when the object went away meanwhile).
+
+        :raises S3Failure: the HEAD's
+        """
+        child = base + name
+        if meta is None:
+            return DirEntry(name=name, type="directory", target=self._target(p, child), version=Version(f"dir:{child}"))
+        if versioned:
+            fresh = await p.store.head(p.location.object_key(child))
+            if fresh is None:
+                return DirEntry(name=name, type="other", target=self._target(p, child))
+            meta = fresh
+        return DirEntry(name=name, type="file", target=self._target(p, child), version=Version(meta.token),
+                        size=meta.size)
+
+    async def iter_dir(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[list[DirEntry]]:
+        """``list_dir``'s entries one ListObjectsV2 page at a time (L5: a ``list`` page or a
+        clipped ``view`` of a prefix with many keys never holds them all). A name that is both
+        an object and a common prefix is one file, as in ``list_dir``: the object's key comes
+        first in key order, and is remembered only until the listing has passed ``<name>/``.
+
+        :raises FsError: as ``list_dir``
+        """
+        check_abort(signal, "list")
+        p, rel = self._place(target)
+        display = target.display_path
+        pages = None
+        try:
+            await self._listable(p, rel, display)
+            prefix = p.location.dir_prefix(rel)
+            versioned = await self._bucket_versioned(p)
+            base = rel + "/" if rel else ""
+            pending: set[str] = set()  # file names whose common prefix may still come
+            pages = p.store.child_pages(prefix, check=_checker(signal, "list"))
+            async for objects, prefixes in pages:
+                batch: list[DirEntry] = []
+                for key, meta in objects:
+                    name = key[len(prefix):]
+                    if name:
+                        check_abort(signal, "list")
+                        batch.append(await self._child(p, base, name, meta, versioned))
+                        pending.add(name)
+                for common in prefixes:
+                    name = common[len(prefix):-1]
+                    if name and name not in pending:
+                        batch.append(await self._child(p, base, name, None, versioned))
+                last = max([key for key, _ in objects[-1:]] + prefixes[-1:], default=None)
+                if last is not None:  # keys come in order: no prefix before this one is still to come
+                    pending = {name for name in pending if prefix + name + "/" >= last}
+                yield batch
+        except S3Failure as failure:
+            raise fs_error(failure, "list", display) from failure
+        finally:
+            if pages is not None:
+                await pages.aclose()  # type: ignore[attr-defined]
 
     async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
         """ListObjectsV2 under the directory's prefix without a delimiter (one request per

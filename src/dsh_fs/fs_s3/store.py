@@ -391,6 +391,17 @@ class ObjectStore:
         objects as ``(key, meta)`` (ETag and size; no VersionId — the listing has none)."""
         objects: list[tuple[str, ObjectMeta]] = []
         prefixes: list[str] = []
+        async for page_objects, page_prefixes in self.child_pages(prefix, check=check):
+            objects.extend(page_objects)
+            prefixes.extend(page_prefixes)
+        return objects, prefixes
+
+    async def child_pages(
+        self, prefix: str, *, check: Callable[[], None] | None = None
+    ) -> AsyncIterator[tuple[list[tuple[str, ObjectMeta]], list[str]]]:
+        """``list_children``'s answer one ListObjectsV2 page at a time (at most 1000 keys and
+        common prefixes each, in key order), so a caller keeping a part of a huge listing never
+        holds it whole."""
         token: str | None = None
         while True:
             if check is not None:
@@ -399,12 +410,11 @@ class ObjectStore:
             if token:
                 params["ContinuationToken"] = token
             response = await self._call("list_objects_v2", **params)
-            for item in response.get("Contents") or ():
-                objects.append((item["Key"], ObjectMeta(etag=str(item.get("ETag") or ""), size=item.get("Size"))))
-            for item in response.get("CommonPrefixes") or ():
-                prefixes.append(item["Prefix"])
+            yield ([(item["Key"], ObjectMeta(etag=str(item.get("ETag") or ""), size=item.get("Size")))
+                    for item in response.get("Contents") or ()],
+                   [item["Prefix"] for item in response.get("CommonPrefixes") or ()])
             if not response.get("IsTruncated"):
-                return objects, prefixes
+                return
             token = response.get("NextContinuationToken")
 
     async def list_all(

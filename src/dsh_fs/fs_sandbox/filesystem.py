@@ -378,9 +378,9 @@ class SandboxedFileSystem(FileSystem):
     def stream_bytes(self, target: Target, *, signal: "AbortSignal | None" = None) -> AsyncIterator[bytes]:
         return self._inner.stream_bytes(target, signal=signal)
 
-    async def read_bytes(self, target: Target, *, max_bytes: int, size: int | None = None,
+    async def read_bytes(self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
                          signal: "AbortSignal | None" = None) -> bytes:
-        return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, signal=signal)
+        return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, info=info, signal=signal)
 
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:
         return await self._inner.list_dir(target, signal=signal)

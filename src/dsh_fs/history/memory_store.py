@@ -24,6 +24,10 @@ class _Owner:
     checkpoints: list[Checkpoint] = field(default_factory=list)
     next_number: int = 1
     dropped: int = 0
+    refs: dict[str, int] = field(default_factory=dict)
+    """kept copy → how many of this owner's changes name it"""
+    kept: int = 0
+    """the bytes of the copies in ``refs``"""
 
 
 class MemoryHistoryStore(HistoryStore):
@@ -38,6 +42,8 @@ class MemoryHistoryStore(HistoryStore):
         self.max_owner_bytes = max_owner_bytes
         self._owners: dict[str, _Owner] = {}
         self._blobs: dict[str, bytes] = {}
+        self._uses: dict[str, int] = {}
+        """kept copy → how many changes of all owners name it"""
         self._ids = itertools.count(1)
 
     def _owner(self, owner: str) -> _Owner:
@@ -57,6 +63,7 @@ class MemoryHistoryStore(HistoryStore):
             state.steps[number] = Step(number=number, time=call.time, tool=call.tool, owner=call.owner,
                                        call_id=call.call_id)
         change_id = next(self._ids)
+        self._ref(state, intent.before.digest, +1)
         change = FileChange(id=change_id, op=intent.op, key=intent.key, path=intent.path,  # type: ignore[arg-type]
                             before=intent.before, before_version=intent.before_version,
                             dest_key=intent.dest_key, dest_path=intent.dest_path)
@@ -66,31 +73,43 @@ class MemoryHistoryStore(HistoryStore):
         self._trim(state, keep=number)
         return change_id
 
-    def _bytes(self, state: _Owner) -> int:
-        digests = {c.before.digest for s in state.steps.values() for c in s.changes if c.before.digest}
-        return sum(len(self._blobs.get(d, b"")) for d in digests)
+    def _ref(self, state: _Owner, digest: str | None, delta: int) -> None:
+        """Count a change naming ``digest`` in (``+1``) or out (``-1``); a copy no change of any
+        owner names any more is deleted."""
+        if digest is None:
+            return
+        count = state.refs.get(digest, 0) + delta
+        size = len(self._blobs.get(digest, b""))
+        if count > 0:
+            if digest not in state.refs:
+                state.kept += size
+            state.refs[digest] = count
+        elif digest in state.refs:
+            del state.refs[digest]
+            state.kept -= size
+        self._uses[digest] = self._uses.get(digest, 0) + delta
+        if self._uses[digest] <= 0:
+            del self._uses[digest]
+            self._blobs.pop(digest, None)
 
     def _trim(self, state: _Owner, *, keep: int) -> None:
-        while self._bytes(state) > self.max_owner_bytes:
+        while state.kept > self.max_owner_bytes:
             oldest = min(state.steps)
             if oldest == keep:
                 return
             step = state.steps.pop(oldest)
             for change in step.changes:
                 state.changes.pop(change.id, None)
+                self._ref(state, change.before.digest, -1)
             state.dropped = oldest
-            self._collect()
-
-    def _collect(self) -> None:
-        used = {c.before.digest for o in self._owners.values() for s in o.steps.values() for c in s.changes}
-        for digest in [d for d in self._blobs if d not in used]:
-            del self._blobs[digest]
 
     def _replace_change(self, owner: str, change_id: int, new: FileChange | None) -> None:
         state = self._owners.get(owner)
         if state is None or change_id not in state.changes:
             return
-        number, _old = state.changes.pop(change_id)
+        number, old = state.changes.pop(change_id)
+        if new is None:
+            self._ref(state, old.before.digest, -1)
         step = state.steps[number]
         changes = tuple(c for c in step.changes if c.id != change_id) if new is None else tuple(
             new if c.id == change_id else c for c in step.changes)
@@ -100,7 +119,6 @@ class MemoryHistoryStore(HistoryStore):
             state.steps[number] = replace(step, changes=changes)
         else:
             del state.steps[number]
-            self._collect()
 
     async def complete(self, owner: str, change_id: int, after_version: str, after_digest: str | None = None) -> None:
         state = self._owners.get(owner)
@@ -120,8 +138,7 @@ class MemoryHistoryStore(HistoryStore):
         for point in state.checkpoints:
             names.setdefault(point.step, []).append(point.name)
         steps = tuple(replace(state.steps[n], checkpoints=tuple(names.get(n, ()))) for n in sorted(state.steps))
-        return History(steps=steps, checkpoints=tuple(state.checkpoints), dropped=state.dropped,
-                       bytes=self._bytes(state))
+        return History(steps=steps, checkpoints=tuple(state.checkpoints), dropped=state.dropped, bytes=state.kept)
 
     async def blob(self, digest: str) -> bytes | None:
         return self._blobs.get(digest)
@@ -133,8 +150,10 @@ class MemoryHistoryStore(HistoryStore):
         return point.id
 
     async def forget(self, owner: str) -> int:
-        state = self._owners.pop(owner, None)
+        state = self._owners.get(owner)
         if state is None:
             return 0
-        self._collect()
+        for _number, change in state.changes.values():
+            self._ref(state, change.before.digest, -1)
+        del self._owners[owner]
         return len(state.steps)

@@ -244,7 +244,7 @@ class HistoryFileSystem(FileSystem):
         over = f"{info.size if info.size is not None else 'more than ' + str(cap)} bytes, over the {cap}-byte cap"
         if info.size is None or info.size <= cap:
             try:
-                data = await self._inner.read_bytes(target, max_bytes=cap, size=info.size, signal=signal)
+                data = await self._inner.read_bytes(target, max_bytes=cap, size=info.size, info=info, signal=signal)
             except NotImplementedError:
                 return Before.unrestorable("the provider cannot read raw bytes"), info.version, None
             except FsError as err:
@@ -399,8 +399,6 @@ class HistoryFileSystem(FileSystem):
 
     async def read_bytes(self, target: Target, *, max_bytes: int, size: int | None = None, info: Info | None = None,
                          signal: "AbortSignal | None" = None) -> bytes:
-        if info is None:
-            return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, signal=signal)
         return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, info=info, signal=signal)
 
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:

@@ -12,7 +12,6 @@ adapters' (tests/unit/adapters/test_editing_adapters.py).
 
 from __future__ import annotations
 
-import ast
 import os
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import anyio
 import pytest
 
 import dsh_fs
-from docskit import DOCS, blocks_by_marker
+from docskit import DOCS, blocks_by_marker, run_cell
 
 PAGE = DOCS / "EDITING-FACES.md"
 
@@ -30,14 +29,6 @@ def _snippets() -> dict[str, str]:
     return blocks_by_marker("## One example per vendor", {"responses_tools": "responses", "from agents import": "agents",
                                                           "anthropic_tools": "anthropic",
                                                           '"str_replace_editor", {': "swe"}, PAGE)
-
-
-async def _run(code: str, scope: dict[str, Any]) -> None:
-    """Run ``code`` in ``scope`` as an async REPL runs a cell (top-level ``await`` allowed)."""
-    compiled = compile(code, PAGE.name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    outcome = eval(compiled, scope)  # a coroutine when the cell awaits
-    if outcome is not None:
-        await outcome
 
 
 def test_one_example_per_vendor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -57,26 +48,26 @@ def test_one_example_per_vendor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     }
 
     async def main() -> None:
-        await _run(snippets["responses"], scope)
+        await run_cell(snippets["responses"], PAGE.name, scope)
         assert {"type": "apply_patch"} in scope["tools"]
         assert [sorted(item) for item in scope["items"]] == [["call_id", "output", "status", "type"]]
         assert scope["items"][0]["type"] == "apply_patch_call_output" and scope["items"][0]["status"] == "completed"
         assert Path(app).read_text() == "print('hi')"  # a create_file diff's lines, joined as the SDK joins them
 
-        await _run(snippets["agents"], scope)
+        await run_cell(snippets["agents"], PAGE.name, scope)
         agent = scope["agent"]
         assert isinstance(agent, Agent)
         assert [tool.name for tool in agent.tools if isinstance(tool, FunctionTool)] == ["read"]
         editors = [tool.editor for tool in agent.tools if isinstance(tool, ApplyPatchTool)]
         assert len(editors) == 1 and isinstance(editors[0], DshApplyPatchEditor)
 
-        await _run(snippets["anthropic"], scope)
+        await run_cell(snippets["anthropic"], PAGE.name, scope)
         assert {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"} in scope["tools"]
         [block] = scope["blocks"]
         assert block["type"] == "tool_result" and block["tool_use_id"] == "t1" and not block.get("is_error")
         assert "print('hi')" in str(block["content"])
 
-        await _run(snippets["swe"].replace("/abs/path/app.py", app), scope)
+        await run_cell(snippets["swe"].replace("/abs/path/app.py", app), PAGE.name, scope)
         assert "str_replace_editor" in scope["ctx"].tools.names()
 
     anyio.run(main)

@@ -271,3 +271,36 @@ def test_point_of_before_dropped_steps() -> None:
     assert point_of(h, to=None, last=10) == 2
     with pytest.raises(RewindError, match="the steps up to 2 were dropped from the history"):
         point_of(h, to=1, last=None)
+
+
+@pytest.mark.parametrize("value", [
+    Before.absent(), ch(1, "write", "a", Before.absent()), Step(number=1, time=0, tool="w", owner="o"),
+    Checkpoint(id="i", name="n", step=0, time=0), History(),
+    Expected(kind="absent"), Current(exists=False), Refusal(key="a", path="/a", why="changed", reason="r"), Plan(),
+])
+def test_values_are_frozen_slotted_and_keyword_only(value: object) -> None:
+    import dataclasses
+
+    assert not hasattr(value, "__dict__")
+    field = dataclasses.fields(value)[0].name  # type: ignore[arg-type]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, field, None)
+    with pytest.raises(TypeError):
+        type(value)(*[getattr(value, f.name) for f in dataclasses.fields(value)])  # type: ignore[arg-type]
+
+
+def test_actions_and_spans_are_keyword_only() -> None:
+    import dataclasses
+
+    from dsh_fs.history.plan import Action, Span
+
+    action = Action(kind="remove", key="a", path="/a")
+    assert not hasattr(action, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        action.key = "b"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Action("remove", "a", "/a")  # type: ignore[misc]
+    span = Span(key="a", path="/a", target=Before.absent())
+    assert not hasattr(span, "__dict__") and span.effects == [] and span.expected == Expected(kind="absent")
+    with pytest.raises(TypeError):
+        Span("a", "/a", Before.absent())  # type: ignore[misc]
