@@ -89,7 +89,7 @@ from ..fs.backend import (
 )
 from . import listing, moves, raw_write, writes
 from .errors import S3Failure, abort_check, fs_error
-from .fetched import FetchedBodies
+from .body_cache import BodyCache
 from .location import S3Location, parse_url
 from .roots import display_roots, prefix_roots
 from .store import ObjectMeta, ObjectStore, read_chunk, require_client_library
@@ -207,8 +207,8 @@ class S3FileSystem(FileSystem):
         self._versioned: dict[str, bool] = {}
         """bucket → whether versioning is on (asked once per bucket)"""
         self.stat_fetch_max = max(0, int(stat_fetch_max))
-        self.fetched = FetchedBodies(FETCHED_MAX_BYTES)
-        self.bases = FetchedBodies(FETCHED_MAX_BYTES)
+        self.fetched = BodyCache(FETCHED_MAX_BYTES)
+        self.bases = BodyCache(FETCHED_MAX_BYTES)
         """bodies ``read_text`` got, by version: the basis of a ``ReplaceIfVersion`` write of
         that version (its PutObject ``If-Match`` then needs no GetObject first); taken once"""
 
