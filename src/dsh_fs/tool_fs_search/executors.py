@@ -39,7 +39,7 @@ from . import errors
 from .args import GlobInput, GrepInput, parse_glob_args, parse_grep_args
 from .commands import GLOB_VCS_EXCLUDES, glob_argv, grep_argv, grep_files_argv
 from .config import ToolFsSearchConfig
-from .denied import HostRules, deny_globs, denied_below, nothing_searched
+from .denied import HostRules, deny_globs, denied_below, nothing_searched, process_relative
 from .engine import INSTALL_HINT, Run, find_ripgrep, run_ripgrep
 from .limiter import RG_MEMORY_FLAGS, SearchSlots
 from .followed import run_followed
@@ -255,8 +255,14 @@ class SearchTools:
     async def _apply_rules(self, space: Space, view: RuleView, info: Info | None, root: str | None) -> None:
         """P4: the path rules on a host search: the filter of printed paths, and ripgrep's
         excludes for the denied entries below the searched directory (``denied.denied_below``,
-        in a worker thread, given up with the search)."""
+        in a worker thread, given up with the search). A searched path through a process's own
+        name (``/proc/self/cwd``: ripgrep's working directory to ripgrep) is given to ripgrep as
+        the real path the provider resolved it to here (``denied.process_relative``)."""
         rules = space.rules = HostRules(view, space.cwd)
+        if space.path_arg is not None:
+            spelled = space.host(space.path_arg)
+            if await anyio.to_thread.run_sync(process_relative, spelled):
+                space.path_arg = await anyio.to_thread.run_sync(os.path.realpath, spelled)
         if info is not None and info.type != "directory":
             return  # one named file, which resolve judged
         top = space.host(space.path_arg) if space.path_arg is not None else space.cwd
@@ -397,8 +403,11 @@ class SearchTools:
         if run.exit_code == 2 and walk_notices_only(run.stderr, loops=self.switches.follow_links,
                                                     vanished=self.switches.vanished_entries_skipped):
             return None  # S8: a symlink loop ripgrep stopped at; S15: an entry not there when reached
-        if run.exit_code == 2 and space.excludes and nothing_searched(run.stderr):
-            return None  # P4: every file was a denied one; nothing found, and nothing said of them
+        if run.exit_code == 2 and space.excludes and nothing_searched("\n".join(
+                line for line in run.stderr.splitlines()
+                if not walk_notices_only(line, loops=self.switches.follow_links,
+                                         vanished=self.switches.vanished_entries_skipped))):
+            return None  # P4: every file was a denied one (walk notices aside); nothing found, nothing said
         if run.exit_code is None:
             return errors.killed(tool, run.signal_name)
         excerpt = errors.stderr_excerpt(space.scrub(run.stderr), run.stderr_truncated)
