@@ -41,7 +41,10 @@ RUN_BY: dict[tuple[str, str, str], tuple[str, ...]] = {
         "tests/unit/docs/test_docs_channels.py::test_the_exec_channel_program",
         "tests/unit/docs/test_docs_channels.py::test_the_deepagents_program"),
     ("docs/EDITING-FACES.md", "## One example per vendor", "python"): (
-        "tests/unit/docs/test_docs_editing_faces.py::test_one_example_per_vendor",),
+        "tests/unit/docs/test_docs_editing_faces.py::test_the_responses_program_applies_the_recorded_patch",
+        "tests/unit/docs/test_docs_editing_faces.py::test_the_agents_sdk_program_gives_the_agent_one_editor",
+        "tests/unit/docs/test_docs_editing_faces.py::test_the_anthropic_program_answers_the_recorded_view",
+        "tests/unit/docs/test_docs_editing_faces.py::test_the_str_replace_editor_program_creates_edits_and_views"),
     ("docs/FRAMEWORKS.md", "## One agent loop per API", "python"): (
         "tests/unit/docs/test_docs_agent_loops.py::test_chat_completions_example",
         "tests/unit/docs/test_docs_agent_loops.py::test_responses_example",
@@ -81,6 +84,8 @@ RUN_BY: dict[tuple[str, str, str], tuple[str, ...]] = {
         "tests/unit/docs/test_docs_path_rules.py::test_the_command_lines_and_the_rules_file",),
     ("docs/PATH-RULES.md", "### A rules file", "toml"): (
         "tests/unit/docs/test_docs_path_rules.py::test_the_command_lines_and_the_rules_file",),
+    ("docs/S3.md", "## Try it on your machine", "bash"): (
+        "tests/unit/docs/test_docs_s3.py::test_the_local_quick_start_writes_to_a_local_bucket",),
     ("docs/S3.md", "## Setup", "bash"): (
         "tests/s3/test_s3_docs_setup.py::test_the_install_line_adds_aiobotocore",),
     ("docs/S3.md", "## Setup", "python"): (
