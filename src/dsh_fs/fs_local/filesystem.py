@@ -514,7 +514,7 @@ class LocalFileSystem(FileSystem):
 
         def current() -> bool:
             found = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
-            return found is not None and found.type == "file" and found.matches(version)
+            return found is not None and found.type == "file" and found.matches(version, content=self.rules.same_bytes)
 
         if self.inline_probes and versions.split_token(version)[1] is None:
             return current()  # stat fields only: no read
