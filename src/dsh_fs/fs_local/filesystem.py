@@ -79,7 +79,7 @@ from ..fs.backend import (
 from ..fs.legacy_text import check_encodings
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
-from .recent import RecentWrites
+from .recent_writes import RecentWrites
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .roots import MAX_ROOTS, containment_roots, disjoint
