@@ -8,7 +8,8 @@ hostile repository's ``here -> /proc/self/cwd``, or of the directory holding tha
 the session's denied files: the walk found nothing to exclude below this process's directory,
 and each printed path's real path was judged here. Now such a path is searched where this
 process resolves it (as ``read`` would), a link through one is kept from ripgrep, and a printed
-path through one is never shown.
+path through one is never shown. And a symlink loop's notice beside ripgrep's "No files were
+searched" does not turn P4's no-match answer into a failure.
 """
 
 from __future__ import annotations
@@ -76,3 +77,19 @@ def test_process_relative_follows_links_and_dotdot(tmp_path: Path) -> None:
     assert not process_relative(f"/proc/{os.getpid()}/cwd") and not process_relative(str(tmp_path))
     assert process_relative(f"{tmp_path}/fds/../../1/cwd")  # through /proc/self on the way: said so (errs on the safe side)
     assert not process_relative(f"{tmp_path}/missing/self") and not process_relative("/")
+
+
+@pytest.mark.parametrize("include", [".env", "*.none"])
+async def test_P4_a_symlink_loop_does_not_turn_no_match_into_a_failure(tmp_path: Path, include: str) -> None:
+    """Every file the ``include`` selects is denied (or none exists) in a tree with a symlink
+    loop: ripgrep says both "File system loop found" (S8/S15: no failure) and "No files were
+    searched" (P4: no failure); together they are none either."""
+    root = os.path.realpath(tmp_path / "ws")
+    os.makedirs(f"{root}/sub")
+    Path(root, ".env").write_text("TOKEN=S3CR3T_ENV\n")
+    Path(root, "a.txt").write_text("hi\n")
+    os.symlink("..", f"{root}/sub/loop")
+    ctx = dsh_fs.create_context(cwd=root, deny=[".env"])
+    async with ctx:
+        result = await ctx.tools.execute("grep", {"pattern": "TOKEN", "include": include}, session=Session(root))
+    assert not result.is_error and result.text == "No matches found", result.text
