@@ -91,3 +91,40 @@ def test_owners_are_held_weakly() -> None:
     del a
     gc.collect()
     assert len(store._by_owner) == 0
+
+
+def test_windows_of_one_version_add_up_to_the_text() -> None:
+    store, a = SeenTexts(), Owner()
+    store.remember_lines(a, "/x", "v1", 3, ["c", "d"], last=True)
+    assert store.get(a, "/x") is None and store.count(a) == (1, 4)
+    store.remember_lines(a, "/x", "v1", 2, ["b", "c"], last=False)  # overlapping: counted once
+    assert store.get(a, "/x") is None and store.count(a) == (1, 6)
+    store.remember_lines(a, "/x", "v1", 1, ["a"], last=False)
+    assert store.get(a, "/x") == "a\nb\nc\nd" and store.count(a) == (1, 7)
+    store.remember_lines(a, "/x", "v1", 1, ["A"], last=True)  # whole already: kept as it was
+    assert store.get(a, "/x") == "a\nb\nc\nd"
+    store.remember_lines(a, "/x", "v2", 1, ["z"], last=False)  # another version starts over
+    assert store.get(a, "/x") is None and store.count(a) == (1, 2)
+    store.remember_lines(None, "/x", "v2", 1, ["z"], last=True)
+    store.remember_lines(a, "/e", "v1", 1, [], last=True)  # an empty file
+    assert store.get(a, "/e") == ""
+
+
+def test_a_gap_keeps_the_windows_apart() -> None:
+    store, a = SeenTexts(), Owner()
+    store.remember_lines(a, "/x", "v1", 1, ["a"], last=False)
+    store.remember_lines(a, "/x", "v1", 3, ["c"], last=True)
+    assert store.get(a, "/x") is None
+    store.remember_lines(a, "/x", "v1", 2, ["b"], last=False)
+    assert store.get(a, "/x") == "a\nb\nc"
+
+
+def test_windows_are_bounded_as_texts() -> None:
+    store, a = SeenTexts(file_chars=4), Owner()
+    store.remember_lines(a, "/x", "v1", 1, ["ab"], last=False)
+    assert store.count(a) == (1, 3)
+    store.remember_lines(a, "/x", "v1", 2, ["cd"], last=False)
+    assert store.count(a) == (0, 0)
+    store.remember(a, "/y", "v", "abc")
+    store.observed(a, "/y", "w")
+    assert store.count(a) == (0, 0)
