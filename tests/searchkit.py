@@ -3,7 +3,7 @@
 * ``FakeRg(tmp_path)`` — a stand-in ripgrep program (the reference tests' "fake bash
   executor"): a shell script that records its argv and working directory, prints scripted
   stdout/stderr, optionally sleeps or kills itself, and exits with a scripted status. Pass
-  ``fake.path`` as ``rg_path``.
+  ``fake.path`` as ``rg_path``; ``fake.ended()`` says its last run is over.
 * ``search_ctx(ws, **config)`` — the default deployment over ``ws`` with the search tools.
 * ``call(ctx, tool, args, session=…)`` — one registry call (async).
 """
@@ -35,6 +35,7 @@ class FakeRg:
         lines = [
             "#!/bin/sh",
             f'd="{self.dir}"',
+            'echo $$ > "$d/pid"',
             'pwd > "$d/cwd"',
             ': > "$d/argv"',
             'for a in "$@"; do printf "%s\\n" "$a" >> "$d/argv"; done',
@@ -60,6 +61,15 @@ class FakeRg:
     def cwd(self) -> str:
         with open(os.path.join(self.dir, "cwd"), encoding="utf-8") as handle:
             return handle.read().strip()
+
+    def ended(self) -> bool:
+        """The last run of the program has ended (exited or killed; a zombie counts as ended)."""
+        try:
+            with open(os.path.join(self.dir, "pid"), encoding="utf-8") as handle:
+                pid = int(handle.read())
+        except (OSError, ValueError):  # not started yet, or its pid not written whole yet
+            return False
+        return not alive(pid)
 
     @property
     def child(self) -> int:

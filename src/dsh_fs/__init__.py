@@ -127,7 +127,10 @@ def create_context(
         containment. Only for the built-in local provider (a given ``provider`` has its own)
     :param roots: instead of ``root``, several directories no path may leave (DEVIATIONS D28,
         ``LocalFileSystem(roots=…)``); ``cwd`` defaults to the first one
-    :param profile: ``"default"`` (DEVIATIONS D1–D12 on) or ``"reference"`` (byte-exact)
+    :param profile: ``"default"``: the reference's tools with dsh-fs's deviations on (an edit keeps
+        a file's BOM and line endings, a refusal names its remedy, a missed ``old_string`` gets
+        its near match, a read always makes progress …: each one's ID, reason and switch in
+        docs/DEVIATIONS.md), or ``"reference"``: the reference's texts and behaviour byte for byte
     :param policy: ``False`` loads the bare deployment (unconditional write/edit)
     :param provider: an already built provider to serve as ``ctx.fs`` instead of a local one;
         the context owns it from then on: ``await ctx.aclose()`` closes it

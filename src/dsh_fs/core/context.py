@@ -202,7 +202,8 @@ class Context:
     def scoped(self, name: str, service: object) -> Iterator[None]:
         """Within the block, and in tasks started from it, ``ctx.<name>`` is ``service``
         (a context variable: other tasks keep the provided one). The MCP server serves one
-        client's call through its narrowed provider view this way (DEVIATIONS M3).
+        client's call through its narrowed provider view this way (a client that declares roots
+        reaches only those, DEVIATIONS M3).
 
         :raises HarnessError: ``UNKNOWN_SERVICE`` when ``name`` is not provided
         """

@@ -79,7 +79,7 @@ from ..fs.backend import (
 from ..fs.legacy_text import check_encodings
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
-from .recent import RecentWrites
+from .recent_writes import RecentWrites
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .roots import MAX_ROOTS, containment_roots, disjoint
@@ -113,7 +113,10 @@ class LocalFileSystem(FileSystem):
 
     :param cwd: default base for relative paths (absolute; default: the process cwd at
         construction). A resolution default, not a sandbox.
-    :param profile: ``default`` turns on D1–D4, D6, D12; ``reference`` is byte-exact
+    :param profile: ``default`` keeps a file's BOM and line endings (DEVIATIONS D1, D2, D4),
+        gives new files the process's default mode (D3), says where a file stops being text
+        (D6) and writes through a dangling symlink to its target (D12); ``reference`` is
+        byte-exact
     :param root: containment: every path must stay inside this directory, lexically and after
         resolving symlinks, or the call fails ``FS_PERMISSION_DENIED``; operations walk from
         the root with ``O_NOFOLLOW`` so a symlink swapped in later cannot escape. ``None``

@@ -65,7 +65,7 @@ from .atomic import KEEP_ACL, atomic_write
 from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
 from .large_edit import edit_large_file
 from .oserrors import list_error, map_os_error
-from .recent import RecentWrites
+from .recent_writes import RecentWrites
 from .rules import LocalRules
 
 __all__ = (

@@ -11,6 +11,14 @@ the rules themselves, twice:
   so one made since the walk is still left out of the results, their counts and the saved
   complete result.
 
+A name whose meaning depends on the process that resolves it (``/proc/self``,
+``/proc/thread-self``, so ``/dev/fd`` and ``/dev/stdin`` too: ``process_relative``) means
+ripgrep's own process to ripgrep and this one here: ``/proc/self/cwd`` is ripgrep's working
+directory (the session's) but this process's here, so a walk and a judgment made here would
+look at another directory than the one ripgrep searches. So a searched path that leads through
+one is given to ripgrep as the real path found here, a symlink that leads through one is kept
+from ripgrep like a denied entry, and a printed path that leads through one is never shown.
+
 Blocking (run in a worker thread). Cost with rules: one ``scandir`` of every directory below
 the searched one and one pattern test per entry before the search; one ``lstat`` per printed
 path (a ``realpath`` per distinct directory, kept for the search).
@@ -26,7 +34,7 @@ from collections.abc import Callable
 
 from ..fs.path_rules import RuleView
 
-__all__ = ("HostRules", "MAX_DENY_GLOBS", "denied_below", "deny_globs", "nothing_searched")
+__all__ = ("HostRules", "MAX_DENY_GLOBS", "denied_below", "deny_globs", "nothing_searched", "process_relative")
 
 MAX_DENY_GLOBS = 10_000
 """denied entries given to ripgrep as globs (beyond: the rest are filtered from its output
@@ -39,6 +47,52 @@ _GLOB_SPECIAL = re.compile(r"([*?\[\]{}!\\])")
 
 _REAL_DIRS_KEPT = 1 << 16
 """directories whose real path one ``HostRules`` keeps"""
+
+
+_PROCESS_NAMES = frozenset(("self", "thread-self"))
+"""names in a ``proc`` file system that stand for the process (thread) resolving them"""
+_MAX_LINKS = 40
+"""symlinks followed in one resolution (the kernel's own limit, ``ELOOP``)"""
+
+
+def _on_proc(directory: str) -> bool:
+    try:
+        return os.stat(directory).st_dev == os.stat("/proc").st_dev
+    except OSError:
+        return False
+
+
+def process_relative(path: str) -> bool:
+    """Whether the kernel's resolution of the absolute host path ``path`` passes through
+    ``self`` or ``thread-self`` of the ``proc`` file system (``/proc/self/cwd/x``, a symlink to
+    ``/dev/fd/3``, a link chain ending in one): what it names depends on which process resolves
+    it. Components are followed as the kernel follows them (symlinks, then ``..`` physically),
+    at most ``_MAX_LINKS`` links; a missing component ends the look (``False``)."""
+    pending = [part for part in path.split("/") if part and part != "."]
+    done = ""
+    links = 0
+    while pending:
+        part = pending.pop(0)
+        if part == "..":
+            done = done.rpartition("/")[0]
+            continue
+        current = done + "/" + part
+        if part in _PROCESS_NAMES and _on_proc(done or "/"):
+            return True
+        try:
+            target = os.readlink(current)
+        except OSError:
+            if not os.path.lexists(current):
+                return False
+            done = current
+            continue
+        links += 1
+        if links > _MAX_LINKS:
+            return False
+        if target.startswith("/"):
+            done = ""
+        pending = [p for p in target.split("/") if p and p != "."] + pending
+    return False
 
 
 class HostRules:
@@ -55,7 +109,16 @@ class HostRules:
         self.same_bases = view.display.bases == view.real.bases
         """the bases' real paths are their paths: a path that is its own real path is judged once"""
         self._real_dirs: dict[str, str] = {}
+        self._process_dirs: dict[str, bool] = {}
         self._last: tuple[str, bool] | None = None
+
+    def _process_dir(self, directory: str) -> bool:
+        relative = self._process_dirs.get(directory)
+        if relative is None:
+            if len(self._process_dirs) >= _REAL_DIRS_KEPT:
+                self._process_dirs.clear()
+            relative = self._process_dirs[directory] = process_relative(directory)
+        return relative
 
     def _real_dir(self, directory: str) -> str:
         real = self._real_dirs.get(directory)
@@ -67,13 +130,19 @@ class HostRules:
 
     def denied(self, host: str) -> bool:
         """Whether the absolute, normalized host path ``host`` is denied: by its path, or by its
-        real path (its directory's real path and its name; a symlink's target)."""
+        real path (its directory's real path and its name; a symlink's target); or whether it
+        leads through a process's own name (``process_relative``: ripgrep's real path is not
+        this process's)."""
         if self.view.display.verdict(host) == "deny":
             return True
         parent, _, name = host.rpartition("/")
+        if self._process_dir(parent or "/"):
+            return True
         real = self._real_dir(parent or "/").rstrip("/") + "/" + name
         try:
             if stat.S_ISLNK(os.lstat(host).st_mode):
+                if process_relative(host):
+                    return True
                 real = os.path.realpath(host)
         except OSError:
             pass  # gone since it was printed: judged by its name
@@ -141,7 +210,7 @@ def denied_below(top: str, rules: HostRules, *, follow: bool, root: str | None =
                 if not follow:
                     continue
                 target = os.path.realpath(real_prefix + name)
-                if rules.judged(path, target):
+                if rules.judged(path, target) or process_relative(real_prefix + name):
                     found.append(path)
                 elif (name not in _VCS and target not in way and os.path.isdir(target)
                       and (inside is None or (target + "/").startswith(inside))):

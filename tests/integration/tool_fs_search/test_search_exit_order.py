@@ -67,7 +67,9 @@ async def test_a_page_waiting_for_the_links_out_look_still_counts(
     from dsh_fs.tool_fs_search import followed
 
     def slow_look(top: str, root: str, **_: object) -> list[str]:
-        time.sleep(0.5)  # ripgrep (the fake) has long finished writing by then
+        deadline = time.monotonic() + 60  # a guard only: ripgrep (the fake) ends at once
+        while not fake.ended() and time.monotonic() < deadline:  # ripgrep has written (or was stopped)
+            time.sleep(0.01)
         return []
 
     monkeypatch.setattr(followed, "outward_links", slow_look)
@@ -88,7 +90,9 @@ async def test_a_bad_line_waiting_for_the_links_out_look_is_the_run_s_own_error(
     from dsh_fs.tool_fs_search import followed
 
     def slow_look(top: str, root: str, **_: object) -> list[str]:
-        time.sleep(0.5)
+        deadline = time.monotonic() + 60  # a guard only: ripgrep (the fake) ends at once
+        while not fake.ended() and time.monotonic() < deadline:  # the bad line is written by then
+            time.sleep(0.01)
         return []
 
     monkeypatch.setattr(followed, "outward_links", slow_look)
@@ -109,7 +113,9 @@ async def test_a_bad_line_after_the_look_stops_a_ripgrep_still_running(
     from searchkit import gone
 
     def slow_look(top: str, root: str, **_: object) -> list[str]:
-        time.sleep(0.5)
+        deadline = time.monotonic() + 60  # a guard only: the fake writes its line at once
+        while not os.path.exists(os.path.join(fake.dir, "child")) and time.monotonic() < deadline:
+            time.sleep(0.01)  # its bad line is written before it starts sleeping
         return []
 
     monkeypatch.setattr(followed, "outward_links", slow_look)

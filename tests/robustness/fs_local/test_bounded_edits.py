@@ -137,7 +137,7 @@ out = {}
 async def main():
     s = dsh_fs.Session(cwd=ws)
     await contexts["default"].tools.execute("read", {"file_path": "small.txt"}, session=s)  # warm every path
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0])  # VmHWM: this process's own peak (ru_maxrss counts the test runner that spawned it)
     calls = [
         ("view", "str_replace_based_edit_tool", {"command": "view", "path": "big.txt", "view_range": [1, 3]}),
         ("view-all", "str_replace_based_edit_tool", {"command": "view", "path": "big.txt"}),
@@ -155,7 +155,7 @@ async def main():
                 continue  # Anthropic's view is whole in the reference profile (unbounded by contract)
             r = await ctx.tools.execute(tool, args, session=s)
             out[profile + " " + name] = [r.error.code if r.error else None, r.text[:400]]
-    out["grown_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base
+    out["grown_kib"] = int(open("/proc/self/status").read().split("VmHWM:")[1].split()[0]) - base
 anyio.run(main)
 print(json.dumps(out))
 """

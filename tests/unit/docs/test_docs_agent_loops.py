@@ -21,6 +21,10 @@ from docskit import DOCS, EDIT_ARGS, READ_ARGS, assert_fixed, blocks_by_marker, 
 from llmkit import anthropic_message, chat_call, chat_completion, mock_client, response_object
 
 
+LOCAL_SERVER = "http://127.0.0.1:8000/v1"
+"""``DEEPSEEK_API_BASE`` in the tests: a compatible server the program must be pointed at"""
+
+
 def _examples() -> dict[str, str]:
     """The section's python blocks, keyed by the adapter each one uses."""
     return blocks_by_marker("## One agent loop per API", {"chat_tools": "chat", "responses_tools": "responses",
@@ -64,10 +68,11 @@ def test_chat_completions_example(ws: str, monkeypatch: pytest.MonkeyPatch, caps
                chat_completion(None, "Fixed the typo.")]
     sent, made = _scripted(monkeypatch, openai, "AsyncOpenAI", replies)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    monkeypatch.setenv("DEEPSEEK_API_BASE", LOCAL_SERVER)  # the model server's address comes from the environment
     run_printed(_examples()["chat"])
     read, edited = typo_results(ws)
     assert_fixed(ws, capsys)
-    assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test"}]
+    assert made == [{"base_url": LOCAL_SERVER, "api_key": "sk-test"}]
     assert _tool_names(sent[0]["tools"]) == ["edit", "glob", "grep", "list", "read", "write"]
     assert sent[0]["messages"][0] == {"role": "system", "content": _guidance()}
     assert sent[1]["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": read}
@@ -159,7 +164,8 @@ def test_pydantic_ai_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: p
 
     monkeypatch.setattr(pydantic_ai, "Agent", agent)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    monkeypatch.setenv("DEEPSEEK_API_BASE", LOCAL_SERVER)
     run_printed(_examples()["pydantic-ai"])
     assert_fixed(ws, capsys)
-    assert [m.model_name for m in named] == ["deepseek-chat"]
+    assert [(m.model_name, m.system, m.base_url) for m in named] == [("deepseek-chat", "deepseek", LOCAL_SERVER + "/")]
     assert returns == list(typo_results(ws))

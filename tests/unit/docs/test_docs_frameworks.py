@@ -68,11 +68,12 @@ def test_smolagents_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
 
     monkeypatch.setattr(openai, "OpenAI", client)
     monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test")
+    monkeypatch.setenv("DEEPSEEK_API_BASE", "http://127.0.0.1:8000/v1")  # the model server's address
     run_printed(_examples()["smolagents"])
     read, edited = typo_results(ws)
     assert capsys.readouterr().out.rstrip("\n").splitlines()[-1] == "Fixed the typo."
     assert Path(ws, "README.md").read_text() == FIXED
-    assert made == [{"base_url": "https://api.deepseek.com", "api_key": "sk-test", "organization": None,
+    assert made == [{"base_url": "http://127.0.0.1:8000/v1", "api_key": "sk-test", "organization": None,
                      "project": None}]
     assert json.dumps(read)[1:-1] in json.dumps(sent[1]["messages"])
     assert json.dumps(edited)[1:-1] in json.dumps(sent[2]["messages"])

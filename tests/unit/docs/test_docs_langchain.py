@@ -144,7 +144,8 @@ def test_llamaindex_example(ws: str, monkeypatch: pytest.MonkeyPatch, capsys: py
 
     stand_in.DeepSeek = deepseek  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "llama_index.llms.deepseek", stand_in)
+    monkeypatch.setenv("DEEPSEEK_API_BASE", "http://127.0.0.1:8000/v1")  # the model server's address
     run_printed(_examples()["llamaindex"])
     assert_fixed(ws, capsys)
-    assert made == [{"model": "deepseek-chat"}]
+    assert made == [{"model": "deepseek-chat", "api_base": "http://127.0.0.1:8000/v1"}]
     assert [m.content for m in seen[-1] if m.role == MessageRole.TOOL] == _expected(ws)

@@ -304,3 +304,72 @@ def test_actions_and_spans_are_keyword_only() -> None:
     assert not hasattr(span, "__dict__") and span.effects == [] and span.expected == Expected(kind="absent")
     with pytest.raises(TypeError):
         Span("a", "/a", Before.absent())  # type: ignore[misc]
+
+
+def test_defaults_of_the_values() -> None:
+    from dsh_fs.history.plan import Action
+
+    assert History().bytes == 0 and History().dropped == 0
+    assert Expected(kind="present").after_absent is False
+    assert Action(kind="remove", key="a", path="/a").forced is False
+    assert Current(exists=True).at_expected is False
+
+
+def test_a_rename_without_a_destination_key_is_one_span() -> None:
+    got = spans([ch(1, "rename", "a", Before.blob(D1, 3))])
+    assert list(got) == ["a"]
+
+
+def test_a_missing_current_is_absent() -> None:
+    plan = decide(spans([ch(1, "delete", "a", Before.blob(D1, 3))]), {})
+    assert [(a.kind, a.guard) for a in plan.actions] == [("restore", None)]
+
+
+def test_a_pending_write_after_a_delete_that_never_happened() -> None:
+    changes = [ch(1, "delete", "a", Before.blob(D1, 3)), ch(2, "write", "a", Before.absent(), after=None)]
+    plan = plan_of(changes, {"a": Current(exists=False)})
+    assert [(a.kind, a.digest) for a in plan.actions] == [("restore", D1)]
+
+
+@pytest.mark.parametrize(("digest", "ok"), [(D2, True), (D1, False), (None, False)])
+def test_a_pending_delete_after_an_edit(digest: str | None, ok: bool) -> None:
+    changes = [ch(1, "edit", "a", Before.blob(D1, 3)), ch(2, "delete", "a", Before.blob(D2, 3), after=None)]
+    plan = plan_of(changes, {"a": Current(exists=True, version="x", digest=digest)})
+    if ok:  # the delete never happened: the file is the edit's result, taken back
+        assert [(a.kind, a.digest, a.guard) for a in plan.actions] == [("restore", D1, "x")]
+    elif digest == D1:  # already as at the point
+        assert plan.actions == () and plan.unchanged == ("/a",)
+    else:
+        assert plan.refused and plan.refusals[0].why == "created"
+
+
+def test_no_move_back_of_a_pending_move_even_at_its_version() -> None:
+    changes = [ch(1, "rename", "a", Before.blob(D1, 3), after=None, dest="b")]
+    plan = plan_of(changes, {"a": Current(exists=False), "b": Current(exists=True, version="v", at_expected=True, digest=D1)})
+    assert sorted(a.kind for a in plan.actions) == ["remove", "restore"]
+
+
+def test_no_move_back_when_the_destination_is_not_at_its_version() -> None:
+    changes = [ch(1, "rename", "a", Before.blob(D1, 3), after="v9", dest="b")]
+    plan = plan_of(changes, {"a": Current(exists=False), "b": Current(exists=True, version="w", at_expected=False, digest=D2)})
+    assert plan.refused and [r.key for r in plan.refusals] == ["b"]
+    forced = plan_of(changes, {"a": Current(exists=False), "b": Current(exists=True, version="w", digest=D2)}, force=["b"])
+    assert sorted(a.kind for a in forced.actions) == ["remove", "restore"]
+
+
+def test_a_forced_replacement_of_a_deleted_file_is_not_restorable() -> None:
+    changes = [ch(1, "edit", "a", Before.replacement("x", "y"))]
+    plan = plan_of(changes, {"a": Current(exists=False)}, force=["/a"])
+    assert plan.actions == () and plan.refused and plan.refusals[0].why == "unrestorable"
+
+
+def test_actions_in_order_remove_move_restore_reverse_edit() -> None:
+    changes = [ch(1, "edit", "r", Before.replacement("p", "q"), after="vr"), ch(2, "edit", "w", Before.blob(D1, 3), after="vw"),
+               ch(3, "rename", "m", Before.blob(D2, 3), after="vn", dest="n"), ch(4, "write", "x", Before.absent(), after="vx")]
+    currents = {"r": Current(exists=True, version="vr", at_expected=True), "w": Current(exists=True, version="vw", at_expected=True),
+                "m": Current(exists=False), "n": Current(exists=True, version="vn", at_expected=True),
+                "x": Current(exists=True, version="vx", at_expected=True)}
+    plan = plan_of(changes, currents)
+    assert [(a.kind, a.key) for a in plan.actions] == [("remove", "x"), ("move", "m"), ("restore", "w"),
+                                                       ("reverse_edit", "r")]
+    assert plan.refusals == () and plan.unchanged == ()

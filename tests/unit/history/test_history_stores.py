@@ -197,3 +197,110 @@ async def test_prune(tmp_path: Path) -> None:
     assert forget_history(conn, "o") == 0
     assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 0
     conn.close()
+
+
+async def test_a_zero_cap_keeps_only_the_newest_step(tmp_path: Path) -> None:
+    for store in (MemoryHistoryStore(max_owner_bytes=0), SqliteHistoryStore(tmp_path / "z.sqlite3", private=False, max_owner_bytes=0)):
+        await store.begin(call("a"), *blob_intent("/x", b"x"))
+        await store.begin(call("b"), *blob_intent("/y", b"y"))
+        history = await store.history("o")
+        assert [s.number for s in history.steps] == [2] and history.dropped == 1
+        await store.aclose()
+
+
+async def test_exactly_at_the_cap_drops_nothing(store: HistoryStore) -> None:
+    await store.begin(call("a"), *blob_intent("/x", b"x" * 50))
+    await store.begin(call("b"), *blob_intent("/y", b"y" * 50))
+    assert [s.number for s in (await store.history("o")).steps] == [1, 2]
+
+
+async def test_a_copy_named_by_a_kept_step_survives_a_drop(store: HistoryStore) -> None:
+    await store.begin(call("a"), *blob_intent("/x", b"s" * 40))
+    await store.begin(call("a"), *blob_intent("/w", b"w" * 30))
+    await store.begin(call("b"), *blob_intent("/y", b"s" * 40))
+    await store.begin(call("c"), *blob_intent("/z", b"t" * 40))  # 110 > 100: the first step goes
+    history = await store.history("o")
+    assert [s.number for s in history.steps] == [2, 3] and history.bytes == 80 and history.dropped == 1
+    assert await store.blob(digest_of(b"s" * 40)) == b"s" * 40
+    assert await store.blob(digest_of(b"w" * 30)) is None
+
+
+async def test_completing_a_dropped_change_does_nothing(store: HistoryStore) -> None:
+    first = await store.begin(call("a"), *blob_intent("/x", b"x" * 60))
+    await store.begin(call("b"), *blob_intent("/y", b"y" * 60))
+    await store.complete("o", first, "v")
+    await store.abandon("o", first)
+    assert [s.number for s in (await store.history("o")).steps] == [2]
+
+
+async def test_an_intent_whose_bytes_were_not_given(store: HistoryStore) -> None:
+    intent = Intent(op="write", key="k", path="/p", before=Before.blob(digest_of(b"gone"), 4))
+    await store.begin(call("a"), intent, None)
+    history = await store.history("o")
+    assert history.steps[0].changes[0].before.kind == "blob" and history.bytes == 0
+    assert await store.blob(digest_of(b"gone")) is None
+
+
+async def test_a_new_sqlite_store_has_schema_1(tmp_path: Path) -> None:
+    store = SqliteHistoryStore(tmp_path / "h.sqlite3", private=False)
+    await store.history("o")
+    await store.aclose()
+    conn = sqlite3.connect(tmp_path / "h.sqlite3")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    conn.close()
+
+
+async def test_an_explicit_directory_is_left_as_it_is_and_writes_are_durable(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o755)
+    store = SqliteHistoryStore(shared / "h.sqlite3", private=False)
+    await store.begin(call("a"), *blob_intent("/x", b"x"))
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755
+    assert store._conn is not None and store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    await store.aclose()
+
+
+def test_a_failed_transaction_is_rolled_back(tmp_path: Path) -> None:
+    from dsh_fs.history.sqlite_store import _open, _transaction
+
+    conn = _open(str(tmp_path / "h.sqlite3"), private=False, busy_timeout=1.0)
+
+    def work() -> None:
+        conn.execute("INSERT INTO blobs (digest, size, data) VALUES ('d', 1, x'00')")
+        raise RuntimeError("midway")
+
+    with pytest.raises(RuntimeError, match="midway"):
+        _transaction(conn, work)
+    assert not conn.in_transaction
+    assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 0
+    conn.close()
+
+
+async def test_after_forget_steps_are_numbered_from_1_again(store: HistoryStore) -> None:
+    await store.begin(call("a"), *blob_intent("/x", b"x"))
+    await store.forget("o")
+    await store.begin(call("b"), *blob_intent("/x", b"x"))
+    assert [s.number for s in (await store.history("o")).steps] == [1]
+
+
+async def test_aclose_closes_the_connection(tmp_path: Path) -> None:
+    store = SqliteHistoryStore(tmp_path / "h.sqlite3", private=False)
+    await store.history("o")
+    conn = store._conn
+    await store.aclose()
+    assert conn is not None
+    with pytest.raises(sqlite3.ProgrammingError):
+        conn.execute("SELECT 1")
+
+
+@pytest.mark.parametrize("value", [call("a"), blob_intent("/x", b"x")[0]])
+def test_call_and_intent_values_are_frozen_slotted_and_keyword_only(value: object) -> None:
+    import dataclasses
+
+    assert not hasattr(value, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, dataclasses.fields(value)[0].name, "x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        type(value)(*[getattr(value, f.name) for f in dataclasses.fields(value)])  # type: ignore[arg-type]
