@@ -15,26 +15,29 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from dsh_fs.testing.contract import IdenticalRewriteContract, ImplementedReadWindowContract, ProviderContract
+from dsh_fs.testing.contract import (IdenticalRewriteContract, ImplementedReadWindowContract, ProviderContract,
+                                    WriteBytesContract)
 from dsh_fs.testing.fixtures import (LocalFixtures, LocalTwoRootFixtures, MemoryFixtures, S3Fixtures,
                                     S3TwoPrefixFixtures, S3VersionedFixtures)
 from dsh_fs.testing.recording import RecordingWorkspace
 from dsh_fs.testing.workspaces import MemoryWorkspace, Workspace
 
 
-class TestLocal(LocalFixtures, ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract):
+class TestLocal(LocalFixtures, ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract,
+                WriteBytesContract):
     pass
 
 
-class TestLocalTwoRoots(LocalTwoRootFixtures, ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract):
+class TestLocalTwoRoots(LocalTwoRootFixtures, ProviderContract, IdenticalRewriteContract, ImplementedReadWindowContract,
+                        WriteBytesContract):
     """The workspace as the first and as the second of two containment roots (DEVIATIONS D28)."""
 
 
-class TestMemory(MemoryFixtures, ProviderContract, IdenticalRewriteContract):
+class TestMemory(MemoryFixtures, ProviderContract, IdenticalRewriteContract, WriteBytesContract):
     pass
 
 
-class TestRecordingMemory(ProviderContract, IdenticalRewriteContract):
+class TestRecordingMemory(ProviderContract, IdenticalRewriteContract, WriteBytesContract):
     """The fake the tool tests use is a provider like any other: the wrapper is transparent."""
 
     @pytest.fixture
@@ -45,14 +48,14 @@ class TestRecordingMemory(ProviderContract, IdenticalRewriteContract):
         assert any(p.calls for p in ws.providers)  # the calls went through the wrapper
 
 
-class TestS3(S3Fixtures, ProviderContract):
+class TestS3(S3Fixtures, ProviderContract, WriteBytesContract):
     """An unversioned bucket: the version is the ETag, a content hash; no ``read_window``."""
 
 
-class TestS3TwoPrefixes(S3TwoPrefixFixtures, ProviderContract):
+class TestS3TwoPrefixes(S3TwoPrefixFixtures, ProviderContract, WriteBytesContract):
     """The workspace as one of two prefixes of one provider (DEVIATIONS D28): the first, with
     the other in the same bucket; the second, with the other in a bucket of its own."""
 
 
-class TestS3Versioned(S3VersionedFixtures, ProviderContract, IdenticalRewriteContract):
+class TestS3Versioned(S3VersionedFixtures, ProviderContract, IdenticalRewriteContract, WriteBytesContract):
     pass

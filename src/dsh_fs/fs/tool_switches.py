@@ -34,6 +34,9 @@ class ToolSwitches(ProfileSwitches):
     policy keeps absences (a deleted file may be recreated)"""
     remedies: bool = profile_switch("D9")
     """D9: ``FS_STALE_VERSION`` / ``FS_NOT_OBSERVED`` messages end with a recovery remedy"""
+    stale_diffs: bool = profile_switch("D30")
+    """D30: a stale refusal of a file the owner last saw whole ends with a capped unified diff
+    from what it saw to what is there now (``tool_fs.stale_diff``)"""
     always_progress: bool = profile_switch("D10")
     """D10: a read always makes progress (a first line over ``readMaxBytes`` is shown cut)"""
     unicode_arguments: bool = profile_switch("D11")

@@ -84,9 +84,10 @@ class Probe:
             self._version = versions.mint(self.st, self.path, root=self.root)
         return Version(self._version)
 
-    def matches(self, expected: str) -> bool:
-        """Is this still version ``expected`` (A5-aware comparison)?"""
-        return versions.same_version(expected, self.st, self.path, root=self.root)
+    def matches(self, expected: str, *, content: bool = False) -> bool:
+        """Is this still version ``expected`` (A5-aware comparison; ``content``: D29, the same
+        bytes under other stat fields count, ``versions.same_version``)?"""
+        return versions.same_version(expected, self.st, self.path, root=self.root, content=content)
 
     def info(self) -> Info:
         """The seam's ``Info`` (size in bytes)."""

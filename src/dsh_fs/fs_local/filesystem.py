@@ -79,7 +79,7 @@ from ..fs.backend import (
 from ..fs.legacy_text import check_encodings
 from . import beneath, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
-from .recent import RecentWrites
+from .recent_writes import RecentWrites
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .roots import MAX_ROOTS, containment_roots, disjoint
@@ -514,7 +514,7 @@ class LocalFileSystem(FileSystem):
 
         def current() -> bool:
             found = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
-            return found is not None and found.type == "file" and found.matches(version)
+            return found is not None and found.type == "file" and found.matches(version, content=self.rules.same_bytes)
 
         if self.inline_probes and versions.split_token(version)[1] is None:
             return current()  # stat fields only: no read

@@ -105,7 +105,7 @@ def _regular(target: Target, verb: _Verb, expected: Version | None, rules: Local
         raise not_found(verb, display)
     if existing.type != "file":
         raise not_regular_file(verb, display)
-    if expected is not None and not existing.matches(expected):
+    if expected is not None and not existing.matches(expected, content=rules.same_bytes):
         raise stale(verb, display)
     return existing
 

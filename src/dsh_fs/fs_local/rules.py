@@ -1,6 +1,6 @@
 """``LocalRules``: what the local provider does differently per profile, and its settings.
 
-The shared text switches (``TextRules``: D1, D2, D4, D6, D15, D20) plus the local ones (D3,
+The shared text switches (``TextRules``: D1, D2, D4, D6, D15, D20, D29) plus the local ones (D3,
 D12, D17), and the settings every local operation reads (containment roots, the streamed-edit
 threshold). One frozen value per provider, passed to every ``fsio`` function. Pure: no I/O.
 """
@@ -21,7 +21,7 @@ STREAM_EDIT_MIN_SIZE = 32 * 1024 * 1024
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalRules(TextRules):
     """Per-profile behaviour of the local provider: the shared text switches (D1, D2, D4, D6,
-    D15, D20) plus the local ones (D3, D12, D17), and the settings below. Build with
+    D15, D20, D29) plus the local ones (D3, D12, D17), and the settings below. Build with
     ``LocalRules.for_profile(profile, roots=…, …)``: every switch follows the profile."""
 
     umask_mode: bool = profile_switch("D3")

@@ -49,6 +49,7 @@ from ..tool_fs.diff import bounded_diffs
 from ..tool_fs.listing import held as listing_held
 from ..tool_fs.listing import scan as listing_scan
 from ..tool_fs.shared import check_unicode, image_hint, near_match_hint, with_remedy
+from ..tool_fs.stale_changes import saw, with_changes_at
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .lines import LineCollector
@@ -137,7 +138,8 @@ class Editor:
         try:
             done = await run(args, execution)
         except FsError as err:
-            projected = map_denial(with_remedy(err, self.switches), self._fs(execution), hint=False)
+            shown = await with_changes_at(self.ctx, self._fs(execution), path, err, execution, self.switches)  # D30
+            projected = map_denial(with_remedy(shown, self.switches), self._fs(execution), hint=False)
             if self.switches.image_view_hint and command == "view":  # I5: Anthropic documents view for text
                 projected = image_hint(projected, path, offered=self.ctx.tools.get("read_image") is not None)
             if projected is err:
@@ -221,7 +223,10 @@ class Editor:
             async for chunk in self._fs(execution).stream_text(target, signal=execution.signal):
                 collector.feed(chunk)
         else:
-            collector.feed(await self._fs(execution).read_text(target, signal=execution.signal))
+            whole = await self._fs(execution).read_text(target, signal=execution.signal)
+            collector.feed(whole)
+            if view_range is None and (not clip or len(whole) <= clip):  # D30: the whole file seen
+                saw(self.ctx, target, info.version, whole, execution)
         kept, count = collector.finish()
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
         note = ""
@@ -288,6 +293,7 @@ class Editor:
             outcome = await self._fs(execution).write_text(target, content, intent, signal=execution.signal)
         except FsError as err:
             raise self._denied(err) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         done = (t.ANTHROPIC_CREATED if self.anthropic else t.REF_CREATED).format(path=target.display_path)
         return self._written(args, done, outcome.before if outcome.before is not None else "", outcome.after)
@@ -310,6 +316,7 @@ class Editor:
                 target, EditRequest(old_string=old, new_string=new), EditIntent(guard), signal=execution.signal)
         except FsError as err:
             raise (await self._match_failure(err, target, old, execution)) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after,
                              outcome.changed)
@@ -328,6 +335,7 @@ class Editor:
             if err.code in _MAYBE_MISSING:
                 await self._existing(target, "str_replace", execution)  # raises the face's text if so
             raise (await self._match_failure(err, target, old, execution)) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         return self._written(args, t.ANTHROPIC_REPLACED, outcome.before, outcome.after, outcome.changed)
 
@@ -414,6 +422,7 @@ class Editor:
                 target, after, ReplaceIfVersion(guard), signal=execution.signal)
         except FsError as err:
             raise self._denied(err) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         done = (t.ANTHROPIC_INSERTED if self.anthropic else t.REF_EDITED).format(path=target.display_path)
         return self._written(args, done, outcome.before, outcome.after)

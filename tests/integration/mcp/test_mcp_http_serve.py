@@ -370,13 +370,25 @@ def test_an_expired_session_is_ended_in_the_sdk_too(tmp_path: Any) -> None:
     anyio.run(main)
 
 
-def test_any_request_after_the_handshake_makes_a_session_used(tmp_path: Any) -> None:
+def test_any_request_after_the_handshake_makes_a_session_used(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A session whose client only listed the tools is used (it stays past the unused
-    timeout); one that only finished its handshake (``notifications/initialized``) is not."""
+    timeout); one that only finished its handshake (``notifications/initialized``) is not.
+    The session table runs on a clock the test moves (a busy machine never expires the listing
+    session before it lists)."""
+    from dsh_fs.mcp.http import app as http_app
+    from dsh_fs.mcp.http.sessions import HttpSessions
+
     root = os.path.realpath(tmp_path)
     (token,) = mint_tokens(1)
     limits = SessionLimits(unused_timeout=0.3, idle_timeout=60)
     listing = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+    now, tables = [1000.0], []
+
+    def table(cwd: str, *, limits: SessionLimits) -> HttpSessions:
+        tables.append(HttpSessions(cwd, limits=limits, clock=lambda: now[0]))
+        return tables[-1]
+
+    monkeypatch.setattr(http_app, "HttpSessions", table)
 
     async def main() -> None:
         async with serving(root, tokens=[token], limits=limits) as (server,), httpx2.AsyncClient(timeout=30) as http:
@@ -385,7 +397,11 @@ def test_any_request_after_the_handshake_makes_a_session_used(tmp_path: Any) -> 
             idle = await _open(http, url, _bearer(token))
             status, _, answer = await raw_post(http, url, listing, lists)
             assert status == 200 and answer["result"]["tools"], answer
-            await anyio.sleep(1.5)  # five times the unused timeout
+            now[0] += 1.5  # five times the unused timeout
+            (sessions,) = tables
+            with anyio.fail_after(20):
+                while idle["mcp-session-id"] in sessions:  # ended at the next sweep
+                    await anyio.sleep(0.05)
             status, _, _ = await raw_post(http, url, listing, idle)
             assert status == 404
             status, _, answer = await raw_post(http, url, listing, lists)

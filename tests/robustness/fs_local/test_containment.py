@@ -403,7 +403,11 @@ def _exchange() -> Any:
     return exchange
 
 
-@pytest.mark.timeout(60)
+RACE_ROUNDS = 300
+"""rounds of six calls against the flipping link (about three seconds on an idle machine)"""
+
+
+@pytest.mark.timeout(120)
 async def test_racing_symlink_swaps_never_escape(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
     """A thread atomically flips ``sub`` between the real directory and a link out while an
     agent reads, writes and edits below it: nothing outside is ever read or changed."""
@@ -428,9 +432,7 @@ async def test_racing_symlink_swaps_never_escape(world: World, monkeypatch: pyte
     thread.start()
     outcomes: dict[str, int] = {}
     try:
-        deadline = time.monotonic() + 3.0
-        i = 0
-        while time.monotonic() < deadline:
+        for i in range(RACE_ROUNDS):  # a count of rounds, not a time: the same work on any machine
             session = Session(cwd=world.root)
             steps = [
                 ("read", {"file_path": "sub/inner.txt"}),
@@ -445,7 +447,6 @@ async def test_racing_symlink_swaps_never_escape(world: World, monkeypatch: pyte
                 assert "TOP SECRET" not in result.text
                 key = "ok" if not result.is_error else result.error.code if result.error else result.text
                 outcomes[key] = outcomes.get(key, 0) + 1
-            i += 1
     finally:
         stop.set()
         thread.join(timeout=10)

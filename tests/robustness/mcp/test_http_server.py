@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hmac
 import os
@@ -203,6 +204,22 @@ def test_the_server_as_a_whole_holds_at_most_64_sessions(tmp_path: Any) -> None:
 
 
 SHORT = SessionLimits(per_principal=3, total=5, in_flight=3, unused_timeout=0.4, idle_timeout=1.5)
+"""small bounds; the expiry test runs them on a clock of its own (``Clock``), so how busy the
+machine is never decides whether a session has expired"""
+
+
+class Clock:
+    """The session table's clock, moved only by the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _expiring(sessions: Any) -> set[str]:
+    return {session_id for session_id, _ in sessions.expired()}
 
 
 def test_unused_and_idle_sessions_expire_with_their_observations(tmp_path: Any) -> None:
@@ -214,11 +231,15 @@ def test_unused_and_idle_sessions_expire_with_their_observations(tmp_path: Any) 
         ctx = dsh_fs.create_context(cwd=root)
         async with serve_in_process(ctx, root, limits=SHORT) as served, httpx2.AsyncClient(timeout=30) as http:
             endpoint, sessions = served.endpoint, served.sessions
+            clock = sessions._clock = Clock()
             unused = [await _open_session(http, endpoint) for _ in range(3)]
             status, _, _ = await raw_post(http, endpoint.url, INITIALIZE, endpoint.headers())
             assert status == 503  # the token's three places are taken
+            assert _expiring(sessions) == set()
+            clock.now += 0.5  # past the unused timeout
+            assert _expiring(sessions) == set(unused)
             with anyio.fail_after(20):
-                while len(sessions):  # unused: closed soon after 0.4 s
+                while len(sessions):  # closed at the next sweep
                     await anyio.sleep(0.05)
             for session_id in unused:  # the SDK forgot them too
                 status, _, _ = await raw_post(
@@ -231,10 +252,12 @@ def test_unused_and_idle_sessions_expire_with_their_observations(tmp_path: Any) 
             status, _, answer = await raw_post(http, endpoint.url, tool_call("read", {"file_path": "a.txt"}), headers)
             assert status == 200 and answer["result"]["isError"] is False
             owner = weakref.ref(sessions.owner(used, "agent-1"))
-            await anyio.sleep(0.8)  # past the unused timeout: a used session stays
-            assert used in sessions
+            clock.now += 0.8  # past the unused timeout: a used session stays
+            assert used in sessions and _expiring(sessions) == set()
+            clock.now += 0.8  # 1.6 s without a request: idle
+            assert _expiring(sessions) == {used}
             with anyio.fail_after(20):
-                while used in sessions:  # idle: closed after 1.5 s
+                while used in sessions:  # closed at the next sweep
                     await anyio.sleep(0.05)
             gc.collect()
             assert owner() is None  # its observations went with it
@@ -262,7 +285,9 @@ def test_requests_in_flight_per_session_are_bounded(tmp_path: Any) -> None:
     async def main() -> None:
         fs = Stuck(cwd=root)
         ctx = dsh_fs.create_context(cwd=root, provider=fs)
-        async with serve_in_process(ctx, root, limits=SHORT) as served, httpx2.AsyncClient(timeout=30) as http:
+        # the SHORT bounds without expiry (a session must not expire meanwhile on a busy machine)
+        limits = dataclasses.replace(SHORT, unused_timeout=600.0, idle_timeout=600.0)
+        async with serve_in_process(ctx, root, limits=limits) as served, httpx2.AsyncClient(timeout=30) as http:
             endpoint = served.endpoint
             session_id = await _open_session(http, endpoint)
             headers = {"mcp-session-id": session_id, **endpoint.headers()}

@@ -249,3 +249,58 @@ async def test_a_new_sqlite_store_has_schema_1(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
+
+
+async def test_an_explicit_directory_is_left_as_it_is_and_writes_are_durable(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o755)
+    store = SqliteHistoryStore(shared / "h.sqlite3", private=False)
+    await store.begin(call("a"), *blob_intent("/x", b"x"))
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o755
+    assert store._conn is not None and store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    await store.aclose()
+
+
+def test_a_failed_transaction_is_rolled_back(tmp_path: Path) -> None:
+    from dsh_fs.history.sqlite_store import _open, _transaction
+
+    conn = _open(str(tmp_path / "h.sqlite3"), private=False, busy_timeout=1.0)
+
+    def work() -> None:
+        conn.execute("INSERT INTO blobs (digest, size, data) VALUES ('d', 1, x'00')")
+        raise RuntimeError("midway")
+
+    with pytest.raises(RuntimeError, match="midway"):
+        _transaction(conn, work)
+    assert not conn.in_transaction
+    assert conn.execute("SELECT COUNT(*) FROM blobs").fetchone()[0] == 0
+    conn.close()
+
+
+async def test_after_forget_steps_are_numbered_from_1_again(store: HistoryStore) -> None:
+    await store.begin(call("a"), *blob_intent("/x", b"x"))
+    await store.forget("o")
+    await store.begin(call("b"), *blob_intent("/x", b"x"))
+    assert [s.number for s in (await store.history("o")).steps] == [1]
+
+
+async def test_aclose_closes_the_connection(tmp_path: Path) -> None:
+    store = SqliteHistoryStore(tmp_path / "h.sqlite3", private=False)
+    await store.history("o")
+    conn = store._conn
+    await store.aclose()
+    assert conn is not None
+    with pytest.raises(sqlite3.ProgrammingError):
+        conn.execute("SELECT 1")
+
+
+@pytest.mark.parametrize("value", [call("a"), blob_intent("/x", b"x")[0]])
+def test_call_and_intent_values_are_frozen_slotted_and_keyword_only(value: object) -> None:
+    import dataclasses
+
+    assert not hasattr(value, "__dict__")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, dataclasses.fields(value)[0].name, "x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        type(value)(*[getattr(value, f.name) for f in dataclasses.fields(value)])  # type: ignore[arg-type]

@@ -28,6 +28,7 @@ A provider without an optional capability leaves its mixin out; no test skips in
 | ``DeleteContract``, ``RenameContract`` | ``delete``, ``rename`` | guards, exact messages, bytes moved unchanged, a destination never replaced, parents created, abort ordering, races |
 | ``IsCurrentContract`` | ``current`` | ``is_current`` compares as the guards do |
 | ``ReadTextAtContract`` | ``current`` | ``read_text_at``: the text of exactly the version asked for, else ``None``; ``read_text``'s errors |
+| optional ``WriteBytesContract`` | ``write_bytes`` | ``write_bytes`` (a history rewind's write): exactly the bytes given, ``write_text``'s guards and messages, directories refused, abort (leave out for a provider without raw writes) |
 | optional ``IdenticalRewriteContract`` | ``stat`` | rewriting the same bytes changes the version (leave out where the version is a content hash: an unversioned S3 bucket) |
 | optional ``ImplementedReadWindowContract`` | ``window`` | a provider's own ``read_window`` validates exactly its own stream's chunks (leave out where ``read_window`` returns ``None``) |
 
@@ -58,6 +59,7 @@ from .window import (
     ReadWindowContract as ReadWindowContract,
 )
 from .write import WriteTextContract as WriteTextContract
+from .write_bytes import WriteBytesContract as WriteBytesContract
 
 __all__ = (
     "DeleteContract",
@@ -75,6 +77,7 @@ __all__ = (
     "ResolveContract",
     "SearchContract",
     "StatContract",
+    "WriteBytesContract",
     "WriteTextContract",
 )
 

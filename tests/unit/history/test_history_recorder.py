@@ -1,0 +1,169 @@
+"""``HistoryFileSystem`` directly: what it records for each mutation and each kind of file (a copy,
+an absence, a big file's replacement or its refusal, a provider without raw reads), a store that
+cannot record, the members it passes on, and the per-call views of a sandbox and of MCP roots."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from dsh_fs.fs.errors import FsError
+from dsh_fs.fs.types import EditRequest
+from dsh_fs.fs_local import LocalFileSystem
+from dsh_fs.fs_memory import MemoryFileSystem
+from dsh_fs.fs_sandbox.filesystem import SandboxedFileSystem
+from dsh_fs.history import HistoryFileSystem, MemoryHistoryStore
+from dsh_fs.history.model import digest_of
+
+pytestmark = pytest.mark.anyio
+
+
+def recorder(files: dict[str, str], **options: object) -> tuple[HistoryFileSystem, MemoryFileSystem]:
+    memory = MemoryFileSystem({"ws/" + k: v for k, v in files.items()})
+    return HistoryFileSystem(memory, MemoryHistoryStore(), **options), memory  # type: ignore[arg-type]
+
+
+async def changes(fs: HistoryFileSystem, owner: str = "o") -> list[tuple[str, str, str | None, str | None]]:
+    history = await fs.store.history(owner)
+    return [(c.op, c.before.kind, c.before.reason, c.dest_path) for s in history.steps for c in s.changes]
+
+
+def test_options() -> None:
+    with pytest.raises(ValueError, match="max_file_bytes must not be negative"):
+        HistoryFileSystem(MemoryFileSystem(), MemoryHistoryStore(), max_file_bytes=-1)
+    fs = HistoryFileSystem(MemoryFileSystem(), MemoryHistoryStore())
+    assert fs.max_file_bytes == 16 * 1024 * 1024 and fs.recording_for is None and fs.name == "fs-history"
+    assert fs.for_tool_call("write", "o").recording_for == "o"
+    assert repr(fs).startswith("HistoryFileSystem(")
+
+
+async def test_each_mutation_and_its_before_state() -> None:
+    fs, memory = recorder({"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+    view = fs.for_tool_call("apply_patch", "o", "call-1")
+    await view.write_text(await fs.resolve("/ws/new.txt"), "n\n")
+    await view.edit_text(await fs.resolve("/ws/a.txt"), EditRequest(old_string="a", new_string="A"))
+    await view.delete(await fs.resolve("/ws/b.txt"))
+    await view.rename(await fs.resolve("/ws/c.txt"), await fs.resolve("/ws/d/c.txt"))
+    await view.write_bytes(await fs.resolve("/ws/raw"), b"\xff")
+    assert await changes(fs) == [("write", "absent", None, None), ("edit", "blob", None, None),
+                                 ("delete", "blob", None, None), ("rename", "blob", None, "/ws/d/c.txt"),
+                                 ("write", "absent", None, None)]
+    (step,) = (await fs.store.history("o")).steps
+    assert (step.tool, step.call_id) == ("apply_patch", "call-1")
+    assert step.changes[-1].after_digest == digest_of(b"\xff") and step.changes[0].after_digest is None
+    assert all(c.after_version is not None for c in step.changes)
+    assert await fs.store.blob(digest_of(b"b\n")) == b"b\n"
+    await fs.write_text(await fs.resolve("/ws/outside.txt"), "o")  # the wrapper itself records nothing
+    assert len((await fs.store.history("o")).steps) == 1 and memory.get("/ws/outside.txt") == b"o"
+
+
+async def test_over_the_cap() -> None:
+    fs, _memory = recorder({"big.txt": "0123456789 big file\n"}, max_file_bytes=8)
+    view = fs.for_tool_call("edit", "o")
+    target = await fs.resolve("/ws/big.txt")
+    await view.edit_text(target, EditRequest(old_string="big", new_string="large"))
+    await view.edit_text(target, EditRequest(old_string="0", new_string="zero", replace_all=True))
+    await view.write_text(target, "now small\n")
+    history = await fs.store.history("o")
+    befores = [c.before for s in history.steps for c in s.changes]
+    assert (befores[0].kind, befores[0].old, befores[0].new) == ("replacement", "big", "large")
+    assert (befores[1].kind, befores[1].reason) == ("unrestorable", "22 bytes, over the 8-byte cap")
+    assert (befores[2].kind, befores[2].reason) == ("unrestorable", "25 bytes, over the 8-byte cap")
+
+
+async def test_a_provider_without_raw_reads_or_with_a_failing_read() -> None:
+    fs, memory = recorder({"a.txt": "a\n"})
+
+    async def cannot(*args: object, **kwargs: object) -> bytes:
+        raise NotImplementedError
+
+    memory.read_bytes = cannot  # type: ignore[method-assign]
+    await fs.for_tool_call("write", "o").write_text(await fs.resolve("/ws/a.txt"), "b\n")
+    assert await changes(fs) == [("write", "unrestorable", "the provider cannot read raw bytes", None)]
+
+    async def failing(*args: object, **kwargs: object) -> bytes:
+        raise FsError('cannot read "/ws/a.txt": permission denied', "FS_PERMISSION_DENIED")
+
+    memory.read_bytes = failing  # type: ignore[method-assign]
+    await fs.for_tool_call("write", "p").write_text(await fs.resolve("/ws/a.txt"), "c\n")
+    assert await changes(fs, "p") == [("write", "unrestorable", 'cannot read "/ws/a.txt": permission denied', None)]
+
+    async def grew(*args: object, **kwargs: object) -> bytes:
+        raise FsError('cannot read "/ws/a.txt": content exceeds the 9-byte limit', "FS_IO_ERROR")
+
+    memory.read_bytes = grew  # type: ignore[method-assign]
+    await fs.for_tool_call("edit", "q").edit_text(await fs.resolve("/ws/a.txt"), EditRequest(old_string="c", new_string="d"))
+    assert await changes(fs, "q") == [("edit", "replacement", None, None)]
+
+
+async def test_a_directory_is_passed_on_unrecorded() -> None:
+    fs, _memory = recorder({"dir/inner": "i"})
+    with pytest.raises(FsError) as caught:
+        await fs.for_tool_call("write", "o").write_text(await fs.resolve("/ws/dir"), "x")
+    assert caught.value.code == "FS_NOT_REGULAR_FILE"
+    with pytest.raises(FsError):
+        await fs.for_tool_call("rename", "o").rename(await fs.resolve("/ws/dir"), await fs.resolve("/ws/other"))
+    assert await changes(fs) == []
+
+
+async def test_a_store_that_cannot_record_refuses_the_mutation() -> None:
+    fs, memory = recorder({"a.txt": "a\n"})
+
+    async def broken(*args: object) -> int:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    fs.store.begin = broken  # type: ignore[method-assign]
+    for op, run in (("write", lambda v, t: v.write_text(t, "b")), ("delete", lambda v, t: v.delete(t))):
+        with pytest.raises(FsError) as caught:
+            await run(fs.for_tool_call(op, "o"), await fs.resolve("/ws/a.txt"))
+        assert caught.value.code == "FS_IO_ERROR"
+        assert str(caught.value) == (f'cannot {op} "/ws/a.txt": the history could not record the change '
+                                     "(disk I/O error)")
+    with pytest.raises(FsError, match='^cannot rename "/ws/a.txt": the history could not record'):
+        await fs.for_tool_call("r", "o").rename(await fs.resolve("/ws/a.txt"), await fs.resolve("/ws/b.txt"))
+    assert memory.get("/ws/a.txt") == b"a\n" and memory.get("/ws/b.txt") is None
+
+
+async def test_the_mode_of_a_local_file_is_kept(tmp_path: Path) -> None:
+    (tmp_path / "x.sh").write_text("#!/bin/sh\n")
+    os.chmod(tmp_path / "x.sh", 0o750)
+    fs = HistoryFileSystem(LocalFileSystem(cwd=str(tmp_path), root=str(tmp_path)), MemoryHistoryStore())
+    await fs.for_tool_call("write", "o").write_text(await fs.resolve("x.sh"), "#!/bin/sh\necho\n")
+    (step,) = (await fs.store.history("o")).steps
+    assert step.changes[0].before.mode == 0o750
+    await fs.aclose()
+
+
+async def test_members_passed_on() -> None:
+    inner = MemoryFileSystem({"ws/a.txt": "a"})
+    fs = HistoryFileSystem(inner, MemoryHistoryStore())
+    assert fs.inner is inner and fs.sandbox_mode is None and fs.approval is None
+    assert fs.root == inner.root and fs.cwd == inner.cwd
+    assert fs.workspace_roots() == inner.workspace_roots() and fs.text_encodings == ()
+    assert await fs.path_rules() is None and fs.search_host() is None
+    target = await fs.resolve("/ws/a.txt")
+    info = await fs.stat(target)
+    assert info is not None and await fs.is_current(target, info.version)
+    assert await fs.read_bytes(target, max_bytes=10, info=info) == b"a"
+    assert await fs.read_text_at(target, info.version) == "a"
+    await fs.check_replaceable(target, "write")
+    await fs.check_creatable(await fs.resolve("/ws/new"))
+    await fs.check_renamable(target, await fs.resolve("/ws/new"))
+
+
+async def test_a_sandbox_inside_and_its_per_call_views(tmp_path: Path) -> None:
+    sandbox = SandboxedFileSystem(LocalFileSystem(cwd=str(tmp_path), root=str(tmp_path)), mode="workspace-write")
+    fs = HistoryFileSystem(sandbox, MemoryHistoryStore())
+    assert fs.sandbox_mode == "workspace-write" and fs.approval is None
+    assert await fs.canonical_base(str(tmp_path)) == os.path.realpath(tmp_path)
+    view = fs.for_call("workspace-write", cwd=str(tmp_path)).for_tool_call("write", "o")
+    assert isinstance(view, HistoryFileSystem) and view.inner.sandbox_mode == "workspace-write"
+    await view.write_text(await view.resolve("a.txt"), "a")
+    assert len((await fs.store.history("o")).steps) == 1
+    narrowed = fs.narrowed([str(tmp_path)])
+    assert isinstance(narrowed, HistoryFileSystem) and narrowed.store is fs.store
+    assert HistoryFileSystem(MemoryFileSystem(), MemoryHistoryStore()).narrowed(["/x"]) is None  # cannot narrow
+    await fs.aclose()
