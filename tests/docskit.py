@@ -1,8 +1,11 @@
 """The documentation's programs, found where they are printed and run as printed (not a test module).
 
-A program is a fenced ````python`` block under a Markdown heading of a document of this checkout
-(``README.md``, ``docs/*.md``); the tests find it by that heading, so moving a section to another
-document moves one argument.
+A program is a fenced block of a page of this checkout (``PAGES``: ``README.md``,
+``CONTRIBUTING.md``, ``docs/**/*.md``) whose info string names its language (``python``, ``sh``,
+``bash``, ``json``, ``toml``, …; ``text`` marks a block that is no program); the tests find it by
+the heading it sits under and that info string, so moving a section to another document moves
+one argument. A command runs through ``bash`` as printed, in ``shell_env``;
+``tests/unit/docs/test_docs_blocks_run.py`` names the tests that run each block.
 
 * ``REPO`` — the checkout; ``README`` — its ``README.md``; ``DOCS`` — its ``docs/`` folder;
 * ``section(heading, doc)`` — the text under ``heading`` (the whole heading line, e.g.

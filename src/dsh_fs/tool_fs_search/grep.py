@@ -20,7 +20,7 @@ from .engine import Run
 from .output import binary_note, escape_controls, first_submatch, window_line
 from .output import GrepPage, format_grep_groups, grep_text, parse_match, preview_line
 from .skipped import SkippedEntries, hidden_component, skipped_note
-from .space import Space
+from .workdir import Space
 from .search_core import SearchCore, SpillSink
 
 __all__ = ("GrepSearch",)

@@ -45,7 +45,7 @@ from .followed import run_followed
 from .links import LinkFilter, walk_notices_only
 from .linkwalk import DirCache
 from .mirror import Mirror
-from .space import Space
+from .workdir import Space
 
 __all__ = ("SearchCore", "SpillSink")
 

@@ -17,7 +17,7 @@ from dsh_fs.tool_fs_search.engine import find_ripgrep, run_ripgrep
 from dsh_fs.tool_fs_search.search_core import SpillSink
 from dsh_fs.tool_fs_search.links import LinkFilter
 from dsh_fs.tool_fs_search.output import GlobPage
-from dsh_fs.tool_fs_search.space import Space
+from dsh_fs.tool_fs_search.workdir import Space
 
 
 def _tree(tmp_path: Path) -> Path:
