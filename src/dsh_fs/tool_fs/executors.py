@@ -224,14 +224,18 @@ class FsTools:
         return [text_block(format_read_output(target.display_path, result))]
 
     def _saw_window(self, target: Target, version: Version, result: Any, execution: ToolExecution) -> None:
-        """D30: keep the text the model saw when the window showed the whole file: from line 1,
-        every line, none cut (a cut line is longer than ``read_max_line_length``)."""
-        if result.offset != 1 or result.truncated_by_bytes or result.count() != result.total_lines:
-            return
+        """D30: keep what the model saw of the file when no line of the window was cut (a cut
+        line is longer than ``read_max_line_length``): the whole text when the window showed it
+        all, else its lines, which add up with the other windows of that version."""
         texts = result.texts if result.texts is not None else [line.text for line in result.lines]
         if texts and max(map(len, texts)) > self.config.read_max_line_length:
             return
-        self.seen.remember(execution.session, target.key, str(version), "\n".join(texts))  # type: ignore[union-attr]
+        last = not result.truncated_by_bytes and result.offset + len(texts) - 1 == result.total_lines
+        if result.offset == 1 and last:
+            self.seen.remember(execution.session, target.key, str(version), "\n".join(texts))  # type: ignore[union-attr]
+        elif texts:
+            self.seen.remember_lines(execution.session, target.key, str(version),  # type: ignore[union-attr]
+                                     result.offset, texts, last=last)
 
     async def _legacy_window(self, fs: FileSystem, target: Target, info: Any, window: ReadWindow, err: FsError,
                              execution: ToolExecution) -> Any:

@@ -169,3 +169,22 @@ async def test_D30_apply_patch_after_its_own_write_shows_what_changed(ws: str, m
     update = "*** Begin Patch\n*** Update File: m.txt\n alpha\n-beta\n+gamma\n*** End Patch\n"
     refused = await ctx.tools.execute("apply_patch", {"input": update}, session=session)
     assert refused.text.split("\n")[-3:] == [" alpha", "-beta", "+BETA"]
+
+
+async def test_D30_a_file_read_page_by_page_gets_its_diff(ws: str, make_ctx: Callable[..., Any]) -> None:
+    path = put(f"{ws}/long.py", CONFIG)
+    ctx, session = make_ctx(read_max_bytes=4096), Session(cwd=ws)
+    offset, pages = 1, 0
+    while True:  # as a model follows read's "Use offset=N to continue"
+        text = (await ctx.tools.execute("read", {"file_path": "long.py", "offset": offset}, session=session)).text
+        pages += 1
+        more = re.search(r"Use offset=(\d+) to continue", text)
+        if more is None:
+            break
+        offset = int(more.group(1))
+    assert pages > 2
+    put(path, CONFIG.replace("timeout = 30", "timeout = 60"))
+    refused = await edit(ctx, session, "long.py", "timeout = 30", "timeout = 45")
+    assert "-timeout = 30\n+timeout = 60" in refused.text
+    retried = await edit(ctx, session, "long.py", retry_from(refused.text, "timeout = 30"), "timeout = 45")
+    assert not retried.is_error, retried.text
