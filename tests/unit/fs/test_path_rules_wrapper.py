@@ -20,11 +20,6 @@ FILES = {"ok.txt": "ok\n", ".env": "K=1\n", "keys/a.txt": "a\n", "keys/sub/b.txt
          "d/e/f.txt": "f\n"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def wrapper(**options: object) -> RuledFileSystem:
     return RuledFileSystem(MemoryFileSystem(dict(FILES)), rules=PathRules.of(deny=[".env", "keys/"],
                                                                              read_only=["ro/"]), **options)  # type: ignore[arg-type]
