@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 
 from ..fs.provider_rules import SAME_BYTES_MAX
-from . import beneath
+from . import containment
 
 __all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "SAME_BYTES_MAX", "content_digest", "digest_bytes", "digest_fd", "digest_file",
            "fields_of", "is_racy", "known", "knowable", "mint", "same_bytes", "same_version", "split_token")
@@ -83,12 +83,12 @@ def digest_fd(fd: int, size: int) -> str:
     return _digest(lambda off, n: os.pread(fd, n, off), size)
 
 
-def digest_file(path: str, st: os.stat_result, *, root: beneath.Root | None = None) -> str | None:
+def digest_file(path: str, st: os.stat_result, *, root: containment.Root | None = None) -> str | None:
     """Digest of the file at ``path`` (opened beneath ``root`` when given, never outside it),
     or ``None`` when it is not the file ``st`` describes any more (replaced, unreadable) — the
     caller must then treat the version as changed."""
     try:
-        fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
+        fd = containment.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except OSError:
         return None
     try:
@@ -107,7 +107,7 @@ UNVERIFIED = "unverified"
 
 
 def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: bool = True,
-         root: beneath.Root | None = None) -> str:
+         root: containment.Root | None = None) -> str:
     """The version token of ``st`` (for ``path``); racy regular files get a digest.
 
     :param content: the file's bytes when the caller just wrote them (avoids a re-read)
@@ -164,7 +164,7 @@ def same_bytes(expected: str, size: int) -> str | None:
     return digest
 
 
-def same_version(expected: str, st: os.stat_result, path: str, *, root: beneath.Root | None = None,
+def same_version(expected: str, st: os.stat_result, path: str, *, root: containment.Root | None = None,
                  content: bool = False) -> bool:
     """Does the file at ``path`` (now ``st``) still have version ``expected``?
 

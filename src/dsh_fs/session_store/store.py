@@ -44,7 +44,7 @@ opaque strings; they are stored as UTF-8 BLOBs (``surrogatepass``) so any Python
   ``-wal``, ``-shm`` and ``-journal`` the database's mode), and one of an older dsh-fs that
   others may read is made ``0600``, its companions too. The default state directory must be
   private to this user (a real directory, not a symlink, of this user, writable by nobody
-  else: ``fs_local.private``, the lock directory's check); one of this user that others may
+  else: ``private_dirs``, the lock directory's check); one of this user that others may
   enter is made ``0700`` (said once on stderr). The database and its companion files are never
   opened through a symlink. An explicit ``$DSH_FS_STATE_DIR`` is trusted, as an explicit lock
   directory is: left as it is (others who may enter it see the file names, not their content).
@@ -70,7 +70,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..fs.types import Version
-from ..fs_local.private import ensure_private_dir
+from ..private_dirs import ensure_private_dir
 from ..fs_policy import ABSENT, ObservationStore
 
 __all__ = (

@@ -26,7 +26,7 @@ from dsh_fs.core.schema import Param, validate
 from dsh_fs.fs.errors import FsError
 from dsh_fs.fs.window import ReadWindow, WindowLine, WindowResult, window_text, window_whole
 from dsh_fs.fs_local import versions
-from dsh_fs.fs_local.beneath import Escape, Root, real_path_in
+from dsh_fs.fs_local.containment import Escape, Root, real_path_in
 from dsh_fs.tool_fs import read_render
 from dsh_fs.tool_fs.read_render import PREFIX_CACHE_LINES, format_read_output, numbered_lines
 
