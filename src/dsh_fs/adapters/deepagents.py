@@ -43,7 +43,9 @@ dsh-fs (docs/FRAMEWORKS.md lists what differs and which guarantees hold):
   ``read_pdf``'s text of its first pages (``offset``/``limit`` do not apply);
 * ``ls``, ``glob`` and ``grep`` list and walk through the provider (containment; symlinks are
   never followed) with deepagents' matching rules (its ``compile_grep_include_glob``, literal
-  grep), capped at ``max_results`` entries or matches (``truncated=True`` past it).
+  grep), capped at ``max_results`` entries or matches (``truncated=True`` past it); ``ls`` keeps
+  the first ``max_ls_entries`` children by name, read in batches in the context's listing
+  places (DEVIATIONS L5, as dsh-fs's ``list``).
 
 ``upload_files``, ``download_files`` and ``delete`` are not offered (deepagents' tools do not
 need them). Every sync method runs on the backend's own event loop (``BlockingRunner``); the
@@ -84,8 +86,9 @@ from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
 from ..fs.media import extension_of, image_media_type_for_path
 from ..fs.tool_switches import ToolSwitches
+from ..tool_fs.listing import held, scan
 from ..notebook import NotNotebook, is_notebook_path, parse, render
-from ..fs.types import Target, WalkEntry
+from ..fs.types import DirEntry, Target, WalkEntry
 from .blocking import BlockingRunner
 from .calls import registry_of
 from .langchain import checkpoint_name, graph_point
@@ -102,6 +105,11 @@ WINDOW_MAX_CHARS = 1024 * 1024
 """the most text one streamed read window keeps (a longer line is clipped there)"""
 MAX_RESULTS = 1000
 """the most ``glob`` entries or ``grep`` matches one call returns"""
+LS_MAX_ENTRIES = 20_000
+"""the most entries one ``ls`` returns (the first by name): more than deepagents' ``ls`` tool can
+show (its output budget, ``TOOL_RESULT_TOKEN_LIMIT`` × 4 characters, holds at most 13,333
+paths), so a cut listing always ends in deepagents' own ``results truncated`` note, and a
+directory of any size costs about this many entries of memory (DEVIATIONS L5)"""
 
 
 def _cell_view(text: str) -> str:
@@ -121,20 +129,21 @@ class DshFsBackend(BackendProtocol):
         ``ls``/``glob``/``grep``); default a new ``Session(cwd=cwd)``
     :param cwd: the default session's cwd; default the provider's (``create_context``: the root)
     :param max_results: cap of ``glob`` entries and ``grep`` matches per call
+    :param max_ls_entries: cap of ``ls`` entries per call (``LS_MAX_ENTRIES``)
     :param read_whole_max_bytes: files up to this size are read whole (see the module doc)
     :param virtual_mode: ``/`` is the project (deepagents' ``virtual_mode``; see the module
         doc); ``False``: the provider's own paths
     :param root: the project directory ``/`` stands for in virtual mode; default the
         context's first root, else ``cwd``, else the provider's cwd
     :raises TypeError: ``ctx`` has no tool registry
-    :raises ValueError: ``max_results`` or ``read_whole_max_bytes`` below 1
+    :raises ValueError: ``max_results``, ``max_ls_entries`` or ``read_whole_max_bytes`` below 1
     """
 
     def __init__(self, ctx: Any, *, session: Session | None = None, cwd: str | None = None,
                  max_results: int = MAX_RESULTS, read_whole_max_bytes: int = READ_WHOLE_MAX_BYTES,
-                 virtual_mode: bool = True, root: str | None = None) -> None:
-        if max_results < 1 or read_whole_max_bytes < 1:
-            raise ValueError("max_results and read_whole_max_bytes must be at least 1")
+                 virtual_mode: bool = True, root: str | None = None, max_ls_entries: int = LS_MAX_ENTRIES) -> None:
+        if max_results < 1 or read_whole_max_bytes < 1 or max_ls_entries < 1:
+            raise ValueError("max_results, max_ls_entries and read_whole_max_bytes must be at least 1")
         self.ctx = ctx
         self.registry: ToolRegistry = registry_of(ctx)
         self.virtual_mode = virtual_mode
@@ -147,6 +156,7 @@ class DshFsBackend(BackendProtocol):
             cwd = cwd or self.root
         self.session = session if session is not None else Session(cwd=cwd)
         self.max_results = max_results
+        self.max_ls_entries = max_ls_entries
         self.read_whole_max_bytes = read_whole_max_bytes
         self._runner = BlockingRunner("dsh-fs deepagents")
         self._hooks: list[Callable[[str | None], Awaitable[None]]] = []
@@ -375,17 +385,33 @@ class DshFsBackend(BackendProtocol):
 
     # -- ls / glob / grep -------------------------------------------------------------------
     async def als(self, path: str) -> LsResult:
-        """The directory's direct children (``path``, ``is_dir``, ``size``), through the
-        provider; errors are dsh-fs's messages."""
+        """The directory's direct children (``path``, ``is_dir``, ``size``) in name order, the
+        first ``max_ls_entries`` of them, through the provider; errors are dsh-fs's messages.
+
+        Bounded as dsh-fs's ``list`` is (DEVIATIONS L5): the children are read in batches
+        (``FileSystem.iter_dir``) and only the first ``max_ls_entries`` by name are kept, in
+        the context's listing places (``tool_fs.listing``: 4 at once, 2 per session)."""
+        limit = self.max_ls_entries
+        kept: list[tuple[str, str, bool, int | None]] = []
+
+        def take(batch: list[DirEntry]) -> None:
+            kept.extend((e.name, e.target.display_path, e.type == "directory", e.size) for e in batch)
+            if len(kept) > 2 * limit:
+                kept.sort()
+                del kept[limit:]
+
         try:
-            entries = await self._fs.list_dir(await self._resolve(path))
+            target = await self._resolve(path)
+            async with held(self.ctx, self._execution()):
+                await scan(self._fs, target, take, signal=None)
         except FsError as err:
             return LsResult(error=self._said(str(err)))
+        kept.sort()
         infos: list[FileInfo] = []
-        for entry in entries:
-            info: FileInfo = {"path": self._shown(entry.target.display_path), "is_dir": entry.type == "directory"}
-            if entry.size is not None:
-                info["size"] = entry.size
+        for _name, display, is_dir, size in kept[:limit]:
+            info: FileInfo = {"path": self._shown(display), "is_dir": is_dir}
+            if size is not None:
+                info["size"] = size
             infos.append(info)
         return LsResult(entries=infos)
 
