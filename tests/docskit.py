@@ -16,6 +16,7 @@ one argument. A command runs through ``bash`` as printed, in ``shell_env``;
 * ``Block`` / ``fenced_blocks(doc)`` — every fenced block of a page (its info string's first
   word, the heading it sits under, its first line's number, its text);
   ``code_blocks(heading, doc, lang)`` — the section's blocks of one info string, in order;
+* ``quotes(doc)`` — a page's block quotes (printed output), each joined into one line;
 * ``PAGES`` — the pages whose blocks must each be run by a test or marked ``text``
   (``tests/unit/docs/test_docs_blocks_run.py``);
 * ``shell_lines(block)`` — a shell block's commands, one a line (comments and blank lines
@@ -161,6 +162,13 @@ def code_blocks(heading: str, doc: Path, lang: str) -> list[str]:
     heading is absent."""
     section(heading, doc)  # the heading exists
     return [block.text for block in fenced_blocks(doc) if block.heading == heading and block.lang == lang]
+
+
+def quotes(doc: Path) -> list[str]:
+    """The block quotes of ``doc`` (runs of lines starting ``> ``), each joined into one line, in
+    page order."""
+    return [" ".join(line.removeprefix("> ") for line in block.splitlines())
+            for block in re.findall(r"((?:^> .*\n)+)", doc.read_text(encoding="utf-8"), re.M)]
 
 
 def shell_lines(block: str) -> list[str]:

@@ -6,7 +6,6 @@ what the page says."""
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from docskit import code_blocks, run_printed
+from docskit import code_blocks, quotes, run_printed
 from dsh_fs.testing.far_sides import PodmanBox
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "CHANNELS.md"
@@ -86,8 +85,7 @@ def test_the_quoted_refusal_is_the_providers_text(tmp_path: Any) -> None:
     from dsh_fs.fs.errors import FsError
     from dsh_fs.fs_channel import ChannelFileSystem, CommandChannel
 
-    (quote,) = [" ".join(line.removeprefix("> ") for line in block.splitlines())
-                for block in re.findall(r"((?:^> .*\n)+)", PAGE.read_text(encoding="utf-8"), re.M)]
+    (quote,) = quotes(PAGE)
     channel = CommandChannel(["/bin/sh", "-c", 'exec "$@"', "sh"], identity="docker://box")
 
     async def read() -> str:

@@ -5,7 +5,6 @@ readable but not writable, the quoted prompt text the one the model gets)."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,19 +12,13 @@ from pathlib import Path
 import anyio
 
 import dsh_fs
-from docskit import code_blocks, shell_env, shell_lines
+from docskit import code_blocks, quotes, shell_env, shell_lines
 from dsh_fs.fs.path_rules import parse_rules_file
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "PATH-RULES.md"
 
 
 TURNING_ON = "## Turning them on"
-
-
-def quotes() -> list[str]:
-    """The page's block quotes, each joined into one line."""
-    return [" ".join(line.removeprefix("> ") for line in block.splitlines())
-            for block in re.findall(r"((?:^> .*\n)+)", PAGE.read_text(), re.M)]
 
 
 def project(tmp_path: Path) -> Path:
@@ -61,7 +54,7 @@ def test_the_python_snippet(tmp_path: Path, monkeypatch: object) -> None:
 def test_the_quoted_prompt_texts() -> None:
     from dsh_fs.fs.path_rules import PathRules, prompt_text
 
-    told, shown = quotes()
+    told, shown = quotes(PAGE)
     assert prompt_text(PathRules.of(deny=[".env"])) == told
     assert prompt_text(PathRules.of(deny=[".env", "secrets/"], show=True)) == told + "\n" + shown
 
