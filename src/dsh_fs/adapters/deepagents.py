@@ -54,11 +54,12 @@ async ones on the caller's. deepagents is imported by this module only.
 
 from __future__ import annotations
 
+import contextvars
 import datetime
 import os
 import posixpath
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 from deepagents.backends.protocol import (
@@ -90,8 +91,12 @@ from ..notebook import NotNotebook, is_notebook_path, parse, render
 from ..fs.types import DirEntry, Target, WalkEntry
 from .blocking import BlockingRunner
 from .calls import registry_of
+from .langchain import checkpoint_name, graph_point
 
 __all__ = ("DshFsBackend",)
+
+T = TypeVar("T")
+_UNSET = object()
 
 READ_WHOLE_MAX_BYTES = 8 * 1024 * 1024
 """files up to this size are read whole and sliced by deepagents' own helper; larger ones
@@ -154,6 +159,8 @@ class DshFsBackend(BackendProtocol):
         self.max_ls_entries = max_ls_entries
         self.read_whole_max_bytes = read_whole_max_bytes
         self._runner = BlockingRunner("dsh-fs deepagents")
+        self._hooks: list[Callable[[str | None], Awaitable[None]]] = []
+        self._point: contextvars.ContextVar[object] = contextvars.ContextVar("dsh_fs_graph_point", default=_UNSET)
 
     # -- plumbing ---------------------------------------------------------------------------
     @property
@@ -286,6 +293,7 @@ class DshFsBackend(BackendProtocol):
         """dsh-fs ``write`` (§4.7 under the observation policy): create a new file, or replace
         one this agent has read and that has not changed since. ``error`` is the tool's exact
         ``Error: …`` text."""
+        await self._before_call()
         result = await self.registry.execute("write", {"file_path": self._host(file_path), "content": content},
                                              session=self.session)
         if result.is_error:
@@ -294,7 +302,7 @@ class DshFsBackend(BackendProtocol):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """Sync ``awrite``."""
-        return self._runner.run(self.awrite, file_path, content)
+        return self._runner.run(self._at(graph_point(), self.awrite), file_path, content)
 
     async def aedit(self, file_path: str, old_string: str, new_string: str,
                     replace_all: bool = False) -> EditResult:  # noqa: FBT001, FBT002 (the protocol's signature)
@@ -305,6 +313,7 @@ class DshFsBackend(BackendProtocol):
         arguments = {"file_path": self._host(file_path), "old_string": old_string, "new_string": new_string,
                      "replace_all": replace_all}
         count = await self._count(file_path, old_string) if replace_all else 1
+        await self._before_call()
         result = await self.registry.execute("edit", arguments, session=self.session)
         if result.is_error:
             return EditResult(error=self._said(result.text))
@@ -313,7 +322,45 @@ class DshFsBackend(BackendProtocol):
     def edit(self, file_path: str, old_string: str, new_string: str,
              replace_all: bool = False) -> EditResult:  # noqa: FBT001, FBT002
         """Sync ``aedit``."""
-        return self._runner.run(self.aedit, file_path, old_string, new_string, replace_all)
+        return self._runner.run(self._at(graph_point(), self.aedit), file_path, old_string, new_string, replace_all)
+
+    # -- the file history's ties (``adapters.checkpoints.FileCheckpoints``) -------------------
+    @property
+    def runner(self) -> BlockingRunner:
+        """The event loop the sync methods run on."""
+        return self._runner
+
+    @property
+    def call_hooks(self) -> list[Callable[[str | None], Awaitable[None]]]:
+        """Awaited before each ``write``/``edit`` with the name of the LangGraph checkpoint the
+        call starts from (``langchain.graph_point``), or ``None``; ``FileCheckpoints`` adds its
+        mark here."""
+        return self._hooks
+
+    @staticmethod
+    def checkpoint_name(config: Any) -> str:
+        """The dsh-fs checkpoint name of a LangGraph config (``langchain.checkpoint_name``)."""
+        return checkpoint_name(config)
+
+    async def _before_call(self) -> None:
+        point = self._point.get()
+        if point is _UNSET:  # an async call: LangChain's config is this task's
+            point = graph_point() if self._hooks else None
+        for hook in self._hooks:
+            await hook(point)  # type: ignore[arg-type]
+
+    def _at(self, point: str | None, method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+        """``method`` run with ``point`` as the graph point of a sync call (read in the caller's
+        thread, where LangChain set the call's config)."""
+
+        async def run(*args: Any) -> T:
+            token = self._point.set(point)
+            try:
+                return await method(*args)
+            finally:
+                self._point.reset(token)
+
+        return run
 
     async def _count(self, file_path: str, old_string: str) -> int | None:
         """Occurrences of ``old_string`` in the file (line endings as the edit matches them);

@@ -124,6 +124,9 @@ class ToolSwitches(ProfileSwitches):
     line break ends the last line; ``new_str`` of ``insert`` is whole lines)"""
     clamp_view_range: bool = profile_switch("E22")
     """E22: a ``view_range`` ending past the last line shows to the end, with a note saying so"""
+    undo_edit: bool = profile_switch("H10")
+    """H10: ``str_replace_editor`` takes OpenHands' ``undo_edit`` command (the last change this
+    owner made to the file, taken back on the history) when the context records a history"""
     patch_names_its_operation: bool = profile_switch("E25")
     """E25: a patch refused for an unread file says ``update``/``delete``/``move requires reading
     "<p>" first`` (the patch's own operation), not the policy's ``edit requires …``"""
