@@ -77,7 +77,8 @@ def _t(blob: bytes | None) -> str | None:
 
 def history_location() -> tuple[str, bool]:
     """The history database (in ``session_store.state_dir()``), and whether its directory must
-    be private (the default location must; an explicit ``$DSH_FS_STATE_DIR`` is trusted)."""
+    be private (the default location must; an explicit ``$DSH_FS_STATE_DIR`` is trusted, unless
+    every user may write it and it is not sticky: ``session_store``'s ``_prepare`` refuses that)."""
     return os.path.join(state_dir(), HISTORY_DB_FILENAME), not os.environ.get("DSH_FS_STATE_DIR")
 
 
