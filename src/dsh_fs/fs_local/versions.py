@@ -31,8 +31,9 @@ from collections.abc import Callable
 from ..fs.provider_rules import SAME_BYTES_MAX
 from . import containment
 
-__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "SAME_BYTES_MAX", "content_digest", "digest_bytes", "digest_fd", "digest_file",
-           "fields_of", "is_racy", "known", "knowable", "mint", "same_bytes", "same_version", "split_token")
+__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "SAME_BYTES_MAX", "content_digest", "digest_bytes",
+           "digest_fd", "digest_file", "fields_of", "is_racy", "knowable", "known", "mint", "same_bytes",
+           "same_version", "split_token")
 
 RACY_WINDOW_NS = 3_000_000_000
 """a change this recent (ns) may be invisible to the stat fields (covers 2 s FAT granularity)"""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-__all__ = ("FILE_CHARS", "FILES", "OWNER_CHARS", "SeenTexts")
+__all__ = ("FILES", "FILE_CHARS", "OWNER_CHARS", "SeenTexts")
 
 FILES = 16
 """default: texts kept per owner"""

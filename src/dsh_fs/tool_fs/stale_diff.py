@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from typing import NamedTuple
 
-__all__ = ("HEADER", "MAX_BYTES", "MAX_LINES", "Changes", "changes_block", "cut_note", "lines_of")
+__all__ = ("Changes", "HEADER", "MAX_BYTES", "MAX_LINES", "changes_block", "cut_note", "lines_of")
 
 HEADER = "What changed since you last saw it (unified diff: - as you saw it, + as it is now):"
 """DEVIATIONS D30: the line before the diff (dsh-fs's own wording)"""
