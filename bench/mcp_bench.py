@@ -118,25 +118,31 @@ def stop(signum, frame):
         handle.write("%d %d" % (counts["call"], counts["c_call"]))
     os.rename(out + ".part", out)
 
+def thread_start(frame, event, arg):  # every other thread leaves the two signals to the main one
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1, signal.SIGUSR2})
+    sys.setprofile(profile)
+    profile(frame, event, arg)
+
 signal.signal(signal.SIGUSR1, start)
 signal.signal(signal.SIGUSR2, stop)
 sys.setprofile(profile)
-threading.setprofile(profile)
+threading.setprofile(thread_start)
 from dsh_fs.cli.main import run
 run()
 """
 """``dsh-fs`` (``python -c COUNTING OUT mcp …``) with every thread's function calls counted
 between SIGUSR1 and SIGUSR2 (``sys.setprofile`` from the start, so threads started later count
-too); SIGUSR2 writes ``"PYTHON_CALLS C_CALLS"`` to ``OUT``"""
+too; they block the two signals, so the main thread takes them, at once even when it waits in
+``epoll_wait``); SIGUSR2 writes ``"PYTHON_CALLS C_CALLS"`` to ``OUT``"""
 
 
 def count_calls(python: str, path: str, calls: int, route: dict[str, str]) -> dict[str, float]:
     """Interpreter calls per ``read`` round trip in the server of the checkout whose interpreter
     is ``python`` (every thread; counted, not timed, so the machine's load does not move it):
     ``python_calls`` (Python functions) and ``c_calls`` (builtins), over ``calls`` round trips of
-    the bare client after a ``ping``. The signals are handled on the server's main thread when
-    it next runs: the first call wakes it after SIGUSR1, a ``ping`` after SIGUSR2 (its few calls
-    before the handler runs are counted: noise below one call per round trip)."""
+    the bare client after a ``ping``. The signals are handled on the server's main thread (the
+    others block them), which they interrupt where it waits; a ``ping`` after SIGUSR2 only wakes
+    a main thread that is not waiting (its calls before the handler runs would be counted)."""
     import json
     import signal
 
@@ -199,7 +205,8 @@ def one_pass(python: str, path: str, calls: int) -> dict[str, float]:
             "bare_sdk": _bare(server, folder, name, calls, SDK_ONLY)["wall_us"] / 1e6,
             "sdk_client": _sdk_client(server, folder, name, calls),
             "floor": _echo_floor(bare["answer"], folder, name, calls),
-            "hot": call["hot_us"] / 1e6, "call_cpu": call["cpu_us"] / 1e6, "woken": call["woken_us"] / 1e6}
+            "hot": call["hot_us"] / 1e6, "call_cpu": call["cpu_us"] / 1e6, "woken": call["woken_us"] / 1e6,
+            "call_python_calls": call["python_calls"], "call_c_calls": call["c_calls"]}
 
 
 def measure(path: str, calls: int, pythons: dict[str, str], runs: int) -> dict[str, list[dict[str, float]]]:
@@ -339,14 +346,23 @@ def comparison(passes: dict[str, list[dict[str, float]]], startup: dict[str, Any
     for label, key, unit in ROUND_TRIP_ROWS:
         values = {side: [p[key] if isinstance(key, str) else key(p) for p in passes[side]] for side in passes}
         lines.append(_side_by_side(label, values["ours"], values["before"], unit))
+    call = {side: (passes[side][0]["call_python_calls"], passes[side][0]["call_c_calls"]) for side in passes}
+    lines.append(f"| interpreter calls of the call in process (counted: Python functions + builtins) | "
+                 f"{call['ours'][0]:.0f} + {call['ours'][1]:.0f} | {call['before'][0]:.0f} + {call['before'][1]:.0f} | "
+                 f"{sum(call['ours']) / sum(call['before']):.2f}× | (counted) |")
     for route, said in (("route", "our route"), ("sdk", "every line to the SDK")):
         if counts:
             mine, theirs = counts["ours"][route], counts["before"][route]
-            lines.append(f"| interpreter calls per round trip in the server, {said} (counted: Python functions + "
-                         f"builtins, every thread) | {mine['python_calls']:.0f} + {mine['c_calls']:.0f} | "
+            lines.append(f"| interpreter calls per round trip in the server, {said} (every thread) | "
+                         f"{mine['python_calls']:.0f} + {mine['c_calls']:.0f} | "
                          f"{theirs['python_calls']:.0f} + {theirs['c_calls']:.0f} | "
                          f"{(mine['python_calls'] + mine['c_calls']) / (theirs['python_calls'] + theirs['c_calls']):.2f}× "
-                         "| (counted: no noise) |")
+                         "| (counted) |")
+            own = {side: (counts[side][route]["python_calls"] - call[side][0], counts[side][route]["c_calls"] - call[side][1])
+                   for side in ("ours", "before")}
+            lines.append(f"| the same less the call in process: the MCP server's own, {said} | "
+                         f"{own['ours'][0]:.0f} + {own['ours'][1]:.0f} | {own['before'][0]:.0f} + {own['before'][1]:.0f} | "
+                         f"{sum(own['ours']) / sum(own['before']):.2f}× | (counted) |")
     if startup:
         for label, step in STARTUP_ROWS:
             lines.append(_side_by_side(label, startup["ours"][step], startup["before"][step], "s"))

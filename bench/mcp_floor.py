@@ -193,10 +193,42 @@ def _in_process_with_cpu(folder: str, name: str, calls: int, *, pause: float = 0
     return anyio.run(loop)
 
 
+def _count_in_process(folder: str, name: str, calls: int) -> tuple[float, float]:
+    """Interpreter calls per ``read`` in process (Python functions, builtins; this thread and any
+    thread started meanwhile), counted as ``mcp_bench.count_calls`` counts the server's."""
+    import threading
+
+    import anyio
+
+    import dsh_fs
+
+    ctx = dsh_fs.create_context(cwd=folder)
+    agent = dsh_fs.Session(cwd=folder)
+    counts = {"call": 0, "c_call": 0}
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event in counts:
+            counts[event] += 1
+
+    async def loop() -> None:
+        for _ in range(20):
+            await ctx.tools.execute("read", {"file_path": name}, session=agent)
+        threading.setprofile(profile)
+        sys.setprofile(profile)
+        for _ in range(calls):
+            await ctx.tools.execute("read", {"file_path": name}, session=agent)
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+    anyio.run(loop)
+    return counts["call"] / calls, counts["c_call"] / calls
+
+
 def in_process_of(python: str, folder: str, name: str, calls: int) -> dict[str, float]:
     """The same ``read`` in process, run by ``python`` (a checkout's interpreter: the ``dsh_fs``
     it imports is that checkout's) in a fresh process: ``hot_us`` and ``cpu_us`` per call in a
-    loop, and ``woken_us`` with a 200 µs sleep before each call."""
+    loop, and ``woken_us`` with a 200 µs sleep before each call; ``python_calls`` and ``c_calls``:
+    its interpreter calls (counted)."""
     proc = subprocess.run([python, os.path.abspath(__file__), "--in-process", folder, name, "--calls", str(calls)],
                           capture_output=True, text=True, cwd=folder, check=False)
     if proc.returncode != 0:
@@ -219,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         folder, name = args.in_process
         hot, cpu = _in_process_with_cpu(folder, name, args.calls)
         woken = _in_process(folder, name, args.calls, pause=0.0002)
-        print(json.dumps({"hot_us": hot, "cpu_us": cpu, "woken_us": woken}))
+        python_calls, c_calls = _count_in_process(folder, name, min(args.calls, 500))
+        print(json.dumps({"hot_us": hot, "cpu_us": cpu, "woken_us": woken, "python_calls": python_calls,
+                          "c_calls": c_calls}))
         return 0
     with tempfile.TemporaryDirectory(prefix="dsh-fs-mcp-floor-") as folder:
         os.environ.setdefault("DSH_FS_LOCK_DIR", os.path.join(folder, "locks"))

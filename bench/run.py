@@ -70,6 +70,9 @@ Workloads (ours → baseline):
 * ``bench/history_bench.py`` rows (docs/HISTORY.md): a small ``edit``/``write`` with the history
   on → off, local (memory, SQLite) and S3 (with the extra requests per mutation), an edit near
   the end of the 100 MB file on → off, ``rewind`` of 100 steps over 20 files → ``git checkout``.
+* ``bench/stale_bench.py`` row (DEVIATIONS D30): the tokens an agent pays to recover from a
+  stale ``edit`` refusal when two agents race on a 2,000-line file: the refusal's diff and the
+  retry → the refusal, a full re-read (page by page) and the retry.
 * ``bench/channel_bench.py`` rows (providers over a command channel, docs/CHANNELS.md): round
   trips per tool call; a small ``read``/``edit`` through the subprocess channel, SSH, podman and
   an exec channel → that channel's echo round trip; the last 100 lines of a 1 GiB far file
@@ -596,9 +599,19 @@ def history_rows(run: Run) -> None:
                      "git's checkout is followed by `sync` so both sides are durable.")
 
 
+def stale_rows(run: Run) -> None:
+    """Tokens to recover from a stale refusal, with the diff and with a re-read (``bench/stale_bench.py``)."""
+    import stale_bench
+
+    run.say("stale refusal (tokens to recover) …")
+    run.rows.extend(stale_bench.rows(run.work))
+    run.notes.append("Stale row (DEVIATIONS D30): tokens are UTF-8 bytes / 4 of every answer the losing agent gets "
+                     "from its refused edit to its retry's success; the re-read follows read's pages.")
+
+
 ROW_BUILDERS: tuple[Callable[[Run], None], ...] = (
     small_call_rows, big_log_rows, big_edit_rows, mcp_stdio_rows, http_agents_rows, s3_rows, faces_rows,
-    framework_rows, image_rows, format_rows, search_rows, channel_rows, history_rows,
+    framework_rows, image_rows, format_rows, search_rows, channel_rows, history_rows, stale_rows,
 )
 """the row families in table order: each appends its rows and notes to the ``Run`` (or a note
 saying why it was skipped); a new family is one function here"""

@@ -1,7 +1,8 @@
 """stdio helpers for the MCP tests (imported as ``mcpkit``; no tests here).
 
 * JSON-RPC lines (``bytes`` with their ``\\n``): ``initialize``, ``INITIALIZED``, ``call``,
-  ``list_tools``, ``ping``, ``cancel``, ``request``, ``notification``, ``response``.
+  ``list_tools``, ``ping``, ``cancel``, ``request``, ``notification``, ``response``; ``raw_request``
+  (text with ``params`` spliced in as written).
 * ``DSH_FS`` / ``server_env`` — the ``dsh-fs`` console script of this environment and a child
   environment: ``sdk_only`` sends every line to the SDK (``DSH_FS_MCP_SDK_ONLY=1``, the oracle
   the other route is held to); ``hold`` names a file while which the background SDK import
@@ -97,6 +98,12 @@ def call(request_id: Any, name: str, arguments: Any = None, **params: Any) -> by
     if arguments is not None:
         body["arguments"] = arguments
     return request(request_id, "tools/call", body)
+
+
+def raw_request(request_id: Any, params_json: str, method: str = "tools/call") -> str:
+    """A request as compact text without its ``\\n``, ``params_json`` spliced in as written (odd
+    spacing, duplicate keys, deep nesting: bytes the test chooses)."""
+    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"method":"{method}","params":{params_json}}}'
 
 
 def list_tools(request_id: Any) -> bytes:

@@ -6,7 +6,10 @@
 * ``temp_entries`` / ``snapshot`` — what a failed or killed mutation may have left behind;
 * ``Lines`` — a line-oriented JSON pipe to a helper process, with deadlines (no hang);
 * ``run_as`` — Python code in a child process that drops root for another user (skips
-  when not root or when the switch is refused);
+  when not root; a switch refused to root fails, ``refused_privilege``);
+* ``refused_privilege(reason)`` — a privileged step (a mount, a switch of user) the machine
+  refused: skipped with ``reason`` when not root, a failure as root (CI runs as root: these
+  tests never skip there);
 * ``mcp_clients`` / ``mcp_call`` — ``dsh-fs mcp --root`` stdio servers driven by the MCP
   SDK's ``ClientSession`` (``needs_mcp`` skips when the server package is absent);
   ``RawMcp`` — the same server spoken to in raw JSON-RPC lines, for messages no SDK sends.
@@ -27,7 +30,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import pytest
@@ -183,8 +186,8 @@ def run_as(code: str, *args: str, uid: int, gid: int, groups: tuple[int, ...] = 
            env: dict[str, str] | None = None, timeout: float = 50.0) -> Any:
     """Run the Python ``code`` (with ``args`` as ``sys.argv[1:]``) in a child process, as root
     until it calls ``drop()`` (defined for it), which switches to ``uid``/``gid``/``groups``;
-    return the JSON the child prints last. Skips the test when not root or when the switch
-    is refused (e.g. in a user namespace).
+    return the JSON the child prints last. Skips the test when not root; a switch refused to
+    root (e.g. in a user namespace) is ``refused_privilege``.
     """
     if os.geteuid() != 0:
         pytest.skip("switching to another user needs root")
@@ -192,9 +195,18 @@ def run_as(code: str, *args: str, uid: int, gid: int, groups: tuple[int, ...] = 
     proc = subprocess.run([sys.executable, "-c", _DROP + code, *args], capture_output=True, text=True,
                           timeout=timeout, env=child, cwd=cwd)
     if proc.returncode != 0 and "drop()" in proc.stderr and "PermissionError" in proc.stderr:
-        pytest.skip(f"cannot switch to uid {uid}: {proc.stderr[-300:]}")
+        refused_privilege(f"cannot switch to uid {uid}: {proc.stderr[-300:]}")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def refused_privilege(reason: str) -> NoReturn:
+    """End a test whose privileged step (mounting a tmpfs, switching to another user) this
+    machine refused: skipped with ``reason`` when not running as root; as root, where the step
+    must work (CI runs the suite as root), a failure with ``reason``."""
+    if os.geteuid() == 0:
+        pytest.fail(f"as root this test must run, but: {reason}")
+    pytest.skip(reason)
 
 
 def python_argv(script: str, *args: str) -> list[str]:

@@ -19,7 +19,7 @@ import pytest
 import dsh_fs
 from dsh_fs.fs.window import ReadWindow, window_text
 from dsh_fs.fs_s3 import S3FileSystem
-from dsh_fs.fs_s3.fetched import FetchedBodies
+from dsh_fs.fs_s3.body_cache import BodyCache
 from dsh_fs.testing.workspaces import S3Workspace
 
 pytestmark = pytest.mark.anyio
@@ -169,7 +169,7 @@ async def _window_read_text(fs: S3FileSystem, target: Any, window: ReadWindow) -
 
 
 def test_fetched_bodies_stay_under_their_byte_bound() -> None:
-    kept = FetchedBodies(10)
+    kept = BodyCache(10)
     kept.put(("a", "1"), b"12345")
     kept.put(("b", "1"), b"123456")  # evicts a
     assert (kept.take(("a", "1")), kept.held) == (None, 6)

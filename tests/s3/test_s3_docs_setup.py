@@ -5,18 +5,25 @@ they would from a user's (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, …), and
 way through the registry) must reach that object, and leaving the block must close the
 provider's client, as the page's comment says.
 
+The install line printed above the program runs as printed too, through the shell in a copy of
+the checkout with a fresh venv's ``bin`` first on ``PATH`` (its ``pip`` fetching from the
+package index, as a user's does): it installs the package with aiobotocore.
+
 Not covered here: the provider itself (the rest of tests/s3).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from docskit import DOCS, python_blocks, run_cell
+from docskit import DOCS, checkout_copy, code_blocks, python_blocks, run_cell, shell_env, shell_lines
 from dsh_fs.core.tools import ToolRegistry
 from dsh_fs.fs_s3 import S3FileSystem
 from dsh_fs.testing.workspaces import MOTO_CLIENT_OPTIONS, S3Workspace
@@ -64,3 +71,22 @@ async def test_the_setup_program_reads_through_the_bucket(aws_env: None, s3_endp
     assert not result.is_error, result.text
     assert result.text.startswith("<path>/src/main.py</path>") and "1: print('hello')" in result.text
     assert scope["fs"] in closed  # leaving the block closed the provider's client
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+async def test_the_install_line_adds_aiobotocore(tmp_path: Path) -> None:
+    [block] = code_blocks("## Setup", PAGE, "bash")
+    [line] = shell_lines(block)
+    assert line.startswith("pip install '.[s3]'"), line
+    clone = checkout_copy(tmp_path / "dsh-fs")
+    venv = tmp_path / "venv"
+    await anyio.run_process([sys.executable, "-m", "venv", str(venv)])
+    env = shell_env(tmp_path)
+    env["PATH"] = os.pathsep.join([str(venv / "bin"), env["PATH"]])
+    done = await anyio.run_process(["bash", "-c", line], cwd=clone, env=env, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    imported = await anyio.run_process([str(venv / "bin" / "python"), "-c",
+                                        "import aiobotocore, dsh_fs.fs_s3, dsh_fs; print(dsh_fs.__file__)"],
+                                       cwd=tmp_path, check=False)
+    assert imported.returncode == 0 and str(venv).encode() in imported.stdout, imported.stderr[-3000:]

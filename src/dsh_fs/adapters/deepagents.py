@@ -43,7 +43,9 @@ dsh-fs (docs/FRAMEWORKS.md lists what differs and which guarantees hold):
   ``read_pdf``'s text of its first pages (``offset``/``limit`` do not apply);
 * ``ls``, ``glob`` and ``grep`` list and walk through the provider (containment; symlinks are
   never followed) with deepagents' matching rules (its ``compile_grep_include_glob``, literal
-  grep), capped at ``max_results`` entries or matches (``truncated=True`` past it).
+  grep), capped at ``max_results`` entries or matches (``truncated=True`` past it); ``ls`` keeps
+  the first ``max_ls_entries`` children by name, read in batches in the context's listing
+  places (DEVIATIONS L5, as dsh-fs's ``list``).
 
 ``upload_files``, ``download_files`` and ``delete`` are not offered (deepagents' tools do not
 need them). Every sync method runs on the backend's own event loop (``BlockingRunner``); the
@@ -52,11 +54,12 @@ async ones on the caller's. deepagents is imported by this module only.
 
 from __future__ import annotations
 
+import contextvars
 import datetime
 import os
 import posixpath
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import anyio
 from deepagents.backends.protocol import (
@@ -83,12 +86,17 @@ from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
 from ..fs.media import extension_of, image_media_type_for_path
 from ..fs.tool_switches import ToolSwitches
+from ..tool_fs.listing import held, scan
 from ..notebook import NotNotebook, is_notebook_path, parse, render
-from ..fs.types import Target, WalkEntry
+from ..fs.types import DirEntry, Target, WalkEntry
 from .blocking import BlockingRunner
 from .calls import registry_of
+from .langchain import checkpoint_name, graph_point
 
 __all__ = ("DshFsBackend",)
+
+T = TypeVar("T")
+_UNSET = object()
 
 READ_WHOLE_MAX_BYTES = 8 * 1024 * 1024
 """files up to this size are read whole and sliced by deepagents' own helper; larger ones
@@ -97,6 +105,11 @@ WINDOW_MAX_CHARS = 1024 * 1024
 """the most text one streamed read window keeps (a longer line is clipped there)"""
 MAX_RESULTS = 1000
 """the most ``glob`` entries or ``grep`` matches one call returns"""
+LS_MAX_ENTRIES = 20_000
+"""the most entries one ``ls`` returns (the first by name): more than deepagents' ``ls`` tool can
+show (its output budget, ``TOOL_RESULT_TOKEN_LIMIT`` × 4 characters, holds at most 13,333
+paths), so a cut listing always ends in deepagents' own ``results truncated`` note, and a
+directory of any size costs about this many entries of memory (DEVIATIONS L5)"""
 
 
 def _cell_view(text: str) -> str:
@@ -116,20 +129,21 @@ class DshFsBackend(BackendProtocol):
         ``ls``/``glob``/``grep``); default a new ``Session(cwd=cwd)``
     :param cwd: the default session's cwd; default the provider's (``create_context``: the root)
     :param max_results: cap of ``glob`` entries and ``grep`` matches per call
+    :param max_ls_entries: cap of ``ls`` entries per call (``LS_MAX_ENTRIES``)
     :param read_whole_max_bytes: files up to this size are read whole (see the module doc)
     :param virtual_mode: ``/`` is the project (deepagents' ``virtual_mode``; see the module
         doc); ``False``: the provider's own paths
     :param root: the project directory ``/`` stands for in virtual mode; default the
         context's first root, else ``cwd``, else the provider's cwd
     :raises TypeError: ``ctx`` has no tool registry
-    :raises ValueError: ``max_results`` or ``read_whole_max_bytes`` below 1
+    :raises ValueError: ``max_results``, ``max_ls_entries`` or ``read_whole_max_bytes`` below 1
     """
 
     def __init__(self, ctx: Any, *, session: Session | None = None, cwd: str | None = None,
                  max_results: int = MAX_RESULTS, read_whole_max_bytes: int = READ_WHOLE_MAX_BYTES,
-                 virtual_mode: bool = True, root: str | None = None) -> None:
-        if max_results < 1 or read_whole_max_bytes < 1:
-            raise ValueError("max_results and read_whole_max_bytes must be at least 1")
+                 virtual_mode: bool = True, root: str | None = None, max_ls_entries: int = LS_MAX_ENTRIES) -> None:
+        if max_results < 1 or read_whole_max_bytes < 1 or max_ls_entries < 1:
+            raise ValueError("max_results, max_ls_entries and read_whole_max_bytes must be at least 1")
         self.ctx = ctx
         self.registry: ToolRegistry = registry_of(ctx)
         self.virtual_mode = virtual_mode
@@ -142,8 +156,11 @@ class DshFsBackend(BackendProtocol):
             cwd = cwd or self.root
         self.session = session if session is not None else Session(cwd=cwd)
         self.max_results = max_results
+        self.max_ls_entries = max_ls_entries
         self.read_whole_max_bytes = read_whole_max_bytes
         self._runner = BlockingRunner("dsh-fs deepagents")
+        self._hooks: list[Callable[[str | None], Awaitable[None]]] = []
+        self._point: contextvars.ContextVar[object] = contextvars.ContextVar("dsh_fs_graph_point", default=_UNSET)
 
     # -- plumbing ---------------------------------------------------------------------------
     @property
@@ -276,6 +293,7 @@ class DshFsBackend(BackendProtocol):
         """dsh-fs ``write`` (§4.7 under the observation policy): create a new file, or replace
         one this agent has read and that has not changed since. ``error`` is the tool's exact
         ``Error: …`` text."""
+        await self._before_call()
         result = await self.registry.execute("write", {"file_path": self._host(file_path), "content": content},
                                              session=self.session)
         if result.is_error:
@@ -284,7 +302,7 @@ class DshFsBackend(BackendProtocol):
 
     def write(self, file_path: str, content: str) -> WriteResult:
         """Sync ``awrite``."""
-        return self._runner.run(self.awrite, file_path, content)
+        return self._runner.run(self._at(graph_point(), self.awrite), file_path, content)
 
     async def aedit(self, file_path: str, old_string: str, new_string: str,
                     replace_all: bool = False) -> EditResult:  # noqa: FBT001, FBT002 (the protocol's signature)
@@ -295,6 +313,7 @@ class DshFsBackend(BackendProtocol):
         arguments = {"file_path": self._host(file_path), "old_string": old_string, "new_string": new_string,
                      "replace_all": replace_all}
         count = await self._count(file_path, old_string) if replace_all else 1
+        await self._before_call()
         result = await self.registry.execute("edit", arguments, session=self.session)
         if result.is_error:
             return EditResult(error=self._said(result.text))
@@ -303,7 +322,45 @@ class DshFsBackend(BackendProtocol):
     def edit(self, file_path: str, old_string: str, new_string: str,
              replace_all: bool = False) -> EditResult:  # noqa: FBT001, FBT002
         """Sync ``aedit``."""
-        return self._runner.run(self.aedit, file_path, old_string, new_string, replace_all)
+        return self._runner.run(self._at(graph_point(), self.aedit), file_path, old_string, new_string, replace_all)
+
+    # -- the file history's ties (``adapters.checkpoints.FileCheckpoints``) -------------------
+    @property
+    def runner(self) -> BlockingRunner:
+        """The event loop the sync methods run on."""
+        return self._runner
+
+    @property
+    def call_hooks(self) -> list[Callable[[str | None], Awaitable[None]]]:
+        """Awaited before each ``write``/``edit`` with the name of the LangGraph checkpoint the
+        call starts from (``langchain.graph_point``), or ``None``; ``FileCheckpoints`` adds its
+        mark here."""
+        return self._hooks
+
+    @staticmethod
+    def checkpoint_name(config: Any) -> str:
+        """The dsh-fs checkpoint name of a LangGraph config (``langchain.checkpoint_name``)."""
+        return checkpoint_name(config)
+
+    async def _before_call(self) -> None:
+        point = self._point.get()
+        if point is _UNSET:  # an async call: LangChain's config is this task's
+            point = graph_point() if self._hooks else None
+        for hook in self._hooks:
+            await hook(point)  # type: ignore[arg-type]
+
+    def _at(self, point: str | None, method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+        """``method`` run with ``point`` as the graph point of a sync call (read in the caller's
+        thread, where LangChain set the call's config)."""
+
+        async def run(*args: Any) -> T:
+            token = self._point.set(point)
+            try:
+                return await method(*args)
+            finally:
+                self._point.reset(token)
+
+        return run
 
     async def _count(self, file_path: str, old_string: str) -> int | None:
         """Occurrences of ``old_string`` in the file (line endings as the edit matches them);
@@ -328,17 +385,33 @@ class DshFsBackend(BackendProtocol):
 
     # -- ls / glob / grep -------------------------------------------------------------------
     async def als(self, path: str) -> LsResult:
-        """The directory's direct children (``path``, ``is_dir``, ``size``), through the
-        provider; errors are dsh-fs's messages."""
+        """The directory's direct children (``path``, ``is_dir``, ``size``) in name order, the
+        first ``max_ls_entries`` of them, through the provider; errors are dsh-fs's messages.
+
+        Bounded as dsh-fs's ``list`` is (DEVIATIONS L5): the children are read in batches
+        (``FileSystem.iter_dir``) and only the first ``max_ls_entries`` by name are kept, in
+        the context's listing places (``tool_fs.listing``: 4 at once, 2 per session)."""
+        limit = self.max_ls_entries
+        kept: list[tuple[str, str, bool, int | None]] = []
+
+        def take(batch: list[DirEntry]) -> None:
+            kept.extend((e.name, e.target.display_path, e.type == "directory", e.size) for e in batch)
+            if len(kept) > 2 * limit:
+                kept.sort()
+                del kept[limit:]
+
         try:
-            entries = await self._fs.list_dir(await self._resolve(path))
+            target = await self._resolve(path)
+            async with held(self.ctx, self._execution()):
+                await scan(self._fs, target, take, signal=None)
         except FsError as err:
             return LsResult(error=self._said(str(err)))
+        kept.sort()
         infos: list[FileInfo] = []
-        for entry in entries:
-            info: FileInfo = {"path": self._shown(entry.target.display_path), "is_dir": entry.type == "directory"}
-            if entry.size is not None:
-                info["size"] = entry.size
+        for _name, display, is_dir, size in kept[:limit]:
+            info: FileInfo = {"path": self._shown(display), "is_dir": is_dir}
+            if size is not None:
+                info["size"] = size
             infos.append(info)
         return LsResult(entries=infos)
 

@@ -39,6 +39,7 @@ langchain-core is imported by this module only; ``import dsh_fs.adapters`` never
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.tools import BaseTool, BaseToolkit, ToolException
@@ -50,7 +51,7 @@ from ..core.tools import ToolRegistry, ToolResult
 from .blocking import BlockingRunner
 from .calls import chosen_schemas, registry_of
 
-__all__ = ("DshFsTool", "DshFsToolkit", "langchain_content")
+__all__ = ("DshFsTool", "DshFsToolkit", "checkpoint_name", "graph_point", "langchain_content")
 
 
 class DshFsTool(BaseTool):
@@ -66,14 +67,19 @@ class DshFsTool(BaseTool):
     _registry: ToolRegistry = PrivateAttr()
     _session: Session = PrivateAttr()
     _runner: BlockingRunner = PrivateAttr()
+    _hooks: list[Callable[[str | None], Awaitable[None]]] = PrivateAttr()
 
-    def __init__(self, *, registry: ToolRegistry, session: Session, runner: BlockingRunner, **fields: Any) -> None:
+    def __init__(self, *, registry: ToolRegistry, session: Session, runner: BlockingRunner,
+                 hooks: list[Callable[[str | None], Awaitable[None]]] | None = None, **fields: Any) -> None:
         super().__init__(**fields)
         self._registry = registry
         self._session = session
         self._runner = runner
+        self._hooks = hooks if hooks is not None else []
 
-    async def _call(self, arguments: dict[str, Any]) -> str | list[dict[str, Any]]:
+    async def _call(self, arguments: dict[str, Any], point: str | None = None) -> str | list[dict[str, Any]]:
+        for hook in self._hooks:  # FileCheckpoints: mark the graph checkpoint this call starts from
+            await hook(point)
         result: ToolResult = await self._registry.execute(self.name, arguments, session=self._session)
         if result.is_error:
             raise ToolException(result.text)
@@ -84,14 +90,39 @@ class DshFsTool(BaseTool):
 
         :raises ToolException: the call failed; its message is the ``Error: …`` text
         """
-        return self._runner.run(self._call, _arguments(args, kwargs))
+        return self._runner.run(self._call, _arguments(args, kwargs), graph_point())
 
     async def _arun(self, *args: Any, **kwargs: Any) -> str | list[dict[str, Any]]:
         """Async call on the caller's event loop.
 
         :raises ToolException: the call failed; its message is the ``Error: …`` text
         """
-        return await self._call(_arguments(args, kwargs))
+        return await self._call(_arguments(args, kwargs), graph_point())
+
+
+def graph_point() -> str | None:
+    """The LangGraph checkpoint the running tool call started from, as a dsh-fs checkpoint name
+    (``langgraph:<checkpoint_id>``: the root graph's ``checkpoint_map[""]`` of the call's
+    ``RunnableConfig``); ``None`` outside a graph with a checkpointer. Read in the calling
+    thread or task, where LangChain set the call's config (docs/HISTORY.md "Frameworks")."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    config = var_child_runnable_config.get() or {}
+    found = (config.get("configurable") or {}).get("checkpoint_map") or {}
+    point = found.get("") if isinstance(found, dict) else None
+    return f"langgraph:{point}" if isinstance(point, str) and point else None
+
+
+def checkpoint_name(config: Any) -> str:
+    """The dsh-fs checkpoint name of a LangGraph ``RunnableConfig`` naming a checkpoint
+    (``{"configurable": {"thread_id": …, "checkpoint_id": …}}``, a ``StateSnapshot.config``).
+
+    :raises ValueError: ``config`` names no checkpoint
+    """
+    point = ((config or {}).get("configurable") or {}).get("checkpoint_id") if isinstance(config, dict) else None
+    if not isinstance(point, str) or not point:
+        raise ValueError("a LangGraph config naming a checkpoint: {'configurable': {'thread_id': …, 'checkpoint_id': …}}")
+    return f"langgraph:{point}"
 
 
 def langchain_content(result: ToolResult) -> str | list[dict[str, Any]]:
@@ -138,14 +169,16 @@ class DshFsToolkit(BaseToolkit):
     names: list[str] | None = None
     _tools: list[BaseTool] = PrivateAttr()
     _runner: BlockingRunner = PrivateAttr()
+    _hooks: list[Callable[[str | None], Awaitable[None]]] = PrivateAttr()
 
     def __init__(self, ctx: Any, *, session: Session | None = None, cwd: str | None = None,
                  names: list[str] | None = None) -> None:
         super().__init__(ctx=ctx, session=session if session is not None else Session(cwd=cwd), names=names)
         registry = registry_of(ctx)
         self._runner = BlockingRunner("dsh-fs langchain")
+        self._hooks = []
         self._tools = [
-            DshFsTool(registry=registry, session=self.session, runner=self._runner,
+            DshFsTool(registry=registry, session=self.session, runner=self._runner, hooks=self._hooks,
                       name=schema["name"], description=schema["description"], args_schema=schema["parameters"])
             for schema in chosen_schemas(registry, names)
         ]
@@ -163,3 +196,20 @@ class DshFsToolkit(BaseToolkit):
     def close(self) -> None:
         """Stop the event loop the sync calls run on (a later sync call starts a new one)."""
         self._runner.close()
+
+    # -- the file history's ties (``adapters.checkpoints.FileCheckpoints``) -------------------
+    @property
+    def runner(self) -> BlockingRunner:
+        """The event loop the sync calls run on."""
+        return self._runner
+
+    @property
+    def call_hooks(self) -> list[Callable[[str | None], Awaitable[None]]]:
+        """Awaited before each tool call with the name of the LangGraph checkpoint it starts
+        from (``graph_point``), or ``None``; ``FileCheckpoints`` adds its mark here."""
+        return self._hooks
+
+    @staticmethod
+    def checkpoint_name(config: Any) -> str:
+        """``checkpoint_name``: the dsh-fs checkpoint name of a LangGraph config."""
+        return checkpoint_name(config)

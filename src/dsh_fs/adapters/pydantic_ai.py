@@ -33,6 +33,7 @@ pydantic-ai is imported by this module only; ``import dsh_fs.adapters`` never ne
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from pydantic_ai.exceptions import ToolFailed
@@ -100,10 +101,29 @@ class DshFsToolset(AbstractToolset[Any]):
         self.instructions = instructions
         self.max_retries = max_retries
         self._validator = ReferenceArgsValidator()
+        self._hooks: list[Callable[[str | None], Awaitable[None]]] = []
 
     @property
     def id(self) -> str | None:
         return self._id
+
+    # -- the file history's ties (``adapters.checkpoints.FileCheckpoints``) -------------------
+    @property
+    def call_hooks(self) -> list[Callable[[str | None], Awaitable[None]]]:
+        """Awaited before each tool call with ``pydantic-ai:<run_id>`` (the call's
+        ``RunContext.run_id``); ``FileCheckpoints`` adds its mark here."""
+        return self._hooks
+
+    @staticmethod
+    def checkpoint_name(run_id: Any) -> str:
+        """The dsh-fs checkpoint name of a pydantic-ai run (``AgentRunResult.run_id``): the files
+        as they were when the run's first tool call began.
+
+        :raises ValueError: ``run_id`` is not a run id
+        """
+        if not isinstance(run_id, str) or not run_id:
+            raise ValueError("a pydantic-ai run id (AgentRunResult.run_id, RunContext.run_id)")
+        return f"pydantic-ai:{run_id}"
 
     async def get_instructions(self, ctx: RunContext[Any]) -> InstructionPart | None:
         """The ``tool:*`` prompt sections of the context, joined as the prompt joins them."""
@@ -141,6 +161,10 @@ class DshFsToolset(AbstractToolset[Any]):
 
         :raises ToolFailed: for a failed call when ``errors="tool_failed"``
         """
+        if self._hooks:  # FileCheckpoints: mark the run this call belongs to (its first call's state)
+            point = f"pydantic-ai:{ctx.run_id}" if ctx.run_id else None
+            for hook in self._hooks:
+                await hook(point)
         result = await self.registry.execute(name, tool_args, session=self.session, call_id=ctx.tool_call_id)
         if result.is_error and self.errors == "tool_failed":
             raise ToolFailed(result.text)

@@ -1,12 +1,16 @@
 """A scripted agent session over the real MCP client and server (the README's first command).
 
-It copies the package's own sources to a temporary workspace, starts ``dsh-fs mcp --root``
-on it over stdio, and plays the calls an agent would make, printing each call and exactly
+It copies the package's own sources to a temporary workspace, starts ``dsh-fs mcp --root
+--session demo-agent`` on it over stdio (its history and session store in the workspace's own
+state directory), and plays the calls an agent would make, printing each call and exactly
 the text the model sees: a glob and a grep to find its way, a capped grep whose complete
 result it pages with read, a read, an edit refused without a read, a read, a successful edit,
 a change by another process and the resulting stale refusal, a re-read and a successful
-retry, a new file written, and a huge file paged. It ends with the next steps for the
-directory it was run in (``next_steps``).
+retry, a new file written, and a huge file paged. Then the person takes back what the agent
+did, from the command line while the server runs (docs/HISTORY.md): the agent's changes
+listed (``dsh-fs sessions history``), a dry run, a rewind, and a rewind refused because someone
+else changed the file since. It ends with the next steps for the directory it was run in
+(``next_steps``).
 """
 
 from __future__ import annotations
@@ -45,6 +49,44 @@ def _prepare_workspace(base: str) -> str:
     return project
 
 
+SESSION = "demo-agent"
+"""the demo server's ``--session``: the history the person lists and rewinds"""
+
+
+async def _take_back(out: Callable[[str], None], project: str, env: dict[str, str], target: str,
+                     surprises: list[str]) -> None:
+    """Steps 16-19: the person lists the agent's changes and takes them back from the command line
+    while the server runs (``dsh-fs sessions history|rewind``, another process)."""
+    import anyio
+
+    async def person(step: str, args: list[str], expect: int) -> str:
+        done = await anyio.run_process([sys.executable, "-m", "dsh_fs.cli.main", "sessions", *args], cwd=project,
+                                       env=env, check=False)
+        said = (done.stdout.decode() + done.stderr.decode()).replace(project + "/", "")
+        _show(out, f"{step}\n$ dsh-fs sessions {' '.join(args)}   [exit {done.returncode}]", said.rstrip("\n"))
+        if done.returncode != expect:
+            surprises.append(step)
+        return said
+
+    listed = await person("16. The person lists what the agent changed (while the server runs):",
+                          ["history", SESSION], 0)
+    if "write  notes/DEMO.md (created)" not in listed:
+        surprises.append("16. (the new file is not in the history)")
+    await person("17. A dry run of taking back the agent's last change: the diff, nothing written.",
+                 ["rewind", SESSION, "--last", "1", "--dry-run"], 0)
+    await person("18. The rewind: the file the agent created is gone.", ["rewind", SESSION, "--last", "1"], 0)
+    if os.path.exists(os.path.join(project, "notes", "DEMO.md")):
+        surprises.append("18. (notes/DEMO.md is still there)")
+    with open(os.path.join(project, target), "a", encoding="utf-8") as person_edit:
+        person_edit.write("# a person's later change\n")
+    _show(out, f"19. Someone else changes {target} after the agent:", "it appends '# a person's later change'")
+    await person("20. Taking back all the agent's edits is refused: nothing is written, nothing clobbered.",
+                 ["rewind", SESSION, "--to", "0"], 1)
+    with open(os.path.join(project, target), encoding="utf-8") as kept:
+        if not kept.read().endswith("# a person's later change\n"):
+            surprises.append("20. (the person's change was lost)")
+
+
 async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) -> int:
     """Play the scripted session; returns 0 when every step behaved as expected (then the next
     steps for the current directory follow).
@@ -58,8 +100,11 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
     here = os.getcwd()  # the directory the closing next steps are for
     base = tempfile.mkdtemp(prefix="dsh-fs-demo-")
     project = _prepare_workspace(base)
+    env = {**os.environ, "DSH_FS_STATE_DIR": os.path.join(base, "state")}  # the demo's history, removed with it
+    env.pop("DSH_FS_SESSION", None)
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "dsh_fs.cli.main", "mcp", "--root", project], cwd=project
+        command=sys.executable, args=["-m", "dsh_fs.cli.main", "mcp", "--root", project, "--session", SESSION],
+        cwd=project, env=env,
     )
     surprises: list[str] = []
     try:
@@ -123,6 +168,7 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
                            {"file_path": "server.log", "offset": 299_996, "limit": 5}, False)
                 await call("15. …and a window in the middle.", "read",
                            {"file_path": "server.log", "offset": 150_000, "limit": 3}, False)
+                await _take_back(out, project, env, target, surprises)
         with open(os.path.join(project, target), encoding="utf-8") as edited:
             first = edited.readline().rstrip("\n")
         _show(out, "On disk afterwards (first line of the edited file):", first)

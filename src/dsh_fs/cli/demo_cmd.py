@@ -20,6 +20,8 @@ def demo(keep: bool) -> None:
     A temporary copy of dsh-fs's own sources is served by `dsh-fs mcp`; the script reads,
     is refused an unread edit, edits, loses a race to another process (stale), re-reads,
     retries, writes a new file and pages a huge log, printing exactly what the model sees.
+    Then the person takes back what the agent did while the server runs: its changes listed, a
+    dry run, a rewind, and a rewind refused because someone else changed the file since.
     """
     from .demo import run_demo
 

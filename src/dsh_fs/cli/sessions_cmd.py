@@ -1,4 +1,5 @@
-"""``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store.
+"""``dsh-fs sessions list|forget|prune``: housekeeping of the ``--session`` store (and
+``history|rewind|diff``: a session's history, ``history_cmd``).
 
 The store (``dsh_fs.session_store``) keeps every named session's observations until told otherwise; these
 commands show them, drop one, or drop those unused for a while. They never touch a file of
@@ -81,6 +82,30 @@ def _with_store(action: Callable[[sqlite3.Connection, str], None]) -> None:
         conn.close()
 
 
+R = TypeVar("R")
+
+
+def _on_history(action: Callable[[sqlite3.Connection], R]) -> R:
+    """Run ``action`` on the history database (``history.sqlite_store``, beside the store: the
+    histories of named sessions and HTTP tokens), then close it.
+
+    :raises click.ClickException: (exit 2) when it cannot be opened or used
+    """
+    from ..history.sqlite_store import history_location, open_history_database
+
+    path = history_location()[0]
+    try:
+        conn = open_history_database()
+    except (sqlite3.Error, OSError) as exc:
+        raise CliFailure(f"cannot open the history store {path}: {exc}") from None
+    try:
+        return action(conn)
+    except sqlite3.Error as exc:
+        raise CliFailure(f"cannot use the history store {path}: {exc}") from None
+    finally:
+        conn.close()
+
+
 def duration_text(seconds: int) -> str:
     """A number of seconds as :func:`parse_duration` reads it, in days, hours, minutes and
     seconds, largest first: ``30d``, ``1h30m``, ``1s`` (``0s`` for nothing)."""
@@ -102,7 +127,7 @@ def _ago(seconds: float) -> str:
 
 @click.group()
 def sessions() -> None:
-    """List and clean up the --session store.
+    """List and clean up the --session store; show, rewind and diff a session's history.
 
     The store is SQLite under $DSH_FS_STATE_DIR, else $XDG_STATE_HOME/dsh-fs, else
     ~/.local/state/dsh-fs. Forgetting a session only means a later write or edit in it must
@@ -127,13 +152,17 @@ def list_() -> None:
 @sessions.command(cls=OnceCommand)
 @click.argument("name")
 def forget(name: str) -> None:
-    """Forget session NAME: drop everything it has observed."""
+    """Forget session NAME: drop everything it has observed, and its history."""
     from ..session_store import forget_session
+
+    from ..history.sqlite_store import forget_history
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         deleted = forget_session(conn, name)
-        if deleted:
-            click.echo(f"forgot session {name!r} ({deleted} observation{'s' if deleted != 1 else ''})")
+        steps = _on_history(lambda history: forget_history(history, name))
+        if deleted or steps:
+            more = f", {steps} history step{'s' if steps != 1 else ''}" if steps else ""
+            click.echo(f"forgot session {name!r} ({deleted} observation{'s' if deleted != 1 else ''}{more})")
         else:
             click.echo(f"dsh-fs: no session {name!r} in {path}: nothing to forget", err=True)
 
@@ -144,25 +173,41 @@ def forget(name: str) -> None:
 @click.option("--older-than", "older_than", type=DURATION, required=True, metavar="DURATION",
               help="Forget sessions unused for at least this long: 30d, 12h, 1w2d (units s, m, h, d, w).")
 def prune(older_than: int) -> None:
-    """Forget every session that observed nothing for --older-than; one line per session
-    forgotten (its name, observations and when it was last used)."""
+    """Forget every session that observed nothing for --older-than, and every history that
+    recorded nothing for as long; one line per session forgotten (its name, observations and
+    when it was last used)."""
     from ..fs.shown import shown_name
+    from ..history.sqlite_store import prune_history
     from ..session_store import list_sessions, prune_sessions
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         now = time.time()
         known = {found.name: found for found in list_sessions(conn)}
         pruned = prune_sessions(conn, older_than, now=now)
+        histories = set(_on_history(lambda history: prune_history(history, older_than, now=now)))
         for name in pruned:
             found = known.get(name)
+            also = " and its history" if name in histories else ""
             if found is None:  # recorded between the two looks: said without its figures
-                click.echo(f"forgot session {shown_name(name)}")
+                click.echo(f"forgot session {shown_name(name)}{also}")
                 continue
             count = found.observations
             click.echo(f"forgot session {shown_name(name)} ({count} observation{'s' if count != 1 else ''}, "
-                       f"last used {_ago(max(0.0, now - found.last_used))})")
-        if not pruned:
+                       f"last used {_ago(max(0.0, now - found.last_used))}){also}")
+        for name in sorted(histories - set(pruned)):
+            click.echo(f"forgot the history of session {shown_name(name)}")
+        if not pruned and not histories:
             click.echo(f"dsh-fs: no session in {path} unused for {duration_text(older_than)}: nothing to prune",
                        err=True)
 
     _with_store(action)
+
+
+def _add_history_commands() -> None:
+    from .history_cmd import diff, history, rewind
+
+    for command in (history, rewind, diff):
+        sessions.add_command(command)
+
+
+_add_history_commands()

@@ -195,6 +195,9 @@ class Helper(SearchOps):
                                    cwd=codec.optional_string(args.get("cwd"), "a cwd"), signal=signal)
         await self.answer(request, codec.encode_path_info(info))
 
+    async def op_real_place(self, request: int, args: dict[str, Any], body: bytes, signal: AbortSignal) -> None:
+        await self.answer(request, await self.fs.real_place(codec.decode_target(args.get("t")), signal=signal))
+
     async def op_read_text(self, request: int, args: dict[str, Any], body: bytes, signal: AbortSignal) -> None:
         await self.answer(request, await self.fs.read_text(codec.decode_target(args.get("t")), signal=signal))
 

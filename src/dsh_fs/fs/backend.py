@@ -88,6 +88,7 @@ from .errors import (
     write_cleanup_failed as write_cleanup_failed,
 )
 from .provider_rules import (
+    KnownContents as KnownContents,
     PriorSummary as PriorSummary,
     PriorTally as PriorTally,
     TextRules as TextRules,

@@ -159,6 +159,8 @@ class FsError(HarnessError):
         editing faces name it in their own texts)
     :param replacement: for ``FS_EDIT_NOT_FOUND``, the LF-normalized ``new_string`` (an edit
         already applied is told apart by it, DEVIATIONS D18)
+    :param changes: for ``FS_STALE_VERSION``, what changed since the caller last saw the file
+        (DEVIATIONS D30: ``tool_fs.stale_diff``), which the tool layer appends to the message
     """
 
     def __init__(
@@ -171,12 +173,14 @@ class FsError(HarnessError):
         needle: str | None = None,
         count: int | None = None,
         replacement: str | None = None,
+        changes: str | None = None,
     ) -> None:
         super().__init__(message, str(FsErrorCode(code)), cause=cause)
         self.searched_text = searched_text
         self.needle = needle
         self.count = count
         self.replacement = replacement
+        self.changes = changes
 
     @property
     def fs_code(self) -> FsErrorCode:

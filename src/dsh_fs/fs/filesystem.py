@@ -43,6 +43,10 @@ search outside the seam, on the host disk):
 * ``stream_bytes`` — a regular file's raw bytes in chunks (no decoding, no text rules: a
   search engine judges binary and non-UTF-8 content itself). The default raises
   ``NotImplementedError``.
+* ``real_place`` — the name of the file a target is, where it really lives (every symlink
+  resolved): the host path on this disk, the far side's real path over a command channel, the
+  display path where names are the files (memory, S3). What a person approving a change is
+  shown (docs/SANDBOX.md "Escalation"). The default: ``host_path``, else the display path.
 * ``search_host`` — for a provider whose files are host files of *another* machine where
   ripgrep can run (a command channel's far side): that machine's search operations
   (``fs.search_host.SearchHost``). The default returns ``None``.
@@ -319,6 +323,23 @@ class FileSystem(abc.ABC):
         must resolve the target through this provider first (containment is checked there).
         """
         return None
+
+    async def real_place(self, target: Target, *, signal: "AbortSignal | None" = None) -> str:
+        """Optional: the name of the file ``target`` is, where it really lives, for a person to
+        read (the approval prompt of a sandbox escalation names each file a call will change by
+        it, docs/SANDBOX.md "Escalation"): an absolute path with every symlink resolved on the
+        machine that holds the file, or the display path where a path names the file itself
+        (no symlinks: the memory and S3 providers).
+
+        The default: ``host_path(target)`` (the local provider: the real path on this disk),
+        else ``target.display_path``. A provider whose files live on another machine answers
+        with that machine's real path (a command channel's far side: ``fs_channel``); a
+        wrapper passes its inner provider's on. It does not check that the file exists.
+
+        :raises FsError: as ``stat`` (a provider that must ask elsewhere: FS_IO_ERROR,
+            FS_ABORTED); a path-rules wrapper refuses a denied target (FS_PERMISSION_DENIED)
+        """
+        return self.host_path(target) or target.display_path
 
     def search_host(self) -> "SearchHost | None":
         """Optional: where the search tools run ripgrep beside this provider's files when that

@@ -26,6 +26,8 @@ itself; the messages are the catalog's (``dsh_fs.fs.errors``).
 
 from __future__ import annotations
 
+import hashlib
+
 from dataclasses import dataclass
 
 from ..core.jsonvalue import well_formed as well_formed  # re-exported for providers
@@ -50,10 +52,12 @@ from .types import EditRequest
 
 __all__ = (
     "EditedBytes",
+    "KnownContents",
     "PROFILE_SWITCH",
     "PriorSummary",
     "PriorTally",
     "Rewrite",
+    "SAME_BYTES_MAX",
     "TextRules",
     "WRITE_MAX_SIZE",
     "apply_edit",
@@ -71,6 +75,11 @@ __all__ = (
 
 WRITE_MAX_SIZE = 256 * 1024 * 1024
 """default ``write_max_size``: the largest file (bytes) a write or an edit may store (D16)"""
+
+
+SAME_BYTES_MAX = 4 * 1024 * 1024
+"""DEVIATIONS D29: the largest file (bytes) whose content a guard digests when the cheap
+version comparison says changed; a bigger file whose version changed is a changed file"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,12 +105,42 @@ class TextRules(ProfileSwitches):
     else it is a literal name"""
     overlapping_matches: bool = profile_switch("D15")
     """D15: without ``replace_all``, overlapping occurrences of ``old_string`` count as matches"""
+    same_bytes: bool = profile_switch("D29")
+    """D29: a file rewritten with the same bytes keeps its version for a guard (a content digest
+    consulted only when the cheap comparison says changed)"""
     write_max_size: int = WRITE_MAX_SIZE
     """D16 (both profiles): a write or an edit that would store a file of more bytes fails
     ``FS_IO_ERROR`` before the new content is built"""
     encodings: tuple[str, ...] = ()
     """F7 (opt-in, both profiles; docs/ENCODINGS.md): legacy encodings a file that is not UTF-8
     may be in (``legacy_text.check_encodings`` names); empty: UTF-8 only, as the reference"""
+
+
+class KnownContents:
+    """DEVIATIONS D29 for a provider whose versions are counters (the in-memory one): the
+    SHA-256 of the bytes stored under each of the last ``capacity`` versions of at most
+    ``SAME_BYTES_MAX`` bytes, so a guard whose version differs can tell the same bytes stored
+    again. Synchronous, no I/O.
+
+    :param capacity: how many versions are remembered (oldest forgotten first)
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._digests: dict[str, bytes] = {}
+
+    def remember(self, version: str, data: bytes) -> None:
+        """``data`` is stored under ``version`` (over ``SAME_BYTES_MAX`` bytes: not kept)."""
+        if len(data) > SAME_BYTES_MAX:
+            return
+        self._digests[version] = hashlib.sha256(data).digest()
+        while len(self._digests) > self.capacity:
+            del self._digests[next(iter(self._digests))]
+
+    def same(self, version: str, data: bytes) -> bool:
+        """Are ``data`` the bytes stored under ``version`` (a version remembered)?"""
+        digest = self._digests.get(version)
+        return digest is not None and len(data) <= SAME_BYTES_MAX and hashlib.sha256(data).digest() == digest
 
 
 def check_size(size: int | None, display: str, limit: int | None) -> None:

@@ -34,6 +34,9 @@ class ToolSwitches(ProfileSwitches):
     policy keeps absences (a deleted file may be recreated)"""
     remedies: bool = profile_switch("D9")
     """D9: ``FS_STALE_VERSION`` / ``FS_NOT_OBSERVED`` messages end with a recovery remedy"""
+    stale_diffs: bool = profile_switch("D30")
+    """D30: a stale refusal of a file the owner last saw whole ends with a capped unified diff
+    from what it saw to what is there now (``tool_fs.stale_diff``)"""
     always_progress: bool = profile_switch("D10")
     """D10: a read always makes progress (a first line over ``readMaxBytes`` is shown cut)"""
     unicode_arguments: bool = profile_switch("D11")
@@ -121,6 +124,9 @@ class ToolSwitches(ProfileSwitches):
     line break ends the last line; ``new_str`` of ``insert`` is whole lines)"""
     clamp_view_range: bool = profile_switch("E22")
     """E22: a ``view_range`` ending past the last line shows to the end, with a note saying so"""
+    undo_edit: bool = profile_switch("H10")
+    """H10: ``str_replace_editor`` takes OpenHands' ``undo_edit`` command (the last change this
+    owner made to the file, taken back on the history) when the context records a history"""
     patch_names_its_operation: bool = profile_switch("E25")
     """E25: a patch refused for an unread file says ``update``/``delete``/``move requires reading
     "<p>" first`` (the patch's own operation), not the policy's ``edit requires …``"""

@@ -90,7 +90,7 @@ class WindowResult:
     Equality compares ``offset``, ``lines``, ``total_lines`` and ``truncated_by_bytes``.
     """
 
-    __slots__ = ("encoding", "offset", "total_lines", "truncated_by_bytes", "_lines", "_texts")
+    __slots__ = ("encoding", "offset", "total_lines", "truncated_by_bytes", "version", "_lines", "_texts")
     __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
 
     def __init__(
@@ -110,6 +110,10 @@ class WindowResult:
         self.encoding: str | None = None
         """the legacy encoding the text was decoded from (F7: a ``legacy_text.DecodedText``
         windowed by ``window_whole``); ``None``: UTF-8"""
+        self.version: str | None = None
+        """the version of the bytes windowed when the provider knows it better than the
+        caller's ``info.version``: with the digest of the whole content (DEVIATIONS D29,
+        ``fs_local.versions.known``); ``None``: ``info.version``"""
 
     @property
     def lines(self) -> list[WindowLine]:

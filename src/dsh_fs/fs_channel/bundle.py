@@ -23,6 +23,7 @@ __all__ = ("Bundle", "PACKAGES", "boot_program", "bundle")
 PACKAGES: tuple[tuple[str, str], ...] = (
     ("dsh_fs", "__init__.py"),
     ("dsh_fs", "providers.py"),
+    ("dsh_fs", "private_dirs.py"),
     ("dsh_fs", "core"),
     ("dsh_fs", "fs"),
     ("dsh_fs", "fs_local"),

@@ -466,6 +466,18 @@ class ChannelFileSystem(FileSystem):
         _, body = await connection.call("ping", {}, body=payload)
         return body
 
+    async def real_place(self, target: Target, *, signal: AbortSignal | None = None) -> str:
+        """The far side's real path of ``target``: its provider's ``real_place`` (the real path
+        the far side's containment walk found, every symlink resolved there), one round trip.
+        A far ``docs -> .git`` makes ``/ws/docs/config`` the real place ``/ws/.git/config``.
+
+        :raises FsError: as ``stat`` (FS_IO_ERROR when the channel fails, FS_ABORTED)
+        """
+        result, _ = await self._request("real_place", {"t": self._far(target)}, verb="resolve",
+                                        display=target.display_path, stage="resolve", signal=signal)
+        return self._decoded(lambda v: codec.string(v, "a real place"), result, "resolve",  # type: ignore[no-any-return]
+                             target.display_path)
+
     def search_host(self) -> SearchHost:
         """The far side, where ``glob``/``grep`` run ripgrep (``search.ChannelSearchHost``, C4)."""
         return ChannelSearchHost(self)

@@ -11,10 +11,9 @@
 | ``large_edit`` | streamed edits of huge files in bounded memory (the local driver of ``fs.literal_edit_stream``) |
 | ``reads``, ``scan``, ``line_index`` | windowed reads: the read itself; the byte scanner (A1, D6, D10); sparse line indexes of recent reads |
 | ``versions`` | version tokens, with a content digest when racily clean (A5) |
-| ``recent`` | the bytes of the last small writes under the racy versions reported, so an edit guarded by one compares bytes instead of hashing them (A5) |
+| ``recent_writes`` | the bytes of the last small writes under the racy versions reported, so an edit guarded by one compares bytes instead of hashing them (A5) |
 | ``locks`` | cross-process mutation locks: ``flock`` stripes in a private lock directory (A4) |
-| ``private`` | the check that a per-user directory is private (locks, the session store) |
-| ``beneath`` | containment: ``realpath`` that never steps outside the root, opens that walk from it with ``O_NOFOLLOW`` |
+| ``containment`` | ``realpath`` that never steps outside the root, opens that walk from it with ``O_NOFOLLOW`` |
 | ``roots`` | the containment roots checked at construction: directories, at most 64, none overlapping (D28) |
 | ``moves`` | guarded ``delete`` and ``rename`` (``renameat2(RENAME_NOREPLACE)``, else ``link`` + ``unlink``) |
 | ``walk`` | raw listings and raw reads for the search tools (``walk``, ``stream_bytes``) |

@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 from ..core.signal import AbortSignal
 from ..fs.errors import Verb, check_abort, io_error, write_cleanup_failed
-from . import acl, beneath
+from . import acl, containment
 from .oserrors import map_os_error
 
 __all__ = ("ANONYMOUS_TEMP", "STALE_AFTER_S", "SWEEP_INTERVAL_S", "TEMP_NAME", "atomic_write", "sweep_stale")
@@ -79,7 +79,7 @@ KEEP_ACL: bytes | None | object = object()
 
 def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int | None,
                  owner: tuple[int, int] | None, signal: AbortSignal | None, verb: Verb, display: str,
-                 root: beneath.Root | None = None, old_acl: bytes | None | object = KEEP_ACL) -> None:
+                 root: containment.Root | None = None, old_acl: bytes | None | object = KEEP_ACL) -> None:
     """Replace (or create) the file at ``path`` with ``data``, atomically and durably.
 
     :param path: absolute path of the target; missing parent directories are created
@@ -105,9 +105,9 @@ def atomic_write(path: str, data: bytes | Callable[[int], None], *, mode: int | 
     name = posixpath.basename(path)
     try:
         try:  # the parent almost always exists: open it without the mkdir probes
-            parent = beneath.open_dir(posixpath.dirname(path), root=root)
+            parent = containment.open_dir(posixpath.dirname(path), root=root)
         except FileNotFoundError:
-            parent = beneath.open_dir(posixpath.dirname(path), root=root, create=True)
+            parent = containment.open_dir(posixpath.dirname(path), root=root, create=True)
     except OSError as exc:
         raise map_os_error(exc, verb, display) from exc
     try:

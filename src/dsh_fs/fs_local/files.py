@@ -24,7 +24,7 @@ from typing import Literal
 
 from ..fs.errors import Verb, not_found, not_regular_file, read_only
 from ..fs.types import FileType, Info, PathInfo, Version
-from . import beneath, versions
+from . import containment, versions
 from .oserrors import map_os_error
 from .rules import LocalRules
 
@@ -64,7 +64,7 @@ class Probe:
 
     path: str
     st: os.stat_result
-    root: beneath.Root | None = None
+    root: containment.Root | None = None
     """containment root: digests are read beneath it"""
     _version: str | None = None
 
@@ -84,9 +84,10 @@ class Probe:
             self._version = versions.mint(self.st, self.path, root=self.root)
         return Version(self._version)
 
-    def matches(self, expected: str) -> bool:
-        """Is this still version ``expected`` (A5-aware comparison)?"""
-        return versions.same_version(expected, self.st, self.path, root=self.root)
+    def matches(self, expected: str, *, content: bool = False) -> bool:
+        """Is this still version ``expected`` (A5-aware comparison; ``content``: D29, the same
+        bytes under other stat fields count, ``versions.same_version``)?"""
+        return versions.same_version(expected, self.st, self.path, root=self.root, content=content)
 
     def info(self) -> Info:
         """The seam's ``Info`` (size in bytes)."""
@@ -97,11 +98,11 @@ UNPROBED: object = object()
 """``fsio.write_file`` / ``edit_file(existing=…)`` default: the operation probes the target itself"""
 
 
-def probe(path: str, verb: Verb, display: str, *, root: beneath.Root | None = None) -> Probe | None:
+def probe(path: str, verb: Verb, display: str, *, root: containment.Root | None = None) -> Probe | None:
     """Following stat (beneath ``root``: final component not followed); ``None`` for
     ENOENT/ENOTDIR; other errors mapped (A2) with ``verb`` and ``display``."""
     try:
-        return Probe(path, beneath.stat_in(path, root=root), root)
+        return Probe(path, containment.stat_in(path, root=root), root)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -110,12 +111,12 @@ def probe(path: str, verb: Verb, display: str, *, root: beneath.Root | None = No
         return None
 
 
-def probe_no_follow(path: str, display: str, *, root: beneath.Root | None = None) -> PathInfo | None:
+def probe_no_follow(path: str, display: str, *, root: containment.Root | None = None) -> PathInfo | None:
     """``lstat`` metadata of the unresolved ``path`` (type may be ``symlink``); ``None`` when
     absent. Beneath ``root`` its parent is resolved without leaving the root: a path whose
     resolution leaves it fails with the containment error."""
     try:
-        st = beneath.lstat_in(path, root=root)
+        st = containment.lstat_in(path, root=root)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
@@ -126,7 +127,7 @@ def probe_no_follow(path: str, display: str, *, root: beneath.Root | None = None
     return PathInfo(version=Version(versions.mint(st, path, read=False)), type=kind, size=st.st_size)
 
 
-def open_regular(path: str, verb: Verb, display: str, root: beneath.Root | None) -> int:
+def open_regular(path: str, verb: Verb, display: str, root: containment.Root | None) -> int:
     """A read-only descriptor of the regular file at ``path`` (beneath ``root`` when given),
     opened without ever blocking on a FIFO; the caller closes it.
 
@@ -136,13 +137,13 @@ def open_regular(path: str, verb: Verb, display: str, root: beneath.Root | None)
     return open_regular_st(path, verb, display, root)[0]
 
 
-def open_regular_st(path: str, verb: Verb, display: str, root: beneath.Root | None) -> tuple[int, os.stat_result]:
+def open_regular_st(path: str, verb: Verb, display: str, root: containment.Root | None) -> tuple[int, os.stat_result]:
     """``open_regular``, with the ``fstat`` of the descriptor that told it is a regular file.
 
     :raises FsError: as ``open_regular``
     """
     try:
-        fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
+        fd = containment.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except (FileNotFoundError, NotADirectoryError):
         raise not_found(verb, display) from None
     except IsADirectoryError:
@@ -207,11 +208,11 @@ def keep_read_only(existing: Probe, verb: Literal["write", "edit", "delete"], di
         raise read_only(verb, display)
 
 
-def version_after_write(key: str, data: bytes | None, root: beneath.Root | None) -> Version:
+def version_after_write(key: str, data: bytes | None, root: containment.Root | None) -> Version:
     """The version of ``key`` just after a write of ``data`` (``None``: the content is not in
     memory; a digest, if the A5 racy window needs one, re-reads the file)."""
     try:
-        st = beneath.stat_in(key, root=root)
+        st = containment.stat_in(key, root=root)
     except OSError:
         return Version("missing:" + key)
     return Version(versions.mint(st, key, content=data if data is not None and st.st_size == len(data) else None))

@@ -77,9 +77,9 @@ from ..fs.backend import (
     permission_denied,
 )
 from ..fs.legacy_text import check_encodings
-from . import beneath, files, fsio, moves, versions
+from . import containment, files, fsio, moves, versions
 from .line_index import DEFAULT_CACHED_FILES, IndexCache
-from .recent import RecentWrites
+from .recent_writes import RecentWrites
 from .locks import LockWait, ProcessLocks, TargetLocks
 from .reads import read_window_file
 from .roots import MAX_ROOTS, containment_roots, disjoint
@@ -352,9 +352,9 @@ class LocalFileSystem(FileSystem):
     def narrowed(self, roots: Sequence[str]) -> LocalFileSystem:
         """A view confined to ``roots`` (display paths inside this provider's roots), sharing
         the locks, threads, cross-process locks and line indexes; each root's real path is
-        found without leaving the provider root it lies in (``beneath.real_path_in``), so a
+        found without leaving the provider root it lies in (``containment.real_path_in``), so a
         symlink out cannot widen the view, and each view root keeps the provider root as its
-        anchor (``beneath.Root.anchor``): one swapped for a symlink later leads nowhere. Its ``cwd`` stays, or is the first root when
+        anchor (``containment.Root.anchor``): one swapped for a symlink later leads nowhere. Its ``cwd`` stays, or is the first root when
         outside them. See ``FileSystem.narrowed``.
 
         A provider without containment narrows to any directories: each root's real path is
@@ -367,7 +367,7 @@ class LocalFileSystem(FileSystem):
         """
         found = self._view_roots_anywhere(roots) if self.rules.roots is None else self._view_roots_within(roots)
         named = tuple(path for _real, path, _anchor in found) if len(found) > 1 else ()
-        view_roots = tuple(beneath.Root(real, path, named, anchor) for real, path, anchor in found)
+        view_roots = tuple(containment.Root(real, path, named, anchor) for real, path, anchor in found)
         disjoint(view_roots)
         view = copy.copy(self)
         view._narrowed = True
@@ -378,17 +378,17 @@ class LocalFileSystem(FileSystem):
             view.cwd = view_roots[0].shown
         return view
 
-    def _view_roots_within(self, roots: Sequence[str]) -> list[tuple[str, str, beneath.Root | None]]:
+    def _view_roots_within(self, roots: Sequence[str]) -> list[tuple[str, str, containment.Root | None]]:
         """``(real, shown, anchor)`` of each view root inside this provider's roots (``narrowed``)."""
-        found: list[tuple[str, str, beneath.Root | None]] = []
+        found: list[tuple[str, str, containment.Root | None]] = []
         for path in roots:
             within = self.rules.root_for(path)
             if within is None or not within.contains(path):
                 raise ValueError(f"LocalFileSystem: root {path} is outside every root")
             try:
-                real = beneath.real_path_in(path, within, strict=True)
-                is_dir = stat_mod.S_ISDIR(beneath.stat_in(real, root=within).st_mode)
-            except beneath.Escape:
+                real = containment.real_path_in(path, within, strict=True)
+                is_dir = stat_mod.S_ISDIR(containment.stat_in(real, root=within).st_mode)
+            except containment.Escape:
                 raise ValueError(f"LocalFileSystem: root {path} is outside every root") from None
             except (FileNotFoundError, NotADirectoryError):
                 raise ValueError(f"LocalFileSystem: root {path} is not found") from None
@@ -400,10 +400,10 @@ class LocalFileSystem(FileSystem):
         return found
 
     @staticmethod
-    def _view_roots_anywhere(roots: Sequence[str]) -> list[tuple[str, str, beneath.Root | None]]:
+    def _view_roots_anywhere(roots: Sequence[str]) -> list[tuple[str, str, containment.Root | None]]:
         """``(real, shown, None)`` of each view root of a provider without containment: its
         ``realpath`` now (``narrowed``)."""
-        found: list[tuple[str, str, beneath.Root | None]] = []
+        found: list[tuple[str, str, containment.Root | None]] = []
         for path in roots:
             try:
                 real = os.path.realpath(path, strict=True)
@@ -514,7 +514,7 @@ class LocalFileSystem(FileSystem):
 
         def current() -> bool:
             found = files.probe(target.key, "stat", target.display_path, root=self.rules.root_for(target.key))
-            return found is not None and found.type == "file" and found.matches(version)
+            return found is not None and found.type == "file" and found.matches(version, content=self.rules.same_bytes)
 
         if self.inline_probes and versions.split_token(version)[1] is None:
             return current()  # stat fields only: no read

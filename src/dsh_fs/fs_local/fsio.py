@@ -60,12 +60,12 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
-from . import acl, beneath, files, versions
+from . import acl, containment, files, versions
 from .atomic import KEEP_ACL, atomic_write
 from .files import STREAM_CHUNK, Probe, owner_to_keep, version_after_write
 from .large_edit import edit_large_file
 from .oserrors import list_error, map_os_error
-from .recent import RecentWrites
+from .recent_writes import RecentWrites
 from .rules import LocalRules
 
 __all__ = (
@@ -89,7 +89,7 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     """Map ``path`` (relative to ``base``) to a target: display path + realpath key.
 
     With a containment root, the real path is found without a step outside the root
-    (``beneath.real_path_in``): any path whose resolution leaves it fails with the one
+    (``containment.real_path_in``): any path whose resolution leaves it fails with the one
     containment error, whatever lies outside (no oracle: nothing is learnt about it). With
     several roots (D36) a symlink from one root into another resolves in that other root.
     """
@@ -105,10 +105,10 @@ def resolve_target(path: str, base: str, *, signal: AbortSignal | None, rules: L
     except OSError as exc:
         raise map_os_error(exc, "resolve", display) from exc
     root = rules.root_for(display)
-    if root is not None and not beneath.inside(key, root.real):
+    if root is not None and not containment.inside(key, root.real):
         owner = rules.root_for(key)  # D36: a symlink into another root resolves there
-        if owner is None or owner is beneath.NOWHERE or not beneath.inside(key, owner.real):
-            raise outside_workspace(display, root.names if root is not beneath.NOWHERE else None)
+        if owner is None or owner is containment.NOWHERE or not containment.inside(key, owner.real):
+            raise outside_workspace(display, root.names if root is not containment.NOWHERE else None)
     check_abort(signal, "resolve")
     return Target(key=TargetKey(key), display_path=display)
 
@@ -143,7 +143,7 @@ def _realpath(path: str, rules: LocalRules, *, strict: bool) -> str:
     if root is None:
         return os.path.realpath(path, strict=strict)
     roots = rules.roots or ()
-    return beneath.real_path_in(path, root, strict=strict, others=roots if len(roots) > 1 else ())
+    return containment.real_path_in(path, root, strict=strict, others=roots if len(roots) > 1 else ())
 
 
 def _missing_key(display: str, rules: LocalRules) -> str:
@@ -191,7 +191,7 @@ def _read_fd(fd: int, signal: AbortSignal | None, stage: Stage, verb: Verb, disp
     return b"".join(chunks)
 
 
-def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root: beneath.Root | None, verb: Verb = "read",
+def read_file_bytes(path: str, display: str, *, signal: AbortSignal | None, root: containment.Root | None, verb: Verb = "read",
                     stage: Stage = "read") -> bytes:
     """The whole regular file's bytes (abortable between chunks)."""
     check_abort(signal, stage)
@@ -261,8 +261,13 @@ def read_text_at(path: str, display: str, version: str, *, signal: AbortSignal |
     check_abort(signal, "read")
     text = decode_for_read(raw, display, rules)
     fields, digest = versions.split_token(version)
-    if fields != versions.fields_of(st) or fields != versions.fields_of(after):
+    now = versions.fields_of(st)
+    if now != versions.fields_of(after):
         return None
+    if fields != now:  # D29: the same bytes under other stat fields are still that version
+        digest = versions.same_bytes(version, st.st_size) if rules.same_bytes and stat_mod.S_ISREG(st.st_mode) else None
+        if digest is None:
+            return None
     if digest is not None and versions.digest_bytes(raw) != digest:
         return None
     return text
@@ -336,7 +341,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
     if isinstance(expected, ReplaceIfVersion):
         if existing is None:
             raise gone(display)
-        if not existing.matches(expected.version):
+        if not existing.matches(expected.version, content=rules.same_bytes):
             raise stale("write", display)
     elif isinstance(expected, CreateIfAbsent) and existing is not None:
         raise overwrite_not_observed(display)
@@ -445,10 +450,13 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
     if expected is not None:
         fields, digest = versions.split_token(expected.version)
         if fields != versions.fields_of(existing.st):
-            raise stale("edit", display)
+            # D29: the same bytes under other stat fields, checked on the bytes the edit reads
+            digest = versions.same_bytes(expected.version, existing.st.st_size) if rules.same_bytes else None
+            if digest is None:
+                raise stale("edit", display)
     files.keep_read_only(existing, "edit", display, rules)
     if existing.st.st_size >= rules.stream_edit_min_size:
-        if expected is not None and digest is not None and not existing.matches(expected.version):
+        if expected is not None and digest is not None and not existing.matches(expected.version, content=rules.same_bytes):
             raise stale("edit", display)
         return edit_large_file(target, edit, existing, signal=signal, rules=rules)
     if expected is None or digest is None:
@@ -469,7 +477,7 @@ def edit_file(target: Target, edit: EditRequest, expected: EditIntent | None, *,
 
 
 def _read_for_edit(path: str, display: str, *, signal: AbortSignal | None,
-                   root: beneath.Root | None) -> tuple[bytes, os.stat_result, bytes | None | object]:
+                   root: containment.Root | None) -> tuple[bytes, os.stat_result, bytes | None | object]:
     """The bytes an edit reads, the ``fstat`` of their descriptor, and the file's access ACL
     read from that same descriptor (D21: what the replacement must keep), all under the
     edit's locks. When the ACL cannot be read there, ``atomic.KEEP_ACL``: the write reads
@@ -501,7 +509,7 @@ def _read_if_digest(existing: Probe, expected: str, digest: str, display: str, *
     try:
         raw, st, old_acl = _read_for_edit(existing.path, display, signal=signal, root=rules.root_for(existing.path))
     except FsError:
-        if not existing.matches(expected):
+        if not existing.matches(expected, content=rules.same_bytes):
             raise stale("edit", display) from None
         raise
     if (st.st_dev, st.st_ino) != (existing.st.st_dev, existing.st.st_ino):
@@ -583,7 +591,7 @@ def _open_listed(target: Target, rules: LocalRules) -> int:
     """
     display = target.display_path
     try:
-        st = beneath.stat_in(target.key, root=rules.root_for(target.key))
+        st = containment.stat_in(target.key, root=rules.root_for(target.key))
     except OSError as exc:
         if isinstance(exc, (FileNotFoundError, NotADirectoryError)):
             raise not_found("list", display) from None
@@ -591,7 +599,7 @@ def _open_listed(target: Target, rules: LocalRules) -> int:
     if not stat_mod.S_ISDIR(st.st_mode):
         raise not_directory(display)
     try:
-        return beneath.open_dir(target.key, root=rules.root_for(target.key))
+        return containment.open_dir(target.key, root=rules.root_for(target.key))
     except OSError as exc:
         raise list_error(exc, display) from exc
 
@@ -635,7 +643,7 @@ def _linked_child(target: Target, name: str, child_display: str, rules: LocalRul
         child_key = resolve_target("./~" if name == "~" else name, target.key, signal=None, rules=rules).key
         found = files.probe(child_key, "list", child_display, root=rules.root_for(child_key))
     except FsError as exc:
-        if isinstance(exc.cause, beneath.Escape) or (rules.list_symlink_loops and isinstance(exc.cause, OSError)
+        if isinstance(exc.cause, containment.Escape) or (rules.list_symlink_loops and isinstance(exc.cause, OSError)
                                                      and exc.cause.errno == errno.ELOOP):
             child_key, found = TargetKey(posixpath.join(target.key, name)), None
         elif isinstance(exc.cause, OSError):

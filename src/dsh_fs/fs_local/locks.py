@@ -27,7 +27,7 @@ import threading
 
 from ..fs.errors import FsError, lock_dir_unusable, lock_unavailable
 from ..fs.locks import TargetLocks as TargetLocks  # re-exported: the in-process half
-from .private import NotPrivate, ensure_private_dir, not_private
+from ..private_dirs import NotPrivate, ensure_private_dir, not_private
 
 __all__ = ("LockWait", "ProcessLocks", "TargetLocks", "default_lock_dir")
 

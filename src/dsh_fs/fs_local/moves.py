@@ -9,7 +9,7 @@ DEVIATIONS A2, A3, A5).
   file, never a lost file); then both directories are fsynced (A3).
 
 Both run with the targets' locks held (``filesystem``), open every directory beneath the
-workspace root when there is one (``beneath``: a symlink swapped in cannot redirect them),
+workspace root when there is one (``containment``: a symlink swapped in cannot redirect them),
 check the guards first and then the abort signal, before changing anything (§2.12 order), and
 refuse a target whose own name is a
 symbolic link (what to remove or move would be ambiguous: the link or the file).
@@ -36,7 +36,7 @@ from ..fs.errors import (
     stale,
 )
 from ..fs.types import DeleteIntent, DeleteOutcome, RenameIntent, RenameOutcome, Target, Version
-from . import beneath, files, versions
+from . import containment, files, versions
 from .oserrors import map_os_error
 from .rules import LocalRules
 
@@ -105,7 +105,7 @@ def _regular(target: Target, verb: _Verb, expected: Version | None, rules: Local
         raise not_found(verb, display)
     if existing.type != "file":
         raise not_regular_file(verb, display)
-    if expected is not None and not existing.matches(expected):
+    if expected is not None and not existing.matches(expected, content=rules.same_bytes):
         raise stale(verb, display)
     return existing
 
@@ -136,7 +136,7 @@ def delete_file(target: Target, expected: DeleteIntent | None, *, signal: AbortS
     version = existing.version  # minted while the file is there (a racy token digests it)
     check_abort(signal, "delete")
     try:
-        parent = beneath.open_dir(posixpath.dirname(target.key), root=rules.root_for(target.key))
+        parent = containment.open_dir(posixpath.dirname(target.key), root=rules.root_for(target.key))
         try:
             name = posixpath.basename(target.key)
             _still(parent, name, existing, "delete", display)
@@ -165,13 +165,13 @@ def rename_file(source: Target, dest: Target, expected: RenameIntent | None, *, 
         raise taken
     check_abort(signal, "rename")
     try:
-        src_parent = beneath.open_dir(posixpath.dirname(source.key), root=root)
+        src_parent = containment.open_dir(posixpath.dirname(source.key), root=root)
         try:
             dst_dir = posixpath.dirname(dest.key)
             try:
-                dst_parent = beneath.open_dir(dst_dir, root=root)
+                dst_parent = containment.open_dir(dst_dir, root=root)
             except FileNotFoundError:
-                dst_parent = beneath.open_dir(dst_dir, root=root, create=True)
+                dst_parent = containment.open_dir(dst_dir, root=root, create=True)
             try:
                 name, dest_name = posixpath.basename(source.key), posixpath.basename(dest.key)
                 _still(src_parent, name, existing, "rename", display)

@@ -12,7 +12,7 @@ import errno
 import os
 
 from ..fs.errors import FsError, Verb, io_error, not_found, outside_workspace, permission_denied
-from .beneath import NOWHERE, Escape
+from .containment import NOWHERE, Escape
 
 __all__ = ("list_error", "map_os_error")
 

@@ -31,6 +31,21 @@ from .scan import scan_window
 __all__ = ("read_window_file",)
 
 
+def _known(fd: int, version: str, size: int, data: bytes | None) -> str | None:
+    """D29: ``version`` with the digest of the ``size`` bytes of ``fd`` (``data`` when the scan
+    read them all, else read here: at most ``versions.SAME_BYTES_MAX`` bytes, the caller checks)
+    when the file's stat fields are still the version's after they were read (the version is
+    not racy: any change since it was minted shows in them); ``None`` otherwise."""
+    try:
+        if data is None:
+            data = os.pread(fd, size + 1, 0)
+        if len(data) != size or versions.fields_of(os.fstat(fd)) != version:
+            return None
+    except OSError:
+        return None
+    return versions.known(version, versions.digest_bytes(data))
+
+
 def read_window_file(
     target: Target,
     window: ReadWindow,
@@ -85,6 +100,8 @@ def read_window_file(
         if trusted and outcome.index is not None and indexes is not None:
             if versions.fields_of(os.fstat(fd)) == version:
                 indexes.put(key, version, outcome.index)
+        if rules.same_bytes and info.size is not None and versions.knowable(version, info.size):
+            outcome.result.version = _known(fd, version, info.size, outcome.data)
         return outcome.result
     finally:
         os.close(fd)

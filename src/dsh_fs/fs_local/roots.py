@@ -1,7 +1,7 @@
 """The local provider's containment roots, checked once at construction (DEVIATIONS D28).
 
 ``containment_roots(paths)`` takes the roots as configured (absolute, lexically normalized)
-and gives the ``beneath.Root`` values every resolution and walk starts from: each must be an
+and gives the ``containment.Root`` values every resolution and walk starts from: each must be an
 existing directory (its real path is taken here), there are at most ``MAX_ROOTS``, and no
 two overlap — equal, or one inside the other, by real path or as configured (a symlinked
 spelling of a directory inside another root overlaps too). ``disjoint`` is the pure part.
@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from typing import Final
 
-from .beneath import Root, inside
+from .containment import Root, inside
 
 __all__ = ("MAX_ROOTS", "containment_roots", "disjoint")
 
@@ -35,7 +35,7 @@ def disjoint(roots: Sequence[Root]) -> None:
 
 
 def containment_roots(paths: Sequence[str]) -> tuple[Root, ...]:
-    """The ``beneath.Root`` of each configured root (absolute, normalized), in order. With
+    """The ``containment.Root`` of each configured root (absolute, normalized), in order. With
     several, each carries the names of all (``Root.named``), which the refusal prints.
 
     :raises ValueError: ``LocalFileSystem: root <p> is not a directory`` (missing, or not a

@@ -1,6 +1,6 @@
 """``LocalRules``: what the local provider does differently per profile, and its settings.
 
-The shared text switches (``TextRules``: D1, D2, D4, D6, D15, D20) plus the local ones (D3,
+The shared text switches (``TextRules``: D1, D2, D4, D6, D15, D20, D29) plus the local ones (D3,
 D12, D17), and the settings every local operation reads (containment roots, the streamed-edit
 threshold). One frozen value per provider, passed to every ``fsio`` function. Pure: no I/O.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..fs.provider_rules import TextRules, profile_switch
-from . import beneath
+from . import containment
 
 __all__ = ("LocalRules", "STREAM_EDIT_MIN_SIZE")
 
@@ -21,7 +21,7 @@ STREAM_EDIT_MIN_SIZE = 32 * 1024 * 1024
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LocalRules(TextRules):
     """Per-profile behaviour of the local provider: the shared text switches (D1, D2, D4, D6,
-    D15, D20) plus the local ones (D3, D12, D17), and the settings below. Build with
+    D15, D20, D29) plus the local ones (D3, D12, D17), and the settings below. Build with
     ``LocalRules.for_profile(profile, roots=…, …)``: every switch follows the profile."""
 
     umask_mode: bool = profile_switch("D3")
@@ -34,7 +34,7 @@ class LocalRules(TextRules):
     list_symlink_loops: bool = profile_switch("E23")
     """E23: a directory listing shows a symlink loop as ``other`` and goes on (the reference
     fails the whole listing)"""
-    roots: tuple[beneath.Root, ...] | None = None
+    roots: tuple[containment.Root, ...] | None = None
     """containment: the workspace roots (real path, and as configured), which never overlap;
     ``None`` = no containment (reference); ``()`` = nothing is reachable (an MCP view narrowed
     to no root). Several roots: DEVIATIONS D28"""
@@ -52,11 +52,11 @@ class LocalRules(TextRules):
         containment or without roots)"""
         return tuple(root.shown for root in self.roots or ())
 
-    def root_for(self, path: str) -> beneath.Root | None:
+    def root_for(self, path: str) -> containment.Root | None:
         """The root a resolution or walk of the absolute normalized ``path`` (a display path or
         a key) starts in: the one root containing it lexically (as real or shown path; roots
         never overlap). ``None`` without containment. A path inside no root gets a root whose
-        walks refuse it (``beneath.Escape``): the first root, or ``beneath.NOWHERE`` without
+        walks refuse it (``containment.Escape``): the first root, or ``containment.NOWHERE`` without
         roots; never ``None``, so no caller can lose containment by asking."""
         roots = self.roots
         if roots is None:
@@ -66,7 +66,7 @@ class LocalRules(TextRules):
         for root in roots:
             if root.contains(path):
                 return root
-        return roots[0] if roots else beneath.NOWHERE
+        return roots[0] if roots else containment.NOWHERE
 
     def contains(self, display: str) -> bool:
         """Is ``display`` (absolute, normalized) inside a root, lexically? Always without containment."""

@@ -54,6 +54,8 @@ class ScanOutcome:
     result: WindowResult
     index: LineIndex | None
     """the index after this scan when it learned something new, else ``None``"""
+    data: bytes | None = None
+    """the whole file when one read got it all (a small file), else ``None``"""
 
 
 class _Scan:
@@ -414,7 +416,7 @@ def scan_window(
         if len(data) <= size_hint:  # the whole file, in one read
             result = _small_file(data, window, display=display, foreign_boms=foreign_boms)
             if result is not None:
-                return ScanOutcome(result, None)
+                return ScanOutcome(result, None, data)
     scan = _Scan(fd, window, display=display, streamed=streamed, foreign_boms=foreign_boms, signal=signal,
                  index=index, size_hint=size_hint, chunk=chunk, piece=min(piece or chunk, chunk))
     return scan.run()

@@ -9,6 +9,15 @@ the stat fields and, when the expected token carries a digest, the current conte
 Files up to ``FULL_DIGEST_MAX`` bytes are digested whole; larger ones by a fixed sample
 (head, tail and evenly spaced blocks), so a racy same-size rewrite of a huge file that only
 touches unsampled bytes inside one tick is not detected.
+
+Same bytes (DEVIATIONS D29, default profile): a token may also carry the digest of the content
+it was minted from without being racy, ``dev:ino:size:mtimeNs:ctimeNs=<digest>`` (``known``:
+a read that had the whole file in hand). That digest, or a racy token's full one, is consulted
+only when the stat fields differ: a file rewritten with the same bytes (a formatter's rename,
+``touch`` then a same-content save) is still the version the token names. Only for files of at
+most ``SAME_BYTES_MAX`` bytes, of the token's size (a rewrite of another size is a change
+without reading anything); above that, a change of the stat fields is a change, as in the
+reference. Never a sampled digest.
 """
 
 from __future__ import annotations
@@ -19,10 +28,12 @@ import stat as stat_mod
 import time
 from collections.abc import Callable
 
-from . import beneath
+from ..fs.provider_rules import SAME_BYTES_MAX
+from . import containment
 
-__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "digest_bytes", "digest_file", "fields_of", "is_racy", "mint", "same_version",
-           "split_token")
+__all__ = ("FULL_DIGEST_MAX", "RACY_WINDOW_NS", "SAME_BYTES_MAX", "content_digest", "digest_bytes",
+           "digest_fd", "digest_file", "fields_of", "is_racy", "knowable", "known", "mint", "same_bytes",
+           "same_version", "split_token")
 
 RACY_WINDOW_NS = 3_000_000_000
 """a change this recent (ns) may be invisible to the stat fields (covers 2 s FAT granularity)"""
@@ -67,12 +78,18 @@ def digest_bytes(data: bytes) -> str:
     return _digest(lambda off, n: view[off : off + n], len(data))
 
 
-def digest_file(path: str, st: os.stat_result, *, root: beneath.Root | None = None) -> str | None:
+def digest_fd(fd: int, size: int) -> str:
+    """Digest of the first ``size`` bytes of the open file ``fd`` (same value as
+    ``digest_bytes`` of them; a sample above ``FULL_DIGEST_MAX``)."""
+    return _digest(lambda off, n: os.pread(fd, n, off), size)
+
+
+def digest_file(path: str, st: os.stat_result, *, root: containment.Root | None = None) -> str | None:
     """Digest of the file at ``path`` (opened beneath ``root`` when given, never outside it),
     or ``None`` when it is not the file ``st`` describes any more (replaced, unreadable) — the
     caller must then treat the version as changed."""
     try:
-        fd = beneath.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
+        fd = containment.open_in(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY, root=root)
     except OSError:
         return None
     try:
@@ -91,7 +108,7 @@ UNVERIFIED = "unverified"
 
 
 def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: bool = True,
-         root: beneath.Root | None = None) -> str:
+         root: containment.Root | None = None) -> str:
     """The version token of ``st`` (for ``path``); racy regular files get a digest.
 
     :param content: the file's bytes when the caller just wrote them (avoids a re-read)
@@ -108,19 +125,61 @@ def mint(st: os.stat_result, path: str, *, content: bytes | None = None, read: b
 
 
 def split_token(expected: str) -> tuple[str, str | None]:
-    """``expected`` as (stat fields, content digest or ``None`` when it carries none)."""
+    """``expected`` as (stat fields, racy content digest or ``None`` when it carries none); a
+    ``known`` digest (D29) is left out: it is consulted only when the fields differ."""
+    expected = expected.partition("=")[0]
     if expected.count(":") >= 5:
         fields, _, digest = expected.rpartition(":")
         return fields, digest
     return expected, None
 
 
-def same_version(expected: str, st: os.stat_result, path: str, *, root: beneath.Root | None = None) -> bool:
-    """Does the file at ``path`` (now ``st``) still have version ``expected``?"""
+def knowable(token: str, size: int) -> bool:
+    """May ``token`` (of a file of ``size`` bytes) take a ``known`` digest (D29): it carries
+    none yet (neither racy nor known) and the file is at most ``SAME_BYTES_MAX`` bytes?"""
+    return token.count(":") == 4 and "=" not in token and 0 <= size <= SAME_BYTES_MAX
+
+
+def known(token: str, digest: str) -> str:
+    """``token`` with ``digest``, the full digest of the content it was minted from (D29)."""
+    return f"{token}={digest}"
+
+
+def content_digest(expected: str) -> str | None:
+    """The full digest of the content ``expected`` was minted from, when it carries one and
+    names a file of at most ``SAME_BYTES_MAX`` bytes (D29); else ``None``."""
+    fields, racy = split_token(expected)
+    digest = expected.partition("=")[2] or racy
+    parts = fields.split(":")
+    if not digest or digest == UNVERIFIED or len(parts) != 5 or not parts[2].isdigit():
+        return None
+    return digest if int(parts[2]) <= SAME_BYTES_MAX else None
+
+
+def same_bytes(expected: str, size: int) -> str | None:
+    """The digest a file of ``size`` bytes must have to hold the content of ``expected`` (D29),
+    or ``None`` when it cannot (no full digest known, another size, over ``SAME_BYTES_MAX``)."""
+    digest = content_digest(expected)
+    if digest is None or split_token(expected)[0].split(":")[2] != str(size):
+        return None
+    return digest
+
+
+def same_version(expected: str, st: os.stat_result, path: str, *, root: containment.Root | None = None,
+                 content: bool = False) -> bool:
+    """Does the file at ``path`` (now ``st``) still have version ``expected``?
+
+    :param content: D29 (``LocalRules.same_bytes``): when the stat fields differ, a regular
+        file with the bytes ``expected`` was minted from still has it (``same_bytes``)
+    """
     fields, digest = split_token(expected)
     if fields != fields_of(st):
-        return False
-    if digest is None:
+        if not content or not stat_mod.S_ISREG(st.st_mode):
+            return False
+        digest = same_bytes(expected, st.st_size)
+        if digest is None:
+            return False
+    elif digest is None:
         return True
     current = digest_file(path, st, root=root)
     return current is not None and current == digest

@@ -1,6 +1,6 @@
 """Raw listings and raw reads for search tools (``FileSystem.walk`` / ``stream_bytes``),
 synchronous. With a root, directories are opened from the root's descriptor one component at
-a time (``beneath``) and children relative to their parent's descriptor with ``O_NOFOLLOW``,
+a time (``containment``) and children relative to their parent's descriptor with ``O_NOFOLLOW``,
 so a symlink swapped in meanwhile is never followed. Symlinks and special files are not
 reported (a walk never follows a link). Not here: text rules, versions, locks.
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from ..core.signal import AbortSignal
 from ..fs.errors import check_abort, not_directory
 from ..fs.types import Target, TargetKey, WalkEntry
-from . import beneath
+from . import containment
 from .files import open_regular
 from .oserrors import list_error, map_os_error
 
@@ -54,7 +54,7 @@ def _children(fd: int, key: str, display: str, prefix: str,
                 pending.append((sub, child.key, child.display_path, rel + "/"))
 
 
-def walk_batches(target: Target, *, root: beneath.Root | None, signal: AbortSignal | None,
+def walk_batches(target: Target, *, root: containment.Root | None, signal: AbortSignal | None,
                  batch: int = WALK_BATCH) -> Iterator[list[WalkEntry]]:
     """The walk below the directory ``target`` in batches of about ``batch`` entries (each
     ``next`` is one worker-thread call). Directory descriptors are closed however it ends.
@@ -65,10 +65,10 @@ def walk_batches(target: Target, *, root: beneath.Root | None, signal: AbortSign
     display = target.display_path
     check_abort(signal, "list")
     try:
-        st = beneath.stat_in(target.key, root=root)
+        st = containment.stat_in(target.key, root=root)
         if not stat_mod.S_ISDIR(st.st_mode):
             raise not_directory(display)
-        first = beneath.open_dir(target.key, root=root)
+        first = containment.open_dir(target.key, root=root)
     except OSError as exc:
         raise list_error(exc, display) from exc
     pending: list[tuple[int, str, str, str]] = [(first, target.key, display, "")]
@@ -96,7 +96,7 @@ def walk_batches(target: Target, *, root: beneath.Root | None, signal: AbortSign
 class RawReader:
     """``stream_bytes`` mechanics: one ``next_chunk`` call per chunk, ``b""`` at the end."""
 
-    def __init__(self, target: Target, *, root: beneath.Root | None, signal: AbortSignal | None) -> None:
+    def __init__(self, target: Target, *, root: containment.Root | None, signal: AbortSignal | None) -> None:
         self._target = target
         self._root = root
         self._signal = signal

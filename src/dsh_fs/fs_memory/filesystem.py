@@ -33,6 +33,7 @@ from ..fs.backend import (
     EditRequest,
     FileSystem,
     Info,
+    KnownContents,
     NotTextError,
     PathInfo,
     Profile,
@@ -112,6 +113,8 @@ class MemoryFileSystem(FileSystem):
         self._mtimes: dict[str, int] = {}  # relative path → modification time (ns since the epoch)
         self._dirs: set[str] = set()
         self._counter = itertools.count(1)
+        self._known = KnownContents()
+        """D29: the digests of the bytes stored under recent versions"""
         for path, content in (files or {}).items():
             self.put(path, content)
 
@@ -122,6 +125,7 @@ class MemoryFileSystem(FileSystem):
                                 write_max_size=self.rules.write_max_size if write_max_size is None else write_max_size,
                                 encodings=self.rules.encodings)
         twin._files, twin._mtimes, twin._dirs, twin._counter = self._files, self._mtimes, self._dirs, self._counter
+        twin._known = self._known
         return twin
 
     # -- direct access (tests, fixtures, "another process") --------------------------------
@@ -132,7 +136,14 @@ class MemoryFileSystem(FileSystem):
         version = self._version()
         self._files[rel] = (data, version)
         self._mtimes[rel] = time.time_ns() if mtime_ns is None else mtime_ns
+        if self.rules.same_bytes:
+            self._known.remember(version, data)
         return version
+
+    def _is(self, existing: tuple[bytes, Version], version: Version) -> bool:
+        """Is the stored ``existing`` (bytes, version) still ``version`` for a guard: the same
+        version, or (D29, ``TextRules.same_bytes``) the bytes stored under ``version``?"""
+        return existing[1] == version or (self.rules.same_bytes and self._known.same(version, existing[0]))
 
     def put(self, path: str, content: str | bytes, *, mtime_ns: int | None = None) -> Version:
         """Store ``content`` at ``path`` (relative to the root) as another writer would; returns
@@ -223,7 +234,7 @@ class MemoryFileSystem(FileSystem):
             if self._is_dir(rel):
                 raise not_regular_file(verb, display)
             raise gone(display, verb) if version is not None else not_found(verb, display)
-        if version is not None and existing[1] != version:
+        if version is not None and not self._is(existing, version):
             raise stale(verb, display)
         return existing[1]
 
@@ -257,6 +268,15 @@ class MemoryFileSystem(FileSystem):
         info = self._info(self._rel(target))
         check_abort(signal, "stat")
         return info
+
+    async def is_current(self, target: Target, version: Version, *, signal: AbortSignal | None = None) -> bool:
+        """Is ``target`` a file at ``version`` by the guards' comparison (D29: the bytes stored
+        under ``version`` count)? See ``FileSystem.is_current``."""
+        check_abort(signal, "stat")
+        await anyio.lowlevel.checkpoint()
+        existing = self._files.get(self._rel(target))
+        check_abort(signal, "stat")
+        return existing is not None and self._is(existing, version)
 
     async def lstat(self, path: str, *, cwd: str | None = None, signal: AbortSignal | None = None) -> PathInfo | None:
         """As ``stat`` of the resolved path (there are no symlinks here)."""
@@ -383,7 +403,7 @@ class MemoryFileSystem(FileSystem):
         if isinstance(expected, ReplaceIfVersion):
             if existing is None:
                 raise gone(display)
-            if existing[1] != expected.version:
+            if not self._is(existing, expected.version):
                 raise stale("write", display)
         elif isinstance(expected, CreateIfAbsent) and existing is not None:
             raise overwrite_not_observed(display)
@@ -440,7 +460,7 @@ class MemoryFileSystem(FileSystem):
             if self._is_dir(rel):
                 raise not_regular_file("edit", display)
             raise stale("edit", display)
-        if expected is not None and existing[1] != expected.version:
+        if expected is not None and not self._is(existing, expected.version):
             raise stale("edit", display)
         check_abort(signal, "edit")
         edited = apply_edit(existing[0], edit, display, self.rules)

@@ -78,6 +78,7 @@ KINDS: dict[str, Kind] = {
     "read_text_at": "target",
     "stream_bytes": "target",
     "read_bytes": "target",
+    "real_place": "target",
     "list_dir": "listing",
     "iter_dir": "listing",
     "walk": "listing",
@@ -272,6 +273,11 @@ class RuledFileSystem(FileSystem):
                          signal: "AbortSignal | None" = None) -> bytes:
         await self._readable(target, "read", signal)
         return await self._inner.read_bytes(target, max_bytes=max_bytes, size=size, info=info, signal=signal)
+
+    async def real_place(self, target: Target, *, signal: "AbortSignal | None" = None) -> str:
+        """``inner``'s real place of a target that is not denied (a name is a read too)."""
+        await self._readable(target, "resolve", signal)
+        return await self._inner.real_place(target, signal=signal)
 
     # -- listings ---------------------------------------------------------------------------
     async def list_dir(self, target: Target, *, signal: "AbortSignal | None" = None) -> list[DirEntry]:

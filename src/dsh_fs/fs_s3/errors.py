@@ -12,9 +12,15 @@
 
 from __future__ import annotations
 
-from ..fs.errors import FsError, Verb, io_error, permission_denied
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-__all__ = ("S3Failure", "failure_of", "fs_error")
+from ..fs.errors import FsError, Stage, Verb, check_abort, io_error, permission_denied
+
+if TYPE_CHECKING:
+    from ..core.signal import AbortSignal
+
+__all__ = ("S3Failure", "abort_check", "failure_of", "fs_error")
 
 _ACCESS_DENIED = {"AccessDenied", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403", "Forbidden"}
 _NOT_FOUND = {"NoSuchKey", "404", "NotFound"}
@@ -71,3 +77,10 @@ def fs_error(failure: S3Failure, verb: Verb, display: str) -> FsError:
     if failure.access_denied:
         return permission_denied(verb, display, cause=failure)
     return io_error(verb, display, failure.message, cause=failure)
+
+
+def abort_check(signal: AbortSignal | None, stage: Stage) -> Callable[[], None] | None:
+    """The ``check=`` of a store request (called between its pages or body chunks): raises
+    ``FsError(FS_ABORTED)`` ``<stage> aborted`` once ``signal`` is aborted; ``None`` without a
+    signal."""
+    return None if signal is None else (lambda: check_abort(signal, stage))

@@ -20,8 +20,8 @@ an in-process lock. Text rules are the local provider's (shared pure code in ``d
 ``delete`` is HeadObject + DeleteObject ``If-Match: <ETag>``; ``rename`` has no S3 request of
 its own: GetObject, a PutObject of the same bytes ``If-None-Match: *`` at the destination, then
 DeleteObject ``If-Match`` of the source (undone if that fails). Not atomic: a crash between the
-two leaves both objects (docs/S3.md). The mutations' bodies are ``writes`` (write, edit) and
-``moves`` (delete, rename).
+two leaves both objects (docs/S3.md). The bodies of the listings are ``listing``, of the
+mutations ``writes`` (write, edit), ``raw_write`` (write_bytes) and ``moves`` (delete, rename).
 
 Round trips (a request each): stat 1 (a GET of the object's first ``stat_fetch_max`` bytes,
 or a HEAD when that is 0 and for an empty object; +1 LIST when there is no object); read_text 1
@@ -60,7 +60,6 @@ from ..fs.backend import (
     RenameOutcome,
     ReadWindow,
     RootedPath,
-    Stage,
     Target,
     TargetKey,
     TargetLocks,
@@ -80,7 +79,6 @@ from ..fs.backend import (
     decode_for_read,
     display_of,
     foreign_target,
-    not_directory,
     not_found,
     not_regular_file,
     not_text_error,
@@ -89,9 +87,9 @@ from ..fs.backend import (
     resolve_rooted,
     window_whole,
 )
-from . import moves, raw_write, writes
-from .errors import S3Failure, fs_error
-from .fetched import FetchedBodies
+from . import listing, moves, raw_write, writes
+from .errors import S3Failure, abort_check, fs_error
+from .body_cache import BodyCache
 from .location import S3Location, parse_url
 from .roots import display_roots, prefix_roots
 from .store import ObjectMeta, ObjectStore, read_chunk, require_client_library
@@ -106,10 +104,6 @@ DEFAULT_EDIT_RETRIES = 8
 DEFAULT_STAT_FETCH_MAX = 256 * 1024
 FETCHED_MAX_BYTES = 8 * 1024 * 1024
 """bytes of fetched bodies kept for ``read_window`` at most (oldest dropped first)"""
-
-
-def _checker(signal: AbortSignal | None, stage: Stage) -> Any:
-    return None if signal is None else (lambda: check_abort(signal, stage))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -213,8 +207,8 @@ class S3FileSystem(FileSystem):
         self._versioned: dict[str, bool] = {}
         """bucket → whether versioning is on (asked once per bucket)"""
         self.stat_fetch_max = max(0, int(stat_fetch_max))
-        self.fetched = FetchedBodies(FETCHED_MAX_BYTES)
-        self.bases = FetchedBodies(FETCHED_MAX_BYTES)
+        self.fetched = BodyCache(FETCHED_MAX_BYTES)
+        self.bases = BodyCache(FETCHED_MAX_BYTES)
         """bodies ``read_text`` got, by version: the basis of a ``ReplaceIfVersion`` write of
         that version (its PutObject ``If-Match`` then needs no GetObject first); taken once"""
 
@@ -297,14 +291,6 @@ class S3FileSystem(FileSystem):
             self.fetched.put((p.location.target_key(rel), meta.token), data)
         return meta
 
-    async def _listable(self, p: Prefix, rel: str, display: str) -> None:
-        """:raises FsError: ``cannot list "<display>": not found`` / ``not a directory``"""
-        info = await self._info(p, rel)
-        if info is None:
-            raise not_found("list", display)
-        if info.type != "directory":
-            raise not_directory(display)
-
     async def _bucket_versioned(self, p: Prefix) -> bool:
         """Whether listed objects need a HEAD for their VersionId (asked once; assumed when the
         bucket's versioning status cannot be read)."""
@@ -330,7 +316,7 @@ class S3FileSystem(FileSystem):
         if len(data) >= self.multipart_threshold:
             return await p.store.put_multipart(
                 key, data, part_size=self.part_size, if_match=if_match, if_none_match=if_none_match,
-                check=_checker(signal, "write"),
+                check=abort_check(signal, "write"),
             )
         return await p.store.put(key, data, if_match=if_match, if_none_match=if_none_match)
 
@@ -411,7 +397,7 @@ class S3FileSystem(FileSystem):
         display = target.display_path
         try:
             got = None if rel == "" else await p.store.get(
-                p.location.object_key(rel), check=_checker(signal, "read")
+                p.location.object_key(rel), check=abort_check(signal, "read")
             )
             if got is None:
                 raise await self._absent(
@@ -443,7 +429,7 @@ class S3FileSystem(FileSystem):
         if data is None or info is None or info.version != version:
             try:
                 got = None if rel == "" else await p.store.get(
-                    p.location.object_key(rel), check=_checker(signal, "read")
+                    p.location.object_key(rel), check=abort_check(signal, "read")
                 )
                 if got is None:
                     raise await self._absent(p, rel, "read", display, not_found("read", display))
@@ -515,48 +501,9 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_ABORTED ``list aborted``,
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        check_abort(signal, "list")
-        p, rel = self._place(target)
-        display = target.display_path
-        try:
-            await self._listable(p, rel, display)
-            prefix = p.location.dir_prefix(rel)
-            objects, prefixes = await p.store.list_children(prefix, check=_checker(signal, "list"))
-            versioned = await self._bucket_versioned(p)
-            base = rel + "/" if rel else ""
-            files: dict[str, ObjectMeta] = {}
-            for key, meta in objects:
-                name = key[len(prefix) :]
-                if name:
-                    files[name] = meta
-            entries: list[DirEntry] = []
-            for name in sorted(set(files) | {p[len(prefix) : -1] for p in prefixes} - {""}):
-                check_abort(signal, "list")
-                entries.append(await self._child(p, base, name, files.get(name), versioned))
-        except S3Failure as failure:
-            raise fs_error(failure, "list", display) from failure
-        check_abort(signal, "list")
-        return entries
+        return await listing.list_dir(self, target, signal=signal)
 
-    async def _child(self, p: _Prefix, base: str, name: str, meta: ObjectMeta | None, versioned: bool) -> DirEntry:
-        """The entry of the child ``name`` of the directory ``base``: a directory (no object
-        ``meta``), or a file (its VersionId asked by a HEAD in a versioned bucket; ``other``
-        when the object went away meanwhile).
-
-        :raises S3Failure: the HEAD's
-        """
-        child = base + name
-        if meta is None:
-            return DirEntry(name=name, type="directory", target=self._target(p, child), version=Version(f"dir:{child}"))
-        if versioned:
-            fresh = await p.store.head(p.location.object_key(child))
-            if fresh is None:
-                return DirEntry(name=name, type="other", target=self._target(p, child))
-            meta = fresh
-        return DirEntry(name=name, type="file", target=self._target(p, child), version=Version(meta.token),
-                        size=meta.size)
-
-    async def iter_dir(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[list[DirEntry]]:
+    def iter_dir(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[list[DirEntry]]:
         """``list_dir``'s entries one ListObjectsV2 page at a time (L5: a ``list`` page or a
         clipped ``view`` of a prefix with many keys never holds them all). A name that is both
         an object and a common prefix is one file, as in ``list_dir``: the object's key comes
@@ -564,40 +511,9 @@ class S3FileSystem(FileSystem):
 
         :raises FsError: as ``list_dir``
         """
-        check_abort(signal, "list")
-        p, rel = self._place(target)
-        display = target.display_path
-        pages = None
-        try:
-            await self._listable(p, rel, display)
-            prefix = p.location.dir_prefix(rel)
-            versioned = await self._bucket_versioned(p)
-            base = rel + "/" if rel else ""
-            pending: set[str] = set()  # file names whose common prefix may still come
-            pages = p.store.child_pages(prefix, check=_checker(signal, "list"))
-            async for objects, prefixes in pages:
-                batch: list[DirEntry] = []
-                for key, meta in objects:
-                    name = key[len(prefix):]
-                    if name:
-                        check_abort(signal, "list")
-                        batch.append(await self._child(p, base, name, meta, versioned))
-                        pending.add(name)
-                for common in prefixes:
-                    name = common[len(prefix):-1]
-                    if name and name not in pending:
-                        batch.append(await self._child(p, base, name, None, versioned))
-                last = max([key for key, _ in objects[-1:]] + prefixes[-1:], default=None)
-                if last is not None:  # keys come in order: no prefix before this one is still to come
-                    pending = {name for name in pending if prefix + name + "/" >= last}
-                yield batch
-        except S3Failure as failure:
-            raise fs_error(failure, "list", display) from failure
-        finally:
-            if pages is not None:
-                await pages.aclose()  # type: ignore[attr-defined]
+        return listing.iter_dir(self, target, signal=signal)
 
-    async def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
+    def walk(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[WalkEntry]:
         """ListObjectsV2 under the directory's prefix without a delimiter (one request per
         1000 keys): files with size and LastModified, directories (``<dir>/`` markers and
         key prefixes) before their children. Keys no path can name (an empty, ``.`` or ``..``
@@ -606,38 +522,7 @@ class S3FileSystem(FileSystem):
         :raises FsError: FS_NOT_FOUND, FS_NOT_DIRECTORY, FS_ABORTED ``list aborted``,
             FS_PERMISSION_DENIED, FS_IO_ERROR
         """
-        check_abort(signal, "list")
-        p, rel = self._place(target)
-        display = target.display_path
-        try:
-            await self._listable(p, rel, display)
-            prefix = p.location.dir_prefix(rel)
-            base = rel + "/" if rel else ""
-            seen: set[str] = set()
-            files: set[str] = set()
-            async for page in p.store.list_all(prefix, check=_checker(signal, "list")):
-                for key, size, mtime in page:
-                    parts = key[len(prefix) :].split("/")
-                    is_dir = parts[-1] == ""
-                    if is_dir:
-                        parts.pop()
-                    if not parts or any(p in ("", ".", "..") for p in parts):
-                        continue
-                    if any("/".join(parts[:depth]) in files for depth in range(1, len(parts) + 1)):
-                        continue  # below a file's key (or the same key twice): unreachable
-                    for depth in range(1, len(parts) + 1 if is_dir else len(parts)):
-                        below = "/".join(parts[:depth])
-                        if below in seen:
-                            continue
-                        seen.add(below)
-                        yield WalkEntry(rel=below, type="directory", target=self._target(p, base + below))
-                    if not is_dir:
-                        below = "/".join(parts)
-                        files.add(below)
-                        yield WalkEntry(rel=below, type="file", target=self._target(p, base + below), size=size,
-                                        mtime_ns=mtime)
-        except S3Failure as failure:
-            raise fs_error(failure, "list", display) from failure
+        return listing.walk(self, target, signal=signal)
 
     async def stream_bytes(self, target: Target, *, signal: AbortSignal | None = None) -> AsyncIterator[bytes]:
         """GetObject streamed in 64 KiB chunks, the bytes as stored."""

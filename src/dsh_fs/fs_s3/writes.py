@@ -33,7 +33,7 @@ from ..fs.backend import (
     rewrite,
     stale,
 )
-from .errors import S3Failure, fs_error
+from .errors import S3Failure, abort_check, fs_error
 from .store import ObjectMeta
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ __all__ = ("edit_text", "write_text")
 def _mid_read_checker(signal: AbortSignal | None, stage: Stage) -> Any:
     """Abort checks during a mutation's read. A signal aborted before the call is reported
     only after the existence, type and version checks, as the local provider does (§2.12)."""
-    return None if signal is None or signal.aborted else (lambda: check_abort(signal, stage))
+    return None if signal is None or signal.aborted else abort_check(signal, stage)
 
 
 async def write_text(fs: S3FileSystem, target: Target, content: str, expected: WriteIntent | None = None, *,

@@ -31,8 +31,8 @@ from ..fs.sandbox import (
     strictly_wider,
 )
 
-__all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused", "approve_escalation", "ask",
-           "one_line", "reachable")
+__all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused", "REASON_SHOWN_MAX",
+           "approve_escalation", "ask", "one_line", "reachable", "shown_reason")
 
 _SHOWN_ESCAPED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BLANK_LOOKING = frozenset([0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x2800, 0x3164, 0xFFA0])
@@ -61,6 +61,11 @@ def one_line(text: str) -> str:
     if (text.isprintable() and "  " not in text and not text.startswith(" ") and not text.endswith(" ")
             and _BLANK_LOOKING.isdisjoint(map(ord, text))):
         return text
+    return "".join(_shown(text))
+
+
+def _shown(text: str) -> list[str]:
+    """``one_line``'s text of each character of ``text``, one piece a character."""
     out = []
     last = len(text) - 1
     for index, ch in enumerate(text):
@@ -71,7 +76,33 @@ def one_line(text: str) -> str:
             out.append(_SHOWN_ESCAPED.get(ch) or unicode_escape(ch))
         else:
             out.append(ch)
-    return "".join(out)
+    return out
+
+
+REASON_SHOWN_MAX = 500
+"""the most characters of an escalation's reason (as ``one_line`` prints it) a person is shown
+above the files the call will change (``shown_reason``)"""
+
+
+def shown_reason(reason: str, limit: int = REASON_SHOWN_MAX) -> str:
+    """``reason`` as a person is shown it above the files: ``one_line(reason)``, and when that is
+    longer than ``limit`` characters, its first ``limit`` at most (never half an escape) then
+    `` … [cut: <n> more characters]`` (``<n>``: the characters of ``reason`` not shown). The
+    justification is the model's text: however long, it cannot push the files out of sight.
+    Pure; reads at most ``limit + 1`` characters of ``reason``.
+
+    :param limit: characters shown at most before the cut note (≥ 0)
+    """
+    shown = one_line(reason[: limit + 1])
+    if len(shown) <= limit and len(reason) <= limit:
+        return shown
+    kept, used = [], 0
+    for piece in _shown(reason[: limit + 1])[:limit]:
+        if used + len(piece) > limit:
+            break
+        kept.append(piece)
+        used += len(piece)
+    return "".join(kept) + f" … [cut: {len(reason) - len(kept)} more characters]"
 
 
 ApprovalOutcome = Literal["allowed-once", "rejected", "cancelled", "unavailable"]
@@ -95,6 +126,13 @@ class ApprovalRequest:
     or ``D`` line per file; each file by its real place (``changes.describe``: the cwd, ``..`` and
     symlinks resolved), each line as ``one_line`` (ours, not the reference's)"""
     signal: AbortSignal | None = None
+
+    @property
+    def message(self) -> str:
+        """What a person is asked: ``shown_reason(reason)`` (at most ``REASON_SHOWN_MAX``
+        characters, cut with a note: a long justification never pushes the files down), then
+        ``summary`` from the next line (the MCP server's elicitation message)."""
+        return shown_reason(self.reason) + "\n" + self.summary
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[str]]

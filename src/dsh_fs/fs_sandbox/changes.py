@@ -5,8 +5,9 @@ The person asked to approve a wider mode must see the file that will change, not
 spelling of it: ``"README.md" + 300 spaces + "/../.git/config"`` is ``.git/config``, and so is
 ``docs/config`` when the repository's ``docs`` is a symlink to ``.git``. So each path is
 resolved through the call's own view of the provider, as the tool will resolve it (the cwd,
-``..``, ``~``), and named by its real place: the host path of the target on the local disk
-(every symlink resolved, ``FileSystem.host_path``), the provider's display path elsewhere. One
+``..``, ``~``), and named by its real place (``FileSystem.real_place``): the host path of the
+target on the local disk or the far side's real path over a command channel (every symlink
+resolved), the provider's display path where names are the files (memory, S3). One
 file a line, each line as ``approval.one_line`` prints it (whitespace runs, invisible and
 bidirectional characters escaped).
 
@@ -83,13 +84,15 @@ async def check_parents(fs: FileSystem, path: str, *, cwd: str | None, signal: "
 
 
 async def real_name(fs: FileSystem, path: str, *, cwd: str | None, signal: "AbortSignal | None" = None) -> str:
-    """The real place of the file ``path`` names: its host path (symlinks resolved) when the
-    provider stores files on this disk, else its display path.
+    """The real place of the file ``path`` names (``FileSystem.real_place``): its host path
+    (symlinks resolved) when the provider stores files on this disk, the far side's real path
+    over a command channel, else its display path.
 
-    :raises FsError: the provider's resolution errors (outside the workspace, …)
+    :raises FsError: the provider's resolution errors (outside the workspace, …), and
+        ``real_place``'s
     """
     target = await fs.resolve(path, cwd=cwd, signal=signal)
-    return fs.host_path(target) or target.display_path
+    return await fs.real_place(target, signal=signal)
 
 
 async def describe(fs: FileSystem, changes: Sequence[Change], *, cwd: str | None, header: str | None = None,

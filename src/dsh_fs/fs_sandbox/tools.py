@@ -162,7 +162,9 @@ def _recorded(fs: Any, tool_name: str, execution: ToolExecution) -> FileSystem:
     bind = getattr(fs, "for_tool_call", None)
     if bind is None or execution.session is None:
         return fs  # type: ignore[no-any-return]
-    view = bind(tool_name, execution.session.id, execution.call_id)
+    from ..history.api import owner_of  # the session's history owner (an HTTP token's: http:<agent>)
+
+    view = bind(tool_name, owner_of(execution.session), execution.call_id)
     execution.fs = view
     return view  # type: ignore[no-any-return]
 

@@ -24,13 +24,14 @@ __all__ = ("HistoryService", "StepList", "owner_of")
 
 
 def owner_of(session: Session | str) -> str:
-    """The history owner of ``session``: its ``id`` (a named session's is its name), or the
-    string itself.
+    """The history owner of ``session``: its ``history_owner`` when it has one (an HTTP
+    deployment's sessions: ``http:<agent>``, one history per bearer token, docs/HISTORY.md
+    "MCP"), else its ``id`` (a named session's is its name), or the string itself.
 
     :raises TypeError: anything else
     """
     if isinstance(session, Session):
-        return session.id
+        return getattr(session, "history_owner", None) or session.id
     if isinstance(session, str):
         return session
     raise TypeError(f"a Session or an owner name, not {type(session).__name__}")

@@ -79,6 +79,7 @@ KINDS: dict[str, Kind] = {
     "is_current": "read",
     "read_text_at": "read",
     "host_path": "read",
+    "real_place": "read",
     "walk": "read",
     "stream_bytes": "read",
     "read_bytes": "read",
@@ -384,6 +385,9 @@ class HistoryFileSystem(FileSystem):
 
     def host_path(self, target: Target) -> str | None:
         return self._inner.host_path(target)
+
+    async def real_place(self, target: Target, *, signal: "AbortSignal | None" = None) -> str:
+        return await self._inner.real_place(target, signal=signal)
 
     async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
         return await self._inner.path_rules(signal=signal)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..fs.errors import FsError
@@ -57,6 +57,8 @@ class FileResult:
     """for a dry run: the unified diff the rewind would apply (``None``: none to show)"""
     done: bool = False
     """the write was made (a run that stopped midway lists the rest ``done=False``)"""
+    version: str | None = None
+    """the file's version the write left (``None``: not written, or removed)"""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,6 +78,8 @@ class RewindResult:
     """the rewind's own step (it can itself be rewound: redo), when it wrote something"""
     error: str | None = None
     """a write that failed midway (nothing after it was written; run the rewind again)"""
+    failure: FsError | None = field(default=None, repr=False, compare=False)
+    """the provider's refusal behind ``error`` (a sandbox's ``FS_SANDBOX_DENIED``, …)"""
 
     @property
     def refusals(self) -> tuple[FileResult, ...]:
@@ -175,9 +179,16 @@ class _Look:
 
 async def rewind_owner(fs: "HistoryFileSystem", owner: str, *, to: int | str | None = None, last: int | None = None,
                        dry_run: bool = False, skip_changed: bool = False, skip: Collection[str] = (),
-                       force: Collection[str] = (), signal: "AbortSignal | None" = None) -> RewindResult:
+                       force: Collection[str] = (), signal: "AbortSignal | None" = None,
+                       only: Collection[str] | None = None, tool: str = "rewind",
+                       call_id: str | None = None) -> RewindResult:
     """Bring every file ``owner`` changed after the point back to its state there (see
     ``dsh_fs.history.api.rewind`` for the parameters).
+
+    :param only: keys of the files to bring back (a change that moved one of them counts for
+        both its names); ``None``: every file (``undo_edit`` takes back one file's last change)
+    :param tool: the tool name of the rewind's own step (``undo_edit`` for the editor's undo)
+    :param call_id: the tool call the rewind's own step belongs to
 
     :raises RewindError: a point that cannot be rewound to (``point_of``)
     """
@@ -185,7 +196,8 @@ async def rewind_owner(fs: "HistoryFileSystem", owner: str, *, to: int | str | N
     history = await store.history(owner)
     point = point_of(history, to=to, last=last)
     later = [s for s in history.steps if s.number > point]
-    changes: list[FileChange] = sorted((c for s in later for c in s.changes), key=lambda c: c.id)
+    changes: list[FileChange] = sorted((c for s in later for c in s.changes
+                                        if only is None or c.key in only or c.dest_key in only), key=lambda c: c.id)
     all_spans = spans(changes)
     look = _Look(fs, signal)
     for span in all_spans.values():
@@ -209,53 +221,56 @@ async def rewind_owner(fs: "HistoryFileSystem", owner: str, *, to: int | str | N
     if dry_run or plan.refused:
         files = _files(plan, look, blobs, diffs=dry_run)
         return RewindResult(to=point, steps=steps, files=files, dry_run=dry_run, refused=plan.refused)
-    view = fs.for_tool_call("rewind", owner)
-    done: set[str] = set()
-    error = None
+    view = fs.for_tool_call(tool, owner, call_id)
+    done: dict[str, str | None] = {}
+    error, failure = None, None
     for action in plan.actions:
         try:
-            await _write(view, action, blobs, signal)
+            done[action.key] = await _write(view, action, blobs, signal)
         except FsError as err:
-            error = str(err)
+            error, failure = str(err), err
             break
-        done.add(action.key)
     step = None
     if done:
         own = await store.history(owner)
-        mine = [s.number for s in own.steps if s.tool == "rewind" and s.number > history.last]
+        mine = [s.number for s in own.steps if s.tool == tool and s.number > history.last]
         step = mine[0] if mine else None
     files = _files(plan, look, blobs, diffs=False, done=done)
-    return RewindResult(to=point, steps=steps, files=files, dry_run=False, refused=False, step=step, error=error)
+    return RewindResult(to=point, steps=steps, files=files, dry_run=False, refused=False, step=step, error=error,
+                        failure=failure)
 
 
 async def _write(view: "HistoryFileSystem", action: Action, blobs: dict[str, bytes],
-                 signal: "AbortSignal | None") -> None:
+                 signal: "AbortSignal | None") -> str | None:
+    """Make one action's write; the version it left (``None``: the file was removed)."""
     target = Target(key=action.key, display_path=action.path)  # type: ignore[arg-type]
     guard = Version(action.guard) if action.guard is not None else None
     if action.kind == "remove":
         assert guard is not None
         await view.delete(target, DeleteIntent(guard), signal=signal)
-    elif action.kind == "move":
+        return None
+    if action.kind == "move":
         assert guard is not None and action.from_key is not None
         source = Target(key=action.from_key, display_path=action.from_path or action.from_key)  # type: ignore[arg-type]
-        await view.rename(source, target, RenameIntent(guard), signal=signal)
-    elif action.kind == "restore":
+        return str((await view.rename(source, target, RenameIntent(guard), signal=signal)).version)
+    if action.kind == "restore":
         data = blobs[action.digest or ""]
         intent = ReplaceIfVersion(guard) if guard is not None else CreateIfAbsent()
         try:
-            await view.write_bytes(target, data, intent, mode=action.mode, signal=signal)
+            return str(await view.write_bytes(target, data, intent, mode=action.mode, signal=signal))
         except NotImplementedError:  # a provider without raw writes: its text write
-            await view.write_text(target, data.decode("utf-8", "surrogateescape"), intent, signal=signal)
-    else:
-        version = guard
-        for find, put in action.edits:
-            out = await view.edit_text(target, EditRequest(old_string=find, new_string=put),
-                                       EditIntent(version) if version is not None else None, signal=signal)
-            version = out.version
+            written = await view.write_text(target, data.decode("utf-8", "surrogateescape"), intent, signal=signal)
+            return str(written.version)
+    version = guard
+    for find, put in action.edits:
+        out = await view.edit_text(target, EditRequest(old_string=find, new_string=put),
+                                   EditIntent(version) if version is not None else None, signal=signal)
+        version = out.version
+    return None if version is None else str(version)
 
 
 def _files(plan: Plan, look: _Look, blobs: dict[str, bytes], *, diffs: bool,
-           done: set[str] | None = None) -> tuple[FileResult, ...]:
+           done: dict[str, str | None] | None = None) -> tuple[FileResult, ...]:
     out: list[FileResult] = []
     for action in plan.actions:
         diff = None
@@ -268,7 +283,8 @@ def _files(plan: Plan, look: _Look, blobs: dict[str, bytes], *, diffs: bool,
             elif action.kind == "reverse_edit" and now is not None:
                 diff = _diff(action.path, now, _reverse_text(now, action.edits))
         out.append(FileResult(path=action.path, action=action.kind, forced=action.forced, diff=diff,
-                              moved_from=action.from_path, done=done is not None and action.key in done))
+                              moved_from=action.from_path, done=done is not None and action.key in done,
+                              version=None if done is None else done.get(action.key)))
     out.extend(FileResult(path=path, action="unchanged") for path in plan.unchanged)
     out.extend(FileResult(path=r.path, action="skipped" if r.skipped else "refused", reason=r.reason)
                for r in plan.refusals)

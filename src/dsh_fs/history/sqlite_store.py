@@ -34,7 +34,8 @@ from ..session_store.store import _enable_wal, _prepare, state_dir
 from .model import Before, Checkpoint, FileChange, History, Step
 from .store import DEFAULT_MAX_OWNER_BYTES, CallMeta, HistoryStore, Intent
 
-__all__ = ("HISTORY_DB_FILENAME", "SqliteHistoryStore", "forget_history", "history_location", "prune_history")
+__all__ = ("HISTORY_DB_FILENAME", "SqliteHistoryStore", "forget_history", "history_location", "open_history_database",
+           "prune_history")
 
 T = TypeVar("T")
 
@@ -76,7 +77,8 @@ def _t(blob: bytes | None) -> str | None:
 
 def history_location() -> tuple[str, bool]:
     """The history database (in ``session_store.state_dir()``), and whether its directory must
-    be private (the default location must; an explicit ``$DSH_FS_STATE_DIR`` is trusted)."""
+    be private (the default location must; an explicit ``$DSH_FS_STATE_DIR`` is trusted, unless
+    every user may write it and it is not sticky: ``session_store``'s ``_prepare`` refuses that)."""
     return os.path.join(state_dir(), HISTORY_DB_FILENAME), not os.environ.get("DSH_FS_STATE_DIR")
 
 
@@ -103,6 +105,17 @@ def _open(path: str, *, private: bool, busy_timeout: float) -> sqlite3.Connectio
         conn.close()
         raise
     return conn
+
+
+def open_history_database(busy_timeout: float = 10.0) -> sqlite3.Connection:
+    """A connection to the history database at its usual place (:func:`history_location`, with
+    its privacy check), for ``forget_history``/``prune_history`` (``dsh-fs sessions forget|prune``).
+
+    :raises sqlite3.Error: when it cannot be opened, created or read
+    :raises OSError: when its directory cannot be used
+    """
+    path, private = history_location()
+    return _open(path, private=private, busy_timeout=busy_timeout)
 
 
 def _transaction(conn: sqlite3.Connection, work: Callable[[], T]) -> T:

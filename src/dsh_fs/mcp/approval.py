@@ -5,7 +5,9 @@
 runs; ``approve_by_elicitation`` (the ``approval`` callback ``options.build_context`` composes
 under ``--sandbox``) sends ``elicitation/create`` (form mode, an empty form: the person accepts,
 declines or cancels) related to that request, with the message ``<reason>\\n<summary>``
-(the reason as ``fs_sandbox.approval.one_line``: the model's justification cannot fake a line;
+(``ApprovalRequest.message``: the reason as ``fs_sandbox.approval.one_line``, so the model's
+justification cannot fake a line, and at most ``REASON_SHOWN_MAX`` characters of it, cut with a
+note, so it cannot push the files out of sight;
 ``escalate sandbox to <mode>: <justification>``, then each file the call changes by its real
 place, e.g. ``Write /w/.git/config`` for the model's ``docs/config``: ``fs_sandbox.changes``).
 
@@ -38,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..fs_sandbox.approval import ApprovalOutcome, ApprovalRequest, one_line
+from ..fs_sandbox.approval import ApprovalOutcome, ApprovalRequest
 
 __all__ = ("APPROVAL_KEY", "REQUEST", "ROUND", "Round", "STATELESS_PROTOCOL", "approve_by_elicitation", "can_elicit")
 
@@ -179,7 +181,7 @@ async def approve_by_elicitation(request: ApprovalRequest) -> ApprovalOutcome:
     if not can_elicit(rctx):
         return "unavailable"
     session = rctx.session
-    message = one_line(request.reason) + "\n" + request.summary
+    message = request.message
     if str(rctx.protocol_version) >= STATELESS_PROTOCOL:
         return _in_rounds(message)
     try:

@@ -2,7 +2,7 @@
 commands and ``dsh-fs mcp`` (stdio), one SQLite database under the user's state directory.
 
 It sits below ``cli`` and ``mcp`` (both use it) and above ``fs_policy`` (it is an
-``ObservationStore``) and ``fs_local.private`` (the privacy check of its directory). The
+``ObservationStore``) and ``private_dirs`` (the privacy check of its directory). The
 policy's listeners stay the only writers of observations. No kernel or SDK import.
 """
 

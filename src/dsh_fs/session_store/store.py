@@ -44,10 +44,12 @@ opaque strings; they are stored as UTF-8 BLOBs (``surrogatepass``) so any Python
   ``-wal``, ``-shm`` and ``-journal`` the database's mode), and one of an older dsh-fs that
   others may read is made ``0600``, its companions too. The default state directory must be
   private to this user (a real directory, not a symlink, of this user, writable by nobody
-  else: ``fs_local.private``, the lock directory's check); one of this user that others may
+  else: ``private_dirs``, the lock directory's check); one of this user that others may
   enter is made ``0700`` (said once on stderr). The database and its companion files are never
   opened through a symlink. An explicit ``$DSH_FS_STATE_DIR`` is trusted, as an explicit lock
-  directory is: left as it is (others who may enter it see the file names, not their content).
+  directory is: left as it is (others who may enter it see the file names, not their content),
+  unless every user may write it and it is not sticky (refused: anyone could plant or swap the
+  database there).
 
 Housekeeping (``dsh-fs sessions``): :func:`list_sessions`, :func:`forget_session`,
 :func:`prune_sessions` work on the whole store.
@@ -70,7 +72,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..fs.types import Version
-from ..fs_local.private import ensure_private_dir
+from ..private_dirs import NotPrivate, ensure_private_dir
 from ..fs_policy import ABSENT, ObservationStore
 
 __all__ = (
@@ -177,6 +179,7 @@ def _prepare(path: str, *, private: bool) -> None:
         if not os.path.isdir(directory):
             what = "a symbolic link to a missing directory" if os.path.islink(directory) else "not a directory"
             raise NotADirectoryError(f"{directory} is {what}")
+        _not_open_to_everyone(directory)
     for name in (path, path + "-wal", path + "-shm", path + "-journal"):
         if os.path.islink(name):
             raise PermissionError(f"{name} is a symbolic link (the session store is never opened through one)")
@@ -186,6 +189,20 @@ def _prepare(path: str, *, private: bool) -> None:
         pass
     for name in (path, path + "-wal", path + "-shm", path + "-journal"):
         _private_file(name)
+
+
+def _not_open_to_everyone(directory: str) -> None:
+    """Refuse an explicit state ``directory`` every user may write that is not sticky (as
+    ``/tmp`` is): anyone could put their own database or ``-wal`` there before this user's, or
+    swap one away, and read or forge the sessions' observations. The default directory has the
+    stricter check of ``ensure_private_dir``.
+
+    :raises NotPrivate: ``<dir> may be written by every user (mode 0777) and is not sticky``
+    """
+    mode = os.stat(directory).st_mode
+    if mode & stat_mod.S_IWOTH and not mode & stat_mod.S_ISVTX:
+        raise NotPrivate(f"{directory} may be written by every user (mode {stat_mod.S_IMODE(mode):04o}) "
+                         "and is not sticky")
 
 
 def _private_file(name: str) -> None:

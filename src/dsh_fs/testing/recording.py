@@ -130,6 +130,10 @@ class RecordingFileSystem(FileSystem):
         self._record("host_path", target.display_path)
         return self.inner.host_path(target)
 
+    async def real_place(self, target: Target, *, signal: "AbortSignal | None" = None) -> str:
+        self._record("real_place", target.display_path)
+        return await self.inner.real_place(target, signal=signal)
+
     async def path_rules(self, *, signal: "AbortSignal | None" = None) -> "RuleView | None":
         return await self.inner.path_rules(signal=signal)
 

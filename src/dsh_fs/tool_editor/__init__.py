@@ -9,6 +9,7 @@ events and locks as ``read``/``write``/``edit``.
 | ``texts`` | every model-facing text, with its source |
 | ``view``, ``insert``, ``replace`` | pure: view rendering, line insertion, the reference's raw matching |
 | ``lines`` | pure: the lines a ``view`` keeps of a text fed in chunks (``LineCollector``) |
+| ``undo`` | ``undo_edit`` (H10, on the history): which step it takes back, OpenHands' answer text |
 """
 
 from .plugin import ToolStrReplaceEditor as ToolStrReplaceEditor, ToolTextEditor as ToolTextEditor

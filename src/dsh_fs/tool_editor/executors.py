@@ -49,10 +49,12 @@ from ..tool_fs.diff import bounded_diffs
 from ..tool_fs.listing import held as listing_held
 from ..tool_fs.listing import scan as listing_scan
 from ..tool_fs.shared import check_unicode, image_hint, near_match_hint, with_remedy
+from ..tool_fs.stale_changes import saw, with_changes_at
 from . import texts as t
 from .insert import content_line_count, insert_text, reference_line_count
 from .lines import LineCollector
 from .replace import occurrence_lines, occurrences, replace_once
+from .undo import UNDO_MAX_CHARS, UNDO_TOOL, change_to_undo, undone_listing
 from .view import LISTING_DEPTH, LISTING_MAX_CHARS, ClippedRows, ViewRangeError, listed, render_numbered
 from .view import render_reference_file, requested_range, select_range
 
@@ -130,6 +132,7 @@ class Editor:
             "create": self._create,
             "str_replace": self._str_replace,
             "insert": self._insert,
+            "undo_edit": self._undo,  # H10: only in the schema of a context with a history
         }[command]
         if command != "view":  # the standing sandbox policy; this face has no escalation fields
             await call_fs(self.ctx, self.face, args, execution, escalates=False,
@@ -137,7 +140,8 @@ class Editor:
         try:
             done = await run(args, execution)
         except FsError as err:
-            projected = map_denial(with_remedy(err, self.switches), self._fs(execution), hint=False)
+            shown = await with_changes_at(self.ctx, self._fs(execution), path, err, execution, self.switches)  # D30
+            projected = map_denial(with_remedy(shown, self.switches), self._fs(execution), hint=False)
             if self.switches.image_view_hint and command == "view":  # I5: Anthropic documents view for text
                 projected = image_hint(projected, path, offered=self.ctx.tools.get("read_image") is not None)
             if projected is err:
@@ -221,7 +225,10 @@ class Editor:
             async for chunk in self._fs(execution).stream_text(target, signal=execution.signal):
                 collector.feed(chunk)
         else:
-            collector.feed(await self._fs(execution).read_text(target, signal=execution.signal))
+            whole = await self._fs(execution).read_text(target, signal=execution.signal)
+            collector.feed(whole)
+            if view_range is None and (not clip or len(whole) <= clip):  # D30: the whole file seen
+                saw(self.ctx, target, info.version, whole, execution)
         kept, count = collector.finish()
         self.ctx.emit(FS_OBSERVED, target, info.version, execution)
         note = ""
@@ -288,6 +295,7 @@ class Editor:
             outcome = await self._fs(execution).write_text(target, content, intent, signal=execution.signal)
         except FsError as err:
             raise self._denied(err) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         done = (t.ANTHROPIC_CREATED if self.anthropic else t.REF_CREATED).format(path=target.display_path)
         return self._written(args, done, outcome.before if outcome.before is not None else "", outcome.after)
@@ -310,6 +318,7 @@ class Editor:
                 target, EditRequest(old_string=old, new_string=new), EditIntent(guard), signal=execution.signal)
         except FsError as err:
             raise (await self._match_failure(err, target, old, execution)) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after,
                              outcome.changed)
@@ -328,6 +337,7 @@ class Editor:
             if err.code in _MAYBE_MISSING:
                 await self._existing(target, "str_replace", execution)  # raises the face's text if so
             raise (await self._match_failure(err, target, old, execution)) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         return self._written(args, t.ANTHROPIC_REPLACED, outcome.before, outcome.after, outcome.changed)
 
@@ -374,6 +384,45 @@ class Editor:
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         return self._written(args, t.REF_EDITED.format(path=target.display_path), outcome.before, outcome.after)
 
+    # -- undo_edit (H10) ---------------------------------------------------------------------
+    async def _undo(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
+        """OpenHands' ``undo_edit`` on the history (``undo``): the last change this owner made to
+        the file, taken back unless someone else changed the file since."""
+        from ..history import RewindError, owner_of
+        from ..history.rewind import rewind_owner
+
+        fs = self._fs(execution)
+        target = await self._resolve(args["path"], execution)
+        none = ToolInputError(t.UNDO_NO_HISTORY.format(path=target.display_path))  # OpenHands' plain ToolError
+        if execution.session is None or not hasattr(fs, "store"):
+            raise none  # no owner, or no history: nothing was recorded
+        owner = owner_of(execution.session)
+        steps = (await fs.store.history(owner)).steps
+        step = change_to_undo(steps, target.key)
+        if step is None:
+            raise none
+        try:
+            result = await rewind_owner(fs, owner, to=step.number - 1, only=(target.key,), tool=UNDO_TOOL,
+                                        call_id=execution.call_id, signal=execution.signal)
+        except RewindError as err:  # its steps were dropped meanwhile
+            raise none from err
+        refused = next((f for f in result.refusals), None)
+        if refused is not None:
+            raise ToolInputError(t.UNDO_REFUSED.format(path=target.display_path, reason=refused.reason))
+        if result.error is not None:  # the write was refused (a sandbox, a race): the provider's error
+            raise result.failure if result.failure is not None else FsError(result.error, FsErrorCode.IO_ERROR)
+        mine = next((f for f in result.files if f.path == target.display_path), None)
+        version = mine.version if mine is not None else None
+        if version is None:  # removed: the change created it
+            if self.switches.record_absence:
+                self.ctx.emit(FS_OBSERVED, target, None, execution)
+            return ToolOutput(content=[text_block(undone_listing(target.display_path, None))])
+        self.ctx.emit(FS_OBSERVED, target, Version(version), execution)
+        text = await fs.read_text_at(target, Version(version), signal=execution.signal)
+        shown = undone_listing(target.display_path, normalize(text) if text is not None else "",
+                               max_chars=min(UNDO_MAX_CHARS, self.max_chars or UNDO_MAX_CHARS))
+        return ToolOutput(content=[text_block(shown)])
+
     # -- insert --------------------------------------------------------------------------------
     async def _insert(self, args: dict[str, Any], execution: ToolExecution) -> ToolOutput:
         line: int = self._required(args, "insert_line", "insert")
@@ -414,6 +463,7 @@ class Editor:
                 target, after, ReplaceIfVersion(guard), signal=execution.signal)
         except FsError as err:
             raise self._denied(err) from err
+        saw(self.ctx, target, outcome.version, outcome.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         done = (t.ANTHROPIC_INSERTED if self.anthropic else t.REF_EDITED).format(path=target.display_path)
         return self._written(args, done, outcome.before, outcome.after)

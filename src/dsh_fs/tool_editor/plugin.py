@@ -5,7 +5,10 @@
   "name": "str_replace_based_edit_tool"[, "max_characters": N]}`` (``ToolDefinition.native``);
   other surfaces (MCP, OpenAI) get the JSON schema below, with dsh-fs descriptions (E12).
 * ``ToolStrReplaceEditor`` — the reference's ``str_replace_editor`` (schema and description
-  verbatim, ``max_output_chars`` = the reference's ``maxOutputChars``).
+  verbatim, ``max_output_chars`` = the reference's ``maxOutputChars``). In the ``default``
+  profile, on a context that records a history (``create_context(history=…)``, loaded before
+  the face), it also takes OpenHands' ``undo_edit`` (DEVIATIONS H10, docs/HISTORY.md): the enum,
+  the ``command`` description and one description line are OpenHands'.
 
 Both run on ``executors.Editor``. Neither is loaded by ``create_context()`` unless asked for
 (``create_context(faces=[...])``).
@@ -19,12 +22,15 @@ from typing import Any, ClassVar
 from ..core.context import Scope
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
+from ..fs.tool_switches import ToolSwitches
 from . import texts as t
 from .executors import Editor, Face
 
-__all__ = ("ToolStrReplaceEditor", "ToolTextEditor", "anthropic_params", "editor_present_call", "reference_params")
+__all__ = ("ToolStrReplaceEditor", "ToolTextEditor", "anthropic_params", "editor_present_call", "reference_description",
+           "reference_params")
 
 _COMMANDS = ("view", "create", "str_replace", "insert")
+_UNDO_COMMANDS = (*_COMMANDS, "undo_edit")
 
 
 _SHAPES: dict[str, dict[str, Any]] = {
@@ -45,9 +51,26 @@ def _params(descriptions: Mapping[str, str]) -> dict[str, Param]:
     return {name: Param(**_SHAPES[name], description=text) for name, text in descriptions.items()}
 
 
-def reference_params() -> dict[str, Param]:
-    """The ``str_replace_editor`` parameters ([ref], verbatim, in its order)."""
-    return _params(t.REF_PARAMETERS)
+def reference_params(*, undo: bool = False) -> dict[str, Param]:
+    """The ``str_replace_editor`` parameters ([ref], verbatim, in its order).
+
+    :param undo: with ``undo_edit`` (H10): the ``command`` enum and description are OpenHands'
+    """
+    params = _params(t.REF_PARAMETERS)
+    if undo:
+        params["command"] = Param(**{**_SHAPES["command"], "enum": _UNDO_COMMANDS},
+                                  description=t.UNDO_COMMAND_DESCRIPTION)
+    return params
+
+
+def reference_description(*, undo: bool = False) -> str:
+    """The ``str_replace_editor`` description ([ref]); with ``undo_edit`` (H10), OpenHands' line
+    about it follows the ``<response clipped>`` line, where OpenHands' description has it."""
+    if not undo:
+        return t.REF_DESCRIPTION
+    lines = t.REF_DESCRIPTION.split("\n")
+    at = next(i for i, line in enumerate(lines) if "<response clipped>" in line) + 1
+    return "\n".join([*lines[:at], t.UNDO_DESCRIPTION_LINE, *lines[at:]])
 
 
 def anthropic_params() -> dict[str, Param]:
@@ -60,7 +83,7 @@ def editor_present_call(args: Any) -> dict[str, Any] | None:
     """The reference's ``presentEditorCall`` (UI card at call time); ``None`` for arguments that
     do not name a command and a path."""
     if not isinstance(args, Mapping) or not isinstance(args.get("path"), str) or args.get("command") not in _COMMANDS:
-        return None
+        return None  # undo_edit (H10) too: the reference's presenter has no card for it
     path, command = args["path"], args["command"]
     if command == "view":
         return {"card": "generic", "title": f"view {path}", "kind": "read", "locations": [{"path": path}]}
@@ -143,8 +166,9 @@ class ToolStrReplaceEditor:
             0 < max_output_chars <= 2**53 - 1
         ):
             raise ValueError("tool-str-replace-editor: maxOutputChars must be a positive safe integer")
-        text = t.REF_DESCRIPTION if description is None else description
+        undo = ToolSwitches.of(scope.ctx.profile).undo_edit and scope.ctx.has("history")  # H10
+        text = reference_description(undo=undo) if description is None else description
         if not text.strip():
             raise ValueError("tool-str-replace-editor: description must be non-empty")
-        _register(scope, face="reference", name=t.REF_NAME, description=text, params=reference_params(),
+        _register(scope, face="reference", name=t.REF_NAME, description=text, params=reference_params(undo=undo),
                   max_chars=max_output_chars, native=None)

@@ -11,7 +11,11 @@ start after that prefix.
   [cud] Anthropic's computer-use demo editor (``anthropic-quickstarts``
         ``computer-use-demo/computer_use_demo/tools/run.py``), the model's original editor;
   [oh]  the OpenHands ACI editor (``openhands_aci/editor/editor.py``), the demo editor's
-        best-known descendant (texts of E19 and E22).
+        best-known descendant (texts of E19 and E22); its ``undo_edit`` (H10) at
+        ``All-Hands-AI/openhands-aci`` 9d22d0d2df (``editor.py``, ``prompts.py``), the command's
+        description and enum as OpenHands' ``str_replace_editor`` tool sends them
+        (``All-Hands-AI/OpenHands`` 05c35b1877,
+        ``openhands/agenthub/codeact_agent/tools/str_replace_editor.py``).
 
 ``str_replace_editor`` (the reference's ``tool-str-replace-editor``): every text is the
 reference's, ``toninfo/deepseek-harness`` ``packages/fs/tool-str-replace-editor/src/index.ts``
@@ -56,6 +60,14 @@ __all__ = (
     "REF_VIEW_RANGE_ON_DIRECTORY",
     "TOO_BIG_TO_INSERT",
     "TRUNCATED_MESSAGE",
+    "UNDO_CAT_N",
+    "UNDO_COMMAND_DESCRIPTION",
+    "UNDO_DESCRIPTION_LINE",
+    "UNDO_DONE",
+    "UNDO_NO_HISTORY",
+    "UNDO_REFUSED",
+    "UNDO_REMOVED",
+    "UNDO_TRUNCATED",
     "VIEW_RANGE_CLAMPED",
     "VIEW_RANGE_FIRST",
     "VIEW_RANGE_ORDER",
@@ -204,3 +216,26 @@ REF_INSERT_RANGE = (
 REF_REQUIRED_PARAMETER = "Parameter `{name}` is required for command: {command}"
 REF_EMPTY_PARAMETER = "Parameter `{name}` is empty for command: {command}"
 REF_VIEW_RANGE_ON_DIRECTORY = "The `view_range` parameter is not allowed when `path` points to a directory."
+
+# -- undo_edit of str_replace_editor (default profile, H10; [oh]) ---------------------------------
+
+UNDO_COMMAND_DESCRIPTION = (  # [oh] OpenHands' ``command`` parameter (its enum adds ``undo_edit``)
+    "The commands to run. Allowed options are: `view`, `create`, `str_replace`, `insert`, `undo_edit`."
+)
+UNDO_DESCRIPTION_LINE = (  # [oh] the line OpenHands' description has after the ``<response clipped>`` one
+    "* The `undo_edit` command will revert the last edit made to the file at `path`"
+)
+UNDO_DONE = "Last edit to {path} undone successfully. {output}"  # [oh] ``undo_edit``'s answer
+UNDO_CAT_N = "Here's the result of running `cat -n` on {path}:\n"  # [oh] ``_make_output``'s header
+UNDO_TRUNCATED = (  # [oh] ``TEXT_FILE_CONTENT_TRUNCATED_NOTICE`` (``maybe_truncate`` appends it)
+    "<response clipped><NOTE>Due to the max output limit, only part of this file has been shown to you. "
+    "You should retry this tool after you have searched inside the file with `grep -n` in order to find "
+    "the line numbers of what you are looking for.</NOTE>"
+)
+UNDO_NO_HISTORY = "No edit history found for {path}."  # [oh] no edit of the file to undo
+UNDO_REMOVED = (  # dsh-fs (H10): the undone edit created the file (OpenHands keeps the created text)
+    "The file did not exist before that edit, so it has been removed."
+)
+UNDO_REFUSED = (  # dsh-fs (H10), in the catalog's form ``cannot <verb> "<dp>": <reason>``
+    'cannot undo the last edit to "{path}": {reason}; nothing was changed (view the file and edit it instead)'
+)

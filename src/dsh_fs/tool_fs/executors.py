@@ -31,7 +31,7 @@ from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
 from ..fs.tool_switches import ToolSwitches
 from ..fs.window import window_whole
-from ..fs.types import EditRequest, Target
+from ..fs.types import EditRequest, Target, Version
 from ..fs_sandbox.changes import Change
 from ..fs_sandbox.tools import call_fs, escalation_offered, map_denial
 from ..core.errors import ToolInputError
@@ -44,7 +44,9 @@ from .list_tool import directory_hint
 from ..notebook import is_notebook_path
 from .notebook_read import NotShownAsCells, notebook_blocks, too_big_note
 from .lookup import lookalike_hint
+from .seen import SeenTexts
 from .shared import check_unicode, image_hint, pdf_hint, with_hint, with_remedy
+from .stale_changes import with_changes
 
 __all__ = ("FsTools",)
 
@@ -56,6 +58,8 @@ class FsTools:
         self.config = config
         self.switches = ToolSwitches.of(config.profile)
         self._windows: dict[tuple[int, int, int], ReadWindow] = {}  # (offset, limit, column) → window
+        self.seen: SeenTexts | None = None
+        """D30: the texts each owner last saw (set by the plugin when it provides them)"""
 
     def _window(self, offset: int, limit: int, column: int = 1) -> ReadWindow:
         """The read window of these arguments (immutable, so shared between calls)."""
@@ -192,6 +196,8 @@ class FsTools:
                     result = window_whole(text, window, target.display_path)
                     self.ctx.emit(FS_OBSERVED, target, info.version, execution)
                     return [text_block(format_read_output(target.display_path, result, notes=(shown_as_text.note,)))]
+                if self.seen is not None:  # D30: the notebook's text, read whole
+                    self.seen.remember(execution.session, target.key, str(info.version), text)
                 self.ctx.emit(FS_OBSERVED, target, info.version, execution)
                 return blocks
         streamed = info.size is None or info.size >= self.config.read_stream_min_size
@@ -206,12 +212,30 @@ class FsTools:
                     result = window_whole(await fs.read_text(target, signal=signal), window, target.display_path)
         except FsError as err:
             result = await self._legacy_window(fs, target, info, window, err, execution)
-        self.ctx.emit(FS_OBSERVED, target, info.version, execution)
+        # D29: the provider may know the version better (with the digest of the bytes read)
+        version = Version(result.version) if result.version else info.version
+        if self.seen is not None and column == 1 and fs is self.fs:  # D30: a whole file seen
+            self._saw_window(target, version, result, execution)
+        self.ctx.emit(FS_OBSERVED, target, version, execution)
         if result.encoding is not None:  # F7
             notes = (*notes, encoding_note(result.encoding))
         if notes:
             return [text_block(format_read_output(target.display_path, result, notes=notes))]
         return [text_block(format_read_output(target.display_path, result))]
+
+    def _saw_window(self, target: Target, version: Version, result: Any, execution: ToolExecution) -> None:
+        """D30: keep what the model saw of the file when no line of the window was cut (a cut
+        line is longer than ``read_max_line_length``): the whole text when the window showed it
+        all, else its lines, which add up with the other windows of that version."""
+        texts = result.texts if result.texts is not None else [line.text for line in result.lines]
+        if texts and max(map(len, texts)) > self.config.read_max_line_length:
+            return
+        last = not result.truncated_by_bytes and result.offset + len(texts) - 1 == result.total_lines
+        if result.offset == 1 and last:
+            self.seen.remember(execution.session, target.key, str(version), "\n".join(texts))  # type: ignore[union-attr]
+        elif texts:
+            self.seen.remember_lines(execution.session, target.key, str(version),  # type: ignore[union-attr]
+                                     result.offset, texts, last=last)
 
     async def _legacy_window(self, fs: FileSystem, target: Target, info: Any, window: ReadWindow, err: FsError,
                              execution: ToolExecution) -> Any:
@@ -247,7 +271,16 @@ class FsTools:
     async def _write(self, file_path: str, content: str, execution: ToolExecution) -> ToolOutput:
         target = await self._resolve(file_path, execution)
         intent = await self.ctx.waterfall(FS_WRITE_INTENT, target, execution, default=lambda: None)
-        outcome = await self._fs(execution).write_text(target, content, intent, signal=execution.signal)
+        fs = self._fs(execution)
+        try:
+            outcome = await fs.write_text(target, content, intent, signal=execution.signal)
+        except FsError as err:
+            shown = await with_changes(self.ctx, fs, target, err, execution, self.switches)  # D30
+            if shown is err:
+                raise
+            raise shown from err
+        if self.seen is not None:  # D30: the text the write left
+            self.seen.remember(execution.session, target.key, str(outcome.version), outcome.after)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         diffs = bounded_diffs(file_path, outcome.before, outcome.after)
         word = "Updated file" if outcome.operation == "update" else "Created file"
@@ -289,8 +322,12 @@ class FsTools:
             fs = self._fs(execution)
             fact = await what_is_wrong(fs, target, err, self.switches, signal=execution.signal)  # D26, D27
             if fact is err:
+                fact = await with_changes(self.ctx, fs, target, err, execution, self.switches)  # D30
+            if fact is err:
                 raise
             raise fact from err
+        if self.seen is not None and outcome.after is not None:  # D30: the text the edit left
+            self.seen.remember(execution.session, target.key, str(outcome.version), outcome.after)
         self.ctx.emit(FS_OBSERVED, target, outcome.version, execution)
         diffs = bounded_diffs(file_path, outcome.before, outcome.after, changed=outcome.changed)
         if request.replace_all:

@@ -17,13 +17,15 @@ from ..core.context import Context, Scope
 from ..core.profile import Profile
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
-from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
+from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.tool_switches import ToolSwitches
 from ..fs_sandbox.tools import with_escalation
 from . import presenters
 from .config import ToolFsConfig
 from .executors import FsTools
 from .list_tool import add_roots_section
+from .seen import SeenTexts
+from .stale_changes import SERVICE as SEEN_SERVICE
 
 __all__ = (
     "COLUMN_DESCRIPTION",
@@ -139,6 +141,10 @@ class ToolFs:
     def apply(cls, scope: Scope, /, **config: Any) -> None:
         settings = ToolFsConfig(profile=scope.profile, **config)
         tools = FsTools(scope.ctx, settings)
+        if ToolSwitches.of(settings.profile).stale_diffs and not scope.ctx.has(SEEN_SERVICE):  # D30
+            seen = tools.seen = SeenTexts()
+            scope.provide(SEEN_SERVICE, seen)
+            scope.on(FS_OBSERVED, seen.listener)
         registry = scope.tools
         prompt = scope.system_prompt
         rp = read_params(settings.read_limit, column=ToolSwitches.of(settings.profile).read_on_in_long_lines)

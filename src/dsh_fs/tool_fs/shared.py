@@ -1,8 +1,9 @@
 """What the tool plugins share: the faces (``apply_patch``, the text editors), the search
 tools and the adapters borrow these from ``tool_fs`` (DEVIATIONS D5, D9, D11, D18, D19).
 
-* Remedies and hints (D9, D5/D18, D19): ``with_remedy`` gives a provider error the default
+* Remedies and hints (D9, D30, D5/D18, D19): ``with_remedy`` gives a provider error the default
   profile's recovery remedy (`` — re-read the file, then retry`` for ``FS_STALE_VERSION``,
+  followed by what changed when the error carries it, D30,
   `` — read the file, then retry`` for ``FS_NOT_OBSERVED``) or near-match ``Hint: …`` line
   (``old_string was not found``); ``with_hint`` gives any error such a line;
   ``near_match_hint`` is the hint search itself (``tool_fs.hints``).
@@ -92,10 +93,13 @@ def pdf_hint(err: FsError, file_path: str, *, offered: bool) -> FsError:
 
 def with_remedy(err: FsError, switches: ToolSwitches) -> FsError:
     """The error the model should see under ``switches`` (``err`` itself when unchanged): D9's
-    remedy when ``switches.remedies``, D5/D18's hint when ``switches.near_match_hints``."""
+    remedy when ``switches.remedies``, then D30's changes block (``err.changes``) when
+    ``switches.stale_diffs``; D5/D18's hint when ``switches.near_match_hints``."""
     code = err.code
-    if code == FsErrorCode.STALE_VERSION and switches.remedies:
-        message = err.message + STALE_REMEDY
+    if code == FsErrorCode.STALE_VERSION and (switches.remedies or (err.changes and switches.stale_diffs)):
+        message = err.message + STALE_REMEDY if switches.remedies else err.message
+        if err.changes and switches.stale_diffs:  # D30: what changed, after the first line
+            message += "\n" + err.changes
     elif code == FsErrorCode.NOT_OBSERVED and switches.remedies:
         message = err.message + UNOBSERVED_REMEDY
     elif (code == FsErrorCode.EDIT_NOT_FOUND and switches.near_match_hints and err.searched_text is not None

@@ -1,5 +1,5 @@
 """One ripgrep run with symlinks followed under a containment root (DEVIATIONS S8), wherever the
-files are: on this machine (``executors``) or on a command channel's far side (the helper,
+files are: on this machine (``search_core``) or on a command channel's far side (the helper,
 ``far_helper.search``), so both run exactly this.
 
 ripgrep starts at once while a worker thread looks for links below the searched directory

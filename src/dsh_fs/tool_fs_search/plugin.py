@@ -17,7 +17,8 @@ from ..core.schema import Param
 from ..core.tools import ToolDefinition
 from . import presenters
 from .config import ToolFsSearchConfig
-from .executors import SearchTools
+from .glob import GlobSearch
+from .grep import GrepSearch
 
 __all__ = ("GLOB_PROMPT", "GREP_PROMPT", "ToolFsSearch", "glob_description", "glob_params", "grep_description",
            "grep_params")
@@ -70,6 +71,12 @@ def grep_params() -> dict[str, Param]:
             'One glob filter for which files to search (e.g. "*.ts", "*.{js,jsx}"). Not a list; negation is not '
             "supported.")),
     }
+
+
+
+class SearchTools(GlobSearch, GrepSearch):
+    """The two tools bound to one context and configuration: one ``SearchCore`` (its D23
+    slots and S8 directory cache are the two tools' together)."""
 
 
 class ToolFsSearch:

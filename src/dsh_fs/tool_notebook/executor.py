@@ -38,6 +38,7 @@ from ..notebook.document import NotNotebook, parse
 from ..tool_fs.args import check_file_path
 from ..tool_fs.diff import bounded_diffs
 from ..tool_fs.shared import check_unicode, with_remedy
+from ..tool_fs.stale_changes import saw, with_changes_at
 from . import texts as t
 
 __all__ = ("INLINE_MAX_BYTES", "NotebookEditor", "validate_nbformat")
@@ -114,7 +115,8 @@ class NotebookEditor:
         try:
             return await self._edit(path, args, mode, execution)
         except FsError as err:
-            projected = map_denial(with_remedy(err, self.switches), self._fs(execution), hint=False)
+            shown = await with_changes_at(self.ctx, self._fs(execution), path, err, execution, self.switches)  # D30
+            projected = map_denial(with_remedy(shown, self.switches), self._fs(execution), hint=False)
             if projected is err:
                 raise
             raise projected from err
@@ -147,6 +149,7 @@ class NotebookEditor:
         else:
             outcome = _edited(*work)
         written = await fs.write_text(target, outcome.text, ReplaceIfVersion(guard), signal=signal)
+        saw(self.ctx, target, written.version, written.after, execution)  # D30
         self.ctx.emit(FS_OBSERVED, target, written.version, execution)
         diffs = bounded_diffs(path, written.before, written.after)
         return ToolOutput(content=[text_block(outcome.result)], meta={"diffs": diffs})

@@ -56,6 +56,7 @@ from ..patch import AddFile, DeleteFile, FileChange, FileState, Patch, PatchErro
 from ..patch import codex_summary, plan_patch
 from ..tool_fs.diff import bounded_diffs
 from ..tool_fs.shared import with_remedy
+from ..tool_fs.stale_changes import with_changes
 from .regions import region_diffs
 from .texts import TOO_BIG_TO_UPDATE
 from .writes import WriteStep, write_steps
@@ -295,6 +296,8 @@ async def _gather(run: _Run, path: str) -> None:
         if entry.text is None:
             raise stale(verb, target.display_path)
     except FsError as err:
+        if entry.target is not None:  # D30: what changed since the owner saw it
+            err = await with_changes(run.ctx, fs, entry.target, err, execution, run.switches)
         entry.error = with_remedy(err, run.switches)
 
 

@@ -42,6 +42,7 @@ from ..fs.tool_switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, DeleteIntent, RenameIntent, ReplaceIfVersion, Target, Version
 from ..patch import FileChange
 from ..tool_fs.shared import with_remedy
+from ..tool_fs.stale_changes import saw
 
 __all__ = ("QUICK_WRITE_S", "SIDE_BY_SIDE_MAX", "WRITE_AT_ONCE", "WriteStep", "write_steps")
 
@@ -165,6 +166,7 @@ async def _write_one(ctx: Context, execution: ToolExecution, steps: Sequence[Wri
     try:
         if change.kind == "create":
             written = await fs.write_text(target, change.after or "", CreateIfAbsent(), signal=signal)
+            saw(ctx, target, written.version, written.after, execution)  # D30
             ctx.emit(FS_OBSERVED, target, written.version, execution)
         elif change.kind == "delete":
             assert step.guard is not None
@@ -182,6 +184,7 @@ async def _write_one(ctx: Context, execution: ToolExecution, steps: Sequence[Wri
         else:
             assert step.guard is not None
             written = await fs.write_text(target, change.after or "", ReplaceIfVersion(step.guard), signal=signal)
+            saw(ctx, target, written.version, written.after, execution)  # D30
             ctx.emit(FS_OBSERVED, target, written.version, execution)
     except FsError as err:
         progress.errors[index] = err

@@ -223,3 +223,61 @@ def test_virtual_mode_results_and_host_paths(tmp_path: Path) -> None:
     finally:
         backend.close()
     assert Path(ws, "new.txt").read_text() == "fresh\n"
+
+
+def test_ls_is_bounded_and_runs_in_the_listing_places(tmp_path: Path) -> None:
+    """``als`` as dsh-fs's ``list`` (DEVIATIONS L5): the children read in batches, only the first
+    ``max_ls_entries`` by name kept, and at most two listings of one session at once (the
+    context's listing places); the default cap is more than deepagents' ``ls`` tool can show, so
+    a cut listing ends in deepagents' own truncation note."""
+    from deepagents.backends.utils import TRUNCATION_GUIDANCE, truncate_if_too_long
+
+    from dsh_fs.adapters.deepagents import LS_MAX_ENTRIES
+    from dsh_fs.fs_local import LocalFileSystem
+
+    root = os.path.realpath(tmp_path)
+    for i in reversed(range(30)):
+        Path(root, f"f{i:02d}.txt").write_text("x" * i)
+    os.mkdir(os.path.join(root, "d"))
+
+    class Gate(LocalFileSystem):
+        running = most = 0
+        go: Any = None
+
+        async def iter_dir(self, target: Any, *, signal: Any = None) -> Any:  # type: ignore[override]
+            type(self).running += 1
+            type(self).most = max(type(self).most, type(self).running)
+            try:
+                await self.go.wait()
+                async for batch in super().iter_dir(target, signal=signal):
+                    yield batch
+            finally:
+                type(self).running -= 1
+
+    async def main() -> None:
+        Gate.go = anyio.Event()
+        ctx = dsh_fs.create_context(provider=Gate(cwd=root, root=root))
+        backend = DshFsBackend(ctx, virtual_mode=False, max_ls_entries=10)
+        results: list[Any] = []
+
+        async def one() -> None:
+            results.append(await backend.als(root))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(one)
+            with anyio.fail_after(30):
+                while Gate.running < 2:
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.2)  # the third waits for a place
+            assert Gate.running == 2
+            Gate.go.set()
+        assert Gate.most == 2
+        for result in results:
+            assert result.error is None
+            assert [e["path"] for e in result.entries] == [f"{root}/d"] + [f"{root}/f{i:02d}.txt" for i in range(9)]
+            assert [e.get("size") for e in result.entries][1:4] == [0, 1, 2]
+        await ctx.aclose()
+
+    anyio.run(main)
+    assert truncate_if_too_long(["/x"] * LS_MAX_ENTRIES)[-1] == TRUNCATION_GUIDANCE

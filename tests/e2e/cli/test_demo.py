@@ -72,6 +72,22 @@ def test_demo_runs_the_scripted_session_end_to_end(demo: Demo) -> None:
     assert '"""A thread-safe, abortable cancellation token' in out  # the retry landed on disk
 
 
+def test_the_demo_takes_back_what_the_agent_did_while_the_server_runs(demo: Demo) -> None:
+    """Steps 16-20 (docs/HISTORY.md): the agent's changes listed, a dry run, a rewind, a rewind
+    refused because someone else changed the file since (nothing clobbered)."""
+    out = demo.out
+    listed = out.split("$ dsh-fs sessions history demo-agent   [exit 0]\n", 1)[1].split("\n\n", 1)[0]
+    steps = [line.split("  ") for line in listed.splitlines()[1:]]
+    assert [(tool, paths) for _n, _time, tool, paths in steps] == [
+        ("edit", "dsh_fs/core/signal.py"), ("edit", "dsh_fs/core/signal.py"), ("write", "notes/DEMO.md (created)")]
+    assert "$ dsh-fs sessions rewind demo-agent --last 1 --dry-run   [exit 0]" in out
+    assert "would remove notes/DEMO.md\n--- notes/DEMO.md\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-# Demo\n" in out
+    assert "\nremoved notes/DEMO.md\nrewound session demo-agent to step" in out
+    refused = out.split("$ dsh-fs sessions rewind demo-agent --to 0   [exit 1]\n", 1)[1]
+    assert "refused dsh_fs/core/signal.py: changed since this owner's last change\n" in refused
+    assert "rewind of session demo-agent to step 0 refused, nothing written" in refused
+
+
 def test_the_demo_ends_with_three_next_steps(demo: Demo) -> None:
     config, shell, library = _snippets(demo.out)
     server = json.loads(config)["mcpServers"]["dsh-fs"]

@@ -33,11 +33,6 @@ RULE_FLAGS = [*(f"--deny={p}" for p in DENY), *(f"--read-only-path={p}" for p in
 TOOLS = ",".join(["list", "read", "write", "edit", "glob", "grep", "read_image", "read_pdf", *FACE_TOOLS])
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _put(root: Path) -> None:
     for rel, data in layout().items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -26,16 +26,11 @@ from typing import Any
 
 import pytest
 
-from mcpkit import INITIALIZED, WAIT, Server, initialize
-
-
-def _initialize(request_id: int = 1, capabilities: dict[str, Any] | None = None) -> bytes:
-    return initialize(request_id, capabilities=capabilities)
+from mcpkit import INITIALIZED, WAIT, Server, call, initialize
 
 
 def _call(request_id: int, name: str, **arguments: Any) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                       "params": {"name": name, "arguments": arguments}}).encode() + b"\n"
+    return call(request_id, name, arguments)
 
 
 @pytest.fixture
@@ -48,7 +43,7 @@ def root(tmp_path: Path) -> Path:
 
 def _held(root: Path, tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Server:
     server = Server(root, *args, hold=tmp_path / "hold", env=env)
-    server.send(_initialize())
+    server.send(initialize())
     assert b'"id":1' in server.line()
     return server
 
@@ -78,7 +73,7 @@ def test_the_answers_before_the_sdk_are_the_sdk_routes_byte_for_byte(root: Path,
     assert server.hold is not None and server.hold.exists()  # both answered without the SDK
     server.finish()
     sdk = Server(root, sdk_only=True)
-    sdk.send(_initialize() + script)
+    sdk.send(initialize() + script)
     sdk.line()
     assert sdk.line() + sdk.line() == held
     sdk.finish()
@@ -115,7 +110,7 @@ def test_a_client_that_declared_roots_is_asked_and_answered_before_the_sdk(root:
     (root / "sub").mkdir()
     (root / "sub" / "b.txt").write_text("inside\n")
     server = Server(root, hold=tmp_path / "hold")
-    server.send(_initialize(capabilities={"roots": {"listChanged": True}}))
+    server.send(initialize(capabilities={"roots": {"listChanged": True}}))
     server.line()
     server.send(INITIALIZED + _call(2, "read", file_path=str(root / "a.txt")))
     asked = json.loads(server.line())  # asked first (M3), without the SDK
@@ -159,7 +154,7 @@ def test_hostile_lines_before_the_sdk_get_the_sdk_routes_answers(root: Path, tmp
 
     held = run(_held(root, tmp_path), True)
     sdk = Server(root, sdk_only=True)
-    sdk.send(_initialize())
+    sdk.send(initialize())
     sdk.line()
     assert sorted(run(sdk, False).splitlines()) == sorted(held.splitlines())  # (answers come as calls end)
 
@@ -170,7 +165,7 @@ def test_a_call_before_notifications_initialized_goes_to_the_sdk(root: Path, tmp
     server.send(script)
     held, _ = server.finish()
     sdk = Server(root, sdk_only=True)
-    sdk.send(_initialize() + script)
+    sdk.send(initialize() + script)
     sdk.line()
     out, _ = sdk.finish()
     assert sorted(out.splitlines()) == sorted(held.splitlines())  # (answers come as calls end)
@@ -207,7 +202,7 @@ def test_tools_list_after_a_call_is_answered_before_the_sdk_with_the_sdk_routes_
     assert server.hold is not None and server.hold.exists()  # all three without the SDK
     server.finish()
     sdk = Server(root, *args, sdk_only=True)
-    sdk.send(_initialize() + script)
+    sdk.send(initialize() + script)
     sdk.line()
     by_id = {json.loads(line)["id"]: line for line in (sdk.line(), sdk.line(), sdk.line())}
     sdk.finish()  # (either route may answer a list before a call sent ahead of it: compared by id)
@@ -228,7 +223,7 @@ def test_a_tools_list_with_params_waits_for_the_sdk(root: Path, tmp_path: Path, 
     held = server.line()
     server.finish()
     sdk = Server(root, sdk_only=True)
-    sdk.send(_initialize() + INITIALIZED + line)
+    sdk.send(initialize() + INITIALIZED + line)
     sdk.line()
     assert sdk.line() == held
     sdk.finish()

@@ -21,11 +21,6 @@ from pdfkit import many_pages
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(180)]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _call(server: RawStdio, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return server.request("tools/call", {"name": name, "arguments": arguments})["result"]
 

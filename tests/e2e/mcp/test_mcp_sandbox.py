@@ -121,6 +121,28 @@ def test_escalation_asks_the_person_through_elicitation(root: str, transport: st
     anyio.run(main)
 
 
+def test_a_long_justification_cannot_push_the_files_out_of_sight(root: str) -> None:
+    """A justification of 100,000 characters: the person sees its first characters, a note of
+    how many were cut, and the file on the next line."""
+    person = Person()
+    path = os.path.join(root, "a.txt")
+    justification = "Fix a typo. " * 8_333 + "Then"
+
+    async def main() -> None:
+        async with connect("http", root, person, "--sandbox", "read-only") as session:
+            person.answers.append("decline")
+            with anyio.fail_after(30):
+                refused = await session.call_tool("write", {"file_path": path, "content": "x",
+                                                            "sandbox_permissions": "workspace-write",
+                                                            "justification": justification})
+            assert refused.is_error
+    anyio.run(main)
+    [asked] = person.asked
+    reason = "escalate sandbox to workspace-write: " + justification
+    assert asked.message == reason[:500] + f" … [cut: {len(reason) - 500} more characters]\nWrite {path}"
+    assert not os.path.exists(path)
+
+
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_the_approval_prompt_cannot_be_spoofed_by_line_breaks(root: str, transport: str) -> None:
     """The model writes the justification and the path: a line break (or a line separator, a

@@ -20,15 +20,11 @@ import anyio
 import mcp.types as types
 from mcp.shared.message import SessionMessage
 
-from mcpkit import serve_sdk_standin
+from mcpkit import raw_request, serve_sdk_standin
 
 TESTS = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRC = os.path.join(os.path.dirname(TESTS), "src")
 DEEP = "[" * 5000 + "]" * 5000
-
-
-def _line(request_id: Any, params_json: str, method: str = "tools/call") -> str:
-    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"method":"{method}","params":{params_json}}}'
 
 
 # -- the transport ------------------------------------------------------------------------------
@@ -38,13 +34,13 @@ def test_every_request_is_answered_in_order_through_the_end_of_input() -> None:
     """An echo server on our transport: requests get results, lines that are not messages get
     our error replies (through the same writer), and nothing sent before the end of input is lost."""
     lines = [
-        _line(1, "{}", method="ping"),
+        raw_request(1, "{}", method="ping"),
         "garbage",
-        _line(2, '{"s":"\\ud800"}', method="ping"),
+        raw_request(2, '{"s":"\\ud800"}', method="ping"),
         "",
         '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-        _line(3, '{"a":' + DEEP + "}", method="ping"),
-        _line(4, "{}", method="ping"),
+        raw_request(3, '{"a":' + DEEP + "}", method="ping"),
+        raw_request(4, "{}", method="ping"),
     ]
     in_read, in_write = os.pipe()
     out_read, out_write = os.pipe()
@@ -102,7 +98,7 @@ def test_stray_output_never_reaches_the_wire(tmp_path: Any) -> None:
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SRC, TESTS, os.environ.get("PYTHONPATH", "")) if p))
     proc = subprocess.run(
-        [sys.executable, "-c", script], input=_line(1, "{}", method="ping") + "\n", capture_output=True,
+        [sys.executable, "-c", script], input=raw_request(1, "{}", method="ping") + "\n", capture_output=True,
         text=True, env=env, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
@@ -115,9 +111,9 @@ def test_the_end_of_input_waits_for_the_answers_of_requests_in_flight() -> None:
     once every request handed over is answered, or reported by the server as never to be
     answered (``on_request_unanswered``, as the SDK does for a request the client cancelled)."""
     lines = [
-        _line(1, "{}", method="ping"),
-        _line(2, "{}", method="ping"),
-        _line(3, "{}", method="ping"),
+        raw_request(1, "{}", method="ping"),
+        raw_request(2, "{}", method="ping"),
+        raw_request(3, "{}", method="ping"),
         '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}',
     ]
     in_read, in_write = os.pipe()
@@ -162,10 +158,10 @@ def test_a_piped_session_gets_every_answer_when_stdin_closes_at_once(tmp_path: A
     calls = [("write", {"file_path": "a.txt", "content": "one\n"}),
              ("write", {"file_path": "b.txt", "content": "two\n"})]
     lines = [
-        _line(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
+        raw_request(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
               method="initialize"),
         '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-        *(_line(i, json.dumps({"name": name, "arguments": args})) for i, (name, args) in enumerate(calls, 1)),
+        *(raw_request(i, json.dumps({"name": name, "arguments": args})) for i, (name, args) in enumerate(calls, 1)),
     ]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p))
     for _ in range(3):
@@ -185,7 +181,7 @@ def test_a_piped_session_gets_every_answer_when_stdin_closes_at_once(tmp_path: A
 def test_the_end_of_input_does_not_wait_once_stdout_is_broken() -> None:
     """A client that is gone (stdout broken) is owed nothing: requests read after the first
     failed write are not waited for either, so the transport ends with stdin."""
-    lines = [_line(i, "{}", method="ping") for i in range(1, 6)]
+    lines = [raw_request(i, "{}", method="ping") for i in range(1, 6)]
     in_read, in_write = os.pipe()
     with os.fdopen(in_write, "wb") as feed:
         feed.write("".join(line + "\n" for line in lines).encode("utf-8"))
@@ -216,12 +212,12 @@ def test_a_cancellation_naming_the_request_by_another_id_form_still_ends_the_ses
     root = str(tmp_path)
     big = json.dumps({"name": "write", "arguments": {"file_path": "big.txt", "content": "x" * (8 << 20)}})
     lines = [
-        _line(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
+        raw_request(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
               method="initialize"),
         '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-        _line(3, big),
+        raw_request(3, big),
         '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"3"}}',
-        _line(4, "{}", method="ping"),
+        raw_request(4, "{}", method="ping"),
     ]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p))
     proc = subprocess.run(
@@ -259,10 +255,10 @@ def test_a_tool_writing_to_fd_1_before_the_sdk_is_loaded_misses_the_wire(tmp_pat
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SRC, TESTS, os.environ.get("PYTHONPATH", "")) if p),
                DSH_FS_MCP_TEST_HOLD_IMPORT=str(hold))
     lines = [
-        _line(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
+        raw_request(0, '{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}',
               method="initialize"),
         '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-        _line(1, '{"name":"stray","arguments":{}}'),
+        raw_request(1, '{"name":"stray","arguments":{}}'),
     ]
     proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], input="\n".join(lines) + "\n",
                           capture_output=True, text=True, env=env, timeout=60)

@@ -24,11 +24,6 @@ pytestmark = pytest.mark.anyio
 N = 20_000
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = os.path.realpath(tmp_path_factory.mktemp("big"))

@@ -67,3 +67,32 @@ async def test_read_image_over_a_channel_provider(tmp_path: Any) -> None:
         result = await ctx.tools.execute("read_image", {"file_path": "pic.png"}, session=dsh_fs.Session(cwd=root))
         images = [block for block in result.content if block.get("type") == "image"]
         assert not result.is_error and len(images) == 1
+
+
+@pytest.mark.parametrize("wrappers", ["sandbox", "sandbox+rules+history"])
+async def test_the_approval_prompt_names_the_far_sides_real_file(tmp_path: Any, wrappers: str) -> None:
+    """A far-side ``docs -> .git``: the person approving an escalated ``write`` of
+    ``docs/config`` (or a patch row through it) is shown ``<ws>/.git/config``, resolved on the
+    far side (``FileSystem.real_place``), through every wrapper between the tool and the
+    channel; nothing is written when they refuse."""
+    from sandboxkit import Approvals
+
+    root = _ws(tmp_path)
+    os.makedirs(os.path.join(root, ".git"))
+    with open(os.path.join(root, ".git", "config"), "w", encoding="utf-8") as handle:
+        handle.write("[core]\n")
+    os.symlink(".git", os.path.join(root, "docs"))
+    approvals = Approvals("rejected")
+    extra: dict[str, Any] = {"deny": ["*.secret"], "history": True} if "rules" in wrappers else {}
+    ctx = dsh_fs.create_context(provider=channel_fs(root), cwd=root, sandbox="read-only", approval=approvals,
+                                faces=["apply_patch"], **extra)
+    widen = {"sandbox_permissions": "danger-full-access", "justification": "Fix a typo in the README."}
+    async with ctx:
+        session = dsh_fs.Session(cwd=root)
+        await ctx.tools.execute("write", {"file_path": "docs/config", "content": "x", **widen}, session=session)
+        patch = "*** Begin Patch\n*** Update File: docs/config\n@@\n-[core]\n+[x]\n*** End Patch\n"
+        await ctx.tools.execute("apply_patch", {"input": patch, **widen}, session=session)
+    assert [r.summary for r in approvals.requests] == [
+        f"Write {root}/.git/config", f"apply_patch\nM {root}/.git/config"]
+    with open(os.path.join(root, ".git", "config"), encoding="utf-8") as handle:
+        assert handle.read() == "[core]\n"

@@ -24,7 +24,7 @@ from dsh_fs import Session
 from dsh_fs.fs import FsError
 from dsh_fs.fs.types import EditRequest, Target, TargetKey
 from dsh_fs.fs_local import LocalFileSystem, files, fsio, versions
-from dsh_fs.fs_local.recent import RecentWrites
+from dsh_fs.fs_local.recent_writes import RecentWrites
 from filekit import get, put
 
 pytestmark = pytest.mark.anyio

@@ -38,11 +38,6 @@ from dsh_fs.testing.workspaces import LocalWorkspace, MemoryWorkspace, S3Workspa
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(params=["local", "memory", "s3", "channel"])
 async def workspace(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[Workspace]:
     if request.param == "local":

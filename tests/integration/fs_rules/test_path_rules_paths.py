@@ -25,11 +25,6 @@ NFD = unicodedata.normalize("NFD", "café.txt")
 SECRET = "TOPSECRET"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _repo(root: Path) -> Path:
     """A repository with a fenced ``.env`` and ``secrets/``, and links planted into them."""
     (root / "secrets" / "deep").mkdir(parents=True)

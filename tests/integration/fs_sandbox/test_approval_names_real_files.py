@@ -28,11 +28,6 @@ HOOK = "[core]\n\tfsmonitor = touch /tmp/pwned\n"
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def repo(base: Path) -> Path:  # noqa: F811
     ws = base / "ws"
     (ws / ".git").mkdir()

@@ -61,6 +61,8 @@ class Row:
     """files read first (the policy's read-before-change)"""
     command: str | None = None
     """the editor command or patch operation kind this row covers"""
+    setup: Callable[[Any, Session, Path], Awaitable[None]] | None = None
+    """run after ``reads``, before the files are compared: what the call needs that is not a file"""
 
 
 def registry(tool: str, args: Callable[[Path], dict[str, Any]]) -> Callable[[Any, Session, Path], Awaitable[Outcome]]:
@@ -147,6 +149,24 @@ ROWS = [
         operations(lambda d: [{"type": "delete_file", "path": str(d / "a.txt")}]), {"a.txt": None}, reads=("a.txt",)),
 ]
 
+async def edited_through_the_history(ctx: Any, session: Session, d: Path) -> None:
+    """``a.txt`` edited ``old`` → ``new`` by this session outside the sandbox (the context's
+    provider under its sandbox, recorded into the same history), so ``undo_edit`` has an edit to
+    take back."""
+    inner = ctx.fs.inner  # HistoryFileSystem(SandboxedFileSystem(provider)), or of the provider
+    helper = dsh_fs.create_context(provider=getattr(inner, "inner", inner), faces=[RE], history=ctx.fs.store,
+                                   policy=False)
+    done = await helper.tools.execute(RE, {"command": "str_replace", "path": str(d / "a.txt"), "old_str": "old",
+                                           "new_str": "new"}, session=session)
+    assert not done.is_error, done.text  # the helper is not closed: it shares the provider and the store
+
+
+ROWS += [
+    Row("reference undo_edit", RE, {"a.txt": "old\n"},
+        registry(RE, lambda d: {"command": "undo_edit", "path": str(d / "a.txt")}), {"a.txt": "old\n"},
+        reads=("a.txt",), command="undo_edit", setup=edited_through_the_history),
+]
+
 ROWS += [
     Row("deepagents write", "deepagents", {}, deepagents("awrite", lambda d: (str(d / "n.txt"), "new\n")),
         {"n.txt": "new\n"}),
@@ -178,7 +198,7 @@ def allowed(mode: str | None, target: str) -> bool:
 def context(ws: Path, mode: str | None) -> Any:
     # a composed approval callback (never asked here): the escalation is offered (D37)
     approval = Approvals("rejected") if mode is not None else None
-    return dsh_fs.create_context(root=None, cwd=ws, sandbox=mode, faces=FACE_TOOLS, approval=approval)
+    return dsh_fs.create_context(root=None, cwd=ws, sandbox=mode, faces=FACE_TOOLS, approval=approval, history=True)
 
 
 def files(d: Path) -> dict[str, str]:
@@ -197,6 +217,8 @@ async def test_mode_face_target(base: Path, tmp_path: Path, mode: str | None, ta
     session = Session(cwd=ws)
     for name in row.reads:
         assert not (await ctx.tools.execute("read", {"file_path": str(d / name)}, session=session)).is_error
+    if row.setup is not None:
+        await row.setup(ctx, session, d)
     before, ws_before = snapshot(base, tmp_path), files(ws)
     is_error, text, code = await row.call(ctx, session, d)
     if allowed(mode, target):
@@ -237,7 +259,7 @@ def test_a_every_seam_member_is_classified_and_every_mutation_is_fenced() -> Non
 
 async def test_b_every_tool_command_and_patch_operation_has_a_row(base: Path) -> None:
     ctx = dsh_fs.create_context(root=None, cwd=base / "ws", sandbox="read-only", faces=FACE_TOOLS, images=True,
-                                list_tool=True)
+                                list_tool=True, history=True)  # with a history: str_replace_editor's undo_edit
     covered = {row.tool for row in ROWS}
     for name in ctx.tools.names():
         assert name in covered or name in READ_ONLY_TOOLS, f"no sandbox row for the tool {name}"
@@ -257,10 +279,13 @@ async def test_b_every_tool_command_and_patch_operation_has_a_row(base: Path) ->
 async def test_c_under_read_only_no_mutation_reaches_the_provider(row: Row) -> None:
     memory = MemoryFileSystem({"ws/" + k: v for k, v in row.pre.items()} | {"ws/keep": "k"})
     recording = RecordingFileSystem(memory)
-    ctx = dsh_fs.create_context(provider=recording, sandbox="read-only", faces=FACE_TOOLS)
+    ctx = dsh_fs.create_context(provider=recording, sandbox="read-only", faces=FACE_TOOLS, history=True)
     session = Session(cwd="/ws")
     for name in row.reads:
         assert not (await ctx.tools.execute("read", {"file_path": f"/ws/{name}"}, session=session)).is_error
+    if row.setup is not None:
+        await row.setup(ctx, session, Path("/ws"))
+        recording.calls.clear()
     is_error, text, _ = await row.call(ctx, session, Path("/ws"))
     assert is_error and denial_marker("read-only") in text
     mutating = {name for name, kind in KINDS.items() if kind == "mutate"}

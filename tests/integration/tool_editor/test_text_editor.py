@@ -195,13 +195,14 @@ async def test_a_change_made_behind_the_view_is_stale(ws: str, editor_ctx: Any, 
     put(f"{ws}/a.txt", "one\ntwo\n")
     ctx, session = editor_ctx(), Session(cwd=ws)
     await run(ctx, session, TE, command="view", path="a.txt")
-    put(f"{ws}/a.txt", "one\ntwo\nthree\n")
-    before = tree(ws)
-    for args in ({"command": "str_replace", "old_str": "one", "new_str": "1"},
-                 {"command": "insert", "insert_line": 0, "insert_text": "zero\n"}):
+    for n, args in enumerate(({"command": "str_replace", "old_str": "one", "new_str": "1"},
+                              {"command": "insert", "insert_line": 0, "insert_text": "zero\n"})):
+        # changed again before each: a refusal's whole diff counts as seen (DEVIATIONS D30)
+        put(f"{ws}/a.txt", "one\ntwo\n" + "three\n" * (n + 1))
+        before = tree(ws)
         result = await run(ctx, session, TE, path="a.txt", **args)
         assert result.error is not None and result.error.code == "FS_STALE_VERSION", result.text
-    assert tree(ws) == before
+        assert tree(ws) == before
 
 
 async def test_insert_takes_whole_lines_after_insert_line(ws: str, editor_ctx: Any) -> None:

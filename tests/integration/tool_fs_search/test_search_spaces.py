@@ -1,4 +1,4 @@
-"""Where a search runs (``executors._space``): the checks made before ripgrep starts and the
+"""Where a search runs (``search_core.SearchCore._space``): the checks made before ripgrep starts and the
 mirror a memory provider's search is copied into, through the ``glob`` and ``grep`` tools.
 
 * a FIFO named as ``path`` is refused up front in both profiles (ripgrep would block on it);

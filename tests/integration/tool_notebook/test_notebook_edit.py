@@ -119,7 +119,11 @@ async def test_policy_read_first_and_stale_refused(ws: str, nb: str) -> None:
     changed = on_disk(nb)
     stale = await edit(ctx, session, cell_id="load", new_source="x")
     assert stale.error is not None and stale.error.code == "FS_STALE_VERSION"
-    assert stale.text == f'Error: cannot edit "{nb}": file changed since it was read — re-read the file, then retry'
+    first, header, *diff = stale.text.split("\n")
+    assert first == f'Error: cannot edit "{nb}": file changed since it was read — re-read the file, then retry'
+    assert header.startswith("What changed since you last saw it")  # DEVIATIONS D30: the notebook's JSON text
+    assert [line for line in diff if line[:1] in "+-" and line[:3] not in ("---", "+++")] == [
+        '-    "# Sales\\n",', '-    "Quarterly numbers."', '+    "# Saved by the kernel"']
     assert on_disk(nb) == changed != before
     bare = create_context(cwd=ws, faces=["notebook_edit"], policy=False)
     assert not (await edit(bare, None, cell_id="load", new_source="y")).is_error

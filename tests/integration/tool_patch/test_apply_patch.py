@@ -153,7 +153,10 @@ async def test_a_file_changed_between_observation_and_patch(ws: str, patch_ctx: 
         "*** Delete File: b.txt",
     ))
     assert result.error is not None and result.error.code == "FS_STALE_VERSION"
-    assert result.text == f'Error: cannot delete "{ws}/b.txt": file changed since it was read — re-read the file, then retry'
+    assert result.text == (  # what changed since the read (DEVIATIONS D30)
+        f'Error: cannot delete "{ws}/b.txt": file changed since it was read — re-read the file, then retry\n'
+        "What changed since you last saw it (unified diff: - as you saw it, + as it is now):\n"
+        f"--- {ws}/b.txt (as you saw it)\n+++ {ws}/b.txt (now)\n@@ -1 +1,2 @@\n b\n+changed by someone else")
     assert tree(ws) == before
 
 

@@ -40,6 +40,9 @@ BAD_VALUES: dict[str, list[str]] = {
     "PATH": ["", "{file}/s", "{missing}/sub/s"],
     "PATTERN": ["", "#comment", "!"],
     "NAMES": ["", ",", "bogus", "read,bogus"],
+    "STEP|CHECKPOINT": [""],
+    "K": ["x", "-1", "1.5", ""],
+    "FILE": [""],
 }
 """metavar -> bad values (``{missing}``: a path that does not exist, ``{file}``: a regular file;
 ``NUMBER``: a JSON number handed to the tool, so only what is not a JSON number is a usage
@@ -69,6 +72,9 @@ VALID_ARGS: dict[str, list[str]] = {
     "sessions list": [],
     "sessions forget": ["nobody"],
     "sessions prune": ["--older-than", "1d"],
+    "sessions history": ["nobody"],
+    "sessions rewind": ["nobody", "--dry-run"],
+    "sessions diff": ["nobody", "--since", "0"],
 }
 """command -> arguments with which it would run (the bad option is added after them)"""
 
@@ -193,6 +199,10 @@ PATTERNS = {"--deny", "--read-only-path"}
 """path-rule options taking several patterns, one per use: ``x`` and ``y`` are both good values
 (test_path_rules_surfaces.py runs commands with several)"""
 
+FILES = {"--skip", "--force"}
+"""``sessions rewind``'s per-file choices, one file per use: ``x`` and ``y`` are both good values
+(tests/e2e/cli/test_cli_history.py runs them)"""
+
 
 def test_an_option_given_twice_is_refused_on_every_command(commands: list[list[str]], env: dict[str, str]) -> None:
     """Click keeps the last of two values silently (``grep x --include '*.py' --include
@@ -206,7 +216,7 @@ def test_an_option_given_twice_is_refused_on_every_command(commands: list[list[s
     checked = 0
     for command in commands:
         for option, metavar in clikit.options(command, env):
-            if metavar == "FLAG" or option in PATTERNS:
+            if metavar == "FLAG" or option in PATTERNS or option in FILES:
                 continue
             done = runner.invoke(main, [*command, option, "x", option, "y"], env=env, prog_name="dsh-fs")
             assert done.exit_code == 2, (command, option, done.stderr)

@@ -1,5 +1,5 @@
 """Containment when the *final* path component is swapped for a symlink pointing out of the
-root between the provider's stat and its open (``fs_local/beneath.py``: the final open is
+root between the provider's stat and its open (``fs_local/containment.py``: the final open is
 ``O_NOFOLLOW`` from the parent's descriptor). A hook in that window swaps the file; the tool
 call must neither show nor change anything outside."""
 
@@ -12,7 +12,7 @@ import pytest
 
 import dsh_fs
 from dsh_fs import Session
-from dsh_fs.fs_local import LocalFileSystem, beneath
+from dsh_fs.fs_local import LocalFileSystem, containment
 from robustkit import call, snapshot
 
 pytestmark = pytest.mark.anyio
@@ -35,7 +35,7 @@ def world(tmp_path: Any) -> tuple[str, str]:
 
 def _swap_after_stat(monkeypatch: pytest.MonkeyPatch, target: str, link_to: str) -> list[str]:
     """After the first ``stat_in`` of ``target``, replace it by a symlink to ``link_to``."""
-    real_stat_in = beneath.stat_in
+    real_stat_in = containment.stat_in
     swapped: list[str] = []
 
     def stat_then_swap(path: str, *, root: Any) -> os.stat_result:
@@ -46,7 +46,7 @@ def _swap_after_stat(monkeypatch: pytest.MonkeyPatch, target: str, link_to: str)
             swapped.append(path)
         return st
 
-    monkeypatch.setattr(beneath, "stat_in", stat_then_swap)
+    monkeypatch.setattr(containment, "stat_in", stat_then_swap)
     return swapped
 
 
@@ -83,7 +83,7 @@ async def test_a_final_symlink_swapped_in_after_the_stat_is_not_followed(
 async def test_the_final_open_beneath_a_root_is_o_nofollow_from_the_parent(
         world: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     root, outside = world
-    where = beneath.Root(root, root)
+    where = containment.Root(root, root)
     opened: list[tuple[Any, int, Any]] = []
     real_open = os.open
 
@@ -92,7 +92,7 @@ async def test_the_final_open_beneath_a_root_is_o_nofollow_from_the_parent(
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
     monkeypatch.setattr(os, "open", recording_open)
-    fd = beneath.open_in(os.path.join(root, "real.txt"), os.O_RDONLY, root=where)
+    fd = containment.open_in(os.path.join(root, "real.txt"), os.O_RDONLY, root=where)
     os.close(fd)
     monkeypatch.undo()
     name, flags, dir_fd = opened[-1]
@@ -104,21 +104,21 @@ async def test_the_final_open_beneath_a_root_is_o_nofollow_from_the_parent(
         handle.write("x\n")
     opened.clear()
     monkeypatch.setattr(os, "open", recording_open)
-    fd = beneath.open_in(os.path.join(root, "sub", "deep.txt"), os.O_RDONLY, root=where)
+    fd = containment.open_in(os.path.join(root, "sub", "deep.txt"), os.O_RDONLY, root=where)
     os.close(fd)
     monkeypatch.undo()
     name, flags, dir_fd = opened[-1]
     assert name == "deep.txt" and dir_fd is not None and flags & os.O_NOFOLLOW
 
     os.symlink("real.txt", os.path.join(root, "in-link"))  # even a link that stays inside
-    with pytest.raises(beneath.Escape):
-        beneath.open_in(os.path.join(root, "in-link"), os.O_RDONLY, root=where)
+    with pytest.raises(containment.Escape):
+        containment.open_in(os.path.join(root, "in-link"), os.O_RDONLY, root=where)
     os.symlink(os.path.join(outside, "secret.txt"), os.path.join(root, "out-link"))
-    with pytest.raises(beneath.Escape):
-        beneath.open_in(os.path.join(root, "out-link"), os.O_RDONLY, root=where)
-    st = beneath.stat_in(os.path.join(root, "out-link"), root=where)
+    with pytest.raises(containment.Escape):
+        containment.open_in(os.path.join(root, "out-link"), os.O_RDONLY, root=where)
+    st = containment.stat_in(os.path.join(root, "out-link"), root=where)
     assert os.path.stat.S_ISLNK(st.st_mode)  # the final component is not followed by stat either
-    fd = beneath.open_in(os.path.join(root, "out-link"), os.O_RDONLY, root=None)  # no root: followed
+    fd = containment.open_in(os.path.join(root, "out-link"), os.O_RDONLY, root=None)  # no root: followed
     try:
         assert os.read(fd, 100) == SECRET.encode()
     finally:

@@ -5,7 +5,9 @@ FIFOs (also one swapped in between the type check and the open), character devic
 sockets, ``/proc`` files (readable although ``stat`` says 0 bytes: read returns their
 current text), unreadable files and directories, names too long, a full disk and a read-only
 file system. Cases that need root (``mknod``, ``mount``) or a non-root user (permissions)
-run in the right setting or skip with the reason.
+run in the right setting: as root (CI runs the suite as root) the root cases run, and a mount or
+a switch of user the machine refuses fails them (``robustkit.refused_privilege``); as another
+user they are skipped with the reason.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import pytest
 import dsh_fs
 from dsh_fs import Session
 from dsh_fs.fs_local import LocalFileSystem, files
-from robustkit import call, child_env, snapshot, temp_entries
+from robustkit import call, child_env, refused_privilege, snapshot, temp_entries
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -280,14 +282,14 @@ print(json.dumps(out))
 
 def run_as(uid: int, script: str, ws: str, *, locks: str, cwd: str, extra: tuple[str, ...] = ()) -> Any:
     """Run ``script`` (which switches to ``uid`` itself, after its imports) on ``ws`` (then
-    ``uid`` and ``extra`` as its arguments); its JSON output. Skips the test when this system
-    does not let root switch."""
+    ``uid`` and ``extra`` as its arguments); its JSON output. A switch this system refuses is
+    ``refused_privilege`` (a failure as root)."""
     env = {**child_env(), "DSH_FS_LOCK_DIR": locks}
     proc = subprocess.run([sys.executable, "-c", script, ws, str(uid), *extra],
                           capture_output=True, text=True, timeout=50, env=env, cwd=cwd)
     if proc.returncode != 0 and ("Operation not permitted" in proc.stderr or "PermissionError" in proc.stderr
                                  and "setuid" in proc.stderr):
-        pytest.skip(f"cannot switch to uid {uid}: {proc.stderr[-300:]}")
+        refused_privilege(f"cannot switch to uid {uid}: {proc.stderr[-300:]}")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -490,11 +492,11 @@ def _mount_tmpfs(where: str, options: str) -> None:
     if not IS_ROOT:
         pytest.skip("mounting a small tmpfs needs root")
     if shutil.which("mount") is None:
-        pytest.skip("no mount command")
+        refused_privilege("no mount command")
     proc = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", where],
                           capture_output=True, text=True, timeout=30)
     if proc.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
+        refused_privilege(f"cannot mount a tmpfs here: {proc.stderr.strip()}")
 
 
 @pytest.fixture
@@ -608,7 +610,7 @@ async def test_read_only_file_system(tiny_disk: str) -> None:
     assert not (await call(ctx, "read", {"file_path": "a.txt"}, session)).is_error
     proc = subprocess.run(["mount", "-o", "remount,ro", ws], capture_output=True, text=True, timeout=30)
     if proc.returncode != 0:
-        pytest.skip(f"cannot remount read-only: {proc.stderr.strip()}")
+        refused_privilege(f"cannot remount read-only: {proc.stderr.strip()}")
     before = snapshot(ws, dir_times=False)
     erofs = os.strerror(errno.EROFS)
     result = await call(ctx, "edit", {"file_path": "a.txt", "old_string": "alpha", "new_string": "beta"}, session)

@@ -9,11 +9,16 @@ read from ``/proc`` where the attack is about memory.
   edit a file only A read.
 * **No work before authentication.** A 30 MB body without a token is answered ``401``
   from its headers (the body is never held); an authenticated body over the limit gets
-  ``413``, from its ``Content-Length`` or as it streams; meanwhile another token's read
-  answers within a second and the server stays under ``MEMORY_BOUND``.
+  ``413``, from its ``Content-Length`` or as it streams; another token's reads are answered
+  while the attackers still hold their bodies half sent, and the server stays under
+  ``MEMORY_BOUND``.
 * **Idle connections** (``test_idle_connections_*``): connections that never send a
-  complete request cannot take the capacity authenticated clients need, and are closed
-  after the header timeout.
+  complete request cannot take the capacity authenticated clients need (a read is answered
+  while all of them are still open), and are closed after the header timeout.
+
+"Not stalled" is judged by order, never by a wall-clock budget: the other client's answer
+must arrive while the attack is still holding what it holds, so a server that served it only
+after the attack ended (or timed out) fails the test however busy the machine is.
 """
 
 from __future__ import annotations
@@ -39,8 +44,6 @@ pytestmark = pytest.mark.timeout(120)
 
 MEMORY_BOUND = 200 * 1024 * 1024
 """peak resident bytes the server may reach during an attack (it idles near 70 MB)"""
-PROMPT = 1.0
-"""seconds another token's read may take while an attack runs"""
 SECRET = "the serving user's private notes\n"
 
 
@@ -107,16 +110,13 @@ async def _open_session(http: httpx2.AsyncClient, endpoint: Endpoint, agent: int
     return session
 
 
-async def _timed_read(http: httpx2.AsyncClient, endpoint: Endpoint, agent: int = 1) -> float:
-    """Seconds one stateless ``read`` of ``secret.txt`` by ``agent`` takes (it must succeed)."""
-    started = time.monotonic()
+async def _read(http: httpx2.AsyncClient, endpoint: Endpoint, agent: int = 1) -> None:
+    """One stateless ``read`` of ``secret.txt`` by ``agent``; it must succeed."""
     status, _, answer = await raw_post(
         http, endpoint.url, tool_call("read", {"file_path": "secret.txt"}, modern=True),
         {**_modern("read"), **endpoint.headers(agent)},
     )
-    took = time.monotonic() - started
     assert status == 200 and "private notes" in answer["result"]["content"][0]["text"], answer
-    return took
 
 
 # -- session binding -----------------------------------------------------------------------------
@@ -151,13 +151,17 @@ def test_a_token_cannot_use_another_tokens_session_on_the_stateless_path(served:
 # -- no work before authentication ---------------------------------------------------------------
 
 
-def _stream(sock: socket.socket, total: int, *, chunked: bool = False) -> None:
+def _stream(sock: socket.socket, total: int, *, chunked: bool = False,
+            hold: threading.Event | None = None) -> None:
     """Send ``total`` bytes of body (JSON-ish digits) as fast as the server takes them;
-    stops quietly when the server closes."""
+    stops quietly when the server closes. With ``hold``, the first piece is sent, then the
+    rest waits until ``hold`` is set (the body stays half sent meanwhile)."""
     piece = b"1" * (256 * 1024)
     sent = 0
     try:
         while sent < total:
+            if hold is not None and sent == len(piece):
+                hold.wait(60)
             if chunked:
                 sock.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
             else:
@@ -184,9 +188,11 @@ def test_a_huge_body_without_a_token_costs_nothing_and_stalls_no_one(served: Ser
     attackers = [served.connect() for _ in range(3)]
     statuses: list[int] = []
 
+    released = threading.Event()
+
     def attack(sock: socket.socket) -> None:
         sock.sendall(served.head(length=size, token=None))
-        _stream(sock, size)
+        _stream(sock, size, hold=released)
 
     def answer(sock: socket.socket) -> None:
         statuses.append(_status(sock))
@@ -196,17 +202,16 @@ def test_a_huge_body_without_a_token_costs_nothing_and_stalls_no_one(served: Ser
 
     async def main() -> None:
         async with httpx2.AsyncClient(timeout=30) as http:
-            await _timed_read(http, endpoint)  # warm
+            await _read(http, endpoint)  # warm
             for thread in threads:
                 thread.start()
-            times = []
-            for _ in range(5):
-                times.append(await _timed_read(http, endpoint))
-                await anyio.sleep(0.1)
-            assert max(times) < PROMPT, times
+            for _ in range(5):  # answered while every attacker holds its body half sent
+                await _read(http, endpoint)
+            assert not released.is_set()
 
     try:
         anyio.run(main)
+        released.set()
         for thread in threads:
             thread.join(60)
     finally:
@@ -236,7 +241,7 @@ def test_an_authenticated_body_over_the_limit_is_refused_without_being_held(serv
 
     async def main() -> None:
         async with httpx2.AsyncClient(timeout=30) as http:
-            assert await _timed_read(http, endpoint) < PROMPT
+            await _read(http, endpoint)
 
     anyio.run(main)
     assert served.peak_memory() < MEMORY_BOUND
@@ -285,9 +290,21 @@ def test_idle_connections_cannot_lock_out_a_token(served: Served) -> None:
 
         async def main() -> None:
             async with httpx2.AsyncClient(timeout=30) as http:
-                assert await _timed_read(http, served.endpoint) < PROMPT
+                await _read(http, served.endpoint)
 
         anyio.run(main)
+        # Answered while the idle connections still held their places: a server that served
+        # the read only once its header timeout had closed them would have closed these.
+        open_ = 0
+        for sock in idle:
+            sock.setblocking(False)
+            try:
+                open_ += sock.recv(1) != b""
+            except BlockingIOError:
+                open_ += 1
+            except OSError:
+                pass
+        assert open_ > 0, "the read was served only after the idle connections were closed"
     finally:
         for sock in idle:
             sock.close()
@@ -319,7 +336,7 @@ def test_idle_connections_are_closed_after_the_header_timeout(tmp_path: Any) -> 
                     answered.settimeout(10)
                     _response(answered)  # then it idles: its next request head has the deadline too
                     for sock in (*silent, *slow, answered):
-                        assert _closed_by_server(sock, 5.0)
+                        assert _closed_by_server(sock, 60.0)  # waits for the close; 60 s is a hang guard
                 finally:
                     for sock in (*silent, *slow, answered):
                         sock.close()
@@ -353,11 +370,17 @@ def test_a_share_of_the_connections_is_kept_for_authenticated_ones(tmp_path: Any
                         sock.sendall(request)
                         statuses.add(_response(sock))
                     idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(100)]
-                    time.sleep(0.5)
                     for sock in proven:  # every authenticated connection kept its place
                         sock.sendall(request)
                         assert _response(sock) in statuses
-                    still_open = sum(not _closed_by_server(sock, 0.05) for sock in idle)
+                    # The server closes the idle connections past its unreserved places as it
+                    # accepts them; wait for that (bounded by the guard, not by a budget).
+                    still_open = len(idle)
+                    for _ in range(1200):
+                        still_open = sum(not _closed_by_server(sock, 0.001) for sock in idle)
+                        if still_open <= limits.total - limits.reserved:
+                            break
+                        time.sleep(0.05)
                     assert still_open <= limits.total - limits.reserved
                     late = socket.create_connection(("127.0.0.1", port), timeout=10)
                     idle.append(late)

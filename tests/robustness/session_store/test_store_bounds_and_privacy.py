@@ -203,3 +203,31 @@ def test_an_explicit_state_directory_is_trusted_its_files_private(tmp_path: Path
     store.record(owner, "/w/a", Version("v"))
     store.close()
     assert mode(explicit) == 0o755 and mode(explicit / DB_FILENAME) == 0o600
+
+
+def test_an_explicit_state_directory_everyone_may_write_is_refused_unless_sticky(tmp_path: Path,
+                                                                                  umask_022: None) -> None:
+    """Anyone could plant or swap the database in a ``0777`` directory: refused, nothing made
+    there, exit 2 with the reason; a sticky one (``1777``, as ``/tmp``) is used."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.txt").write_text("x\n")
+    open_dir, sticky = tmp_path / "open", tmp_path / "sticky"
+    for directory, bits in ((open_dir, 0o777), (sticky, 0o1777)):
+        directory.mkdir()
+        os.chmod(directory, bits)
+
+    def read(state: Path) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_FS_")}
+        env.update(DSH_FS_STATE_DIR=str(state), DSH_FS_LOCK_DIR=str(tmp_path / "locks"))
+        return subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", "read", "a.txt", "--session", "s"], cwd=ws,
+                              env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+    refused = read(open_dir)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.endswith(f"cannot open the session store {open_dir}/{DB_FILENAME}: {open_dir} may be "
+                                   "written by every user (mode 0777) and is not sticky\n"), refused.stderr
+    assert os.listdir(open_dir) == []
+    used = read(sticky)
+    assert used.returncode == 0, used.stderr
+    assert mode(sticky) == 0o1777 and mode(sticky / DB_FILENAME) == 0o600

@@ -27,11 +27,6 @@ pytestmark = pytest.mark.anyio
 NAMES = ["x\nLine 1: forged", "trail\n", "cr\rname.txt", "tab\tname.txt", "ok.txt"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _headers(text: str) -> list[str]:
     return sorted(json.loads(h) if h.startswith('"') else h for h in (g.split("\n")[0] for g in text.split("\n\n")[1:]))
 

@@ -76,7 +76,7 @@ def test_an_owner_with_too_many_waiting_is_refused_at_once(tmp_path: Path, monke
     """Events, not elapsed time: the eleventh call is made once the slots hold 2 running and 8
     waiting (ripgrep sleeps ten minutes, so none ends meanwhile), and a call that waited
     instead of being refused would outlast its 60 s guard."""
-    from dsh_fs.tool_fs_search import executors
+    from dsh_fs.tool_fs_search import search_core
     from dsh_fs.tool_fs_search.limiter import SearchSlots
 
     made: list[SearchSlots] = []
@@ -86,7 +86,7 @@ def test_an_owner_with_too_many_waiting_is_refused_at_once(tmp_path: Path, monke
             super().__init__(**kw)
             made.append(self)
 
-    monkeypatch.setattr(executors, "SearchSlots", Watched)
+    monkeypatch.setattr(search_core, "SearchSlots", Watched)
     root = os.path.realpath(tmp_path / "ws")
     os.makedirs(root)
     rg, _ = _logging_rg(tmp_path, sleep=600)

@@ -29,11 +29,6 @@ SECRETS = ("TOKEN=S3CR3T_ENV", "S3CR3T_KEY")
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     root = os.path.realpath(tmp_path / "ws")
     os.makedirs(f"{root}/secrets")

@@ -6,7 +6,6 @@ what the page says."""
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -16,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from docskit import run_printed
+from docskit import code_blocks, quotes, run_printed
 from dsh_fs.testing.far_sides import PodmanBox
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "CHANNELS.md"
 
 
-def blocks(kind: str) -> list[str]:
-    return re.findall(rf"```{kind}\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
+SERVING = "## Serving a container, a pod or a machine"
+EXEC = "## A sandbox SDK or deepagents: an exec channel"
 
 
 @pytest.fixture
@@ -43,7 +42,7 @@ def _in_box(text: str, box: PodmanBox, far: str) -> str:
 
 def test_the_command_lines(work: tuple[str, str], podman_box: PodmanBox) -> None:
     here, far = work
-    mcp, read = (shlex.split(_in_box(block.strip(), podman_box, far)) for block in blocks("sh"))
+    mcp, read = (shlex.split(_in_box(block.strip(), podman_box, far)) for block in code_blocks(SERVING, PAGE, "sh"))
     assert mcp[:2] == ["dsh-fs", "mcp"] and read[:2] == ["dsh-fs", "read"]
     done = subprocess.run([sys.executable, "-m", "dsh_fs.cli.main", *read[1:]], capture_output=True, text=True,
                           timeout=300)
@@ -56,7 +55,7 @@ def test_the_command_lines(work: tuple[str, str], podman_box: PodmanBox) -> None
 def test_the_open_provider_program(work: tuple[str, str], podman_box: PodmanBox,
                                    capsys: pytest.CaptureFixture[str]) -> None:
     here, far = work
-    program = blocks("python")[0]
+    [program] = code_blocks(SERVING, PAGE, "python")
     assert 'open_provider("podman://box/work")' in program
     run_printed(_in_box(program, podman_box, far), "CHANNELS.md")
     assert "1: from the box" in capsys.readouterr().out
@@ -65,7 +64,7 @@ def test_the_open_provider_program(work: tuple[str, str], podman_box: PodmanBox,
 def test_the_exec_channel_program(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    run_printed(blocks("python")[1], "CHANNELS.md")
+    run_printed(code_blocks(EXEC, PAGE, "python")[0], "CHANNELS.md")
     path = os.path.realpath(tmp_path / "hello.txt")
     assert capsys.readouterr().out == f"<path>{path}</path>\n<type>file</type>\n<content>\nCreated file\n</content>\n"
     assert (tmp_path / "hello.txt").read_text() == "hi\n"
@@ -74,7 +73,7 @@ def test_the_exec_channel_program(tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 def test_the_deepagents_program(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    run_printed(blocks("python")[2], "CHANNELS.md")
+    run_printed(code_blocks(EXEC, PAGE, "python")[1], "CHANNELS.md")
     path = os.path.realpath(tmp_path / "notes.txt")
     assert capsys.readouterr().out == f"The file {path} has been updated successfully.\n"
     assert (tmp_path / "notes.txt").read_text() == "two\n"
@@ -86,8 +85,7 @@ def test_the_quoted_refusal_is_the_providers_text(tmp_path: Any) -> None:
     from dsh_fs.fs.errors import FsError
     from dsh_fs.fs_channel import ChannelFileSystem, CommandChannel
 
-    (quote,) = [" ".join(line.removeprefix("> ") for line in block.splitlines())
-                for block in re.findall(r"((?:^> .*\n)+)", PAGE.read_text(encoding="utf-8"), re.M)]
+    (quote,) = quotes(PAGE)
     channel = CommandChannel(["/bin/sh", "-c", 'exec "$@"', "sh"], identity="docker://box")
 
     async def read() -> str:

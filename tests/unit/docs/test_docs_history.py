@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from docskit import REPO, run_printed, section
+from docskit import REPO, code_blocks, run_printed
 
 PAGE = REPO / "docs" / "HISTORY.md"
 
@@ -18,9 +18,8 @@ def test_the_library_program_prints_what_the_page_shows(tmp_path: Path, monkeypa
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)
-    text = section("## Library", PAGE)
-    program, printed = text.split("```python\n", 1)[1].split("```\n", 1)
-    shown = printed.split("```\n", 1)[1].split("```", 1)[0]
+    [program] = code_blocks("## Library", PAGE, "python")
+    [shown] = code_blocks("## Library", PAGE, "text")
     run_printed(program, "docs/HISTORY.md")
     assert capsys.readouterr().out == shown.replace("/project/", os.path.realpath(project) + "/")
     assert (project / "notes.txt").read_text() == "first\n"

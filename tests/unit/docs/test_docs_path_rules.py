@@ -5,7 +5,6 @@ readable but not writable, the quoted prompt text the one the model gets)."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,33 +12,13 @@ from pathlib import Path
 import anyio
 
 import dsh_fs
+from docskit import code_blocks, quotes, shell_env, shell_lines
 from dsh_fs.fs.path_rules import parse_rules_file
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "PATH-RULES.md"
 
 
-def blocks(kind: str) -> list[str]:
-    """The page's fenced blocks whose info string is ``kind``."""
-    out: list[str] = []
-    current: list[str] | None = None
-    for line in PAGE.read_text().splitlines(keepends=True):
-        if current is None and line.startswith("```"):
-            current = [] if line.strip() == "```" + kind else None
-            if current is None:
-                current = ["\0skip"]
-        elif current is not None and line.strip() == "```":
-            if current[:1] != ["\0skip"]:
-                out.append("".join(current))
-            current = None
-        elif current is not None:
-            current.append(line)
-    return out
-
-
-def quotes() -> list[str]:
-    """The page's block quotes, each joined into one line."""
-    return [" ".join(line.removeprefix("> ") for line in block.splitlines())
-            for block in re.findall(r"((?:^> .*\n)+)", PAGE.read_text(), re.M)]
+TURNING_ON = "## Turning them on"
 
 
 def project(tmp_path: Path) -> Path:
@@ -53,7 +32,7 @@ def project(tmp_path: Path) -> Path:
 def test_the_python_snippet(tmp_path: Path, monkeypatch: object) -> None:
     project(tmp_path)
     monkeypatch.chdir(tmp_path)  # type: ignore[attr-defined]
-    (snippet,) = blocks("python")
+    (snippet,) = code_blocks(TURNING_ON, PAGE, "python")
     scope: dict[str, object] = {}
     exec(snippet, scope)  # noqa: S102
     ctx = scope["ctx"]
@@ -75,7 +54,7 @@ def test_the_python_snippet(tmp_path: Path, monkeypatch: object) -> None:
 def test_the_quoted_prompt_texts() -> None:
     from dsh_fs.fs.path_rules import PathRules, prompt_text
 
-    told, shown = quotes()
+    told, shown = quotes(PAGE)
     assert prompt_text(PathRules.of(deny=[".env"])) == told
     assert prompt_text(PathRules.of(deny=[".env", "secrets/"], show=True)) == told + "\n" + shown
 
@@ -84,16 +63,15 @@ def test_the_command_lines_and_the_rules_file(tmp_path: Path) -> None:
     root = project(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_FS_")}
     env.update(DSH_FS_STATE_DIR=str(tmp_path / "state"), DSH_FS_LOCK_DIR=str(tmp_path / "locks"))
-    (lines,) = [b for b in blocks("") if b.startswith("dsh-fs ")]
-    for line in lines.splitlines():
-        argv = [sys.executable, "-m", "dsh_fs.cli.main", *[a.strip("'") for a in line.split()[1:]]]
-        done = subprocess.run(argv, cwd=root if "--root" not in line else tmp_path, env=env, input="",
-                              capture_output=True, text=True, timeout=120)
+    (lines,) = code_blocks(TURNING_ON, PAGE, "sh")
+    for line in shell_lines(lines):
+        done = subprocess.run(["bash", "-c", line], cwd=root if "--root" not in line else tmp_path,
+                              env=shell_env(tmp_path), input="", capture_output=True, text=True, timeout=120)
         if line.startswith("dsh-fs read"):
             assert done.returncode == 1 and "the path rules deny access to it" in done.stdout, done
         else:
             assert done.returncode == 0, done.stderr
-    (toml,) = blocks("toml")
+    (toml,) = code_blocks("### A rules file", PAGE, "toml")
     source = parse_rules_file(toml, "rules.toml")
     assert source.deny[-1] == "!public.pem" and source.read_only == ("vendor/**", "*.lock")
     (tmp_path / "rules.toml").write_text(toml)

@@ -9,12 +9,11 @@ server (also when a line failed).
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-from docskit import DOCS, section
+from docskit import DOCS, code_blocks
 
 PAGE = DOCS / "S3.md"
 
@@ -25,7 +24,7 @@ def _bash(script: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedPr
 
 
 def test_the_local_quick_start_writes_to_a_local_bucket(tmp_path: Path) -> None:
-    (block,) = re.findall(r"```bash\n(.*?)```", section("## Try it on your machine", PAGE), flags=re.S)
+    (block,) = code_blocks("## Try it on your machine", PAGE, "bash")
     assert len(block.splitlines()) == 3
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "DSH_FS_S3"))}
     env.update(PATH=f"{os.path.dirname(sys.executable)}:{env.get('PATH', '/usr/bin:/bin')}", TMPDIR=str(tmp_path),

@@ -1,23 +1,23 @@
-"""The repository's two promised commands (the README's first lines) and the CI entry point.
+"""The repository's two promised commands (README.md's opening ``sh`` block under ``# dsh-fs``) and the CI entry point.
 
 Covers: ``.ci/run`` runs the README's test command verbatim and installs the package exactly
-once (that command's own install). Not covered: running them (CI does; the demo has its own
-e2e test, ``tests/e2e/cli/test_demo.py``).
+once (that command's own install): CI runs the second command as printed. Not covered: the
+first command (run as printed by ``tests/e2e/cli/test_readme_commands.py``).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from docskit import README, code_blocks, shell_lines
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def _readme_commands() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```sh\n(.*?)```", readme, re.S)
-    assert block is not None, "the README starts with a sh block of commands"
-    return [line for line in block.group(1).splitlines() if line and not line.startswith("#")]
+    """The commands of the README's opening ``sh`` block (under ``# dsh-fs``), as printed."""
+    [block] = code_blocks("# dsh-fs", README, "sh")
+    return shell_lines(block)
 
 
 def test_the_readme_promises_a_demo_and_a_test_command() -> None:

@@ -5,7 +5,8 @@ Covers: no module over 800 lines; ``dsh_fs.mcp`` at most 18 modules; no import c
 the modules of ``dsh_fs`` (module-level and function-level imports alike; imports under
 ``if TYPE_CHECKING:`` are not run and do not count); the abort reason of a cancelled MCP
 request written once in ``src``; no module of ``dsh_fs.mcp.stdio`` nor the codec
-(``dsh_fs.mcp.wire``) importing the MCP SDK at load time (the fast start of DEVIATIONS M2).
+(``dsh_fs.mcp.wire``) importing the MCP SDK at load time (the fast start of DEVIATIONS M2);
+the tests' ``anyio_backend`` fixture declared once (``tests/conftest.py``).
 Not covered: whether a module's name says what it holds (read by the reviewer), the layering
 of design/ARCHITECTURE.md beyond the absence of cycles.
 """
@@ -169,3 +170,10 @@ def test_no_stdio_or_codec_module_imports_the_sdk_at_load_time() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "[]\n"
+
+
+def test_anyio_backend_is_declared_once_for_the_whole_suite() -> None:
+    tests = Path(__file__).resolve().parents[2]
+    declared = sorted(str(path.relative_to(tests)) for path in tests.rglob("*.py")
+                      if "def anyio_" + "backend(" in path.read_text(encoding="utf-8"))
+    assert declared == ["conftest.py"]

@@ -69,6 +69,6 @@ def test_a_deployment_without_rules_never_imports_pathspec(tmp_path: Path) -> No
     import sys
 
     code = ("import sys, dsh_fs; dsh_fs.create_context(cwd=sys.argv[1], faces=['apply_patch']); "
-            "import dsh_fs.tool_fs_search.executors; print('pathspec' in sys.modules)")
+            "import dsh_fs.tool_fs_search.search_core; print('pathspec' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

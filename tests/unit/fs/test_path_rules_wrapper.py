@@ -20,11 +20,6 @@ FILES = {"ok.txt": "ok\n", ".env": "K=1\n", "keys/a.txt": "a\n", "keys/sub/b.txt
          "d/e/f.txt": "f\n"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def wrapper(**options: object) -> RuledFileSystem:
     return RuledFileSystem(MemoryFileSystem(dict(FILES)), rules=PathRules.of(deny=[".env", "keys/"],
                                                                              read_only=["ro/"]), **options)  # type: ignore[arg-type]
@@ -69,6 +64,7 @@ async def test_reads_of_a_target_judge_it_again() -> None:
     await refused(fs.read_text_at(secret, info.version), message.format("read"))
     await refused(fs.read_bytes(secret, max_bytes=10), message.format("read"))
     await refused(fs.read_window(secret, None, info=info), message.format("read"))  # type: ignore[arg-type]
+    await refused(fs.real_place(secret), message.format("resolve"))
     with pytest.raises(FsError, match="deny access"):
         [c async for c in fs.stream_text(secret)]
     with pytest.raises(FsError, match="deny access"):
@@ -80,6 +76,7 @@ async def test_reads_of_a_target_judge_it_again() -> None:
     assert await fs.read_bytes(ok, max_bytes=10) == b"ok\n"
     assert await fs.is_current(ok, (await fs.stat(ok)).version)  # type: ignore[union-attr]
     assert await fs.read_text_at(ok, (await fs.stat(ok)).version) == "ok\n"  # type: ignore[union-attr]
+    assert await fs.real_place(ok) == "/ok.txt"  # memory: a name is the file (the default's display path)
 
 
 async def test_listings_leave_denied_entries_out() -> None:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from dsh_fs.fs.errors import outside_workspace
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_memory import MemoryFileSystem
-from dsh_fs.fs_local.beneath import NOWHERE, Escape, Root, inside, real_path_in
+from dsh_fs.fs_local.containment import NOWHERE, Escape, Root, inside, real_path_in
 from dsh_fs.fs_local.roots import disjoint
 from dsh_fs.fs_local.rules import LocalRules
 

@@ -204,3 +204,40 @@ def test_one_line_is_one_line(text: str) -> None:
     assert not any(c in shown for c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
     assert not any(unicodedata.category(c) in ("Cf", "Zs", "Zl", "Zp", "Cc") and c != " " for c in shown)
     assert "  " not in shown and not shown.startswith(" ") and not shown.endswith(" ")
+
+
+def test_a_long_justification_is_cut_so_the_files_stay_in_sight() -> None:
+    """The model writes the justification: shown at most ``REASON_SHOWN_MAX`` characters (as
+    ``one_line`` prints them, never half an escape), then a note of how much was cut; the
+    request's ``message`` puts the files on the next line."""
+    from dsh_fs import Session
+    from dsh_fs.fs_sandbox.approval import REASON_SHOWN_MAX, ApprovalRequest, shown_reason
+
+    assert REASON_SHOWN_MAX == 500
+    assert shown_reason("escalate sandbox to danger-full-access: Fix a typo.") == (
+        "escalate sandbox to danger-full-access: Fix a typo.")
+    assert shown_reason("x" * 10) == "x" * 10 and shown_reason("x" * 10, limit=10) == "x" * 10
+    assert shown_reason("x" * 11, limit=10) == "x" * 10 + " … [cut: 1 more characters]"
+    assert shown_reason("ab\ncd", limit=3) == "ab … [cut: 3 more characters]"  # not "ab\\"
+    assert shown_reason("a b  c", limit=4) == "a b … [cut: 3 more characters]"  # the run seen whole
+    assert shown_reason("\u202e" * 5, limit=12) == "\\u202e\\u202e … [cut: 3 more characters]"
+    reason = "escalate sandbox to danger-full-access: " + "Fix a typo. " * 100_000
+    request = ApprovalRequest(tool_name="write", call_id="c", reason=reason, requested_mode="danger-full-access",
+                              justification=reason, session=Session(), summary="Write /w/.git/config")
+    first, second = request.message.split("\n")
+    assert first == reason[:500] + f" … [cut: {len(reason) - 500} more characters]"
+    assert second == "Write /w/.git/config"
+
+
+@given(st.text(), st.integers(min_value=0, max_value=40))
+def test_shown_reason_is_one_line_within_its_bound(text: str, limit: int) -> None:
+    from dsh_fs.fs_sandbox.approval import _shown, one_line, shown_reason
+
+    shown = shown_reason(text, limit=limit)
+    kept, cut, note = shown.partition(" … [cut: ")
+    if not cut:
+        assert shown == one_line(text) and len(shown) <= limit
+        return
+    assert "\n" not in shown and len(kept) <= limit and one_line(text).startswith(kept)
+    count = int(note.removesuffix(" more characters]"))
+    assert 0 < count <= len(text) and kept == "".join(_shown(text)[: len(text) - count])

@@ -17,19 +17,16 @@ from mcp.shared.message import SessionMessage
 
 from dsh_fs.mcp.server import encode_message, parse_line
 from dsh_fs.mcp.wire import recover_id
+from mcpkit import raw_request
 
 DEEP = "[" * 5000 + "]" * 5000
-
-
-def _line(request_id: Any, params_json: str, method: str = "tools/call") -> str:
-    return f'{{"jsonrpc":"2.0","id":{json.dumps(request_id)},"method":"{method}","params":{params_json}}}'
 
 
 # -- reading ------------------------------------------------------------------------------------
 
 
 def test_a_line_the_sdk_accepts_is_the_sdks_message() -> None:
-    line = _line(1, '{"name":"read","arguments":{"file_path":"a.txt"}}')
+    line = raw_request(1, '{"name":"read","arguments":{"file_path":"a.txt"}}')
     item = parse_line(line + "\n")
     assert isinstance(item, SessionMessage)
     assert item.message == types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -46,7 +43,7 @@ def test_a_line_the_sdk_accepts_is_the_sdks_message() -> None:
     ids=["lone surrogate in an argument", "lone surrogate in the name", "nested 500 deep"],
 )
 def test_a_line_the_sdk_refuses_but_python_parses_is_a_message(params_json: str, expected: Any) -> None:
-    item = parse_line(_line(7, params_json))
+    item = parse_line(raw_request(7, params_json))
     assert isinstance(item, SessionMessage)
     assert isinstance(item.message, types.JSONRPCRequest)
     assert item.message.id == 7
@@ -63,7 +60,7 @@ def test_a_notification_with_a_null_id_is_a_notification(line: str) -> None:
 @pytest.mark.parametrize(
     ("line", "code", "request_id"),
     [
-        (_line(3, '{"name":"read","arguments":{"file_path":' + DEEP + "}}"), types.PARSE_ERROR, 3),
+        (raw_request(3, '{"name":"read","arguments":{"file_path":' + DEEP + "}}"), types.PARSE_ERROR, 3),
         ('{"jsonrpc":"2.0","params":{"a":' + DEEP + '},"method":"x","id":"late"}', types.PARSE_ERROR, "late"),
         ('{"jsonrpc":"2.0","id":4,"method":', types.PARSE_ERROR, 4),
         ('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"a":[1,}}', types.PARSE_ERROR, 5),

@@ -1,5 +1,7 @@
 """``scripts/mutate.py``, the mutation-testing entry point: which mutants it makes and that
-each applies exactly one change (its pure parts; running mutants is the script's job)."""
+each applies exactly one change (its pure parts; running mutants is the script's job), both
+modes' verdicts on a tiny repository, and CONTRIBUTING.md's command ("Mutation testing") run as
+printed in the checkout."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
+
+from docskit import code_blocks, shell_env, shell_lines
 
 REPO = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("mutate", REPO / "scripts" / "mutate.py")
@@ -159,3 +165,21 @@ def test_fork_mode_refuses_tests_that_fail_unmutated(tmp_path: Any) -> None:
     (repo / "tests" / "test_count.py").write_text(TINY_TESTS.replace("== 2", "== 3"))
     done = _run_tiny(repo, "--fork")
     assert done.returncode == 2 and "the tests fail without any mutation" in done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+def test_the_contributing_command_runs_as_printed(tmp_path: Any) -> None:
+    """The command of CONTRIBUTING.md's "## Mutation testing", through the shell in the checkout
+    (its ``.venv`` is the one the README's set-up line makes, this interpreter's): every mutant
+    of the module is killed (docs/MUTATION.md), the work tree is left as it was."""
+    [block] = code_blocks("## Mutation testing", REPO / "CONTRIBUTING.md", "bash")
+    [command] = shell_lines(block)
+    module = command.split()[2]
+    before = (REPO / module).read_bytes()
+    done = subprocess.run(["bash", "-c", command], cwd=REPO, env=shell_env(tmp_path), capture_output=True, text=True,
+                          timeout=1700, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    total = len(mutate.mutants(str(REPO / module)))
+    assert done.stdout.splitlines()[-1] == f"killed {total}/{total} (100%)", done.stdout[-3000:]
+    assert (REPO / module).read_bytes() == before

@@ -26,7 +26,7 @@ from dsh_fs.core.schema import Param, validate
 from dsh_fs.fs.errors import FsError
 from dsh_fs.fs.window import ReadWindow, WindowLine, WindowResult, window_text, window_whole
 from dsh_fs.fs_local import versions
-from dsh_fs.fs_local.beneath import Escape, Root, real_path_in
+from dsh_fs.fs_local.containment import Escape, Root, real_path_in
 from dsh_fs.tool_fs import read_render
 from dsh_fs.tool_fs.read_render import PREFIX_CACHE_LINES, format_read_output, numbered_lines
 
@@ -228,9 +228,11 @@ def test_validate_equals_the_full_check_of_every_property(declared: dict[str, Pa
 
 def test_a_small_read_through_the_registry_stays_under_its_call_budget(tmp_path: Any,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bench's small-file row (bench/README.md "Where a small call's time goes"): about 165
+    """The bench's small-file row (bench/README.md "Where a small call's time goes"): about 207
     interpreter calls (C calls included) per ``read`` of a 200-line file directly below the
-    root, 209 before the third pass; the budget leaves a little room."""
+    root: 165 for the read itself (209 before the third pass), 13 for the digest of the bytes
+    read that D29's version carries, 20 for keeping the text seen and dropping an older one
+    (D30); the budget leaves a little room."""
     path = tmp_path / "module.py"
     path.write_text("".join(f"    value_{i} = compute(alpha, beta, gamma)  # step {i}\n" for i in range(200)))
     now = time.time_ns
@@ -257,4 +259,4 @@ def test_a_small_read_through_the_registry_stays_under_its_call_budget(tmp_path:
                                     "(End of file - total 200 lines)\n</content>")
         return calls
 
-    assert anyio.run(main) <= 180
+    assert anyio.run(main) <= 215

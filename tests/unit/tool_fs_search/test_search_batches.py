@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dsh_fs.tool_fs_search.engine import find_ripgrep, run_ripgrep
-from dsh_fs.tool_fs_search.executors import _SpillSink
+from dsh_fs.tool_fs_search.search_core import SpillSink
 from dsh_fs.tool_fs_search.links import LinkFilter
 from dsh_fs.tool_fs_search.output import GlobPage
-from dsh_fs.tool_fs_search.space import Space
+from dsh_fs.tool_fs_search.workdir import Space
 
 
 def _tree(tmp_path: Path) -> Path:
@@ -109,7 +109,7 @@ def test_extend_is_add_of_each(limit: int, batches: list[list[str]]) -> None:
         opened.append(_Writer())
         return opened[-1]
 
-    sink = _SpillSink(limit, opener)  # type: ignore[arg-type]
+    sink = SpillSink(limit, opener)  # type: ignore[arg-type]
     many = GlobPage(limit, sink)
     for batch in batches:
         many.extend(batch)

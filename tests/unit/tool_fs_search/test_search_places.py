@@ -24,7 +24,7 @@ from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.tool_fs_search.links import LinkFilter
 from dsh_fs.tool_fs_search.mirror import Mirror
 from dsh_fs.tool_fs_search.plugin import glob_params, grep_params
-from dsh_fs.tool_fs_search.space import Space
+from dsh_fs.tool_fs_search.workdir import Space
 from spectext import GLOB_DESCRIPTION, GREP_DESCRIPTION
 
 BUSY = "grep refused: this session already has 2 searches running and 8 waiting; wait for them to finish, then retry"

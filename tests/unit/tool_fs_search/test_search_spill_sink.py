@@ -1,4 +1,4 @@
-"""``tool_fs_search.executors._SpillSink``: the complete result goes to a spill writer only once
+"""``tool_fs_search.search_core.SpillSink``: the complete result goes to a spill writer only once
 it outgrows the page (§6.1: an uncapped result never makes a file), and a writer that cannot
 be opened, written or committed never fails the search (the result is then unsaved)."""
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from dsh_fs.spill.store import SpillWriter
-from dsh_fs.tool_fs_search.executors import _SpillSink
+from dsh_fs.tool_fs_search.search_core import SpillSink
 
 pytestmark = pytest.mark.anyio
 
@@ -39,12 +39,12 @@ class Writer(SpillWriter):
         return len(self.text)
 
 
-def _sink(limit: int, writer: Writer | None, opened: list[int]) -> _SpillSink:
+def _sink(limit: int, writer: Writer | None, opened: list[int]) -> SpillSink:
     def opener() -> Writer | None:
         opened.append(1)
         return writer
 
-    return _SpillSink(limit, opener)
+    return SpillSink(limit, opener)
 
 
 async def test_a_result_within_the_page_opens_no_writer() -> None:
@@ -83,7 +83,7 @@ async def test_a_writer_that_fails_leaves_the_result_unsaved(failure: str) -> No
             raise OSError("no room")
         return None if failure == "none" else writer
 
-    sink = _SpillSink(1, opener)
+    sink = SpillSink(1, opener)
     sink("a")
     sink("b")
     if failure == "later write":

@@ -16,6 +16,10 @@ only ever loses observations, which makes a later overwrite fail safe (``FS_NOT_
 Each owner's observations are bounded by the policy's store (``ServeOptions.
 observations_per_owner``).
 
+Every owner of one bearer token records its changes into one history, ``http:<agent>``
+(``TokenSession.history_owner``; ``http:anonymous`` under ``--no-auth``): the name an operator
+gives ``dsh-fs sessions history/rewind`` (docs/HISTORY.md "MCP").
+
 Pure bookkeeping: no SDK import, no I/O, no awaits (one event loop, so no lock). The HTTP
 glue (``http.py``) calls it at each request's start and end and closes what ``expired``
 names.
@@ -30,10 +34,27 @@ from dataclasses import dataclass
 
 from ...core.session import Session
 
-__all__ = ("HttpSessions", "Refused", "SessionLimits")
+__all__ = ("HttpSessions", "Refused", "SessionLimits", "TokenSession", "history_owner")
 
 Principal = str | None
 """who a request authenticated as (the token's name, e.g. ``agent-1``); ``None`` without auth"""
+
+
+def history_owner(principal: Principal) -> str:
+    """The history every owner of ``principal`` records into: ``http:<agent>`` (``agent-1`` is
+    the token file's first token), ``http:anonymous`` without auth."""
+    return f"http:{principal if principal is not None else 'anonymous'}"
+
+
+class TokenSession(Session):
+    """An HTTP observation owner (one MCP session, or a token's stateless requests) whose
+    changes go to its token's history (``history_owner``), shared by the token's sessions."""
+
+    __slots__ = ("history_owner",)
+
+    def __init__(self, cwd: str | None, *, id: str, principal: Principal) -> None:
+        super().__init__(cwd, id=id)
+        self.history_owner = history_owner(principal)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -228,7 +249,7 @@ class HttpSessions:
             raise KeyError(session_id)
         entry.used = True
         if entry.owner is None:
-            entry.owner = Session(self.cwd, id=session_id)
+            entry.owner = TokenSession(self.cwd, id=session_id, principal=principal)
         return entry.owner
 
     def stateless_owner(self, principal: str) -> Session:
@@ -236,6 +257,6 @@ class HttpSessions:
         kept for the server's lifetime)."""
         owner = self._stateless_owners.get(principal)
         if owner is None:
-            owner = self._stateless_owners[principal] = Session(self.cwd, id=principal)
+            owner = self._stateless_owners[principal] = TokenSession(self.cwd, id=principal, principal=principal)
         return owner
 

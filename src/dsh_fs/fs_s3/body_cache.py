@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-__all__ = ("FetchedBodies",)
+__all__ = ("BodyCache",)
 
 
-class FetchedBodies:
+class BodyCache:
     """A byte-bounded, insertion-ordered map ``(target key, version token) → bytes``.
 
     :param max_bytes: the most body bytes held at once; the oldest entries go first, and a

@@ -1,4 +1,4 @@
-"""``fs_local/beneath.py``: resolving and opening paths without leaving a root, on a real disk.
+"""``fs_local/containment.py``: resolving and opening paths without leaving a root, on a real disk.
 
 Through the module's public functions: ``real_path_in`` (component by component, no step
 outside, links counted), ``open_dir``/``open_in``/``stat_in``/``lstat_in`` (descriptor walks
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dsh_fs.fs_local.beneath import Escape, Root, inside, lstat_in, open_dir, open_in, real_path_in, stat_in
+from dsh_fs.fs_local.containment import Escape, Root, inside, lstat_in, open_dir, open_in, real_path_in, stat_in
 
 
 @pytest.fixture

@@ -1,12 +1,12 @@
 """User-private directories: one check for every place dsh-fs keeps
 per-user state in a location others might reach first — the cross-process lock directory
-(``locks``), the session store (``dsh_fs.session_store``).
+(``fs_local.locks``), the session store (``dsh_fs.session_store``).
 
 A directory is *private* when it is a real directory (not a symlink, not even one to a
 directory), owned by this process's effective user, and writable by nobody else. In a shared
 ``/tmp`` another user could otherwise pre-create it (and hold the locks, or read and plant
-files), or plant a symlink where it goes. Synchronous, no kernel imports: usable from any layer
-above the providers.
+files), or plant a symlink where it goes. Synchronous, no dsh-fs imports: below the providers
+(``fs_local.locks``) and the stores above them (``session_store``).
 """
 
 from __future__ import annotations
