@@ -204,7 +204,7 @@ async def test_at_the_cap_a_copy_and_an_unknown_size_read_up_to_it() -> None:
     assert await changes(fs, "p") == [("write", "unrestorable", "more than 8 bytes, over the 8-byte cap", None)]
 
 
-async def test_closing() -> None:
+async def test_closing(tmp_path: Path) -> None:
     import sqlite3 as sq
 
     import dsh_fs
@@ -217,7 +217,7 @@ async def test_closing() -> None:
         closed.append("inner")
 
     inner.aclose = close  # type: ignore[method-assign]
-    store = SqliteHistoryStore(":memory:", private=False)
+    store = SqliteHistoryStore(tmp_path / "h.sqlite3", private=False)
     fs = HistoryFileSystem(inner, store)
     view = fs.for_tool_call("write", "o")
     await view.write_text(await fs.resolve("/ws/a"), "b")
