@@ -167,3 +167,117 @@ async def test_a_sandbox_inside_and_its_per_call_views(tmp_path: Path) -> None:
     assert isinstance(narrowed, HistoryFileSystem) and narrowed.store is fs.store
     assert HistoryFileSystem(MemoryFileSystem(), MemoryHistoryStore()).narrowed(["/x"]) is None  # cannot narrow
     await fs.aclose()
+
+
+async def test_the_service_needs_a_recording_provider() -> None:
+    import dsh_fs
+    from dsh_fs.history.api import HistoryService, StepList
+
+    steps = StepList([])
+    assert (steps.dropped, steps.kept_bytes, steps.checkpoints) == (0, 0, ()) and steps == []
+    ctx = dsh_fs.create_context(provider=MemoryFileSystem(), history=False)
+    with pytest.raises(RuntimeError, match=r"the context's fs records no history \(create_context\(history=True\)\)"):
+        await HistoryService(ctx).history("o")
+    await ctx.aclose()
+
+
+async def test_at_the_cap_a_copy_and_an_unknown_size_read_up_to_it() -> None:
+    from dsh_fs.fs.errors import content_over_limit
+    from dsh_fs.fs.types import Info
+
+    fs, memory = recorder({"a.txt": "12345678", "b.txt": "123456789"}, max_file_bytes=8)
+    await fs.for_tool_call("write", "o").write_text(await fs.resolve("/ws/a.txt"), "x")
+    assert await changes(fs) == [("write", "blob", None, None)]
+    real_stat = memory.stat
+
+    async def sizeless(target, *, signal=None):  # type: ignore[no-untyped-def]
+        info = await real_stat(target, signal=signal)
+        return None if info is None else Info(version=info.version, type=info.type)
+
+    async def too_long(target, *, max_bytes, size=None, info=None, signal=None):  # type: ignore[no-untyped-def]
+        assert size is None
+        raise content_over_limit(target.display_path, max_bytes)
+
+    memory.stat = sizeless  # type: ignore[method-assign]
+    memory.read_bytes = too_long  # type: ignore[method-assign]
+    await fs.for_tool_call("write", "p").write_text(await fs.resolve("/ws/b.txt"), "y")
+    assert await changes(fs, "p") == [("write", "unrestorable", "more than 8 bytes, over the 8-byte cap", None)]
+
+
+async def test_closing(tmp_path: Path) -> None:
+    import sqlite3 as sq
+
+    import dsh_fs
+    from dsh_fs.history.sqlite_store import SqliteHistoryStore
+
+    closed: list[str] = []
+    inner = MemoryFileSystem({"ws/a": "a"})
+
+    async def close() -> None:
+        closed.append("inner")
+
+    inner.aclose = close  # type: ignore[method-assign]
+    store = SqliteHistoryStore(tmp_path / "h.sqlite3", private=False)
+    fs = HistoryFileSystem(inner, store)
+    view = fs.for_tool_call("write", "o")
+    await view.write_text(await fs.resolve("/ws/a"), "b")
+    await view.aclose()  # a view owns nothing
+    assert closed == [] and len((await store.history("o")).steps) == 1
+    await fs.aclose()
+    assert closed == ["inner"]
+    with pytest.raises(sq.ProgrammingError):
+        await store.history("o")
+    ctx = dsh_fs.Context()
+    other = MemoryFileSystem()
+    other.aclose = close  # type: ignore[method-assign]
+    ctx.plugin(HistoryFileSystem, inner=other, store=MemoryHistoryStore())
+    assert isinstance(ctx.fs, HistoryFileSystem)
+    await ctx.aclose()
+    assert closed == ["inner", "inner"]
+
+
+async def test_the_sandbox_approval_is_passed_on(tmp_path: Path) -> None:
+    async def approve(request: object) -> str:
+        return "rejected"
+
+    sandbox = SandboxedFileSystem(LocalFileSystem(cwd=str(tmp_path), root=str(tmp_path)), mode="read-only", approval=approve)
+    fs = HistoryFileSystem(sandbox, MemoryHistoryStore())
+    assert fs.approval is approve
+    await fs.aclose()
+
+
+async def test_a_rewind_of_a_patch_move_is_recorded_by_display_paths() -> None:
+    import dsh_fs
+
+    memory = MemoryFileSystem({"ws/a.txt": "a\n"})
+    ctx = dsh_fs.create_context(provider=memory, history=True, policy=False, faces=["apply_patch"])
+    session = dsh_fs.Session(cwd="/ws")
+    patch = "*** Begin Patch\n*** Update File: /ws/a.txt\n*** Move to: /ws/b.txt\n@@\n-a\n+a\n*** End Patch"
+    assert not (await ctx.tools.execute("apply_patch", {"input": patch}, session=session)).is_error
+    result = await ctx.rewind(session, to=0)
+    # an unchanged move is one rename: moved back
+    assert [(f.path, f.action, f.moved_from) for f in result.files] == [("/ws/a.txt", "move", "/ws/b.txt")]
+    steps = await ctx.history(session)
+    assert steps[-1].tool == "rewind" and set(steps[-1].paths) == {"/ws/a.txt", "/ws/b.txt"}
+    assert memory.snapshot() == {"ws/a.txt": b"a\n"}
+    await ctx.aclose()
+
+
+async def test_reads_checks_and_an_unrecorded_move_are_passed_on() -> None:
+    fs, memory = recorder({"a.txt": "a", "d/x": "x"})
+    seen: list[str] = []
+    for name in ("check_replaceable", "check_creatable", "check_renamable"):
+        async def spy(*args: object, _name: str = name, **kwargs: object) -> None:
+            seen.append(_name)
+        setattr(memory, name, spy)
+    a = await fs.resolve("/ws/a.txt")
+    await fs.check_replaceable(a, "write")
+    await fs.check_creatable(a)
+    await fs.check_renamable(a, a)
+    assert seen == ["check_replaceable", "check_creatable", "check_renamable"]
+    assert b"".join([chunk async for chunk in fs.stream_bytes(a)]) == b"a"
+    assert [e.name for e in await fs.list_dir(await fs.resolve("/ws"))] == ["a.txt", "d"]
+    assert [e.name for batch in [b async for b in fs.iter_dir(await fs.resolve("/ws"))] for e in batch] == ["a.txt", "d"]
+    moved = await fs.rename(a, await fs.resolve("/ws/b.txt"))
+    assert moved.version and memory.get("/ws/b.txt") == b"a"
+    assert await fs.store.history("o") == (await fs.store.history("nobody"))

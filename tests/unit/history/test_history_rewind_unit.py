@@ -166,3 +166,33 @@ async def test_a_refused_mutation_leaves_no_change_in_the_history() -> None:
     assert list(await ctx.history("o")) == [] and memory.get("/ws/keep") == b"k"
     assert ctx.fs.for_tool_call("edit", None) is ctx.fs
     await ctx.aclose()
+
+
+def test_diff_boundaries() -> None:
+    assert _diff("/p", b"y\n", b"x" * 8192 + b"\0").startswith("--- /p")  # the new side's sample too
+    assert _diff("/p", b"y\n", b"x" * 8191 + b"\0") == "Binary file /p differs\n"
+    head, hunk = "--- /dev/null\n+++ /p\n", "@@ -0,0 +1,7000 @@\n"
+    last = DIFF_MAX_BYTES - len(head) - len(hunk) - 9 * 6999 - 2  # "+" and "\n" around the last line
+    body = [b"x" * 7 + b"\n"] * 6999 + [b"x" * last + b"\n"]
+    out = _diff("/p", None, b"".join(body))
+    assert out is not None and len(out.encode()) == DIFF_MAX_BYTES and "[diff cut" not in out
+    longer = _diff("/p", None, b"".join(body[:-1]) + b"x" * (last + 1) + b"\n")
+    assert longer is not None and longer.endswith(f"[diff cut at {DIFF_MAX_BYTES} bytes]\n")
+
+
+async def test_rewind_owner_defaults_and_an_applied_result() -> None:
+    from dsh_fs.history.rewind import rewind_owner
+
+    ctx, memory, session = await made({"a.txt": "one\n"})
+    await ctx.tools.execute("write", {"file_path": "/ws/a.txt", "content": "two\n"}, session=session)
+    tree = memory.snapshot()
+    ctx.fs._max_file_bytes = 4  # exactly the file's size: still read (a dry run shows its diff)
+    preview = await ctx.rewind(session, to=0, dry_run=True)
+    assert preview.files[0].diff == "--- /ws/a.txt\n+++ /ws/a.txt\n@@ -1 +1 @@\n-two\n+one\n"
+    result = await rewind_owner(ctx.fs, session.id, to=0)  # not a dry run by default
+    assert not result.dry_run and not result.refused and memory.snapshot() != tree
+    assert [f.diff for f in result.files] == [None]
+    memory.put("/ws/a.txt", "theirs\n")
+    with_defaults = await rewind_owner(ctx.fs, session.id, to=0)  # nothing skipped by default
+    assert with_defaults.refused
+    await ctx.aclose()
