@@ -87,6 +87,7 @@ from ..fs.events import FS_OBSERVED
 from ..fs.media import extension_of, image_media_type_for_path
 from ..fs.tool_switches import ToolSwitches
 from ..tool_fs.listing import held, scan
+from ..tool_fs.stale_changes import saw
 from ..notebook import NotNotebook, is_notebook_path, parse, render
 from ..fs.types import DirEntry, Target, WalkEntry
 from .blocking import BlockingRunner
@@ -227,6 +228,8 @@ class DshFsBackend(BackendProtocol):
                 text = await self._fs.read_text(target)
                 if is_notebook_path(target.display_path) and ToolSwitches.of(self.ctx.profile).notebook_cells:
                     text = _cell_view(text)  # F1
+                elif offset <= 0 and len(text.splitlines()) <= limit:  # shown whole: D30's seen text
+                    saw(self.ctx, target, info.version, text, self._execution())
                 result = slice_read_response({"content": text, "encoding": "utf-8"}, offset, limit)
             else:
                 result = await self._streamed_window(target, offset, limit)

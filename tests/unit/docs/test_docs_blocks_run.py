@@ -60,6 +60,10 @@ RUN_BY: dict[tuple[str, str, str], tuple[str, ...]] = {
         "tests/unit/docs/test_docs_frameworks.py::test_crewai_example"),
     ("docs/HISTORY.md", "## Library", "python"): (
         "tests/unit/docs/test_docs_history.py::test_the_library_program_prints_what_the_page_shows",),
+    ("docs/HISTORY.md", "## CLI", "bash"): (
+        "tests/unit/docs/test_docs_history_surfaces.py::test_the_cli_lines_print_what_the_page_shows",),
+    ("docs/HISTORY.md", "## Frameworks", "python"): (
+        "tests/unit/docs/test_docs_history_surfaces.py::test_the_langgraph_program_prints_what_the_page_shows",),
     ("docs/IMAGES.md", "# Images: `read_image`", "python"): (
         "tests/unit/docs/test_docs_images.py::test_the_opening_line_serves_read_image",),
     ("docs/IMAGES.md", "# Images: `read_image`", "sh"): (

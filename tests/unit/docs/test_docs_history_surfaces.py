@@ -25,10 +25,10 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def _blocks(heading: str, fence: str) -> tuple[str, str]:
-    """The section's ``fence`` block and the plain block printed after it."""
+    """The section's ``fence`` block and the ``text`` block (its output) printed after it."""
     text = section(heading, PAGE)
     program, rest = text.split(f"```{fence}\n", 1)[1].split("```\n", 1)
-    return program, rest.split("```\n", 1)[1].split("```", 1)[0]
+    return program, rest.split("```text\n", 1)[1].split("```", 1)[0]
 
 
 def test_the_cli_lines_print_what_the_page_shows(tmp_path: Path) -> None:

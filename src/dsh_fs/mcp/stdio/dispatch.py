@@ -62,7 +62,7 @@ from ...core.context import Context
 from ...core.schedule import CallSchedulers, Turn
 from ...core.session import Session
 from ...core.signal import AbortSignal
-from ...fs_sandbox.filesystem import SandboxedFileSystem
+from ...fs_sandbox.tools import confines
 from ...fs_sandbox.tools import without_escalation
 from ..roots import RootsProtocol
 from ..wire import (
@@ -373,7 +373,7 @@ class Dispatcher:
         self._asked = 0
         self._answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
         """our requests to the client (``roots/list``) waiting for their answer, by id"""
-        self._asks_approval = isinstance(ctx.fs, SandboxedFileSystem)
+        self._asks_approval = confines(ctx.fs)  # a sandbox below any wrapper (history, rules)
         self._sdk: Any = None
         self._sdk_done: anyio.Event | None = None
 
