@@ -119,6 +119,9 @@ class MemoryHistoryStore(HistoryStore):
             state.steps[number] = replace(step, changes=changes)
         else:
             del state.steps[number]
+            if state.next_number == number + 1 and all(p.step < number for p in state.checkpoints):
+                state.next_number = number  # the newest step, no checkpoint after it: no gap
+                state.by_key = {k: n for k, n in state.by_key.items() if n != number}
 
     async def complete(self, owner: str, change_id: int, after_version: str, after_digest: str | None = None) -> None:
         state = self._owners.get(owner)

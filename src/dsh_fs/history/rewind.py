@@ -92,7 +92,8 @@ def point_of(history: History, *, to: int | str | None, last: int | None) -> int
     name), or ``last`` steps back from the newest (at most back to the oldest step held).
 
     :raises RewindError: neither or both given, an unknown checkpoint, a point out of range or
-        whose later steps were dropped
+        whose later steps were dropped, a step number the history does not list (a number a
+        call took while another process's call abandoned the one before it)
     """
     if (to is None) == (last is None):
         raise RewindError("give either to= (a step or a checkpoint) or last= (a number of steps)")
@@ -114,6 +115,8 @@ def point_of(history: History, *, to: int | str | None, last: int | None) -> int
     if point < history.dropped:
         raise RewindError(f"the steps up to {history.dropped} were dropped from the history (its byte cap); "
                           f"it can go back to step {history.dropped} at the earliest")
+    if isinstance(to, int) and point not in (0, history.dropped) and all(s.number != point for s in history.steps):
+        raise RewindError(f"no step {point} in the history (its call changed nothing: give a step the history lists)")
     return point
 
 

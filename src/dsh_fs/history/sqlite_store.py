@@ -7,8 +7,9 @@ it is stored").
   ``IMMEDIATE`` transaction committed with ``synchronous=FULL`` (WAL) before the mutation runs;
   ``complete`` records the version after. A change whose end was never recorded stays pending.
 * **Shared.** Steps are numbered per owner in the transaction that makes them (the owner's row
-  holds the next number), so processes of one name interleave their steps; every read is a
-  fresh ``SELECT``.
+  holds the next number), so processes of one name interleave their steps; an abandoned newest
+  step gives its number back (no gap) unless a checkpoint follows it; every read is a fresh
+  ``SELECT``.
 * **Private.** The database is made as the session store's is (``0600``, in the private state
   directory, never through a symlink: ``session_store.store``'s rules).
 * **Bounded.** Kept copies are content-addressed (``blobs``, one row per SHA-256); past an
@@ -228,6 +229,10 @@ class SqliteHistoryStore(HistoryStore):
                 conn.execute("DELETE FROM changes WHERE id = ?", (change_id,))
                 if conn.execute("SELECT 1 FROM changes WHERE owner = ? AND step = ?", (who, step)).fetchone() is None:
                     conn.execute("DELETE FROM steps WHERE owner = ? AND number = ?", (who, step))
+                    # the newest step, no checkpoint after it: its number goes to the next step (no gap)
+                    conn.execute("UPDATE owners SET next_number = ? WHERE owner = ? AND next_number = ? AND NOT EXISTS"
+                                 " (SELECT 1 FROM checkpoints WHERE owner = ? AND step >= ?)",
+                                 (step, who, step + 1, who, step))
                 if digest is not None:
                     conn.execute(_COLLECT, (digest,))
 

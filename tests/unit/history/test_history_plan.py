@@ -373,3 +373,16 @@ def test_actions_in_order_remove_move_restore_reverse_edit() -> None:
     assert [(a.kind, a.key) for a in plan.actions] == [("remove", "x"), ("move", "m"), ("restore", "w"),
                                                        ("reverse_edit", "r")]
     assert plan.refusals == () and plan.unchanged == ()
+
+
+def test_point_of_a_step_the_history_does_not_list() -> None:
+    """A step number between listed steps (a concurrent call took the next number while the call
+    before it was abandoned) is refused as a number; a checkpoint there and ``last`` still work."""
+    h = History(steps=tuple(Step(number=i, time=0, tool="w", owner="o") for i in (1, 3, 4)),
+                checkpoints=(Checkpoint(id="c1", name="x", step=2, time=0),))
+    with pytest.raises(RewindError, match=r"^no step 2 in the history \(its call changed nothing: give a step the"
+                                          r" history lists\)$"):
+        point_of(h, to=2, last=None)
+    assert [point_of(h, to=n, last=None) for n in (0, 1, 3, 4)] == [0, 1, 3, 4]
+    assert point_of(h, to="x", last=None) == 2 and point_of(h, to=None, last=2) == 2
+    assert point_of(History(steps=h.steps[1:], dropped=2), to=2, last=None) == 2  # the oldest point held

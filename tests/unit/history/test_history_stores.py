@@ -81,8 +81,27 @@ async def test_complete_and_abandon(store: HistoryStore) -> None:
     assert await store.blob(digest_of(b"kept")) == b"kept"
     assert await store.blob(digest_of(b"lost")) is None  # no change names it any more
     later = await store.begin(call("c"), *blob_intent("/z", b"z"))
-    assert [s.number for s in (await store.history("o")).steps] == [1, 3]  # a number is never reused
+    assert [s.number for s in (await store.history("o")).steps] == [1, 2]  # the abandoned newest: no gap
     assert later
+
+
+async def test_a_number_is_reused_only_when_nothing_came_after_it(store: HistoryStore) -> None:
+    await store.begin(call("a"), *blob_intent("/x", b"x"))
+    pending = await store.begin(call("b"), *blob_intent("/y", b"y"))
+    await store.begin(call("c"), *blob_intent("/z", b"z"))  # another call took step 3 meanwhile
+    await store.abandon("o", pending)
+    await store.begin(call("d"), *blob_intent("/w", b"w"))
+    assert [s.number for s in (await store.history("o")).steps] == [1, 3, 4]
+    marked = await store.begin(call("e"), *blob_intent("/v", b"v"))  # step 5, then a checkpoint after it
+    await store.checkpoint("o", "after-5")
+    await store.abandon("o", marked)
+    await store.begin(call("f"), *blob_intent("/u", b"u"))
+    history = await store.history("o")
+    assert [s.number for s in history.steps] == [1, 3, 4, 6] and [c.step for c in history.checkpoints] == [5]
+    again = await store.begin(call("g"), *blob_intent("/t", b"t"))  # abandoned, then the same call again
+    await store.abandon("o", again)
+    await store.begin(call("g"), *blob_intent("/t", b"t"))
+    assert [s.number for s in (await store.history("o")).steps] == [1, 3, 4, 6, 7]
 
 
 async def test_abandoning_one_change_of_several_keeps_the_step(store: HistoryStore) -> None:
