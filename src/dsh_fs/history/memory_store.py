@@ -57,7 +57,7 @@ class MemoryHistoryStore(HistoryStore):
         if blob is not None and intent.before.digest is not None:
             self._blobs.setdefault(intent.before.digest, blob)
         number = state.by_key.get(call.step_key)
-        if number is None:
+        if number is None or number not in state.steps:  # new, or each earlier change abandoned
             number = state.by_key[call.step_key] = state.next_number
             state.next_number += 1
             state.steps[number] = Step(number=number, time=call.time, tool=call.tool, owner=call.owner,
@@ -98,6 +98,7 @@ class MemoryHistoryStore(HistoryStore):
             if oldest == keep:
                 return
             step = state.steps.pop(oldest)
+            state.by_key = {k: n for k, n in state.by_key.items() if n != oldest}
             for change in step.changes:
                 state.changes.pop(change.id, None)
                 self._ref(state, change.before.digest, -1)

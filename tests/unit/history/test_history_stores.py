@@ -104,6 +104,17 @@ async def test_a_number_is_reused_only_when_nothing_came_after_it(store: History
     assert [s.number for s in (await store.history("o")).steps] == [1, 3, 4, 6, 7]
 
 
+async def test_a_call_whose_changes_were_all_abandoned_records_again_after_a_later_step(store: HistoryStore) -> None:
+    """The call's number is not given back (a later step holds 2): its next change records as a
+    new step, as any store numbers a step whose earlier changes all came to nothing."""
+    first = await store.begin(call("a"), *blob_intent("/x", b"x"))
+    await store.begin(call("b"), *blob_intent("/y", b"y"))
+    await store.abandon("o", first)
+    await store.begin(call("a"), *blob_intent("/z", b"z"))
+    steps = (await store.history("o")).steps
+    assert [(s.number, [c.path for c in s.changes]) for s in steps] == [(2, ["/y"]), (3, ["/z"])]
+
+
 async def test_abandoning_one_change_of_several_keeps_the_step(store: HistoryStore) -> None:
     one = await store.begin(call("a"), *blob_intent("/x", b"x"))
     two = await store.begin(call("a"), *blob_intent("/y", b"y"))
