@@ -22,7 +22,7 @@ from ..tool_common.switches import ToolSwitches
 from ..fs_sandbox.tools import with_escalation
 from . import presenters
 from .config import ToolFsConfig
-from .executors import FsTools
+from .executor import FsTools
 from .list_tool import add_roots_section
 from .seen import SeenTexts
 from .stale_changes import SERVICE as SEEN_SERVICE
