@@ -141,7 +141,8 @@ async def run_demo(out: Callable[[str], None] = print, *, keep: bool = False) ->
                 if "stored at: " not in capped:
                     surprises.append("3. (the result was not capped and saved)")
                 locator = capped.rsplit("stored at: ", 1)[-1].split(". Use read", 1)[0]
-                await call("4. …and the agent pages it with read (outside the served root, yet readable).", "read",
+                await call("4. …and the agent pages it with read (the server's own saved-results (spill) file, in its"
+                           " state directory).", "read",
                            {"file_path": locator, "offset": 250, "limit": 6}, False)
                 await call("5. The agent reads a file.", "read", {"file_path": "dsh_fs/fs/paths.py", "limit": 12}, False)
                 await call("6. It tries to edit a file it has not read: refused.", "edit",

@@ -43,14 +43,15 @@ class _Point(click.ParamType):
 
 
 class _HistoryPath(click.ParamType):
-    """``--skip``/``--force``: a file's path as the history shows it (not empty)."""
+    """``--skip``/``--force``: a file's path (not empty); a relative one is taken from the
+    current directory, as the tool commands take theirs."""
 
     name = "file"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         if not value:
             self.fail("give a file's path as 'dsh-fs sessions history' shows it", param, ctx)
-        return str(value)
+        return os.path.normpath(os.path.join(os.getcwd(), str(value)))
 
 
 POINT = _Point()
@@ -111,6 +112,27 @@ async def _known(store: Any, name: str) -> Any:
     return found
 
 
+def _chosen_in_plan(found: Any, *, to: int | str | None, last: int | None, skip: tuple[str, ...],
+                    force: tuple[str, ...]) -> None:
+    """Check that every ``--skip``/``--force`` path (absolute, ``_HistoryPath``) names a file the
+    rewind of ``found`` (``history.History``) to ``to``/``last`` would bring back.
+
+    :raises CliFailure: (exit 2) one names no such file (a typo would otherwise skip or force
+        nothing)
+    :raises RewindError: the point is unknown (``history.rewind.point_of``)
+    """
+    from ..history.plan import spans
+    from ..history.rewind import point_of
+
+    point = point_of(found, to=to, last=last)
+    changes = sorted((c for s in found.steps if s.number > point for c in s.changes), key=lambda c: c.id)
+    known = {name for span in spans(changes).values() for name in (span.key, span.path)}
+    for option, paths in (("--skip", skip), ("--force", force)):
+        for path in paths:
+            if path not in known:
+                raise CliFailure(f"{option} {path}: no file of this rewind (see 'dsh-fs sessions history')")
+
+
 @click.command(cls=OnceCommand)
 @click.argument("name")
 def history(name: str) -> None:
@@ -120,12 +142,9 @@ def history(name: str) -> None:
     from .history_text import history_lines
 
     async def work(fs: Any, store: Any) -> Any:
-        return await store.history(name)
+        return await _known(store, name)
 
     found = _with_history(work)
-    if not found.steps and not found.dropped:
-        click.echo(f"dsh-fs: session {name!r} has no history", err=True)
-        return
     for line in history_lines(name, found.steps, checkpoints=found.checkpoints, dropped=found.dropped):
         click.echo(line)
 
@@ -162,7 +181,7 @@ def rewind(name: str, to: int | str | None, last: int | None, dry_run: bool, ski
     async def work(fs: Any, store: Any) -> Any:
         from ..history.rewind import rewind_owner
 
-        await _known(store, name)
+        _chosen_in_plan(await _known(store, name), to=to, last=last, skip=skip, force=force)
         return await rewind_owner(fs, name, to=to, last=last, dry_run=dry_run,
                                   skip_changed=skip_changed, skip=skip, force=force)
 

@@ -1,9 +1,10 @@
 """What ``dsh-fs demo`` tells a new user to do next.
 
-Three ready-to-paste snippets for the directory the demo ran in: the MCP client configuration
-that serves it (with the absolute path of this very ``dsh-fs``, so it works from any client),
-two command lines that share a ``--session``, and the library in five lines. Every snippet is
-run by ``tests/e2e/cli/test_demo.py`` as printed.
+Four ready-to-paste snippets for the directory the demo ran in: the MCP client configuration
+that serves it (with the absolute path of this very ``dsh-fs``, so it works from any client,
+and a ``--session`` that keeps what the client changes in a durable history), the command line
+that lists that history, two command lines that share a ``--session``, and the library in five
+lines. Every snippet is run by ``tests/e2e/cli/test_demo.py`` as printed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ __all__ = ("dsh_fs_command", "next_steps", "scratch_name")
 
 SESSION = "my-agent"
 """the ``--session`` name the command lines share"""
+
+CLIENT_SESSION = "my-client"
+"""the ``--session`` of the printed MCP configuration: the history ``dsh-fs sessions history``
+lists (docs/HISTORY.md "MCP")"""
 
 
 def dsh_fs_command() -> list[str]:
@@ -57,7 +62,8 @@ def next_steps(directory: str, command: list[str], file_name: str) -> str:
         plain ``dsh-fs`` when that is what ``PATH`` finds
     :param file_name: a name not taken in ``directory`` (:func:`scratch_name`)
     """
-    server = json.dumps({"command": command[0], "args": [*command[1:], "mcp", "--root", directory]},
+    server = json.dumps({"command": command[0], "args": [*command[1:], "mcp", "--root", directory,
+                                                          "--session", CLIENT_SESSION]},
                         ensure_ascii=False)
     on_path = shutil.which("dsh-fs")
     if len(command) == 1 and on_path and os.path.realpath(on_path) == os.path.realpath(command[0]):
@@ -70,6 +76,11 @@ def next_steps(directory: str, command: list[str], file_name: str) -> str:
         "   claude_desktop_config.json; Claude Code: .mcp.json; Cursor: .cursor/mcp.json):",
         "",
         _indent('{\n  "mcpServers": {\n    "dsh-fs": ' + server + "\n  }\n}"),
+        "",
+        f"   Every change the client makes is kept in session {CLIENT_SESSION}'s history: list it (and take",
+        "   it back with 'dsh-fs sessions rewind', docs/HISTORY.md) from a shell:",
+        "",
+        _indent(f"{shell} sessions history {CLIENT_SESSION}"),
         "",
         "2. Use the tools from a shell in this directory. A --session keeps what one command saw for",
         "   the next, so a write (or a read) lets a later command edit the file:",

@@ -130,8 +130,9 @@ def sessions() -> None:
     """List and clean up the --session store; show, rewind and diff a session's history.
 
     The store is SQLite under $DSH_FS_STATE_DIR, else $XDG_STATE_HOME/dsh-fs, else
-    ~/.local/state/dsh-fs. Forgetting a session only means a later write or edit in it must
-    read the file again; no file is touched.
+    ~/.local/state/dsh-fs. Forgetting a session drops what it observed (a later write or edit
+    in it must read the file again) and its history (its steps can no longer be rewound); no
+    file is touched.
     """
 
 

@@ -86,7 +86,7 @@ def test_history_lists_numbered_steps_newest_last_with_checkpoints(run: Run, ws:
         ("1", "edit", f"{ws}/a.txt"), ("2", "write", f"{ws}/b.txt (created)")]
     assert lines[3] == f"   checkpoint after-b ({mark})" and len(lines) == 4
     unknown = run("sessions", "history", "nobody")
-    assert (unknown.returncode, unknown.stdout, unknown.stderr) == (0, "", "dsh-fs: session 'nobody' has no history\n")
+    assert (unknown.returncode, unknown.stdout, unknown.stderr) == (2, "", "Error: session 'nobody' has no history\n")
 
 
 def test_a_dry_run_shows_the_diffs_and_writes_nothing(run: Run, ws: Path) -> None:
@@ -159,6 +159,7 @@ def test_unknown_sessions_and_points_exit_2(run: Run, ws: Path) -> None:
     for args, message in (
         (["rewind", "nobody", "--last", "1"], "Error: session 'nobody' has no history"),
         (["diff", "nobody", "--since", "0"], "Error: session 'nobody' has no history"),
+        (["history", "nobody"], "Error: session 'nobody' has no history"),
         (["rewind", "s1", "--to", "9"], "Error: no step 9 (the history has steps up to 2)"),
         (["rewind", "s1", "--to", "nope"], "Error: no checkpoint named 'nope'"),
         (["rewind", "s1"], "Error: give either --to STEP|CHECKPOINT or --last K"),
@@ -194,7 +195,7 @@ def test_forget_and_prune_remove_the_history_too(run: Run, ws: Path) -> None:
     _agent(run)
     done = run("sessions", "forget", "s1")
     assert done.stdout == "forgot session 's1' (2 observations, 2 history steps)\n", done.stdout + done.stderr
-    assert run("sessions", "history", "s1").stderr == "dsh-fs: session 's1' has no history\n"
+    assert run("sessions", "history", "s1").stderr == "Error: session 's1' has no history\n"
     assert run("write", "c.txt", "--content", "c\n", "--session", "s2").returncode == 0
     pruned = run("sessions", "prune", "--older-than", "0s")
     assert pruned.stdout == "forgot session s2 (1 observation, last used just now) and its history\n"

@@ -67,6 +67,8 @@ def test_demo_runs_the_scripted_session_end_to_end(demo: Demo) -> None:
     assert "dsh_fs/core/signal.py" in out and "class HarnessError(Exception):" in out  # glob and grep
     assert "Found 250 of " in out and "(Full grep result stored at: " in out  # a capped grep, saved…
     assert "(Showing lines 250-255 of " in out  # …and paged with read from outside the served root
+    assert "4. …and the agent pages it with read (the server's own saved-results (spill) file, in its state" \
+        " directory)." in out and "yet readable" not in out
     assert "(End of file - total 300000 lines)" in out
     assert "(Showing lines 150000-150002 of 300000. Use offset=150003 to continue.)" in out
     assert '"""A thread-safe, abortable cancellation token' in out  # the retry landed on disk
@@ -88,11 +90,12 @@ def test_the_demo_takes_back_what_the_agent_did_while_the_server_runs(demo: Demo
     assert "rewind of session demo-agent to step 0 refused, nothing written" in refused
 
 
-def test_the_demo_ends_with_three_next_steps(demo: Demo) -> None:
-    config, shell, library = _snippets(demo.out)
+def test_the_demo_ends_with_its_next_steps(demo: Demo) -> None:
+    config, history, shell, library = _snippets(demo.out)
     server = json.loads(config)["mcpServers"]["dsh-fs"]
     assert os.path.isabs(server["command"]) and os.access(server["command"], os.X_OK), server
-    assert server["args"][-3:] == ["mcp", "--root", demo.project]
+    assert server["args"][-5:] == ["mcp", "--root", demo.project, "--session", "my-client"]
+    assert history.split()[-3:] == ["sessions", "history", "my-client"] and len(history.splitlines()) == 1
     assert [line.split()[1:3] for line in shell.splitlines()] == [["write", "hello-dsh-fs-2.txt"],
                                                                    ["edit", "hello-dsh-fs-2.txt"]]
     assert all("--session my-agent" in line for line in shell.splitlines())
@@ -102,11 +105,13 @@ def test_the_demo_ends_with_three_next_steps(demo: Demo) -> None:
 @pytest.mark.timeout(120)
 def test_the_printed_mcp_config_serves_the_directory(demo: Demo, tmp_path: Path) -> None:
     """Started as a client would start it — from another directory, with the SDK's stdio
-    client — the configured server lists the tools and resolves paths in the demo's directory."""
+    client — the configured server lists the tools and resolves paths in the demo's directory;
+    what it writes, the printed history line lists."""
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    server = json.loads(_snippets(demo.out)[0])["mcpServers"]["dsh-fs"]
+    config, history = _snippets(demo.out)[:2]
+    server = json.loads(config)["mcpServers"]["dsh-fs"]
     Path(demo.project, "notes.txt").write_text("served\n")
 
     async def session() -> tuple[list[str], str]:
@@ -115,17 +120,23 @@ def test_the_printed_mcp_config_serves_the_directory(demo: Demo, tmp_path: Path)
             await client.initialize()
             names = sorted(tool.name for tool in (await client.list_tools()).tools)
             result = await client.call_tool("read", {"file_path": "notes.txt"})
+            wrote = await client.call_tool("write", {"file_path": "from-client.txt", "content": "hi\n"})
+            assert not wrote.is_error, wrote.content
             return names, "".join(getattr(block, "text", "") for block in result.content)
 
     names, text = anyio.run(session)
     assert names == ["edit", "glob", "grep", "list", "read", "write"]
     assert text.startswith(f"<path>{demo.project}/notes.txt</path>") and "1: served" in text, text
+    listed = subprocess.run(["/bin/sh", "-c", history], cwd=tmp_path, env=demo.env, capture_output=True, text=True,
+                            timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.endswith(f"  write  {demo.project}/from-client.txt (created)\n"), listed.stdout
 
 
 def test_the_printed_command_lines_and_library_example_work(demo: Demo, tmp_path: Path) -> None:
     """The two command lines, pasted into a shell in the demo's directory, create and then edit
     a file in one session; the library example, run from anywhere, reads the result."""
-    _, shell, library = _snippets(demo.out)
+    _, _, shell, library = _snippets(demo.out)
     for line in shell.splitlines():
         done = subprocess.run(["/bin/sh", "-c", line], cwd=demo.project, env=demo.env, capture_output=True, text=True,
                               timeout=60)

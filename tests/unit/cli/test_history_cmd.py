@@ -57,7 +57,7 @@ def test_history_and_no_history(ws: Path) -> None:
     assert [line.split("  ", 2)[::2] for line in done.stdout.splitlines()] == [
         ["1", f"edit  {ws}/a.txt"], ["2", f"write  {ws}/b.txt (created)"]]
     none = sessions("history", "nobody")
-    assert (none.exit_code, none.stdout, none.stderr) == (0, "", "dsh-fs: session 'nobody' has no history\n")
+    assert (none.exit_code, none.stdout, none.stderr) == (2, "", "Error: session 'nobody' has no history\n")
 
 
 def test_rewind_options_reach_the_rewind(ws: Path) -> None:
@@ -77,6 +77,32 @@ def test_rewind_options_reach_the_rewind(ws: Path) -> None:
     assert changed.exit_code == 0 and not (ws / "b.txt").exists() and (ws / "a.txt").read_text() == "mine\n"
     forced = sessions("rewind", "s1", "--to", "0", "--force", f"{ws}/a.txt")
     assert forced.exit_code == 0 and (ws / "a.txt").read_text() == "one\n", forced.stdout + forced.stderr
+
+
+def test_skip_and_force_take_relative_paths_from_the_current_directory(ws: Path) -> None:
+    agent(ws, EDIT, WRITE)
+    (ws / "a.txt").write_text("mine\n")
+    skipped = sessions("rewind", "s1", "--to", "0", "--skip", "a.txt")
+    assert skipped.exit_code == 0, skipped.stdout + skipped.stderr
+    assert not (ws / "b.txt").exists() and (ws / "a.txt").read_text() == "mine\n"
+    sessions("rewind", "s1", "--last", "1")
+    (ws / "sub").mkdir()
+    os.chdir(ws / "sub")
+    forced = sessions("rewind", "s1", "--to", "0", "--force", "../a.txt")
+    assert forced.exit_code == 0 and (ws / "a.txt").read_text() == "one\n", forced.stdout + forced.stderr
+
+
+def test_a_skip_or_force_matching_no_file_of_the_rewind_is_refused(ws: Path) -> None:
+    agent(ws, EDIT, WRITE)
+    (ws / "a.txt").write_text("mine\n")
+    for args in (["--to", "0", "--skip", "notes.txt"], ["--to", "0", "--skip", "a.txt", "--force", "nope/a.txt"],
+                 ["--last", "1", "--skip", f"{ws}/a.txt"]):  # a.txt changed at step 1 only: not taken back
+        option, path = args[-2:]
+        done = sessions("rewind", "s1", *args)
+        shown = os.path.normpath(os.path.join(ws, path))
+        assert (done.exit_code, done.stdout) == (2, ""), done.stdout + done.stderr
+        assert done.stderr == f"Error: {option} {shown}: no file of this rewind (see 'dsh-fs sessions history')\n"
+        assert (ws / "a.txt").read_text() == "mine\n" and (ws / "b.txt").exists()
 
 
 def test_rewind_to_a_checkpoint_by_name_and_digits_as_steps(ws: Path) -> None:
@@ -162,3 +188,10 @@ def test_usage_errors_and_an_unusable_store_exit_2(ws: Path, tmp_path: Path, mon
     for args in (["history", "s1"], ["rewind", "s1", "--last", "1"], ["diff", "s1", "--since", "0"]):
         done = sessions(*args)
         assert done.exit_code == 2 and done.stderr.startswith("Error: cannot open the history store "), done.stderr
+
+
+def test_the_group_help_says_forgetting_drops_the_history() -> None:
+    done = CliRunner().invoke(main, ["sessions", "--help"], prog_name="dsh-fs", terminal_width=200)
+    text = " ".join(done.stdout.split())
+    assert done.exit_code == 0 and "only means" not in text
+    assert "and its history (its steps can no longer be rewound); no file is touched." in text
