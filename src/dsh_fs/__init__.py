@@ -199,7 +199,7 @@ def create_context(
     _check_tool_config(tool_config)
     from .fs_policy import FsPolicy
     from .spill import LocalSpillStore
-    from .fs.tool_switches import ToolSwitches
+    from .tool_common.switches import ToolSwitches
     from .tool_fs import ToolFs, ToolFsList
     from .tool_fs_search import ToolFsSearch
     from .tool_fs_search.config import CONFIG_KEYS as SEARCH_KEYS

@@ -147,7 +147,7 @@ class FileCheckpoints:
         ``read`` (a file someone else changes later is still refused as stale)."""
         from ..core.session import ToolExecution
         from ..fs.events import FS_OBSERVED
-        from ..fs.tool_switches import ToolSwitches
+        from ..tool_common.switches import ToolSwitches
         from ..fs.types import Version
 
         absence = ToolSwitches.of(self.ctx.profile).record_absence

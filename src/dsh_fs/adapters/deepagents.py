@@ -85,7 +85,7 @@ from ..core.tools import ToolRegistry
 from ..fs.errors import FsError, not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
 from ..fs.media import extension_of, image_media_type_for_path
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..tool_fs.listing import held, scan
 from ..tool_fs.stale_changes import saw
 from ..notebook import NotNotebook, is_notebook_path, parse, render

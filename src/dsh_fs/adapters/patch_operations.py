@@ -21,7 +21,7 @@ from typing import Any, Literal
 from ..core.context import Context
 from ..core.errors import HarnessError, ToolInputError
 from ..core.session import ToolExecution
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..patch import Patch, PatchError, operation_summary, parse_operation
 from ..tool_fs.shared import check_unicode
 from ..tool_patch import PatchInputError, apply_patch

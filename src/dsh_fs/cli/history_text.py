@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..fs.shown import shown_name
+from ..tool_common.shown import shown_name
 
 __all__ = ("DIFF_MAX_BYTES", "diff_text", "history_lines", "rewind_lines")
 

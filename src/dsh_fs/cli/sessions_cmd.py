@@ -139,7 +139,7 @@ def sessions() -> None:
 @sessions.command(name="list", cls=OnceCommand)
 def list_() -> None:
     """Print one line per session: NAME, files observed, last used (tab-separated)."""
-    from ..fs.shown import shown_name
+    from ..tool_common.shown import shown_name
     from ..session_store import list_sessions
 
     def action(conn: sqlite3.Connection, path: str) -> None:
@@ -177,7 +177,7 @@ def prune(older_than: int) -> None:
     """Forget every session that observed nothing for --older-than, and every history that
     recorded nothing for as long; one line per session forgotten (its name, observations and
     when it was last used)."""
-    from ..fs.shown import shown_name
+    from ..tool_common.shown import shown_name
     from ..history.sqlite_store import prune_history
     from ..session_store import list_sessions, prune_sessions
 

@@ -5,7 +5,7 @@ Every default-profile deviation is decided by one named *profile switch*: a ``bo
 a frozen dataclass derived from ``ProfileSwitches`` and declared with ``profile_switch("<IDs>")``
 (on in ``default``, off in ``reference``), built from the profile by ``for_profile``. The
 providers' switches are ``fs.provider_rules.TextRules`` (and its subclasses); the layers
-above the seam have ``fs.tool_switches.ToolSwitches``.
+above the seam have ``tool_common.switches.ToolSwitches``.
 """
 
 from __future__ import annotations

@@ -18,10 +18,8 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``paths``, ``rooted`` | Node-style path resolution; lexical resolution inside a display root |
 | ``locks`` | the in-process per-target mutation lock every provider shares |
 | ``search_host`` | ``SearchHost``: the optional capability of a provider whose files are another machine's, where ripgrep runs (DEVIATIONS C4) |
-| ``shown`` | how a name is printed in a tool's text (a name that could forge a line is quoted, D22) |
-| ``sandbox`` | sandbox modes: the vocabulary, the escalation rules and every sandbox text (docs/SANDBOX.md) |
+| ``sandbox`` | sandbox modes: the vocabulary the fence and the message catalog share, the fence's text (docs/SANDBOX.md) |
 | ``path_rules`` | path rules: deny / read-only gitignore patterns, how a path is judged, the rules file, the prompt text (docs/PATH-RULES.md) |
-| ``tool_switches`` | ``ToolSwitches``: the profile switches of the policy, the tools and the faces (one per deviation ID) |
 | ``backend`` | the seam's vocabulary in one import, for a provider author (re-exports only) |
 
 Only the vocabulary is re-exported here; import the rule modules by name.

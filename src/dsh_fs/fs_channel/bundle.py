@@ -31,6 +31,7 @@ PACKAGES: tuple[tuple[str, str], ...] = (
     ("dsh_fs", "far_helper"),
     ("dsh_fs", "tool_fs_search"),
     ("dsh_fs", "tool_fs"),
+    ("dsh_fs", "tool_common"),
     ("dsh_fs", "fs_sandbox"),
     ("dsh_fs", "notebook"),
     ("dsh_fs", "spill"),

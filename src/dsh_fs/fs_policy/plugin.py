@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Final
 from ..core.context import Scope
 from ..fs.errors import edit_not_observed, not_found
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, EditIntent, ReplaceIfVersion, Target, Version, WriteIntent
 
 __all__ = ("ABSENT", "FsPolicy", "ObservationStore", "owner_of")

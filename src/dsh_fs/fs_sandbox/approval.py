@@ -18,9 +18,9 @@ from typing import Any, Literal, get_args
 
 from ..core.session import Session
 from ..core.signal import AbortSignal, run_under_signal
-from ..fs.shown import is_hidden, unicode_escape
-from ..fs.sandbox import (
-    SandboxMode,
+from ..tool_common.shown import is_hidden, unicode_escape
+from ..fs.sandbox import SandboxMode, strictly_wider
+from ..tool_common.sandbox_texts import (
     approval_cancelled,
     approval_rejected,
     approval_unavailable,
@@ -28,7 +28,6 @@ from ..fs.sandbox import (
     no_agent,
     no_approver,
     not_wider,
-    strictly_wider,
 )
 
 __all__ = ("ApprovalOutcome", "ApprovalRequest", "Approver", "EscalationRefused", "REASON_SHOWN_MAX",
@@ -41,7 +40,7 @@ fillers, Khmer inherent vowels, the Braille blank)"""
 
 
 def _hidden_from_a_person(ch: str) -> bool:
-    """A control, separator or format character (``fs.shown.is_hidden``: bidi marks, overrides
+    """A control, separator or format character (``tool_common.shown.is_hidden``: bidi marks, overrides
     and isolates, zero-width characters, U+2060, U+FEFF), a blank-looking letter
     (``_BLANK_LOOKING``), or a space other than U+0020 (no-break, ideographic, …)."""
     if ch == " ":

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..core.context import Scope
-from ..fs.sandbox import policy_context
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.sandbox_texts import policy_context
+from ..tool_common.switches import ToolSwitches
 
 __all__ = ("SANDBOX_POLICY_ORDER", "SandboxPolicyPrompt")
 

@@ -21,7 +21,7 @@ from ..core.schema import Param
 from ..core.session import ToolExecution
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.filesystem import FileSystem
-from ..fs.sandbox import (
+from ..tool_common.sandbox_texts import (
     ESCALATION_TARGETS,
     JUSTIFICATION_DESCRIPTION,
     NOT_AVAILABLE,
@@ -30,7 +30,7 @@ from ..fs.sandbox import (
     denial_marker,
     escalation_hint,
 )
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from .approval import approve_escalation, reachable
 from .changes import Change, describe
 

@@ -40,7 +40,7 @@ import anyio
 
 from ..core.session import Session
 from ..fs.filesystem import FileSystem
-from ..fs.shown import shown_name
+from ..tool_common.shown import shown_name
 
 __all__ = (
     "ANSWER_TIMEOUT_S",

@@ -55,7 +55,7 @@ from ..core.context import Context
 from ..core.jsonvalue import may_rewrite
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolResult
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 
 __all__ = (
     "CANCELLED_REASON",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from ..fs.shown import shown_name
+from ..tool_common.shown import shown_name
 
 __all__ = (
     "FIRST_LINE",
@@ -225,7 +225,7 @@ def file_nested(path: str, line: int, *, parent: str | None = None, child: str |
 def codex_summary(added: Sequence[str], modified: Sequence[str], deleted: Sequence[str]) -> str:
     """*Codex* ``print_summary``: ``Success. Updated the following files:`` then ``A``/``M``/``D``
     lines, each group in patch order (a moved file is listed as ``M <destination>``); names as
-    ``fs.shown.shown_name`` prints them (D22)."""
+    ``tool_common.shown.shown_name`` prints them (D22)."""
     rows = [f"A {shown_name(p)}" for p in added] + [f"M {shown_name(p)}" for p in modified]
     rows += [f"D {shown_name(p)}" for p in deleted]
     return "Success. Updated the following files:\n" + "".join(row + "\n" for row in rows)
@@ -233,7 +233,7 @@ def codex_summary(added: Sequence[str], modified: Sequence[str], deleted: Sequen
 
 def operation_summary(kind: Literal["create", "update", "delete"], path: str, move_to: str | None = None) -> str:
     """*SDK* editor results: ``Created <p>``, ``Updated <p>``, ``Deleted <p>``, and for a move
-    ``Updated <p>\\nMoved <p> to <dest>``. Names as ``fs.shown.shown_name`` prints them (D22)."""
+    ``Updated <p>\\nMoved <p> to <dest>``. Names as ``tool_common.shown.shown_name`` prints them (D22)."""
     path = shown_name(path)
     move_to = None if move_to is None else shown_name(move_to)
     if kind == "create":

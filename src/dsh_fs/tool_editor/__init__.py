@@ -5,7 +5,7 @@ events and locks as ``read``/``write``/``edit``.
 | module | owns |
 |---|---|
 | ``plugin`` | ``ToolTextEditor`` (Anthropic), ``ToolStrReplaceEditor`` (reference): schemas, registration |
-| ``executors`` | ``Editor``: ``view``/``create``/``str_replace``/``insert`` through the seam and the ``fs/*`` events |
+| ``executor`` | ``Editor``: ``view``/``create``/``str_replace``/``insert`` through the seam and the ``fs/*`` events |
 | ``texts`` | every model-facing text, with its source |
 | ``view``, ``insert``, ``replace`` | pure: view rendering, line insertion, the reference's raw matching |
 | ``lines`` | pure: the lines a ``view`` keeps of a text fed in chunks (``LineCollector``) |

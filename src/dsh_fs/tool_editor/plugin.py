@@ -10,7 +10,7 @@
   the face), it also takes OpenHands' ``undo_edit`` (DEVIATIONS H10, docs/HISTORY.md): the enum,
   the ``command`` description and one description line are OpenHands'.
 
-Both run on ``executors.Editor``. Neither is loaded by ``create_context()`` unless asked for
+Both run on ``executor.Editor``. Neither is loaded by ``create_context()`` unless asked for
 (``create_context(faces=[...])``).
 """
 
@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 from ..core.context import Scope
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from . import texts as t
-from .executors import Editor, Face
+from .executor import Editor, Face
 
 __all__ = ("ToolStrReplaceEditor", "ToolTextEditor", "anthropic_params", "editor_present_call", "reference_description",
            "reference_params")

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..core.jsonvalue import js_number_str
-from ..fs.shown import shown_name
+from ..tool_common.shown import shown_name
 from .texts import (
     LISTING_HEADER,
     REF_FILE_HEADER,
@@ -167,7 +167,7 @@ def render_listing(
     cut: bool = False,
 ) -> str:
     """The directory view: a header, then ``<d|f|?>\\t<display path>`` rows sorted by path, each
-    path as ``fs.shown.shown_name`` prints it (D22: a path with a control, separator or format
+    path as ``tool_common.shown.shown_name`` prints it (D22: a path with a control, separator or format
     character as a JSON string literal, so no name can forge or hide a row).
 
     :param rows: ``(kind, display_path)`` of the entries to show (the directory itself is added);

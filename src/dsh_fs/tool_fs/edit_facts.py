@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..fs.errors import FsError, FsErrorCode, not_found, not_regular_file
 from ..fs.filesystem import FileSystem
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import Target
 from .lookup import lookalike_hint
 from .shared import with_hint

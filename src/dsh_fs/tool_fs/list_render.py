@@ -13,7 +13,7 @@ Deviations (docs/DEVIATIONS.md), each a ``ToolSwitches`` field the caller passes
 * L2: a regular file shows its size (`` (12 bytes)``) when the provider knows it.
 * L3: a quoted name never carries a raw C1 control character or DEL (JSON leaves them raw),
   and a name holding a line or paragraph separator or a format character (bidirectional
-  overrides and isolates, zero-width characters, U+2060, U+FEFF: ``fs.shown.is_hidden``) is
+  overrides and isolates, zero-width characters, U+2060, U+FEFF: ``tool_common.shown.is_hidden``) is
   quoted with them escaped, so ``report\u202egnp.exe`` cannot read as ``reportexe.png``.
 """
 
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
-from ..fs.shown import is_hidden, needs_quoting, unicode_escape
+from ..tool_common.shown import is_hidden, needs_quoting, unicode_escape
 
 __all__ = (
     "Child",
@@ -160,7 +160,7 @@ def render_name(value: str, *, escape_hidden: bool) -> str:
     A lone surrogate (a name that is not valid UTF-8, kept by ``surrogateescape``) is shown as
     U+FFFD, as JavaScript's ``readdir`` decodes it.
 
-    :param escape_hidden: DEVIATIONS L3: a name with a hidden character (``fs.shown.is_hidden``:
+    :param escape_hidden: DEVIATIONS L3: a name with a hidden character (``tool_common.shown.is_hidden``:
         a control, a line or paragraph separator, a format character) is quoted, and inside
         the quotes each such character is an escape (``\\u007f``, ``\\u202e``; JSON's own
         escapes for C0); off: the reference's rule, DEL, C1 and the rest left raw

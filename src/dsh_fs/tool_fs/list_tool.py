@@ -26,7 +26,7 @@ from ..core.session import ToolExecution
 from ..core.tools import ToolDefinition, ToolOutput, text_block
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.paths import is_blank
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..core.errors import ToolInputError
 from .args import check_positive_integer
 from .shared import positive_integer

@@ -18,11 +18,11 @@ from ..core.profile import Profile
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs_sandbox.tools import with_escalation
 from . import presenters
 from .config import ToolFsConfig
-from .executors import FsTools
+from .executor import FsTools
 from .list_tool import add_roots_section
 from .seen import SeenTexts
 from .stale_changes import SERVICE as SEEN_SERVICE

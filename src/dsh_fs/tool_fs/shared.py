@@ -13,7 +13,7 @@ tools and the adapters borrow these from ``tool_fs`` (DEVIATIONS D5, D9, D11, D1
 * Unicode checks (D11): ``lone_surrogate``, ``check_unicode``.
 * Config helpers: ``positive_integer`` (a plugin setting that must be an integer ≥ 1).
 
-The switches that decide each of them are ``fs.tool_switches.ToolSwitches``. Pure: no I/O.
+The switches that decide each of them are ``tool_common.switches.ToolSwitches``. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import math
 from ..core.errors import ToolInputError
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.media import extension_of, image_media_type_for_path
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from .hints import near_match_hint
 
 __all__ = (

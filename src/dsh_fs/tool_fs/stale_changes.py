@@ -20,7 +20,7 @@ from ..core.context import Context
 from ..fs.errors import FsError, FsErrorCode
 from ..fs.events import FS_OBSERVED
 from ..fs.filesystem import FileSystem
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import Target
 from .seen import SeenTexts
 from .stale_diff import changes_block

@@ -85,7 +85,7 @@ _CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
 
 def escape_controls(line: str) -> str:
     """DEVIATIONS S14: ``line`` with every C0 control but tab, and DEL, written as a JSON escape
-    (``\\u0000`` for NUL, as ``fs.shown`` writes names), so no raw control byte reaches the model.
+    (``\\u0000`` for NUL, as ``tool_common.shown`` writes names), so no raw control byte reaches the model.
     Applied to an already cut preview: the result is at most 6× its length."""
     if line.isprintable() or not _CONTROLS.search(line):
         return line

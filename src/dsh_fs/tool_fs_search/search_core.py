@@ -33,7 +33,7 @@ from ..fs.errors import FsError, FsErrorCode
 from ..fs.filesystem import FileSystem
 from ..fs.path_rules import RuleView
 from ..fs.search_host import FollowLinks, HostSearch, Results
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import Info, Target
 from ..spill.store import SpillRequest, SpillStore, SpillWriter
 from . import errors

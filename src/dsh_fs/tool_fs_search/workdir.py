@@ -22,7 +22,7 @@ import posixpath
 from dataclasses import dataclass
 
 from ..fs.search_host import SearchHost
-from ..fs.shown import shown_name
+from ..tool_common.shown import shown_name
 from .denied import HostRules
 from .links import LinkFilter
 from .mirror import Mirror
@@ -94,7 +94,7 @@ class Space:
 
     def shown(self, printed: str) -> str:
         """The display form of a path ripgrep printed (§6.3), a name that could forge a line
-        quoted (``fs.shown``, D22)."""
+        quoted (``tool_common.shown``, D22)."""
         if self.mirror is not None:
             printed = self.mirror.unmap(printed)
         return shown_name(printed if self.workdir is None else to_workdir_relative(printed, self.workdir))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from .config import ImageConfig
 from .decode import DecodeFailed, decode_fully
 from ..fs.image_header import gif_is_animated, read_header

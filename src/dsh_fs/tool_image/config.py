@@ -1,5 +1,5 @@
 """``read_image`` settings: the image caps, with their vendor-derived defaults (docs/IMAGES.md
-"Limits"). Its profile switches (I2, I3) are ``fs.tool_switches.ToolSwitches`` fields.
+"Limits"). Its profile switches (I2, I3) are ``tool_common.switches.ToolSwitches`` fields.
 
 Defaults are the reference's attachment service defaults (``packages/attachment/
 attachment-local/src/index.ts``), and each one is inside what both vendor APIs accept:

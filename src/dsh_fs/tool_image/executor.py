@@ -22,7 +22,7 @@ from ..fs.errors import not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
 from ..fs.filesystem import FileSystem
 from ..fs.media import extension_of, image_media_type_for_path
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..tool_fs.args import check_file_path
 from . import texts
 from .admission import Refusal, admit

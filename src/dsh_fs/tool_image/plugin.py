@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from ..core.context import Scope
 from ..core.schema import Param
 from ..core.tools import ToolDefinition
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from . import texts
 from .admission import ImageAdmission
 from .config import ImageConfig

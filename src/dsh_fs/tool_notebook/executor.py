@@ -30,7 +30,7 @@ from ..fs.errors import FsError, FsErrorCode, gone, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED
 from ..fs.filesystem import FileSystem
 from ..fs.media import extension_of
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import EditIntent, ReplaceIfVersion
 from ..fs_sandbox.tools import call_fs, map_denial
 from ..notebook import cells as nbcells

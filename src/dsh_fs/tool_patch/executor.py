@@ -48,9 +48,9 @@ from ..core.session import ToolExecution
 from ..fs.errors import FsError, FsErrorCode, edit_not_observed, not_regular_file, stale
 from ..fs.events import FS_EDIT_INTENT, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
-from ..fs.sandbox import denial_marker, escalation_hint
+from ..tool_common.sandbox_texts import denial_marker, escalation_hint
 from ..fs.text import normalize, utf8_size
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import EditIntent, Target, Version
 from ..patch import AddFile, DeleteFile, FileChange, FileState, Patch, PatchError, PatchRejected
 from ..patch import codex_summary, plan_patch

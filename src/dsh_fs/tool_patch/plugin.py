@@ -23,7 +23,7 @@ from ..core.context import Scope
 from ..core.schema import Param
 from ..core.session import ToolExecution
 from ..core.tools import ToolDefinition, ToolOutput, text_block
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..patch import Patch, PatchError, parse_patch
 from ..tool_fs.shared import check_unicode
 from ..fs_sandbox.changes import Change

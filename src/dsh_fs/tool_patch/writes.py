@@ -38,7 +38,7 @@ from ..core.session import ToolExecution
 from ..fs.errors import FsError
 from ..fs.events import FS_OBSERVED
 from ..core.signal import AbortSignal
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, DeleteIntent, RenameIntent, ReplaceIfVersion, Target, Version
 from ..patch import FileChange
 from ..tool_fs.shared import with_remedy

@@ -25,7 +25,7 @@ from ..fs.errors import not_found, not_regular_file
 from ..fs.events import FS_OBSERVED
 from ..fs.filesystem import FileSystem
 from ..fs.media import extension_of
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..tool_fs.args import check_file_path
 from ..tool_fs.shared import check_unicode
 from . import texts

@@ -24,7 +24,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from dsh_fs.fs.sandbox import denial_marker, escalation_hint
+from dsh_fs.tool_common.sandbox_texts import denial_marker, escalation_hint
 from httpkit import HTTP_TIMEOUT, STARTUP_TIMEOUT, http_server_async, server_argv
 
 JUSTIFICATION = "The user asked for this file."

@@ -22,7 +22,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from dsh_fs.fs.sandbox import denial_marker, escalation_hint, policy_context
+from dsh_fs.tool_common.sandbox_texts import denial_marker, escalation_hint, policy_context
 from httpkit import HTTP_TIMEOUT, http_server_async, server_argv
 
 FIELDS = {"sandbox_permissions", "justification"}

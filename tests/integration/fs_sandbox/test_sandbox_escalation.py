@@ -15,7 +15,7 @@ from sandboxkit import Approvals, base, snapshot  # noqa: F401  (fixture)
 
 import dsh_fs
 from dsh_fs import AbortSignal, Session
-from dsh_fs.fs.sandbox import denial_marker, escalation_hint
+from dsh_fs.tool_common.sandbox_texts import denial_marker, escalation_hint
 
 pytestmark = pytest.mark.anyio
 
@@ -249,7 +249,7 @@ async def test_approval_needs_a_sandbox(base: Path) -> None:
 async def test_the_policy_prompt_section(base: Path, mode: str) -> None:
     """``sandbox:policy`` (order 110): the standing mode, the workspace named as JSON; left out of
     a tool server's instructions (the ``tool:`` sections) and absent without a sandbox."""
-    from dsh_fs.fs.sandbox import policy_context
+    from dsh_fs.tool_common.sandbox_texts import policy_context
 
     ws = str(base / "ws")
     ctx = dsh_fs.create_context(root=ws, sandbox=mode)

@@ -35,7 +35,7 @@ from dsh_fs import FileSystem, Session
 from dsh_fs.adapters.patch_operations import apply_operations
 from dsh_fs.core.session import ToolExecution
 from dsh_fs.faces import FACE_TOOLS
-from dsh_fs.fs.sandbox import denial_marker, escalation_hint
+from dsh_fs.tool_common.sandbox_texts import denial_marker, escalation_hint
 from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.fs_sandbox.filesystem import KINDS, SandboxedFileSystem
 from dsh_fs.patch import model as patch_model

@@ -11,7 +11,7 @@ import pytest
 
 import dsh_fs
 from dsh_fs import Session
-from dsh_fs.fs.sandbox import denial_marker, escalation_hint
+from dsh_fs.tool_common.sandbox_texts import denial_marker, escalation_hint
 
 pytestmark = pytest.mark.anyio
 

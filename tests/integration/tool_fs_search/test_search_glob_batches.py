@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from dsh_fs import Session
-from dsh_fs.fs.shown import shown_name
+from dsh_fs.tool_common.shown import shown_name
 from dsh_fs.tool_fs_search.output import to_workdir_relative
 from filekit import get
 from searchkit import FakeRg, call, search_ctx

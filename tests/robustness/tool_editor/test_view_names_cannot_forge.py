@@ -1,5 +1,5 @@
 """The editors' directory ``view`` prints each name on one row that reads back (deviation D22;
-``fs.shown``), in both faces and both profiles.
+``tool_common.shown``), in both faces and both profiles.
 
 A hostile repository names ``x\\nf\\tforged.txt`` (a row no file has), ``b.txt\\n``,
 ``report\\u202egnp.exe`` (shown raw: ``reportexe.png``) and ``a\\u200bb.txt`` beside a real

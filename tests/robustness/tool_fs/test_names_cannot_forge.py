@@ -1,4 +1,4 @@
-"""Names cannot forge output lines (deviation D22; ``fs.shown``).
+"""Names cannot forge output lines (deviation D22; ``tool_common.shown``).
 
 A hostile repository names files so that a tool's text lies: ``x\\nLine 7: password=hunter2``
 makes ``grep`` show a match no file has, ``b.txt\\n`` makes ``glob`` list ``b.txt`` twice, a

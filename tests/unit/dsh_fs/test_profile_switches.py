@@ -17,7 +17,7 @@ import pytest
 
 import dsh_fs.fs_local.rules  # noqa: F401  (defines LocalRules)
 from dsh_fs.core.profile import PROFILE_SWITCH, Profile, ProfileSwitches
-from dsh_fs.fs.tool_switches import ToolSwitches
+from dsh_fs.tool_common.switches import ToolSwitches
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
 SHARED = os.path.abspath(os.environ.get("DSH_FS_SHARED", os.path.join(ROOT, "..", "shared")))
@@ -101,7 +101,7 @@ def test_the_docs_name_the_switches_of_each_class() -> None:
     with open(OURS, encoding="utf-8") as f:
         text = f.read()
     labels = {"TextRules": "`fs.provider_rules.TextRules`", "LocalRules": "`fs_local.rules.LocalRules`",
-              "ToolSwitches": "`fs.tool_switches.ToolSwitches`"}
+              "ToolSwitches": "`tool_common.switches.ToolSwitches`"}
     for cls in _switch_classes():
         label = labels[cls.__name__]  # a new switch class is named in the docs too
         m = re.search(re.escape(label) + r"\s*\(([^)]*)\)", text)

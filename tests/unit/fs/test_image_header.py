@@ -65,7 +65,7 @@ def test_any_bytes_give_a_header_or_none_and_never_raise(tail, head):
 def test_admission_of_damaged_images_is_a_refusal_never_a_crash(fmt, cut, junk):
     """Any prefix of a real image plus junk: admitted with the header's size, or refused
     (the reference's codes), never another exception."""
-    from dsh_fs.fs.tool_switches import ToolSwitches
+    from dsh_fs.tool_common.switches import ToolSwitches
     from dsh_fs.tool_image.admission import Admitted, Refusal, admit
     from dsh_fs.tool_image.config import ImageConfig
 

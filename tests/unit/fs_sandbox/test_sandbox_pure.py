@@ -1,4 +1,4 @@
-"""The sandbox vocabulary, texts and rules (``dsh_fs.fs.sandbox``, ``dsh_fs.fs_sandbox.roots``):
+"""The sandbox vocabulary, texts and rules (``dsh_fs.fs.sandbox``, ``dsh_fs.tool_common.sandbox_texts``, ``dsh_fs.fs_sandbox.roots``):
 every model-facing text against the reference's literal (docs/design/SANDBOX.md §1), the
 escalation-pairing order, the temp areas and path containment (docs/SANDBOX.md)."""
 
@@ -12,26 +12,27 @@ import pytest
 from hypothesis import given, strategies as st
 
 from dsh_fs.core.errors import ToolInputError
-from dsh_fs.fs import sandbox as sb
+from dsh_fs.fs import sandbox as modes
 from dsh_fs.fs.errors import FsErrorCode, sandbox_denied
+from dsh_fs.tool_common import sandbox_texts as sb
 from dsh_fs.fs_sandbox.roots import canonical, is_under, lexically_under, temp_areas
 
 
 def test_modes_and_wider_are_the_references() -> None:
-    assert sb.MODES == ("read-only", "workspace-write", "danger-full-access")
+    assert modes.MODES == ("read-only", "workspace-write", "danger-full-access")
     assert sb.ESCALATION_TARGETS == ("workspace-write", "danger-full-access")
-    assert dict(sb.WIDER) == {"read-only": ("workspace-write", "danger-full-access"),
+    assert dict(modes.WIDER) == {"read-only": ("workspace-write", "danger-full-access"),
                               "workspace-write": ("danger-full-access",), "danger-full-access": ()}
-    assert sb.strictly_wider("danger-full-access", "workspace-write")
-    assert not sb.strictly_wider("workspace-write", "workspace-write")
-    assert not sb.strictly_wider("workspace-write", "danger-full-access")
-    assert not sb.strictly_wider("read-only", "read-only")
+    assert modes.strictly_wider("danger-full-access", "workspace-write")
+    assert not modes.strictly_wider("workspace-write", "workspace-write")
+    assert not modes.strictly_wider("workspace-write", "danger-full-access")
+    assert not modes.strictly_wider("read-only", "read-only")
 
 
 def test_parse_mode_refuses_an_unknown_mode() -> None:
-    assert sb.parse_mode("workspace-write") == "workspace-write"
+    assert modes.parse_mode("workspace-write") == "workspace-write"
     with pytest.raises(ValueError, match=r'unknown sandbox mode "root" \(expected one of \["read-only",'):
-        sb.parse_mode("root")
+        modes.parse_mode("root")
 
 
 def test_every_text_is_the_references() -> None:
@@ -39,7 +40,7 @@ def test_every_text_is_the_references() -> None:
     assert sb.escalation_hint("operation") == (
         "[sandbox: escalation available \u2014 retry this exact operation once with sandbox_permissions (the narrowest "
         "wider mode that suffices) + justification; the approval prompt asks the user]")
-    assert sb.fence_denied_message("write", "/w/a", "workspace-write") == (
+    assert modes.fence_denied_message("write", "/w/a", "workspace-write") == (
         'cannot write "/w/a": file access denied under workspace-write mode')
     err = sandbox_denied("delete", "/w/a", "read-only")
     assert (str(err), err.code) == ('cannot delete "/w/a": file access denied under read-only mode', "FS_SANDBOX_DENIED")

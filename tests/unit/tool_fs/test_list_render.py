@@ -13,7 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh_fs.fs.shown import is_hidden
+from dsh_fs.tool_common.shown import is_hidden
 from dsh_fs.tool_fs.list_render import (
     ListedEntry,
     count_entries,

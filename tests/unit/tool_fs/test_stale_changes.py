@@ -13,7 +13,7 @@ import pytest
 import dsh_fs
 from dsh_fs import Session
 from dsh_fs.fs.errors import FsError, FsErrorCode, stale
-from dsh_fs.fs.tool_switches import ToolSwitches
+from dsh_fs.tool_common.switches import ToolSwitches
 from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.tool_fs.stale_changes import NOW_MAX_BYTES, SERVICE, saw, with_changes, with_changes_at
 from dsh_fs.tool_fs.stale_diff import HEADER

@@ -1,4 +1,4 @@
-"""``fs.shown.shown_name`` (D22): a name that could end or rewrite a line is printed as a JSON
+"""``tool_common.shown.shown_name`` (D22): a name that could end or rewrite a line is printed as a JSON
 string literal; any other name is printed as it is."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import unicodedata
 
 from hypothesis import given, strategies as st
 
-from dsh_fs.fs.shown import needs_quoting, shown_name
+from dsh_fs.tool_common.shown import needs_quoting, shown_name
 
 
 def test_examples() -> None:

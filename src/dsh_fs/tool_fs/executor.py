@@ -29,7 +29,7 @@ from ..fs.errors import FsError, FsErrorCode, not_found, not_regular_file
 from ..fs.legacy_text import LEGACY_MAX_BYTES, encoding_note
 from ..fs.events import FS_EDIT_INTENT, FS_OBSERVED, FS_WRITE_INTENT
 from ..fs.filesystem import FileSystem
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.window import window_whole
 from ..fs.types import EditRequest, Target, Version
 from ..fs_sandbox.changes import Change

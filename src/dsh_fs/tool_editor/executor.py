@@ -42,7 +42,7 @@ from ..fs.filesystem import FileSystem
 from ..fs.paths import is_blank
 from ..fs.provider_rules import TextRules
 from ..fs.text import normalize
-from ..fs.tool_switches import ToolSwitches
+from ..tool_common.switches import ToolSwitches
 from ..fs.types import CreateIfAbsent, DirEntry, EditIntent, EditRequest, Info, ReplaceIfVersion, Target, Version
 from ..fs_sandbox.tools import call_fs, map_denial
 from ..tool_fs.diff import bounded_diffs
