@@ -136,7 +136,7 @@ def real_path_in(path: str, root: Root, *, strict: bool, others: tuple[Root, ...
     if root.anchor is None:
         parent, _, name = path.rpartition("/")
         if (parent or "/") == root.real and name not in ("", ".", ".."):
-            # directly below the root (most paths an agent reads): the walk's one step, inline
+            # directly below the root (most paths an agent reads): the walk's one step, on this thread
             try:
                 if not stat_mod.S_ISLNK(os.lstat(path).st_mode):
                     return path

@@ -459,7 +459,7 @@ def raised_line(request_id: types.RequestId, exc: Exception) -> bytes:
 
 # -- the SDK as the stdio connection's fallback ------------------------------------------------------------
 
-PARSE_INLINE_MAX: Final = 65536
+PARSE_ON_LOOP_MAX: Final = 65536
 """bytes of a line parsed on the event loop thread; a longer line is parsed in a worker thread"""
 
 
@@ -527,7 +527,7 @@ class SdkRoute:
         message goes to the server (a request counted until settled), an error reply is written
         at once (it answers a line that was no message the server got, so it settles no request
         of the server's, even one with the same ``id``)."""
-        if len(raw) <= PARSE_INLINE_MAX:
+        if len(raw) <= PARSE_ON_LOOP_MAX:
             item = _item_of(raw)
         else:
             item = await anyio.to_thread.run_sync(_item_of, raw, limiter=self._parser)
@@ -556,7 +556,7 @@ class SdkRoute:
 
             item = SessionMessage(message, metadata=ServerMessageMetadata(on_request_unanswered=unanswered))
             await self._input.send(item)
-            if answered is not None:  # the SDK serves it inline, its read loop parked: so does this
+            if answered is not None:  # the SDK serves it on its read loop, parked meanwhile: so does this
                 await answered.wait()
             return
         if isinstance(message, types.JSONRPCNotification) and message.method == "notifications/roots/list_changed":

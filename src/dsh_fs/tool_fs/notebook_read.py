@@ -26,8 +26,8 @@ from .read_render import format_read_output
 
 __all__ = (
     "IMAGES_PER_READ",
-    "INLINE_MAX_CHARS",
     "NotShownAsCells",
+    "ON_LOOP_MAX_CHARS",
     "not_a_notebook_note",
     "notebook_blocks",
     "too_big_note",
@@ -37,7 +37,7 @@ IMAGES_PER_READ = 20
 """image outputs one read returns as image content at most (Anthropic's API lowers its per-image
 size cap for a request holding more than 20 images)"""
 
-INLINE_MAX_CHARS = 256 * 1024
+ON_LOOP_MAX_CHARS = 256 * 1024
 """a notebook text of more characters is parsed and rendered in a worker thread"""
 
 
@@ -77,7 +77,7 @@ async def notebook_blocks(text: str, display: str, window: ReadWindow, *, admiss
     :raises NotShownAsCells: not a notebook (the caller shows the text, with the note)
     :raises FsError: ``offset <n> is out of range for "<dp>" (<total> lines)`` (of the view)
     """
-    if len(text) > INLINE_MAX_CHARS:
+    if len(text) > ON_LOOP_MAX_CHARS:
         view = await anyio.to_thread.run_sync(_view, text)
     else:
         view = _view(text)

@@ -11,7 +11,7 @@ under the file's lock; a notebook saved by a running kernel in between is refuse
 ``fs/observed`` at the new version.
 
 Notebooks over ``max_bytes`` are refused before they are read. Parsing, editing, writing back and
-validating a notebook of more than ``INLINE_MAX_BYTES`` run in a worker thread.
+validating a notebook of more than ``ON_LOOP_MAX_BYTES`` run in a worker thread.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from ..tool_fs.shared import check_unicode, with_remedy
 from ..tool_fs.stale_changes import saw, with_changes_at
 from . import texts as t
 
-__all__ = ("INLINE_MAX_BYTES", "NotebookEditor", "validate_nbformat")
+__all__ = ("NotebookEditor", "ON_LOOP_MAX_BYTES", "validate_nbformat")
 
-INLINE_MAX_BYTES = 256 * 1024
+ON_LOOP_MAX_BYTES = 256 * 1024
 """notebooks of more bytes are parsed, edited and validated in a worker thread"""
 
 _MODES = ("replace", "insert", "delete")
@@ -144,7 +144,7 @@ class NotebookEditor:
             now = await fs.stat(target, signal=signal)
             raise gone(display) if now is None else stale("edit", display)
         work = (display, text, args.get("cell_id"), args["new_source"], args.get("cell_type"), mode)
-        if len(text) > INLINE_MAX_BYTES:
+        if len(text) > ON_LOOP_MAX_BYTES:
             outcome = await anyio.to_thread.run_sync(_edited, *work)
         else:
             outcome = _edited(*work)

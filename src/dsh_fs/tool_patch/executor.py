@@ -73,7 +73,7 @@ UPDATE_MAX_SIZE = 16 * 1024 * 1024
 whole texts split into lines (a multiple of the file in memory), so a bigger one is refused
 before it is read, naming the limit (``edit`` streams such files)"""
 
-DIFF_INLINE_MAX = 2 * 1024 * 1024
+DIFF_ON_LOOP_MAX = 2 * 1024 * 1024
 """the most characters (every change's text before and after, summed) whose UI diffs are
 computed on the event loop thread (about 1 ms per Mi character: the texts split into lines,
 then a few lines around each hunk); a bigger patch's are computed in a worker thread while it
@@ -204,7 +204,7 @@ async def apply_patch(ctx: Context, patch: Patch, execution: ToolExecution, *,
         takes the escalation fields, DEVIATIONS X2); it always ends with the denial marker
     :param with_diffs: compute ``AppliedPatch.diffs()`` as the files are written, for a face
         that returns them (``_write``: after the writes on this thread for a patch of at most
-        ``DIFF_INLINE_MAX`` characters, else in a worker thread while they are written)
+        ``DIFF_ON_LOOP_MAX`` characters, else in a worker thread while they are written)
     :return: the changes written
     :raises PatchInputError: no operation, a file touched twice (nothing written)
     :raises FsError: the patch does not apply (nothing written; every reason, one per line,
@@ -353,7 +353,7 @@ async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange], *, with
     """Write the plan (``writes.write_steps``: the first change alone under an abort signal,
     then in-place updates beside the name changes in patch order); shielded. With
     ``with_diffs``, the diffs of the plan are computed after the writes on this thread when its
-    texts total at most ``DIFF_INLINE_MAX`` characters (a worker thread beside writes made on
+    texts total at most ``DIFF_ON_LOOP_MAX`` characters (a worker thread beside writes made on
     the event loop thread would take the GIL from them), else in a worker thread meanwhile
     (kept only when every write succeeded)."""
     steps: list[WriteStep] = []
@@ -364,7 +364,7 @@ async def _write(run: _Run, patch: Patch, planned: Sequence[FileChange], *, with
         steps.append(WriteStep(change=change, target=entry.target, guard=entry.guard, dest=dest))
     if not with_diffs:
         return AppliedPatch(changes=await write_steps(run.ctx, run.execution, steps, switches=run.switches))
-    if sum(len(c.before or "") + len(c.after or "") for c in planned) <= DIFF_INLINE_MAX:
+    if sum(len(c.before or "") + len(c.after or "") for c in planned) <= DIFF_ON_LOOP_MAX:
         changes = await write_steps(run.ctx, run.execution, steps, switches=run.switches)
         applied = AppliedPatch(changes=changes)  # a few milliseconds at most: on this thread, after the writes
         return AppliedPatch(changes=changes, kept_diffs=applied.diffs())

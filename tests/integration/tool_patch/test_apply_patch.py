@@ -356,11 +356,11 @@ class FailingSecondWrite(LocalFileSystem):
 @pytest.mark.parametrize("diffs_beside", [False, True])
 async def test_a_write_failing_midway_is_reported_precisely(ws: str, diffs_beside: bool,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    # DEVIATIONS E10; ``diffs_beside``: as a patch over DIFF_INLINE_MAX, diffed in a worker thread
+    # DEVIATIONS E10; ``diffs_beside``: as a patch over DIFF_ON_LOOP_MAX, diffed in a worker thread
     from dsh_fs.tool_patch import executor
 
     if diffs_beside:
-        monkeypatch.setattr(executor, "DIFF_INLINE_MAX", 0)
+        monkeypatch.setattr(executor, "DIFF_ON_LOOP_MAX", 0)
     put(f"{ws}/a.txt", "a\n")
     put(f"{ws}/b.txt", "b\n")
     put(f"{ws}/c.txt", "c\n")
@@ -945,7 +945,7 @@ async def test_an_update_of_exactly_one_mebicharacter_is_still_written_side_by_s
 @pytest.mark.parametrize("extra", [0, 1])
 async def test_diffs_of_a_patch_of_at_most_two_mebicharacters_are_computed_on_the_event_loop(
         ws: str, extra: int, patch_ctx: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Texts (before and after, summed) of at most ``DIFF_INLINE_MAX`` characters: the UI
+    """Texts (before and after, summed) of at most ``DIFF_ON_LOOP_MAX`` characters: the UI
     diffs after the writes, on the event loop thread; one more: in a worker thread meanwhile.
     The same diffs either way."""
     import threading
@@ -954,8 +954,8 @@ async def test_diffs_of_a_patch_of_at_most_two_mebicharacters_are_computed_on_th
     from dsh_fs.patch import parse_patch
     from dsh_fs.tool_patch import AppliedPatch, apply_patch, executor
 
-    assert executor.DIFF_INLINE_MAX == 2 * 1024 * 1024
-    half = executor.DIFF_INLINE_MAX // 2 + extra
+    assert executor.DIFF_ON_LOOP_MAX == 2 * 1024 * 1024
+    half = executor.DIFF_ON_LOOP_MAX // 2 + extra
     put(f"{ws}/big.txt", "a\n" + "x" * (half - 3) + "\n")  # ``half`` characters before and after
     threads: list[str] = []
     real = AppliedPatch.diffs

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mcp.shared.message import SessionMessage
 
-from dsh_fs.mcp.server import PARSE_INLINE_MAX
+from dsh_fs.mcp.server import PARSE_ON_LOOP_MAX
 from dsh_fs.mcp.stdio import pipe
 from mcpkit import serve_sdk_standin
 
@@ -249,7 +249,7 @@ def test_the_transport_serves_an_unbuffered_pipe_on_the_event_loop_thread(
     blocking: list[str] = []
     for name in ("read_into", "_read_some", "_write"):
         monkeypatch.setattr(pipe, name, lambda *args, name=name: blocking.append(name))
-    long_text = "z" * (PARSE_INLINE_MAX + 10)
+    long_text = "z" * (PARSE_ON_LOOP_MAX + 10)
     lines = [
         '{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}',
         "garbage",
