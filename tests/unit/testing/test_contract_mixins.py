@@ -16,7 +16,7 @@ from pathlib import Path
 from dsh_fs.testing import contract
 from dsh_fs.testing.contract.base import ContractBase
 
-OPTIONAL = {"IdenticalRewriteContract", "ImplementedReadWindowContract"}
+OPTIONAL = {"IdenticalRewriteContract", "ImplementedReadWindowContract", "WriteBytesContract"}
 
 
 def _mixins() -> dict[str, type]:
