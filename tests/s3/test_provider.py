@@ -387,5 +387,7 @@ async def test_tools_with_the_policy_over_s3(bucket: S3Workspace) -> None:
     await bucket.put("notes.md", b"# Notes\r\n\r\nchanged elsewhere\r\n")
     stale = await ctx.tools.execute("edit", {"file_path": "notes.md", "old_string": "Notes", "new_string": "N"}, session=agent)
     assert stale.error is not None and stale.error.code == "FS_STALE_VERSION"
-    assert stale.text == 'Error: cannot edit "/notes.md": file changed since it was read — re-read the file, then retry'
+    first_line, _, changes = stale.text.partition("\n")
+    assert first_line == 'Error: cannot edit "/notes.md": file changed since it was read — re-read the file, then retry'
+    assert "+changed elsewhere" in changes  # D30: what changed since the agent's write
     assert await bucket.get("notes.md") == b"# Notes\r\n\r\nchanged elsewhere\r\n"

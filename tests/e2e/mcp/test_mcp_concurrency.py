@@ -16,6 +16,8 @@ import anyio
 import pytest
 from mcp import ClientSession
 
+from dsh_fs.tool_fs.stale_diff import HEADER
+
 from mcp_support import call_raw, http_server, http_session, row, stdio_session
 
 pytestmark = pytest.mark.timeout(120)
@@ -81,10 +83,11 @@ async def _race(first: ClientSession, second: ClientSession, path: str, tool: st
     losers = [r for r in outcomes.values() if r["is_error"]]
     assert len(winners) == 1 and len(losers) == 1, outcomes
     assert losers[0]["code"] == "FS_STALE_VERSION"
-    assert losers[0]["text"] == (
-        f'Error: cannot {tool} "{path}": file changed since it was read — re-read the file, then retry'
-    )
+    first_line, _, changes = losers[0]["text"].partition("\n")
+    assert first_line == f'Error: cannot {tool} "{path}": file changed since it was read — re-read the file, then retry'
     winner = ("first's", "second's")[winners[0]]
+    # D30: the loser is shown what the winner changed (it read the file whole before)
+    assert changes.startswith(HEADER + "\n") and f"+{winner} " in changes, changes
     assert _get(path) == (f"{winner} line\n" if tool == "edit" else f"{winner} file\n")
 
 
