@@ -47,6 +47,8 @@ STEPS: list[tuple[dict[str, Any], str | None]] = [
     ({"tool": "read", "args": {"file_path": "b.txt"}}, None),
     ({"external_write": {"path": "b.txt", "content": "changed elsewhere\n"}}, None),
     ({"tool": "edit", "args": {"file_path": "b.txt", "old_string": "changed", "new_string": "mine"}}, "FS_STALE_VERSION"),
+    # (D30: that refusal showed the whole change, which counts as seen; so change it again)
+    ({"external_write": {"path": "b.txt", "content": "changed again\n"}}, None),
     ({"tool": "write", "args": {"file_path": "b.txt", "content": "mine\n"}}, "FS_STALE_VERSION"),
     # not found, not text, not a regular file
     ({"tool": "read", "args": {"file_path": "missing.txt"}}, "FS_NOT_FOUND"),
