@@ -23,7 +23,7 @@ from ..fs.filesystem import FileSystem
 from ..tool_common.switches import ToolSwitches
 from ..fs.types import Target
 from .seen import SeenTexts
-from .stale_diff import changes_block
+from .stale_diff import changes_block, lines_of
 
 __all__ = ("NOW_MAX_BYTES", "SERVICE", "saw", "with_changes", "with_changes_at")
 
@@ -69,8 +69,8 @@ async def with_changes(ctx: Context, fs: FileSystem, target: Target, err: FsErro
     if now is None:
         return err
     changes = await anyio.to_thread.run_sync(changes_block, seen, now, target.display_path)
-    if changes is None:
-        return err
+    if changes is None or len(lines_of(now)) < 2:
+        return err  # D30 saves a re-read; a file of one line is re-read as cheaply as its diff
     if changes.whole:  # the owner now knows the current text: a retry is guarded by its version
         store.remember(owner, target.key, str(info.version), now)
         ctx.emit(FS_OBSERVED, target, info.version, execution)
