@@ -148,7 +148,8 @@ async def test_a_read_stats_once_and_observes_that_version(ws: str, settled: Non
         assert not (await read(ctx, session, "big.log", **args)).is_error
         assert CountingFs.stats - before == 1  # REFERENCE-SPEC §4.11
     info = await provider.stat(await provider.resolve(path))
-    assert info is not None and seen == [info.version, info.version]
+    # D29: a whole read of a file up to 4 MiB adds its digest to the stat fields it observed
+    assert info is not None and [v.partition("=")[0] for v in seen] == [info.version, info.version]
 
 
 # -- the line index -------------------------------------------------------------------------------------
