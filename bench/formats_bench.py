@@ -26,8 +26,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 from typing import Any
+
+from workloads import script_result
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "src")
@@ -133,21 +134,15 @@ anyio.run(main)
 """
 
 
-def _child(script: str) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "child failed")
-    return json.loads(proc.stdout)
-
-
 def rows(work: str, *, calls: int = 10) -> list[dict[str, Any]]:
     """The three rows (see the module docstring)."""
     folder = os.path.join(work, "formats")
     os.makedirs(folder, exist_ok=True)
-    pdf = _child(_PDF.format(src=SRC, tests=TESTS, folder=folder, calls=calls))
-    notebook = _child(_NOTEBOOK.format(src=SRC, folder=folder, calls=max(3, calls // 2)))
-    sjis = _child(_EDIT.format(src=SRC, folder=folder, calls=max(3, calls // 2), encoding="shift_jis"))
-    utf8 = _child(_EDIT.format(src=SRC, folder=folder, calls=max(3, calls // 2), encoding="utf-8"))
+    pdf = script_result(_PDF.format(src=SRC, tests=TESTS, folder=folder, calls=calls), timeout=900)
+    notebook = script_result(_NOTEBOOK.format(src=SRC, folder=folder, calls=max(3, calls // 2)), timeout=900)
+    sjis = script_result(_EDIT.format(src=SRC, folder=folder, calls=max(3, calls // 2), encoding="shift_jis"),
+                         timeout=900)
+    utf8 = script_result(_EDIT.format(src=SRC, folder=folder, calls=max(3, calls // 2), encoding="utf-8"), timeout=900)
     view_tokens = notebook["view_text"] + notebook["image_tokens"]
     return [
         {"workload": f"read_pdf of page 50 of a 200-page PDF (≈{pdf['tokens']:.0f} tokens returned), in process",

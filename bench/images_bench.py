@@ -28,8 +28,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
 from typing import Any
+
+from workloads import script_result
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "src")
@@ -98,13 +99,6 @@ anyio.run(main)
 """
 
 
-def _child(script: str) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "child failed")
-    return json.loads(proc.stdout)
-
-
 def rows(work: str, *, calls: int = 20) -> list[dict[str, Any]]:
     """Both rows (see the module docstring)."""
     folder = os.path.join(work, "images")
@@ -113,9 +107,11 @@ def rows(work: str, *, calls: int = 20) -> list[dict[str, Any]]:
     with open(os.path.join(folder, "small.txt"), "w") as handle:
         handle.write("hello\n")
     label = f"{size / 1e6:.1f} MB PNG (820×820)"
-    local = _child(_IN_PROCESS.format(src=SRC, folder=folder, name="noise.png", calls=calls))
-    mcp = _child(_OVER_MCP.format(src=SRC, folder=folder, name="noise.png", calls=calls, images=True))
-    text_server = _child(_OVER_MCP.format(src=SRC, folder=folder, name="noise.png", calls=2, images=False))
+    local = script_result(_IN_PROCESS.format(src=SRC, folder=folder, name="noise.png", calls=calls), timeout=600)
+    mcp = script_result(_OVER_MCP.format(src=SRC, folder=folder, name="noise.png", calls=calls, images=True),
+                        timeout=600)
+    text_server = script_result(_OVER_MCP.format(src=SRC, folder=folder, name="noise.png", calls=2, images=False),
+                                timeout=600)
     raw = local["base"]
     return [
         {"workload": f"read_image of a {label}, in process", "ours": local["ours"], "ours_mem": local["ours_mem"],

@@ -143,31 +143,13 @@ def count_calls(python: str, path: str, calls: int, route: dict[str, str]) -> di
     the bare client after a ``ping``. The signals are handled on the server's main thread (the
     others block them), which they interrupt where it waits; a ``ping`` after SIGUSR2 only wakes
     a main thread that is not waiting (its calls before the handler runs would be counted)."""
-    import json
     import signal
 
     folder, name = os.path.split(path)
     out = os.path.join(folder, f"counts-{os.getpid()}-{time.monotonic_ns()}")
-    proc = subprocess.Popen([python, "-c", COUNTING, out, "mcp", "--root", folder], cwd=folder,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            env={**os.environ, **route})
-    assert proc.stdin is not None and proc.stdout is not None
-
-    def ask(message: dict[str, Any]) -> bytes:
-        proc.stdin.write(json.dumps(message).encode() + b"\n")  # type: ignore[union-attr]
-        proc.stdin.flush()  # type: ignore[union-attr]
-        return proc.stdout.readline() if "id" in message else b""  # type: ignore[union-attr]
-
+    proc, ask, call, line = mcp_floor.warmed([python, "-c", COUNTING, out, "mcp", "--root", folder], folder, name,
+                                             env={**os.environ, **route})
     try:
-        ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
-        ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        ask({"jsonrpc": "2.0", "id": "loaded", "method": "ping"})
-        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                "params": {"name": "read", "arguments": {"file_path": name}}}
-        for number in range(20):
-            call["id"] = number + 1
-            ask(call)
         proc.send_signal(signal.SIGUSR1)
         for number in range(calls):
             call["id"] = 100 + number

@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -117,12 +118,18 @@ def _cpu_used(before: tuple[float, dict[str, int]], after: tuple[float, dict[str
     return after[0] - before[0]
 
 
-def drive(command: list[str], folder: str, name: str, calls: int,
-          env: dict[str, str] | None = None) -> dict[str, Any]:
-    """The bare client against ``command``: wall µs, client CPU µs and server CPU µs per
-    round trip, and the last answer. A ``ping`` before the timed calls: ``dsh-fs mcp``
-    answers it only once the SDK has loaded, so the calls timed are served as a long-lived
-    client's are, not by the early phase that answers them while the SDK loads (M2)."""
+Ask = Callable[[dict[str, Any]], bytes]
+"""write one JSON-RPC message; its answer line when it has an ``id``, else ``b""``"""
+
+
+def warmed(command: list[str], folder: str, name: str,
+           env: dict[str, str] | None = None) -> tuple["subprocess.Popen[bytes]", Ask, dict[str, Any], bytes]:
+    """``command`` spawned as a bare JSON-lines client's server in ``folder``, initialized, a
+    ``ping`` answered (``dsh-fs mcp`` answers it only once the SDK has loaded, so later calls are
+    served as a long-lived client's are, not by the early phase that answers them while the SDK
+    loads, M2), then warmed by 20 ``read`` calls of ``name``: the process (the caller closes its
+    stdin and waits), the ``ask`` function, the ``tools/call`` message to reuse (set its ``id``)
+    and the last answer. The process is killed when the warm-up fails."""
     proc = subprocess.Popen(command, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env)
     assert proc.stdin is not None and proc.stdout is not None
@@ -139,9 +146,23 @@ def drive(command: list[str], folder: str, name: str, calls: int,
         ask({"jsonrpc": "2.0", "id": "loaded", "method": "ping"})
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                 "params": {"name": "read", "arguments": {"file_path": name}}}
+        line = b""
         for number in range(20):
             call["id"] = number + 1
             line = ask(call)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, ask, call, line
+
+
+def drive(command: list[str], folder: str, name: str, calls: int,
+          env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The bare client against ``command`` (``warmed``): wall µs, client CPU µs and server CPU µs
+    per round trip, and the last warm-up answer."""
+    proc, ask, call, line = warmed(command, folder, name, env)
+    try:
         server_cpu = _cpu_of(proc.pid)
         client_cpu = time.thread_time()
         start = time.perf_counter()

@@ -14,6 +14,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any
@@ -60,6 +61,16 @@ def settle(*paths: str) -> None:
         with open(path, "rb") as handle:
             while handle.read(8 * MiB):
                 pass
+
+
+def script_result(script: str, *, timeout: float) -> dict[str, Any]:
+    """Run the Python ``script`` (dedented) in a fresh interpreter, at most ``timeout`` seconds;
+    the JSON it prints. ``RuntimeError`` with the last line of its stderr when it fails."""
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True, text=True,
+                          timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "child failed")
+    return json.loads(proc.stdout)
 
 
 def child(name: str, **params: Any) -> dict[str, Any]:

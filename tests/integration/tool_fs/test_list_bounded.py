@@ -11,12 +11,12 @@ measured with ``tracemalloc`` against the provider's whole ``list_dir`` of the s
 from __future__ import annotations
 
 import os
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from filekit import many_empty_files, traced_peak
 
 import dsh_fs
 from dsh_fs import Session
@@ -30,35 +30,22 @@ LISTINGS_AT_ONCE, LISTINGS_PER_OWNER = 4, 2  # tool_fs.listing's (checked below)
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> str:
-    root = os.path.realpath(tmp_path_factory.mktemp("big"))
-    for i in range(N):
-        os.close(os.open(os.path.join(root, f"f{i:06d}.txt"), os.O_CREAT | os.O_WRONLY, 0o644))
-    os.mkdir(os.path.join(root, "sub"))
-    return root
-
-
-async def peak(work: Any) -> tuple[int, Any]:
-    tracemalloc.start()
-    try:
-        value = await work()
-        return tracemalloc.get_traced_memory()[1], value
-    finally:
-        tracemalloc.stop()
+    return many_empty_files(os.path.realpath(tmp_path_factory.mktemp("big")), N)
 
 
 async def test_L5_a_list_holds_about_its_page_not_the_directory(big: str) -> None:
     ctx = dsh_fs.create_context(cwd=big, faces=["str_replace_based_edit_tool"])
     session = Session(big)
     target = await ctx.fs.resolve(".", cwd=big)
-    whole, listed = await peak(lambda: ctx.fs.list_dir(target))
+    whole, listed = await traced_peak(lambda: ctx.fs.list_dir(target))
     assert len(listed) == N + 1
     del listed
-    first, result = await peak(lambda: ctx.tools.execute("list", {}, session=session))
+    first, result = await traced_peak(lambda: ctx.tools.execute("list", {}, session=session))
     assert result.text.splitlines()[3:5] == ["sub/", "f000000.txt (0 bytes)"]
     assert f"(Showing entries 1-200 of {N + 1}: 1 directory, {N} files. Use offset=201 to continue.)" in result.text
-    last, tail = await peak(lambda: ctx.tools.execute("list", {"offset": N - 9}, session=session))
+    last, tail = await traced_peak(lambda: ctx.tools.execute("list", {"offset": N - 9}, session=session))
     assert "f019999.txt (0 bytes)" in tail.text and f"(Showing entries {N - 9}-{N + 1} of {N + 1}" in tail.text
-    view, shown = await peak(lambda: ctx.tools.execute(
+    view, shown = await traced_peak(lambda: ctx.tools.execute(
         "str_replace_based_edit_tool", {"command": "view", "path": big}, session=session))
     assert f"f\t{big}/f000000.txt\n" in shown.text and "<response clipped>" in shown.text
     assert first < whole / 8, (first, whole)
