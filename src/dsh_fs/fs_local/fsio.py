@@ -322,6 +322,28 @@ class StreamReader:
 
 # -- write (§2.8; D3, D4) -----------------------------------------------------------------
 
+def _write_guard(target: Target, expected: WriteIntent | None, rules: LocalRules, existing: Probe | None | object,
+                 *, same_bytes: bool) -> Probe | None:
+    """§2.8 ``writeText`` steps 1-3 for a write of ``target`` (call with its locks held): the
+    existing file's probe (``existing``, or made here when ``files.UNPROBED``), after refusing a
+    non-file, a stale or vanished ``ReplaceIfVersion`` (same bytes under other stat fields accepted
+    when ``same_bytes``, D29) and a ``CreateIfAbsent`` over an existing file."""
+    key, display = target.key, target.display_path
+    if existing is files.UNPROBED:
+        existing = files.probe(key, "write", display, root=rules.root_for(key))
+    assert existing is None or isinstance(existing, Probe)
+    if existing is not None and existing.type != "file":
+        raise not_regular_file("write", display)
+    if isinstance(expected, ReplaceIfVersion):
+        if existing is None:
+            raise gone(display)
+        if not existing.matches(expected.version, content=same_bytes):
+            raise stale("write", display)
+    elif isinstance(expected, CreateIfAbsent) and existing is not None:
+        raise overwrite_not_observed(display)
+    return existing
+
+
 def write_file(target: Target, content: str, expected: WriteIntent | None, *, signal: AbortSignal | None,
                rules: LocalRules, existing: Probe | None | object = files.UNPROBED,
                recent: RecentWrites | None = None) -> WriteOutcome:
@@ -333,18 +355,7 @@ def write_file(target: Target, content: str, expected: WriteIntent | None, *, si
         edit guarded by it need not hash them again)
     """
     key, display = target.key, target.display_path
-    if existing is files.UNPROBED:
-        existing = files.probe(key, "write", display, root=rules.root_for(key))
-    assert existing is None or isinstance(existing, Probe)
-    if existing is not None and existing.type != "file":
-        raise not_regular_file("write", display)
-    if isinstance(expected, ReplaceIfVersion):
-        if existing is None:
-            raise gone(display)
-        if not existing.matches(expected.version, content=rules.same_bytes):
-            raise stale("write", display)
-    elif isinstance(expected, CreateIfAbsent) and existing is not None:
-        raise overwrite_not_observed(display)
+    existing = _write_guard(target, expected, rules, existing, same_bytes=rules.same_bytes)
     if existing is not None:
         files.keep_read_only(existing, "write", display, rules)
     old: bytes | PriorSummary | None = None
@@ -381,18 +392,7 @@ def write_raw(target: Target, payload: tuple[bytes, int | None], expected: Write
     """
     data, mode = payload
     key, display = target.key, target.display_path
-    if existing is files.UNPROBED:
-        existing = files.probe(key, "write", display, root=rules.root_for(key))
-    assert existing is None or isinstance(existing, Probe)
-    if existing is not None and existing.type != "file":
-        raise not_regular_file("write", display)
-    if isinstance(expected, ReplaceIfVersion):
-        if existing is None:
-            raise gone(display)
-        if not existing.matches(expected.version):
-            raise stale("write", display)
-    elif isinstance(expected, CreateIfAbsent) and existing is not None:
-        raise overwrite_not_observed(display)
+    existing = _write_guard(target, expected, rules, existing, same_bytes=False)
     check_abort(signal, "write")
     if mode is None:
         mode = existing.mode if existing is not None else (None if rules.umask_mode else 0o600)
