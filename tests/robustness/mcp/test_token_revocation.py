@@ -77,7 +77,7 @@ def test_a_removed_token_stops_working_and_its_sessions_end(tmp_path: Path, how:
                 _rewrite(token_file, [keep, added])
                 if how == "sighup":
                     server.proc.send_signal(signal.SIGHUP)
-                with anyio.fail_after(10):
+                with anyio.fail_after(60):
                     while True:
                         status, _, _ = await raw_post(once, endpoint.url, INITIALIZE,
                                                       {"authorization": f"Bearer {revoke}"})
@@ -86,7 +86,7 @@ def test_a_removed_token_stops_working_and_its_sessions_end(tmp_path: Path, how:
                         await anyio.sleep(0.1)
                 status, _, _ = await raw_post(once, endpoint.url, _read(), revoked_session)
                 assert status == 401
-                with anyio.fail_after(10):
+                with anyio.fail_after(60):
                     while "revoked: agent-2" not in server.log():
                         await anyio.sleep(0.05)
                 # its session is gone: not even a token that still works can reach it
@@ -99,7 +99,7 @@ def test_a_removed_token_stops_working_and_its_sessions_end(tmp_path: Path, how:
                 # a broken file changes nothing
                 token_file.write_text("not a token\n")
                 server.proc.send_signal(signal.SIGHUP)
-                with anyio.fail_after(10):
+                with anyio.fail_after(60):
                     while "token file not reloaded" not in server.log():
                         await anyio.sleep(0.05)
                 status, _, _ = await raw_post(http, endpoint.url, _read(), kept_session)
