@@ -161,10 +161,11 @@ def store_location() -> tuple[str, bool]:
 
 
 def _prepare(path: str, *, private: bool) -> None:
-    """Make the database's directory (``0700``) and refuse to open the database through a
-    symlink (it and its ``-wal``/``-shm``/``-journal`` companions).
+    """Make the database's directory (``0700``) and refuse to open the database (it and its
+    ``-wal``/``-shm``/``-journal`` companions) through a symlink or as another user's file.
 
-    :raises NotPrivate: ``private`` and the directory is not private to this user
+    :raises NotPrivate: ``private`` and the directory is not private to this user; a file
+        belongs to another user
     :raises OSError: the directory cannot be made or is not a directory; a file is a symlink
     """
     directory = os.path.dirname(os.path.abspath(path))
@@ -181,8 +182,7 @@ def _prepare(path: str, *, private: bool) -> None:
             raise NotADirectoryError(f"{directory} is {what}")
         _not_open_to_everyone(directory)
     for name in (path, path + "-wal", path + "-shm", path + "-journal"):
-        if os.path.islink(name):
-            raise PermissionError(f"{name} is a symbolic link (the session store is never opened through one)")
+        _own_file(name)
     try:  # made 0600 before SQLite opens it: its -wal, -shm and -journal get the same mode
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
     except FileExistsError:
@@ -203,6 +203,25 @@ def _not_open_to_everyone(directory: str) -> None:
     if mode & stat_mod.S_IWOTH and not mode & stat_mod.S_ISVTX:
         raise NotPrivate(f"{directory} may be written by every user (mode {stat_mod.S_IMODE(mode):04o}) "
                          "and is not sticky")
+
+
+def _own_file(name: str) -> None:
+    """Refuse a database file (or ``-wal``/``-shm``/``-journal`` companion) ``name`` that is a
+    symlink or belongs to another user: in a sticky shared directory (``/tmp``) another user
+    may create them first, then read or forge every observation written there.
+
+    :raises PermissionError: ``<name> is a symbolic link (the session store is never opened
+        through one)``
+    :raises NotPrivate: ``<name> belongs to another user (uid <uid>)``
+    """
+    try:
+        st = os.lstat(name)
+    except FileNotFoundError:
+        return
+    if stat_mod.S_ISLNK(st.st_mode):
+        raise PermissionError(f"{name} is a symbolic link (the session store is never opened through one)")
+    if st.st_uid != os.geteuid():
+        raise NotPrivate(f"{name} belongs to another user (uid {st.st_uid})")
 
 
 def _private_file(name: str) -> None:

@@ -30,6 +30,7 @@ import dsh_fs
 from dsh_fs import Session
 from dsh_fs.fs.types import Version
 from dsh_fs.fs_policy import ABSENT, FsPolicy
+from dsh_fs.private_dirs import NotPrivate
 from dsh_fs.session_store import (
     ABSENT_ROWS_PER_SESSION,
     DB_FILENAME,
@@ -231,3 +232,24 @@ def test_an_explicit_state_directory_everyone_may_write_is_refused_unless_sticky
     used = read(sticky)
     assert used.returncode == 0, used.stderr
     assert mode(sticky) == 0o1777 and mode(sticky / DB_FILENAME) == 0o600
+
+
+@pytest.mark.parametrize("planted", ["", "-wal", "-shm", "-journal"])
+def test_a_database_file_another_user_made_first_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            planted: str) -> None:
+    """In a sticky shared directory (``1777``, as ``/tmp``) another user may create the database
+    or one of its companions before this user does, then read or forge what is written there:
+    such a file is refused, and nothing is written to it. (The planted file is this test's own,
+    made another user's by the uid the store compares it with.)"""
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    os.chmod(sticky, 0o1777)
+    path = sticky / DB_FILENAME
+    (sticky / (DB_FILENAME + planted)).write_bytes(b"")
+    me = os.geteuid()
+    monkeypatch.setattr(os, "geteuid", lambda: me + 1)
+    with pytest.raises(NotPrivate) as refused:
+        open_database(str(path), private=False)
+    assert str(refused.value) == f"{path}{planted} belongs to another user (uid {me})"
+    assert sorted(os.listdir(sticky)) == [DB_FILENAME + planted]
+    assert (sticky / (DB_FILENAME + planted)).read_bytes() == b""
