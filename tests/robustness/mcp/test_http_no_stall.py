@@ -69,7 +69,7 @@ class Served:
         raise AssertionError("no VmHWM")
 
     def connect(self) -> socket.socket:
-        sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=60)
         return sock
 
     def head(self, *, length: int | None, token: str | None, chunked: bool = False) -> bytes:
@@ -380,14 +380,14 @@ def test_a_share_of_the_connections_is_kept_for_authenticated_ones(tmp_path: Any
                        "\r\n").encode("ascii")
 
             def run() -> None:
-                proven = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(15)]
+                proven = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(15)]
                 idle: list[socket.socket] = []
                 try:
                     statuses = set()
                     for sock in proven:
                         sock.sendall(request)
                         statuses.add(_response(sock))
-                    idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(100)]
+                    idle = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(100)]
                     for sock in proven:  # every authenticated connection kept its place
                         sock.sendall(request)
                         assert _response(sock) in statuses
@@ -400,7 +400,7 @@ def test_a_share_of_the_connections_is_kept_for_authenticated_ones(tmp_path: Any
                             break
                         time.sleep(0.05)
                     assert still_open <= limits.total - limits.reserved
-                    late = socket.create_connection(("127.0.0.1", port), timeout=10)
+                    late = socket.create_connection(("127.0.0.1", port), timeout=60)
                     idle.append(late)
                     late.sendall(request)  # a newcomer with a token still gets in
                     assert _response(late) in statuses

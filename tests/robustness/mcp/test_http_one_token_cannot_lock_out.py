@@ -84,7 +84,7 @@ def test_a_token_holds_only_its_share_and_a_body_must_arrive(tmp_path: Any) -> N
             def attack() -> list[int | None]:
                 held: list[socket.socket] = []
                 try:
-                    held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(limits.total)]
+                    held = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(limits.total)]
                     for sock in held:
                         sock.sendall(_headers_without_body(port, greedy))
                     answers = _answers(held, limits.total - limits.per_token)
@@ -127,12 +127,12 @@ def test_a_body_that_never_arrives_loses_its_place(tmp_path: Any) -> None:
             port = _port(endpoint.url)
 
             def run() -> None:
-                stalled = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4)]
+                stalled = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(4)]
                 try:
                     for sock in stalled:
                         sock.sendall(_headers_without_body(port, endpoint.tokens[0]))
                     assert all(_status_or_closed(sock, 60) is not None for sock in stalled)  # closed, not kept (60 s: a guard)
-                    again = socket.create_connection(("127.0.0.1", port), timeout=10)
+                    again = socket.create_connection(("127.0.0.1", port), timeout=60)
                     stalled.append(again)
                     body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
                     again.sendall(_headers_without_body(port, endpoint.tokens[0]).replace(b"Content-Length: 1000",
@@ -159,8 +159,8 @@ def test_a_revoked_tokens_connections_are_closed(tmp_path: Path) -> None:
             time.sleep(0.02)
         keep, revoked = endpoint.tokens
         port = _port(endpoint.url)
-        held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(3)]
-        kept = socket.create_connection(("127.0.0.1", port), timeout=10)
+        held = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(3)]
+        kept = socket.create_connection(("127.0.0.1", port), timeout=60)
         try:
             for sock in held:
                 sock.sendall(_headers_without_body(port, revoked))
