@@ -138,7 +138,7 @@ class Lines:
         self.proc.stdin.write(text + "\n")
         self.proc.stdin.flush()
 
-    def recv(self, timeout: float = 30.0) -> Any:
+    def recv(self, timeout: float = 60.0) -> Any:
         """The next JSON line (waits at most ``timeout`` seconds)."""
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()

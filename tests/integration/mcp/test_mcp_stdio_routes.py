@@ -44,7 +44,7 @@ from dsh_fs.mcp.stdio.dispatch import sdk_only_from_env
 from dsh_fs.mcp.wire import HANDSHAKE_PROTOCOL_VERSIONS, plain_call
 from mcpkit import InProcess
 
-WAIT = 20.0
+WAIT = 60.0
 """seconds a reply may take on a loaded machine before the test gives up"""
 
 PNG = base64.b64decode(
@@ -545,7 +545,12 @@ def test_a_client_that_does_not_read_its_answers_holds_at_most_in_flight_max_res
 
     sender = threading.Thread(target=flood, daemon=True)
     sender.start()
-    time.sleep(3)  # nobody reads stdout meanwhile
+    # nobody reads stdout meanwhile: the server reaches its cap (awaited, under a guard), and a
+    # moment later it has still run no more than the cap allows
+    deadline = time.monotonic() + WAIT
+    while len(ran) < IN_FLIGHT_MAX and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(1)
     assert IN_FLIGHT_MAX <= len(ran) <= IN_FLIGHT_MAX + 8, len(ran)  # (+ the few answers the stdout pipe took)
     assert sender.is_alive()  # its writes are held back
     answered = set()
