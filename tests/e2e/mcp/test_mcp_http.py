@@ -261,7 +261,7 @@ def test_an_unsafe_or_bad_token_file_is_refused(tmp_path: Any, kind: str) -> Non
     assert expected in " ".join(proc.stderr.split()), proc.stderr
 
 
-def test_a_unix_socket_in_a_private_directory(tmp_path: Any) -> None:
+def test_a_unix_socket_in_a_private_directory(tmp_path: Any, short_tmp: str) -> None:
     root = os.path.realpath(tmp_path)
     put(os.path.join(root, "sock.txt"), "over a socket\n")
     shared = os.path.join(root, "shared")
@@ -270,7 +270,7 @@ def test_a_unix_socket_in_a_private_directory(tmp_path: Any) -> None:
     refused = _run(root, "--unix-socket", os.path.join(shared, "mcp.sock"))
     assert refused.returncode == 2 and "is accessible by other users (mode 0755): run chmod 700" in refused.stderr
 
-    socket_path = os.path.join(root, "run", "mcp.sock")  # "run" is created 0700
+    socket_path = os.path.join(short_tmp, "run", "mcp.sock")  # "run" is created 0700; the path fits 108 bytes
     token_file = os.path.join(root, "tokens")
     proc = subprocess.Popen([*server_argv(root), "--unix-socket", socket_path, "--token-file", token_file],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -28,6 +28,7 @@ import signal
 import socket
 import stat
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -236,10 +237,10 @@ def test_a_failed_bind_leaves_no_socket_open() -> None:
 # -- listening on a Unix socket -----------------------------------------------------------------
 
 
-def test_a_unix_socket_in_a_private_directory_created_for_it(tmp_path: Any) -> None:
+def test_a_unix_socket_in_a_private_directory_created_for_it(tmp_path: Any, short_tmp: str) -> None:
     root = os.path.realpath(tmp_path / "root")
     os.mkdir(root)
-    path = str(tmp_path / "private" / "mcp.sock")
+    path = os.path.join(short_tmp, "private", "mcp.sock")  # (a socket path fits 108 bytes)
     (token,) = mint_tokens(1)
 
     async def main() -> None:
@@ -260,8 +261,8 @@ def test_a_unix_socket_in_a_private_directory_created_for_it(tmp_path: Any) -> N
     anyio.run(main)
 
 
-def test_a_stale_socket_is_replaced_and_a_live_one_or_a_file_is_not(tmp_path: Any) -> None:
-    directory = tmp_path / "run"
+def test_a_stale_socket_is_replaced_and_a_live_one_or_a_file_is_not(short_tmp: str) -> None:
+    directory = Path(short_tmp) / "run"  # (a socket path fits 108 bytes)
     check_private_dir(str(directory))
     path = str(directory / "mcp.sock")
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -287,9 +288,9 @@ def test_a_stale_socket_is_replaced_and_a_live_one_or_a_file_is_not(tmp_path: An
         assert handle.read() == "keep me\n"
 
 
-def test_a_socket_that_took_the_place_of_ours_is_left_alone_on_exit(tmp_path: Any) -> None:
+def test_a_socket_that_took_the_place_of_ours_is_left_alone_on_exit(tmp_path: Any, short_tmp: str) -> None:
     root = os.path.realpath(tmp_path)
-    directory = tmp_path / "run"
+    directory = Path(short_tmp) / "run"  # (a socket path fits 108 bytes)
     path = str(directory / "mcp.sock")
 
     async def main() -> None:

@@ -7,10 +7,10 @@ it forks a child that runs the jobs through the local provider's ``write_text``/
 adds result-time diffs, whose CPU cost for multi-MB rewrites would slow the rounds), with
 named temp files instead of ``O_TMPFILE`` ones when ``named_temp``, appending ``start <i>``
 to the progress file before each job and ``done <i>`` after each reported success, then
-``finished``, and then waits to be killed. With ``"pause": true`` the child stops itself
-(``SIGSTOP``, after appending ``paused``) at its first ``fsync`` of a regular file: inside its
-first write, the temp file written and fsynced, not yet renamed — a kill point fixed by
-construction, not by the scheduler. The server answers
+``finished``, and then waits to be killed. With ``"pause": true`` the child appends ``paused``
+at its first ``fsync`` of a regular file and waits there for its kill: inside its first write,
+the temp file written and fsynced, not yet renamed — a kill point fixed by construction, not by
+the scheduler. The server answers
 ``{"pid": pid}`` at once and ``{"pid": pid, "status": status}`` when the child is gone.
 
 Children never exit on their own (not even after an exception: they report ``crashed``),
@@ -24,6 +24,7 @@ import os
 import signal
 import stat
 import sys
+import time
 import traceback
 
 import anyio
@@ -55,7 +56,8 @@ def _child(spec: dict) -> None:
                 real_fsync(fd)
                 if stat.S_ISREG(os.fstat(fd).st_mode):
                     os.write(progress, b"paused\n")
-                    os.kill(os.getpid(), signal.SIGSTOP)
+                    while True:  # never returns: the kill comes here (not SIGSTOP: job control may continue it)
+                        time.sleep(3600)
 
             os.fsync = fsync  # type: ignore[assignment]
         # edits of 1 MiB and more take the streaming path (``large_edit``), smaller ones not
