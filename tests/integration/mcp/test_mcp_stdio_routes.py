@@ -219,7 +219,7 @@ requests = st.lists(
 )
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(version=st.sampled_from(HANDSHAKE_PROTOCOL_VERSIONS), calls=requests)
 def test_generated_calls_get_the_sdks_bytes(tmp_path: Path, version: str, calls: list[dict[str, Any]]) -> None:
     try:
@@ -489,7 +489,7 @@ outputs = st.builds(
 )
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(version=st.sampled_from(HANDSHAKE_PROTOCOL_VERSIONS), output=outputs)
 @example(version="2024-11-05", output=ToolOutput(content=[], meta={"\ud800": None}))  # the runner's code-0 error
 def test_generated_results_get_the_sdks_bytes(tmp_path: Path, version: str, output: ToolOutput) -> None:

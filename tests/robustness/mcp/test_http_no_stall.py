@@ -334,7 +334,7 @@ def test_idle_connections_are_closed_after_the_header_timeout(tmp_path: Any) -> 
     from httpkit import serve_in_process
 
     root = os.path.realpath(tmp_path)
-    limits = ConnectionLimits(total=40, reserved=10, header_timeout=0.5, keep_alive=30)
+    limits = ConnectionLimits(total=40, reserved=10, header_timeout=2.0, keep_alive=30)
 
     async def main() -> None:
         async with serve_in_process(dsh_fs.create_context(cwd=root), root, connections=limits) as served:
@@ -342,16 +342,17 @@ def test_idle_connections_are_closed_after_the_header_timeout(tmp_path: Any) -> 
             token = served.endpoint.tokens[0]
 
             def run() -> None:
+                request = (f"DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                           "\r\n").encode("ascii")
                 silent = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
                 slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(5)]
+                # its request head right after connecting: well within the header timeout
                 answered = socket.create_connection(("127.0.0.1", port))
+                answered.sendall(request)
                 try:
                     for sock in slow:
                         sock.sendall(HALF_A_HEADER)
-                    request = (f"DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
-                               "\r\n").encode("ascii")
-                    answered.sendall(request)
-                    answered.settimeout(10)
+                    answered.settimeout(60)
                     _response(answered)  # then it idles: its next request head has the deadline too
                     for sock in (*silent, *slow, answered):
                         assert _closed_by_server(sock, 60.0)  # waits for the close; 60 s is a hang guard

@@ -114,7 +114,7 @@ def test_no_request_without_a_token_of_this_server_reaches_the_tools_or_the_file
     anyio.run(main)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(value=st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0xFF, exclude_characters="\x7f"),
                      max_size=80))
 def test_any_other_authorization_value_is_refused(served: tuple[str, Endpoint], value: str) -> None:
