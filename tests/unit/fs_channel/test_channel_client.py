@@ -226,6 +226,16 @@ async def test_a_start_that_garbles_or_says_too_much_is_refused() -> None:
         await Connection.open(FakeChannel(two), SETTINGS, BUNDLE)
 
 
+async def test_the_code_hint_and_the_ready_answer_may_come_in_one_read() -> None:
+    """The boot's ``code`` frame is followed by the helper's ``ready`` without a request between:
+    a slow reader (an exec channel's polling, a busy machine) gets both at once."""
+    transport = FakeTransport()
+    transport.incoming.put_nowait(encode_frame({"code": {"magic": "m", "hash": "h"}}) + encode_frame({"ready": {"pid": 7}}))
+    connection = await Connection.open(FakeChannel(transport), SETTINGS, BUNDLE)
+    assert connection.ready == {"pid": 7}
+    await connection.aclose()
+
+
 async def test_a_start_without_an_answer_times_out() -> None:
     transport = FakeTransport()
     with pytest.raises(errors.ChannelError) as caught:
