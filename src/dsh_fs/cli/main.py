@@ -5,14 +5,17 @@ dependencies (the MCP SDK) are imported only when their command needs them."""
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
+import os
 import sys
-from typing import Final
+import threading
+from typing import Final, NoReturn
 
 import click
 
-__all__ = ("main", "run")
+__all__ = ("daemons_running", "leave_now", "main", "run")
 
 COMMANDS: Final = {
     "apply-patch": "tool_cmds:apply_patch",
@@ -77,6 +80,8 @@ def run() -> None:
     per tool call (and waits for it to exit) paid on every call. Frozen objects are left to
     the operating system; ``atexit`` handlers and ``weakref.finalize`` callbacks (the private
     spill directory) still run, and every command has closed what it opened before it returns.
+    While a daemon thread still runs (``dsh-fs mcp``'s background import of the SDK, when stdin
+    ended first) the process leaves by :func:`leave_now`.
 
     A command that needs an extra that is not installed (``dsh-fs mcp`` without ``[mcp]``) ends
     with :func:`missing_extra`'s line and exit status 2, not a traceback.
@@ -91,8 +96,43 @@ def run() -> None:
             raise
         click.echo(line, err=True)
         sys.exit(2)
+    except SystemExit as exc:
+        code = 0 if exc.code is None else exc.code
+        if type(code) is int and daemons_running():
+            leave_now(code)
+        raise
     finally:
         gc.freeze()
+
+
+def daemons_running() -> bool:
+    """Another thread than the calling one is alive, and every such thread is a daemon (a
+    non-daemon thread is waited for by the interpreter's own exit)."""
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    return bool(others) and all(t.daemon for t in others)
+
+
+def leave_now(code: int) -> NoReturn:
+    """End the process with ``code`` without finalizing the interpreter: the ``atexit``
+    handlers run (``weakref.finalize`` callbacks, ``logging.shutdown``), stdout and stderr are
+    flushed, then ``os._exit``.
+
+    For a process whose daemon threads still run: CPython's finalization frees its runtime
+    locks under them, and a daemon thread that reaches one then dies on a NULL lock
+    (``sem_wait``, SIGSEGV, seen under load when stdin ended during the SDK's background
+    import). The operating system reclaims the rest.
+
+    :param code: the exit status (0–255)
+    """
+    try:
+        atexit._run_exitfuncs()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError, AttributeError):  # closed, broken or replaced by None
+                pass
+        os._exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -628,6 +628,50 @@ def test_the_console_script_freezes_the_heap_on_the_way_out_with_the_commands_st
         assert exited.value.code == status and frozen > 0, argv
 
 
+_EXIT_PROGRAM = (
+    "import atexit, os, sys, threading, time\n"
+    "from dsh_fs.cli.main import run\n"
+    "threading._register_atexit(os.write, 1, b'finalized\\n')  # run by the interpreter's shutdown\n"
+    "atexit.register(print, 'exit hook')\n"
+    "if 'daemon' in sys.argv[1]:\n"
+    "    threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n"
+    "if 'plain' in sys.argv[1]:  # alive until the interpreter's shutdown lets it end\n"
+    "    ended = threading.Event()\n"
+    "    threading._register_atexit(ended.set)\n"
+    "    threading.Thread(target=ended.wait).start()\n"
+    "print('unflushed', end=' ')\n"
+    "sys.argv = ['dsh-fs', 'read', 'missing.txt']\n"
+    "run()\n"
+)
+
+
+@pytest.mark.parametrize("thread", ["daemon", "none", "daemon and plain"])
+def test_a_daemon_thread_still_running_at_exit_skips_the_interpreters_finalization(tmp_path, thread):
+    """With a daemon thread still running (``dsh-fs mcp``'s SDK import when stdin ended first),
+    the script leaves without finalizing the interpreter (whose freed locks a daemon thread can
+    die on: SIGSEGV): the command's status, the exit hooks and every byte written, but not the
+    interpreter's own shutdown (``threading``'s exit callbacks: ``finalized`` is not printed).
+    Without one, or with a non-daemon thread the interpreter waits for, the exit is the usual one."""
+    done = subprocess.run([sys.executable, "-c", _EXIT_PROGRAM, thread], capture_output=True, text=True, timeout=60,
+                          cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("unflushed "), done.stdout
+    assert "exit hook\n" in done.stdout
+    assert ("finalized" in done.stdout) is (thread != "daemon"), done.stdout
+
+
+def test_mcp_whose_stdin_ends_during_the_sdk_import_exits_cleanly(tmp_path):
+    """stdin ends while the SDK's background import is held (so its daemon thread is alive at
+    exit, every time): ``dsh-fs mcp`` exits 0 with nothing on stderr."""
+    hold = tmp_path / "hold"
+    hold.write_text("")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DSH_FS_")}
+    env["DSH_FS_MCP_TEST_HOLD_IMPORT"] = str(hold)
+    done = subprocess.run([str(SCRIPT), "mcp", "--root", str(tmp_path)], input=b"", capture_output=True, env=env,
+                          timeout=60)
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
 def test_a_frozen_exit_still_runs_the_exit_hooks(tmp_path):
     """The private spill directory is removed at exit by ``weakref.finalize``; ``run``'s frozen
     heap does not skip it."""
