@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -64,6 +66,17 @@ def ws(tmp_path: Any) -> str:
     path = os.path.realpath(os.path.join(str(tmp_path), "ws"))
     os.mkdir(path)
     return path
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[str]:
+    """A private (0700) directory with a short path (``/tmp/dsh-XXXXXXXX``), for Unix sockets:
+    a socket's path must fit the 108 bytes of ``sockaddr_un`` however long ``tmp_path`` is."""
+    path = tempfile.mkdtemp(prefix="dsh-", dir="/tmp")
+    try:
+        yield os.path.realpath(path)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

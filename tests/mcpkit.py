@@ -51,7 +51,7 @@ __all__ = (
     "server_env",
 )
 
-WAIT = 30.0
+WAIT = 60.0
 """seconds an answer may take on a loaded machine before a test gives up"""
 
 DSH_FS = str(Path(sys.executable).with_name("dsh-fs"))

@@ -90,7 +90,7 @@ def edit_content(name: str, gen: int, size: int) -> str:
 
 # -- calls and snapshots ----------------------------------------------------------------
 
-async def call(ctx: Any, tool: str, args: Any, session: Any, *, timeout: float = 30.0) -> Any:
+async def call(ctx: Any, tool: str, args: Any, session: Any, *, timeout: float = 60.0) -> Any:
     """``ctx.tools.execute(tool, args, session=session)`` that fails the test after ``timeout`` s."""
     with anyio.fail_after(timeout):
         return await ctx.tools.execute(tool, args, session=session)
@@ -138,7 +138,7 @@ class Lines:
         self.proc.stdin.write(text + "\n")
         self.proc.stdin.flush()
 
-    def recv(self, timeout: float = 30.0) -> Any:
+    def recv(self, timeout: float = 60.0) -> Any:
         """The next JSON line (waits at most ``timeout`` seconds)."""
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()

@@ -172,6 +172,7 @@ class Connection:
         self._pending: dict[int, asyncio.Future[Any] | asyncio.Queue[Any]] = {}
         self._watched: dict[int, _Watched] = {}
         self._frames = FrameReader()
+        self._start_frames: list[tuple[dict[str, Any], bytes]] = []  # read, not yet taken (start)
         self._reader: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._unanswered = 0
@@ -217,6 +218,10 @@ class Connection:
         await self._send_start(encode_frame({"boot": boot}) + encode_frame({"open": settings}))
         while True:
             message, _ = await self._next_start_frame(python)
+            if ("need" in message or "ready" in message) and self._start_frames:
+                # nothing follows these before the next request ("code" is followed by the
+                # helper's own answer: the two may come in one read)
+                raise errors.could_not_start(self.name, "it answered outside the protocol")
             if message.get("need"):
                 await self._send_start(encode_frame({}, bundle.data))
             elif "code" in message:
@@ -242,7 +247,7 @@ class Connection:
             pass  # the command ended: the next read says why
 
     async def _next_start_frame(self, python: str) -> tuple[dict[str, Any], bytes]:
-        while True:
+        while not self._start_frames:
             data = await self.transport.receive()
             self.bytes_received += len(data)
             if not data:
@@ -252,13 +257,10 @@ class Connection:
                     raise errors.no_python(self.name, python)
                 raise errors.could_not_start(self.name, why)
             try:
-                frames = self._frames.feed(data)
+                self._start_frames.extend(self._frames.feed(data))
             except ProtocolError as exc:
                 raise errors.could_not_start(self.name, f"it answered outside the protocol ({exc})") from None
-            if frames:
-                if len(frames) > 1:  # nothing follows a start answer before the next request
-                    raise errors.could_not_start(self.name, "it answered outside the protocol")
-                return frames[0]
+        return self._start_frames.pop(0)
 
     # -- answers --------------------------------------------------------------------------------
     async def _read(self) -> None:

@@ -39,6 +39,9 @@ HEADER = struct.Struct(">II")
 IDLE_S = 600
 ENDED_KEEP_S = 60
 STDERR_KEEP = 4096
+STDERR_DRAIN_S = 30
+"""how long the end of the helper's stdout waits for the end of its stderr, so the ``why``
+of its end holds its last words (bounded: a grandchild may keep stderr open)"""
 LIMIT = 1 << 30
 SOCKET_ROOM = 40
 """the longest runtime directory used for sockets: its socket paths stay under the 108 bytes
@@ -114,6 +117,7 @@ class Hub(object):
         self.ended = None
         self.ended_at = None
         self.stderr = bytearray()
+        self.stderr_done = threading.Event()
         self.last = time.time()
         self.writing = threading.Lock()
         self.threading = threading
@@ -129,6 +133,7 @@ class Hub(object):
             with self.lock:
                 self.out += data
                 self.lock.notify_all()
+        self.stderr_done.wait(STDERR_DRAIN_S)  # its last words are in ``why`` (they may come after stdout's end)
         status = self.child.wait()
         with self.lock:
             self.ended = status
@@ -136,13 +141,16 @@ class Hub(object):
             self.lock.notify_all()
 
     def pump_stderr(self):
-        while True:
-            data = os.read(self.child.stderr.fileno(), 1 << 16)
-            if not data:
-                return
-            with self.lock:
-                self.stderr += data
-                del self.stderr[:-STDERR_KEEP]
+        try:
+            while True:
+                data = os.read(self.child.stderr.fileno(), 1 << 16)
+                if not data:
+                    return
+                with self.lock:
+                    self.stderr += data
+                    del self.stderr[:-STDERR_KEEP]
+        finally:
+            self.stderr_done.set()
 
     def handle(self, conn):
         try:

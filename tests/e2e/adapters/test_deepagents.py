@@ -266,7 +266,7 @@ def test_ls_is_bounded_and_runs_in_the_listing_places(tmp_path: Path) -> None:
         async with anyio.create_task_group() as tg:
             for _ in range(3):
                 tg.start_soon(one)
-            with anyio.fail_after(30):
+            with anyio.fail_after(60):
                 while Gate.running < 2:
                     await anyio.sleep(0.01)
             await anyio.sleep(0.2)  # the third waits for a place

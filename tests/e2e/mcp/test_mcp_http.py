@@ -189,7 +189,7 @@ def test_minted_tokens_are_shown_once_and_a_token_file_is_reused(tmp_path: Any) 
         lines = [proc.stderr.readline() for _ in range(4)]
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=60)
     assert lines[0].startswith('dsh-fs mcp: bearer token(s), shown once (clients send "Authorization: Bearer <token>")')
     assert lines[1].startswith("  agent-1: dshfs_") and lines[2].startswith("  agent-2: dshfs_")
     assert lines[3].startswith(f"dsh-fs mcp: serving {root} at http://127.0.0.1:")
@@ -261,7 +261,7 @@ def test_an_unsafe_or_bad_token_file_is_refused(tmp_path: Any, kind: str) -> Non
     assert expected in " ".join(proc.stderr.split()), proc.stderr
 
 
-def test_a_unix_socket_in_a_private_directory(tmp_path: Any) -> None:
+def test_a_unix_socket_in_a_private_directory(tmp_path: Any, short_tmp: str) -> None:
     root = os.path.realpath(tmp_path)
     put(os.path.join(root, "sock.txt"), "over a socket\n")
     shared = os.path.join(root, "shared")
@@ -270,7 +270,7 @@ def test_a_unix_socket_in_a_private_directory(tmp_path: Any) -> None:
     refused = _run(root, "--unix-socket", os.path.join(shared, "mcp.sock"))
     assert refused.returncode == 2 and "is accessible by other users (mode 0755): run chmod 700" in refused.stderr
 
-    socket_path = os.path.join(root, "run", "mcp.sock")  # "run" is created 0700
+    socket_path = os.path.join(short_tmp, "run", "mcp.sock")  # "run" is created 0700; the path fits 108 bytes
     token_file = os.path.join(root, "tokens")
     proc = subprocess.Popen([*server_argv(root), "--unix-socket", socket_path, "--token-file", token_file],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -284,7 +284,7 @@ def test_a_unix_socket_in_a_private_directory(tmp_path: Any) -> None:
 
         async def main() -> None:
             transport = httpx2.AsyncHTTPTransport(uds=socket_path)
-            async with httpx2.AsyncClient(transport=transport, timeout=20) as http:
+            async with httpx2.AsyncClient(transport=transport, timeout=60) as http:
                 status, _, _ = await raw_post(http, "http://localhost/mcp", INITIALIZE)
                 assert status == 401
                 status, headers, answer = await raw_post(
@@ -295,15 +295,15 @@ def test_a_unix_socket_in_a_private_directory(tmp_path: Any) -> None:
         anyio.run(main)
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        proc.wait(timeout=60)
     assert not os.path.exists(socket_path)  # removed on exit
 
 
 def test_dns_rebinding_protection_refuses_foreign_hosts(url: Endpoint) -> None:
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json", **url.headers()}
-    foreign = httpx2.post(url.url, json=INITIALIZE, headers={**headers, "host": "evil.example:80"}, timeout=20)
+    foreign = httpx2.post(url.url, json=INITIALIZE, headers={**headers, "host": "evil.example:80"}, timeout=60)
     assert foreign.status_code == 421
-    origin = httpx2.post(url.url, json=INITIALIZE, headers={**headers, "origin": "http://evil.example"}, timeout=20)
+    origin = httpx2.post(url.url, json=INITIALIZE, headers={**headers, "origin": "http://evil.example"}, timeout=60)
     assert origin.status_code == 403
 
 

@@ -72,7 +72,7 @@ async def _orders(fs: Holding, root: str, call: Call) -> None:
     async def send(key: str, tool: str, arguments: dict[str, Any]) -> None:
         results[key] = await call(tool, arguments)
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(60):
         # 1. an edit sent while the read before it is still running waits for it
         fs.hold("a.txt")
         async with anyio.create_task_group() as tg:

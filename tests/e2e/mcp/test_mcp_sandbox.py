@@ -85,7 +85,7 @@ def test_escalation_asks_the_person_through_elicitation(root: str, transport: st
     path = os.path.join(root, "a.txt")
 
     async def write(session: ClientSession, content: str, **extra: Any) -> types.CallToolResult:
-        with anyio.fail_after(30):
+        with anyio.fail_after(60):
             return await session.call_tool("write", {"file_path": path, "content": content, **extra})
 
     async def main() -> None:
@@ -131,7 +131,7 @@ def test_a_long_justification_cannot_push_the_files_out_of_sight(root: str) -> N
     async def main() -> None:
         async with connect("http", root, person, "--sandbox", "read-only") as session:
             person.answers.append("decline")
-            with anyio.fail_after(30):
+            with anyio.fail_after(60):
                 refused = await session.call_tool("write", {"file_path": path, "content": "x",
                                                             "sandbox_permissions": "workspace-write",
                                                             "justification": justification})
@@ -155,7 +155,7 @@ def test_the_approval_prompt_cannot_be_spoofed_by_line_breaks(root: str, transpo
     async def main() -> None:
         async with connect(transport, root, person, "--sandbox", "read-only") as session:
             person.answers.append("decline")
-            with anyio.fail_after(30):
+            with anyio.fail_after(60):
                 refused = await session.call_tool("write", {"file_path": path, "content": "x",
                                                             "sandbox_permissions": "workspace-write",
                                                             "justification": justification})
@@ -390,7 +390,7 @@ def test_the_approval_prompt_names_the_file_that_will_change(root: str) -> None:
     async def main() -> list[types.CallToolResult]:
         async with connect("stdio", root, person, "--sandbox", "read-only", "--tools", "write,apply_patch") as session:
             person.answers.extend(["decline", "decline"])
-            with anyio.fail_after(30):
+            with anyio.fail_after(60):
                 return [
                     await session.call_tool("write", {"file_path": "README.md" + " " * 300 + "/../.git/config",
                                                       "content": hook, **widen}),

@@ -49,7 +49,7 @@ def test_every_request_is_answered_in_order_through_the_end_of_input() -> None:
     seen: list[Any] = []
 
     async def serve(read_stream: Any, write_stream: Any) -> None:
-        with anyio.fail_after(20):
+        with anyio.fail_after(60):
             async with write_stream:
                 async for item in read_stream:
                     assert isinstance(item, SessionMessage)
@@ -123,7 +123,7 @@ def test_the_end_of_input_waits_for_the_answers_of_requests_in_flight() -> None:
     pending: dict[Any, SessionMessage] = {}
 
     async def serve(read_stream: Any, write_stream: Any) -> None:
-        with anyio.fail_after(20):
+        with anyio.fail_after(60):
             async with write_stream, anyio.create_task_group() as tg:
 
                 async def answer_later(request_id: Any) -> None:
@@ -194,7 +194,7 @@ def test_the_end_of_input_does_not_wait_once_stdout_is_broken() -> None:
             pass
 
     async def serve(read_stream: Any, write_stream: Any) -> None:
-        with anyio.fail_after(20):
+        with anyio.fail_after(60):
             async with write_stream:
                 async for item in read_stream:  # answers only the first: the rest never are
                     assert isinstance(item, SessionMessage) and isinstance(item.message, types.JSONRPCRequest)

@@ -488,7 +488,7 @@ async def test_a_batch_runs_its_reads_in_parallel(ws: str) -> None:
         put(os.path.join(ws, name), name.encode() + b"\n")
     ctx = deployment(ws, RendezvousFs(cwd=ws, expected=len(names)))
     session = Session(cwd=ws)
-    with anyio.fail_after(30):  # serialized reads would wait for each other forever
+    with anyio.fail_after(60):  # serialized reads would wait for each other forever
         results = await ctx.tools.execute_batch([ToolCall(name="read", arguments={"file_path": n}) for n in names],
                                                 session=session)
     assert [r.text.split("\n")[3] for r in results] == [f"1: {n}" for n in names]

@@ -139,7 +139,7 @@ async def test_rename_holds_both_targets_locks(tmp_path, lock_dir) -> None:  # t
         await fs.rename(source, dest)
         order.append("renamed")
 
-    with anyio.fail_after(10):
+    with anyio.fail_after(60):
         async with anyio.create_task_group() as tg:
             tg.start_soon(writer)
             tg.start_soon(rename)

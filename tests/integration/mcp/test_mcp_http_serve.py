@@ -28,6 +28,7 @@ import signal
 import socket
 import stat
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -81,7 +82,7 @@ async def _stop(servers: list[Serving]) -> None:
         if running == 0:
             return
         os.kill(os.getpid(), signal.SIGTERM)
-        with anyio.fail_after(30):
+        with anyio.fail_after(60):
             while sum(not s.done.is_set() for s in servers) == running:
                 await anyio.sleep(0.02)
 
@@ -102,7 +103,7 @@ async def serving(root: str, count: int = 1, **options: Any) -> AsyncIterator[li
     async with anyio.create_task_group() as tg:
         for server in servers:
             tg.start_soon(run, server)
-        with anyio.fail_after(30):
+        with anyio.fail_after(60):
             while not all(s.urls for s in servers):
                 assert not any(s.done.is_set() for s in servers), "serve_http returned before announcing"
                 await anyio.sleep(0.01)
@@ -156,7 +157,7 @@ def test_servers_without_a_port_each_get_a_free_one_and_sigterm_ends_them(tmp_pa
                     status, _, _ = await raw_post(http, url, INITIALIZE, {"host": "evil.example", **_bearer(token)})
                     assert status == 421  # DNS-rebinding protection over TCP
         assert all(s.done.is_set() for s in servers)
-        async with httpx2.AsyncClient(timeout=5) as http:
+        async with httpx2.AsyncClient(timeout=60) as http:
             for url in urls:
                 with pytest.raises(httpx2.ConnectError):  # the listening socket is closed
                     await http.get(url)
@@ -236,10 +237,10 @@ def test_a_failed_bind_leaves_no_socket_open() -> None:
 # -- listening on a Unix socket -----------------------------------------------------------------
 
 
-def test_a_unix_socket_in_a_private_directory_created_for_it(tmp_path: Any) -> None:
+def test_a_unix_socket_in_a_private_directory_created_for_it(tmp_path: Any, short_tmp: str) -> None:
     root = os.path.realpath(tmp_path / "root")
     os.mkdir(root)
-    path = str(tmp_path / "private" / "mcp.sock")
+    path = os.path.join(short_tmp, "private", "mcp.sock")  # (a socket path fits 108 bytes)
     (token,) = mint_tokens(1)
 
     async def main() -> None:
@@ -260,8 +261,8 @@ def test_a_unix_socket_in_a_private_directory_created_for_it(tmp_path: Any) -> N
     anyio.run(main)
 
 
-def test_a_stale_socket_is_replaced_and_a_live_one_or_a_file_is_not(tmp_path: Any) -> None:
-    directory = tmp_path / "run"
+def test_a_stale_socket_is_replaced_and_a_live_one_or_a_file_is_not(short_tmp: str) -> None:
+    directory = Path(short_tmp) / "run"  # (a socket path fits 108 bytes)
     check_private_dir(str(directory))
     path = str(directory / "mcp.sock")
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -287,9 +288,9 @@ def test_a_stale_socket_is_replaced_and_a_live_one_or_a_file_is_not(tmp_path: An
         assert handle.read() == "keep me\n"
 
 
-def test_a_socket_that_took_the_place_of_ours_is_left_alone_on_exit(tmp_path: Any) -> None:
+def test_a_socket_that_took_the_place_of_ours_is_left_alone_on_exit(tmp_path: Any, short_tmp: str) -> None:
     root = os.path.realpath(tmp_path)
-    directory = tmp_path / "run"
+    directory = Path(short_tmp) / "run"  # (a socket path fits 108 bytes)
     path = str(directory / "mcp.sock")
 
     async def main() -> None:
@@ -357,7 +358,7 @@ def test_an_expired_session_is_ended_in_the_sdk_too(tmp_path: Any) -> None:
         async with serving(root, tokens=[token], limits=limits) as (server,), httpx2.AsyncClient(timeout=30) as http:
             url = server.urls[0]
             first = await _open(http, url, _bearer(token))
-            with anyio.fail_after(20):
+            with anyio.fail_after(60):
                 while True:
                     status, _, answer = await raw_post(http, url, INITIALIZE, _bearer(token))
                     if status == 200:
@@ -399,7 +400,7 @@ def test_any_request_after_the_handshake_makes_a_session_used(tmp_path: Any, mon
             assert status == 200 and answer["result"]["tools"], answer
             now[0] += 1.5  # five times the unused timeout
             (sessions,) = tables
-            with anyio.fail_after(20):
+            with anyio.fail_after(60):
                 while idle["mcp-session-id"] in sessions:  # ended at the next sweep
                     await anyio.sleep(0.05)
             status, _, _ = await raw_post(http, url, listing, idle)
@@ -430,7 +431,7 @@ def test_a_token_removed_from_the_file_ends_its_sessions(tmp_path: Any) -> None:
             assert status == 503  # the two places are taken
             os.unlink(token_file)
             write_token_file(token_file, [kept])  # seen by the watcher's next look (every second)
-            with anyio.fail_after(20):
+            with anyio.fail_after(60):
                 while True:
                     try:
                         if (await raw_post(http, url, tool_call("read", {"file_path": "a"}), goes))[0] == 401:
@@ -441,7 +442,7 @@ def test_a_token_removed_from_the_file_ends_its_sessions(tmp_path: Any) -> None:
             status, _, _ = await raw_post(http, url, tool_call("read", {"file_path": "a"}), stays)
             assert status == 200
             # the revoked session was ended in the SDK too: its place is free again
-            with anyio.fail_after(20):
+            with anyio.fail_after(60):
                 while True:
                     status, _, answer = await raw_post(http, url, INITIALIZE, _bearer(kept))
                     if status == 200:
@@ -498,7 +499,7 @@ async def _exchange(stream: Any, head: bytes) -> bytes:
     """Send one request head (no body) and read its whole answer (a ``content-length`` body)."""
     await stream.send(head)
     data = b""
-    with anyio.fail_after(10):
+    with anyio.fail_after(60):
         while b"\r\n\r\n" not in data:
             data += await stream.receive()
         head_part, _, body = data.partition(b"\r\n\r\n")
@@ -509,7 +510,7 @@ async def _exchange(stream: Any, head: bytes) -> bytes:
 
 
 async def _closed_by_server(stream: Any) -> bool:
-    with anyio.fail_after(10):
+    with anyio.fail_after(60):
         try:
             return await stream.receive() == b""
         except (anyio.EndOfStream, anyio.BrokenResourceError, ConnectionResetError):

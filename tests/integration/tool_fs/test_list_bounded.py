@@ -94,7 +94,7 @@ async def test_L5_listings_run_four_at_once_two_per_owner(tmp_path: Path) -> Non
         for owner in owners:
             for tool in ("list", "list", "str_replace_editor", "list"):
                 tg.start_soon(one, owner, tool)
-        with anyio.fail_after(30):
+        with anyio.fail_after(60):
             while sum(fs.running.values()) < LISTINGS_AT_ONCE:
                 await anyio.sleep(0.01)
         await anyio.sleep(0.2)  # nothing more may start while the four wait

@@ -82,7 +82,7 @@ def workspace(base: str) -> Callable[[], Any]:
 
 def _execute(ctx: dsh_fs.Context, tool: str, args: Any, session: Session | None) -> Any:
     async def run() -> Any:
-        with anyio.fail_after(30):
+        with anyio.fail_after(60):
             return await ctx.tools.execute(tool, args, session=session)
 
     return anyio.run(run)

@@ -97,11 +97,11 @@ async def test_a_search_out_of_time_leaves_a_slow_look(tmp_path: Any, monkeypatc
     monkeypatch.setattr(followed, "outward_links", slow_look)
     proj = os.path.realpath(str(tmp_path))
     put(os.path.join(proj, "a.txt"), "needle\n")
-    ctx = search_ctx(proj, timeout_ms=300)
+    ctx = search_ctx(proj, timeout_ms=2000)  # (time for a busy machine to start the look first)
     result = await call(ctx, "grep", {"pattern": "needle"}, session=Session(proj))
     answered.set()
     assert (result.error.code, result.text) == (
-        "SEARCH_ABORTED", "Error: grep timed out after 300ms; narrow pattern, path, or include and retry")
+        "SEARCH_ABORTED", "Error: grep timed out after 2000ms; narrow pattern, path, or include and retry")
     deadline = time.monotonic() + 240  # a guard only: the look answers at its next check
     while not asked and time.monotonic() < deadline:
         await anyio.sleep(0.01)

@@ -107,8 +107,8 @@ async def test_a_search_ended_while_the_mirror_fills_removes_the_mirror(tmp_path
 
     monkeypatch.setattr(mirror_module.Mirror, "add_tree", slow_add_tree)
     fs = _memory({"ws/a.txt": b"needle\n"})
-    ctx = dsh_fs.create_context(provider=fs, profile="default", timeout_ms=300)
-    with anyio.fail_after(10):
+    ctx = dsh_fs.create_context(provider=fs, profile="default", timeout_ms=2000)  # (time to start the fill)
+    with anyio.fail_after(60):
         result = await call(ctx, tool, {"pattern": "needle" if tool == "grep" else "*"}, session=_session("/ws"))
     assert result.error.code == "SEARCH_ABORTED", result.text
     assert started and os.listdir(place) == []

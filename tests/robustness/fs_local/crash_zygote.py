@@ -7,7 +7,10 @@ it forks a child that runs the jobs through the local provider's ``write_text``/
 adds result-time diffs, whose CPU cost for multi-MB rewrites would slow the rounds), with
 named temp files instead of ``O_TMPFILE`` ones when ``named_temp``, appending ``start <i>``
 to the progress file before each job and ``done <i>`` after each reported success, then
-``finished``, and then waits to be killed. The server answers
+``finished``, and then waits to be killed. With ``"pause": true`` the child appends ``paused``
+at its first ``fsync`` of a regular file and waits there for its kill: inside its first write,
+the temp file written and fsynced, not yet renamed — a kill point fixed by construction, not by
+the scheduler. The server answers
 ``{"pid": pid}`` at once and ``{"pid": pid, "status": status}`` when the child is gone.
 
 Children never exit on their own (not even after an exception: they report ``crashed``),
@@ -19,7 +22,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import sys
+import time
 import traceback
 
 import anyio
@@ -44,6 +49,17 @@ def _child(spec: dict) -> None:
     try:
         if spec.get("named_temp"):
             atomic.ANONYMOUS_TEMP = False
+        if spec.get("pause"):
+            real_fsync = os.fsync
+
+            def fsync(fd: int) -> None:
+                real_fsync(fd)
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    os.write(progress, b"paused\n")
+                    while True:  # never returns: the kill comes here (not SIGSTOP: job control may continue it)
+                        time.sleep(3600)
+
+            os.fsync = fsync  # type: ignore[assignment]
         # edits of 1 MiB and more take the streaming path (``large_edit``), smaller ones not
         fs = LocalFileSystem(cwd=spec["dir"], stream_edit_min_size=1 << 20)
 

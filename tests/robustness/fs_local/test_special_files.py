@@ -68,7 +68,7 @@ async def test_fifo_is_never_opened_for_content(ws: str, fifo: str, policy: bool
     ctx = dsh_fs.create_context(cwd=ws, policy=policy)
     session = Session(cwd=ws)
     for tool, args in _all_tools("pipe"):
-        result = await call(ctx, tool, args, session, timeout=10)
+        result = await call(ctx, tool, args, session, timeout=60)
         # an edit the policy refuses says what is wrong first (D27: one stat, never an open)
         _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{fifo}": not a regular file')
     assert stat_mod.S_ISFIFO(os.lstat(fifo).st_mode)
@@ -95,7 +95,7 @@ async def test_fifo_swapped_in_after_the_type_check_does_not_hang(
 
     monkeypatch.setattr(files, "open_regular_st", swap_then_open)
     try:
-        result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=10)
+        result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=60)
     finally:
         try:
             os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
@@ -113,7 +113,7 @@ async def test_character_devices_are_not_read(ws: str, device: str) -> None:
     if not os.path.exists(device):
         pytest.skip(f"{device} does not exist here")
     ctx = dsh_fs.create_context(cwd=ws, root=None)
-    result = await call(ctx, "read", {"file_path": device}, Session(cwd=ws), timeout=10)
+    result = await call(ctx, "read", {"file_path": device}, Session(cwd=ws), timeout=60)
     _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot read "{device}": not a regular file')
 
 
@@ -135,7 +135,7 @@ async def test_a_file_swapped_for_a_device_link_is_not_read(ws: str, device: str
 
     monkeypatch.setattr(files, "open_regular_st", swap_then_open)
     for tool in ("read", "edit"):
-        result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=10)
+        result = await call(ctx, tool, dict(_all_tools("f.txt"))[tool], Session(cwd=ws), timeout=60)
         _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{path}": not a regular file')
         assert os.readlink(path) == device
         os.unlink(path)
@@ -151,7 +151,7 @@ async def test_device_node_in_the_workspace_is_never_replaced(ws: str, policy: b
     ctx = dsh_fs.create_context(cwd=ws, policy=policy)
     session = Session(cwd=ws)
     for tool, args in _all_tools("null"):
-        result = await call(ctx, tool, args, session, timeout=10)
+        result = await call(ctx, tool, args, session, timeout=60)
         # an edit says so under the policy too (D27: what is wrong first, not "read it first")
         _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{path}": not a regular file')
     st = os.lstat(path)
@@ -159,15 +159,16 @@ async def test_device_node_in_the_workspace_is_never_replaced(ws: str, policy: b
     assert os.listdir(ws) == ["null"]
 
 
-async def test_socket_is_refused(ws: str) -> None:
+async def test_socket_is_refused(ws: str, monkeypatch: pytest.MonkeyPatch) -> None:
     path = os.path.join(ws, "sock")
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        server.bind(path)
+        monkeypatch.chdir(ws)
+        server.bind("sock")  # relative: fits sockaddr_un however long the temp path is
         server.listen(1)
         ctx = dsh_fs.create_context(cwd=ws, policy=False)
         for tool, args in _all_tools("sock"):
-            result = await call(ctx, tool, args, Session(cwd=ws), timeout=10)
+            result = await call(ctx, tool, args, Session(cwd=ws), timeout=60)
             _expect(result, "FS_NOT_REGULAR_FILE", f'Error: cannot {tool} "{path}": not a regular file')
         assert stat_mod.S_ISSOCK(os.lstat(path).st_mode)
     finally:
@@ -184,7 +185,7 @@ async def test_proc_file_reads_its_current_text_although_stat_says_zero_bytes(ws
         pytest.skip("no /proc here")
     assert os.stat(path).st_size == 0
     ctx = dsh_fs.create_context(cwd=ws, root=None)
-    result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=10)
+    result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=60)
     assert not result.is_error, result.text
     head, _, rest = result.text.partition("\n<content>\n")
     assert head == f"<path>{path}</path>\n<type>file</type>"
@@ -201,7 +202,7 @@ async def test_proc_file_with_an_io_error_is_a_coded_error(ws: str) -> None:
     if not os.path.exists(path):
         pytest.skip("no /proc here")
     ctx = dsh_fs.create_context(cwd=ws, root=None)
-    result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=10)
+    result = await call(ctx, "read", {"file_path": path}, Session(cwd=ws), timeout=60)
     assert result.error is not None and result.error.code in ("FS_IO_ERROR", "FS_PERMISSION_DENIED"), result.text
     assert result.text.startswith(f'Error: cannot read "{path}": ')
 

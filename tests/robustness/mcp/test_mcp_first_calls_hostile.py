@@ -210,9 +210,13 @@ def test_a_client_that_never_reads_stdout_is_not_buffered_without_bound(root: Pa
 
     threading.Thread(target=feed, daemon=True).start()
     try:
-        time.sleep(2.0)
-        first = sent[0]
-        time.sleep(1.0)
+        # the server stops reading: wait until nothing more went in for a second (under a guard,
+        # not a budget: a busy machine only makes this take longer), then that is bounded
+        deadline = time.monotonic() + WAIT
+        first = -1
+        while sent[0] != first and time.monotonic() < deadline:
+            first = sent[0]
+            time.sleep(1.0)
         assert sent[0] == first < 4 << 20  # the server stopped reading; nothing piles up
         assert hold.exists()
     finally:

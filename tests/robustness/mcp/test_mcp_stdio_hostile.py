@@ -66,7 +66,7 @@ def _serve(root: Path, data: bytes, *, ours: bool = True) -> tuple[list[bytes], 
     """All of ``data`` written at once then stdin closed: the server's lines (the
     ``initialize`` answer left out) and its stderr; the server must exit 0."""
     proc = subprocess.run(_argv(root), input=INIT + INITIALIZED + data, capture_output=True,
-                          env=_env(ours), timeout=30)
+                          env=_env(ours), timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.splitlines()
     assert b'"protocolVersion"' in lines[0], lines[:1]
@@ -177,11 +177,11 @@ def test_framing_every_request_answered_once(root: Path) -> None:
         proc.stdin.write(_call(2, "read", {"file_path": "a.txt", "pad": "x" * (3 << 20)}))  # 3 MiB line
         proc.stdin.write(_call(3, "read", {"file_path": "a.txt"}).rstrip(b"\n"))  # no line end, then EOF
         proc.stdin.close()
-        assert proc.wait(30) == 0
+        assert proc.wait(60) == 0
     finally:
         if proc.poll() is None:
             proc.kill()
-        reader.join(30)
+        reader.join(60)
     lines = received[0].splitlines()[1:]
     replies = [json.loads(line) for line in lines]
     ids = Counter(reply["id"] for reply in replies)
@@ -193,7 +193,7 @@ def test_framing_every_request_answered_once(root: Path) -> None:
 @pytest.mark.parametrize("ours", [True, False])
 def test_a_bad_line_right_after_initialize_leaves_one_handshake_answer(root: Path, ours: bool) -> None:
     proc = subprocess.run(_argv(root), input=INIT + b"garbage\n" * 3, capture_output=True, env=_env(ours),
-                          timeout=30)
+                          timeout=60)
     assert proc.returncode == 0
     assert proc.stdout.count(b'"protocolVersion"') == 1, proc.stdout
     assert proc.stdout.count(b'"code":-32700') == 3
@@ -233,7 +233,7 @@ def test_a_non_blocking_stdout_loses_no_answer(root: Path, ours: bool) -> None:
         proc.stdin.flush()
         time.sleep(1.0)  # not reading: the server meets a full pipe
         proc.stdin.close()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if not select.select([read_end], [], [], 1)[0]:
                 continue
@@ -241,7 +241,7 @@ def test_a_non_blocking_stdout_loses_no_answer(root: Path, ours: bool) -> None:
             if not chunk:
                 break
             out += chunk
-        assert proc.wait(30) == 0
+        assert proc.wait(60) == 0
     finally:
         os.close(read_end)
         if proc.poll() is None:
@@ -275,7 +275,7 @@ def test_a_non_blocking_stdin_loses_no_byte_of_a_first_line_cut_in_two(root: Pat
         os.write(write_end, INIT[50:] + INITIALIZED + _call(1, "read", {"file_path": "a.txt"}))
     finally:
         os.close(write_end)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=60)
     replies = [json.loads(line) for line in out.splitlines()]
     assert [reply["id"] for reply in replies] == [0, 1], replies
     assert replies[0]["result"]["protocolVersion"] == "2025-06-18"
@@ -380,7 +380,7 @@ def test_a_client_that_never_reads_stderr_does_not_stall_the_server(root: Path) 
         proc.stdin.write(b'{"jsonrpc":"2.0","id":8,"method":"ping"}\n' + bad)  # one more warning, room now
         proc.stdin.close()
         assert json.loads(proc.stdout.readline())["id"] == 8
-        assert proc.wait(30) == 0
+        assert proc.wait(60) == 0
         while chunk := os.read(read_end, 1 << 20):
             logged += chunk
     finally:

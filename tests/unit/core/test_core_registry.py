@@ -414,7 +414,7 @@ async def test_batch_groups_parallel_runs_with_exclusive_barriers() -> None:
     registry = probe.registry()
     calls = [ToolCall(name="p", arguments={"x": "A"}), ToolCall(name="p", arguments={"x": "B"}),
              ToolCall(name="x", arguments={"x": "W"}), ToolCall(name="p", arguments={"x": "C"})]
-    with anyio.fail_after(10):
+    with anyio.fail_after(60):
         results = await registry.execute_batch(calls)
     assert [r.text for r in results] == ["A", "B", "W", "C"]
     starts = {tag: overlap for tag, overlap in probe.log}
@@ -426,10 +426,10 @@ async def test_batch_respects_max_parallel_and_aborts_before_starting() -> None:
     probe = _Probe()
     registry = probe.registry()
     calls = [ToolCall(name="p", arguments={"x": str(i)}) for i in range(5)]
-    with anyio.fail_after(10):
+    with anyio.fail_after(60):
         results = await registry.execute_batch(calls, max_parallel=1)
     assert [r.text for r in results] == ["0", "1", "2", "3", "4"] and probe.max_active == 1
-    with anyio.fail_after(10):
+    with anyio.fail_after(60):
         assert await registry.execute_batch(calls, signal=AbortSignal.aborted_signal()) == []
     with pytest.raises(ValueError):
         await registry.execute_batch(calls, max_parallel=0)

@@ -142,7 +142,10 @@ async def test_abort_and_cancel_frames_reach_the_request(root: str) -> None:
     far.send({"id": 2, "op": "stream_bytes", "a": {"t": [root + "/big.bin"] * 2, "n": 1}})
     await far.frames(1)
     far.send({"cancel": 2})
-    await asyncio.sleep(0.05)
+    for _ in range(6000):  # until the request is gone (60 s: a guard, not a budget)
+        if 2 not in far.helper.tasks:
+            break
+        await asyncio.sleep(0.01)
     assert far.out.empty() and 2 not in far.helper.tasks  # cancelled: no answer
     far.send({"id": 3, "op": "stream_bytes", "a": {"t": [root + "/big.bin"] * 2, "n": 1}})
     await far.frames(1)

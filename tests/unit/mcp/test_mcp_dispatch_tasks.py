@@ -34,7 +34,7 @@ def _dispatcher(ctx: dsh_fs.Context, root: Path, written: list[dict[str, Any]]) 
 
 
 async def _until(predicate: Any) -> None:
-    with anyio.fail_after(20):
+    with anyio.fail_after(60):
         while not predicate():
             await asyncio.sleep(0.001)
 

@@ -103,7 +103,7 @@ def test_a_symlink_is_refused_even_to_a_private_file(tmp_path: Any) -> None:
         load_token_file(link)
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(60)
 def test_a_missing_file_and_a_directory_and_a_fifo(tmp_path: Any) -> None:
     with pytest.raises(FileNotFoundError):
         load_token_file(str(tmp_path / "none"))

@@ -44,7 +44,7 @@ def _batches(items: list[str], cuts: list[int]) -> list[list[str]]:
     return [items[a:b] for a, b in zip(edges, edges[1:])]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(order=st.lists(st.sampled_from(_PRINTED), max_size=40), cuts=st.lists(st.integers(0, 40), max_size=6),
        check_files=st.booleans())
 def test_admit_many_is_admit_of_each(tmp_path: Path, order: list[str], cuts: list[int], check_files: bool) -> None:

@@ -224,7 +224,7 @@ _STEPS = st.lists(st.tuples(st.sampled_from(["dir", "in", "out", "loop", "rm"]),
                             st.lists(_NAMES, min_size=1, max_size=3)), max_size=12)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(first=_STEPS, then=_STEPS)
 def test_the_kept_look_matches_a_fresh_one(tmp_path_factory: pytest.TempPathFactory,
                                            first: list[tuple[str, list[str]]],
