@@ -173,12 +173,37 @@ class Server:
         deadline = time.monotonic() + timeout
         while b"\n" not in self._out:
             ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            assert ready, "no answer"
+            assert ready, f"no answer; stderr so far: {self._stderr_so_far()!r}; threads: {self._waits()}"
             chunk = os.read(fd, 65536)
             assert chunk, "stdout ended"
             self._out += chunk
         line, _, self._out = self._out.partition(b"\n")
         return line + b"\n"
+
+    def _stderr_so_far(self) -> bytes:
+        """What the server wrote on stderr until now (a piped stderr, read without waiting)."""
+        if self.proc.stderr is None:
+            return b""
+        fd = self.proc.stderr.fileno()
+        data = b""
+        while select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+        return data[-4000:]
+
+    def _waits(self) -> dict[str, str]:
+        """Where each thread of the server waits in the kernel (``/proc/<pid>/task/*/wchan``)."""
+        out: dict[str, str] = {}
+        base = f"/proc/{self.proc.pid}/task"
+        try:
+            for task in os.listdir(base):
+                with open(f"{base}/{task}/comm") as comm, open(f"{base}/{task}/wchan") as wchan:
+                    out[f"{task} {comm.read().strip()}"] = wchan.read().strip()
+        except OSError as exc:
+            out["?"] = str(exc)
+        return out
 
     def quiet(self, seconds: float) -> bool:
         """Nothing was written within ``seconds`` (a negative check)."""

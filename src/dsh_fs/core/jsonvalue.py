@@ -43,7 +43,8 @@ _CANDIDATES = re.compile(r"-0(?![0-9.eE])|[0-9]{16,}")
 def may_rewrite(text: str) -> bool:
     """Whether ``js_numbers`` may change something in the JSON ``text``: a ``-0`` or a run of
     16 digits or more anywhere in it (inside a string too, so ``False`` is the sure answer).
-    For the readers that take a line without it only when it has none (``mcp.wire.classify``)."""
+    A reader's quick test: ``mcp.wire.classify`` looks at the literals themselves only when it
+    says ``True``."""
     return _CANDIDATES.search(text) is not None
 
 

@@ -370,6 +370,32 @@ _PLAIN_DECODER: Final = json.JSONDecoder(parse_float=_refuse, parse_constant=_re
 for these hooks)"""
 
 
+def _numbers_read(text: str) -> tuple[Any, bool, bool]:
+    """``text`` read as ``json.loads`` reads it, its number literals looked at one by one:
+    ``(value, plain, floats)``, ``plain`` when no integer literal is one ``js_numbers`` may
+    rewrite (``-0``, 16 digits or more; the same text inside a string does not count),
+    ``floats`` when a literal has a fraction or an exponent or is ``NaN``/``Infinity``.
+
+    :raises ValueError: ``text`` is not JSON Python reads
+    :raises RecursionError: nested too deep
+    """
+    rewritten = floats = False
+
+    def integer(literal: str) -> int:
+        nonlocal rewritten
+        if literal == "-0" or len(literal.lstrip("-")) >= 16:
+            rewritten = True
+        return int(literal)
+
+    def number(literal: str) -> float:
+        nonlocal floats
+        floats = True
+        return float(literal)
+
+    value = json.loads(text, parse_int=integer, parse_float=number, parse_constant=number)
+    return value, not rewritten, floats
+
+
 def classify(raw: bytes) -> Line:
     """What the line ``raw`` (its line end included or not) is for the stdio dispatcher (module
     docstring). Never raises."""
@@ -379,16 +405,16 @@ def classify(raw: bytes) -> Line:
         return _OTHER_LINE
     if not text.strip(_WHITESPACE):
         return _BLANK_LINE
-    plain = not may_rewrite(text)
-    floats = False
+    plain, floats = True, False
     try:
-        value = _PLAIN_DECODER.decode(text)
-    except _Float:
-        floats = True
-        try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):
-            return _OTHER_LINE
+        if may_rewrite(text):  # maybe inside a string only (a path "pytest-0/a"): read the literals
+            value, plain, floats = _numbers_read(text)
+        else:
+            try:
+                value = _PLAIN_DECODER.decode(text)
+            except _Float:
+                floats = True
+                value = json.loads(text)
     except (ValueError, RecursionError):
         return _OTHER_LINE
     if type(value) is not dict or value.get("jsonrpc") != "2.0":

@@ -65,6 +65,22 @@ def test_a_read_is_answered_before_the_sdk_and_an_edit_after_it_is_attached_sees
     assert (root / "a.txt").read_text() == "alpha\ngamma\n"
 
 
+def test_a_call_whose_strings_hold_minus_zero_or_long_digit_runs_is_answered_before_the_sdk(tmp_path: Path) -> None:
+    """``-0`` and runs of 16 digits are what ``js_numbers`` rewrites as numbers; inside a string
+    (a fresh machine's temp path ``…/pytest-0/…``, a file named by a timestamp) they change
+    nothing, and the call is ours to answer."""
+    root = tmp_path / "release-0" / "ws"
+    root.mkdir(parents=True)
+    name = root / "build-1733500000123456789.txt"
+    name.write_text("alpha\n")
+    server = _held(root, tmp_path)
+    server.send(INITIALIZED + _call(2, "read", file_path=str(name)))
+    answer = json.loads(server.line())  # the import is held: no SDK in the process
+    assert answer["id"] == 2 and "alpha" in answer["result"]["content"][0]["text"], answer
+    assert server.hold is not None and server.hold.exists()
+    server.finish()
+
+
 def test_the_answers_before_the_sdk_are_the_sdk_routes_byte_for_byte(root: Path, tmp_path: Path) -> None:
     script = INITIALIZED + _call(2, "read", file_path=str(root / "a.txt")) + _call(3, "read", file_path="missing.txt")
     server = _held(root, tmp_path)

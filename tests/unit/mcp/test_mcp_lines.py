@@ -57,10 +57,18 @@ PLAIN = [
     b'{"jsonrpc":"2.0","id":"\\u00e9\\u2028","method":"tools/call","params":{"name":"r","arguments":[1,true,null]}}',
     b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"\\ud800"}}}',
     b' {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"a":1,"a":2}}} ',
+    # what js_numbers rewrites, but inside strings only (a fresh machine's "/tmp/pytest-of-root/pytest-0/")
+    b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"/t/pytest-0/a"}}}',
+    b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read","arguments":{"file_path":"-0","limit":3}}}',
+    b'{"jsonrpc":"2.0","id":"12345678901234567890","method":"tools/call","params":{"name":"edit","arguments":'
+    b'{"file_path":"a","old_string":"x-0","new_string":"9007199254740993"}}}',
 ]
 DECLINED = [
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"offset":-0}}}',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"p":"-0","offset":-0}}}',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"p":"-0","o":0.5}}}',
     b'{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"read"}}',
+    b'{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"read","arguments":"-0"}}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"limit":9007199254740993}}}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"offset":1.0}}}',
     b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read","arguments":{"limit":1e2}}}',
@@ -201,6 +209,9 @@ def test_the_kinds_read_text_as_the_sdk_path_does() -> None:
     floats = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"2","x":0.5}}'
     assert classify(floats).kind == CANCEL and classify(floats).id == "2"  # a float elsewhere: still one
     assert classify(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":-0}}').kind == OTHER
+    in_strings = b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-0","reason":"1234567890123456"}}'
+    assert classify(in_strings).kind == CANCEL and classify(in_strings).id == "r-0"
+    assert classify(b'{"jsonrpc":"2.0","id":"-0","method":"tools/list"}').id == "-0"
 
 
 kinds = st.sampled_from(["tools/list", "notifications/cancelled", "notifications/initialized", "tools/call", "ping"])
