@@ -32,6 +32,7 @@ __all__ = (
     "js_numbers",
     "may_rewrite",
     "parse_json",
+    "read_noting_numbers",
     "well_formed",
 )
 
@@ -46,6 +47,33 @@ def may_rewrite(text: str) -> bool:
     A reader's quick test: ``mcp.wire.classify`` looks at the literals themselves only when it
     says ``True``."""
     return _CANDIDATES.search(text) is not None
+
+
+def read_noting_numbers(text: str) -> tuple[Any, bool, bool]:
+    """``text`` read as ``json.loads`` reads it, its number literals looked at one by one:
+    ``(value, rewritten, floats)``. ``rewritten``: an integer literal is one ``js_numbers`` may
+    rewrite (``-0``, 16 digits or more; the same characters inside a string do not count, as
+    they do for :func:`may_rewrite`). ``floats``: a literal has a fraction or an exponent, or
+    is ``NaN``/``Infinity``.
+
+    :raises ValueError: ``text`` is not JSON Python reads
+    :raises RecursionError: nested too deep
+    """
+    rewritten = floats = False
+
+    def integer(literal: str) -> int:
+        nonlocal rewritten
+        if literal == "-0" or len(literal.lstrip("-")) >= 16:
+            rewritten = True
+        return int(literal)
+
+    def number(literal: str) -> float:
+        nonlocal floats
+        floats = True
+        return float(literal)
+
+    value = json.loads(text, parse_int=integer, parse_float=number, parse_constant=number)
+    return value, rewritten, floats
 
 
 def _js_integer(literal: str) -> int | float:

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ..core.context import Context
-from ..core.jsonvalue import may_rewrite
+from ..core.jsonvalue import may_rewrite, read_noting_numbers
 from ..core.system_prompt import TOOL_SECTIONS
 from ..core.tools import ToolResult
 from ..tool_common.switches import ToolSwitches
@@ -370,32 +370,6 @@ _PLAIN_DECODER: Final = json.JSONDecoder(parse_float=_refuse, parse_constant=_re
 for these hooks)"""
 
 
-def _numbers_read(text: str) -> tuple[Any, bool, bool]:
-    """``text`` read as ``json.loads`` reads it, its number literals looked at one by one:
-    ``(value, plain, floats)``, ``plain`` when no integer literal is one ``js_numbers`` may
-    rewrite (``-0``, 16 digits or more; the same text inside a string does not count),
-    ``floats`` when a literal has a fraction or an exponent or is ``NaN``/``Infinity``.
-
-    :raises ValueError: ``text`` is not JSON Python reads
-    :raises RecursionError: nested too deep
-    """
-    rewritten = floats = False
-
-    def integer(literal: str) -> int:
-        nonlocal rewritten
-        if literal == "-0" or len(literal.lstrip("-")) >= 16:
-            rewritten = True
-        return int(literal)
-
-    def number(literal: str) -> float:
-        nonlocal floats
-        floats = True
-        return float(literal)
-
-    value = json.loads(text, parse_int=integer, parse_float=number, parse_constant=number)
-    return value, not rewritten, floats
-
-
 def classify(raw: bytes) -> Line:
     """What the line ``raw`` (its line end included or not) is for the stdio dispatcher (module
     docstring). Never raises."""
@@ -408,7 +382,8 @@ def classify(raw: bytes) -> Line:
     plain, floats = True, False
     try:
         if may_rewrite(text):  # maybe inside a string only (a path "pytest-0/a"): read the literals
-            value, plain, floats = _numbers_read(text)
+            value, rewritten, floats = read_noting_numbers(text)
+            plain = not rewritten
         else:
             try:
                 value = _PLAIN_DECODER.decode(text)

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dsh_fs.core.jsonvalue import is_lossless_json, js_number_str, js_numbers, parse_json
+from dsh_fs.core.jsonvalue import is_lossless_json, js_number_str, js_numbers, may_rewrite, parse_json, read_noting_numbers
 from dsh_fs.mcp.http.js_numbers import JsNumbers
 
 LITERALS = [
@@ -181,3 +181,46 @@ def test_post_bodies_are_rewritten_and_their_length_follows() -> None:
     assert body == b'{"params": {"arguments": {"bad": "\xff", "o": -0}}}'
     scope, body = run_wrapper("GET", [b"-0"])
     assert body == b"-0" and dict(scope["headers"])[b"content-length"] == b"999"
+
+
+@pytest.mark.parametrize(("text", "rewritten", "floats"), [
+    ('{"p":"/tmp/pytest-0/a","q":"12345678901234567890"}', False, False),  # inside strings: nothing
+    ('{"p":"-0","n":-0}', True, False),
+    ('[1234567890123456]', True, False),
+    ('[-123456789012345]', False, False),  # 15 digits
+    ('[0.5,"-0"]', False, True),
+    ('[1e2]', False, True),
+    ('[NaN]', False, True),
+    ('{"a":-0,"b":-0.0}', True, True),
+])
+def test_read_noting_numbers_looks_at_literals_not_strings(text: str, rewritten: bool, floats: bool) -> None:
+    value, seen_rewritten, seen_floats = read_noting_numbers(text)
+    assert (seen_rewritten, seen_floats) == (rewritten, floats)
+    assert json.dumps(value) == json.dumps(json.loads(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(alphabet="-0123456789a", max_size=20),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=8))
+def test_read_noting_numbers_says_rewritten_exactly_when_js_numbers_may_change_a_literal(value: Any) -> None:
+    """Over documents of integers and digit-laden strings: ``rewritten`` only where the quick
+    test also says maybe, and exactly when an integer literal is ``-0`` or has 16+ digits."""
+    text = json.dumps(value)
+    _, rewritten, floats = read_noting_numbers(text)
+    literals: list[int] = []
+
+    def collect(item: Any) -> None:
+        if type(item) is int:
+            literals.append(item)
+        elif isinstance(item, list):
+            for inner in item:
+                collect(inner)
+        elif isinstance(item, dict):
+            for inner in item.values():
+                collect(inner)
+
+    collect(value)
+    assert not floats
+    assert rewritten == any(len(str(abs(n))) >= 16 for n in literals)
+    assert may_rewrite(text) or not rewritten
