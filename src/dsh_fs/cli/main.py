@@ -15,7 +15,7 @@ from typing import Final, NoReturn
 
 import click
 
-__all__ = ("daemons_running", "leave_now", "main", "run")
+__all__ = ("main", "run")
 
 COMMANDS: Final = {
     "apply-patch": "tool_cmds:apply_patch",
@@ -81,7 +81,7 @@ def run() -> None:
     the operating system; ``atexit`` handlers and ``weakref.finalize`` callbacks (the private
     spill directory) still run, and every command has closed what it opened before it returns.
     While a daemon thread still runs (``dsh-fs mcp``'s background import of the SDK, when stdin
-    ended first) the process leaves by :func:`leave_now`.
+    ended first) the process leaves by ``_leave_now``.
 
     A command that needs an extra that is not installed (``dsh-fs mcp`` without ``[mcp]``) ends
     with :func:`missing_extra`'s line and exit status 2, not a traceback.
@@ -98,21 +98,21 @@ def run() -> None:
         sys.exit(2)
     except SystemExit as exc:
         code = 0 if exc.code is None else exc.code
-        if type(code) is int and daemons_running():
-            leave_now(code)
+        if type(code) is int and _daemons_running():
+            _leave_now(code)
         raise
     finally:
         gc.freeze()
 
 
-def daemons_running() -> bool:
+def _daemons_running() -> bool:
     """Another thread than the calling one is alive, and every such thread is a daemon (a
     non-daemon thread is waited for by the interpreter's own exit)."""
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
     return bool(others) and all(t.daemon for t in others)
 
 
-def leave_now(code: int) -> NoReturn:
+def _leave_now(code: int) -> NoReturn:
     """End the process with ``code`` without finalizing the interpreter: the ``atexit``
     handlers run (``weakref.finalize`` callbacks, ``logging.shutdown``), stdout and stderr are
     flushed, then ``os._exit``.

@@ -63,7 +63,7 @@ def read_noting_numbers(text: str) -> tuple[Any, bool, bool]:
 
     def integer(literal: str) -> int:
         nonlocal rewritten
-        if literal == "-0" or len(literal.lstrip("-")) >= 16:
+        if _CANDIDATES.search(literal):  # the literal itself: -0, or 16 digits or more
             rewritten = True
         return int(literal)
 
