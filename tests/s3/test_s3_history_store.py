@@ -1,0 +1,182 @@
+"""``history.s3_store`` on moto: what a recorded mutation costs (one request, whatever the history
+holds), copies kept once, ends carried by the next intent or written when the history is read or
+the store closes, the byte cap checked by listing, and copies still named kept when their
+holder goes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import dsh_fs
+from dsh_fs import Session
+from dsh_fs.history.model import Before, digest_of
+from dsh_fs.history.s3_store import S3HistoryStore
+from dsh_fs.history.store import CallMeta, Intent
+from dsh_fs.testing.workspaces import MOTO_CLIENT_OPTIONS, S3Workspace
+
+pytestmark = pytest.mark.anyio
+
+
+def store_of(bucket: S3Workspace, s3_endpoint: str, **options: Any) -> S3HistoryStore:
+    return S3HistoryStore(bucket.location.bucket, endpoint_url=s3_endpoint, client_options=MOTO_CLIENT_OPTIONS,
+                          **options)
+
+
+async def history_keys(store: S3HistoryStore) -> list[str]:
+    keys: list[str] = []
+    async for page in store.objects.list_all(store.prefix):
+        keys.extend(key for key, _size, _mtime in page)
+    return keys
+
+
+async def calls_cost(bucket: S3Workspace, s3_endpoint: str, kind: str, *, recorded: bool,
+                     calls: int = 12) -> list[int]:
+    """The requests each of ``calls`` alternating edits (or writes) of one file costs, with the
+    S3 history store or without a history."""
+    await bucket.put("f.py", b"".join(b"value_%d = step(%d)\n" % (i, i) for i in range(50)))
+    fs = await bucket.provider()
+    store = store_of(bucket, s3_endpoint) if recorded else None
+    ctx = dsh_fs.create_context(provider=fs, history=store or False)
+    session = Session(cwd="/", id="S")
+    await ctx.tools.execute("read", {"file_path": "/f.py"}, session=session)
+    text = await bucket.get("f.py")
+    assert text is not None
+    costs = []
+    for i in range(calls):
+        before = fs.store.requests + (store.objects.requests if store else 0)  # type: ignore[attr-defined]
+        if kind == "edit":
+            old, new = ("step(7)", "STEP(7)") if i % 2 == 0 else ("STEP(7)", "step(7)")
+            args = {"file_path": "/f.py", "old_string": old, "new_string": new}
+        else:
+            args = {"file_path": "/f.py", "content": text.decode() + str(i % 2)}
+        result = await ctx.tools.execute(kind, args, session=session)
+        assert not result.is_error, result.text
+        costs.append(fs.store.requests + (store.objects.requests if store else 0) - before)  # type: ignore[attr-defined]
+    await ctx.aclose()
+    return costs
+
+
+@pytest.mark.parametrize("kind", ["edit", "write"])
+async def test_a_recorded_edit_or_write_costs_one_request_more(bucket: S3Workspace, s3_endpoint: str,
+                                                               kind: str) -> None:
+    off = await calls_cost(bucket, s3_endpoint, kind, recorded=False)
+    on = await calls_cost(bucket, s3_endpoint, kind, recorded=True)
+    assert len(set(off)) == 1 and on == [off[0] + 1] * len(off)
+
+
+async def test_copies_are_kept_once_and_ends_ride_on_the_next_intent(bucket: S3Workspace, s3_endpoint: str) -> None:
+    writer, reader = store_of(bucket, s3_endpoint), store_of(bucket, s3_endpoint)
+    ctx = dsh_fs.create_context(provider=await bucket.provider(), policy=False, history=writer)
+    session = Session(cwd="/", id="S")
+    await bucket.put("a.txt", b"zero\n")
+    for content in ("one\n", "zero\n", "one\n", "zero\n"):
+        result = await ctx.tools.execute("write", {"file_path": "/a.txt", "content": content}, session=session)
+        assert not result.is_error, result.text
+    keys = sorted(await history_keys(writer), key=lambda k: k.rsplit("/", 1)[1])
+    forms = [k.rsplit("/", 1)[1].split(".")[1] for k in keys]
+    assert forms == ["i", "i", "r", "r"]  # zero's and one's bytes once each
+    assert {k.rsplit("/", 1)[1].split(".")[2] for k in keys} == {digest_of(b"zero\n"), digest_of(b"one\n")}
+    second = await writer.objects.get(keys[1])
+    assert second is not None
+    header = json.loads(second[1].partition(b"\n")[0])
+    first_id = keys[0].rsplit("/", 1)[1].split(".")[0].lstrip("0")
+    assert list(header["ends"]) == [first_id] and header["after_digest"] == digest_of(b"zero\n")
+    seen = await reader.history("S")  # the writer has not carried its last end yet
+    assert [s.pending for s in seen.steps] == [False, False, False, True]
+    assert seen.steps[-1].changes[0].after_digest == digest_of(b"zero\n")
+    await ctx.aclose()  # writes it
+    seen = await reader.history("S")
+    assert not any(s.pending for s in seen.steps)
+    assert [k for k in await history_keys(reader) if "/ends/" in k] != []
+    assert await reader.blob(digest_of(b"one\n")) == b"one\n"
+    await reader.aclose()
+
+
+async def test_a_pending_change_whose_file_someone_else_changed_is_not_rewound(bucket: S3Workspace,
+                                                                                 s3_endpoint: str) -> None:
+    writer = store_of(bucket, s3_endpoint)
+    ctx = dsh_fs.create_context(provider=await bucket.provider(), policy=False, history=writer)
+    rewinder = dsh_fs.create_context(provider=await bucket.provider(), policy=False,
+                                     history=store_of(bucket, s3_endpoint))
+    session = Session(cwd="/", id="S")
+    await bucket.put("a.txt", b"start\n")
+    await ctx.tools.execute("edit", {"file_path": "/a.txt", "old_string": "start", "new_string": "mine"},
+                            session=session)
+    assert (await rewinder.history("S"))[-1].pending  # its end is still the writer's to write
+    await bucket.put("a.txt", b"theirs\n")
+    result = await rewinder.rewind("S", to=0)
+    assert result.refused and [(f.path, f.action, f.reason) for f in result.files] == [
+        ("/a.txt", "refused", "changed since this owner's last change")]
+    await bucket.put("a.txt", b"mine\n")  # the bytes the pending edit was about to leave
+    result = await rewinder.rewind("S", to=0)
+    assert not result.refused and await bucket.get("a.txt") == b"start\n"
+    await ctx.aclose()
+    await rewinder.aclose()
+
+
+async def test_a_copy_still_named_outlives_its_dropped_holder(bucket: S3Workspace, s3_endpoint: str) -> None:
+    small, big, other, last = b"s" * 99 + b"\n", b"b" * 799 + b"\n", b"o" * 799 + b"\n", b"last\n"
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=1600)
+    ctx = dsh_fs.create_context(provider=await bucket.provider(), policy=False, history=store)
+    session = Session(cwd="/", id="S")
+    await bucket.put("a.txt", small)
+    for content in (big, small, other, last):  # copies kept: small, big, (small again: named), other
+        result = await ctx.tools.execute("write", {"file_path": "/a.txt", "content": content.decode()},
+                                         session=session)
+        assert not result.is_error, result.text
+    seen = await ctx.history("S")  # 1,700 bytes > 1,600: down to at most 1,200
+    assert seen.dropped == 2 and [s.number for s in seen] == [3, 4] and seen.kept_bytes == 900
+    keys = await history_keys(store)
+    assert [k.rsplit("/", 2)[1:] for k in keys if "/blobs/" in k] == [["blobs", digest_of(small)]]
+    result = await ctx.rewind("S", to=2)
+    assert not result.refused and result.error is None and await bucket.get("a.txt") == small
+    await ctx.aclose()
+
+
+async def test_an_abandoned_intent_keeps_a_copy_another_change_names(bucket: S3Workspace, s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint)
+    data = b"kept\n"
+    intent = Intent(op="write", key="k", path="/a.txt", before=Before.blob(digest_of(data), len(data)),
+                    before_version="v1")
+
+    def call(key: str) -> CallMeta:
+        return CallMeta(owner="O", step_key=key, tool="write", call_id=None, time=1.0 if key == "one" else 2.0)
+
+    first = await store.begin(call("one"), intent, data)
+    second = await store.begin(call("two"), intent, data)
+    forms = sorted(k.rsplit("/", 1)[1].split(".")[1] for k in await history_keys(store))
+    assert forms == ["i", "r"]
+    await store.abandon("O", first)
+    await store.complete("O", second, "v2")
+    seen = await store.history("O")
+    assert [(s.number, [c.after_version for c in s.changes]) for s in seen.steps] == [(1, ["v2"])]
+    assert await store.blob(digest_of(data)) == data
+    await store.abandon("O", second)  # already completed: nothing to do
+    await store.complete("O", 12345, "v")  # unknown: nothing to do
+    assert await store.forget("O") == 1 and await history_keys(store) == []
+    await store.aclose()
+
+
+async def test_the_cap_is_checked_by_listing_and_its_cost_does_not_grow(bucket: S3Workspace,
+                                                                       s3_endpoint: str) -> None:
+    cap = 96 * 1024
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=cap)
+    fs = await bucket.provider()
+    ctx = dsh_fs.create_context(provider=fs, policy=False, history=store)
+    session = Session(cwd="/", id="S")
+    costs = []
+    for i in range(360):
+        before = fs.store.requests + store.objects.requests  # type: ignore[attr-defined]
+        content = f"{i:06d}" * 166 + "\n"  # 997 bytes, each different
+        result = await ctx.tools.execute("write", {"file_path": "/a.txt", "content": content}, session=session)
+        assert not result.is_error, result.text
+        costs.append(fs.store.requests + store.objects.requests - before)  # type: ignore[attr-defined]
+    plain = 2  # an unrecorded write: the stat, the conditional PUT
+    early, late = sum(costs[120:240]) / 120 - plain, sum(costs[240:360]) / 120 - plain
+    assert 1 <= early <= 1.5 and 1 <= late <= 1.5 and late <= early + 0.1  # bounded, not growing
+    seen = await ctx.history("S")
+    assert seen.dropped > 0 and seen.kept_bytes <= cap
+    await ctx.aclose()
