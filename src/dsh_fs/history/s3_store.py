@@ -49,11 +49,12 @@ from typing import Any, Final
 import anyio
 
 from ..fs_s3.errors import S3Failure
+from ..fs_s3.location import parse_url
 from ..fs_s3.store import ObjectStore, read_chunk
 from .model import Before, Checkpoint, FileChange, History, Step
 from .store import DEFAULT_MAX_OWNER_BYTES, CallMeta, HistoryStore, Intent
 
-__all__ = ("DEFAULT_PREFIX", "KNOWN_MAX", "S3HistoryStore", "TRIM_TO")
+__all__ = ("DEFAULT_PREFIX", "KNOWN_MAX", "S3HistoryStore", "TRIM_TO", "history_place")
 
 DEFAULT_PREFIX: Final = ".dsh-fs-history/"
 KNOWN_MAX: Final = 4096
@@ -63,6 +64,16 @@ TRIM_TO: Final = 0.75
 the next check is far off)"""
 _PEEK: Final = 64 * 1024
 """bytes of an intent object read to find its line of JSON (a longer line is read whole)"""
+
+
+def history_place(url: str) -> tuple[str, str]:
+    """The bucket and key prefix of a history kept at ``url`` (``s3://bucket[/prefix]``; no
+    prefix: ``DEFAULT_PREFIX``), as ``S3HistoryStore`` takes them.
+
+    :raises ValueError: not an ``s3://`` URL with a bucket (``fs_s3.location.parse_url``)
+    """
+    place = parse_url(url)
+    return place.bucket, place.prefix or DEFAULT_PREFIX
 
 
 def _hex(owner: str) -> str:
