@@ -436,3 +436,13 @@ def test_a_moves_expectations_name_no_bytes() -> None:
     assert spans([delete])["c"].expected == Expected(kind="absent")
     edit = witnessed(3, "d", Before.blob(D1, 3), after="v", digest=D2)
     assert spans([edit])["d"].expected == Expected(kind="present", version="v", digest=D2)
+
+
+def test_a_pending_change_that_never_happened_after_a_completed_one_is_taken_back_from_its_before() -> None:
+    changes = [witnessed(1, "a", Before.blob(D1, 3), after="v", digest=D2),
+               witnessed(2, "a", Before.blob(D2, 3), after=None, digest=D3)]
+    for digest, ok in ((D2, True), (D3, True), (None, True), (digest_of(b"else"), False)):
+        plan = plan_of(changes, {"a": Current(exists=True, version="x", digest=digest)})
+        assert plan.refused is not ok, digest
+        if ok:
+            assert [(a.kind, a.digest) for a in plan.actions] == [("restore", D1)]

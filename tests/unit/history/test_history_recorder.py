@@ -389,3 +389,47 @@ async def test_a_witnessed_mutation_refused_by_the_provider_leaves_no_change() -
                                                                                                  new_string="A"))
     assert caught.value.code == "FS_EDIT_NOT_FOUND"
     assert (await fs.store.history("o")).steps == ()
+
+
+class Answering(MemoryFileSystem):
+    """Every read member answers what it was asked, so a wrapper that drops or bends a call shows."""
+
+    async def lstat(self, path, *, cwd=None, signal=None):  # type: ignore[no-untyped-def]
+        return ("lstat", path, cwd)
+
+    def stream_text(self, target, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("stream_text", target.display_path)
+
+    async def read_window(self, target, window, *, info, streamed=False, signal=None):  # type: ignore[no-untyped-def]
+        return ("read_window", window, info, streamed)
+
+    def host_path(self, target):  # type: ignore[no-untyped-def]
+        return ("host_path", target.display_path)
+
+    async def real_place(self, target, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("real_place", target.display_path)
+
+    async def path_rules(self, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("path_rules",)
+
+    def search_host(self):  # type: ignore[no-untyped-def]
+        return ("search_host",)
+
+    def walk(self, target, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("walk", target.display_path)
+
+
+async def test_every_read_member_answers_what_the_inner_provider_answers() -> None:
+    fs = HistoryFileSystem(Answering({"ws/a.txt": "a"}), MemoryHistoryStore(), max_file_bytes=0)
+    target = await fs.resolve("/ws/a.txt")
+    assert fs.max_file_bytes == 0  # a cap of 0 is allowed: nothing is copied
+    assert await fs.lstat("a.txt", cwd="/ws") == ("lstat", "a.txt", "/ws")
+    assert fs.stream_text(target) == ("stream_text", "/ws/a.txt")  # type: ignore[comparison-overlap]
+    assert await fs.read_window(target, "W", info="I") == ("read_window", "W", "I", False)  # type: ignore[arg-type]
+    assert await fs.read_window(target, "W", info="I", streamed=True) == (  # type: ignore[arg-type]
+        "read_window", "W", "I", True)
+    assert fs.host_path(target) == ("host_path", "/ws/a.txt")  # type: ignore[comparison-overlap]
+    assert await fs.real_place(target) == ("real_place", "/ws/a.txt")  # type: ignore[comparison-overlap]
+    assert await fs.path_rules() == ("path_rules",)  # type: ignore[comparison-overlap]
+    assert fs.search_host() == ("search_host",)  # type: ignore[comparison-overlap]
+    assert fs.walk(target) == ("walk", "/ws/a.txt")  # type: ignore[comparison-overlap]
