@@ -133,6 +133,16 @@ async def test_a_copy_still_named_outlives_its_dropped_holder(bucket: S3Workspac
     assert [k.rsplit("/", 2)[1:] for k in keys if "/blobs/" in k] == [["blobs", digest_of(small)]]
     result = await ctx.rewind("S", to=2)
     assert not result.refused and result.error is None and await bucket.get("a.txt") == small
+    result = await ctx.tools.execute("write", {"file_path": "/a.txt", "content": "x\n"}, session=session)
+    assert not result.is_error, result.text
+    keys = await history_keys(store)  # the copy kept aside is known: the same bytes are not kept again
+    assert forms(keys)[-1] == "r" and keys[-1].rsplit(".", 1)[1] == digest_of(small)
+    for content in ("y" * 900 + "\n", "z" * 900 + "\n", "w" * 900 + "\n"):  # steps 3 and 6 (naming small) go
+        result = await ctx.tools.execute("write", {"file_path": "/a.txt", "content": content}, session=session)
+        assert not result.is_error, result.text
+    seen = await ctx.history("S")
+    assert all(c.before.digest != digest_of(small) for s in seen for c in s.changes)
+    assert [k for k in await history_keys(store) if "/blobs/" in k] == []  # nothing names it: gone
     await ctx.aclose()
 
 
@@ -177,6 +187,182 @@ async def test_the_cap_is_checked_by_listing_and_its_cost_does_not_grow(bucket: 
     plain = 2  # an unrecorded write: the stat, the conditional PUT
     early, late = sum(costs[120:240]) / 120 - plain, sum(costs[240:360]) / 120 - plain
     assert 1 <= early <= 1.5 and 1 <= late <= 1.5 and late <= early + 0.1  # bounded, not growing
+    assert await copies_held(store) <= cap + cap // 8 + 1000  # bounded while recording, not only when read
     seen = await ctx.history("S")
     assert seen.dropped > 0 and seen.kept_bytes <= cap
     await ctx.aclose()
+
+
+def call_of(key: str, time: float = 1.0, owner: str = "O") -> CallMeta:
+    return CallMeta(owner=owner, step_key=key, tool="write", call_id=None, time=time)
+
+
+def blob_intent(data: bytes | None, *, digest: bytes | None = None, path: str = "/a.txt") -> Intent:
+    named = digest_of(digest if digest is not None else data or b"")
+    return Intent(op="write", key="k" + path, path=path, before=Before.blob(named, len(data or b"")),
+                  before_version="v1")
+
+
+def forms(keys: list[str]) -> list[str]:
+    return [k.rsplit("/", 1)[1].split(".")[1] for k in sorted(keys, key=lambda k: k.rsplit("/", 1)[1])
+            if "/steps/" in k]
+
+
+async def copies_held(store: S3HistoryStore) -> int:
+    """Bytes of the copies the bucket holds now, from a listing (no history read)."""
+    total = 0
+    async for page in store.objects.list_all(store.prefix):
+        for key, size, _mtime in page:
+            name = key.rsplit("/", 1)[1]
+            if "/steps/" in key and name.split(".")[1] == "i":
+                total += size - int(name.split(".")[3])
+            elif "/blobs/" in key:
+                total += size
+    return total
+
+
+async def test_the_first_check_comes_once_an_eighth_of_the_cap_is_added(bucket: S3Workspace,
+                                                                       s3_endpoint: str) -> None:
+    data = b"x" * 100 + b"\n"
+    for cap, first in ((8 * 1024, 1), (0, 2)):  # an eighth of 8 KiB is room; of 0 none: list first
+        store = store_of(bucket, s3_endpoint, max_owner_bytes=cap)
+        before = store.objects.requests
+        await store.begin(call_of(f"first-{cap}", owner=f"cap-{cap}"), blob_intent(data), data)
+        assert store.objects.requests - before == first, cap
+        await store.aclose()
+
+
+async def test_a_before_state_without_its_bytes_keeps_no_copy_and_names_none(bucket: S3Workspace,
+                                                                             s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint)
+    data = b"bytes the recorder could not read\n"
+    await store.begin(call_of("one"), blob_intent(None, digest=data), None)
+    await store.begin(call_of("two", 2.0), blob_intent(data), data)
+    assert forms(await history_keys(store)) == ["n", "i"]  # the second holds the copy itself
+    await store.aclose()
+
+
+async def test_abandoning_a_reference_keeps_the_copy_it_named(bucket: S3Workspace, s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint)
+    data = b"kept\n"
+    first = await store.begin(call_of("one"), blob_intent(data), data)
+    await store.abandon("O", first)  # its copy is kept aside: another change may name it
+    second = await store.begin(call_of("two", 2.0), blob_intent(data), data)
+    assert forms(await history_keys(store)) == ["r"]
+    await store.abandon("O", second)
+    third = await store.begin(call_of("three", 3.0), blob_intent(data), data)
+    await store.complete("O", third, "v3")
+    await store.history("O")
+    assert await store.blob(digest_of(data)) == data
+    await store.aclose()
+
+
+async def test_stray_objects_under_an_owner_are_ignored(bucket: S3Workspace, s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint)
+    data = b"one\n"
+    change = await store.begin(call_of("one"), blob_intent(data), data)
+    await store.complete("O", change, "v2")
+    base = store._base("O")
+    for stray in ("steps/x/y/z.n", "steps/s/notanumber.n", "steps/s/12.q", "steps/s/12.i.abc.noffset",
+                  "other/a/b", "ends/not-a-number.json"):
+        await store.objects.put(base + stray, b"{}")
+    seen = await store.history("O")
+    assert [(s.number, [c.after_version for c in s.changes]) for s in seen.steps] == [(1, ["v2"])]
+    await store.aclose()
+
+
+async def test_a_line_of_json_longer_than_a_peek_is_read_whole(bucket: S3Workspace, s3_endpoint: str) -> None:
+    from dsh_fs.history import s3_store
+
+    store = store_of(bucket, s3_endpoint)
+    old, new = "o" * 50_000, "n" * 50_000  # a big file's literal edit: kept as its replacement
+    intent = Intent(op="edit", key="k", path="/big.txt", before=Before.replacement(old, new), before_version="v1")
+    change = await store.begin(call_of("one"), intent, None)
+    await store.complete("O", change, "v2")
+    assert s3_store._PEEK < 100_000
+    (step,) = (await store.history("O")).steps
+    assert (step.changes[0].before.old, step.changes[0].before.new) == (old, new)
+    await store.aclose()
+
+
+async def test_a_change_whose_intent_vanished_while_reading_is_left_out(bucket: S3Workspace, s3_endpoint: str,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    store = store_of(bucket, s3_endpoint)
+    for i, key in enumerate(("one", "two")):
+        data = f"{key}\n".encode()
+        await store.complete("O", await store.begin(call_of(key, float(i)), blob_intent(data), data), f"v{i}")
+    real = store._header
+    keys = sorted((k for k in await history_keys(store) if "/steps/" in k), key=lambda k: k.rsplit("/", 1)[1])
+    gone = keys[0]
+
+    async def header(key: str) -> Any:
+        return None if key == gone else await real(key)
+
+    monkeypatch.setattr(store, "_header", header)
+    seen = await store.history("O")
+    assert [[c.after_version for c in s.changes] for s in seen.steps] == [["v1"]]
+    await store.aclose()
+
+
+async def test_a_checkpoint_before_any_step_is_step_zero(bucket: S3Workspace, s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint)
+    point = await store.checkpoint("O", "start")
+    data = b"one\n"
+    await store.complete("O", await store.begin(call_of("one", 5.0), blob_intent(data), data), "v2")
+    later = await store.checkpoint("O", "after")
+    seen = await store.history("O")
+    assert [(c.id, c.name, c.step) for c in seen.checkpoints] == [(point, "start", 0), (later, "after", 1)]
+    await store.aclose()
+
+
+async def test_forget_counts_steps_and_forgets_the_copies_it_knew(bucket: S3Workspace, s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint)
+    a, b = b"a\n", b"b\n"
+    await store.begin(call_of("patch"), blob_intent(a), a)
+    await store.begin(call_of("patch"), blob_intent(b, path="/b.txt"), b)  # one step, two changes
+    await store.begin(call_of("edit", 2.0), blob_intent(b"c\n", path="/c.txt"), b"c\n")
+    assert await store.forget("O") == 2 and await history_keys(store) == []
+    await store.begin(call_of("again", 3.0), blob_intent(a), a)
+    assert forms(await history_keys(store)) == ["i"]  # not a reference to a copy forgotten
+    await store.aclose()
+
+
+async def test_at_the_cap_exactly_nothing_is_dropped(bucket: S3Workspace, s3_endpoint: str) -> None:
+    sizes = (100, 200, 300)
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=sum(sizes))
+    for i, size in enumerate(sizes):
+        data = bytes([65 + i]) * size
+        await store.complete("O", await store.begin(call_of(f"s{i}", float(i)), blob_intent(data), data), "v")
+    seen = await store.history("O")
+    assert (seen.dropped, len(seen.steps), seen.bytes) == (0, 3, 600)
+    await store.aclose()
+
+
+async def test_ends_outlive_only_the_changes_they_end(bucket: S3Workspace, s3_endpoint: str) -> None:
+    """Four machines in turn; the last one's cap drops the first step: the first machine's ends
+    go with it, the second's (which ends the oldest step left) and the last one's stay."""
+    contents = [b"0" * 800, b"1" * 400, b"2" * 400, b"3" * 400, b"4" * 400]
+    for i in range(3):
+        store = store_of(bucket, s3_endpoint, max_owner_bytes=1700 if i == 2 else 1 << 20)
+        steps = [i] if i < 2 else [2, 3]
+        for n in steps:
+            change = await store.begin(call_of(f"s{n}", float(n)), blob_intent(contents[n]), contents[n])
+            await store.complete("O", change, f"v{n + 1}")
+        if i < 2:
+            await store.aclose()  # writes its ends
+    seen = await store.history("O")  # 2,000 bytes of copies > 1,700: down to 1,200 (≤ 1,275)
+    assert (seen.dropped, [s.number for s in seen.steps], seen.bytes) == (1, [2, 3, 4], 1200)
+    assert [[c.after_version for c in s.changes] for s in seen.steps] == [["v2"], ["v3"], ["v4"]]
+    assert len([k for k in await history_keys(store) if "/ends/" in k]) == 2
+    await store.aclose()
+
+
+async def test_the_oldest_steps_go_until_three_quarters_of_the_cap_and_no_further(
+        bucket: S3Workspace, s3_endpoint: str) -> None:
+    small, big, other = b"s" * 100, b"b" * 800, b"o" * 1100
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=1600)
+    for i, data in enumerate((small, big, small, other)):
+        await store.complete("O", await store.begin(call_of(f"s{i}", float(i)), blob_intent(data), data), "v")
+    seen = await store.history("O")  # 2,000 > 1,600: drop 1 (small kept aside) and 2: 1,200 = 1,200
+    assert (seen.dropped, [s.number for s in seen.steps], seen.bytes) == (2, [3, 4], 1200)
+    await store.aclose()

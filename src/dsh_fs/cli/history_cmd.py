@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 import anyio
 import click
 
-from .options import CliFailure, OnceCommand, s3_options
+from .options import CliFailure, OnceCommand, history_options, s3_options
 
 __all__ = ("diff", "forget_s3_history", "history", "open_history_store", "rewind")
 
@@ -167,8 +167,8 @@ def _chosen_in_plan(found: Any, *, to: int | str | None, last: int | None, skip:
 
 @click.command(cls=OnceCommand)
 @click.argument("name")
-@s3_options
-def history(name: str, s3: tuple[str, ...], history_s3: str | None, endpoint_url: str | None) -> None:
+@history_options
+def history(name: str, history_s3: str | None, endpoint_url: str | None) -> None:
     """Print session NAME's history: one numbered step per changing tool call, oldest first
     (newest last), with its time (UTC), tool and files, and the checkpoints after the step they
     follow."""

@@ -41,7 +41,7 @@ __all__ = (
     "cwd_option",
     "endpoint_url_option",
     "faces_named",
-    "history_s3_option",
+    "history_options",
     "images_option",
     "list_named",
     "no_policy_option",
@@ -446,7 +446,7 @@ _s3_option = click.option(
 )
 
 
-history_s3_option = click.option(
+_history_s3_option = click.option(
     "--history-s3",
     "history_s3",
     type=S3_URL,
@@ -458,6 +458,20 @@ history_s3_option = click.option(
     " applies to it too.",
 )
 """``--history-s3``: a bucket prefix holding the sessions' histories (``history.s3_store``)"""
+
+
+def history_options(func: F) -> F:
+    """Add ``--history-s3`` and ``--endpoint-url`` to a command that reads a history but serves
+    no files (``sessions history``, ``sessions forget``); ``--endpoint-url`` alone is a usage
+    error. The command receives ``history_s3`` and ``endpoint_url``."""
+
+    @functools.wraps(func)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("endpoint_url") is not None and kwargs.get("history_s3") is None:
+            raise click.UsageError("--endpoint-url is only used with --history-s3")
+        return func(*args, **kwargs)
+
+    return _history_s3_option(endpoint_url_option(checked))  # type: ignore[return-value]
 
 
 def s3_options(func: F) -> F:
@@ -483,7 +497,7 @@ def s3_options(func: F) -> F:
                                            " history outside every served prefix")
         return func(*args, **kwargs)
 
-    return _s3_option(history_s3_option(endpoint_url_option(checked)))  # type: ignore[return-value]
+    return _s3_option(_history_s3_option(endpoint_url_option(checked)))  # type: ignore[return-value]
 
 
 SETTINGS_HELP: dict[str, str] = {

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .options import CliFailure, OnceCommand, endpoint_url_option, history_s3_option
+from .options import CliFailure, OnceCommand, history_options
 
 __all__ = ("DURATION", "duration_text", "parse_duration", "sessions")
 
@@ -152,16 +152,12 @@ def list_() -> None:
 
 @sessions.command(cls=OnceCommand)
 @click.argument("name")
-@history_s3_option
-@endpoint_url_option
+@history_options
 def forget(name: str, history_s3: str | None, endpoint_url: str | None) -> None:
     """Forget session NAME: drop everything it has observed, and its history."""
     from ..session_store import forget_session
 
     from ..history.sqlite_store import forget_history
-
-    if endpoint_url is not None and history_s3 is None:
-        raise click.UsageError("--endpoint-url is only used with --history-s3")
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         deleted = forget_session(conn, name)

@@ -298,9 +298,9 @@ class S3HistoryStore(HistoryStore):
         base = self._base(owner)
         state = self._owner(owner)
         gone: list[_Key] = []
-        if dropped is None:
-            dropped = await self._dropped(owner) if listing.dropped and listing.kept() > self.max_owner_bytes else 0
         if listing.kept() > self.max_owner_bytes:
+            if dropped is None:
+                dropped = await self._dropped(owner) if listing.dropped else 0
             while len(listing.steps) > 1 and listing.kept() > self.max_owner_bytes * TRIM_TO:
                 gone.extend(listing.steps.pop(next(iter(listing.steps))))
                 dropped += 1
@@ -327,7 +327,7 @@ class S3HistoryStore(HistoryStore):
             await self.objects.delete_many(doomed)
         state.known = OrderedDict.fromkeys(sorted(held & named))
         state.room = max(self.max_owner_bytes - listing.kept(), self._least_room())
-        return dropped
+        return dropped or 0
 
     # -- reading -------------------------------------------------------------------------------
     async def _header(self, key: str) -> dict[str, Any] | None:

@@ -84,6 +84,7 @@ NEEDS_BY_COMMAND: dict[tuple[str, str], list[str]] = {
     ("replay", "--endpoint-url"): ["--provider", "s3"],
     ("mcp", "--token-file"): ["--http", "127.0.0.1:0"],
     ("sessions forget", "--endpoint-url"): ["--history-s3", "s3://bucket/history"],
+    ("sessions history", "--endpoint-url"): ["--history-s3", "s3://bucket/history"],
 }
 
 @pytest.fixture(scope="module")
@@ -180,9 +181,10 @@ def test_endpoint_url_without_s3_is_a_usage_error(command: list[str], env: dict[
     assert done.stderr.splitlines()[-1] == "Error: --endpoint-url is only used with --s3 or --history-s3"
 
 
-def test_endpoint_url_without_history_s3_is_a_usage_error_of_sessions_forget(env: dict[str, str],
-                                                                              tmp_path: Path) -> None:
-    done = _run(["sessions", "forget", "s1", "--endpoint-url", "http://127.0.0.1:9"], tmp_path, env)
+@pytest.mark.parametrize("command", ["forget", "history"])
+def test_endpoint_url_without_history_s3_is_a_usage_error_of_sessions(command: str, env: dict[str, str],
+                                                                      tmp_path: Path) -> None:
+    done = _run(["sessions", command, "s1", "--endpoint-url", "http://127.0.0.1:9"], tmp_path, env)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.splitlines()[-1] == "Error: --endpoint-url is only used with --history-s3"
 
