@@ -224,7 +224,7 @@ async def copies_held(store: S3HistoryStore) -> int:
 async def test_the_first_check_comes_once_an_eighth_of_the_cap_is_added(bucket: S3Workspace,
                                                                        s3_endpoint: str) -> None:
     data = b"x" * 100 + b"\n"
-    for cap, first in ((8 * 1024, 1), (0, 2)):  # an eighth of 8 KiB is room; of 0 none: list first
+    for cap, first in ((8, 1), (0, 2)):  # an eighth of 8 bytes is room for one; of 0 none: list first
         store = store_of(bucket, s3_endpoint, max_owner_bytes=cap)
         before = store.objects.requests
         await store.begin(call_of(f"first-{cap}", owner=f"cap-{cap}"), blob_intent(data), data)
@@ -366,3 +366,51 @@ async def test_the_oldest_steps_go_until_three_quarters_of_the_cap_and_no_furthe
     seen = await store.history("O")  # 2,000 > 1,600: drop 1 (small kept aside) and 2: 1,200 = 1,200
     assert (seen.dropped, [s.number for s in seen.steps], seen.bytes) == (2, [3, 4], 1200)
     await store.aclose()
+
+
+async def test_a_check_at_the_cap_exactly_drops_nothing(bucket: S3Workspace, s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=600)
+    for i, size in enumerate((100, 200, 300)):  # the third's size leaves no room: the fourth checks
+        data = bytes([65 + i]) * size
+        await store.complete("O", await store.begin(call_of(f"s{i}", float(i)), blob_intent(data), data), "v")
+    created = Intent(op="write", key="k/new", path="/new.txt", before=Before.absent())
+    listed = store.objects.requests
+    await store.complete("O", await store.begin(call_of("s3", 3.0), created, None), "v")
+    assert store.objects.requests - listed == 2  # the listing (600 bytes: at the cap, not past it), the intent
+    seen = await store.history("O")
+    assert (seen.dropped, len(seen.steps), seen.bytes) == (0, 4, 600)
+    await store.aclose()
+
+
+async def test_one_step_past_the_cap_is_kept_and_nothing_said_dropped(bucket: S3Workspace,
+                                                                     s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=10)
+    data = b"more than ten bytes\n"
+    await store.complete("O", await store.begin(call_of("one"), blob_intent(data), data), "v")
+    seen = await store.history("O")
+    assert (seen.dropped, len(seen.steps), seen.bytes) == (0, 1, len(data))  # never the newest step
+    await store.aclose()
+
+
+async def test_a_copy_kept_aside_before_a_trim_is_still_known_after_it(bucket: S3Workspace,
+                                                                         s3_endpoint: str) -> None:
+    a, b, c, d = b"a" * 100, b"b" * 800, b"c" * 1100, b"d" * 1000
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=1600)
+    for i, data in enumerate((a, b, a, c)):
+        await store.complete("O", await store.begin(call_of(f"s{i}", float(i)), blob_intent(data), data), "v")
+    assert (await store.history("O")).dropped == 2  # a's holder went: a kept aside, named by step 3
+    for i, data in ((4, a), (5, d)):
+        await store.complete("O", await store.begin(call_of(f"s{i}", float(i)), blob_intent(data), data), "v")
+    seen = await store.history("O")  # drops 3 (a still named by 5) and 4: a's copy aside stays
+    assert (seen.dropped, [s.number for s in seen.steps]) == (4, [5, 6])
+    await store.begin(call_of("s6", 6.0), blob_intent(a), a)
+    assert forms(await history_keys(store))[-1] == "r"  # known: not kept a second time
+    await store.aclose()
+
+
+async def test_closing_closes_the_client(bucket: S3Workspace, s3_endpoint: str) -> None:
+    store = store_of(bucket, s3_endpoint)
+    await store.history("O")
+    assert store.objects._clients  # a client of this event loop was made
+    await store.aclose()
+    assert not store.objects._clients

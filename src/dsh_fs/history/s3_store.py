@@ -114,9 +114,24 @@ class _Listing:
     """``dropped.json`` exists"""
 
     def kept(self) -> int:
-        """Bytes of the copies held."""
-        return sum(k.size - k.offset for keys in self.steps.values() for k in keys if k.form == "i") + sum(
-            size for _key, size in self.blobs.values())
+        """Bytes of the copies the steps need (``_needed``)."""
+        return _needed(self.steps, {digest: size for digest, (_key, size) in self.blobs.items()})
+
+
+def _needed(steps: Mapping[str, list[_Key]], aside: Mapping[str, int]) -> int:
+    """Bytes of the copies ``steps`` need: those their intents hold, and those kept aside
+    (``aside``: digest → size, the ``blobs/`` objects) that they name and hold nowhere else."""
+    named: set[str] = set()
+    held: set[str] = set()
+    total = 0
+    for keys in steps.values():
+        for k in keys:
+            if k.digest is not None:
+                named.add(k.digest)
+                if k.form == "i":
+                    held.add(k.digest)
+                    total += k.size - k.offset
+    return total + sum(size for digest, size in aside.items() if digest in named and digest not in held)
 
 
 @dataclass(slots=True)
@@ -301,8 +316,12 @@ class S3HistoryStore(HistoryStore):
         if listing.kept() > self.max_owner_bytes:
             if dropped is None:
                 dropped = await self._dropped(owner) if listing.dropped else 0
-            while len(listing.steps) > 1 and listing.kept() > self.max_owner_bytes * TRIM_TO:
-                gone.extend(listing.steps.pop(next(iter(listing.steps))))
+            aside = {digest: size for digest, (_key, size) in listing.blobs.items()}
+            while len(listing.steps) > 1 and _needed(listing.steps, aside) > self.max_owner_bytes * TRIM_TO:
+                for k in listing.steps.pop(next(iter(listing.steps))):  # its copies stay while named
+                    gone.append(k)
+                    if k.form == "i" and k.digest is not None:
+                        aside.setdefault(k.digest, k.size - k.offset)
                 dropped += 1
         named = {k.digest for keys in listing.steps.values() for k in keys if k.digest}
         held = {k.digest for keys in listing.steps.values() for k in keys if k.form == "i" and k.digest} | set(
