@@ -131,6 +131,7 @@ async def test_a_copy_still_named_outlives_its_dropped_holder(bucket: S3Workspac
     assert seen.dropped == 2 and [s.number for s in seen] == [3, 4] and seen.kept_bytes == 900
     keys = await history_keys(store)
     assert [k.rsplit("/", 2)[1:] for k in keys if "/blobs/" in k] == [["blobs", digest_of(small)]]
+    assert forms(keys) == ["r", "i"]  # step 3 named the copy its dropped holder had: kept aside
     result = await ctx.rewind("S", to=2)
     assert not result.refused and result.error is None and await bucket.get("a.txt") == small
     result = await ctx.tools.execute("write", {"file_path": "/a.txt", "content": "x\n"}, session=session)
@@ -414,3 +415,26 @@ async def test_closing_closes_the_client(bucket: S3Workspace, s3_endpoint: str) 
     assert store.objects._clients  # a client of this event loop was made
     await store.aclose()
     assert not store.objects._clients
+
+
+async def test_a_copy_held_twice_counts_once(bucket: S3Workspace, s3_endpoint: str) -> None:
+    data = b"a" * 300
+    first = store_of(bucket, s3_endpoint)
+    await first.abandon("O", await first.begin(call_of("one"), blob_intent(data), data))  # kept aside
+    await first.aclose()
+    second = store_of(bucket, s3_endpoint)  # another machine: it does not know the copy aside
+    await second.complete("O", await second.begin(call_of("two", 2.0), blob_intent(data), data), "v")
+    assert forms(await history_keys(second)) == ["i"]
+    assert (await second.history("O")).bytes == 300
+    await second.aclose()
+
+
+async def test_copies_kept_aside_count_while_the_oldest_steps_go(bucket: S3Workspace, s3_endpoint: str) -> None:
+    a, b, c = b"a" * 200, b"b" * 800, b"c" * 1100
+    store = store_of(bucket, s3_endpoint, max_owner_bytes=1600)
+    for i, data in enumerate((a, b, a, c)):
+        await store.complete("O", await store.begin(call_of(f"s{i}", float(i)), blob_intent(data), data), "v")
+    seen = await store.history("O")  # 2,100: without 1 and 2, 1,100 + a's 200 kept aside > 1,200: 3 goes too
+    assert (seen.dropped, [s.number for s in seen.steps], seen.bytes) == (3, [4], 1100)
+    assert [k for k in await history_keys(store) if "/blobs/" in k] == []
+    await store.aclose()
