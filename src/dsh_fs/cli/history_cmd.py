@@ -3,9 +3,10 @@ line (docs/HISTORY.md "CLI").
 
 The history of ``--session NAME`` (the tool commands, ``dsh-fs mcp --session NAME``) and of an
 HTTP deployment's tokens (owner ``http:<agent>``, docs/HISTORY.md "MCP") is kept in SQLite in
-the state directory (``history.sqlite_store``), shared by every process: these commands read and
-rewind it while servers of the name run. A rewind writes through the local provider with the
-history's own guards (never over a file someone else changed since this session's last change
+the state directory (``history.sqlite_store``), shared by every process, or with ``--history-s3
+s3://BUCKET/PREFIX`` in a bucket (``history.s3_store``), shared by every machine: these commands
+read and rewind it while servers of the name run. A rewind writes through the local provider (or
+the ``--s3`` prefixes the session served) with the history's own guards (never over a file someone else changed since this session's last change
 to it) and is itself a step of the session (rewind it to redo).
 
 Exit status: 0 done (a dry run included); 1 the rewind was refused (nothing written: the
@@ -22,9 +23,9 @@ from typing import Any, TypeVar
 import anyio
 import click
 
-from .options import CliFailure, OnceCommand
+from .options import CliFailure, OnceCommand, history_options, s3_options
 
-__all__ = ("diff", "history", "open_history_store", "rewind")
+__all__ = ("diff", "forget_s3_history", "history", "open_history_store", "rewind")
 
 T = TypeVar("T")
 
@@ -58,35 +59,54 @@ POINT = _Point()
 HISTORY_PATH = _HistoryPath()
 
 
-def open_history_store() -> Any:
-    """The state directory's history store (``history.sqlite_store.SqliteHistoryStore``): the
-    history of ``--session NAME`` (the tool commands, ``dsh-fs mcp``) and of an HTTP
-    deployment's tokens, which these commands read and rewind while servers run. It opens its
-    database at its first use (where ``_with_history`` reports a failure)."""
+def open_history_store(history_s3: str | None = None, endpoint_url: str | None = None) -> Any:
+    """Where a named session's history is kept: the state directory's SQLite store
+    (``history.sqlite_store.SqliteHistoryStore``), or with ``history_s3`` (``--history-s3
+    s3://BUCKET/PREFIX``) the bucket's (``history.s3_store.S3HistoryStore``, shared by every
+    machine serving the name). The history of ``--session NAME`` (the tool commands, ``dsh-fs
+    mcp``) and of an HTTP deployment's tokens, which these commands read and rewind while
+    servers run. It opens its database or client at its first use (where ``_with_history``
+    reports a failure).
+
+    :param endpoint_url: the S3-compatible service of ``history_s3`` (``None``: AWS)
+    """
+    if history_s3 is not None:
+        from ..history.s3_store import S3HistoryStore, history_place
+
+        bucket, prefix = history_place(history_s3)
+        return S3HistoryStore(bucket, prefix=prefix, endpoint_url=endpoint_url)
     from ..history.sqlite_store import SqliteHistoryStore
 
     return SqliteHistoryStore()
 
 
-def _with_history(work: Callable[[Any, Any], Awaitable[T]]) -> T:
-    """Run ``work(fs, store)`` on the state directory's history (``fs``: the local provider,
-    recorded into ``store``), then close both.
+def _with_history(work: Callable[[Any, Any], Awaitable[T]], *, history_s3: str | None = None,
+                  s3: tuple[str, ...] = (), endpoint_url: str | None = None) -> T:
+    """Run ``work(fs, store)`` on a session's history (``open_history_store``; ``fs``: the
+    provider of the files, recorded into ``store``: the local disk, or the ``--s3`` prefixes),
+    then close both.
 
     :raises CliFailure: (exit 2) the store cannot be opened or used, or ``work`` raised
         ``RewindError`` (an unknown step or checkpoint)
     """
     import sqlite3
 
+    from ..fs_s3.errors import S3Failure
     from ..history import HistoryFileSystem, RewindError
     from ..history.sqlite_store import history_location
     from ..providers import open_provider
+    from .options import require_s3_credentials
 
-    path, _private = history_location()
-    store = open_history_store()
-    fs = HistoryFileSystem(open_provider(os.getcwd(), root=None), store)
+    where = history_s3 if history_s3 is not None else history_location()[0]
+    store = open_history_store(history_s3, endpoint_url)
+    provider = (open_provider(s3[0], endpoint_url=endpoint_url, roots=s3 if len(s3) > 1 else None) if s3
+                else open_provider(os.getcwd(), root=None))
+    fs = HistoryFileSystem(provider, store)
 
     async def run() -> T:
         try:
+            if s3 or history_s3 is not None:
+                await require_s3_credentials("--s3" if s3 else "--history-s3")
             return await work(fs, store)
         finally:
             await fs.aclose()
@@ -96,9 +116,21 @@ def _with_history(work: Callable[[Any, Any], Awaitable[T]]) -> T:
     except RewindError as exc:
         raise CliFailure(str(exc)) from None
     except OSError as exc:  # the store opens its database at its first use
-        raise CliFailure(f"cannot open the history store {path}: {exc}") from None
-    except sqlite3.Error as exc:
-        raise CliFailure(f"cannot use the history store {path}: {exc}") from None
+        raise CliFailure(f"cannot open the history store {where}: {exc}") from None
+    except (sqlite3.Error, S3Failure) as exc:
+        raise CliFailure(f"cannot use the history store {where}: {exc}") from None
+
+
+def forget_s3_history(name: str, history_s3: str, endpoint_url: str | None) -> int:
+    """Drop session ``name``'s history kept at ``history_s3`` (``sessions forget NAME
+    --history-s3 URL``); the number of steps dropped.
+
+    :raises CliFailure: (exit 2) the bucket cannot be reached
+    """
+    async def work(fs: Any, store: Any) -> int:
+        return int(await store.forget(name))
+
+    return _with_history(work, history_s3=history_s3, endpoint_url=endpoint_url)
 
 
 async def _known(store: Any, name: str) -> Any:
@@ -135,7 +167,8 @@ def _chosen_in_plan(found: Any, *, to: int | str | None, last: int | None, skip:
 
 @click.command(cls=OnceCommand)
 @click.argument("name")
-def history(name: str) -> None:
+@history_options
+def history(name: str, history_s3: str | None, endpoint_url: str | None) -> None:
     """Print session NAME's history: one numbered step per changing tool call, oldest first
     (newest last), with its time (UTC), tool and files, and the checkpoints after the step they
     follow."""
@@ -144,7 +177,7 @@ def history(name: str) -> None:
     async def work(fs: Any, store: Any) -> Any:
         return await _known(store, name)
 
-    found = _with_history(work)
+    found = _with_history(work, history_s3=history_s3, endpoint_url=endpoint_url)
     for line in history_lines(name, found.steps, checkpoints=found.checkpoints, dropped=found.dropped):
         click.echo(line)
 
@@ -167,8 +200,9 @@ def history(name: str) -> None:
 @click.option("--force", "force", type=HISTORY_PATH, multiple=True, metavar="FILE", show_default="none",
               help="Restore this file even though someone else changed it since (their change is replaced; the"
               " rewind's own step keeps it); repeatable.")
+@s3_options
 def rewind(name: str, to: int | str | None, last: int | None, dry_run: bool, skip_changed: bool, skip: tuple[str, ...],
-           force: tuple[str, ...]) -> None:
+           force: tuple[str, ...], s3: tuple[str, ...], history_s3: str | None, endpoint_url: str | None) -> None:
     """Bring every file session NAME changed after a step or checkpoint back to its state there:
     files created since are removed, deleted ones come back, moved ones move back. A file someone
     else changed since is never touched: the rewind is refused (nothing written) unless you
@@ -185,7 +219,7 @@ def rewind(name: str, to: int | str | None, last: int | None, dry_run: bool, ski
         return await rewind_owner(fs, name, to=to, last=last, dry_run=dry_run,
                                   skip_changed=skip_changed, skip=skip, force=force)
 
-    result = _with_history(work)
+    result = _with_history(work, history_s3=history_s3, s3=s3, endpoint_url=endpoint_url)
     out, err = rewind_lines(name, result)
     for line in out:
         click.echo(line)
@@ -199,7 +233,8 @@ def rewind(name: str, to: int | str | None, last: int | None, dry_run: bool, ski
 @click.argument("name")
 @click.option("--since", "since", type=POINT, metavar="STEP|CHECKPOINT", required=True,
               help="Show what changed after this step (0: everything) or checkpoint (its name or id).")
-def diff(name: str, since: int | str) -> None:
+@s3_options
+def diff(name: str, since: int | str, s3: tuple[str, ...], history_s3: str | None, endpoint_url: str | None) -> None:
     """Print a unified diff, per file session NAME changed after a step or checkpoint, from the
     file's state there to the file as it is now (whoever changed it since)."""
     from .history_text import diff_text
@@ -238,6 +273,6 @@ def diff(name: str, since: int | str) -> None:
             texts.append(diff_text(span.path, then, now, then_label=f"after step {point}"))
         return texts
 
-    for text in _with_history(work):
+    for text in _with_history(work, history_s3=history_s3, s3=s3, endpoint_url=endpoint_url):
         if text:
             click.echo(text, nl=False)

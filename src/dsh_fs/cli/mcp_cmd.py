@@ -6,6 +6,7 @@ The MCP SDK is imported only when the command runs.
 
 from __future__ import annotations
 
+import functools
 import getpass
 import os
 import sys
@@ -118,6 +119,7 @@ def mcp(
     no_auth: bool,
     ignore_client_roots: bool,
     s3: tuple[str, ...],
+    history_s3: str | None,
     endpoint_url: str | None,
     tool_names: tuple[str, ...] | None = None,
     images: bool = False,
@@ -204,7 +206,8 @@ def mcp(
         raise click.UsageError(str(exc)) from None
     owner, store = _named_owner(session_name, options)
     try:
-        ctx = build_context(options, observations=store, history=_history_store(session_name, served_over_http))
+        ctx = build_context(options, observations=store,
+                            history=_history_store(session_name, served_over_http, history_s3, endpoint_url))
     except (ImportError, ValueError) as exc:  # a bad setting; ImportError: --images without Pillow, --pdfs without pypdfium2
         if store is not None:
             store.close()
@@ -236,7 +239,9 @@ def mcp(
         from ..mcp.stdio import serve_stdio  # no SDK import: it loads in the background (M2)
 
         try:
-            serve_stdio(ctx, root=options.root, owner=owner, before=require_s3_credentials if s3 else None,
+            serve_stdio(ctx, root=options.root, owner=owner,
+                        before=functools.partial(require_s3_credentials, "--s3" if s3 else "--history-s3")
+                        if s3 or history_s3 is not None else None,
                         close_context=True, client_roots=not ignore_client_roots)
         except KeyboardInterrupt:
             sys.exit(130)
@@ -246,8 +251,8 @@ def mcp(
 
     async def serve() -> None:
         async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
-            if s3:
-                await require_s3_credentials()
+            if s3 or history_s3 is not None:
+                await require_s3_credentials("--s3" if s3 else "--history-s3")
             from ..mcp.http import serve_http
 
             try:
@@ -308,15 +313,23 @@ def _channel_roots(roots: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]
     return urls[0], tuple(n.root for n in named)
 
 
-def _history_store(session_name: str | None, served_over_http: bool) -> Any:
+def _history_store(session_name: str | None, served_over_http: bool, history_s3: str | None,
+                   endpoint_url: str | None) -> Any:
     """Where the server keeps the history of changes (docs/HISTORY.md): for ``--session NAME``
-    and HTTP owners, the durable SQLite store beside the session store (opened at the first
-    change); otherwise in memory."""
-    if session_name is None and not served_over_http:
-        return True
-    from ..history.sqlite_store import SqliteHistoryStore
+    and HTTP owners, the durable store (``history_cmd.open_history_store``: the state
+    directory's, or ``--history-s3``'s bucket; opened at the first change); otherwise in memory.
 
-    return SqliteHistoryStore()
+    :raises click.UsageError: ``--history-s3`` with neither ``--session`` nor HTTP (no owner's
+        history outlives the process then)
+    """
+    if session_name is None and not served_over_http:
+        if history_s3 is not None:
+            raise click.UsageError("--history-s3 keeps the history of --session NAME or of HTTP tokens:"
+                                   " give --session NAME, or serve over HTTP")
+        return True
+    from .history_cmd import open_history_store
+
+    return open_history_store(history_s3, endpoint_url)
 
 
 def _named_owner(session_name: str | None, options: Any) -> tuple[Any, Any]:

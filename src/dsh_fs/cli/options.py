@@ -8,7 +8,8 @@ nothing done — on every command, through click's own facilities (``click.Param
 * ``--s3 s3://BUCKET/PREFIX`` (``S3_URL``): a well-formed URL (``fs_s3.location.parse_url``)
   and the ``[s3]`` extra installed;
 * ``--endpoint-url URL`` (``ENDPOINT_URL``): an ``http``/``https`` URL with a host, and only
-  together with S3 (``s3_options`` refuses it alone);
+  together with S3 (``s3_options`` refuses it alone); ``--history-s3`` (where a session's history
+  is kept, docs/HISTORY.md) comes with them;
 * ``--session NAME``: not empty;
 * :func:`require_s3_credentials`: no AWS credentials for ``--s3`` is a setup error too, not a
   tool result;
@@ -40,6 +41,7 @@ __all__ = (
     "cwd_option",
     "endpoint_url_option",
     "faces_named",
+    "history_options",
     "images_option",
     "list_named",
     "no_policy_option",
@@ -444,18 +446,58 @@ _s3_option = click.option(
 )
 
 
-def s3_options(func: F) -> F:
-    """Add ``--s3`` and ``--endpoint-url`` to a command; ``--endpoint-url`` without ``--s3``
-    is a usage error. The command receives ``s3`` (a tuple of URLs, empty: none; repeatable,
-    DEVIATIONS D28) and ``endpoint_url``."""
+_history_s3_option = click.option(
+    "--history-s3",
+    "history_s3",
+    type=S3_URL,
+    metavar="s3://BUCKET/PREFIX",
+    default=None,
+    show_default="the state directory",
+    help="Where the history of --session NAME (and of HTTP tokens) is kept: this bucket under this prefix,"
+    " shared by every machine serving the name (docs/HISTORY.md), outside every served prefix; --endpoint-url"
+    " applies to it too.",
+)
+"""``--history-s3``: a bucket prefix holding the sessions' histories (``history.s3_store``)"""
+
+
+def history_options(func: F) -> F:
+    """Add ``--history-s3`` and ``--endpoint-url`` to a command that reads a history but serves
+    no files (``sessions history``, ``sessions forget``); ``--endpoint-url`` alone is a usage
+    error. The command receives ``history_s3`` and ``endpoint_url``."""
 
     @functools.wraps(func)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("endpoint_url") is not None and not kwargs.get("s3"):
-            raise click.UsageError("--endpoint-url is only used with --s3")
+        if kwargs.get("endpoint_url") is not None and kwargs.get("history_s3") is None:
+            raise click.UsageError("--endpoint-url is only used with --history-s3")
         return func(*args, **kwargs)
 
-    return _s3_option(endpoint_url_option(checked))  # type: ignore[return-value]
+    return _history_s3_option(endpoint_url_option(checked))  # type: ignore[return-value]
+
+
+def s3_options(func: F) -> F:
+    """Add ``--s3``, ``--history-s3`` and ``--endpoint-url`` to a command; ``--endpoint-url``
+    without either S3 option is a usage error, and so is a ``--history-s3`` inside a served
+    prefix (a tool could then change the history). The command receives ``s3`` (a tuple of
+    URLs, empty: none; repeatable, DEVIATIONS D28), ``history_s3`` and ``endpoint_url``."""
+
+    @functools.wraps(func)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        history_s3 = kwargs.get("history_s3")
+        if kwargs.get("endpoint_url") is not None and not kwargs.get("s3") and history_s3 is None:
+            raise click.UsageError("--endpoint-url is only used with --s3 or --history-s3")
+        if history_s3 is not None:
+            from ..fs_s3.location import parse_url
+            from ..history.s3_store import history_place
+
+            bucket, prefix = history_place(history_s3)
+            for url in kwargs.get("s3") or ():
+                served = parse_url(url)
+                if served.bucket == bucket and prefix.startswith(served.prefix):
+                    raise click.UsageError(f"--history-s3 {history_s3} is inside the served prefix {url}: keep the"
+                                           " history outside every served prefix")
+        return func(*args, **kwargs)
+
+    return _s3_option(_history_s3_option(endpoint_url_option(checked)))  # type: ignore[return-value]
 
 
 SETTINGS_HELP: dict[str, str] = {

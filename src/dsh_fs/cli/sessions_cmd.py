@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .options import CliFailure, OnceCommand
+from .options import CliFailure, OnceCommand, history_options
 
 __all__ = ("DURATION", "duration_text", "parse_duration", "sessions")
 
@@ -152,7 +152,8 @@ def list_() -> None:
 
 @sessions.command(cls=OnceCommand)
 @click.argument("name")
-def forget(name: str) -> None:
+@history_options
+def forget(name: str, history_s3: str | None, endpoint_url: str | None) -> None:
     """Forget session NAME: drop everything it has observed, and its history."""
     from ..session_store import forget_session
 
@@ -160,7 +161,12 @@ def forget(name: str) -> None:
 
     def action(conn: sqlite3.Connection, path: str) -> None:
         deleted = forget_session(conn, name)
-        steps = _on_history(lambda history: forget_history(history, name))
+        if history_s3 is not None:
+            from .history_cmd import forget_s3_history
+
+            steps = forget_s3_history(name, history_s3, endpoint_url)
+        else:
+            steps = _on_history(lambda history: forget_history(history, name))
         if deleted or steps:
             more = f", {steps} history step{'s' if steps != 1 else ''}" if steps else ""
             click.echo(f"forgot session {name!r} ({deleted} observation{'s' if deleted != 1 else ''}{more})")

@@ -92,6 +92,8 @@ class _Options:
     session_name: str | None = None
     s3: tuple[str, ...] = ()
     """every ``--s3`` URL (several: D28); empty: the local disk"""
+    history_s3: str | None = None
+    """``--history-s3``: keep the session's history in this bucket prefix (docs/HISTORY.md)"""
     endpoint_url: str | None = None
     sandbox: str | None = None
     rules: dict[str, Any] = field(default_factory=dict)
@@ -106,6 +108,7 @@ def _options(kwargs: dict[str, Any]) -> _Options:
         policy=not kwargs.pop("no_policy", False),
         session_name=kwargs.pop("session_name", None),
         s3=tuple(kwargs.pop("s3", None) or ()),
+        history_s3=kwargs.pop("history_s3", None),
         endpoint_url=kwargs.pop("endpoint_url", None),
         sandbox=kwargs.pop("sandbox", None),
         rules=path_rules_named(kwargs),
@@ -127,9 +130,11 @@ def _context(options: _Options, *, store: Any = None, faces: tuple[str, ...] = (
 
     history: Any = False
     if options.session_name is not None:
-        from ..history.sqlite_store import SqliteHistoryStore
+        from .history_cmd import open_history_store
 
-        history = SqliteHistoryStore()
+        history = open_history_store(options.history_s3, options.endpoint_url)
+    elif options.history_s3 is not None:
+        raise CliFailure("--history-s3 keeps the history of --session NAME: give --session NAME too")
     try:
         if options.s3:  # checked by its option type (S3_URL)
             provider = open_provider(options.s3[0], profile=options.profile, endpoint_url=options.endpoint_url,
@@ -189,8 +194,8 @@ def _run_tool(name: str, arguments: dict[str, Any], options: _Options, *, faces:
 
         async def call() -> Any:
             async with ctx:  # closes the provider (the S3 provider holds an HTTP client)
-                if options.s3:
-                    await require_s3_credentials()
+                if options.s3 or options.history_s3 is not None:
+                    await require_s3_credentials("--s3" if options.s3 else "--history-s3")
                 if refuse_existing is not None and await ctx.fs.lstat(arguments["file_path"],
                                                                      cwd=session.cwd) is not None:
                     raise CliFailure(refuse_existing)

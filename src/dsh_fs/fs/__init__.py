@@ -20,6 +20,7 @@ three ``fs/*`` event names (REFERENCE-SPEC §1). Nothing in this package does I/
 | ``search_host`` | ``SearchHost``: the optional capability of a provider whose files are another machine's, where ripgrep runs (DEVIATIONS C4) |
 | ``sandbox`` | sandbox modes: the vocabulary the fence and the message catalog share, the fence's text (docs/SANDBOX.md) |
 | ``path_rules`` | path rules: deny / read-only gitignore patterns, how a path is judged, the rules file, the prompt text (docs/PATH-RULES.md) |
+| ``witness`` | the commit witness: how a provider hands a recorder the bytes a mutation replaces and commits (``FileSystem.witnessed_mutations``, docs/HISTORY.md) |
 | ``backend`` | the seam's vocabulary in one import, for a provider author (re-exports only) |
 
 Only the vocabulary is re-exported here; import the rule modules by name.

@@ -11,6 +11,7 @@ nothing it must not use (no tool, policy or surface):
 | ``provider_rules`` | ``TextRules`` (the shared profile switches, ``write_max_size``) and the byte-level read/rewrite/edit rules |
 | ``rooted``, ``text`` | lexical resolution inside a display root; strict UTF-8 decoding |
 | ``locks``, ``window`` | the per-target mutation lock; read windows (``FileSystem.read_window``) |
+| ``witness`` | ``witness_commit``: what a provider listing a member in ``witnessed_mutations`` calls right before it commits |
 
 Re-exports only; each name is defined (and documented) in the module the table names. The
 contract suite a new provider must pass is ``dsh_fs.testing.contract``.
@@ -123,6 +124,9 @@ from .window import (
     window_text as window_text,
     window_whole as window_whole,
 )
+from .witness import (
+    witness_commit as witness_commit,
+)
 
 __all__ = (
     "AbortSignal",
@@ -206,5 +210,6 @@ __all__ = (
     "too_large",
     "window_text",
     "window_whole",
+    "witness_commit",
     "write_cleanup_failed",
 )

@@ -51,6 +51,9 @@ search outside the seam, on the host disk):
   ripgrep can run (a command channel's far side): that machine's search operations
   (``fs.search_host.SearchHost``). The default returns ``None``.
 
+Recording (docs/HISTORY.md): ``witnessed_mutations`` — the mutations that report what they
+replace and commit to a recorder (``fs.witness``); none by default.
+
 Legacy encodings (docs/ENCODINGS.md): ``text_encodings`` — the encodings besides UTF-8 the
 provider's text rules read, edit and write (``TextRules.encodings``); ``()`` by default.
 
@@ -300,6 +303,14 @@ class FileSystem(abc.ABC):
         default): UTF-8 only. ``read`` uses it to decide whether a file its windowed read refused
         as not UTF-8 may be read whole in one of them."""
         return ()
+
+    @property
+    def witnessed_mutations(self) -> frozenset[str]:
+        """Optional: the mutating members (``"write_text"``, ``"edit_text"``, …) that await
+        ``fs.witness.witness_commit`` with the bytes they replace and commit, right before they
+        commit (a recorder then keeps the before-state without reading the file again); ``()``
+        (the default): none. A wrapper passes on its inner provider's."""
+        return frozenset()
 
     @property
     def sandbox_mode(self) -> str | None:

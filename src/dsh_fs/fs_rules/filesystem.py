@@ -94,6 +94,7 @@ KINDS: dict[str, Kind] = {
     "workspace_roots": "read",
     "sandbox_mode": "read",
     "text_encodings": "read",
+    "witnessed_mutations": "read",
     "narrowed": "read",
     "path_rules": "read",
     "search_host": "read",
@@ -367,6 +368,10 @@ class RuledFileSystem(FileSystem):
     @property
     def text_encodings(self) -> tuple[str, ...]:
         return self._inner.text_encodings
+
+    @property
+    def witnessed_mutations(self) -> frozenset[str]:
+        return self._inner.witnessed_mutations
 
     def narrowed(self, roots: Sequence[str]) -> "RuledFileSystem | None":
         """``inner``'s narrowed view (the MCP client's roots, DEVIATIONS M3) under the same

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from ..fs.legacy_text import check_encodings
 from ..fs.backend import (
@@ -104,6 +104,7 @@ DEFAULT_EDIT_RETRIES = 8
 DEFAULT_STAT_FETCH_MAX = 256 * 1024
 FETCHED_MAX_BYTES = 8 * 1024 * 1024
 """bytes of fetched bodies kept for ``read_window`` at most (oldest dropped first)"""
+_WITNESSED: Final = frozenset({"write_text", "edit_text"})
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -326,6 +327,12 @@ class S3FileSystem(FileSystem):
         """The deployment's legacy encodings (``TextRules.encodings``, F7). See
         ``FileSystem.text_encodings``."""
         return self.rules.encodings
+
+    @property
+    def witnessed_mutations(self) -> frozenset[str]:
+        """``write_text`` and ``edit_text`` tell ``fs.witness`` the bytes they replace (the body
+        their own GetObject fetched, or ``read_text``'s) and put (``FileSystem.witnessed_mutations``)."""
+        return _WITNESSED
 
     def workspace_roots(self) -> tuple[str, ...]:
         """The display roots every path stays under, in order: ``(root,)``, or each of

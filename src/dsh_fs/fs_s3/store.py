@@ -379,6 +379,22 @@ class ObjectStore:
             await self._call("delete_object", **params)
 
     # -- listing ---------------------------------------------------------------------------
+    async def delete_many(self, keys: list[str]) -> None:
+        """DeleteObjects, up to 1,000 keys a request (a key already gone is no failure).
+
+        The requests are shielded from cancellation: once sent they are never abandoned.
+        :raises S3Failure: the request failed, or the service named a key it could not delete
+        """
+        for start in range(0, len(keys), 1000):
+            batch = [{"Key": key} for key in keys[start:start + 1000]]
+            with anyio.CancelScope(shield=True):
+                response = await self._call("delete_objects", Delete={"Objects": batch, "Quiet": True})
+            errors = response.get("Errors") or ()
+            if errors:
+                first = errors[0]
+                raise S3Failure(None, str(first.get("Code") or "DeleteFailed"),
+                                f"cannot delete {first.get('Key')!r}: {first.get('Message') or first.get('Code')}")
+
     async def has_children(self, prefix: str) -> bool:
         """Is there at least one object whose key starts with ``prefix``? (ListObjectsV2, 1 key)"""
         response = await self._call("list_objects_v2", Prefix=prefix, MaxKeys=1)

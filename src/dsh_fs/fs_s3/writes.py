@@ -5,7 +5,9 @@ Every mutation is one conditional PutObject (or CompleteMultipartUpload, ``S3Fil
 ``If-None-Match: *`` to create, ``If-Match: <ETag just read>`` to replace, so a concurrent
 writer anywhere is detected by S3 itself and no update is lost. A guarded call whose object
 changed is ``FS_STALE_VERSION``; an unguarded one re-reads and retries on the fresh content up
-to ``edit_retries`` times, so before/after and D4 always describe the bytes replaced.
+to ``edit_retries`` times, so before/after and D4 always describe the bytes replaced. Right
+before each attempt's PUT, ``fs.witness.witness_commit`` is told the bytes replaced and
+written (``S3FileSystem.witnessed_mutations``: a history keeps them without another GET).
 (``write_bytes``, exactly the bytes given, is ``raw_write``.)
 """
 
@@ -32,6 +34,7 @@ from ..fs.backend import (
     overwrite_not_observed,
     rewrite,
     stale,
+    witness_commit,
 )
 from .errors import S3Failure, abort_check, fs_error
 from .store import ObjectMeta
@@ -74,6 +77,7 @@ async def _create(fs: S3FileSystem, p: Prefix, rel: str, content: str, display: 
     if signal is not None and signal.aborted and await p.store.head(p.location.object_key(rel)) is not None:
         raise exists  # the guard wins over an abort (§2.8 notes), as on the local disk
     planned = rewrite(None, content, fs.rules, display)
+    await witness_commit(None, None, planned.data)
     try:
         meta = await fs._put(p, rel, planned.data, if_match=None, if_none_match=True, signal=signal)
     except S3Failure as failure:
@@ -111,6 +115,7 @@ async def _replace(fs: S3FileSystem, p: Prefix, rel: str, content: str, expected
             if await fs._is_dir(p, rel):
                 raise not_regular_file("write", display)
             planned = rewrite(None, content, fs.rules, display)
+            await witness_commit(None, None, planned.data)
             try:
                 meta = await fs._put(p, rel, planned.data, if_match=None, if_none_match=True, signal=signal)
             except S3Failure as failure:
@@ -125,6 +130,7 @@ async def _replace(fs: S3FileSystem, p: Prefix, rel: str, content: str, expected
             raise changed
         check_abort(signal, "read")
         planned = rewrite(old, content, fs.rules, display)
+        await witness_commit(old, meta.token, planned.data)
         try:
             written = await fs._put(p, rel, planned.data, if_match=meta.etag, if_none_match=False, signal=signal)
         except S3Failure as failure:
@@ -160,6 +166,7 @@ async def edit_text(fs: S3FileSystem, target: Target, edit: EditRequest, expecte
                     raise changed
                 check_abort(signal, "edit")
                 edited = apply_edit(raw, edit, display, fs.rules)
+                await witness_commit(raw, meta.token, edited.data)
                 try:
                     written = await fs._put(p, rel, edited.data, if_match=meta.etag, if_none_match=False,
                                               signal=signal)

@@ -93,6 +93,7 @@ KINDS: dict[str, Kind] = {
     "workspace_roots": "read",
     "sandbox_mode": "read",
     "text_encodings": "read",
+    "witnessed_mutations": "read",
     "root": "read",
     "cwd": "read",
     "write_text": "mutate",
@@ -327,6 +328,10 @@ class SandboxedFileSystem(FileSystem):
     @property
     def text_encodings(self) -> tuple[str, ...]:
         return self._inner.text_encodings
+
+    @property
+    def witnessed_mutations(self) -> frozenset[str]:
+        return self._inner.witnessed_mutations
 
     def narrowed(self, roots: Sequence[str]) -> "SandboxedFileSystem | None":
         """``inner``'s narrowed view (the MCP client's roots, DEVIATIONS M3), fenced with this

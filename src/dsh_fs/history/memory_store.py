@@ -66,7 +66,7 @@ class MemoryHistoryStore(HistoryStore):
         self._ref(state, intent.before.digest, +1)
         change = FileChange(id=change_id, op=intent.op, key=intent.key, path=intent.path,  # type: ignore[arg-type]
                             before=intent.before, before_version=intent.before_version,
-                            dest_key=intent.dest_key, dest_path=intent.dest_path)
+                            after_digest=intent.after_digest, dest_key=intent.dest_key, dest_path=intent.dest_path)
         state.changes[change_id] = (number, change)
         step = state.steps[number]
         state.steps[number] = replace(step, changes=(*step.changes, change))
@@ -129,7 +129,8 @@ class MemoryHistoryStore(HistoryStore):
         if state is None or change_id not in state.changes:
             return
         change = state.changes[change_id][1]
-        self._replace_change(owner, change_id, replace(change, after_version=after_version, after_digest=after_digest))
+        self._replace_change(owner, change_id, replace(change, after_version=after_version,
+                                                                   after_digest=after_digest or change.after_digest))
 
     async def abandon(self, owner: str, change_id: int) -> None:
         self._replace_change(owner, change_id, None)

@@ -14,7 +14,8 @@ Two passes, so the caller does its I/O in between:
 Never clobbers: a file not in the state the owner's last change left (someone else changed it
 since) is refused, unless the caller forces or skips it; a file already in its state at the
 point is left alone, whoever made it so. A pending change (its end never
-recorded) accepts either of its states.
+recorded) accepts either of its states (its after-state by the digest of the bytes it was about
+to leave, when the recorder knew them).
 """
 
 from __future__ import annotations
@@ -30,14 +31,19 @@ __all__ = ("Action", "Current", "Expected", "Plan", "Refusal", "Span", "decide",
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Expected:
-    """The state the owner's last change of a file left: ``absent``; ``present`` at ``version``;
-    or ``either`` (a pending change: its ``before`` state, or its after-state: absent when
-    ``after_absent``, else any file)."""
+    """The state the owner's last change of a file left: ``absent``; ``present`` at ``version``
+    (or with the bytes named ``digest``); or ``either`` (a pending change: its ``before`` state,
+    or its after-state: absent when ``after_absent``, else the bytes named ``digest``, or any
+    file when that is not known)."""
 
     kind: Literal["absent", "present", "either"]
     version: str | None = None
     before: Before | None = None
     after_absent: bool = False
+    digest: str | None = None
+    """the SHA-256 of the bytes the change left (or, pending, was about to leave), when known:
+    a file with those bytes is in that state whatever its version (DEVIATIONS D29: the same
+    bytes are no change), and a pending change's file must hold them or its before-state's"""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -119,12 +125,13 @@ class Plan:
 
 def _after(change: FileChange, role: str) -> Expected:
     absent = change.op == "delete" or role == "source"
+    digest = None if absent or change.op == "rename" else change.after_digest
     if change.pending:
         before = Before.absent() if role == "dest" else change.before
-        return Expected(kind="either", before=before, after_absent=absent)
+        return Expected(kind="either", before=before, after_absent=absent, digest=digest)
     if absent:
         return Expected(kind="absent")
-    return Expected(kind="present", version=change.after_version)
+    return Expected(kind="present", version=change.after_version, digest=digest)
 
 
 def spans(changes: Iterable[FileChange]) -> dict[str, Span]:
@@ -151,14 +158,17 @@ def spans(changes: Iterable[FileChange]) -> dict[str, Span]:
 def _matches(expected: Expected, current: Current) -> bool:
     if expected.kind == "absent":
         return not current.exists
+    held = expected.digest is not None and current.digest == expected.digest
     if expected.kind == "present":
-        return current.exists and current.at_expected
+        return current.exists and (current.at_expected or held)
+    before = expected.before
     if current.exists != (not expected.after_absent):
-        before = expected.before
         if before is None or before.kind == "absent":
             return not current.exists
         return current.exists and before.kind == "blob" and current.digest == before.digest
-    return True
+    if expected.after_absent or expected.digest is None or current.digest is None or held:
+        return True  # absent as the change leaves it; or bytes not known (or not read): either state
+    return before is not None and before.kind == "blob" and current.digest == before.digest
 
 
 def _why(expected: Expected, current: Current) -> tuple[Literal["created", "deleted", "changed"], str]:

@@ -7,7 +7,11 @@ change of that call's step, in three moves:
 
 1. the before-state: the file's version and bytes (``read_bytes``, at most ``max_file_bytes``;
    over that a literal edit is kept as its reversible replacement and anything else as not
-   restorable), or its absence; the bytes and a *pending* change are stored (``HistoryStore.begin``);
+   restorable), or its absence; the bytes and a *pending* change are stored (``HistoryStore.begin``).
+   A provider that witnesses the mutation (``FileSystem.witnessed_mutations``, ``fs.witness``:
+   the S3 provider's ``write_text``/``edit_text``) hands over the bytes its own read fetched and
+   the digest of those it is about to put, right before it commits: the file is read once, and
+   a retry on fresher content replaces the change begun for the earlier attempt;
 2. the mutation, delegated unchanged (guards, locks and atomic write are the provider's);
 3. the version after it (``complete``); a mutation refused with ``FsError`` changed nothing and
    its change is removed (``abandon``). A store that cannot record the intent refuses the
@@ -22,7 +26,6 @@ not recorded: it is someone else's change, which a rewind never overwrites.
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -30,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 
-from ..fs.errors import FsError, io_error
+from ..fs.errors import FsError, Verb, io_error
 from ..fs.filesystem import FileSystem
 from ..fs.types import (
     DeleteIntent,
@@ -49,13 +52,13 @@ from ..fs.types import (
     WriteIntent,
     WriteOutcome,
 )
+from ..fs.witness import witnessing
 from .model import Before, digest_of
 from .store import DEFAULT_MAX_FILE_BYTES, CallMeta, HistoryStore, Intent
 
 if TYPE_CHECKING:
     from ..core.context import Scope
     from ..core.signal import AbortSignal
-    from ..fs.errors import Verb
     from ..fs.path_rules import RuleView
     from ..fs.search_host import SearchHost
     from ..fs.window import ReadWindow, WindowResult
@@ -88,6 +91,7 @@ KINDS: dict[str, Kind] = {
     "workspace_roots": "read",
     "sandbox_mode": "read",
     "text_encodings": "read",
+    "witnessed_mutations": "read",
     "root": "read",
     "cwd": "read",
     "write_text": "mutate",
@@ -258,17 +262,35 @@ class HistoryFileSystem(FileSystem):
             return Before.replacement(edit.old_string, edit.new_string), info.version, None
         return Before.unrestorable(over), info.version, None
 
-    async def _recorded(self, intents: list[tuple[Intent, bytes | None]], run: Callable[[], Awaitable[T]],
-                        after: Callable[[T], tuple[str, str | None]]) -> T:
+    async def _kept(self, target: Target, edit: EditRequest | None,
+                    data: bytes | None) -> tuple[Before, bytes | None]:
+        """What restores ``data`` (the bytes a witnessed mutation replaces; ``None``: no file),
+        and the copy to keep: the bytes up to ``max_file_bytes``, a literal edit's replacement
+        over it, else not restorable."""
+        if data is None:
+            return Before.absent(), None
+        cap = self._max_file_bytes
+        if len(data) <= cap:
+            mode = await anyio.to_thread.run_sync(self._mode, target) if self._inner.host_path(target) else None
+            return Before.blob(digest_of(data), len(data), mode), data
+        if edit is not None and not edit.replace_all:
+            return Before.replacement(edit.old_string, edit.new_string), None
+        return Before.unrestorable(f"{len(data)} bytes, over the {cap}-byte cap"), None
+
+    async def _begin(self, meta: CallMeta, intent: Intent, blob: bytes | None) -> int:
+        """``store.begin``; a store that cannot record refuses the mutation (``FS_IO_ERROR``)."""
+        try:
+            return await self._store.begin(meta, intent, blob)
+        except Exception as exc:  # not recorded: not made either (a store's failure, whatever its kind)
+            verb: Verb = "delete" if intent.op == "delete" else "rename" if intent.op == "rename" else "write"
+            raise io_error(verb, intent.path, f"the history could not record the change ({exc})", cause=exc) from exc
+
+    async def _settle(self, ids: list[int], run: Callable[[], Awaitable[T]],
+                      after: Callable[[T], tuple[str, str | None]]) -> T:
+        """Run the mutation whose changes ``ids`` were begun; complete them, or abandon them
+        when it is refused (``FsError``: it changed nothing)."""
         call = self._call
         assert call is not None
-        meta = call.meta()
-        try:
-            ids = [await self._store.begin(meta, intent, blob) for intent, blob in intents]
-        except (OSError, sqlite3.Error, RuntimeError) as exc:  # not recorded: not made either
-            intent = intents[0][0]
-            raise io_error("delete" if intent.op == "delete" else "rename" if intent.op == "rename" else "write",
-                           intent.path, f"the history could not record the change ({exc})", cause=exc) from exc
         try:
             result = await run()
         except FsError:
@@ -282,41 +304,64 @@ class HistoryFileSystem(FileSystem):
                 await self._store.complete(call.owner, change_id, version, digest)
         return result
 
+    async def _witnessed(self, op: str, target: Target, edit: EditRequest | None, run: Callable[[], Awaitable[T]],
+                         after: Callable[[T], tuple[str, str | None]]) -> T:
+        """A mutation of a provider that witnesses it (``fs.witness``): the change is begun with
+        the bytes the provider read and is about to replace, and the digest of those it puts."""
+        call = self._call
+        assert call is not None
+        meta = call.meta()
+        ids: list[int] = []
+
+        async def seen(data: bytes | None, before_version: str | None, written: bytes) -> None:
+            if ids:  # a retry on fresher content: the earlier attempt replaced nothing
+                with anyio.CancelScope(shield=True):
+                    await self._store.abandon(call.owner, ids.pop())
+            before, blob = await self._kept(target, edit, data)
+            ids.append(await self._begin(meta, Intent(op=op, key=target.key, path=target.display_path, before=before,
+                                                      before_version=before_version,
+                                                      after_digest=digest_of(written)), blob))
+
+        with witnessing(seen):
+            return await self._settle(ids, run, after)
+
     async def _one(self, op: str, target: Target, edit: EditRequest | None, signal: "AbortSignal | None",
-                   run: Callable[[], Awaitable[T]], after: Callable[[T], tuple[str, str | None]]) -> T:
+                   run: Callable[[], Awaitable[T]], after: Callable[[T], tuple[str, str | None]], member: str) -> T:
         if self._call is None:
             return await run()
+        if member in self._inner.witnessed_mutations:
+            return await self._witnessed(op, target, edit, run, after)
         found = await self._before(target, edit, signal)
         if found is None:
             return await run()
         before, version, blob = found
         intent = Intent(op=op, key=target.key, path=target.display_path, before=before, before_version=version)
-        return await self._recorded([(intent, blob)], run, after)
+        return await self._settle([await self._begin(self._call.meta(), intent, blob)], run, after)
 
     # -- recorded mutations -----------------------------------------------------------------
     async def write_text(self, target: Target, content: str, expected: WriteIntent | None = None, *,
                          signal: "AbortSignal | None" = None) -> WriteOutcome:
         return await self._one("write", target, None, signal,
                                lambda: self._inner.write_text(target, content, expected, signal=signal),
-                               lambda out: (out.version, None))
+                               lambda out: (out.version, None), "write_text")
 
     async def write_bytes(self, target: Target, data: bytes, expected: WriteIntent | None = None, *,
                           mode: int | None = None, signal: "AbortSignal | None" = None) -> Version:
         return await self._one("write", target, None, signal,
                                lambda: self._inner.write_bytes(target, data, expected, mode=mode, signal=signal),
-                               lambda version: (version, digest_of(data)))
+                               lambda version: (version, digest_of(data)), "write_bytes")
 
     async def edit_text(self, target: Target, edit: EditRequest, expected: EditIntent | None = None, *,
                         signal: "AbortSignal | None" = None) -> EditOutcome:
         return await self._one("edit", target, edit, signal,
                                lambda: self._inner.edit_text(target, edit, expected, signal=signal),
-                               lambda out: (out.version, None))
+                               lambda out: (out.version, None), "edit_text")
 
     async def delete(self, target: Target, expected: DeleteIntent | None = None, *,
                      signal: "AbortSignal | None" = None) -> DeleteOutcome:
         return await self._one("delete", target, None, signal,
                                lambda: self._inner.delete(target, expected, signal=signal),
-                               lambda out: (out.version, None))
+                               lambda out: (out.version, None), "delete")
 
     async def rename(self, source: Target, dest: Target, expected: RenameIntent | None = None, *,
                      signal: "AbortSignal | None" = None) -> RenameOutcome:
@@ -331,7 +376,8 @@ class HistoryFileSystem(FileSystem):
         before, version, blob = found
         intent = Intent(op="rename", key=source.key, path=source.display_path, before=before, before_version=version,
                         dest_key=dest.key, dest_path=dest.display_path)
-        return await self._recorded([(intent, blob)], run, lambda out: (out.version, None))
+        return await self._settle([await self._begin(self._call.meta(), intent, blob)], run,
+                                  lambda out: (out.version, None))
 
     # -- passed on ------------------------------------------------------------------------
     async def check_replaceable(self, target: Target, verb: "Verb", *, size: int | None = None,
@@ -351,6 +397,11 @@ class HistoryFileSystem(FileSystem):
     @property
     def text_encodings(self) -> tuple[str, ...]:
         return self._inner.text_encodings
+
+    @property
+    def witnessed_mutations(self) -> frozenset[str]:
+        """None: this wrapper takes its inner provider's witness itself (``fs.witness``)."""
+        return frozenset()
 
     def narrowed(self, roots: Sequence[str]) -> "HistoryFileSystem | None":
         """``inner``'s narrowed view (DEVIATIONS M3), recorded into the same store."""

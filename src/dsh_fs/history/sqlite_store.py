@@ -188,10 +188,11 @@ class SqliteHistoryStore(HistoryStore):
                     number = row[0]
                 cursor = conn.execute(
                     "INSERT INTO changes (owner, step, op, key, path, before_kind, digest, size, mode, reason, old, new, "
-                    "before_version, dest_key, dest_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "before_version, after_digest, dest_key, dest_path) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (owner, number, intent.op, _b(intent.key), _b(intent.path), before.kind, before.digest, before.size,
                      before.mode, before.reason, _b(before.old), _b(before.new), _b(intent.before_version),
-                     _b(intent.dest_key), _b(intent.dest_path)))
+                     intent.after_digest, _b(intent.dest_key), _b(intent.dest_path)))
                 self._trim(conn, owner, keep=number)
                 return int(cursor.lastrowid or 0)
 
@@ -214,7 +215,7 @@ class SqliteHistoryStore(HistoryStore):
 
     async def complete(self, owner: str, change_id: int, after_version: str, after_digest: str | None = None) -> None:
         def work(conn: sqlite3.Connection) -> None:
-            conn.execute("UPDATE changes SET after_version = ?, after_digest = ? WHERE id = ?",
+            conn.execute("UPDATE changes SET after_version = ?, after_digest = COALESCE(?, after_digest) WHERE id = ?",
                          (_b(after_version), after_digest, change_id))
 
         await self._call(work)

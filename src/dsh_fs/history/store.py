@@ -46,6 +46,10 @@ class Intent:
     before_version: str | None = None
     dest_key: str | None = None
     dest_path: str | None = None
+    after_digest: str | None = None
+    """the SHA-256 of the bytes the mutation will leave, when known before it (a witnessed
+    mutation, ``fs.witness``): a rewind then accepts a pending change's file only in one of its
+    two states"""
 
 
 class HistoryStore(abc.ABC):
@@ -66,7 +70,8 @@ class HistoryStore(abc.ABC):
 
     @abc.abstractmethod
     async def complete(self, owner: str, change_id: int, after_version: str, after_digest: str | None = None) -> None:
-        """Record that the change's mutation finished, leaving ``after_version``."""
+        """Record that the change's mutation finished, leaving ``after_version`` (and the bytes
+        named ``after_digest``; ``None`` keeps the intent's)."""
 
     @abc.abstractmethod
     async def abandon(self, owner: str, change_id: int) -> None:

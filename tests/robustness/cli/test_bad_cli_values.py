@@ -83,6 +83,8 @@ NEEDS: dict[str, list[str]] = {"--endpoint-url": ["--s3", "s3://bucket/prefix"]}
 NEEDS_BY_COMMAND: dict[tuple[str, str], list[str]] = {
     ("replay", "--endpoint-url"): ["--provider", "s3"],
     ("mcp", "--token-file"): ["--http", "127.0.0.1:0"],
+    ("sessions forget", "--endpoint-url"): ["--history-s3", "s3://bucket/history"],
+    ("sessions history", "--endpoint-url"): ["--history-s3", "s3://bucket/history"],
 }
 
 @pytest.fixture(scope="module")
@@ -113,7 +115,7 @@ def _cases(command: list[str], env: dict[str, str]) -> list[tuple[str, list[str]
         if metavar in FREE_TEXT or (name, option) in TOOL_ARGUMENTS:
             continue
         assert metavar in BAD_VALUES, f"{name} {option}: add bad values for metavar {metavar!r} to BAD_VALUES"
-        extra = NEEDS_BY_COMMAND.get((command[0], option), NEEDS.get(option, []))
+        extra = NEEDS_BY_COMMAND.get((" ".join(command), option), NEEDS.get(option, []))
         for value in BAD_VALUES[metavar]:
             given = [f"{option}{value}"] if metavar == "FLAG" else [option, value]
             cases.append((f"{option} {value!r}", [*extra, *given]))
@@ -176,7 +178,36 @@ def test_every_bad_option_value_of_every_command_exits_2(commands: list[list[str
 def test_endpoint_url_without_s3_is_a_usage_error(command: list[str], env: dict[str, str], tmp_path: Path) -> None:
     done = _run([*command, "--endpoint-url", "http://127.0.0.1:9"], tmp_path, env)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.splitlines()[-1] == "Error: --endpoint-url is only used with --s3"
+    assert done.stderr.splitlines()[-1] == "Error: --endpoint-url is only used with --s3 or --history-s3"
+
+
+@pytest.mark.parametrize("command", ["forget", "history"])
+def test_endpoint_url_without_history_s3_is_a_usage_error_of_sessions(command: str, env: dict[str, str],
+                                                                      tmp_path: Path) -> None:
+    done = _run(["sessions", command, "s1", "--endpoint-url", "http://127.0.0.1:9"], tmp_path, env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == "Error: --endpoint-url is only used with --history-s3"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["read", "a.txt", "--history-s3", "s3://bucket/h"],
+     "Error: --history-s3 keeps the history of --session NAME: give --session NAME too"),
+    (["mcp", "--history-s3", "s3://bucket/h"],
+     "Error: --history-s3 keeps the history of --session NAME or of HTTP tokens: give --session NAME, or serve"
+     " over HTTP"),
+    (["write", "a.txt", "--content", "x", "--session", "s", "--s3", "s3://bucket/ws", "--history-s3",
+      "s3://bucket/ws/history"],
+     "Error: --history-s3 s3://bucket/ws/history is inside the served prefix s3://bucket/ws: keep the history"
+     " outside every served prefix"),
+    (["mcp", "--session", "s", "--s3", "s3://bucket", "--history-s3", "s3://bucket"],
+     "Error: --history-s3 s3://bucket is inside the served prefix s3://bucket: keep the history outside every"
+     " served prefix"),
+], ids=["tool-without-session", "mcp-stdio-without-session", "inside-the-prefix", "inside-the-whole-bucket"])
+def test_a_history_s3_that_cannot_be_used_is_a_usage_error(args: list[str], message: str, env: dict[str, str],
+                                                           tmp_path: Path) -> None:
+    done = _run(args, tmp_path, env)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == message
 
 
 def test_replay_endpoint_url_without_provider_s3_is_a_usage_error(env: dict[str, str], tmp_path: Path) -> None:

@@ -62,6 +62,8 @@ RUN_BY: dict[tuple[str, str, str], tuple[str, ...]] = {
         "tests/unit/docs/test_docs_history.py::test_the_library_program_prints_what_the_page_shows",),
     ("docs/HISTORY.md", "## CLI", "bash"): (
         "tests/unit/docs/test_docs_history_surfaces.py::test_the_cli_lines_print_what_the_page_shows",),
+    ("docs/HISTORY.md", "### Several machines: the history in a bucket", "bash"): (
+        "tests/s3/test_s3_history_cli.py::test_the_page_s_lines_print_what_it_shows",),
     ("docs/HISTORY.md", "## Frameworks", "python"): (
         "tests/unit/docs/test_docs_history_surfaces.py::test_the_langgraph_program_prints_what_the_page_shows",),
     ("docs/IMAGES.md", "# Images: `read_image`", "python"): (

@@ -386,3 +386,63 @@ def test_point_of_a_step_the_history_does_not_list() -> None:
     assert [point_of(h, to=n, last=None) for n in (0, 1, 3, 4)] == [0, 1, 3, 4]
     assert point_of(h, to="x", last=None) == 2 and point_of(h, to=None, last=2) == 2
     assert point_of(History(steps=h.steps[1:], dropped=2), to=2, last=None) == 2  # the oldest point held
+
+
+D3 = digest_of(b"three")
+
+
+def witnessed(id: int, key: str, before: Before, *, after: str | None, digest: str) -> FileChange:
+    return FileChange(id=id, op="edit", key=key, path="/" + key, before=before, before_version="b",
+                      after_version=after, after_digest=digest)
+
+
+@pytest.mark.parametrize(("before", "current", "ok"), [
+    (Before.blob(D1, 3), Current(exists=True, version="x", digest=D2), True),   # happened: the bytes it put
+    (Before.blob(D1, 3), Current(exists=True, version="x", digest=D1), True),   # never happened (unchanged)
+    (Before.blob(D1, 3), Current(exists=True, version="x", digest=D3), False),  # someone else's bytes
+    (Before.blob(D1, 3), Current(exists=True, version="x"), True),              # bytes not read (too big): either
+    (Before.absent(), Current(exists=True, version="x", digest=D3), False),     # a create, then others' bytes
+    (Before.replacement("a", "b"), Current(exists=True, version="x", digest=D3), False),
+    (Before.replacement("a", "b"), Current(exists=True, version="x", digest=D2), True),
+])
+def test_a_pending_change_whose_bytes_were_witnessed_accepts_only_its_two_states(
+        before: Before, current: Current, ok: bool) -> None:
+    plan = plan_of([witnessed(1, "a", before, after=None, digest=D2)], {"a": current})
+    assert plan.refused is not ok
+    if not ok:
+        assert plan.refusals[0].why == "changed"
+
+
+@pytest.mark.parametrize(("current", "ok"), [
+    (Current(exists=True, version="v"), True),                       # its version
+    (Current(exists=True, version="other", digest=D2), True),        # the same bytes rewritten (D29)
+    (Current(exists=True, version="other", digest=D3), False),
+    (Current(exists=True, version="other"), False),
+])
+def test_a_completed_change_is_there_by_its_version_or_its_bytes(current: Current, ok: bool) -> None:
+    at = current.version == "v"
+    current = Current(exists=True, version=current.version, at_expected=at, digest=current.digest)
+    plan = plan_of([witnessed(1, "a", Before.blob(D1, 3), after="v", digest=D2)], {"a": current})
+    assert plan.refused is not ok
+
+
+def test_a_moves_expectations_name_no_bytes() -> None:
+    move = FileChange(id=1, op="rename", key="a", path="/a", before=Before.blob(D1, 3), after_version=None,
+                      after_digest=D2, dest_key="b", dest_path="/b")
+    got = spans([move])
+    assert got["a"].expected.digest is None and got["b"].expected.digest is None
+    delete = FileChange(id=2, op="delete", key="c", path="/c", before=Before.blob(D1, 3), after_version="v",
+                        after_digest=D2)
+    assert spans([delete])["c"].expected == Expected(kind="absent")
+    edit = witnessed(3, "d", Before.blob(D1, 3), after="v", digest=D2)
+    assert spans([edit])["d"].expected == Expected(kind="present", version="v", digest=D2)
+
+
+def test_a_pending_change_that_never_happened_after_a_completed_one_is_taken_back_from_its_before() -> None:
+    changes = [witnessed(1, "a", Before.blob(D1, 3), after="v", digest=D2),
+               witnessed(2, "a", Before.blob(D2, 3), after=None, digest=D3)]
+    for digest, ok in ((D2, True), (D3, True), (None, True), (digest_of(b"else"), False)):
+        plan = plan_of(changes, {"a": Current(exists=True, version="x", digest=digest)})
+        assert plan.refused is not ok, digest
+        if ok:
+            assert [(a.kind, a.digest) for a in plan.actions] == [("restore", D1)]

@@ -12,6 +12,7 @@ import pytest
 
 from dsh_fs.fs.errors import FsError
 from dsh_fs.fs.types import EditRequest
+from dsh_fs.fs.witness import witness_commit
 from dsh_fs.fs_local import LocalFileSystem
 from dsh_fs.fs_memory import MemoryFileSystem
 from dsh_fs.fs_sandbox.filesystem import SandboxedFileSystem
@@ -281,3 +282,154 @@ async def test_reads_checks_and_an_unrecorded_move_are_passed_on() -> None:
     moved = await fs.rename(a, await fs.resolve("/ws/b.txt"))
     assert moved.version and memory.get("/ws/b.txt") == b"a"
     assert await fs.store.history("o") == (await fs.store.history("nobody"))
+
+
+class Witnessing(MemoryFileSystem):
+    """A memory provider that witnesses its writes and edits (``fs.witness``) as the S3 one does;
+    ``stale_first`` makes the next edit witness an older content first (a retry on fresher bytes)."""
+
+    stale_first = False
+
+    @property
+    def witnessed_mutations(self) -> frozenset[str]:
+        return frozenset({"write_text", "edit_text"})
+
+    async def write_text(self, target, content, expected=None, *, signal=None):  # type: ignore[no-untyped-def]
+        before = self.get(target.display_path)
+        info = await self.stat(target)
+        await witness_commit(before, None if info is None else str(info.version), content.encode())
+        return await super().write_text(target, content, expected, signal=signal)
+
+    async def edit_text(self, target, edit, expected=None, *, signal=None):  # type: ignore[no-untyped-def]
+        before = self.get(target.display_path) or b""
+        if self.stale_first:
+            self.stale_first = False
+            await witness_commit(b"older\n", "v0", b"older, edited\n")
+        info = await self.stat(target)
+        after = before.replace(edit.old_string.encode(), edit.new_string.encode(), 1)
+        await witness_commit(before, None if info is None else str(info.version), after)
+        return await super().edit_text(target, edit, expected, signal=signal)
+
+
+async def test_a_witnessing_provider_is_not_read_again_and_its_bytes_are_recorded() -> None:
+    memory = Witnessing({"ws/a.txt": "a\n"})
+    store = MemoryHistoryStore()
+    fs = HistoryFileSystem(memory, store)
+    reads: list[str] = []
+    real = memory.read_bytes
+
+    async def counted(*args, **kw):  # type: ignore[no-untyped-def]
+        reads.append("read_bytes")
+        return await real(*args, **kw)
+
+    memory.read_bytes = counted  # type: ignore[method-assign]
+    view = fs.for_tool_call("edit", "o")
+    await view.edit_text(await fs.resolve("/ws/a.txt"), EditRequest(old_string="a", new_string="A"))
+    await view.write_text(await fs.resolve("/ws/new.txt"), "n\n")
+    assert reads == []  # the recorder took the provider's own bytes
+    (step,) = (await store.history("o")).steps
+    edit, write = step.changes
+    assert (edit.before.kind, edit.before.digest, edit.after_digest) == ("blob", digest_of(b"a\n"), digest_of(b"A\n"))
+    assert (write.before.kind, write.after_digest, write.before_version) == ("absent", digest_of(b"n\n"), None)
+    assert edit.after_version is not None and edit.before_version is not None
+    assert await store.blob(digest_of(b"a\n")) == b"a\n"
+    assert fs.witnessed_mutations == frozenset()  # the recorder takes the witness itself
+
+
+async def test_a_witnessed_retry_replaces_the_change_begun_for_the_earlier_attempt() -> None:
+    memory = Witnessing({"ws/a.txt": "a\n"})
+    fs = HistoryFileSystem(memory, MemoryHistoryStore())
+    memory.stale_first = True
+    await fs.for_tool_call("edit", "o").edit_text(await fs.resolve("/ws/a.txt"), EditRequest(old_string="a",
+                                                                                             new_string="A"))
+    (step,) = (await fs.store.history("o")).steps
+    assert [c.before.digest for c in step.changes] == [digest_of(b"a\n")]
+    assert await fs.store.blob(digest_of(b"older\n")) is None  # the abandoned attempt's copy is gone
+
+
+@pytest.mark.parametrize(("size", "edit", "kind"), [
+    (2, EditRequest(old_string="a", new_string="A"), "blob"),
+    (1, EditRequest(old_string="a", new_string="A"), "replacement"),
+    (1, EditRequest(old_string="a", new_string="A", replace_all=True), "unrestorable"),
+])
+async def test_witnessed_bytes_over_the_cap(size: int, edit: EditRequest, kind: str) -> None:
+    memory = Witnessing({"ws/a.txt": "a\n"})
+    fs = HistoryFileSystem(memory, MemoryHistoryStore(), max_file_bytes=size)
+    await fs.for_tool_call("edit", "o").edit_text(await fs.resolve("/ws/a.txt"), edit)
+    (step,) = (await fs.store.history("o")).steps
+    before = step.changes[0].before
+    assert before.kind == kind
+    if kind == "unrestorable":
+        assert before.reason == "2 bytes, over the 1-byte cap"
+    if kind == "replacement":
+        assert (before.old, before.new) == ("a", "A")
+
+
+async def test_a_witnessed_mutation_the_store_cannot_record_is_not_made() -> None:
+    memory = Witnessing({"ws/a.txt": "a\n"})
+    fs = HistoryFileSystem(memory, MemoryHistoryStore())
+
+    async def broken(*args: object) -> int:
+        raise RuntimeError("bucket unreachable")
+
+    fs.store.begin = broken  # type: ignore[method-assign]
+    with pytest.raises(FsError) as caught:
+        await fs.for_tool_call("edit", "o").edit_text(await fs.resolve("/ws/a.txt"), EditRequest(old_string="a",
+                                                                                                 new_string="A"))
+    assert caught.value.code == "FS_IO_ERROR"
+    assert str(caught.value) == 'cannot write "/ws/a.txt": the history could not record the change (bucket unreachable)'
+    assert memory.get("/ws/a.txt") == b"a\n"
+
+
+async def test_a_witnessed_mutation_refused_by_the_provider_leaves_no_change() -> None:
+    memory = Witnessing({"ws/a.txt": "a\n"})
+    fs = HistoryFileSystem(memory, MemoryHistoryStore())
+    with pytest.raises(FsError) as caught:  # witnessed, then refused: not found
+        await fs.for_tool_call("edit", "o").edit_text(await fs.resolve("/ws/a.txt"), EditRequest(old_string="zz",
+                                                                                                 new_string="A"))
+    assert caught.value.code == "FS_EDIT_NOT_FOUND"
+    assert (await fs.store.history("o")).steps == ()
+
+
+class Answering(MemoryFileSystem):
+    """Every read member answers what it was asked, so a wrapper that drops or bends a call shows."""
+
+    async def lstat(self, path, *, cwd=None, signal=None):  # type: ignore[no-untyped-def]
+        return ("lstat", path, cwd)
+
+    def stream_text(self, target, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("stream_text", target.display_path)
+
+    async def read_window(self, target, window, *, info, streamed=False, signal=None):  # type: ignore[no-untyped-def]
+        return ("read_window", window, info, streamed)
+
+    def host_path(self, target):  # type: ignore[no-untyped-def]
+        return ("host_path", target.display_path)
+
+    async def real_place(self, target, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("real_place", target.display_path)
+
+    async def path_rules(self, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("path_rules",)
+
+    def search_host(self):  # type: ignore[no-untyped-def]
+        return ("search_host",)
+
+    def walk(self, target, *, signal=None):  # type: ignore[no-untyped-def]
+        return ("walk", target.display_path)
+
+
+async def test_every_read_member_answers_what_the_inner_provider_answers() -> None:
+    fs = HistoryFileSystem(Answering({"ws/a.txt": "a"}), MemoryHistoryStore(), max_file_bytes=0)
+    target = await fs.resolve("/ws/a.txt")
+    assert fs.max_file_bytes == 0  # a cap of 0 is allowed: nothing is copied
+    assert await fs.lstat("a.txt", cwd="/ws") == ("lstat", "a.txt", "/ws")
+    assert fs.stream_text(target) == ("stream_text", "/ws/a.txt")  # type: ignore[comparison-overlap]
+    assert await fs.read_window(target, "W", info="I") == ("read_window", "W", "I", False)  # type: ignore[arg-type]
+    assert await fs.read_window(target, "W", info="I", streamed=True) == (  # type: ignore[arg-type]
+        "read_window", "W", "I", True)
+    assert fs.host_path(target) == ("host_path", "/ws/a.txt")  # type: ignore[comparison-overlap]
+    assert await fs.real_place(target) == ("real_place", "/ws/a.txt")  # type: ignore[comparison-overlap]
+    assert await fs.path_rules() == ("path_rules",)  # type: ignore[comparison-overlap]
+    assert fs.search_host() == ("search_host",)  # type: ignore[comparison-overlap]
+    assert fs.walk(target) == ("walk", "/ws/a.txt")  # type: ignore[comparison-overlap]
