@@ -136,9 +136,10 @@ async def _s3_small(endpoint: str, quick: bool) -> list[dict[str, Any]]:
                 out[mode] = (elapsed, requests)
                 await ctx.aclose()
             extra = out["on"][1] - out["off"][1]
-            rows.append(_row(f"S3 {kind} call, history on (S3 store; loopback moto), {extra:.0f} extra requests "
-                             f"per mutation ({out['off'][1]:.0f} → {out['on'][1]:.0f})", out["on"][0], out["off"][0],
-                             f"the same {kind} call, history off", f"≤ {TARGET:g}×, ≤ 1 extra request", TARGET))
+            rows.append(_row(f"S3 {kind} call, history on (S3 store; loopback moto), {extra:g} extra "
+                             f"request{'' if extra == 1 else 's'} per mutation ({out['off'][1]:g} → {out['on'][1]:g})",
+                             out["on"][0], out["off"][0], f"the same {kind} call, history off",
+                             f"≤ {TARGET:g}×, ≤ 1 extra request", TARGET))
             rows[-1]["met"] = rows[-1]["met"] and extra <= 1
     finally:
         await ws.aclose()
