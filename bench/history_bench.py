@@ -117,42 +117,55 @@ async def _put_time(ws: Any, endpoint: str, size: int, calls: int) -> float:
         await objects.aclose()
 
 
-async def _s3_small(endpoint: str, quick: bool) -> list[dict[str, Any]]:
+async def _s3_calls(ws: Any, endpoint: str, body: str, kind: str, calls: int, *,
+                    recorded: bool) -> tuple[float, float]:
+    """Mean seconds and requests per call of ``calls`` alternating edits (or writes) of one S3
+    object, with the S3 history store or without a history, after one warm-up call (every
+    client's connection made before the clock starts)."""
     from dsh_fs.history.s3_store import S3HistoryStore
-    from dsh_fs.testing.workspaces import MOTO_CLIENT_OPTIONS, S3Workspace
+    from dsh_fs.testing.workspaces import MOTO_CLIENT_OPTIONS
 
-    calls = 10 if quick else 40
+    await ws.put("bench.py", body.encode())
+    fs = await ws.provider()
+    store = S3HistoryStore(ws.location.bucket, endpoint_url=endpoint, client_options=MOTO_CLIENT_OPTIONS) \
+        if recorded else None
+    ctx = dsh_fs.create_context(provider=fs, history=store or False)
+    session = Session(cwd="/")
+    await ctx.tools.execute("read", {"file_path": "/bench.py"}, session=session)
+    warm = await ctx.tools.execute("edit", {"file_path": "/bench.py", "old_string": "step 9\n",
+                                            "new_string": "step 9 \n"}, session=session)
+    assert not warm.is_error, warm.text
+    before = fs.store.requests + (store.objects.requests if store else 0)
+    start = time.perf_counter()
+    for i in range(calls):
+        if kind == "edit":
+            old, new = ("step 7\n", "STEP 7\n") if i % 2 == 0 else ("STEP 7\n", "step 7\n")
+            args = {"file_path": "/bench.py", "old_string": old, "new_string": new}
+        else:
+            args = {"file_path": "/bench.py", "content": body + str(i % 2)}
+        result = await ctx.tools.execute(kind, args, session=session)
+        assert not result.is_error, result.text
+    elapsed = (time.perf_counter() - start) / calls
+    requests = (fs.store.requests + (store.objects.requests if store else 0) - before) / calls
+    await ctx.aclose()
+    return elapsed, requests
+
+
+async def _s3_small(endpoint: str, quick: bool) -> list[dict[str, Any]]:
+    from dsh_fs.testing.workspaces import S3Workspace
+
+    calls, batches = (10, 2) if quick else (40, 3)
     rows = []
     ws = await S3Workspace(endpoint_url=endpoint).create()
     body = "".join(f"    value_{i} = compute(alpha, beta)  # step {i}\n" for i in range(200))
     try:
         for kind in ("edit", "write"):
             out: dict[str, tuple[float, float]] = {}
-            for mode in ("off", "on"):
-                await ws.put("bench.py", body.encode())
-                fs = await ws.provider()
-                store = None if mode == "off" else S3HistoryStore(ws.location.bucket, endpoint_url=endpoint,
-                                                                  client_options=MOTO_CLIENT_OPTIONS)
-                ctx = dsh_fs.create_context(provider=fs, history=store or False)
-                session = Session(cwd="/")
-                await ctx.tools.execute("read", {"file_path": "/bench.py"}, session=session)
-                warm = await ctx.tools.execute("edit", {"file_path": "/bench.py", "old_string": "step 9\n",
-                                                        "new_string": "step 9 \n"}, session=session)
-                assert not warm.is_error, warm.text  # each client's connection made before the clock starts
-                before = fs.store.requests + (store.objects.requests if store else 0)
-                start = time.perf_counter()
-                for i in range(calls):
-                    if kind == "edit":
-                        old, new = ("step 7\n", "STEP 7\n") if i % 2 == 0 else ("STEP 7\n", "step 7\n")
-                        args = {"file_path": "/bench.py", "old_string": old, "new_string": new}
-                    else:
-                        args = {"file_path": "/bench.py", "content": body + str(i % 2)}
-                    result = await ctx.tools.execute(kind, args, session=session)
-                    assert not result.is_error, result.text
-                elapsed = (time.perf_counter() - start) / calls
-                requests = (fs.store.requests + (store.objects.requests if store else 0) - before) / calls
-                out[mode] = (elapsed, requests)
-                await ctx.aclose()
+            for _batch in range(batches):  # off and on in turn; the fastest batch of each
+                for mode in ("off", "on"):
+                    elapsed, requests = await _s3_calls(ws, endpoint, body, kind, calls, recorded=mode == "on")
+                    if mode not in out or elapsed < out[mode][0]:
+                        out[mode] = (elapsed, requests)
             extra = out["on"][1] - out["off"][1]
             rows.append(_row(f"S3 {kind} call, history on (S3 store; loopback moto), {extra:g} extra "
                              f"request{'' if extra == 1 else 's'} per mutation ({out['off'][1]:g} → {out['on'][1]:g})",
